@@ -1,0 +1,114 @@
+/**
+ * The API concern: serves REST (and later JSON-RPC and the WebSocket) on {base_url}.
+ * Requests that submit a transaction wait until the block carrying it is final; the
+ * chain actor's 'committed' messages arrive in this actor's mailbox and release them.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Block } from '../../src/codec/block';
+import { decodeTx } from '../../src/codec/tx';
+import { ApiError, installErrorHandling } from '../../src/api/envelope';
+import { healthRoutes } from '../../src/api/routes/health';
+import { faucetRoutes } from '../../src/api/routes/faucet';
+import { txRoutes } from '../../src/api/routes/tx';
+import type { BlockResult } from '../../src/state/apply';
+import type { Receipt } from '../../src/state/context';
+import { TxError } from '../../src/state/errors';
+import type { NodeContext } from '../../src/node/context';
+import { bytesToHex } from '../../src/util/bytes';
+import type { ActorBehavior } from '../actor';
+import type { PoolEntry } from '../mempool/pool';
+import { CodecError } from '../../src/codec/binary';
+
+export type ApiMsg = { type: 'committed'; block: Block; result: BlockResult };
+
+export interface FinalTx {
+  receipt: Receipt;
+  height: number;
+  blockHash: string;
+}
+
+/** What route plugins get: the node, and submission that resolves once final. */
+export interface ApiDeps {
+  node: NodeContext;
+  submitAndWait(bytes: Uint8Array): Promise<FinalTx>;
+}
+
+/** Largest request body the server reads (a block's worth of one tx is far smaller). */
+export const BODY_LIMIT_BYTES = 256 * 1024;
+
+export function apiBehavior(node: () => NodeContext, onListening?: (address: string) => void): ActorBehavior<ApiMsg> {
+  let app: FastifyInstance | undefined;
+  const waiters = new Map<string, { resolve(v: FinalTx): void; reject(e: unknown): void; timer: NodeJS.Timeout }>();
+
+  const submitAndWait = async (bytes: Uint8Array): Promise<FinalTx> => {
+    const n = node();
+    let hashHex: string;
+    try {
+      hashHex = bytesToHex(decodeTx(bytes, n.config.genesis.consensus.maxTxBytes).hash);
+    } catch (err) {
+      if (err instanceof CodecError) throw new TxError(400, err.code === 'TOO_LARGE' ? 'PAYLOAD_TOO_LARGE' : 'MALFORMED_TX', `tx: ${err.message}`);
+      throw err;
+    }
+    if (waiters.has(hashHex)) throw new TxError(409, 'DUPLICATE_TX', `transaction ${hashHex} is already pending`);
+    // Register before submitting, so a commit can never slip between the two.
+    const final = new Promise<FinalTx>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiters.delete(hashHex);
+        reject(new ApiError(504, 'NOT_FINAL_YET', `transaction ${hashHex} accepted but not final within ${n.config.finalityTimeoutMs} ms; query it by hash`));
+      }, n.config.finalityTimeoutMs);
+      waiters.set(hashHex, { resolve, reject, timer });
+    });
+    try {
+      await n.actors.mempool.ask<PoolEntry>((reply) => ({ type: 'submit', bytes, reply }));
+    } catch (err) {
+      const w = waiters.get(hashHex);
+      if (w) clearTimeout(w.timer);
+      waiters.delete(hashHex);
+      final.catch(() => undefined);
+      throw err;
+    }
+    return final;
+  };
+
+  return {
+    async start(ctx) {
+      const n = node();
+      if (!n.config.api) return;
+      app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, return503OnClosing: true });
+      installErrorHandling(app, ctx.log);
+      const deps: ApiDeps = { node: n, submitAndWait };
+      await app.register(healthRoutes, { deps });
+      await app.register(txRoutes, { deps });
+      if (n.config.genesis.faucet) await app.register(faucetRoutes, { deps });
+      const address = await app.listen({ host: n.config.api.host, port: n.config.api.port });
+      ctx.log.info({ address }, 'API listening');
+      onListening?.(address);
+    },
+    handle(msg) {
+      const height = msg.block.header.height;
+      const blockHash = bytesToHex(msg.result.blockHash);
+      for (const receipt of msg.result.receipts) {
+        const w = waiters.get(receipt.txHash);
+        if (!w) continue;
+        clearTimeout(w.timer);
+        waiters.delete(receipt.txHash);
+        w.resolve({ receipt, height, blockHash });
+      }
+    },
+    async stop() {
+      for (const w of waiters.values()) {
+        clearTimeout(w.timer);
+        w.reject(new ApiError(503, 'SHUTTING_DOWN', 'the node is stopping'));
+      }
+      waiters.clear();
+      await app?.close();
+      app = undefined;
+    },
+  };
+}
+
+/** A final but failed transaction answers with the status its error class carries. */
+export function throwIfFailed(final: FinalTx): void {
+  const r = final.receipt;
+  if (r.status === 'failed') throw new ApiError(r.errorStatus ?? 422, r.code ?? 'REJECTED', r.message ?? 'rejected by execution');
+}

@@ -1,0 +1,52 @@
+/**
+ * The executor-and-store concern: the only writer of the chain. It applies each
+ * finalized block and persists it in one batch, then tells the mempool and the API
+ * what was committed. A broken invariant halts the node; it never limps on.
+ */
+import type { Block, Commit } from '../../src/codec/block';
+import { Chain } from '../../src/chain/chain';
+import type { BlockResult, VerifiedCache } from '../../src/state/apply';
+import { InvariantError } from '../../src/state/state';
+import type { NodeContext } from '../../src/node/context';
+import type { ActorBehavior, Reply } from '../actor';
+
+export type ChainMsg = { type: 'commit'; block: Block; commit: Commit; verified?: VerifiedCache; reply: Reply<BlockResult> };
+
+export interface ChainHolder {
+  current?: Chain;
+}
+
+export function chainBehavior(node: () => NodeContext, holder: ChainHolder): ActorBehavior<ChainMsg> {
+  return {
+    async start() {
+      if (holder.current) return; // opened by the node before the actors start, or by a previous incarnation
+      const { config } = node();
+      holder.current = await Chain.open({ dataDir: config.dataDir, genesis: config.genesis, genesisHash: config.genesisHash, syncWrites: config.syncWrites });
+    },
+    async handle(msg) {
+      const chain = holder.current!;
+      let result: BlockResult;
+      try {
+        result = await chain.commit(msg.block, msg.commit, msg.verified);
+      } catch (err) {
+        msg.reply.reject(err);
+        if (err instanceof InvariantError) {
+          node().halt(err.message, err);
+          return;
+        }
+        // Storage failed after the state was applied in memory: reload from disk on restart.
+        holder.current = undefined;
+        await chain.close().catch(() => undefined);
+        throw err;
+      }
+      msg.reply.resolve(result);
+      const { actors } = node();
+      const event = { type: 'committed' as const, block: msg.block, result };
+      actors.mempool.send(event);
+      actors.api.send(event);
+    },
+    async stop() {
+      // The node closes the store after every actor stopped (see Node.stop).
+    },
+  };
+}

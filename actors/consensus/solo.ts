@@ -1,0 +1,73 @@
+/**
+ * Single-validator consensus: when this node holds more than 2/3 of the voting power
+ * on its own (a one-validator devnet), each block is final as soon as it signs the
+ * precommit. Every blockTimeMs it takes a batch from the mempool, builds the block,
+ * signs, and hands it to the chain actor. The BFT engine replaces this when the
+ * validator set has more than one member.
+ */
+import { canonicalCommit, precommitSigningHash, blockHash, type Commit } from '../../src/codec/block';
+import { privateKeyToAddress, sign } from '../../src/crypto/secp256k1';
+import type { NodeContext } from '../../src/node/context';
+import type { ActorBehavior } from '../actor';
+
+export type ProducerMsg = { type: 'tick' };
+
+export function hasSoloMajority(node: NodeContext): boolean {
+  const key = node.config.validatorKey;
+  if (!key) return false;
+  const me = privateKeyToAddress(key);
+  const vals = node.config.genesis.validators;
+  const total = vals.reduce((s, v) => s + v.bondWei, 0n);
+  const mine = vals.find((v) => v.address === me)?.bondWei ?? 0n;
+  return mine * 3n > total * 2n;
+}
+
+export function soloProducerBehavior(node: () => NodeContext, self: () => { send(m: ProducerMsg): boolean }): ActorBehavior<ProducerMsg> {
+  let timer: NodeJS.Timeout | undefined;
+  let lastCommit: Commit | null = null;
+  let nextAt = 0;
+
+  const schedule = () => {
+    const wait = Math.max(0, nextAt - performance.now());
+    timer = setTimeout(() => self().send({ type: 'tick' }), wait);
+  };
+
+  return {
+    async start() {
+      const n = node();
+      const chain = n.chain();
+      lastCommit = chain.height > 0 ? ((await chain.store.getCommit(chain.height)) ?? null) : null;
+      nextAt = performance.now() + n.config.blockTimeMs;
+      schedule();
+    },
+    async handle() {
+      const n = node();
+      const { consensus } = n.config.genesis;
+      const key = n.config.validatorKey!;
+      const started = performance.now();
+      nextAt = started + n.config.blockTimeMs;
+      try {
+        const { txs, verified } = await n.actors.mempool.ask<{ txs: Uint8Array[]; verified: Map<string, `0x${string}`> }>((reply) => ({
+          type: 'batch',
+          maxTxs: consensus.maxBlockTxs,
+          maxBytes: consensus.maxBlockBytes,
+          reply,
+        }));
+        const chain = n.chain();
+        const proposer = privateKeyToAddress(key);
+        // The proposer's clock sets the time (DECISIONS "Time"); it must move forward.
+        const block = chain.buildBlock({ txs, timestampMs: Date.now(), proposer, lastCommit });
+        const hash = blockHash(block.header);
+        const signature = sign(precommitSigningHash(chain.chainId, block.header.height, 0, hash), key);
+        const commit = canonicalCommit({ height: block.header.height, round: 0, blockHash: hash, signatures: [{ validator: proposer, signature }] });
+        await n.actors.chain.ask((reply) => ({ type: 'commit', block, commit, verified, reply }));
+        lastCommit = commit;
+      } finally {
+        schedule();
+      }
+    },
+    stop() {
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * The mempool's data structure: transactions checked once at the door (signature,
+ * chain id, stateless limits, nonce not yet used on chain nor pending), deduplicated
+ * by hash, bounded in count and bytes, handed to the proposer in arrival order.
+ */
+import { decodeTx, type Tx } from '../../src/codec/tx';
+import { TxError } from '../../src/state/errors';
+import { nonceAvailable } from '../../src/state/nonces';
+import { opFor } from '../../src/state/ops';
+import type { State } from '../../src/state/state';
+import type { Address } from '../../src/util/bytes';
+import { bytesToHex } from '../../src/util/bytes';
+import { CodecError } from '../../src/codec/binary';
+
+export interface PoolEntry {
+  tx: Tx;
+  hashHex: string;
+  signer: Address;
+  nonceKey?: string;
+}
+
+export interface PoolLimits {
+  maxTxs: number;
+  maxBytes: number;
+  maxTxBytes: number;
+}
+
+export class TxPool {
+  private readonly byHash = new Map<string, PoolEntry>();
+  /** signer:nonce of pending transactions: a second one with the same nonce is refused. */
+  private readonly pendingNonces = new Set<string>();
+  private bytes = 0;
+  /** Signers recovered at the door, handed to execution so it need not recover again. */
+  readonly verified = new Map<string, Address>();
+  rejected = 0;
+
+  constructor(private readonly limits: PoolLimits, private readonly state: () => State) {}
+
+  get size(): number {
+    return this.byHash.size;
+  }
+
+  get sizeBytes(): number {
+    return this.bytes;
+  }
+
+  has(hashHex: string): boolean {
+    return this.byHash.has(hashHex);
+  }
+
+  /** Checks and admits an encoded transaction; throws TxError (with the envelope status) if refused. */
+  addBytes(bytes: Uint8Array): PoolEntry {
+    let tx: Tx;
+    try {
+      tx = decodeTx(bytes, this.limits.maxTxBytes);
+    } catch (err) {
+      this.rejected++;
+      if (err instanceof CodecError) throw new TxError(400, err.code === 'TOO_LARGE' ? 'PAYLOAD_TOO_LARGE' : 'MALFORMED_TX', `tx: ${err.message}`);
+      throw err;
+    }
+    return this.add(tx);
+  }
+
+  add(tx: Tx): PoolEntry {
+    const hashHex = bytesToHex(tx.hash);
+    if (this.byHash.has(hashHex)) throw new TxError(409, 'DUPLICATE_TX', `transaction ${hashHex} is already pending`);
+    const state = this.state();
+    const params = state.params();
+    try {
+      if (tx.chainId !== params.chainId) throw new TxError(400, 'WRONG_CHAIN', `tx: chain id ${tx.chainId}, this chain is ${params.chainId}`);
+      if (this.byHash.size >= this.limits.maxTxs || this.bytes + tx.bytes.length > this.limits.maxBytes) {
+        throw new TxError(503, 'MEMPOOL_FULL', 'the mempool is full; retry shortly');
+      }
+      const op = opFor(tx.kind);
+      op.check?.(tx.body, params);
+      const signer = op.verify(tx, params.chainId);
+      let nonceKey: string | undefined;
+      if (op.nonce) {
+        const nonce = op.nonce(tx.body);
+        nonceKey = `${signer}:${nonce}`;
+        if (!nonceAvailable(state, signer, nonce) || this.pendingNonces.has(nonceKey)) {
+          throw new TxError(409, 'NONCE_USED', `nonce ${nonce} of ${signer} was already used or is pending`);
+        }
+        this.pendingNonces.add(nonceKey);
+      }
+      const entry: PoolEntry = { tx, hashHex, signer, nonceKey };
+      this.byHash.set(hashHex, entry);
+      this.verified.set(hashHex, signer);
+      this.bytes += tx.bytes.length;
+      return entry;
+    } catch (err) {
+      this.rejected++;
+      throw err;
+    }
+  }
+
+  /** Up to maxTxs transactions / maxBytes, oldest first; they stay pending until removed. */
+  peekBatch(maxTxs: number, maxBytes: number): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    let bytes = 0;
+    for (const e of this.byHash.values()) {
+      if (out.length >= maxTxs || bytes + e.tx.bytes.length > maxBytes) break;
+      out.push(e.tx.bytes);
+      bytes += e.tx.bytes.length;
+    }
+    return out;
+  }
+
+  /** Drops transactions that a committed block included. */
+  removeCommitted(hashes: Iterable<string>): void {
+    for (const h of hashes) {
+      const e = this.byHash.get(h);
+      this.verified.delete(h);
+      if (!e) continue;
+      this.byHash.delete(h);
+      this.bytes -= e.tx.bytes.length;
+      if (e.nonceKey) this.pendingNonces.delete(e.nonceKey);
+    }
+  }
+}

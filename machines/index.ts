@@ -1,0 +1,12 @@
+/**
+ * Every XState machine of the node, by name: the auditors' view. Each entry can be
+ * drawn (xstate/graph `toDirectedGraph`) and each live actor reports which state of
+ * its machine it is in. Add one line per machine.
+ */
+import { actorLifecycleMachine } from './actor-lifecycle';
+
+export const machines = {
+  'actor-lifecycle': actorLifecycleMachine,
+} as const;
+
+export type MachineName = keyof typeof machines;

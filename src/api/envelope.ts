@@ -1,0 +1,78 @@
+/**
+ * The response envelope of DECISIONS: success `{success: true, data, timestamp}`;
+ * every error `{success: false, error: {code, message}, timestamp}` with the HTTP
+ * status of its class. One error handler for the whole server produces the latter.
+ */
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { TxError } from '../state/errors';
+import type { Logger } from '../util/log';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export function ok<T>(data: T): { success: true; data: T; timestamp: number } {
+  return { success: true, data, timestamp: Date.now() };
+}
+
+export function errorBody(code: string, message: string) {
+  return { success: false as const, error: { code, message }, timestamp: Date.now() };
+}
+
+/** JSON schema of the error envelope, for route response schemas. */
+export const errorSchema = {
+  type: 'object',
+  required: ['success', 'error', 'timestamp'],
+  properties: {
+    success: { type: 'boolean', const: false },
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { type: 'string' }, message: { type: 'string' } },
+    },
+    timestamp: { type: 'integer' },
+  },
+} as const;
+
+/** Names the offending field of a JSON-schema validation error: "amount: must be string". */
+function describeValidation(err: FastifyError): string {
+  const v = err.validation?.[0];
+  if (!v) return err.message;
+  const params = v.params as Record<string, unknown>;
+  const base = (v.instancePath || '').replace(/^\//, '').replace(/\//g, '.');
+  const field =
+    typeof params.missingProperty === 'string'
+      ? [base, params.missingProperty].filter(Boolean).join('.')
+      : typeof params.additionalProperty === 'string'
+        ? [base, params.additionalProperty].filter(Boolean).join('.')
+        : base || err.validationContext || 'body';
+  const reason = typeof params.additionalProperty === 'string' ? 'is not an allowed field' : v.message ?? 'is invalid';
+  return `${field}: ${reason}`;
+}
+
+export function installErrorHandling(app: FastifyInstance, log: Logger): void {
+  app.setErrorHandler((err: FastifyError | ApiError | TxError, request, reply) => {
+    if (err instanceof ApiError || err instanceof TxError) {
+      return reply.status(err.status).send(errorBody(err.code, err.message));
+    }
+    const fe = err as FastifyError;
+    if (fe.validation) return reply.status(400).send(errorBody('INVALID_REQUEST', describeValidation(fe)));
+    const status = fe.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'INVALID_REQUEST';
+      return reply.status(status).send(errorBody(code, fe.message));
+    }
+    log.error({ err, url: request.url, method: request.method }, 'unhandled API error');
+    return reply.status(500).send(errorBody('INTERNAL', 'internal error'));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send(errorBody('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0].slice(0, 200)}`));
+  });
+}

@@ -1,0 +1,85 @@
+/**
+ * POST /faucet {address, amount}: devnet only. Credits `amount` USDC (decimal string,
+ * default "1000") and a fixed amount of native token for gas, through consensus like
+ * any transaction, answering once final. Bounds per request and per address are
+ * genesis parameters enforced by execution.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { throwIfFailed, type ApiDeps } from '../../../actors/api/api-actor';
+import { encodeTx, TxKind } from '../../codec/tx';
+import { faucetSigningHash, type FaucetBody } from '../../codec/txs/faucet';
+import { sign } from '../../crypto/secp256k1';
+import { hexToBytes, toAddress } from '../../util/bytes';
+import { formatDecimal, parseDecimal, NATIVE_DECIMALS, USDC_DECIMALS } from '../../util/decimal';
+import { ApiError, errorSchema, ok } from '../envelope';
+
+export const faucetRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { deps }) => {
+  const { genesis } = deps.node.config;
+  const faucet = genesis.faucet!;
+  const key = hexToBytes(faucet.privateKey);
+  let lastNonce = 0n;
+
+  app.post<{ Body: { address: string; amount?: string } }>('/faucet', {
+    schema: {
+      body: {
+        type: 'object',
+        required: ['address'],
+        additionalProperties: false,
+        properties: {
+          address: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
+          amount: { type: 'string', maxLength: 40 },
+          network: { type: 'string' },
+        },
+      },
+      response: {
+        200: {
+          type: 'object',
+          required: ['success', 'data', 'timestamp'],
+          properties: {
+            success: { type: 'boolean' },
+            timestamp: { type: 'integer' },
+            data: {
+              type: 'object',
+              required: ['address', 'amount', 'nativeAmount', 'txHash', 'height'],
+              properties: {
+                address: { type: 'string' },
+                amount: { type: 'string' },
+                nativeAmount: { type: 'string' },
+                txHash: { type: 'string' },
+                height: { type: 'integer' },
+                blockHash: { type: 'string' },
+              },
+            },
+          },
+        },
+        '4xx': errorSchema,
+        '5xx': errorSchema,
+      },
+    },
+    handler: async (req) => {
+      const to = toAddress(req.body.address);
+      const usdc = parseDecimal(req.body.amount ?? '1000', USDC_DECIMALS);
+      if (usdc === null || usdc === 0n) {
+        throw new ApiError(400, 'INVALID_AMOUNT', 'amount: must be a positive decimal string with at most 6 decimals');
+      }
+      if (usdc > faucet.maxUsdcPerRequest) {
+        throw new ApiError(400, 'INVALID_AMOUNT', `amount: at most ${formatDecimal(faucet.maxUsdcPerRequest, USDC_DECIMALS)} USDC per request`);
+      }
+      // Unique, increasing nonces for the faucet signer (milliseconds-based, per DECISIONS).
+      const now = BigInt(Date.now()) * 1000n;
+      lastNonce = now > lastNonce ? now : lastNonce + 1n;
+      const unsigned = { to, usdc, nativeWei: faucet.nativeWeiPerRequest, nonce: lastNonce };
+      const body: FaucetBody = { ...unsigned, signature: sign(faucetSigningHash(genesis.chainId, unsigned), key) };
+      const final = await deps.submitAndWait(encodeTx(genesis.chainId, TxKind.Faucet, body).bytes);
+      throwIfFailed(final);
+      return ok({
+        address: to,
+        amount: formatDecimal(usdc, USDC_DECIMALS),
+        nativeAmount: formatDecimal(faucet.nativeWeiPerRequest, NATIVE_DECIMALS),
+        txHash: final.receipt.txHash,
+        height: final.height,
+        blockHash: final.blockHash,
+      });
+    },
+  });
+};

@@ -1,0 +1,44 @@
+/**
+ * Raw transactions in the chain's canonical envelope:
+ * POST /tx {tx: "0x…"} submits one and answers once it is final (or refused at the door);
+ * GET /tx/{hash} answers its receipt and block.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { throwIfFailed, type ApiDeps } from '../../../actors/api/api-actor';
+import { hexToBytes, isHex } from '../../util/bytes';
+import { ApiError, errorSchema, ok } from '../envelope';
+import { canonicalStringify } from '../../state/table';
+
+const receiptJson = (r: unknown) => JSON.parse(canonicalStringify(r));
+
+export const txRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { deps }) => {
+  app.post<{ Body: { tx: string } }>('/tx', {
+    schema: {
+      body: {
+        type: 'object',
+        required: ['tx'],
+        additionalProperties: false,
+        properties: { tx: { type: 'string', pattern: '^0x([0-9a-fA-F]{2})+$', maxLength: 2 + 2 * 65536 } },
+      },
+      response: { '4xx': errorSchema, '5xx': errorSchema },
+    },
+    handler: async (req) => {
+      const final = await deps.submitAndWait(hexToBytes(req.body.tx));
+      throwIfFailed(final);
+      return ok({ txHash: final.receipt.txHash, height: final.height, blockHash: final.blockHash, receipt: receiptJson(final.receipt) });
+    },
+  });
+
+  app.get<{ Params: { hash: string } }>('/tx/:hash', {
+    schema: { response: { '4xx': errorSchema } },
+    handler: async (req) => {
+      const { hash } = req.params;
+      if (!isHex(hash, 32)) throw new ApiError(400, 'INVALID_REQUEST', 'hash: must be 0x plus 64 hex characters');
+      const chain = deps.node.chain();
+      const loc = await chain.store.getTxLocation(hash.toLowerCase());
+      if (!loc) throw new ApiError(404, 'NOT_FOUND', `transaction ${hash} is not in a committed block`);
+      const receipts = await chain.store.getReceipts(loc.height);
+      return ok({ height: loc.height, index: loc.index, receipt: receiptJson(receipts![loc.index]) });
+    },
+  });
+};

@@ -1,0 +1,131 @@
+/**
+ * The executed chain on one node: state in memory, blocks and state on disk.
+ *
+ * open(): a fresh data folder gets the genesis state; an existing one is checked
+ * against the genesis hash, its state is loaded, and the recomputed state root must
+ * equal the root stored for the head height, or the node refuses to start.
+ * commit(): applies a finalized block and persists it in one batch; only after the
+ * batch is written is the block "committed" for anyone waiting on it.
+ */
+import { blockHash as hashHeader, commitHash, merkleRoot, type Block, type BlockHeader, type Commit } from '../codec/block';
+import { decodeTx } from '../codec/tx';
+import type { Genesis } from '../genesis/types';
+import { applyBlock, type BlockResult, type VerifiedCache } from '../state/apply';
+import { genesisState } from '../state/genesis';
+import { InvariantError, State } from '../state/state';
+import { ChainStore } from '../storage/db';
+import { bytesToHex, equalBytes, type Address } from '../util/bytes';
+
+export interface ChainOptions {
+  dataDir: string;
+  genesis: Genesis;
+  genesisHash: Uint8Array;
+  /** fsync each block's batch (default true). */
+  syncWrites?: boolean;
+}
+
+export class Chain {
+  private constructor(
+    readonly store: ChainStore,
+    readonly state: State,
+    readonly genesis: Genesis,
+    readonly genesisHash: Uint8Array,
+    private _height: number,
+    private _lastBlockHash: Uint8Array,
+    private _lastTimestampMs: number,
+    private _stateRoot: Uint8Array,
+  ) {}
+
+  static async open(opts: ChainOptions): Promise<Chain> {
+    const store = new ChainStore(opts.dataDir, opts.syncWrites ?? true);
+    await store.open();
+    try {
+      const storedGenesis = await store.genesisHash();
+      if (!storedGenesis) {
+        const { state, changes, root } = genesisState(opts.genesis, opts.genesisHash);
+        await store.writeGenesis(opts.genesisHash, changes, root);
+        return new Chain(store, state, opts.genesis, opts.genesisHash, 0, opts.genesisHash, opts.genesis.genesisTimeMs, root);
+      }
+      if (!equalBytes(storedGenesis, opts.genesisHash)) {
+        throw new Error(
+          `data folder ${opts.dataDir} belongs to genesis ${bytesToHex(storedGenesis)}, not ${bytesToHex(opts.genesisHash)}`,
+        );
+      }
+      const state = new State();
+      for await (const [k, v] of store.stateRecords()) state.loadRecord(k, v);
+      const root = state.root();
+      const height = (await store.headHeight()) ?? 0;
+      const storedRoot = await store.getStateRoot(height);
+      if (!storedRoot || !equalBytes(root, storedRoot)) {
+        throw new InvariantError(
+          `state loaded at height ${height} has root ${bytesToHex(root)}, stored root is ${storedRoot ? bytesToHex(storedRoot) : 'missing'}`,
+        );
+      }
+      const head = state.head();
+      if (head.height !== height) throw new InvariantError(`state head ${head.height} differs from stored head ${height}`);
+      const lastHash = height === 0 ? opts.genesisHash : hashHeader((await store.getBlock(height))!.header);
+      return new Chain(store, state, opts.genesis, opts.genesisHash, height, lastHash, head.timestampMs, root);
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+  }
+
+  get height(): number {
+    return this._height;
+  }
+  get lastBlockHash(): Uint8Array {
+    return this._lastBlockHash;
+  }
+  get lastTimestampMs(): number {
+    return this._lastTimestampMs;
+  }
+  /** State root after the head block: the next header's parentStateRoot. */
+  get stateRoot(): Uint8Array {
+    return this._stateRoot;
+  }
+  get chainId(): number {
+    return this.genesis.chainId;
+  }
+
+  /** Builds the header of the next block over the given transactions. */
+  buildBlock(p: { txs: Uint8Array[]; timestampMs: number; proposer: Address; round?: number; lastCommit: Commit | null }): Block {
+    const maxTx = this.genesis.consensus.maxTxBytes;
+    const hashes = p.txs.map((t) => decodeTx(t, maxTx).hash);
+    const header: BlockHeader = {
+      chainId: this.chainId,
+      height: this._height + 1,
+      timestampMs: Math.max(p.timestampMs, this._lastTimestampMs + 1),
+      round: p.round ?? 0,
+      parentHash: this._lastBlockHash,
+      parentStateRoot: this._stateRoot,
+      proposer: p.proposer,
+      txRoot: merkleRoot(hashes),
+      txCount: p.txs.length,
+      lastCommitHash: commitHash(p.lastCommit),
+    };
+    return { header, lastCommit: p.lastCommit, txs: p.txs };
+  }
+
+  /** Applies and persists a finalized block. Throws (and the node halts) on divergence. */
+  async commit(block: Block, commit: Commit, verified?: VerifiedCache): Promise<BlockResult> {
+    const h = block.header;
+    if (!equalBytes(h.parentHash, this._lastBlockHash)) {
+      throw new InvariantError(`block ${h.height} parent ${bytesToHex(h.parentHash)} is not head ${bytesToHex(this._lastBlockHash)}`);
+    }
+    if (!equalBytes(h.lastCommitHash, commitHash(block.lastCommit))) {
+      throw new InvariantError(`block ${h.height} last-commit hash mismatch`);
+    }
+    const result = applyBlock(this.state, block, verified);
+    await this.store.commitBlock({ block, commit, ...result });
+    this._height = h.height;
+    this._lastBlockHash = result.blockHash;
+    this._lastTimestampMs = h.timestampMs;
+    this._stateRoot = result.stateRoot;
+    return result;
+  }
+
+  async close(): Promise<void> {
+    await this.store.close();
+  }
+}

@@ -1,0 +1,239 @@
+/**
+ * Canonical binary encoding. Every value has exactly one encoding, so hashes of
+ * encoded objects are identities, and the reader rejects anything else:
+ * - fixed-width unsigned integers, big-endian;
+ * - bigints as a 1-byte length plus minimal big-endian magnitude (0 is length 0),
+ *   non-negative only, at most 32 bytes; a leading zero byte is non-canonical;
+ * - byte strings and UTF-8 strings with a u32 length prefix, bounded;
+ * - booleans as exactly 0 or 1;
+ * - a decoder must consume its input exactly: trailing bytes are an error.
+ */
+import { utf8, utf8Decoder } from '../util/bytes';
+
+export class CodecError extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+    this.name = 'CodecError';
+  }
+}
+
+export class Writer {
+  private buf: Uint8Array;
+  private view: DataView;
+  private pos = 0;
+
+  constructor(initialCapacity = 256) {
+    this.buf = new Uint8Array(initialCapacity);
+    this.view = new DataView(this.buf.buffer);
+  }
+
+  private ensure(extra: number): void {
+    if (this.pos + extra <= this.buf.length) return;
+    let cap = this.buf.length * 2;
+    while (cap < this.pos + extra) cap *= 2;
+    const next = new Uint8Array(cap);
+    next.set(this.buf.subarray(0, this.pos));
+    this.buf = next;
+    this.view = new DataView(next.buffer);
+  }
+
+  u8(v: number): this {
+    if (!Number.isInteger(v) || v < 0 || v > 0xff) throw new CodecError('RANGE', `u8 out of range: ${v}`);
+    this.ensure(1);
+    this.buf[this.pos++] = v;
+    return this;
+  }
+
+  u16(v: number): this {
+    if (!Number.isInteger(v) || v < 0 || v > 0xffff) throw new CodecError('RANGE', `u16 out of range: ${v}`);
+    this.ensure(2);
+    this.view.setUint16(this.pos, v);
+    this.pos += 2;
+    return this;
+  }
+
+  u32(v: number): this {
+    if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new CodecError('RANGE', `u32 out of range: ${v}`);
+    this.ensure(4);
+    this.view.setUint32(this.pos, v);
+    this.pos += 4;
+    return this;
+  }
+
+  /** Safe-integer u64 (heights, timestamps in ms). */
+  u64(v: number): this {
+    if (!Number.isSafeInteger(v) || v < 0) throw new CodecError('RANGE', `u64 out of range: ${v}`);
+    this.ensure(8);
+    this.view.setBigUint64(this.pos, BigInt(v));
+    this.pos += 8;
+    return this;
+  }
+
+  bool(v: boolean): this {
+    return this.u8(v ? 1 : 0);
+  }
+
+  /** Non-negative bigint, minimal big-endian, at most 32 bytes. */
+  big(v: bigint): this {
+    if (v < 0n) throw new CodecError('RANGE', 'negative bigint');
+    if (v === 0n) return this.u8(0);
+    let hex = v.toString(16);
+    if (hex.length % 2) hex = '0' + hex;
+    const len = hex.length / 2;
+    if (len > 32) throw new CodecError('RANGE', 'bigint wider than 256 bits');
+    this.u8(len);
+    this.ensure(len);
+    for (let i = 0; i < len; i++) this.buf[this.pos++] = parseInt(hex.substr(i * 2, 2), 16);
+    return this;
+  }
+
+  /** Signed bigint: a sign byte (0 positive or zero, 1 negative) then the magnitude. */
+  sbig(v: bigint): this {
+    if (v < 0n) return this.u8(1).big(-v);
+    return this.u8(0).big(v);
+  }
+
+  /** Exactly n raw bytes (addresses, hashes, signatures). */
+  fixed(bytes: Uint8Array, n: number): this {
+    if (bytes.length !== n) throw new CodecError('LENGTH', `expected ${n} bytes, got ${bytes.length}`);
+    this.ensure(n);
+    this.buf.set(bytes, this.pos);
+    this.pos += n;
+    return this;
+  }
+
+  bytes(bytes: Uint8Array): this {
+    this.u32(bytes.length);
+    this.ensure(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
+    return this;
+  }
+
+  string(s: string): this {
+    return this.bytes(utf8.encode(s));
+  }
+
+  /** 20-byte address from a lower-case 0x string. */
+  address(a: string): this {
+    if (a.length !== 42) throw new CodecError('LENGTH', 'address must be 20 bytes');
+    this.ensure(20);
+    for (let i = 0; i < 20; i++) {
+      const b = parseInt(a.substr(2 + i * 2, 2), 16);
+      if (Number.isNaN(b)) throw new CodecError('HEX', 'address is not hex');
+      this.buf[this.pos++] = b;
+    }
+    return this;
+  }
+
+  finish(): Uint8Array {
+    return this.buf.slice(0, this.pos);
+  }
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+export class Reader {
+  private pos = 0;
+  private readonly view: DataView;
+
+  constructor(private readonly buf: Uint8Array, private readonly maxBytesField = 1 << 24) {
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
+
+  private need(n: number): void {
+    if (this.pos + n > this.buf.length) throw new CodecError('TRUNCATED', 'input ends early');
+  }
+
+  u8(): number {
+    this.need(1);
+    return this.buf[this.pos++];
+  }
+
+  u16(): number {
+    this.need(2);
+    const v = this.view.getUint16(this.pos);
+    this.pos += 2;
+    return v;
+  }
+
+  u32(): number {
+    this.need(4);
+    const v = this.view.getUint32(this.pos);
+    this.pos += 4;
+    return v;
+  }
+
+  u64(): number {
+    this.need(8);
+    const v = this.view.getBigUint64(this.pos);
+    this.pos += 8;
+    if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new CodecError('RANGE', 'u64 above 2^53');
+    return Number(v);
+  }
+
+  bool(): boolean {
+    const v = this.u8();
+    if (v > 1) throw new CodecError('NON_CANONICAL', 'boolean must be 0 or 1');
+    return v === 1;
+  }
+
+  big(): bigint {
+    const len = this.u8();
+    if (len === 0) return 0n;
+    if (len > 32) throw new CodecError('RANGE', 'bigint wider than 256 bits');
+    this.need(len);
+    if (this.buf[this.pos] === 0) throw new CodecError('NON_CANONICAL', 'bigint has a leading zero byte');
+    let hex = '';
+    for (let i = 0; i < len; i++) hex += HEX[this.buf[this.pos + i]];
+    this.pos += len;
+    return BigInt('0x' + hex);
+  }
+
+  sbig(): bigint {
+    const sign = this.u8();
+    if (sign > 1) throw new CodecError('NON_CANONICAL', 'sign byte must be 0 or 1');
+    const mag = this.big();
+    if (sign === 1 && mag === 0n) throw new CodecError('NON_CANONICAL', 'negative zero');
+    return sign === 1 ? -mag : mag;
+  }
+
+  fixed(n: number): Uint8Array {
+    this.need(n);
+    const out = this.buf.slice(this.pos, this.pos + n);
+    this.pos += n;
+    return out;
+  }
+
+  bytes(max = this.maxBytesField): Uint8Array {
+    const len = this.u32();
+    if (len > max) throw new CodecError('TOO_LARGE', `field of ${len} bytes exceeds ${max}`);
+    return this.fixed(len);
+  }
+
+  string(max = this.maxBytesField): string {
+    try {
+      return utf8Decoder.decode(this.bytes(max));
+    } catch (err) {
+      if (err instanceof CodecError) throw err;
+      throw new CodecError('UTF8', 'string is not valid UTF-8');
+    }
+  }
+
+  address(): `0x${string}` {
+    this.need(20);
+    let s = '0x';
+    for (let i = 0; i < 20; i++) s += HEX[this.buf[this.pos + i]];
+    this.pos += 20;
+    return s as `0x${string}`;
+  }
+
+  get remaining(): number {
+    return this.buf.length - this.pos;
+  }
+
+  /** Every decoder ends here: trailing bytes mean two encodings of one value. */
+  end(): void {
+    if (this.pos !== this.buf.length) throw new CodecError('TRAILING', `${this.buf.length - this.pos} trailing bytes`);
+  }
+}

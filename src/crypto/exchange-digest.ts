@@ -1,0 +1,115 @@
+/**
+ * Exchange REST trading digests (DECISIONS "Signatures"):
+ *   digest = keccak256(abi.encodePacked(...)) where every value is a Solidity `string`
+ *   (its UTF-8 bytes exactly as sent on the wire, "" when absent) except the trailing
+ *   `nonce`, a uint256 (32 bytes big-endian).
+ * The trader signs the digest as an EIP-191 personal message of its 32 raw bytes
+ * (viem `signMessage({ message: { raw: digest } })`), see restSigningHash.
+ *
+ * Values are NOT trimmed or normalized: "2500.50" and "2500.5" are different orders
+ * as far as the signature is concerned, and the node must hash what the client sent.
+ *
+ * encodePacked has no separators, so digests of different operations can coincide:
+ * cancelDigest("-all", n) === cancelAllDigest(n), and a place with symbol "batchETH"
+ * can equal a batch. Callers must validate field shapes (decimal order id, known
+ * symbol, side, type) BEFORE checking the signature; the format is fixed by DECISIONS.
+ */
+import { type Address, concatBytes, utf8 } from '../util/bytes';
+import { hashPersonalMessage } from './eip191';
+import { keccak256 } from './keccak';
+import { verifySigner } from './secp256k1';
+
+/** A uint256 nonce. A number must be a safe integer (beyond 2^53 it was already rounded). */
+export type NonceInput = bigint | number;
+
+const MAX_UINT256 = (1n << 256n) - 1n;
+
+function nonceBytes(nonce: NonceInput): Uint8Array {
+  let n: bigint;
+  if (typeof nonce === 'bigint') n = nonce;
+  else if (typeof nonce === 'number' && Number.isSafeInteger(nonce)) n = BigInt(nonce);
+  else throw new TypeError(`nonce must be a bigint or a safe integer, got ${String(nonce)}`);
+  if (n < 0n || n > MAX_UINT256) throw new RangeError(`nonce ${n} out of range for uint256`);
+  const out = new Uint8Array(32);
+  for (let i = 31; i >= 0 && n > 0n; i--) {
+    out[i] = Number(n & 0xffn);
+    n >>= 8n;
+  }
+  return out;
+}
+
+function str(field: string, value: string | undefined): Uint8Array {
+  if (value === undefined || value === null) return new Uint8Array(0);
+  if (typeof value !== 'string') throw new TypeError(`${field} must be a string`);
+  return utf8.encode(value);
+}
+
+export interface PlaceOrderDigestInput {
+  symbol?: string;
+  side?: string;
+  type?: string;
+  price?: string;
+  amount?: string;
+  nonce: NonceInput;
+}
+
+/** place: keccak256(encodePacked(symbol, side, type, price, amount, uint256 nonce)). */
+export function placeOrderDigest(input: PlaceOrderDigestInput): Uint8Array {
+  return keccak256(
+    concatBytes(
+      str('symbol', input.symbol),
+      str('side', input.side),
+      str('type', input.type),
+      str('price', input.price),
+      str('amount', input.amount),
+      nonceBytes(input.nonce),
+    ),
+  );
+}
+
+export interface BatchOrderDigestItem {
+  symbol?: string;
+  side?: string;
+  price?: string;
+  amount?: string;
+}
+
+/**
+ * batch: keccak256(encodePacked("batch", orderSummary, uint256 nonce)), orderSummary =
+ * symbol+side+price+amount of each order, in order, with no separator.
+ */
+export function batchDigest(orders: readonly BatchOrderDigestItem[], nonce: NonceInput): Uint8Array {
+  if (!Array.isArray(orders)) throw new TypeError('orders must be an array');
+  const parts: Uint8Array[] = [utf8.encode('batch')];
+  orders.forEach((o, i) => {
+    parts.push(
+      str(`orders[${i}].symbol`, o.symbol),
+      str(`orders[${i}].side`, o.side),
+      str(`orders[${i}].price`, o.price),
+      str(`orders[${i}].amount`, o.amount),
+    );
+  });
+  parts.push(nonceBytes(nonce));
+  return keccak256(concatBytes(...parts));
+}
+
+/** cancel one: keccak256(encodePacked("cancel", orderId, uint256 nonce)). */
+export function cancelDigest(orderId: string | undefined, nonce: NonceInput): Uint8Array {
+  return keccak256(concatBytes(utf8.encode('cancel'), str('orderId', orderId), nonceBytes(nonce)));
+}
+
+/** cancel all: keccak256(encodePacked("cancel-all", uint256 nonce)). */
+export function cancelAllDigest(nonce: NonceInput): Uint8Array {
+  return keccak256(concatBytes(utf8.encode('cancel-all'), nonceBytes(nonce)));
+}
+
+/** What the trader's wallet actually signs: the EIP-191 personal-message hash of the 32 raw digest bytes. */
+export function restSigningHash(digest: Uint8Array): Uint8Array {
+  if (!(digest instanceof Uint8Array) || digest.length !== 32) throw new TypeError('digest must be 32 bytes');
+  return hashPersonalMessage(digest);
+}
+
+/** Did `trader` sign this REST digest? Never throws for a malformed signature. */
+export function verifyRestSignature(digest: Uint8Array, signature: Uint8Array | string, trader: Address): boolean {
+  return verifySigner(restSigningHash(digest), signature, trader);
+}

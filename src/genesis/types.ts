@@ -1,0 +1,154 @@
+import type { Address, Hex } from '../util/bytes';
+
+/**
+ * The genesis file, as parsed and validated by src/genesis/load.ts.
+ * JSON carries big integers as decimal strings; the loader turns them into bigint.
+ * Units: USDC amounts 6 decimals, native token amounts 18 decimals (wei),
+ * prices ×1e6, sizes ×1e18, times in milliseconds unless the name says otherwise.
+ */
+export interface Genesis {
+  /** "devnet" | "testnet" | "mainnet": the network this file starts. */
+  network: 'devnet' | 'testnet' | 'mainnet';
+  chainId: number;
+  /** Block time of block 0, Unix milliseconds. */
+  genesisTimeMs: number;
+  nativeToken: { name: string; symbol: string; decimals: 18 };
+  consensus: ConsensusParams;
+  validators: GenesisValidator[];
+  /** The 2-of-3 owner keys that authorize every privileged protocol change. */
+  owners: { addresses: [Address, Address, Address]; threshold: 2 };
+  fees: FeeParams;
+  limits: LimitParams;
+  pairs: PairParams[];
+  perps: PerpParams;
+  oracle: OracleParams;
+  /** Accounts funded at genesis. Devnet keys are public and devnet-only. */
+  accounts: GenesisAccount[];
+  /** Devnet faucet; absent on testnet and mainnet. */
+  faucet?: FaucetParams;
+  /** Address that receives trading fees. */
+  feeAccount: Address;
+}
+
+export interface ConsensusParams {
+  blockTimeMs: number;
+  /** Tendermint-style timeouts, growing by the delta each round. */
+  timeoutProposeMs: number;
+  timeoutProposeDeltaMs: number;
+  timeoutPrevoteMs: number;
+  timeoutPrevoteDeltaMs: number;
+  timeoutPrecommitMs: number;
+  timeoutPrecommitDeltaMs: number;
+  maxBlockTxs: number;
+  maxBlockBytes: number;
+  maxTxBytes: number;
+  /** A proposer's timestamp must lie within this bound of each validator's clock. */
+  maxClockDriftMs: number;
+  epochLengthBlocks: number;
+  unbondingEpochs: number;
+  /** Voting-power cap per validator, basis points of the active set total (1500 = 15%). */
+  votingPowerCapBps: number;
+  activeSetMax: number;
+  activeSetMin: number;
+  minBondWei: bigint;
+  maxBondWei: bigint;
+  downtimeWindowBlocks: number;
+  /** Missing more than this share (bps) of the window jails. */
+  downtimeMaxMissedBps: number;
+  slashDowntimeBps: number;
+  slashDoubleSignBps: number;
+  timelockRoutineMs: number;
+  timelockHighImpactMs: number;
+}
+
+export interface GenesisValidator {
+  name: string;
+  /** Address derived from the ECDSA key. */
+  address: Address;
+  /** Compressed secp256k1 public key, 33 bytes. */
+  ecdsaPubkey: Hex;
+  /** Ed25519 VRF public key, 32 bytes. */
+  vrfPubkey: Hex;
+  bondWei: bigint;
+  /** host:port of the validator's gossip endpoint. */
+  endpoint: string;
+}
+
+export interface FeeParams {
+  makerFeeBps: number;
+  takerFeeBps: number;
+  withdrawalFeeUsdc: bigint;
+  minWithdrawalUsdc: bigint;
+  /** Native-token gas price for Ethereum-style transfers, wei per gas. */
+  gasPriceWei: bigint;
+}
+
+export interface LimitParams {
+  maxBatchOrders: number;
+  maxCandles: number;
+  maxTrades: number;
+  maxDepth: number;
+  maxOrdersListed: number;
+  priceAllCacheMs: number;
+  maxSessionDurationMs: number;
+  maxLeverage: number;
+  poolLockupMs: number;
+  tpslCheckIntervalMs: number;
+  fundingIntervalMs: number;
+}
+
+export interface PairParams {
+  id: number;
+  symbol: string;
+  /** Smallest price increment, ×1e6. */
+  tickSize: bigint;
+  /** Smallest size increment, ×1e18. */
+  lotSize: bigint;
+  minSize: bigint;
+  maxLeverage: number;
+  /** Maintenance margin in bps of notional (half the initial margin at max leverage). */
+  maintenanceMarginBps: number;
+  /** Open interest cap as bps of pool value. */
+  openInterestCapBps: number;
+  /** Devnet oracle starting price ×1e6. */
+  initialPrice: bigint;
+}
+
+export interface PerpParams {
+  /** Funding: base interest rate per 8 hours in parts per million (100 = 0.01%). */
+  interestRatePer8hPpm: number;
+  /** Clamp on (interest − premium), ppm (500 = 0.05%). */
+  fundingClampPpm: number;
+  /** Cap on the resulting rate, ppm (40000 = 4%). */
+  fundingCapPpm: number;
+  /** ADL triggers when traders' unrealized PnL against the pool exceeds this share of pool value. */
+  adlPoolPnlThresholdBps: number;
+  initialPoolUsdc: bigint;
+}
+
+export interface OracleParams {
+  /** A median older than this pauses opening, TP/SL and liquidation. */
+  maxStalenessMs: number;
+  /** Devnet deterministic price source seed. */
+  devnetSeed: string;
+  /** Devnet price path: max move per step in bps. */
+  devnetMaxStepBps: number;
+}
+
+export interface GenesisAccount {
+  address: Address;
+  usdc: bigint;
+  nativeWei: bigint;
+  /** Label only; private keys of devnet accounts live in docs/devnet-accounts.md. */
+  label?: string;
+}
+
+export interface FaucetParams {
+  /** The faucet's signing address; its key is public (devnet only). */
+  address: Address;
+  /** Devnet-only private key of the faucet signer, used by the node's /faucet route. */
+  privateKey: Hex;
+  maxUsdcPerRequest: bigint;
+  maxUsdcPerAddress: bigint;
+  nativeWeiPerRequest: bigint;
+}

@@ -1,0 +1,43 @@
+/**
+ * What the actors of one node share: configuration, the logger, and the handles they
+ * use to message each other. Actors never call into each other's internals; they
+ * send to mailboxes. The executed chain is readable by all (reads only) through
+ * `chain()`; only the chain actor writes it.
+ */
+import type { SupervisedActor } from '../../actors/actor';
+import type { ChainMsg } from '../../actors/chain/chain-actor';
+import type { MempoolMsg } from '../../actors/mempool/mempool-actor';
+import type { ApiMsg } from '../../actors/api/api-actor';
+import type { Chain } from '../chain/chain';
+import type { Genesis } from '../genesis/types';
+import type { Logger } from '../util/log';
+
+export interface NodeConfig {
+  dataDir: string;
+  genesis: Genesis;
+  genesisHash: Uint8Array;
+  /** This node's validator ECDSA key (32 bytes); absent for a non-validator. */
+  validatorKey?: Uint8Array;
+  /** Where the REST/JSON-RPC address listens; null for none. */
+  api: { host: string; port: number } | null;
+  blockTimeMs: number;
+  /** fsync each block (default true): a committed block survives power loss, not only a crash. */
+  syncWrites: boolean;
+  /** Mempool bounds. */
+  mempool: { maxTxs: number; maxBytes: number };
+  /** Time an API call waits for its transaction to become final. */
+  finalityTimeoutMs: number;
+}
+
+export interface NodeContext {
+  config: NodeConfig;
+  log: Logger;
+  chain(): Chain;
+  actors: {
+    chain: SupervisedActor<ChainMsg>;
+    mempool: SupervisedActor<MempoolMsg>;
+    api: SupervisedActor<ApiMsg>;
+  };
+  /** Stops the node because continuing would be unsafe (broken invariant, divergence). */
+  halt(reason: string, err?: unknown): void;
+}

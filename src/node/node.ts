@@ -1,0 +1,102 @@
+/**
+ * One node, wired in a fixed order and stopped in reverse (Lodestar's habit):
+ * store+executor (chain) → mempool → consensus → api. Every concern is a supervised
+ * actor with a bounded mailbox; they talk only through mailboxes.
+ */
+import { SupervisedActor } from '../../actors/actor';
+import { apiBehavior, type ApiMsg } from '../../actors/api/api-actor';
+import { chainBehavior, type ChainHolder, type ChainMsg } from '../../actors/chain/chain-actor';
+import { hasSoloMajority, soloProducerBehavior, type ProducerMsg } from '../../actors/consensus/solo';
+import { mempoolBehavior, type MempoolMsg } from '../../actors/mempool/mempool-actor';
+import type { TxPool } from '../../actors/mempool/pool';
+import { Supervisor } from '../../actors/supervisor';
+import { Chain } from '../chain/chain';
+import { bytesToHex } from '../util/bytes';
+import type { Logger } from '../util/log';
+import type { NodeConfig, NodeContext } from './context';
+
+export class Node implements NodeContext {
+  readonly supervisor: Supervisor;
+  readonly actors: NodeContext['actors'];
+  private readonly holder: ChainHolder = {};
+  private readonly pool: { pool?: TxPool } = {};
+  private haltReason: string | undefined;
+  private stopping: Promise<void> | undefined;
+  /** Resolves when the node has stopped (by stop() or by halting). */
+  readonly stopped: Promise<{ halted: string | undefined }>;
+  private resolveStopped!: (v: { halted: string | undefined }) => void;
+  apiAddress: string | undefined;
+
+  constructor(readonly config: NodeConfig, readonly log: Logger) {
+    this.stopped = new Promise((r) => (this.resolveStopped = r));
+    this.supervisor = new Supervisor({ log });
+    const self = () => this as NodeContext;
+    const giveUp = (name: string) => (err: unknown) => this.halt(`actor ${name} kept failing`, err);
+    const opts = (name: string, capacity: number) => ({
+      capacity,
+      log,
+      backoff: { initialMs: 50, maxMs: 5_000 },
+      maxRestarts: { count: 10, windowMs: 60_000 },
+      onGiveUp: giveUp(name),
+    });
+    const chain = new SupervisedActor<ChainMsg>('chain', () => chainBehavior(self, this.holder), opts('chain', 64));
+    const mempool = new SupervisedActor<MempoolMsg>('mempool', () => mempoolBehavior(self, this.pool), opts('mempool', 100_000));
+    const api = new SupervisedActor<ApiMsg>('api', () => apiBehavior(self, (a) => (this.apiAddress = a)), opts('api', 1_024));
+    this.actors = { chain, mempool, api };
+    this.supervisor.add(chain);
+    this.supervisor.add(mempool);
+    if (hasSoloMajority(this)) {
+      const producer: SupervisedActor<ProducerMsg> = new SupervisedActor<ProducerMsg>(
+        'consensus',
+        () => soloProducerBehavior(self, () => producer),
+        opts('consensus', 4),
+      );
+      this.supervisor.add(producer);
+    } else {
+      log.warn('this node holds no 2/3 majority alone: it follows the chain without producing blocks');
+    }
+    this.supervisor.add(api);
+  }
+
+  chain(): Chain {
+    if (!this.holder.current) throw new Error('chain is not open');
+    return this.holder.current;
+  }
+
+  get halted(): string | undefined {
+    return this.haltReason;
+  }
+
+  async start(): Promise<void> {
+    const { config, log } = this;
+    log.info({ genesisHash: bytesToHex(config.genesisHash), chainId: config.genesis.chainId, network: config.genesis.network }, 'genesis');
+    this.holder.current = await Chain.open({
+      dataDir: config.dataDir,
+      genesis: config.genesis,
+      genesisHash: config.genesisHash,
+      syncWrites: config.syncWrites,
+    });
+    const chain = this.holder.current;
+    log.info({ height: chain.height, stateRoot: bytesToHex(chain.stateRoot), dataDir: config.dataDir }, 'chain opened');
+    await this.supervisor.startAll();
+  }
+
+  /** Stops the node because continuing would be unsafe. */
+  halt(reason: string, err?: unknown): void {
+    if (this.haltReason) return;
+    this.haltReason = reason;
+    this.log.fatal({ err, reason }, 'HALTING: the node stops instead of continuing in an unsafe state');
+    void this.stop();
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      await this.supervisor.stopAll();
+      await this.holder.current?.close().catch((err) => this.log.error({ err }, 'closing the store failed'));
+      this.holder.current = undefined;
+      this.log.info({ halted: this.haltReason }, 'node stopped');
+      this.resolveStopped({ halted: this.haltReason });
+    })();
+    return this.stopping;
+  }
+}

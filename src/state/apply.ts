@@ -1,0 +1,94 @@
+/**
+ * applyBlock: the deterministic state transition. No I/O, no clock, no randomness:
+ * integers are bigint, time is the block's timestamp, iteration is sorted. Given the
+ * same state and block, every node produces the same receipts, changes and root.
+ *
+ * Per transaction: decode → verify signature (or take it from the verified cache the
+ * mempool filled) → consume the nonce (included operations consume it whatever the
+ * outcome) → apply under a checkpoint; a TxError rolls back everything the operation
+ * wrote, and the receipt records the failure. Any other exception is a bug and
+ * propagates: the node halts rather than commit a state it cannot explain.
+ */
+import { blockHash, merkleRoot, type Block } from '../codec/block';
+import { decodeTx, type Tx } from '../codec/tx';
+import { bytesToHex, equalBytes, type Address } from '../util/bytes';
+import type { ChainEvent, ExecContext, Receipt } from './context';
+import { TxError } from './errors';
+import { useNonce } from './nonces';
+import { opFor } from './ops';
+import { InvariantError, type State, type StateChange } from './state';
+import { txKindName } from '../codec/tx';
+
+export interface BlockResult {
+  receipts: Receipt[];
+  changes: StateChange[];
+  stateRoot: Uint8Array;
+  blockHash: Uint8Array;
+}
+
+/** Signers already verified (by the mempool), keyed by tx hash hex: saves a recovery per tx. */
+export type VerifiedCache = Map<string, Address>;
+
+export function applyBlock(state: State, block: Block, verified?: VerifiedCache): BlockResult {
+  const params = state.params();
+  const head = state.head();
+  const h = block.header;
+  // Consensus has already checked these; a mismatch here means this node diverged.
+  if (h.chainId !== params.chainId) throw new InvariantError(`block chain id ${h.chainId}, state ${params.chainId}`);
+  if (h.height !== head.height + 1) throw new InvariantError(`block height ${h.height} does not follow ${head.height}`);
+  if (h.timestampMs <= head.timestampMs) throw new InvariantError(`block time ${h.timestampMs} not after ${head.timestampMs}`);
+  const root = state.root();
+  if (!equalBytes(h.parentStateRoot, root)) {
+    throw new InvariantError(
+      `block ${h.height} expects parent state root ${bytesToHex(h.parentStateRoot)}, this node has ${bytesToHex(root)}`,
+    );
+  }
+  if (h.txCount !== block.txs.length) throw new InvariantError('header tx count differs from body');
+
+  const txs = block.txs.map((bytes) => decodeTx(bytes, params.consensus.maxTxBytes));
+  if (!equalBytes(merkleRoot(txs.map((t) => t.hash)), h.txRoot)) throw new InvariantError(`block ${h.height} tx root mismatch`);
+
+  const receipts: Receipt[] = [];
+  for (let i = 0; i < txs.length; i++) receipts.push(applyTx(state, params, h, txs[i], i, verified));
+
+  const hash = blockHash(h);
+  state.meta.set('head', { height: h.height, timestampMs: h.timestampMs, blockHash: bytesToHex(hash) });
+  state.checkInvariants();
+  const { changes, root: stateRoot } = state.flush();
+  return { receipts, changes, stateRoot, blockHash: hash };
+}
+
+function applyTx(
+  state: State,
+  params: ExecContext['params'],
+  header: Block['header'],
+  tx: Tx,
+  index: number,
+  verified?: VerifiedCache,
+): Receipt {
+  const receipt: Receipt = { txHash: bytesToHex(tx.hash), index, kind: txKindName(tx.kind), signer: null, status: 'ok', events: [] };
+  const fail = (err: TxError): Receipt => ({ ...receipt, status: 'failed', code: err.code, message: err.message, errorStatus: err.status, events: [] });
+  const op = opFor(tx.kind);
+  let signer: Address;
+  try {
+    if (tx.chainId !== params.chainId) throw new TxError(400, 'WRONG_CHAIN', `transaction chain id ${tx.chainId}, chain ${params.chainId}`);
+    signer = verified?.get(receipt.txHash) ?? op.verify(tx, params.chainId);
+    receipt.signer = signer;
+    if (op.nonce) useNonce(state, signer, op.nonce(tx.body));
+  } catch (err) {
+    if (err instanceof TxError) return fail(err);
+    throw err;
+  }
+  const checkpoint = state.journal.checkpoint();
+  const events: ChainEvent[] = [];
+  try {
+    op.check?.(tx.body, params);
+    op.apply({ state, params, header, emit: (e) => events.push(e) }, tx, signer);
+  } catch (err) {
+    if (!(err instanceof TxError)) throw err;
+    state.journal.rollback(checkpoint);
+    return fail(err);
+  }
+  receipt.events = events;
+  return receipt;
+}

@@ -1,0 +1,44 @@
+import type { BlockHeader } from '../codec/block';
+import type { Tx } from '../codec/tx';
+import type { Address, Hex } from '../util/bytes';
+import type { ChainParams } from './records';
+import type { State } from './state';
+
+/** An event emitted by execution, stored in the receipt of its transaction. */
+export interface ChainEvent {
+  type: string;
+  [field: string]: unknown;
+}
+
+export interface Receipt {
+  txHash: Hex;
+  index: number;
+  kind: string;
+  signer: Address | null;
+  status: 'ok' | 'failed';
+  /** Error code and message when failed. */
+  code?: string;
+  message?: string;
+  /** HTTP status class of the failure (DECISIONS envelope), for the API answer. */
+  errorStatus?: number;
+  events: ChainEvent[];
+}
+
+/** What an operation sees while it executes: state, parameters, the block, and an event sink. */
+export interface ExecContext {
+  state: State;
+  params: ChainParams;
+  header: BlockHeader;
+  emit(event: ChainEvent): void;
+}
+
+/** One transaction kind's execution rule (one file per kind under src/state/ops). */
+export interface TxOp<B = any> {
+  /** Checks the signature and returns the signer; throws TxError(401) otherwise. */
+  verify(tx: Tx<B>, chainId: number): Address;
+  /** The signed-operation nonce, consumed whatever the outcome once included. */
+  nonce?(body: B): bigint;
+  /** Shape and limits that need no state (400); run at the door and in execution. */
+  check?(body: B, params: ChainParams): void;
+  apply(ctx: ExecContext, tx: Tx<B>, signer: Address): void;
+}

@@ -1,0 +1,38 @@
+/** The state at height 0, built from a validated genesis. */
+import type { Genesis } from '../genesis/types';
+import { bytesToHex } from '../util/bytes';
+import type { ChainParams } from './records';
+import { State, type StateChange } from './state';
+import { credit, mint } from './vault';
+
+export function genesisParams(g: Genesis): ChainParams {
+  const { privateKey: _secret, ...faucet } = g.faucet ?? ({} as NonNullable<Genesis['faucet']>);
+  return {
+    network: g.network,
+    chainId: g.chainId,
+    consensus: g.consensus,
+    fees: g.fees,
+    limits: g.limits,
+    perps: g.perps,
+    oracle: g.oracle,
+    owners: g.owners,
+    feeAccount: g.feeAccount,
+    ...(g.faucet ? { faucet } : {}),
+  };
+}
+
+export function genesisState(g: Genesis, genesisHash: Uint8Array): { state: State; changes: StateChange[]; root: Uint8Array } {
+  const state = new State();
+  state.meta.set('params', genesisParams(g));
+  state.meta.set('validators', g.validators);
+  state.meta.set('head', { height: 0, timestampMs: g.genesisTimeMs, blockHash: bytesToHex(genesisHash) });
+  for (const p of [...g.pairs].sort((a, b) => a.id - b.id)) state.pairs.set(String(p.id), p);
+  const accounts = [...g.accounts].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  for (const a of accounts) {
+    mint(state, a.usdc, a.nativeWei);
+    credit(state, a.address, a.usdc, a.nativeWei);
+  }
+  state.checkInvariants();
+  const { changes, root } = state.flush();
+  return { state, changes, root };
+}

@@ -1,0 +1,180 @@
+/**
+ * LevelDB storage (classic-level). Every key starts with one byte from Bucket; a
+ * retired number is never reused. Each committed block, its commit, receipts, tx
+ * index entries, state changes and the new head are written in ONE atomic batch, so
+ * a crash leaves either the whole block or none of it.
+ */
+import { ClassicLevel } from 'classic-level';
+import { decodeBlock, decodeCommit, encodeBlock, encodeCommit, type Block, type Commit } from '../codec/block';
+import type { Receipt } from '../state/context';
+import { metaCodec } from '../state/records';
+import type { StateChange } from '../state/state';
+import { hexToBytes, utf8 } from '../util/bytes';
+
+export enum Bucket {
+  /** utf8 name -> value. 'head' -> u64 height; 'genesis' -> 32-byte genesis hash */
+  Meta = 0,
+  /** height u64 -> encoded Block */
+  Block = 1,
+  /** block hash -> height u64 */
+  BlockHash = 2,
+  /** height u64 -> encoded Commit that finalized the block */
+  Commit = 3,
+  /** height u64 -> receipts of the block (tagged canonical JSON) */
+  Receipts = 4,
+  /** tx hash -> height u64 ‖ index u32 */
+  TxIndex = 5,
+  /** state key (table id ‖ key) -> record encoding */
+  State = 6,
+  /** height u64 -> state root after the block */
+  StateRoot = 7,
+  /** 'last' -> the last vote this validator signed (never sign a conflicting one) */
+  SignedVote = 8,
+}
+
+export function u64Key(n: number): Uint8Array {
+  const b = new Uint8Array(8);
+  new DataView(b.buffer).setBigUint64(0, BigInt(n));
+  return b;
+}
+
+export function readU64(b: Uint8Array, offset = 0): number {
+  return Number(new DataView(b.buffer, b.byteOffset, b.byteLength).getBigUint64(offset));
+}
+
+function key(bucket: Bucket, k: Uint8Array): Uint8Array {
+  const out = new Uint8Array(k.length + 1);
+  out[0] = bucket;
+  out.set(k, 1);
+  return out;
+}
+
+type Op = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
+
+export interface CommittedBlock {
+  block: Block;
+  commit: Commit;
+  receipts: Receipt[];
+  changes: StateChange[];
+  stateRoot: Uint8Array;
+  blockHash: Uint8Array;
+}
+
+export interface TxLocation {
+  height: number;
+  index: number;
+}
+
+export class ChainStore {
+  readonly db: ClassicLevel<Uint8Array, Uint8Array>;
+
+  constructor(readonly path: string, private readonly syncWrites = true) {
+    this.db = new ClassicLevel<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
+  }
+
+  async open(): Promise<void> {
+    await this.db.open();
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+
+  private async get(bucket: Bucket, k: Uint8Array): Promise<Uint8Array | undefined> {
+    return (await this.db.get(key(bucket, k))) ?? undefined;
+  }
+
+  async headHeight(): Promise<number | undefined> {
+    const v = await this.get(Bucket.Meta, utf8.encode('head'));
+    return v ? readU64(v) : undefined;
+  }
+
+  async genesisHash(): Promise<Uint8Array | undefined> {
+    return this.get(Bucket.Meta, utf8.encode('genesis'));
+  }
+
+  /** Writes the genesis state (height 0) in one batch. */
+  async writeGenesis(genesisHash: Uint8Array, changes: StateChange[], stateRoot: Uint8Array): Promise<void> {
+    const ops: Op[] = [
+      { type: 'put', key: key(Bucket.Meta, utf8.encode('genesis')), value: genesisHash },
+      { type: 'put', key: key(Bucket.Meta, utf8.encode('head')), value: u64Key(0) },
+      { type: 'put', key: key(Bucket.StateRoot, u64Key(0)), value: stateRoot },
+    ];
+    pushChanges(ops, changes);
+    await this.db.batch(ops, { sync: true });
+  }
+
+  /** The one atomic write per block. */
+  async commitBlock(c: CommittedBlock): Promise<void> {
+    const h = c.block.header.height;
+    const hk = u64Key(h);
+    const ops: Op[] = [
+      { type: 'put', key: key(Bucket.Block, hk), value: encodeBlock(c.block) },
+      { type: 'put', key: key(Bucket.BlockHash, c.blockHash), value: hk },
+      { type: 'put', key: key(Bucket.Commit, hk), value: encodeCommit(c.commit) },
+      { type: 'put', key: key(Bucket.Receipts, hk), value: metaCodec.encode(c.receipts) },
+      { type: 'put', key: key(Bucket.StateRoot, hk), value: c.stateRoot },
+      { type: 'put', key: key(Bucket.Meta, utf8.encode('head')), value: hk },
+    ];
+    for (const r of c.receipts) {
+      const loc = new Uint8Array(12);
+      loc.set(hk, 0);
+      new DataView(loc.buffer).setUint32(8, r.index);
+      ops.push({ type: 'put', key: key(Bucket.TxIndex, hexToBytes(r.txHash)), value: loc });
+    }
+    pushChanges(ops, c.changes);
+    await this.db.batch(ops, { sync: this.syncWrites });
+  }
+
+  async *stateRecords(): AsyncGenerator<[Uint8Array, Uint8Array]> {
+    const it = this.db.iterator({ gte: Uint8Array.of(Bucket.State), lt: Uint8Array.of(Bucket.State + 1) });
+    for await (const [k, v] of it) yield [k.subarray(1), v];
+  }
+
+  async getBlock(height: number): Promise<Block | undefined> {
+    const v = await this.get(Bucket.Block, u64Key(height));
+    return v ? decodeBlock(v) : undefined;
+  }
+
+  async getHeightByHash(hash: Uint8Array): Promise<number | undefined> {
+    const v = await this.get(Bucket.BlockHash, hash);
+    return v ? readU64(v) : undefined;
+  }
+
+  async getCommit(height: number): Promise<Commit | undefined> {
+    const v = await this.get(Bucket.Commit, u64Key(height));
+    return v ? decodeCommit(v) : undefined;
+  }
+
+  async getReceipts(height: number): Promise<Receipt[] | undefined> {
+    const v = await this.get(Bucket.Receipts, u64Key(height));
+    return v ? (metaCodec.decode(v) as Receipt[]) : undefined;
+  }
+
+  async getStateRoot(height: number): Promise<Uint8Array | undefined> {
+    return this.get(Bucket.StateRoot, u64Key(height));
+  }
+
+  async getTxLocation(txHash: string): Promise<TxLocation | undefined> {
+    const v = await this.get(Bucket.TxIndex, hexToBytes(txHash));
+    if (!v) return undefined;
+    return { height: readU64(v), index: new DataView(v.buffer, v.byteOffset).getUint32(8) };
+  }
+
+  async getSignedVote(): Promise<Uint8Array | undefined> {
+    return this.get(Bucket.SignedVote, utf8.encode('last'));
+  }
+
+  /** Persisted and fsynced before the vote leaves the node. */
+  async putSignedVote(v: Uint8Array): Promise<void> {
+    await this.db.put(key(Bucket.SignedVote, utf8.encode('last')), v, { sync: true });
+  }
+}
+
+function pushChanges(ops: Op[], changes: StateChange[]): void {
+  for (const ch of changes) {
+    const k = key(Bucket.State, ch.key);
+    ops.push(ch.value ? { type: 'put', key: k, value: ch.value } : { type: 'del', key: k });
+  }
+}
+

@@ -1,0 +1,51 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CodecError, Reader, Writer } from '../../src/codec/binary';
+
+describe('canonical binary codec', () => {
+  it('round-trips bigints of every width and rejects leading zeros', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: (1n << 256n) - 1n }), (v) => {
+        const bytes = new Writer().big(v).finish();
+        const r = new Reader(bytes);
+        expect(r.big()).toBe(v);
+        r.end();
+      }),
+    );
+    // 0x01 0x00 is the non-canonical spelling of zero; 0x02 0x00 0x05 of five.
+    expect(() => new Reader(Uint8Array.of(2, 0, 5)).big()).toThrow(/leading zero/);
+    expect(() => new Writer().big(-1n)).toThrow(CodecError);
+    expect(() => new Writer().big(1n << 256n)).toThrow(/256 bits/);
+  });
+
+  it('round-trips signed bigints and rejects negative zero', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(1n << 200n), max: 1n << 200n }), (v) => {
+        const r = new Reader(new Writer().sbig(v).finish());
+        expect(r.sbig()).toBe(v);
+        r.end();
+      }),
+    );
+    expect(() => new Reader(Uint8Array.of(1, 0)).sbig()).toThrow(/negative zero/);
+    expect(() => new Reader(Uint8Array.of(2, 1, 1)).sbig()).toThrow(/sign byte/);
+  });
+
+  it('rejects trailing bytes, truncation, bad booleans, oversized fields and bad UTF-8', () => {
+    const ok = new Writer().u32(7).finish();
+    const withTrailing = Uint8Array.of(...ok, 0);
+    const r = new Reader(withTrailing);
+    r.u32();
+    expect(() => r.end()).toThrow(/trailing/);
+    expect(() => new Reader(Uint8Array.of(0, 0)).u32()).toThrow(/ends early/);
+    expect(() => new Reader(Uint8Array.of(2)).bool()).toThrow(/0 or 1/);
+    expect(() => new Reader(new Writer().bytes(new Uint8Array(100)).finish()).bytes(50)).toThrow(/exceeds/);
+    expect(() => new Reader(new Writer().bytes(Uint8Array.of(0xff, 0xfe)).finish()).string()).toThrow(/UTF-8/);
+  });
+
+  it('round-trips addresses in lower case and u64 only up to 2^53', () => {
+    const a = '0x00112233445566778899aabbccddeeff00112233';
+    expect(new Reader(new Writer().address(a).finish()).address()).toBe(a);
+    const big = new Uint8Array(8).fill(0xff);
+    expect(() => new Reader(big).u64()).toThrow(/2\^53/);
+  });
+});
