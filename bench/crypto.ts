@@ -107,6 +107,8 @@ export async function benchCrypto(options: CryptoBenchOptions = {}): Promise<Rec
     cpu: cpus[0]?.model ?? 'unknown',
     cpuCount: cpus.length,
     platform: `${process.platform}-${process.arch}`,
+    // Other processes share the machine; a high load average depresses every figure.
+    loadAvg1m: Math.round(os.loadavg()[0] * 100) / 100,
     distinctSignatures: nSigs,
     recoverNative: { count: nNative, perSec: native.opsPerSec, ms: native.ms },
     recoverNoble: { count: nNoble, perSec: noble.opsPerSec, ms: noble.ms },
@@ -116,7 +118,9 @@ export async function benchCrypto(options: CryptoBenchOptions = {}): Promise<Rec
     eip712PlaceOrder: { count: nEip712, perSec: eip712.opsPerSec, ms: eip712.ms },
   };
 
-  console.log(`crypto bench — node ${result.node}, ${result.cpu} ×${result.cpuCount}, ${result.platform}`);
+  console.log(
+    `crypto bench — node ${result.node}, ${result.cpu} ×${result.cpuCount}, ${result.platform}, load avg (1 min) ${result.loadAvg1m}`,
+  );
   console.table({
     'recover (native libsecp256k1)': { count: nNative, 'ops/s': native.opsPerSec, ms: native.ms },
     'recover (noble, pure JS)': { count: nNoble, 'ops/s': noble.opsPerSec, ms: noble.ms },

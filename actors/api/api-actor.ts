@@ -8,6 +8,8 @@ import type { Block } from '../../src/codec/block';
 import { decodeTx } from '../../src/codec/tx';
 import { ApiError, installErrorHandling } from '../../src/api/envelope';
 import { healthRoutes } from '../../src/api/routes/health';
+import { statusRoutes } from '../../src/api/routes/status';
+import { blockRoutes } from '../../src/api/routes/block';
 import { faucetRoutes } from '../../src/api/routes/faucet';
 import { txRoutes } from '../../src/api/routes/tx';
 import type { BlockResult } from '../../src/state/apply';
@@ -46,7 +48,10 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
     try {
       hashHex = bytesToHex(decodeTx(bytes, n.config.genesis.consensus.maxTxBytes).hash);
     } catch (err) {
-      if (err instanceof CodecError) throw new TxError(400, err.code === 'TOO_LARGE' ? 'PAYLOAD_TOO_LARGE' : 'MALFORMED_TX', `tx: ${err.message}`);
+      if (err instanceof CodecError) {
+        n.log.info({ code: err.code, reason: err.message, bytes: bytes.length }, 'malformed transaction refused at the door');
+        throw new TxError(400, err.code === 'TOO_LARGE' ? 'PAYLOAD_TOO_LARGE' : 'MALFORMED_TX', `tx: ${err.message}`);
+      }
       throw err;
     }
     if (waiters.has(hashHex)) throw new TxError(409, 'DUPLICATE_TX', `transaction ${hashHex} is already pending`);
@@ -61,6 +66,7 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
     try {
       await n.actors.mempool.ask<PoolEntry>((reply) => ({ type: 'submit', bytes, reply }));
     } catch (err) {
+      if (err instanceof TxError) n.log.info({ txHash: hashHex, code: err.code, reason: err.message }, 'transaction refused at the door');
       const w = waiters.get(hashHex);
       if (w) clearTimeout(w.timer);
       waiters.delete(hashHex);
@@ -78,6 +84,8 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       installErrorHandling(app, ctx.log);
       const deps: ApiDeps = { node: n, submitAndWait };
       await app.register(healthRoutes, { deps });
+      await app.register(statusRoutes, { deps });
+      await app.register(blockRoutes, { deps });
       await app.register(txRoutes, { deps });
       if (n.config.genesis.faucet) await app.register(faucetRoutes, { deps });
       const address = await app.listen({ host: n.config.api.host, port: n.config.api.port });

@@ -44,8 +44,8 @@ export function soloProducerBehavior(node: () => NodeContext, self: () => { send
       const n = node();
       const { consensus } = n.config.genesis;
       const key = n.config.validatorKey!;
-      const started = performance.now();
-      nextAt = started + n.config.blockTimeMs;
+      // A fixed cadence: the next slot is one block time after this one's, not after the work.
+      nextAt = Math.max(nextAt + n.config.blockTimeMs, performance.now());
       try {
         const { txs, verified } = await n.actors.mempool.ask<{ txs: Uint8Array[]; verified: Map<string, `0x${string}`> }>((reply) => ({
           type: 'batch',

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadGenesisFile, genesisHash } from '../genesis/load';
 import type { Genesis } from '../genesis/types';
+import { trimValidators } from './devnet';
 import { Node } from '../node/node';
 import { bytesToHex, hexToBytes } from '../util/bytes';
 import { createLogger } from '../util/log';
@@ -24,14 +25,6 @@ const START_FLAGS = {
   'log-level': { type: 'string', default: 'info', help: 'trace|debug|info|warn|error|fatal|silent' },
   fsync: { type: 'bool', default: true, help: 'fsync every block (--no-fsync to trade durability for speed)' },
 } satisfies FlagSpec;
-
-/** A devnet of the first N validators: the genesis is the file's with the set trimmed (its hash differs). */
-export function trimValidators(g: Genesis, n: number): Genesis {
-  if (n < 1 || n > g.validators.length) throw new Error(`--validators must be between 1 and ${g.validators.length}`);
-  if (n === g.validators.length) return g;
-  const consensus = { ...g.consensus, activeSetMin: Math.min(g.consensus.activeSetMin, n) };
-  return { ...g, consensus, validators: g.validators.slice(0, n) };
-}
 
 function validatorKey(keysPath: string, g: Genesis, index: number): Uint8Array | undefined {
   const v = g.validators[index - 1];

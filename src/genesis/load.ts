@@ -77,7 +77,7 @@ export function parseGenesis(json: unknown): Genesis {
 
   const network = oneOf(root.network, `${ROOT}.network`, NETWORKS);
   const chainId = parseChainId(root.chainId, network);
-  const genesisTimeMs = int(root.genesisTimeMs, `${ROOT}.genesisTimeMs`, MIN_GENESIS_TIME_MS, MAX_GENESIS_TIME_MS);
+  const genesisTimeMs = parseGenesisTime(root.genesisTimeMs, `${ROOT}.genesisTimeMs`);
   const nativeToken = parseNativeToken(root.nativeToken, `${ROOT}.nativeToken`);
   const consensus = parseConsensus(root.consensus, `${ROOT}.consensus`);
   const validators = parseValidators(root.validators, `${ROOT}.validators`, consensus);
@@ -183,6 +183,14 @@ function parseChainId(value: unknown, network: Genesis['network']): number {
     fail(path, `a devnet must not use the mainnet or testnet chain id (signatures would replay), got ${chainId}`);
   }
   return chainId;
+}
+
+function parseGenesisTime(value: unknown, path: string): number {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0 && value < MIN_GENESIS_TIME_MS) {
+    const hint = value * 1000 >= MIN_GENESIS_TIME_MS && value * 1000 <= MAX_GENESIS_TIME_MS ? ' (this looks like seconds)' : '';
+    fail(path, `must be Unix milliseconds from ${MIN_GENESIS_TIME_MS} (2015) to ${MAX_GENESIS_TIME_MS} (2100), got ${value}${hint}`);
+  }
+  return int(value, path, MIN_GENESIS_TIME_MS, MAX_GENESIS_TIME_MS);
 }
 
 function parseNativeToken(value: unknown, path: string): Genesis['nativeToken'] {
@@ -404,7 +412,14 @@ function parsePairs(value: unknown, path: string, limits: LimitParams): PairPara
     const lotSize = big(o.lotSize, `${at}.lotSize`, 1n, U128_MAX);
     const minSize = big(o.minSize, `${at}.minSize`, lotSize, U128_MAX, 'lotSize');
     if (minSize % lotSize !== 0n) fail(`${at}.minSize`, `must be a multiple of lotSize (${lotSize}), got ${minSize}`);
-    const maxLeverage = int(o.maxLeverage, `${at}.maxLeverage`, 1, limits.maxLeverage);
+    const maxLeverage = int(
+      o.maxLeverage,
+      `${at}.maxLeverage`,
+      1,
+      limits.maxLeverage,
+      undefined,
+      limits.maxLeverage < PROTOCOL_MAX_LEVERAGE ? 'limits.maxLeverage' : undefined,
+    );
     if ((BPS / 2) % maxLeverage !== 0) {
       fail(
         `${at}.maxLeverage`,
@@ -565,7 +580,8 @@ function array(value: unknown, path: string, min: number, max: number): unknown[
 function int(value: unknown, path: string, min: number, max: number, minName?: string, maxName?: string): number {
   const lo = `${min}${minName ? ` (${minName})` : ''}`;
   const hi = `${max}${maxName ? ` (${maxName})` : ''}`;
-  const range = max === MAX_SAFE ? `an integer of at least ${lo}` : `an integer from ${lo} to ${hi}`;
+  const range =
+    min === max ? `the integer ${lo}` : max === MAX_SAFE ? `an integer of at least ${lo}` : `an integer from ${lo} to ${hi}`;
   if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
     fail(path, `must be ${range}, got ${typeName(value)}`);
   }

@@ -38,6 +38,8 @@ export interface NodeContext {
     mempool: SupervisedActor<MempoolMsg>;
     api: SupervisedActor<ApiMsg>;
   };
+  /** Each actor's lifecycle state and mailbox counters. */
+  actorStats(): Record<string, unknown>;
   /** Stops the node because continuing would be unsafe (broken invariant, divergence). */
   halt(reason: string, err?: unknown): void;
 }

@@ -63,6 +63,10 @@ export class Node implements NodeContext {
     return this.holder.current;
   }
 
+  actorStats(): Record<string, unknown> {
+    return this.supervisor.stats();
+  }
+
   get halted(): string | undefined {
     return this.haltReason;
   }

@@ -7,8 +7,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { throwIfFailed, type ApiDeps } from '../../../actors/api/api-actor';
 import { encodeTx, TxKind } from '../../codec/tx';
-import { faucetSigningHash, type FaucetBody } from '../../codec/txs/faucet';
-import { sign } from '../../crypto/secp256k1';
+import { signFaucet, type FaucetBody } from '../../codec/txs/faucet';
 import { hexToBytes, toAddress } from '../../util/bytes';
 import { formatDecimal, parseDecimal, NATIVE_DECIMALS, USDC_DECIMALS } from '../../util/decimal';
 import { ApiError, errorSchema, ok } from '../envelope';
@@ -69,7 +68,7 @@ export const faucetRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
       const now = BigInt(Date.now()) * 1000n;
       lastNonce = now > lastNonce ? now : lastNonce + 1n;
       const unsigned = { to, usdc, nativeWei: faucet.nativeWeiPerRequest, nonce: lastNonce };
-      const body: FaucetBody = { ...unsigned, signature: sign(faucetSigningHash(genesis.chainId, unsigned), key) };
+      const body: FaucetBody = signFaucet(genesis.chainId, unsigned, key);
       const final = await deps.submitAndWait(encodeTx(genesis.chainId, TxKind.Faucet, body).bytes);
       throwIfFailed(final);
       return ok({

@@ -1,5 +1,6 @@
 /** Faucet: devnet-only credit of USDC and gas, signed by the genesis faucet key. */
 import { keccak256 } from '../../crypto/keccak';
+import { sign } from '../../crypto/secp256k1';
 import type { Address } from '../../util/bytes';
 import { Writer } from '../binary';
 import { registerTxKind, TxKind } from '../tx';
@@ -21,6 +22,11 @@ const FAUCET_TAG = 'exchange-chain/faucet/v1';
 export function faucetSigningHash(chainId: number, body: Omit<FaucetBody, 'signature'>): Uint8Array {
   const w = new Writer(96).string(FAUCET_TAG).u32(chainId).address(body.to).big(body.usdc).big(body.nativeWei).big(body.nonce);
   return keccak256(w.finish());
+}
+
+/** Signs a faucet credit with the faucet key (the node's /faucet route and tests). */
+export function signFaucet(chainId: number, unsigned: Omit<FaucetBody, 'signature'>, privateKey: Uint8Array): FaucetBody {
+  return { ...unsigned, signature: sign(faucetSigningHash(chainId, unsigned), privateKey) };
 }
 
 registerTxKind<FaucetBody>({

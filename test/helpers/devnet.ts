@@ -1,0 +1,61 @@
+/** Test fixtures: the committed devnet genesis (trimmed to N validators), its public dev keys, temp folders, nodes. */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { trimValidators } from '../../src/cli/devnet';
+import { genesisHash, loadGenesisFile } from '../../src/genesis/load';
+import type { Genesis } from '../../src/genesis/types';
+import { Node } from '../../src/node/node';
+import type { NodeConfig } from '../../src/node/context';
+import { hexToBytes } from '../../src/util/bytes';
+import { createLogger } from '../../src/util/log';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+export const DEVNET_KEYS = JSON.parse(readFileSync(join(ROOT, 'genesis/devnet-keys.json'), 'utf8')) as {
+  validators: { address: `0x${string}`; ecdsaPrivateKey: `0x${string}` }[];
+  accounts: { address: `0x${string}`; privateKey: `0x${string}` }[];
+  faucet: { address: `0x${string}`; privateKey: `0x${string}` };
+};
+
+export function devnetGenesis(validators = 1): { genesis: Genesis; hash: Uint8Array } {
+  const genesis = trimValidators(loadGenesisFile(join(ROOT, 'genesis/devnet.json')), validators);
+  return { genesis, hash: genesisHash(genesis) };
+}
+
+export function tempDir(prefix = 'exchain-'): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export function nodeConfig(dataDir: string, overrides: Partial<NodeConfig> = {}): NodeConfig {
+  const { genesis, hash } = devnetGenesis(1);
+  return {
+    dataDir,
+    genesis,
+    genesisHash: hash,
+    validatorKey: hexToBytes(DEVNET_KEYS.validators[0].ecdsaPrivateKey),
+    api: { host: '127.0.0.1', port: 0 },
+    blockTimeMs: genesis.consensus.blockTimeMs,
+    syncWrites: true,
+    mempool: { maxTxs: 10_000, maxBytes: 64 * 1024 * 1024 },
+    finalityTimeoutMs: 10_000,
+    ...overrides,
+  };
+}
+
+/** Starts an in-process single-validator devnet node on a free port. */
+export async function startNode(dataDir: string, overrides: Partial<NodeConfig> = {}): Promise<{ node: Node; url: string }> {
+  const node = new Node(nodeConfig(dataDir, overrides), createLogger({ destination: 'silent' }));
+  await node.start();
+  return { node, url: node.apiAddress! };
+}
+
+export async function waitFor<T>(fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined && v !== false) return v as T;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
