@@ -73,7 +73,7 @@ export class Mailbox<M> {
    * drop-oldest the message is always accepted and the oldest one is evicted instead.
    */
   push(msg: M): boolean {
-    const waiter = this.waiters.pop();
+    const waiter = this.waiters.shift();
     if (waiter !== undefined) {
       // A consumer waits, so the ring is empty: hand the message over directly.
       this.enqueuedCount++;

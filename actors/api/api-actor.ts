@@ -6,7 +6,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Block } from '../../src/codec/block';
 import { decodeTx } from '../../src/codec/tx';
-import { ApiError, installErrorHandling } from '../../src/api/envelope';
+import { ApiError, installErrorHandling, installValidation } from '../../src/api/envelope';
 import { healthRoutes } from '../../src/api/routes/health';
 import { statusRoutes } from '../../src/api/routes/status';
 import { blockRoutes } from '../../src/api/routes/block';
@@ -82,6 +82,7 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       if (!n.config.api) return;
       app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, return503OnClosing: true });
       installErrorHandling(app, ctx.log);
+      installValidation(app);
       const deps: ApiDeps = { node: n, submitAndWait };
       await app.register(healthRoutes, { deps });
       await app.register(statusRoutes, { deps });

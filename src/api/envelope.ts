@@ -3,6 +3,7 @@
  * every error `{success: false, error: {code, message}, timestamp}` with the HTTP
  * status of its class. One error handler for the whole server produces the latter.
  */
+import { Ajv } from 'ajv';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { TxError } from '../state/errors';
 import type { Logger } from '../util/log';
@@ -75,4 +76,14 @@ export function installErrorHandling(app: FastifyInstance, log: Logger): void {
   app.setNotFoundHandler((request, reply) => {
     reply.status(404).send(errorBody('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0].slice(0, 200)}`));
   });
+}
+
+/**
+ * Request bodies are validated strictly (a JSON number is not a decimal string);
+ * query strings and path parameters arrive as text, so they are coerced.
+ */
+export function installValidation(app: FastifyInstance): void {
+  const strict = new Ajv({ coerceTypes: false, allErrors: false, removeAdditional: false, useDefaults: true });
+  const coercing = new Ajv({ coerceTypes: true, allErrors: false, removeAdditional: false, useDefaults: true });
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema));
 }

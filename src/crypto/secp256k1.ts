@@ -20,7 +20,7 @@ import { keccak256 } from './keccak';
 const requireCjs = createRequire(import.meta.url);
 function loadNative(): typeof Secp256k1Native {
   try {
-    try { return requireCjs('secp256k1/bindings') as typeof Secp256k1Native; } catch { return requireCjs('secp256k1') as typeof Secp256k1Native; }
+    return requireCjs('secp256k1/bindings') as typeof Secp256k1Native;
   } catch (err) {
     throw new Error(
       'native secp256k1 binding (secp256k1/bindings, libsecp256k1) failed to load; ' +

@@ -82,7 +82,7 @@ function applyTx(
   const checkpoint = state.journal.checkpoint();
   const events: ChainEvent[] = [];
   try {
-    op.check?.(tx.body, params);
+    op.check?.(tx.body, params, signer);
     op.apply({ state, params, header, emit: (e) => events.push(e) }, tx, signer);
   } catch (err) {
     if (!(err instanceof TxError)) throw err;

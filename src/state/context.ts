@@ -38,7 +38,10 @@ export interface TxOp<B = any> {
   verify(tx: Tx<B>, chainId: number): Address;
   /** The signed-operation nonce, consumed whatever the outcome once included. */
   nonce?(body: B): bigint;
-  /** Shape and limits that need no state (400); run at the door and in execution. */
-  check?(body: B, params: ChainParams): void;
+  /**
+   * Everything decidable without state: shape and limits (400), who may sign (403).
+   * Runs at the door (so such a transaction is never stored) and again in execution.
+   */
+  check?(body: B, params: ChainParams, signer: Address): void;
   apply(ctx: ExecContext, tx: Tx<B>, signer: Address): void;
 }

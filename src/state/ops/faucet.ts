@@ -15,16 +15,16 @@ export const faucetOp: TxOp<FaucetBody> = {
     }
   },
   nonce: (b) => b.nonce,
-  check(b, params) {
+  check(b, params, signer) {
     const f = params.faucet;
     if (!f) throw rejected('FAUCET_DISABLED', 'the faucet exists on devnet only');
+    if (signer !== f.address) throw forbidden('NOT_FAUCET', `signer ${signer} is not the faucet`);
     if (b.usdc === 0n && b.nativeWei === 0n) throw badRequest('INVALID_AMOUNT', 'amount: must be positive');
     if (b.usdc > f.maxUsdcPerRequest) throw badRequest('INVALID_AMOUNT', `amount: at most ${f.maxUsdcPerRequest} USDC units per request`);
     if (b.nativeWei > f.nativeWeiPerRequest) throw badRequest('INVALID_AMOUNT', `native amount above ${f.nativeWeiPerRequest} wei per request`);
   },
   apply(ctx, tx, signer) {
     const f = ctx.params.faucet!;
-    if (signer !== f.address) throw forbidden('NOT_FAUCET', `signer ${signer} is not the faucet`);
     const b = tx.body;
     const claimed = ctx.state.faucetClaims.get(b.to) ?? 0n;
     if (claimed + b.usdc > f.maxUsdcPerAddress) {
