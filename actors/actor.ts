@@ -362,6 +362,12 @@ export class SupervisedActor<M> {
         } catch {
           continue; // stop() aborted the wait; the loop condition ends the loop
         }
+        if (this.state() !== 'running') {
+          // Handed over just before stop(): nothing new begins after stop, so it is discarded.
+          this.lostCount++;
+          this.failAsk(msg, new ActorError('ACTOR_STOPPED', `actor ${this.name} stopped`));
+          continue;
+        }
         handledSinceYield = 0;
       }
       try {
@@ -463,7 +469,13 @@ export class SupervisedActor<M> {
   private notifyStatus(status: ActorLifecycleState): void {
     if (status === this.lastStatus) return;
     this.lastStatus = status;
-    for (const listener of [...this.statusListeners]) listener(status);
+    for (const listener of [...this.statusListeners]) {
+      try {
+        listener(status);
+      } catch (err) {
+        this.log.error({ err, status }, 'status listener threw');
+      }
+    }
   }
 
   private waitForStatus(done: (s: ActorLifecycleState) => boolean): Promise<ActorLifecycleState> {

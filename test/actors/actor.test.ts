@@ -398,6 +398,33 @@ describe('SupervisedActor', () => {
     expect(events.filter((e) => e === 'stop')).toHaveLength(1);
   });
 
+  it('a message handed to the idle loop just before stop() is discarded, not begun', async () => {
+    const rec = recordingFactory();
+    const actor = new SupervisedActor<Msg>('api', rec.factory, options());
+    await actor.start();
+    await new Promise((r) => setImmediate(r)); // the loop now waits in take()
+    const late = actor.ask<string>((reply) => ({ kind: 'echo', value: 'late', reply }));
+    actor.send({ kind: 'work', n: 1 });
+    await actor.stop();
+    await expect(late).rejects.toMatchObject({ code: 'ACTOR_STOPPED' });
+    expect(rec.seen).toEqual([]);
+    expect(actor.stats).toMatchObject({ enqueued: 2, processed: 0, dropped: 2 });
+  });
+
+  it('a throwing status listener is logged and does not break the actor', async () => {
+    const { log, records } = createMemoryLogger();
+    const rec = recordingFactory();
+    const actor = new SupervisedActor<Msg>('api', rec.factory, options({ log }));
+    actor.onStatus(() => {
+      throw new Error('listener bug');
+    });
+    await actor.start();
+    actor.send({ kind: 'work', n: 1 });
+    expect(await seenBy(actor)).toEqual([[1, 1]]);
+    expect(records.filter((r) => r.msg === 'status listener threw')).toHaveLength(2); // starting, running
+    await actor.stop();
+  });
+
   it('stop() during backoff does not wait out the delay', async () => {
     const rec = recordingFactory();
     const actor = new SupervisedActor<Msg>('relayer', rec.factory, options({ backoff: { initialMs: 60_000, maxMs: 60_000 } }));
