@@ -5,6 +5,7 @@
  *
  *   npx tsx scripts/make-genesis.ts            # (re)write the four files
  *   npx tsx scripts/make-genesis.ts --check    # exit 1 if a committed file differs
+ *   npx tsx scripts/make-genesis.ts --hash     # print the genesis hash of the committed files
  *   EXCHANGE_TESTNET_SECRET=0x… npx tsx scripts/make-genesis.ts --testnet-keys
  *       # print the testnet private keys to stdout (never to a file in the repo) after
  *       # checking that they derive to the public keys pinned in src/genesis/build.ts
@@ -20,7 +21,7 @@ import {
   renderJson,
   TESTNET_PUBLIC,
 } from '../src/genesis/build';
-import { parseGenesis } from '../src/genesis/load';
+import { genesisHashHex, loadGenesisFile, parseGenesis } from '../src/genesis/load';
 import type { Hex } from '../src/util/bytes';
 
 export { buildDevnetKeys, buildGenesis, renderDevnetAccountsDoc, renderJson } from '../src/genesis/build';
@@ -77,6 +78,13 @@ function printTestnetKeys(): number {
 
 function main(argv: string[]): number {
   if (argv.includes('--testnet-keys')) return printTestnetKeys();
+  if (argv.includes('--hash')) {
+    for (const file of ['genesis/devnet.json', 'genesis/testnet.json']) {
+      const genesis = loadGenesisFile(join(REPO_ROOT, file));
+      console.log(`${genesisHashHex(genesis)}  ${file} (${genesis.network}, chainId ${genesis.chainId})`);
+    }
+    return 0;
+  }
   const check = argv.includes('--check');
   let stale = 0;
   for (const file of generatedFiles()) {

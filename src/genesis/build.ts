@@ -143,8 +143,16 @@ export function deriveDevnetFaucetKey(): KeyPair {
   return { address: addressFromPrivateKey(privateKey), privateKey };
 }
 
+let devnetAccountsCache: KeyPair[] | undefined;
+
 /** The 20 Hardhat/Anvil development accounts (public knowledge: devnet only). */
 export function deriveDevnetAccounts(): KeyPair[] {
+  // BIP-39 seed stretching is slow (PBKDF2 per account); the result never changes, so cache it.
+  devnetAccountsCache ??= computeDevnetAccounts();
+  return devnetAccountsCache.map((a) => ({ ...a }));
+}
+
+function computeDevnetAccounts(): KeyPair[] {
   const out: KeyPair[] = [];
   for (let i = 0; i < DEVNET_ACCOUNT_COUNT; i++) {
     const account = mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: i });

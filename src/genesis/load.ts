@@ -639,7 +639,7 @@ function hex(value: unknown, path: string, bytes: number): Hex {
   if (typeof value !== 'string') fail(path, `must be a 0x-prefixed hex string of ${bytes} bytes, got ${typeName(value)}`);
   if (!/^0x[0-9a-fA-F]*$/.test(value)) fail(path, `must be 0x followed by hex digits, got ${describe(value)}`);
   if (value.length !== 2 + 2 * bytes) {
-    fail(path, `must be ${bytes} bytes (0x + ${2 * bytes} hex digits), got ${(value.length - 2) / 2} bytes`);
+    fail(path, `must be ${bytes} bytes (0x + ${2 * bytes} hex digits), got ${value.length - 2} hex digits`);
   }
   return value.toLowerCase() as Hex;
 }

@@ -4,8 +4,10 @@ import { GenesisError, parseGenesis, parseGenesisText } from '../../src/genesis/
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const devnet = (): Json => structuredClone(buildGenesis('devnet'));
-const testnet = (): Json => structuredClone(buildGenesis('testnet'));
+const DEVNET = buildGenesis('devnet');
+const devnet = (): Json => structuredClone(DEVNET);
+const TESTNET = buildGenesis('testnet');
+const testnet = (): Json => structuredClone(TESTNET);
 
 interface Case {
   name: string;
@@ -57,8 +59,8 @@ const cases: Case[] = [
   { name: 'ecdsaPubkey not matching address', mutate: (g) => (g.validators[2].ecdsaPubkey = g.validators[3].ecdsaPubkey), path: 'genesis.validators[2].address', reason: 'does not match ecdsaPubkey' },
   { name: 'ecdsaPubkey uncompressed prefix', mutate: (g) => (g.validators[1].ecdsaPubkey = '0x04' + g.validators[1].ecdsaPubkey.slice(4)), path: 'genesis.validators[1].ecdsaPubkey' },
   { name: 'ecdsaPubkey not on the curve', mutate: (g) => (g.validators[1].ecdsaPubkey = '0x02' + '0'.repeat(64)), path: 'genesis.validators[1].ecdsaPubkey' },
-  { name: 'ecdsaPubkey wrong length', mutate: (g) => (g.validators[0].ecdsaPubkey = g.validators[0].ecdsaPubkey.slice(0, -2)), path: 'genesis.validators[0].ecdsaPubkey', reason: '33 bytes' },
-  { name: 'vrfPubkey wrong length', mutate: (g) => (g.validators[0].vrfPubkey = g.validators[0].vrfPubkey + '00'), path: 'genesis.validators[0].vrfPubkey', reason: '32 bytes' },
+  { name: 'ecdsaPubkey wrong length', mutate: (g) => (g.validators[0].ecdsaPubkey = g.validators[0].ecdsaPubkey.slice(0, -2)), path: 'genesis.validators[0].ecdsaPubkey', reason: '33 bytes (0x + 66 hex digits), got 64 hex digits' },
+  { name: 'vrfPubkey wrong length', mutate: (g) => (g.validators[0].vrfPubkey = g.validators[0].vrfPubkey + '00'), path: 'genesis.validators[0].vrfPubkey', reason: '32 bytes (0x + 64 hex digits), got 66 hex digits' },
   { name: 'vrfPubkey of small order', mutate: (g) => (g.validators[0].vrfPubkey = '0x01' + '0'.repeat(62)), path: 'genesis.validators[0].vrfPubkey' },
   { name: 'vrfPubkey not hex', mutate: (g) => (g.validators[0].vrfPubkey = '0x' + 'z'.repeat(64)), path: 'genesis.validators[0].vrfPubkey' },
 

@@ -1,0 +1,32 @@
+/**
+ * `npm run bench [-- <suite>...]`: prints each figure with the conditions it was
+ * measured under. Suites: crypto, chain (default: all).
+ */
+import os from 'node:os';
+import { benchChain } from './chain';
+import { benchCrypto } from './crypto';
+
+const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
+  crypto: () => benchCrypto(),
+  chain: () => benchChain(),
+};
+
+async function main() {
+  const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const names = wanted.length ? wanted : Object.keys(SUITES);
+  for (const n of names) if (!SUITES[n]) throw new Error(`unknown suite ${n}; known: ${Object.keys(SUITES).join(', ')}`);
+  const cpu = os.cpus()[0]?.model ?? 'unknown';
+  console.log(`conditions: node ${process.version}, ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  for (const n of names) {
+    console.log(`\n== ${n} ==`);
+    const figures = await SUITES[n]();
+    for (const [k, v] of Object.entries(figures)) console.log(`${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`);
+  }
+  const rssPeakMiB = Math.round(process.resourceUsage().maxRSS / 1024);
+  console.log(`\npeak RSS of the bench process: ${rssPeakMiB} MiB`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
