@@ -40,6 +40,10 @@ function validatorKey(keysPath: string, g: Genesis, index: number): Uint8Array |
 }
 
 async function start(argv: string[]): Promise<void> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`usage: npm start -- [flags]\n${usage(START_FLAGS)}\n`);
+    return;
+  }
   const f = parseFlags(argv, START_FLAGS);
   const fileGenesis = loadGenesisFile(resolve(f.genesis));
   const genesis = fileGenesis.network === 'devnet' ? trimValidators(fileGenesis, f.validators) : fileGenesis;
