@@ -72,6 +72,7 @@ export class TxPool {
         throw new TxError(503, 'MEMPOOL_FULL', 'the mempool is full; retry shortly');
       }
       const op = opFor(tx.kind);
+      op.shape?.(tx.body, params);
       const signer = op.verify(tx, params.chainId);
       op.check?.(tx.body, params, signer);
       let nonceKey: string | undefined;

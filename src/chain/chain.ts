@@ -53,6 +53,8 @@ export class Chain {
       }
       const state = new State();
       for await (const [k, v] of store.stateRecords()) state.loadRecord(k, v);
+      state.rebuildIndexes();
+      state.checkInvariants();
       const root = state.root();
       const height = (await store.headHeight()) ?? 0;
       const storedRoot = await store.getStateRoot(height);

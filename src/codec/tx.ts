@@ -14,6 +14,18 @@ export const TX_VERSION = 1;
 export enum TxKind {
   /** Devnet faucet credit, signed by the genesis faucet key. */
   Faucet = 1,
+  /** POST /v1/order: REST fields as signed (personal sign over the packed digest). */
+  RestOrder = 2,
+  /** POST /v1/order/batch: up to 10 limit orders, applied in order. */
+  RestBatch = 3,
+  /** DELETE /v1/order/{orderId}. */
+  RestCancel = 4,
+  /** DELETE /v1/order/cancel-all. */
+  RestCancelAll = 5,
+  /** POST /order/place: EIP-712 PlaceOrder. */
+  NativePlace = 6,
+  /** POST /order/cancel: EIP-712 CancelOrder. */
+  NativeCancel = 7,
 }
 
 export interface TxKindCodec<B> {

@@ -72,6 +72,7 @@ function applyTx(
   let signer: Address;
   try {
     if (tx.chainId !== params.chainId) throw new TxError(400, 'WRONG_CHAIN', `transaction chain id ${tx.chainId}, chain ${params.chainId}`);
+    op.shape?.(tx.body, params);
     signer = verified?.get(receipt.txHash) ?? op.verify(tx, params.chainId);
     receipt.signer = signer;
     if (op.nonce) useNonce(state, signer, op.nonce(tx.body));

@@ -34,6 +34,8 @@ export interface ExecContext {
 
 /** One transaction kind's execution rule (one file per kind under src/state/ops). */
 export interface TxOp<B = any> {
+  /** Field shapes (400), before the signature is even looked at (DECISIONS check order). */
+  shape?(body: B, params: ChainParams): void;
   /** Checks the signature and returns the signer; throws TxError(401) otherwise. */
   verify(tx: Tx<B>, chainId: number): Address;
   /** The signed-operation nonce, consumed whatever the outcome once included. */

@@ -1,6 +1,7 @@
 /** Record types of the chain state and their canonical encodings. */
 import { Reader, Writer } from '../codec/binary';
 import type { Genesis, PairParams } from '../genesis/types';
+import type { Address } from '../util/bytes';
 import { jsonCodec, type RecordCodec } from './table';
 
 /** Table ids: the first byte of every state key. A retired number is never reused. */
@@ -15,6 +16,10 @@ export enum TableId {
   FaucetClaim = 4,
   /** pair id (decimal) -> PairParams */
   Pair = 5,
+  /** `${owner}:${pairId}` -> Position (orderbook net position of an account in a pair) */
+  Position = 6,
+  /** order id (decimal) -> OpenOrder (resting orders only; history lives in the indexer) */
+  Order = 7,
 }
 
 export interface Account {
@@ -43,10 +48,11 @@ export function accountUsdc(a: Account): bigint {
 }
 
 export const accountCodec: RecordCodec<Account> = {
-  encode: (a) => new Writer(64).big(a.usdcFree).big(a.usdcLocked).big(a.usdcInPositions).big(a.nativeWei).u64(a.txCount).finish(),
+  // usdcFree is signed: only a maker's loss beyond its means (bad debt) makes it negative.
+  encode: (a) => new Writer(64).sbig(a.usdcFree).big(a.usdcLocked).big(a.usdcInPositions).big(a.nativeWei).u64(a.txCount).finish(),
   decode: (b) => {
     const r = new Reader(b);
-    const a = { usdcFree: r.big(), usdcLocked: r.big(), usdcInPositions: r.big(), nativeWei: r.big(), txCount: r.u64() };
+    const a = { usdcFree: r.sbig(), usdcLocked: r.big(), usdcInPositions: r.big(), nativeWei: r.big(), txCount: r.u64() };
     r.end();
     return a;
   },
@@ -132,3 +138,84 @@ function untagBigints(v: any): unknown {
   }
   return v;
 }
+
+/**
+ * An account's net position in one pair from orderbook trading (DECISIONS "Orders and
+ * trading"). `cost` is the exact signed USDC paid for the open size (buys add, sells
+ * subtract), so the entry price is cost / size and Σ balances − Σ cost is conserved
+ * exactly by every trade (docs/economics.md).
+ */
+export interface Position {
+  /** Signed, ×1e18: positive long, negative short. */
+  size: bigint;
+  /** Signed USDC units paid for the open size. */
+  cost: bigint;
+  /** USDC units held as margin (counted in the account's usdcInPositions). */
+  margin: bigint;
+}
+
+export const positionCodec: RecordCodec<Position> = {
+  encode: (p) => new Writer(48).sbig(p.size).sbig(p.cost).big(p.margin).finish(),
+  decode: (b) => {
+    const r = new Reader(b);
+    const p = { size: r.sbig(), cost: r.sbig(), margin: r.big() };
+    r.end();
+    return p;
+  },
+};
+
+/** A resting order (open or partially filled). */
+export interface OpenOrder {
+  id: bigint;
+  owner: Address;
+  signer: Address;
+  pairId: number;
+  side: 0 | 1;
+  price: bigint;
+  size: bigint;
+  remaining: bigint;
+  leverage: number;
+  /** USDC units still locked for the unfilled rest (part of the owner's usdcLocked). */
+  locked: bigint;
+  isAgent: boolean;
+  /** Block time of placement. */
+  createdMs: number;
+}
+
+export const orderCodec: RecordCodec<OpenOrder> = {
+  encode: (o) =>
+    new Writer(160)
+      .big(o.id)
+      .address(o.owner)
+      .address(o.signer)
+      .u32(o.pairId)
+      .u8(o.side)
+      .big(o.price)
+      .big(o.size)
+      .big(o.remaining)
+      .u16(o.leverage)
+      .big(o.locked)
+      .bool(o.isAgent)
+      .u64(o.createdMs)
+      .finish(),
+  decode: (b) => {
+    const r = new Reader(b);
+    const o: OpenOrder = {
+      id: r.big(),
+      owner: r.address(),
+      signer: r.address(),
+      pairId: r.u32(),
+      side: r.u8() as 0 | 1,
+      price: r.big(),
+      size: r.big(),
+      remaining: r.big(),
+      leverage: r.u16(),
+      locked: r.big(),
+      isAgent: r.bool(),
+      createdMs: r.u64(),
+    };
+    if (o.side > 1) throw new Error('order side out of range');
+    r.end();
+    return o;
+  },
+};

@@ -11,9 +11,13 @@ import {
   bigintListCodec,
   EMPTY_ACCOUNT,
   metaCodec,
+  orderCodec,
   pairCodec,
+  positionCodec,
   TableId,
   type Account,
+  type OpenOrder,
+  type Position,
   type ChainHead,
   type ChainParams,
   type Supply,
@@ -21,6 +25,7 @@ import {
 import { Journal, Table } from './table';
 import { StateTree } from './tree';
 import type { PairParams } from '../genesis/types';
+import { OrderBook } from './orderbook/engine';
 
 /** One state change of a block: value null means deleted. */
 export interface StateChange {
@@ -38,14 +43,29 @@ export class InvariantError extends Error {
 export class State {
   readonly journal = new Journal();
   readonly tree = new StateTree();
-  /** Sums over all accounts, kept exact through every write and rollback. */
-  readonly totals = { usdc: 0n, nativeWei: 0n };
+  /**
+   * Sums kept exact through every write and rollback: USDC and native token held by
+   * accounts, Σ position cost, USDC locked by resting orders, and net size per pair.
+   */
+  readonly totals = { usdc: 0n, nativeWei: 0n, cost: 0n, usdcLocked: 0n, orderLocked: 0n };
+  readonly netSize = new Map<number, bigint>();
+  /** Derived indexes (not state): rebuilt on load, kept by the tables' change hooks. */
+  readonly symbolToPair = new Map<string, number>();
+  readonly ownerOrders = new Map<string, Set<string>>();
+  /**
+   * The matching engines, one per pair: an index over the Order table, rebuilt on load.
+   * Not journaled: execution mutates a book only after every check passed, so nothing
+   * after the mutation can fail (a failure there halts the node).
+   */
+  readonly books = new Map<number, OrderBook>();
 
   readonly meta: Table<unknown>;
   readonly accounts: Table<Account>;
   readonly nonces: Table<bigint[]>;
   readonly faucetClaims: Table<bigint>;
   readonly pairs: Table<PairParams>;
+  readonly positions: Table<Position>;
+  readonly orders: Table<OpenOrder>;
   private readonly tables = new Map<number, Table<any>>();
 
   constructor() {
@@ -54,11 +74,58 @@ export class State {
       new Table(TableId.Account, 'accounts', accountCodec, this.journal, (prev, next) => {
         this.totals.usdc += (next ? accountUsdc(next) : 0n) - (prev ? accountUsdc(prev) : 0n);
         this.totals.nativeWei += (next?.nativeWei ?? 0n) - (prev?.nativeWei ?? 0n);
+        this.totals.usdcLocked += (next?.usdcLocked ?? 0n) - (prev?.usdcLocked ?? 0n);
       }),
     );
     this.nonces = this.add(new Table(TableId.Nonce, 'nonces', bigintListCodec, this.journal));
     this.faucetClaims = this.add(new Table(TableId.FaucetClaim, 'faucetClaims', bigintCodec, this.journal));
-    this.pairs = this.add(new Table(TableId.Pair, 'pairs', pairCodec, this.journal));
+    this.pairs = this.add(
+      new Table(TableId.Pair, 'pairs', pairCodec, this.journal, (prev, next) => {
+        if (prev) this.symbolToPair.delete(prev.symbol);
+        if (next) this.symbolToPair.set(next.symbol, next.id);
+      }),
+    );
+    this.positions = this.add(
+      new Table<Position>(TableId.Position, 'positions', positionCodec, this.journal, (prev, next, key) => {
+        this.totals.cost += (next?.cost ?? 0n) - (prev?.cost ?? 0n);
+        const pairId = Number(key.slice(key.indexOf(':') + 1));
+        this.netSize.set(pairId, (this.netSize.get(pairId) ?? 0n) + (next?.size ?? 0n) - (prev?.size ?? 0n));
+      }),
+    );
+    this.orders = this.add(
+      new Table<OpenOrder>(TableId.Order, 'orders', orderCodec, this.journal, (prev, next, key) => {
+        this.totals.orderLocked += (next?.locked ?? 0n) - (prev?.locked ?? 0n);
+        if (prev && !next) this.ownerOrders.get(prev.owner)?.delete(key);
+        if (next && !prev) {
+          let set = this.ownerOrders.get(next.owner);
+          if (!set) this.ownerOrders.set(next.owner, (set = new Set()));
+          set.add(key);
+        }
+      }),
+    );
+  }
+
+  /** The engine of a pair (created on first use). */
+  book(pairId: number): OrderBook {
+    let b = this.books.get(pairId);
+    if (!b) this.books.set(pairId, (b = new OrderBook(pairId)));
+    return b;
+  }
+
+  position(owner: Address, pairId: number): Position {
+    return this.positions.get(`${owner}:${pairId}`) ?? { size: 0n, cost: 0n, margin: 0n };
+  }
+
+  /** Open order ids of an owner, ascending (execution-safe order). */
+  openOrderIds(owner: Address): bigint[] {
+    return [...(this.ownerOrders.get(owner) ?? [])].map(BigInt).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  /** After loading stored records: rebuild the books from the resting orders, in id order. */
+  rebuildIndexes(): void {
+    this.books.clear();
+    const all = [...this.orders.entries()].map(([, o]) => o).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    for (const o of all) this.book(o.pairId).restore({ id: o.id, owner: o.owner, side: o.side, price: o.price, remaining: o.remaining, isAgent: o.isAgent });
   }
 
   private add<T>(table: Table<T>): Table<T> {
@@ -95,11 +162,18 @@ export class State {
   /** Invariants checked at the end of every block; a broken one halts the node. */
   checkInvariants(): void {
     const supply = this.supply();
-    if (this.totals.usdc !== supply.usdc) {
-      throw new InvariantError(`USDC held by accounts ${this.totals.usdc} differs from USDC supply ${supply.usdc}`);
-    }
     if (this.totals.nativeWei !== supply.nativeWei) {
       throw new InvariantError(`native token held ${this.totals.nativeWei} differs from supply ${supply.nativeWei}`);
+    }
+    // Conservation in the cash view: Σ balances − Σ position cost is the supply (docs/economics.md).
+    if (this.totals.usdc - this.totals.cost !== supply.usdc) {
+      throw new InvariantError(`USDC: balances ${this.totals.usdc} − position cost ${this.totals.cost} differs from supply ${supply.usdc}`);
+    }
+    if (this.totals.usdcLocked !== this.totals.orderLocked) {
+      throw new InvariantError(`locked USDC ${this.totals.usdcLocked} differs from the locks of resting orders ${this.totals.orderLocked}`);
+    }
+    for (const [pairId, net] of this.netSize) {
+      if (net !== 0n) throw new InvariantError(`pair ${pairId}: positions do not net to zero (${net})`);
     }
   }
 

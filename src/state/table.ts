@@ -56,7 +56,7 @@ export class Table<T> {
     readonly codec: RecordCodec<T>,
     private readonly journal: Journal,
     /** Called on every change (including rollback) to keep running totals exact. */
-    private readonly onChange?: (prev: T | undefined, next: T | undefined) => void,
+    private readonly onChange?: (prev: T | undefined, next: T | undefined, key: string) => void,
   ) {}
 
   get size(): number {
@@ -76,7 +76,7 @@ export class Table<T> {
     const prev = this.map.get(key);
     this.journal.record(this, key, prev, had);
     this.map.set(key, value);
-    this.onChange?.(prev, value);
+    this.onChange?.(prev, value, key);
   }
 
   delete(key: string): void {
@@ -84,7 +84,7 @@ export class Table<T> {
     const prev = this.map.get(key);
     this.journal.record(this, key, prev, true);
     this.map.delete(key);
-    this.onChange?.(prev, undefined);
+    this.onChange?.(prev, undefined, key);
   }
 
   /** Rollback path: bypasses the journal. */
@@ -92,14 +92,14 @@ export class Table<T> {
     const current = this.map.get(key);
     if (had) this.map.set(key, prev as T);
     else this.map.delete(key);
-    this.onChange?.(current, had ? (prev as T) : undefined);
+    this.onChange?.(current, had ? (prev as T) : undefined, key);
   }
 
   /** Startup path: fills the table from storage without journaling. */
   load(key: string, value: T): void {
     const prev = this.map.get(key);
     this.map.set(key, value);
-    this.onChange?.(prev, value);
+    this.onChange?.(prev, value, key);
   }
 
   /** Deterministic iteration for execution. */

@@ -3,8 +3,17 @@ import { TxKind } from '../../codec/tx';
 import '../../codec/txs';
 import type { TxOp } from '../context';
 import { faucetOp } from './faucet';
+import { nativeCancelOp, nativePlaceOp, restBatchOp, restCancelAllOp, restCancelOp, restOrderOp } from './orders';
 
-export const OPS: ReadonlyMap<TxKind, TxOp> = new Map<TxKind, TxOp>([[TxKind.Faucet, faucetOp]]);
+export const OPS: ReadonlyMap<TxKind, TxOp> = new Map<TxKind, TxOp>([
+  [TxKind.Faucet, faucetOp],
+  [TxKind.RestOrder, restOrderOp],
+  [TxKind.RestBatch, restBatchOp],
+  [TxKind.RestCancel, restCancelOp],
+  [TxKind.RestCancelAll, restCancelAllOp],
+  [TxKind.NativePlace, nativePlaceOp],
+  [TxKind.NativeCancel, nativeCancelOp],
+]);
 
 export function opFor(kind: TxKind): TxOp {
   const op = OPS.get(kind);

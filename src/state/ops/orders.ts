@@ -1,0 +1,151 @@
+/** Execution rules of the order transaction kinds; all go through ops/trading.ts. */
+import type { NativeCancelBody, NativePlaceBody, RestBatchBody, RestCancelAllBody, RestCancelBody, RestOrderBody } from '../../codec/txs/orders';
+import { MAX_BATCH_ORDERS } from '../../codec/txs/orders';
+import { hashTypedMessage } from '../../crypto/eip712';
+import { batchDigest, cancelAllDigest, cancelDigest, placeOrderDigest, restSigningHash } from '../../crypto/exchange-digest';
+import { verifySigner } from '../../crypto/secp256k1';
+import type { Address } from '../../util/bytes';
+import { parseDecimal } from '../../util/decimal';
+import type { ExecContext, TxOp } from '../context';
+import { badRequest, forbidden, TxError, unauthorized } from '../errors';
+import { cancelAll, cancelOrder, placeOrder, type OrderInput } from './trading';
+
+const SYMBOL_RE = /^[A-Z0-9]{1,12}$/;
+const ORDER_ID_RE = /^[1-9][0-9]{0,17}$/;
+
+export interface ParsedRestOrder {
+  symbol: string;
+  side: 0 | 1;
+  orderType: 0 | 1;
+  price: bigint;
+  size: bigint;
+}
+
+/** Shape of one REST order (400 naming the field). `type` absent means limit (batch items). */
+export function parseRestOrder(o: { symbol: string; side: string; type?: string; price: string; amount: string }, field = ''): ParsedRestOrder {
+  const f = (name: string) => `${field}${name}`;
+  if (!SYMBOL_RE.test(o.symbol)) throw badRequest('INVALID_SYMBOL', `${f('symbol')}: must be an upper-case pair symbol such as ETH`);
+  if (o.side !== 'buy' && o.side !== 'sell') throw badRequest('INVALID_SIDE', `${f('side')}: must be "buy" or "sell"`);
+  const type = o.type ?? 'limit';
+  if (type !== 'limit' && type !== 'market') throw badRequest('INVALID_TYPE', `${f('type')}: must be "limit" or "market"`);
+  const size = parseDecimal(o.amount, 18);
+  if (size === null || size === 0n) throw badRequest('INVALID_AMOUNT', `${f('amount')}: must be a positive decimal string with at most 18 decimals`);
+  let price = 0n;
+  if (type === 'limit' || o.price !== '') {
+    const p = parseDecimal(o.price, 6);
+    if (p === null || p === 0n) throw badRequest('INVALID_PRICE', `${f('price')}: must be a positive decimal string with at most 6 decimals`);
+    price = p;
+  }
+  return { symbol: o.symbol, side: o.side === 'buy' ? 0 : 1, orderType: type === 'limit' ? 1 : 0, price, size };
+}
+
+function pairIdOf(ctx: ExecContext, symbol: string, field = 'symbol'): number {
+  const id = ctx.state.symbolToPair.get(symbol);
+  if (id === undefined) throw badRequest('UNKNOWN_PAIR', `${field}: no pair ${symbol}`);
+  return id;
+}
+
+function restVerify(digest: Uint8Array, signature: Uint8Array, trader: Address): Address {
+  if (!verifySigner(restSigningHash(digest), signature, trader)) throw unauthorized(`signature does not recover to trader ${trader}`);
+  return trader;
+}
+
+function restInput(ctx: ExecContext, trader: Address, p: ParsedRestOrder, field = ''): OrderInput {
+  return { owner: trader, signer: trader, pairId: pairIdOf(ctx, p.symbol, `${field}symbol`), side: p.side, orderType: p.orderType, price: p.price, size: p.size, leverage: 1, isAgent: false };
+}
+
+export const restOrderOp: TxOp<RestOrderBody> = {
+  shape: (b) => void parseRestOrder(b),
+  verify: (tx) => restVerify(placeOrderDigest({ ...tx.body, nonce: tx.body.nonce }), tx.body.signature, tx.body.trader),
+  nonce: (b) => b.nonce,
+  apply(ctx, tx) {
+    placeOrder(ctx, restInput(ctx, tx.body.trader, parseRestOrder(tx.body)));
+  },
+};
+
+export const restBatchOp: TxOp<RestBatchBody> = {
+  shape(b) {
+    if (b.orders.length === 0 || b.orders.length > MAX_BATCH_ORDERS) throw badRequest('INVALID_BATCH', `orders: 1 to ${MAX_BATCH_ORDERS} orders`);
+    b.orders.forEach((o, i) => parseRestOrder(o, `orders[${i}].`));
+  },
+  verify: (tx) => restVerify(batchDigest(tx.body.orders, tx.body.nonce), tx.body.signature, tx.body.trader),
+  nonce: (b) => b.nonce,
+  /** Orders apply in sequence; each stands alone: one refused rolls back only itself. */
+  apply(ctx, tx) {
+    tx.body.orders.forEach((o, index) => {
+      const checkpoint = ctx.state.journal.checkpoint();
+      try {
+        placeOrder(ctx, restInput(ctx, tx.body.trader, parseRestOrder(o, `orders[${index}].`), `orders[${index}].`));
+      } catch (err) {
+        if (!(err instanceof TxError)) throw err;
+        ctx.state.journal.rollback(checkpoint);
+        ctx.emit({ type: 'OrderRejected', index, code: err.code, message: err.message, errorStatus: err.status });
+      }
+    });
+  },
+};
+
+export const restCancelOp: TxOp<RestCancelBody> = {
+  shape(b) {
+    if (!ORDER_ID_RE.test(b.orderId)) throw badRequest('INVALID_ORDER_ID', 'orderId: must be a decimal order id');
+  },
+  verify: (tx) => restVerify(cancelDigest(tx.body.orderId, tx.body.nonce), tx.body.signature, tx.body.trader),
+  nonce: (b) => b.nonce,
+  apply(ctx, tx) {
+    cancelOrder(ctx, tx.body.trader, BigInt(tx.body.orderId));
+  },
+};
+
+export const restCancelAllOp: TxOp<RestCancelAllBody> = {
+  verify: (tx) => restVerify(cancelAllDigest(tx.body.nonce), tx.body.signature, tx.body.trader),
+  nonce: (b) => b.nonce,
+  apply(ctx, tx) {
+    const ids = cancelAll(ctx, tx.body.trader);
+    ctx.emit({ type: 'CancelAll', trader: tx.body.trader, cancelledIds: ids.map(String) });
+  },
+};
+
+/** Until session keys exist, a native operation must be signed by its owner. */
+function ownerOnly(owner: Address, signer: Address): void {
+  if (owner !== signer) throw forbidden('NOT_AUTHORIZED', `signer ${signer} may not act for ${owner}`);
+}
+
+export const nativePlaceOp: TxOp<NativePlaceBody> = {
+  shape(b) {
+    if (b.side > 1) throw badRequest('INVALID_SIDE', 'side: must be Buy or Sell');
+    if (b.orderType > 1) throw badRequest('INVALID_TYPE', 'order_type: must be Market or Limit');
+    if (b.size === 0n) throw badRequest('INVALID_AMOUNT', 'size: must be positive');
+  },
+  verify(tx, chainId) {
+    const b = tx.body;
+    const hash = hashTypedMessage(chainId, 'PlaceOrder', {
+      owner: b.owner, pairId: BigInt(b.pairId), side: BigInt(b.side), orderType: BigInt(b.orderType), price: b.price, size: b.size,
+      leverage: BigInt(b.leverage), nonce: b.nonce,
+    } as never);
+    if (!verifySigner(hash, b.signature, b.signer)) throw unauthorized(`signature does not recover to ${b.signer}`);
+    return b.signer;
+  },
+  nonce: (b) => b.nonce,
+  check: (b, _p, signer) => ownerOnly(b.owner, signer),
+  apply(ctx, tx, signer) {
+    const b = tx.body;
+    placeOrder(ctx, {
+      owner: b.owner, signer, pairId: b.pairId, side: b.side as 0 | 1, orderType: b.orderType as 0 | 1, price: b.price, size: b.size,
+      leverage: b.leverage, isAgent: false,
+    });
+  },
+};
+
+export const nativeCancelOp: TxOp<NativeCancelBody> = {
+  verify(tx, chainId) {
+    const b = tx.body;
+    const hash = hashTypedMessage(chainId, 'CancelOrder', { owner: b.owner, orderId: b.orderId, nonce: b.nonce } as never);
+    if (!verifySigner(hash, b.signature, b.signer)) throw unauthorized(`signature does not recover to ${b.signer}`);
+    return b.signer;
+  },
+  nonce: (b) => b.nonce,
+  check: (b, _p, signer) => ownerOnly(b.owner, signer),
+  apply(ctx, tx) {
+    cancelOrder(ctx, tx.body.owner, tx.body.orderId);
+  },
+};

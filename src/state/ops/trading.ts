@@ -1,0 +1,225 @@
+/**
+ * Placing and cancelling orders: the one path every order kind goes through (REST,
+ * batch, native, session keys). Order of work, so a rejected order changes nothing:
+ *   1. validate against the pair (tick, lot, minimum, leverage)        → 400
+ *   2. simulate the match and settle it on copies of the taker's
+ *      account and position; any shortfall rejects                   → 422
+ *   3. only then mutate: the engine matches (must equal the simulation),
+ *      taker and makers settle, fees move, events are emitted.
+ * Nothing after step 3 begins can fail by design; if it does, it is a bug and the
+ * node halts (InvariantError) rather than leave the engine and the tables apart.
+ */
+import type { PairParams } from '../../genesis/types';
+import type { Address } from '../../util/bytes';
+import type { ExecContext } from '../context';
+import { badRequest, forbidden, rejected, TxError } from '../errors';
+import type { OrderStatus } from '../events';
+import type { Account, OpenOrder, Position } from '../records';
+import { notional, orderLock, settleFill, takerFee } from '../settlement';
+import { InvariantError } from '../state';
+import type { State } from '../state';
+
+export interface OrderInput {
+  owner: Address;
+  signer: Address;
+  pairId: number;
+  side: 0 | 1;
+  orderType: 0 | 1; // 0 Market, 1 Limit
+  /** Limit price; for a market order the worst acceptable price, 0n for none. */
+  price: bigint;
+  size: bigint;
+  leverage: number;
+  isAgent: boolean;
+}
+
+export interface OrderOutcome {
+  orderId: bigint;
+  status: OrderStatus;
+  filled: bigint;
+  remaining: bigint;
+  /** Σ notional of the fills (USDC units): the average price is notional × 1e18 / filled. */
+  notional: bigint;
+}
+
+export function pairOrThrow(state: State, pairId: number): PairParams {
+  const pair = state.pairs.get(String(pairId));
+  if (!pair) throw badRequest('UNKNOWN_PAIR', `pairId: no pair ${pairId}`);
+  return pair;
+}
+
+/** Checks that need only the pair's parameters (400). */
+export function validateOrder(pair: PairParams, o: Pick<OrderInput, 'orderType' | 'price' | 'size' | 'leverage' | 'side'>): void {
+  if (o.side !== 0 && o.side !== 1) throw badRequest('INVALID_SIDE', 'side: must be buy or sell');
+  if (o.size <= 0n) throw badRequest('INVALID_AMOUNT', 'amount: must be positive');
+  if (o.size % pair.lotSize !== 0n) throw badRequest('INVALID_AMOUNT', `amount: must be a multiple of the lot size ${pair.lotSize} (×1e-18)`);
+  if (o.size < pair.minSize) throw badRequest('INVALID_AMOUNT', `amount: below the minimum size ${pair.minSize} (×1e-18)`);
+  if (o.orderType === 1 && o.price <= 0n) throw badRequest('INVALID_PRICE', 'price: a limit order needs a positive price');
+  if (o.price < 0n || (o.price > 0n && o.price % pair.tickSize !== 0n)) {
+    throw badRequest('INVALID_PRICE', `price: must be a multiple of the tick size ${pair.tickSize} (×1e-6)`);
+  }
+  if (o.price > BigInt(Number.MAX_SAFE_INTEGER)) throw badRequest('INVALID_PRICE', 'price: too large');
+  if (!Number.isInteger(o.leverage) || o.leverage < 1 || o.leverage > pair.maxLeverage) {
+    throw badRequest('INVALID_LEVERAGE', `leverage: must be an integer from 1 to ${pair.maxLeverage}`);
+  }
+}
+
+function nextOrderId(state: State): bigint {
+  const id = (state.meta.get('nextOrderId') as bigint | undefined) ?? 1n;
+  state.meta.set('nextOrderId', id + 1n);
+  return id;
+}
+
+const posKey = (owner: Address, pairId: number) => `${owner}:${pairId}`;
+
+function writePosition(state: State, owner: Address, pairId: number, p: Position): void {
+  if (p.size === 0n && p.cost === 0n && p.margin === 0n) state.positions.delete(posKey(owner, pairId));
+  else state.positions.set(posKey(owner, pairId), p);
+}
+
+export function placeOrder(ctx: ExecContext, o: OrderInput): OrderOutcome {
+  const { state, params } = ctx;
+  const pair = pairOrThrow(state, o.pairId);
+  validateOrder(pair, o);
+  const book = state.book(o.pairId);
+  const isLimit = o.orderType === 1;
+  const bound = o.price > 0n ? o.price : null;
+
+  // 2. Plan on copies: the taker's fills, fees and the lock for any resting rest.
+  const sim = book.simulate(o.side, o.size, bound, o.owner);
+  if (!isLimit && sim.filled === 0n) throw rejected('NO_LIQUIDITY', `no liquidity for a market ${o.side === 0 ? 'buy' : 'sell'} on ${pair.symbol}`);
+  const account = state.account(o.owner);
+  let position = state.position(o.owner, o.pairId);
+  let wallet = { free: account.usdcFree, inPositions: account.usdcInPositions };
+  let fees = 0n;
+  const signed = o.side === 0 ? 1n : -1n;
+  for (const f of sim.fills) {
+    const s = settleFill(position, wallet, signed * f.size, f.price, o.leverage, 'taker');
+    const fee = takerFee(notional(f.price, f.size), params.fees.takerFeeBps);
+    position = s.position;
+    wallet = { ...s.wallet, free: s.wallet.free - fee };
+    fees += fee;
+  }
+  const rest = isLimit ? o.size - sim.filled : 0n;
+  const lock = rest > 0n ? orderLock(o.price, rest, o.leverage) : 0n;
+  if (wallet.free - lock < 0n) {
+    throw rejected('INSUFFICIENT_BALANCE', `free balance ${account.usdcFree} is short of the ${account.usdcFree - (wallet.free - lock)} USDC units this order needs`);
+  }
+
+  // 3. Commit: from here on nothing may fail.
+  const orderId = nextOrderId(state);
+  try {
+    ctx.emit({
+      type: 'OrderPlaced', orderId: String(orderId), owner: o.owner, signer: o.signer, pairId: o.pairId, symbol: pair.symbol,
+      side: o.side, orderType: o.orderType, price: o.price, size: o.size, leverage: o.leverage, isAgent: o.isAgent,
+    });
+    const result = isLimit
+      ? book.placeLimit({ id: orderId, owner: o.owner, side: o.side, price: o.price, size: o.size, isAgent: o.isAgent })
+      : book.placeMarket({ id: orderId, owner: o.owner, side: o.side, size: o.size, worstPrice: bound, isAgent: o.isAgent });
+    if (result.filled !== sim.filled || result.fills.length !== sim.fills.length) {
+      throw new InvariantError(`engine fills differ from its simulation for order ${orderId}`);
+    }
+    for (const cancelled of result.selfTradeCancelled) removeOrder(ctx, cancelled.id, 'self-trade');
+    // The plan as deltas: self-trade cancels above may already have released locks.
+    const now = state.account(o.owner);
+    state.accounts.set(o.owner, {
+      ...now,
+      usdcFree: now.usdcFree + (wallet.free - lock - account.usdcFree),
+      usdcLocked: now.usdcLocked + lock,
+      usdcInPositions: now.usdcInPositions + (wallet.inPositions - account.usdcInPositions),
+    });
+    writePosition(state, o.owner, o.pairId, position);
+    if (fees > 0n) {
+      const fa = state.account(params.feeAccount);
+      state.accounts.set(params.feeAccount, { ...fa, usdcFree: fa.usdcFree + fees });
+    }
+    for (const f of result.fills) {
+      settleMaker(ctx, f.makerId, f.price, f.size, f.makerRemaining);
+      const usdc = notional(f.price, f.size);
+      const buyerIsTaker = o.side === 0;
+      ctx.emit({
+        type: 'TradeExecuted', pairId: o.pairId, symbol: pair.symbol, price: f.price, size: f.size, usdc,
+        buyer: buyerIsTaker ? o.owner : f.maker, seller: buyerIsTaker ? f.maker : o.owner,
+        buyerIsAgent: buyerIsTaker ? o.isAgent : f.makerIsAgent, sellerIsAgent: buyerIsTaker ? f.makerIsAgent : o.isAgent,
+        takerSide: o.side, makerOrderId: String(f.makerId), takerOrderId: String(orderId), takerFee: takerFee(usdc, params.fees.takerFeeBps),
+      });
+    }
+    let status: OrderStatus;
+    if (result.rested) {
+      state.orders.set(String(orderId), {
+        id: orderId, owner: o.owner, signer: o.signer, pairId: o.pairId, side: o.side, price: o.price, size: o.size,
+        remaining: result.remaining, leverage: o.leverage, locked: lock, isAgent: o.isAgent, createdMs: ctx.header.timestampMs,
+      });
+      status = result.filled > 0n ? 'partial' : 'open';
+    } else status = result.remaining === 0n ? 'filled' : 'cancelled';
+    ctx.emit({
+      type: 'OrderUpdated', orderId: String(orderId), owner: o.owner, pairId: o.pairId, status, filled: result.filled, remaining: result.remaining,
+      ...(status === 'cancelled' ? { reason: 'market-rest' } : {}),
+    });
+    return { orderId, status, filled: result.filled, remaining: result.remaining, notional: result.notional };
+  } catch (err) {
+    if (err instanceof InvariantError) throw err;
+    throw new InvariantError(`order ${orderId} failed after the engine matched it: ${(err as Error).message}`);
+  }
+}
+
+/** A maker's side of a fill: its lock pays its opening margin; closing realizes PnL. */
+function settleMaker(ctx: ExecContext, makerId: bigint, price: bigint, size: bigint, makerRemaining: bigint): void {
+  const { state } = ctx;
+  const key = String(makerId);
+  const order = state.orders.get(key);
+  if (!order) throw new InvariantError(`maker order ${makerId} is in the book but not in state`);
+  const release = makerRemaining === 0n ? order.locked : (order.locked * size) / order.remaining;
+  const acc = state.account(order.owner);
+  const s = settleFill(
+    state.position(order.owner, order.pairId),
+    { free: acc.usdcFree + release, inPositions: acc.usdcInPositions },
+    (order.side === 0 ? 1n : -1n) * size,
+    price,
+    order.leverage,
+    'maker',
+  );
+  state.accounts.set(order.owner, { ...acc, usdcFree: s.wallet.free, usdcLocked: acc.usdcLocked - release, usdcInPositions: s.wallet.inPositions });
+  writePosition(state, order.owner, order.pairId, s.position);
+  if (s.wallet.free < 0n) ctx.emit({ type: 'BadDebt', owner: order.owner, pairId: order.pairId, usdc: -s.wallet.free });
+  const filled = order.size - makerRemaining;
+  if (makerRemaining === 0n) state.orders.delete(key);
+  else state.orders.set(key, { ...order, remaining: makerRemaining, locked: order.locked - release });
+  ctx.emit({
+    type: 'OrderUpdated', orderId: key, owner: order.owner, pairId: order.pairId,
+    status: makerRemaining === 0n ? 'filled' : 'partial', filled, remaining: makerRemaining,
+  });
+}
+
+/** Removes a resting order from book and state and releases its lock. */
+function removeOrder(ctx: ExecContext, id: bigint, reason: string): OpenOrder {
+  const { state } = ctx;
+  const key = String(id);
+  const order = state.orders.get(key)!;
+  const acc = state.account(order.owner);
+  state.accounts.set(order.owner, { ...acc, usdcFree: acc.usdcFree + order.locked, usdcLocked: acc.usdcLocked - order.locked });
+  state.orders.delete(key);
+  ctx.emit({
+    type: 'OrderUpdated', orderId: key, owner: order.owner, pairId: order.pairId, status: 'cancelled',
+    filled: order.size - order.remaining, remaining: order.remaining, reason,
+  });
+  return order;
+}
+
+/** Cancels one resting order of `owner`: 404 unknown (or no longer open), 403 not the owner's. */
+export function cancelOrder(ctx: ExecContext, owner: Address, id: bigint): OpenOrder {
+  const order = ctx.state.orders.get(String(id));
+  if (!order) throw new TxError(404, 'UNKNOWN_ORDER', `orderId: no open order ${id}`);
+  if (order.owner !== owner) throw forbidden('NOT_OWNER', `order ${id} does not belong to ${owner}`);
+  const removed = ctx.state.book(order.pairId).cancel(id);
+  if (!removed) throw new InvariantError(`order ${id} is in state but not in the book`);
+  return removeOrder(ctx, id, 'user');
+}
+
+/** Cancels every open or partial order of `owner`, in id order. */
+export function cancelAll(ctx: ExecContext, owner: Address): bigint[] {
+  const ids = ctx.state.openOrderIds(owner);
+  for (const id of ids) cancelOrder(ctx, owner, id);
+  return ids;
+}
+
+export type { Account };

@@ -1,0 +1,470 @@
+/**
+ * The native orderbook's matching engine: one OrderBook per pair, price-time priority,
+ * fills at the maker's price, self-trade prevention by expiring the maker.
+ *
+ * Runs inside deterministic block execution, so:
+ * - amounts are bigint (prices ×1e6, sizes ×1e18); no floats touch an amount;
+ * - prices become JS numbers only as level keys, asserted < 2^53 at the boundary, and
+ *   order ids become numbers only as keys of the id index, asserted likewise;
+ * - nothing iterates a Map: levels are walked through a key-sorted structure
+ *   (SortedLevels), orders within a level through an intrusive FIFO list kept in
+ *   ascending id order. Outcomes depend only on the sequence of calls.
+ *
+ * Data structures:
+ * - per side, SortedLevels<Level> (chunked sorted array, best level last) plus a
+ *   Map<priceKey, Level> to find an existing level in O(1);
+ * - per level, a doubly linked list of OrderNode (O(1) append, O(1) unlink), the
+ *   number of orders and their Σ remaining (so depth and availableLiquidity cost
+ *   O(levels), not O(orders));
+ * - Map<idKey, OrderNode> for get/cancel in O(1).
+ *
+ * Time priority: within a level the list is ordered by ascending id. The caller's ids
+ * come from one chain-wide monotonic counter, so a new order normally appends at the
+ * tail; an id lower than the tail's (only possible through restore() or a caller that
+ * breaks monotonicity) is inserted at its id position, so "time priority == ascending
+ * id" holds by construction.
+ *
+ * Self-trade prevention ("expire maker"): when the taker reaches, with size still to
+ * fill and within its price bound, a resting order of the same owner, that order is
+ * removed and reported in selfTradeCancelled, and the walk continues behind it. A
+ * same-owner order the taker never reaches (taker already filled, or price beyond the
+ * bound) stays. simulate() skips exactly those orders.
+ *
+ * notional = Σ over fills of floor(price × size / 1e18), each term floored separately
+ * (so it is the sum of the per-fill USDC amounts that settlement moves, not a floor of
+ * the sum). With the pairs' tick and lot sizes every term is exact anyway.
+ */
+import type { Address } from '../../util/bytes';
+import { SortedLevels } from './levels';
+
+export const BUY = 0;
+export const SELL = 1;
+export type Side = 0 | 1;
+
+export interface RestingOrder {
+  id: bigint;
+  owner: Address;
+  side: Side;
+  price: bigint;
+  remaining: bigint;
+  isAgent: boolean;
+}
+
+export interface Fill {
+  makerId: bigint;
+  maker: Address;
+  makerIsAgent: boolean;
+  /** The maker's price. */
+  price: bigint;
+  size: bigint;
+  /** Maker's remaining size after this fill; 0 = fully filled and removed. */
+  makerRemaining: bigint;
+}
+
+export interface TakerResult {
+  fills: Fill[];
+  /** Σ fills[i].size. */
+  filled: bigint;
+  /** Σ floor(fills[i].price × fills[i].size / 1e18). */
+  notional: bigint;
+  /** size − filled. For a market order this part is cancelled. */
+  remaining: bigint;
+  /** True when the unfilled rest now rests on the book (limit orders only). */
+  rested: boolean;
+  /** Resting orders of the taker's owner removed by self-trade prevention, in walk order. */
+  selfTradeCancelled: RestingOrder[];
+}
+
+export interface SimulatedFill {
+  makerId: bigint;
+  price: bigint;
+  size: bigint;
+}
+
+export interface SimulationResult {
+  fills: SimulatedFill[];
+  filled: bigint;
+  notional: bigint;
+}
+
+export interface DepthLevel {
+  price: bigint;
+  size: bigint;
+  orders: number;
+}
+
+export interface LimitOrderInput {
+  id: bigint;
+  owner: Address;
+  side: Side;
+  price: bigint;
+  size: bigint;
+  isAgent: boolean;
+}
+
+export interface MarketOrderInput {
+  id: bigint;
+  owner: Address;
+  side: Side;
+  size: bigint;
+  /** Worst acceptable price (buy: highest, sell: lowest); null = no bound. */
+  worstPrice: bigint | null;
+  isAgent: boolean;
+}
+
+/** Prices are ×1e6 integers; sizes ×1e18. */
+export const SIZE_SCALE = 10n ** 18n;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+class Level {
+  head: OrderNode | null = null;
+  tail: OrderNode | null = null;
+  count = 0;
+  total = 0n;
+  constructor(
+    readonly price: bigint,
+    /** bids: price, asks: −price (larger = better). */
+    readonly key: number,
+  ) {}
+}
+
+class OrderNode {
+  prev: OrderNode | null = null;
+  next: OrderNode | null = null;
+  constructor(
+    readonly id: bigint,
+    readonly idKey: number,
+    readonly owner: Address,
+    readonly side: Side,
+    readonly isAgent: boolean,
+    public remaining: bigint,
+    readonly level: Level,
+  ) {}
+}
+
+class BookSide {
+  readonly levels = new SortedLevels<Level>();
+  readonly byKey = new Map<number, Level>();
+  constructor(readonly side: Side) {}
+}
+
+function snapshot(n: OrderNode): RestingOrder {
+  return { id: n.id, owner: n.owner, side: n.side, price: n.level.price, remaining: n.remaining, isAgent: n.isAgent };
+}
+
+function checkSide(side: Side): void {
+  if (side !== BUY && side !== SELL) throw new RangeError(`side must be 0 (buy) or 1 (sell), got ${String(side)}`);
+}
+
+/** Asserts 0 < price < 2^53 and returns it as a number. */
+function priceNumber(price: bigint, what: string): number {
+  if (typeof price !== 'bigint' || price <= 0n) throw new RangeError(`${what} must be a positive bigint, got ${String(price)}`);
+  if (price > MAX_SAFE) throw new RangeError(`${what} ${price} exceeds 2^53 - 1`);
+  return Number(price);
+}
+
+function checkSize(size: bigint): void {
+  if (typeof size !== 'bigint' || size <= 0n) throw new RangeError(`size must be a positive bigint, got ${String(size)}`);
+}
+
+function idNumber(id: bigint): number {
+  if (typeof id !== 'bigint' || id < 0n || id > MAX_SAFE) throw new RangeError(`order id must be a bigint in [0, 2^53), got ${String(id)}`);
+  return Number(id);
+}
+
+export class OrderBook {
+  private readonly bids = new BookSide(BUY);
+  private readonly asks = new BookSide(SELL);
+  private readonly byId = new Map<number, OrderNode>();
+  /** Highest id ever seen (placed, taken or restored): a higher id cannot be a duplicate. */
+  private maxIdKey = -1;
+
+  constructor(readonly pairId: number) {}
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  // ---------------------------------------------------------------- mutations
+
+  placeLimit(o: LimitOrderInput): TakerResult {
+    checkSide(o.side);
+    const priceNum = priceNumber(o.price, 'price');
+    checkSize(o.size);
+    const idKey = this.newId(o.id);
+    // Opposite side's keys: asks are −price, bids +price; match while key ≥ limitKey.
+    const limitKey = o.side === BUY ? -priceNum : priceNum;
+    const res = this.take(o.side, o.owner, o.size, limitKey);
+    if (res.remaining > 0n) {
+      this.rest(o.side === BUY ? this.bids : this.asks, o.id, idKey, o.owner, o.isAgent, o.price, priceNum, res.remaining);
+      res.rested = true;
+    }
+    return res;
+  }
+
+  placeMarket(o: MarketOrderInput): TakerResult {
+    checkSide(o.side);
+    checkSize(o.size);
+    let limitKey = -Infinity;
+    if (o.worstPrice !== null) {
+      const w = priceNumber(o.worstPrice, 'worstPrice');
+      limitKey = o.side === BUY ? -w : w;
+    }
+    this.newId(o.id);
+    return this.take(o.side, o.owner, o.size, limitKey);
+  }
+
+  cancel(id: bigint): RestingOrder | undefined {
+    if (typeof id !== 'bigint' || id < 0n || id > MAX_SAFE) return undefined;
+    const node = this.byId.get(Number(id));
+    if (node === undefined) return undefined;
+    const out = snapshot(node);
+    this.removeNode(node, node.side === BUY ? this.bids : this.asks);
+    return out;
+  }
+
+  restore(o: RestingOrder): void {
+    checkSide(o.side);
+    const priceNum = priceNumber(o.price, 'price');
+    checkSize(o.remaining);
+    const idKey = idNumber(o.id);
+    if (this.byId.has(idKey)) throw new Error(`restore: duplicate order id ${o.id}`);
+    if (o.side === BUY) {
+      const ask = this.asks.levels.best();
+      if (ask !== undefined && o.price >= ask.price) throw new Error(`restore: bid ${o.id} at ${o.price} would cross best ask ${ask.price}`);
+    } else {
+      const bid = this.bids.levels.best();
+      if (bid !== undefined && o.price <= bid.price) throw new Error(`restore: ask ${o.id} at ${o.price} would cross best bid ${bid.price}`);
+    }
+    if (idKey > this.maxIdKey) this.maxIdKey = idKey;
+    this.rest(o.side === BUY ? this.bids : this.asks, o.id, idKey, o.owner, o.isAgent, o.price, priceNum, o.remaining);
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  get(id: bigint): RestingOrder | undefined {
+    if (typeof id !== 'bigint' || id < 0n || id > MAX_SAFE) return undefined;
+    const node = this.byId.get(Number(id));
+    return node === undefined ? undefined : snapshot(node);
+  }
+
+  bestBid(): bigint | null {
+    const l = this.bids.levels.best();
+    return l === undefined ? null : l.price;
+  }
+
+  bestAsk(): bigint | null {
+    const l = this.asks.levels.best();
+    return l === undefined ? null : l.price;
+  }
+
+  depth(levels: number): { bids: DepthLevel[]; asks: DepthLevel[] } {
+    return { bids: depthOf(this.bids, levels), asks: depthOf(this.asks, levels) };
+  }
+
+  topOrders(n: number): { bids: RestingOrder[]; asks: RestingOrder[] } {
+    return { bids: ordersOf(this.bids, n), asks: ordersOf(this.asks, n) };
+  }
+
+  orders(): RestingOrder[] {
+    const all = ordersOf(this.bids, Infinity);
+    for (const o of ordersOf(this.asks, Infinity)) all.push(o);
+    return all;
+  }
+
+  availableLiquidity(takerSide: Side, worstPrice: bigint): bigint {
+    checkSide(takerSide);
+    const w = priceNumber(worstPrice, 'worstPrice');
+    const opp = takerSide === BUY ? this.asks : this.bids;
+    const limitKey = takerSide === BUY ? -w : w;
+    let sum = 0n;
+    const chunks = opp.levels.chunks;
+    for (let ci = chunks.length - 1; ci >= 0; ci--) {
+      const c = chunks[ci];
+      for (let i = c.length - 1; i >= 0; i--) {
+        const lvl = c[i];
+        if (lvl.key < limitKey) return sum;
+        sum += lvl.total;
+      }
+    }
+    return sum;
+  }
+
+  simulate(side: Side, size: bigint, limitPrice: bigint | null, owner: Address): SimulationResult {
+    checkSide(side);
+    checkSize(size);
+    let limitKey = -Infinity;
+    if (limitPrice !== null) {
+      const l = priceNumber(limitPrice, 'limitPrice');
+      limitKey = side === BUY ? -l : l;
+    }
+    const fills: SimulatedFill[] = [];
+    let rem = size;
+    let notional = 0n;
+    const chunks = (side === BUY ? this.asks : this.bids).levels.chunks;
+    walk: for (let ci = chunks.length - 1; ci >= 0; ci--) {
+      const c = chunks[ci];
+      for (let i = c.length - 1; i >= 0; i--) {
+        const lvl = c[i];
+        if (lvl.key < limitKey) break walk;
+        const price = lvl.price;
+        for (let n = lvl.head; n !== null; n = n.next) {
+          if (n.owner === owner) continue; // would be expired by self-trade prevention
+          const take = rem < n.remaining ? rem : n.remaining;
+          fills.push({ makerId: n.id, price, size: take });
+          notional += (price * take) / SIZE_SCALE;
+          rem -= take;
+          if (rem === 0n) break walk;
+        }
+      }
+    }
+    return { fills, filled: size - rem, notional };
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  /** Validates a taker's id: in range and not resting (ids above every seen id cannot be). */
+  private newId(id: bigint): number {
+    const idKey = idNumber(id);
+    if (idKey > this.maxIdKey) this.maxIdKey = idKey;
+    else if (this.byId.has(idKey)) throw new Error(`duplicate order id ${id}`);
+    return idKey;
+  }
+
+  /** The matching walk shared by limit and market orders. */
+  private take(side: Side, owner: Address, size: bigint, limitKey: number): TakerResult {
+    const opp = side === BUY ? this.asks : this.bids;
+    const levels = opp.levels;
+    const res: TakerResult = { fills: [], filled: 0n, notional: 0n, remaining: size, rested: false, selfTradeCancelled: [] };
+    let rem = size;
+    let notional = 0n;
+    const fills = res.fills;
+    for (;;) {
+      const lvl = levels.best();
+      if (lvl === undefined || lvl.key < limitKey) break;
+      const price = lvl.price;
+      let n = lvl.head;
+      while (n !== null) {
+        const next = n.next;
+        if (n.owner === owner) {
+          res.selfTradeCancelled.push(snapshot(n));
+          this.unlink(n, lvl);
+          lvl.total -= n.remaining;
+        } else {
+          const makerRem = n.remaining;
+          if (rem < makerRem) {
+            const left = makerRem - rem;
+            n.remaining = left;
+            lvl.total -= rem;
+            fills.push({ makerId: n.id, maker: n.owner, makerIsAgent: n.isAgent, price, size: rem, makerRemaining: left });
+            notional += (price * rem) / SIZE_SCALE;
+            rem = 0n;
+            break;
+          }
+          fills.push({ makerId: n.id, maker: n.owner, makerIsAgent: n.isAgent, price, size: makerRem, makerRemaining: 0n });
+          notional += (price * makerRem) / SIZE_SCALE;
+          rem -= makerRem;
+          lvl.total -= makerRem;
+          n.remaining = 0n;
+          this.unlink(n, lvl);
+          if (rem === 0n) break;
+        }
+        n = next;
+      }
+      if (lvl.count === 0) {
+        levels.popBest();
+        opp.byKey.delete(lvl.key);
+      }
+      if (rem === 0n) break;
+    }
+    res.filled = size - rem;
+    res.remaining = rem;
+    res.notional = notional;
+    return res;
+  }
+
+  /** Unlinks a node from its level's list and the id index (level bookkeeping of total is the caller's). */
+  private unlink(n: OrderNode, lvl: Level): void {
+    const prev = n.prev;
+    const next = n.next;
+    if (prev === null) lvl.head = next;
+    else prev.next = next;
+    if (next === null) lvl.tail = prev;
+    else next.prev = prev;
+    n.prev = n.next = null;
+    lvl.count--;
+    this.byId.delete(n.idKey);
+  }
+
+  /** Removes a resting order and, if its level empties, the level. */
+  private removeNode(n: OrderNode, bs: BookSide): void {
+    const lvl = n.level;
+    this.unlink(n, lvl);
+    lvl.total -= n.remaining;
+    if (lvl.count === 0) {
+      if (bs.levels.best() === lvl) bs.levels.popBest();
+      else bs.levels.remove(lvl);
+      bs.byKey.delete(lvl.key);
+    }
+  }
+
+  private rest(bs: BookSide, id: bigint, idKey: number, owner: Address, isAgent: boolean, price: bigint, priceNum: number, remaining: bigint): void {
+    const key = bs.side === BUY ? priceNum : -priceNum;
+    let lvl = bs.byKey.get(key);
+    if (lvl === undefined) {
+      lvl = new Level(price, key);
+      bs.byKey.set(key, lvl);
+      bs.levels.insert(lvl);
+    }
+    const n = new OrderNode(id, idKey, owner, bs.side, isAgent, remaining, lvl);
+    const tail = lvl.tail;
+    if (tail === null) {
+      lvl.head = lvl.tail = n;
+    } else if (tail.id < id) {
+      tail.next = n;
+      n.prev = tail;
+      lvl.tail = n;
+    } else {
+      // Lower id than the tail (restore out of order): insert at its id position.
+      let after: OrderNode | null = tail;
+      while (after !== null && after.id > id) after = after.prev;
+      n.prev = after;
+      n.next = after === null ? lvl.head : after.next;
+      if (after === null) lvl.head = n;
+      else after.next = n;
+      n.next!.prev = n;
+    }
+    lvl.count++;
+    lvl.total += remaining;
+    this.byId.set(idKey, n);
+  }
+}
+
+function depthOf(bs: BookSide, max: number): DepthLevel[] {
+  const out: DepthLevel[] = [];
+  const chunks = bs.levels.chunks;
+  for (let ci = chunks.length - 1; ci >= 0; ci--) {
+    const c = chunks[ci];
+    for (let i = c.length - 1; i >= 0; i--) {
+      if (out.length >= max) return out;
+      const l = c[i];
+      out.push({ price: l.price, size: l.total, orders: l.count });
+    }
+  }
+  return out;
+}
+
+function ordersOf(bs: BookSide, max: number): RestingOrder[] {
+  const out: RestingOrder[] = [];
+  const chunks = bs.levels.chunks;
+  for (let ci = chunks.length - 1; ci >= 0; ci--) {
+    const c = chunks[ci];
+    for (let i = c.length - 1; i >= 0; i--) {
+      for (let n = c[i].head; n !== null; n = n.next) {
+        if (out.length >= max) return out;
+        out.push(snapshot(n));
+      }
+    }
+  }
+  return out;
+}

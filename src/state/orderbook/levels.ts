@@ -1,0 +1,136 @@
+/**
+ * One side's price levels, kept sorted worst → best by a numeric `key` (bids: price,
+ * asks: −price, so "better" is always "larger key" and the best level is the last
+ * element of the last chunk).
+ *
+ * Layout: a list of sorted chunks (at most CHUNK_MAX levels each) plus the last key of
+ * every chunk, the "sorted list of lists" of Python's sortedcontainers. Compared with
+ * one flat sorted array this bounds the cost of inserting or removing a level far from
+ * the best one (a flat array would move up to L pointers; here at most CHUNK_MAX plus
+ * a binary search over L / CHUNK_MAX chunk maxima), which matters because anyone can
+ * open a level deep in the book. Compared with a balanced tree it allocates nothing per
+ * level beyond the level itself and walks best-first through contiguous arrays.
+ *
+ * Keys are unique within a side (the caller keeps one level per price). Iteration order
+ * is defined solely by the keys, never by insertion history.
+ */
+
+export interface Keyed {
+  readonly key: number;
+}
+
+/** A chunk is split in two when it grows beyond this many levels. */
+const CHUNK_MAX = 512;
+
+export class SortedLevels<T extends Keyed> {
+  /** Sorted chunks, ascending by key (worst → best). Read-only outside this class. */
+  readonly chunks: T[][] = [];
+  /** maxes[i] = key of the last (best) element of chunks[i]. */
+  private readonly maxes: number[] = [];
+  private count = 0;
+
+  get length(): number {
+    return this.count;
+  }
+
+  best(): T | undefined {
+    const n = this.chunks.length;
+    if (n === 0) return undefined;
+    const c = this.chunks[n - 1];
+    return c[c.length - 1];
+  }
+
+  /** Removes the best level (O(1)). */
+  popBest(): void {
+    const n = this.chunks.length;
+    if (n === 0) throw new Error('SortedLevels.popBest on an empty side');
+    const c = this.chunks[n - 1];
+    c.pop();
+    this.count--;
+    if (c.length === 0) {
+      this.chunks.pop();
+      this.maxes.pop();
+    } else {
+      this.maxes[n - 1] = c[c.length - 1].key;
+    }
+  }
+
+  /** Index of the first chunk whose max ≥ key, or chunks.length if none. */
+  private chunkFor(key: number): number {
+    const maxes = this.maxes;
+    let lo = 0;
+    let hi = maxes.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (maxes[mid] < key) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Index of the first element of chunk c with key ≥ key (c.length if none). */
+  private static position(c: Keyed[], key: number): number {
+    let lo = 0;
+    let hi = c.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (c[mid].key < key) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Inserts a level whose key is not present yet. */
+  insert(x: T): void {
+    const key = x.key;
+    const chunks = this.chunks;
+    this.count++;
+    if (chunks.length === 0) {
+      chunks.push([x]);
+      this.maxes.push(key);
+      return;
+    }
+    let ci = this.chunkFor(key);
+    if (ci === chunks.length) ci--; // beyond every chunk: append to the last one
+    const c = chunks[ci];
+    const at = SortedLevels.position(c, key);
+    if (at < c.length && c[at].key === key) {
+      this.count--;
+      throw new Error(`SortedLevels.insert: key ${key} already present`);
+    }
+    if (at === c.length) {
+      c.push(x);
+      this.maxes[ci] = key;
+    } else {
+      c.splice(at, 0, x);
+    }
+    if (c.length > CHUNK_MAX) {
+      const upper = c.splice(c.length >>> 1);
+      chunks.splice(ci + 1, 0, upper);
+      this.maxes[ci] = c[c.length - 1].key;
+      this.maxes.splice(ci + 1, 0, upper[upper.length - 1].key);
+    }
+  }
+
+  /** Removes the level with x's key; throws if absent. */
+  remove(x: T): void {
+    const key = x.key;
+    const chunks = this.chunks;
+    const ci = this.chunkFor(key);
+    const c = ci < chunks.length ? chunks[ci] : undefined;
+    const at = c ? SortedLevels.position(c, key) : 0;
+    if (!c || at >= c.length || c[at] !== x) throw new Error(`SortedLevels.remove: key ${key} not present`);
+    this.count--;
+    if (at === c.length - 1) {
+      c.pop();
+      if (c.length === 0) {
+        chunks.splice(ci, 1);
+        this.maxes.splice(ci, 1);
+      } else {
+        this.maxes[ci] = c[c.length - 1].key;
+      }
+    } else {
+      c.splice(at, 1);
+    }
+  }
+}
