@@ -12,6 +12,9 @@ import { statusRoutes } from '../../src/api/routes/status';
 import { blockRoutes } from '../../src/api/routes/block';
 import { faucetRoutes } from '../../src/api/routes/faucet';
 import { txRoutes } from '../../src/api/routes/tx';
+import { tradingRoutes } from '../../src/api/routes/trading';
+import { marketRoutes } from '../../src/api/routes/market';
+import { nativeRoutes } from '../../src/api/routes/native';
 import type { BlockResult } from '../../src/state/apply';
 import type { Receipt } from '../../src/state/context';
 import { TxError } from '../../src/state/errors';
@@ -32,8 +35,13 @@ export interface FinalTx {
 /** What route plugins get: the node, and submission that resolves once final. */
 export interface ApiDeps {
   node: NodeContext;
+  /** The index, when open (it may be rebuilding). */
+  indexer(): import('../../src/indexer/indexer').Indexer | undefined;
   submitAndWait(bytes: Uint8Array): Promise<FinalTx>;
 }
+
+/** How long an answer waits for the index to catch up with its block. */
+export const INDEX_WAIT_MS = 1_000;
 
 /** Largest request body the server reads (a block's worth of one tx is far smaller). */
 export const BODY_LIMIT_BYTES = 256 * 1024;
@@ -73,7 +81,23 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       final.catch(() => undefined);
       throw err;
     }
-    return final;
+    const result = await final;
+    await waitIndexed(result.height);
+    return result;
+  };
+
+  /**
+   * Read-your-writes: a trader who placed an order and then lists their orders must see
+   * it, so an answer waits (bounded) until the index has the block too. If the index is
+   * rebuilding, the answer goes out anyway once the bound passes.
+   */
+  const waitIndexed = async (height: number): Promise<void> => {
+    const deadline = performance.now() + INDEX_WAIT_MS;
+    for (;;) {
+      const ix = node().indexer();
+      if (!ix || ix.indexedHeight() >= height || performance.now() > deadline) return;
+      await new Promise((r) => setTimeout(r, 1));
+    }
   };
 
   return {
@@ -83,11 +107,14 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, return503OnClosing: true });
       installErrorHandling(app, ctx.log);
       installValidation(app);
-      const deps: ApiDeps = { node: n, submitAndWait };
+      const deps: ApiDeps = { node: n, submitAndWait, indexer: () => n.indexer() };
       await app.register(healthRoutes, { deps });
       await app.register(statusRoutes, { deps });
       await app.register(blockRoutes, { deps });
       await app.register(txRoutes, { deps });
+      await app.register(tradingRoutes, { deps });
+      await app.register(marketRoutes, { deps });
+      await app.register(nativeRoutes, { deps });
       if (n.config.genesis.faucet) await app.register(faucetRoutes, { deps });
       const address = await app.listen({ host: n.config.api.host, port: n.config.api.port });
       ctx.log.info({ address }, 'API listening');

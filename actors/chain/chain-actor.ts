@@ -4,6 +4,7 @@
  * what was committed. A broken invariant halts the node; it never limps on.
  */
 import type { Block, Commit } from '../../src/codec/block';
+import { join } from 'node:path';
 import { Chain } from '../../src/chain/chain';
 import type { BlockResult, VerifiedCache } from '../../src/state/apply';
 import { InvariantError } from '../../src/state/state';
@@ -21,7 +22,7 @@ export function chainBehavior(node: () => NodeContext, holder: ChainHolder): Act
     async start() {
       if (holder.current) return; // opened by the node before the actors start, or by a previous incarnation
       const { config } = node();
-      holder.current = await Chain.open({ dataDir: config.dataDir, genesis: config.genesis, genesisHash: config.genesisHash, syncWrites: config.syncWrites });
+      holder.current = await Chain.open({ dataDir: join(config.dataDir, 'chain'), genesis: config.genesis, genesisHash: config.genesisHash, syncWrites: config.syncWrites });
     },
     async handle(msg) {
       const chain = holder.current!;
@@ -42,6 +43,7 @@ export function chainBehavior(node: () => NodeContext, holder: ChainHolder): Act
       msg.reply.resolve(result);
       const { actors } = node();
       const event = { type: 'committed' as const, block: msg.block, result };
+      actors.indexer.send(event);
       actors.mempool.send(event);
       actors.api.send(event);
     },

@@ -549,14 +549,18 @@ export class Indexer {
       while (this.height < target) {
         opts.signal?.throwIfAborted();
         const st = this.newStaging();
+        let missing: Error | undefined;
         for (let h = this.height + 1; h <= target && st.blocks < perBatch && st.events < CATCHUP_EVENTS_PER_BATCH; h++) {
           const [block, receipts] = await Promise.all([store.getBlock(h), store.getReceipts(h)]);
-          if (block === undefined) throw new Error(`indexer: block ${h} is missing from the chain store (head ${head})`);
-          if (receipts === undefined) throw new Error(`indexer: receipts of block ${h} are missing from the chain store (head ${head})`);
+          if (block === undefined || receipts === undefined) {
+            missing = new Error(`indexer: ${block === undefined ? 'block' : 'receipts of block'} ${h} is missing from the chain store (head ${head})`);
+            break;
+          }
           checkBlockArgs(h, block.header.timestampMs);
           await this.stageBlock(st, h, block.header.timestampMs, receipts);
         }
-        await this.flush(st);
+        if (st.blocks > 0) await this.flush(st); // keep the whole blocks read before a failure
+        if (missing) throw missing;
         await new Promise<void>((resolve) => setImmediate(resolve)); // let queries and other actors run
       }
       return this.height - from;

@@ -8,6 +8,8 @@ import type { SupervisedActor } from '../../actors/actor';
 import type { ChainMsg } from '../../actors/chain/chain-actor';
 import type { MempoolMsg } from '../../actors/mempool/mempool-actor';
 import type { ApiMsg } from '../../actors/api/api-actor';
+import type { IndexerMsg } from '../../actors/indexer/indexer-actor';
+import type { Indexer } from '../indexer/indexer';
 import type { Chain } from '../chain/chain';
 import type { Genesis } from '../genesis/types';
 import type { Logger } from '../util/log';
@@ -35,9 +37,12 @@ export interface NodeContext {
   chain(): Chain;
   actors: {
     chain: SupervisedActor<ChainMsg>;
+    indexer: SupervisedActor<IndexerMsg>;
     mempool: SupervisedActor<MempoolMsg>;
     api: SupervisedActor<ApiMsg>;
   };
+  /** The open index (trades, candles, fills, orders history), undefined while (re)starting. */
+  indexer(): Indexer | undefined;
   /** Each actor's lifecycle state and mailbox counters. */
   actorStats(): Record<string, unknown>;
   /** Stops the node because continuing would be unsafe (broken invariant, divergence). */

@@ -8,10 +8,12 @@ import { apiBehavior, type ApiMsg } from '../../actors/api/api-actor';
 import { chainBehavior, type ChainHolder, type ChainMsg } from '../../actors/chain/chain-actor';
 import { hasSoloMajority, soloProducerBehavior, type ProducerMsg } from '../../actors/consensus/solo';
 import { mempoolBehavior, type MempoolMsg } from '../../actors/mempool/mempool-actor';
+import { indexerBehavior, type IndexerHolder, type IndexerMsg } from '../../actors/indexer/indexer-actor';
 import type { TxPool } from '../../actors/mempool/pool';
 import { Supervisor } from '../../actors/supervisor';
 import { Chain } from '../chain/chain';
 import { bytesToHex } from '../util/bytes';
+import { join } from 'node:path';
 import type { Logger } from '../util/log';
 import type { NodeConfig, NodeContext } from './context';
 
@@ -20,6 +22,7 @@ export class Node implements NodeContext {
   readonly actors: NodeContext['actors'];
   private readonly holder: ChainHolder = {};
   private readonly pool: { pool?: TxPool } = {};
+  readonly indexerHolder: IndexerHolder = {};
   private haltReason: string | undefined;
   private stopping: Promise<void> | undefined;
   /** Resolves when the node has stopped (by stop() or by halting). */
@@ -40,10 +43,23 @@ export class Node implements NodeContext {
       onGiveUp: giveUp(name),
     });
     const chain = new SupervisedActor<ChainMsg>('chain', () => chainBehavior(self, this.holder), opts('chain', 64));
+    const indexer = new SupervisedActor<IndexerMsg>(
+      'indexer',
+      () =>
+        indexerBehavior({
+          dir: join(config.dataDir, 'index'),
+          store: () => this.chain().store,
+          log,
+          holder: this.indexerHolder,
+          identity: bytesToHex(config.genesisHash),
+        }),
+      opts('indexer', 4_096),
+    );
     const mempool = new SupervisedActor<MempoolMsg>('mempool', () => mempoolBehavior(self, this.pool), opts('mempool', 100_000));
     const api = new SupervisedActor<ApiMsg>('api', () => apiBehavior(self, (a) => (this.apiAddress = a)), opts('api', 1_024));
-    this.actors = { chain, mempool, api };
+    this.actors = { chain, indexer, mempool, api };
     this.supervisor.add(chain);
+    this.supervisor.add(indexer);
     this.supervisor.add(mempool);
     if (hasSoloMajority(this)) {
       const producer: SupervisedActor<ProducerMsg> = new SupervisedActor<ProducerMsg>(
@@ -63,6 +79,10 @@ export class Node implements NodeContext {
     return this.holder.current;
   }
 
+  indexer() {
+    return this.indexerHolder.current;
+  }
+
   actorStats(): Record<string, unknown> {
     return this.supervisor.stats();
   }
@@ -75,7 +95,7 @@ export class Node implements NodeContext {
     const { config, log } = this;
     log.info({ genesisHash: bytesToHex(config.genesisHash), chainId: config.genesis.chainId, network: config.genesis.network }, 'genesis');
     this.holder.current = await Chain.open({
-      dataDir: config.dataDir,
+      dataDir: join(config.dataDir, 'chain'),
       genesis: config.genesis,
       genesisHash: config.genesisHash,
       syncWrites: config.syncWrites,

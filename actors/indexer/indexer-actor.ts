@@ -1,0 +1,103 @@
+/**
+ * The indexer concern: keeps the read-side index (src/indexer/indexer.ts) in step with
+ * the committed chain. On start it opens its own database and catches up to the chain
+ * store's head; then each 'committed' message from the chain actor indexes one block.
+ * A message that arrives past a gap (the mailbox dropped some, or a restart) first
+ * catches up from the store; an already indexed height is skipped. The index is
+ * derived data: one written for another schema or another chain, or one ahead of the
+ * chain store (the chain was reset), is deleted and rebuilt from the store.
+ */
+import type { Receipt } from '../../src/state/context';
+import { Indexer, IndexerIncompatibleError, type ChainStoreLike } from '../../src/indexer/indexer';
+import type { Logger } from '../../src/util/log';
+import type { ActorBehavior } from '../actor';
+
+export type { ChainStoreLike } from '../../src/indexer/indexer';
+
+export type IndexerMsg = {
+  type: 'committed';
+  block: { header: { height: number; timestampMs: number } };
+  result: { receipts: Receipt[] };
+};
+
+/** Where the API finds the open index; undefined while (re)starting. */
+export interface IndexerHolder {
+  current?: Indexer;
+}
+
+export interface IndexerBehaviorOptions {
+  /** The index's own folder (deletable: it is rebuilt from the chain store). */
+  dir: string;
+  /** The chain store, read-only (read when the behaviour starts, so it may open later). */
+  store: () => ChainStoreLike;
+  log: Logger;
+  holder: IndexerHolder;
+  /** The chain's identity (genesis hash hex): an index of another chain is rebuilt. */
+  identity?: string;
+}
+
+export function indexerBehavior(opts: IndexerBehaviorOptions): ActorBehavior<IndexerMsg> {
+  const { dir, holder, log } = opts;
+  let indexer: Indexer | undefined;
+
+  async function open(): Promise<Indexer> {
+    const openOpts = opts.identity === undefined ? {} : { identity: opts.identity };
+    try {
+      return await Indexer.open(dir, openOpts);
+    } catch (err) {
+      if (!(err instanceof IndexerIncompatibleError)) throw err;
+      log.warn({ err, dir }, 'indexer: incompatible index, rebuilding from the chain store');
+      await Indexer.destroy(dir);
+      return Indexer.open(dir, openOpts);
+    }
+  }
+
+  async function catchUp(idx: Indexer, toHeight: number | undefined, signal: AbortSignal): Promise<void> {
+    const from = idx.indexedHeight();
+    const started = performance.now();
+    const n = await idx.catchUp(opts.store(), toHeight, { signal });
+    if (n > 0) {
+      log.info({ from, to: idx.indexedHeight(), blocks: n, ms: Math.round(performance.now() - started) }, 'indexer caught up');
+    }
+  }
+
+  return {
+    async start(ctx) {
+      let idx = await open();
+      const head = (await opts.store().headHeight()) ?? 0;
+      if (idx.indexedHeight() > head) {
+        log.warn({ indexed: idx.indexedHeight(), head }, 'indexer: index is ahead of the chain store, rebuilding');
+        await idx.close();
+        await Indexer.destroy(dir);
+        idx = await open();
+      }
+      indexer = idx;
+      holder.current = idx; // queryable while it catches up; indexedHeight() tells how far it is
+      await catchUp(idx, undefined, ctx.signal);
+    },
+
+    async handle(msg, ctx) {
+      if (msg.type !== 'committed') return;
+      const idx = indexer!;
+      const { height, timestampMs } = msg.block.header;
+      if (height <= idx.indexedHeight()) return;
+      if (height > idx.indexedHeight() + 1) await catchUp(idx, height - 1, ctx.signal);
+      if (height !== idx.indexedHeight() + 1) {
+        // The chain actor writes the store before it announces a block, so this is a broken store.
+        throw new Error(`indexer: block ${height} committed but the chain store stops at ${idx.indexedHeight()}`);
+      }
+      const malformedBefore = idx.malformedEvents;
+      await idx.indexBlock(height, timestampMs, msg.result.receipts);
+      if (idx.malformedEvents !== malformedBefore) {
+        log.warn({ height, skipped: idx.malformedEvents - malformedBefore }, 'indexer: skipped malformed exchange events');
+      }
+    },
+
+    async stop() {
+      const idx = indexer;
+      indexer = undefined;
+      if (holder.current === idx) holder.current = undefined;
+      await idx?.close();
+    },
+  };
+}

@@ -1,0 +1,431 @@
+/**
+ * Round steps of one height of Tendermint consensus (Buchman, Kwon, Milosevic, "The
+ * latest gossip on BFT consensus", 2018, Algorithm 1), as a pure XState machine.
+ *
+ * Pure: no I/O, no clock, no randomness, no vote counting. The consensus core
+ * (src/consensus/core.ts) counts votes and tells the machine *facts* as events
+ * ("+2/3 prevotes for block B at round r", "a timeout tagged (h, r, step) fired"); the
+ * machine decides what they mean and answers with effects as actions (`prevote`,
+ * `precommit`, `decide`, `scheduleTimeout`, …) that the core executes. The core never
+ * signs a vote the machine did not ask for: the drawn machine is the enforced one.
+ *
+ *   NewHeight ─TIMEOUT(NewHeight)─▶ Propose ─PROPOSAL / TIMEOUT(Propose)─▶ Prevote
+ *   Prevote ─+2/3 any─▶ PrevoteWait        Prevote, PrevoteWait ─+2/3 block (lock) / nil─▶ Precommit
+ *   PrevoteWait ─TIMEOUT(PrevoteWait)─▶ Precommit (nil)
+ *   Propose…Precommit ─+2/3 precommits any─▶ PrecommitWait ─TIMEOUT─▶ Propose (round + 1)
+ *   any step of the height ─+2/3 precommits for a block (any round)─▶ Commit ─COMMIT_DONE─▶ NewHeight (height + 1)
+ *   any step of the height ─f+1 voting power at a higher round─▶ Propose (that round)
+ *
+ * Locking (paper lines 22-43): prevote a proposal only if not locked, locked on the same
+ * block, or the proposal carries a proof-of-lock (+2/3 prevotes at polRound < round)
+ * no older than our lock; lock (and precommit) on a block only on +2/3 prevotes for it in
+ * the current round while in Prevote/PrevoteWait; validValue/validRound follow every
+ * polka seen at step >= Prevote, and a proposer re-proposes validValue.
+ *
+ * Timeouts: every step schedules one timeout tagged (height, round, step) on entry.
+ * Steps only grow within a round and rounds only grow within a height, so a timeout
+ * whose tag differs from the current (height, round, step) is stale and is dropped
+ * (`isStaleTimeout` is CometBFT's comparison). The timeouts of Prevote, Precommit and
+ * Commit are not in the paper: they re-broadcast our own votes and ask peers for what
+ * we miss, because our transport may drop messages (the paper assumes eventual
+ * delivery).
+ */
+import { assertEvent, assign, setup } from 'xstate';
+
+/**
+ * Ordered round steps (CometBFT's RoundStepType without NewRound: entering a round
+ * goes straight to Propose, there is nothing to wait for in between). Numeric and
+ * ordered so a stale timeout is recognised by comparing (height, round, step).
+ */
+export enum Step {
+  NewHeight = 1,
+  Propose = 2,
+  Prevote = 3,
+  PrevoteWait = 4,
+  Precommit = 5,
+  PrecommitWait = 6,
+  Commit = 7,
+}
+
+export type StepName = keyof typeof Step;
+
+export const STEP_NAMES: readonly StepName[] = ['NewHeight', 'Propose', 'Prevote', 'PrevoteWait', 'Precommit', 'PrecommitWait', 'Commit'];
+
+/** Block hashes inside the machine are lower-case 0x hex strings (serialisable snapshots). */
+export type HashHex = string;
+
+export interface ConsensusRoundContext {
+  height: number;
+  round: number;
+  /** -1 when not locked. */
+  lockedRound: number;
+  lockedValue: HashHex | null;
+  /** Round of the last polka (+2/3 prevotes for a block) seen at step >= Prevote; -1 none. */
+  validRound: number;
+  validValue: HashHex | null;
+  /** Round and block with +2/3 precommits; set on entering Commit. */
+  commitRound: number;
+  commitValue: HashHex | null;
+  /** The decision was handed out (the block is known); Commit waits for COMMIT_DONE. */
+  decided: boolean;
+}
+
+export interface ConsensusRoundInput {
+  height: number;
+  /** Round to start at (a restarted validator resumes at the round it last signed in). */
+  round?: number;
+  /** Lock restored from the privval's persisted state (same height only). */
+  lockedRound?: number;
+  lockedValue?: HashHex | null;
+}
+
+export type ConsensusRoundEvent =
+  /** A signed proposal of the proposer of (height, round). `valid`: its block passed the
+   * application's validation. `polQuorum`: +2/3 prevotes for this block at polRound seen. */
+  | { type: 'PROPOSAL'; height: number; round: number; blockHash: HashHex; polRound: number; valid: boolean; polQuorum: boolean }
+  | { type: 'PREVOTE_QUORUM_ANY'; height: number; round: number }
+  /** +2/3 prevotes for one block. `haveValidBlock`: we hold its bytes and they are valid. */
+  | { type: 'PREVOTE_QUORUM_BLOCK'; height: number; round: number; blockHash: HashHex; haveValidBlock: boolean }
+  | { type: 'PREVOTE_QUORUM_NIL'; height: number; round: number }
+  | { type: 'PRECOMMIT_QUORUM_ANY'; height: number; round: number }
+  /** +2/3 precommits for one block at any round of the height: the decision. */
+  | { type: 'PRECOMMIT_QUORUM_BLOCK'; height: number; round: number; blockHash: HashHex; haveValidBlock: boolean }
+  /** The bytes of the committed block arrived (Commit entered without them). */
+  | { type: 'BLOCK_RECEIVED'; height: number; blockHash: HashHex }
+  /** f+1 voting power sent messages for a higher round: skip to it (paper line 55). */
+  | { type: 'NEW_ROUND'; height: number; round: number }
+  | { type: 'TIMEOUT'; height: number; round: number; step: Step }
+  /** The application applied and persisted the decided block. */
+  | { type: 'COMMIT_DONE'; height: number };
+
+export type ConsensusRoundEventType = ConsensusRoundEvent['type'];
+
+/** Effects the core executes, in the order returned by `transition()`. */
+export interface TimeoutParams {
+  height: number;
+  round: number;
+  step: Step;
+}
+export interface ProposeParams {
+  height: number;
+  round: number;
+  /** Re-propose this block (with polRound = validRound) when set. */
+  validValue: HashHex | null;
+  validRound: number;
+}
+export interface VoteParams {
+  height: number;
+  round: number;
+  /** null: nil. */
+  blockHash: HashHex | null;
+}
+export interface DecideParams {
+  height: number;
+  round: number;
+  blockHash: HashHex;
+}
+
+export type ConsensusRoundAction =
+  | { type: 'scheduleTimeout'; params: TimeoutParams }
+  | { type: 'propose'; params: ProposeParams }
+  | { type: 'prevote'; params: VoteParams }
+  | { type: 'precommit'; params: VoteParams }
+  | { type: 'decide'; params: DecideParams }
+  | { type: 'rebroadcast'; params: TimeoutParams }
+  | { type: 'requestBlock'; params: DecideParams };
+
+export const EFFECT_TYPES = ['scheduleTimeout', 'propose', 'prevote', 'precommit', 'decide', 'rebroadcast', 'requestBlock'] as const;
+
+/**
+ * CometBFT's staleness rule: a timeout is stale when it belongs to another height, an
+ * older round, or an earlier step of this round.
+ */
+export function isStaleTimeout(current: TimeoutParams, timeout: TimeoutParams): boolean {
+  return (
+    timeout.height !== current.height ||
+    timeout.round < current.round ||
+    (timeout.round === current.round && timeout.step < current.step)
+  );
+}
+
+/** The paper's prevote rule for a complete proposal (lines 22-33). `undefined`: wait (POL not yet seen). */
+export function prevoteFor(ctx: ConsensusRoundContext, e: Extract<ConsensusRoundEvent, { type: 'PROPOSAL' }>): 'block' | 'nil' | undefined {
+  if (!e.valid) return 'nil';
+  if (e.polRound === -1) return ctx.lockedRound === -1 || ctx.lockedValue === e.blockHash ? 'block' : 'nil';
+  // A proof-of-lock must be from an earlier round; anything else is malformed.
+  if (e.polRound < -1 || e.polRound >= e.round) return 'nil';
+  if (!e.polQuorum) return undefined;
+  return ctx.lockedRound <= e.polRound || ctx.lockedValue === e.blockHash ? 'block' : 'nil';
+}
+
+const sameHeight = (ctx: ConsensusRoundContext, e: { height: number }) => e.height === ctx.height;
+const sameRound = (ctx: ConsensusRoundContext, e: { height: number; round: number }) => e.height === ctx.height && e.round === ctx.round;
+const timeoutParams =
+  (step: Step) =>
+  ({ context }: { context: ConsensusRoundContext }): TimeoutParams => ({ height: context.height, round: context.round, step });
+
+export const consensusRoundMachine = setup({
+  types: {
+    context: {} as ConsensusRoundContext,
+    events: {} as ConsensusRoundEvent,
+    input: {} as ConsensusRoundInput,
+  },
+  actions: {
+    // Effects: no implementation here; `transition()` returns them to the core.
+    scheduleTimeout: (_, _params: TimeoutParams) => {},
+    propose: (_, _params: ProposeParams) => {},
+    prevote: (_, _params: VoteParams) => {},
+    precommit: (_, _params: VoteParams) => {},
+    decide: (_, _params: DecideParams) => {},
+    rebroadcast: (_, _params: TimeoutParams) => {},
+    requestBlock: (_, _params: DecideParams) => {},
+    // Context updates.
+    enterRound: assign(({ event }) => {
+      assertEvent(event, 'NEW_ROUND');
+      return { round: event.round };
+    }),
+    nextRound: assign(({ context }) => ({ round: context.round + 1 })),
+    lock: assign(({ event }) => {
+      assertEvent(event, 'PREVOTE_QUORUM_BLOCK');
+      return { lockedRound: event.round, lockedValue: event.blockHash };
+    }),
+    updateValid: assign(({ event }) => {
+      assertEvent(event, 'PREVOTE_QUORUM_BLOCK');
+      return { validRound: event.round, validValue: event.blockHash };
+    }),
+    recordCommit: assign(({ event }) => {
+      assertEvent(event, 'PRECOMMIT_QUORUM_BLOCK');
+      return { commitRound: event.round, commitValue: event.blockHash, decided: event.haveValidBlock };
+    }),
+    markDecided: assign({ decided: true }),
+    nextHeight: assign(({ context }) => ({
+      height: context.height + 1,
+      round: 0,
+      lockedRound: -1,
+      lockedValue: null,
+      validRound: -1,
+      validValue: null,
+      commitRound: -1,
+      commitValue: null,
+      decided: false,
+    })),
+  },
+  guards: {
+    timeoutIs: ({ context, event }, params: { step: Step }) =>
+      event.type === 'TIMEOUT' && sameRound(context, event) && event.step === params.step,
+    pendingCommitTimeout: ({ context, event }) =>
+      event.type === 'TIMEOUT' && sameRound(context, event) && event.step === Step.Commit && !context.decided,
+    proposalAcceptable: ({ context, event }) =>
+      event.type === 'PROPOSAL' && sameRound(context, event) && prevoteFor(context, event) === 'block',
+    proposalRejected: ({ context, event }) =>
+      event.type === 'PROPOSAL' && sameRound(context, event) && prevoteFor(context, event) === 'nil',
+    polkaForBlock: ({ context, event }) =>
+      event.type === 'PREVOTE_QUORUM_BLOCK' && sameRound(context, event) && event.haveValidBlock,
+    polkaUpdatesValid: ({ context, event }) =>
+      event.type === 'PREVOTE_QUORUM_BLOCK' && sameRound(context, event) && event.haveValidBlock && context.validRound < event.round,
+    currentRound: ({ context, event }) => 'round' in event && sameRound(context, event),
+    higherRound: ({ context, event }) => event.type === 'NEW_ROUND' && sameHeight(context, event) && event.round > context.round,
+    commitWithBlock: ({ context, event }) =>
+      event.type === 'PRECOMMIT_QUORUM_BLOCK' && sameHeight(context, event) && event.haveValidBlock,
+    commitWithoutBlock: ({ context, event }) =>
+      event.type === 'PRECOMMIT_QUORUM_BLOCK' && sameHeight(context, event) && !event.haveValidBlock,
+    committedBlockArrived: ({ context, event }) =>
+      event.type === 'BLOCK_RECEIVED' && sameHeight(context, event) && !context.decided && event.blockHash === context.commitValue,
+    committedHere: ({ context, event }) => event.type === 'COMMIT_DONE' && sameHeight(context, event) && context.decided,
+  },
+}).createMachine({
+  id: 'consensus-round',
+  initial: 'NewHeight',
+  context: ({ input }) => {
+    const lockedRound = input.lockedRound ?? -1;
+    const lockedValue = lockedRound >= 0 ? (input.lockedValue ?? null) : null;
+    return {
+      height: input.height,
+      round: input.round ?? 0,
+      lockedRound: lockedValue === null ? -1 : lockedRound,
+      lockedValue,
+      // A lock implies a polka at lockedRound: the valid value is at least that.
+      validRound: lockedValue === null ? -1 : lockedRound,
+      validValue: lockedValue,
+      commitRound: -1,
+      commitValue: null,
+      decided: false,
+    };
+  },
+  // Transitions shared by every step of a live height, listed per state below so the
+  // drawn graph shows them where they apply.
+  states: {
+    NewHeight: {
+      entry: { type: 'scheduleTimeout', params: timeoutParams(Step.NewHeight) },
+      on: {
+        TIMEOUT: { guard: { type: 'timeoutIs', params: { step: Step.NewHeight } }, target: 'Propose' },
+        NEW_ROUND: { guard: 'higherRound', target: 'Propose', actions: 'enterRound' },
+        PRECOMMIT_QUORUM_BLOCK: [
+          { guard: 'commitWithBlock', target: 'Commit', actions: ['recordCommit', { type: 'decide', params: decideFromEvent }] },
+          { guard: 'commitWithoutBlock', target: 'Commit', actions: ['recordCommit', { type: 'requestBlock', params: decideFromEvent }] },
+        ],
+      },
+    },
+    Propose: {
+      entry: [
+        { type: 'scheduleTimeout', params: timeoutParams(Step.Propose) },
+        {
+          type: 'propose',
+          params: ({ context }) => ({
+            height: context.height,
+            round: context.round,
+            validValue: context.validValue,
+            validRound: context.validRound,
+          }),
+        },
+      ],
+      on: {
+        PROPOSAL: [
+          { guard: 'proposalAcceptable', target: 'Prevote', actions: { type: 'prevote', params: voteFromProposal } },
+          { guard: 'proposalRejected', target: 'Prevote', actions: { type: 'prevote', params: nilVote } },
+        ],
+        TIMEOUT: {
+          guard: { type: 'timeoutIs', params: { step: Step.Propose } },
+          target: 'Prevote',
+          actions: [{ type: 'prevote', params: nilVote }, { type: 'rebroadcast', params: timeoutParams(Step.Propose) }],
+        },
+        PRECOMMIT_QUORUM_ANY: { guard: 'currentRound', target: 'PrecommitWait' },
+        NEW_ROUND: { guard: 'higherRound', target: 'Propose', reenter: true, actions: 'enterRound' },
+        PRECOMMIT_QUORUM_BLOCK: [
+          { guard: 'commitWithBlock', target: 'Commit', actions: ['recordCommit', { type: 'decide', params: decideFromEvent }] },
+          { guard: 'commitWithoutBlock', target: 'Commit', actions: ['recordCommit', { type: 'requestBlock', params: decideFromEvent }] },
+        ],
+      },
+    },
+    Prevote: {
+      entry: { type: 'scheduleTimeout', params: timeoutParams(Step.Prevote) },
+      on: {
+        PREVOTE_QUORUM_BLOCK: {
+          guard: 'polkaForBlock',
+          target: 'Precommit',
+          actions: ['lock', 'updateValid', { type: 'precommit', params: voteFromPolka }],
+        },
+        PREVOTE_QUORUM_NIL: { guard: 'currentRound', target: 'Precommit', actions: { type: 'precommit', params: nilVote } },
+        PREVOTE_QUORUM_ANY: { guard: 'currentRound', target: 'PrevoteWait' },
+        TIMEOUT: {
+          guard: { type: 'timeoutIs', params: { step: Step.Prevote } },
+          target: 'Prevote',
+          reenter: true,
+          actions: { type: 'rebroadcast', params: timeoutParams(Step.Prevote) },
+        },
+        PRECOMMIT_QUORUM_ANY: { guard: 'currentRound', target: 'PrecommitWait' },
+        NEW_ROUND: { guard: 'higherRound', target: 'Propose', actions: 'enterRound' },
+        PRECOMMIT_QUORUM_BLOCK: [
+          { guard: 'commitWithBlock', target: 'Commit', actions: ['recordCommit', { type: 'decide', params: decideFromEvent }] },
+          { guard: 'commitWithoutBlock', target: 'Commit', actions: ['recordCommit', { type: 'requestBlock', params: decideFromEvent }] },
+        ],
+      },
+    },
+    PrevoteWait: {
+      entry: { type: 'scheduleTimeout', params: timeoutParams(Step.PrevoteWait) },
+      on: {
+        PREVOTE_QUORUM_BLOCK: {
+          guard: 'polkaForBlock',
+          target: 'Precommit',
+          actions: ['lock', 'updateValid', { type: 'precommit', params: voteFromPolka }],
+        },
+        PREVOTE_QUORUM_NIL: { guard: 'currentRound', target: 'Precommit', actions: { type: 'precommit', params: nilVote } },
+        TIMEOUT: {
+          guard: { type: 'timeoutIs', params: { step: Step.PrevoteWait } },
+          target: 'Precommit',
+          actions: [{ type: 'precommit', params: nilVote }, { type: 'rebroadcast', params: timeoutParams(Step.PrevoteWait) }],
+        },
+        PRECOMMIT_QUORUM_ANY: { guard: 'currentRound', target: 'PrecommitWait' },
+        NEW_ROUND: { guard: 'higherRound', target: 'Propose', actions: 'enterRound' },
+        PRECOMMIT_QUORUM_BLOCK: [
+          { guard: 'commitWithBlock', target: 'Commit', actions: ['recordCommit', { type: 'decide', params: decideFromEvent }] },
+          { guard: 'commitWithoutBlock', target: 'Commit', actions: ['recordCommit', { type: 'requestBlock', params: decideFromEvent }] },
+        ],
+      },
+    },
+    Precommit: {
+      entry: { type: 'scheduleTimeout', params: timeoutParams(Step.Precommit) },
+      on: {
+        // Line 36 at step Precommit: no new lock, but the valid value follows the polka.
+        PREVOTE_QUORUM_BLOCK: { guard: 'polkaUpdatesValid', actions: 'updateValid' },
+        PRECOMMIT_QUORUM_ANY: { guard: 'currentRound', target: 'PrecommitWait' },
+        TIMEOUT: {
+          guard: { type: 'timeoutIs', params: { step: Step.Precommit } },
+          target: 'Precommit',
+          reenter: true,
+          actions: { type: 'rebroadcast', params: timeoutParams(Step.Precommit) },
+        },
+        NEW_ROUND: { guard: 'higherRound', target: 'Propose', actions: 'enterRound' },
+        PRECOMMIT_QUORUM_BLOCK: [
+          { guard: 'commitWithBlock', target: 'Commit', actions: ['recordCommit', { type: 'decide', params: decideFromEvent }] },
+          { guard: 'commitWithoutBlock', target: 'Commit', actions: ['recordCommit', { type: 'requestBlock', params: decideFromEvent }] },
+        ],
+      },
+    },
+    PrecommitWait: {
+      entry: { type: 'scheduleTimeout', params: timeoutParams(Step.PrecommitWait) },
+      on: {
+        PREVOTE_QUORUM_BLOCK: { guard: 'polkaUpdatesValid', actions: 'updateValid' },
+        TIMEOUT: {
+          guard: { type: 'timeoutIs', params: { step: Step.PrecommitWait } },
+          target: 'Propose',
+          actions: [{ type: 'rebroadcast', params: timeoutParams(Step.PrecommitWait) }, 'nextRound'],
+        },
+        NEW_ROUND: { guard: 'higherRound', target: 'Propose', actions: 'enterRound' },
+        PRECOMMIT_QUORUM_BLOCK: [
+          { guard: 'commitWithBlock', target: 'Commit', actions: ['recordCommit', { type: 'decide', params: decideFromEvent }] },
+          { guard: 'commitWithoutBlock', target: 'Commit', actions: ['recordCommit', { type: 'requestBlock', params: decideFromEvent }] },
+        ],
+      },
+    },
+    Commit: {
+      entry: { type: 'scheduleTimeout', params: timeoutParams(Step.Commit) },
+      on: {
+        BLOCK_RECEIVED: {
+          guard: 'committedBlockArrived',
+          actions: ['markDecided', { type: 'decide', params: decideFromContext }],
+        },
+        TIMEOUT: {
+          guard: 'pendingCommitTimeout',
+          target: 'Commit',
+          reenter: true,
+          actions: { type: 'requestBlock', params: decideFromContext },
+        },
+        COMMIT_DONE: { guard: 'committedHere', target: 'NewHeight', actions: 'nextHeight' },
+      },
+    },
+  },
+});
+
+function voteFromProposal({ context, event }: { context: ConsensusRoundContext; event: ConsensusRoundEvent }): VoteParams {
+  assertEvent(event, 'PROPOSAL');
+  return { height: context.height, round: context.round, blockHash: event.blockHash };
+}
+
+function voteFromPolka({ context, event }: { context: ConsensusRoundContext; event: ConsensusRoundEvent }): VoteParams {
+  assertEvent(event, 'PREVOTE_QUORUM_BLOCK');
+  return { height: context.height, round: context.round, blockHash: event.blockHash };
+}
+
+function nilVote({ context }: { context: ConsensusRoundContext }): VoteParams {
+  return { height: context.height, round: context.round, blockHash: null };
+}
+
+function decideFromEvent({ context, event }: { context: ConsensusRoundContext; event: ConsensusRoundEvent }): DecideParams {
+  assertEvent(event, 'PRECOMMIT_QUORUM_BLOCK');
+  return { height: context.height, round: event.round, blockHash: event.blockHash };
+}
+
+function decideFromContext({ context }: { context: ConsensusRoundContext }): DecideParams {
+  if (context.commitValue === null) throw new Error('Commit step without a committed value');
+  return { height: context.height, round: context.commitRound, blockHash: context.commitValue };
+}
+
+export type ConsensusRoundMachine = typeof consensusRoundMachine;
+
+/** The step of a snapshot's state value. */
+export function stepOf(value: unknown): Step {
+  const step = Step[value as StepName];
+  if (step === undefined) throw new Error(`not a round step: ${String(value)}`);
+  return step;
+}

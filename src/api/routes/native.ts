@@ -1,0 +1,150 @@
+/**
+ * Native routes (no version prefix; plain objects per DECISIONS; integer strings in
+ * base units: price ×1e6, size ×1e18, USDC ×1e6). /balance and /reserves answer JSON
+ * numbers in 6-decimal units, as the spec gives them.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { throwIfFailed, type ApiDeps } from '../../../actors/api/api-actor';
+import { encodeTx, TxKind } from '../../codec/tx';
+import { hashTypedMessage } from '../../crypto/eip712';
+import { verifySigner } from '../../crypto/secp256k1';
+import { toAddress } from '../../util/bytes';
+import { ApiError, errorSchema } from '../envelope';
+import { address, nonceSchema, parseNonce, parseSignatureField, signatureSchema } from '../common';
+
+const errors = { '4xx': errorSchema, '5xx': errorSchema };
+const uintString = { type: 'string', pattern: '^(0|[1-9][0-9]{0,77})$' } as const;
+
+/** 6-decimal units as a JSON number (exact below 2^53 units = 9 billion USDC). */
+const num = (v: bigint) => Number(v);
+
+export const nativeRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { deps }) => {
+  const { genesis } = deps.node.config;
+  const chainId = genesis.chainId;
+  const state = () => deps.node.chain().state;
+
+  app.post<{
+    Body: { pair_id: number; side: string; size: string; owner: string; session_key?: string; order_type: string; price?: string; leverage?: number; signature?: string; nonce: number | string };
+  }>('/order/place', {
+    schema: {
+      body: {
+        type: 'object',
+        required: ['pair_id', 'side', 'size', 'owner', 'order_type', 'nonce'],
+        additionalProperties: false,
+        properties: {
+          pair_id: { type: 'integer', minimum: 0, maximum: 4294967295 },
+          side: { type: 'string', enum: ['Buy', 'Sell'] },
+          size: uintString,
+          owner: address,
+          session_key: address,
+          order_type: { type: 'string', enum: ['Market', 'Limit'] },
+          price: uintString,
+          leverage: { type: 'integer', minimum: 1, maximum: 1000, default: 1 },
+          signature: signatureSchema,
+          nonce: nonceSchema,
+        },
+      },
+      response: errors,
+    },
+    handler: async (req) => {
+      const b = req.body;
+      const owner = toAddress(b.owner);
+      const signer = toAddress(b.session_key ?? b.owner);
+      if (!state().pairs.has(String(b.pair_id))) throw new ApiError(400, 'UNKNOWN_PAIR', `pair_id: no pair ${b.pair_id}`);
+      const body = {
+        owner, signer, pairId: b.pair_id, side: b.side === 'Buy' ? 0 : 1, orderType: b.order_type === 'Limit' ? 1 : 0,
+        price: BigInt(b.price ?? '0'), size: BigInt(b.size), leverage: b.leverage ?? 1, nonce: parseNonce(b.nonce),
+      };
+      if (body.orderType === 1 && body.price === 0n) throw new ApiError(400, 'INVALID_PRICE', 'price: a limit order needs a positive price');
+      const signature = parseSignatureField(b.signature);
+      const hash = hashTypedMessage(chainId, 'PlaceOrder', {
+        owner, pairId: BigInt(body.pairId), side: BigInt(body.side), orderType: BigInt(body.orderType), price: body.price, size: body.size, leverage: BigInt(body.leverage), nonce: body.nonce,
+      } as never);
+      if (!verifySigner(hash, signature, signer)) throw new ApiError(401, 'INVALID_SIGNATURE', `signature: does not recover to ${signer}`);
+      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.NativePlace, { ...body, signature }).bytes);
+      throwIfFailed(final);
+      const events = final.receipt.events as any[];
+      const placed = events.find((e) => e.type === 'OrderPlaced');
+      const updated = [...events].reverse().find((e) => e.type === 'OrderUpdated' && e.orderId === placed.orderId);
+      return { success: true, order_id: placed.orderId, status: updated.status, filled: String(updated.filled), remaining: String(updated.remaining), tx_hash: final.receipt.txHash };
+    },
+  });
+
+  app.post<{ Body: { order_id: string; owner: string; session_key?: string; signature?: string; nonce: number | string } }>('/order/cancel', {
+    schema: {
+      body: {
+        type: 'object',
+        required: ['order_id', 'owner', 'nonce'],
+        additionalProperties: false,
+        properties: { order_id: uintString, owner: address, session_key: address, signature: signatureSchema, nonce: nonceSchema },
+      },
+      response: errors,
+    },
+    handler: async (req) => {
+      const b = req.body;
+      const owner = toAddress(b.owner);
+      const signer = toAddress(b.session_key ?? b.owner);
+      const orderId = BigInt(b.order_id);
+      const nonce = parseNonce(b.nonce);
+      const signature = parseSignatureField(b.signature);
+      if (!verifySigner(hashTypedMessage(chainId, 'CancelOrder', { owner, orderId, nonce } as never), signature, signer)) {
+        throw new ApiError(401, 'INVALID_SIGNATURE', `signature: does not recover to ${signer}`);
+      }
+      const order = state().orders.get(String(orderId));
+      if (!order) throw new ApiError(404, 'UNKNOWN_ORDER', `order_id: no open order ${orderId}`);
+      if (order.owner !== owner) throw new ApiError(403, 'NOT_OWNER', `order ${orderId} does not belong to ${owner}`);
+      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.NativeCancel, { owner, signer, orderId, nonce, signature }).bytes);
+      throwIfFailed(final);
+      return { success: true, order_id: String(orderId), status: 'cancelled', tx_hash: final.receipt.txHash };
+    },
+  });
+
+  app.get<{ Params: { pair_id: string } }>('/orderbook/:pair_id', {
+    schema: { params: { type: 'object', properties: { pair_id: { type: 'string', pattern: '^[0-9]{1,10}$' } } }, response: errors },
+    handler: async (req) => {
+      const pair = state().pairs.get(String(Number(req.params.pair_id)));
+      if (!pair) throw new ApiError(404, 'UNKNOWN_PAIR', `pair_id: no pair ${req.params.pair_id}`);
+      const depth = state().book(pair.id).depth(genesis.limits.maxDepth);
+      const level = (l: { price: bigint; size: bigint; orders: number }) => ({ price: String(l.price), size: String(l.size), orders: l.orders });
+      return { pair_id: pair.id, symbol: pair.symbol, bids: depth.bids.map(level), asks: depth.asks.map(level) };
+    },
+  });
+
+  app.get<{ Params: { address: string } }>('/orders/:address', {
+    schema: { params: { type: 'object', properties: { address } }, response: errors },
+    handler: async (req) => {
+      const owner = toAddress(req.params.address);
+      const orders = state()
+        .openOrderIds(owner)
+        .map((id) => state().orders.get(String(id))!)
+        .map((o) => ({
+          order_id: String(o.id), pair_id: o.pairId, side: o.side === 0 ? 'Buy' : 'Sell', price: String(o.price), size: String(o.size),
+          remaining: String(o.remaining), leverage: o.leverage, locked: String(o.locked), status: o.remaining < o.size ? 'partial' : 'open',
+        }));
+      return { address: owner, orders };
+    },
+  });
+
+  app.get<{ Params: { address: string } }>('/balance/:address', {
+    schema: { params: { type: 'object', properties: { address } }, response: errors },
+    handler: async (req) => {
+      const a = state().account(toAddress(req.params.address));
+      const total = a.usdcFree + a.usdcLocked + a.usdcInPositions;
+      return {
+        address: req.params.address.toLowerCase(),
+        total: num(total),
+        free_balance: num(a.usdcFree),
+        locked: num(a.usdcLocked),
+        available: num(a.usdcFree > 0n ? a.usdcFree : 0n),
+        reserved: num(a.usdcLocked),
+        in_positions: num(a.usdcInPositions),
+        native_wei: String(a.nativeWei),
+      };
+    },
+  });
+
+  app.get('/reserves', async () => {
+    const s = state();
+    return { total_usdc_vault: num(s.supply().usdc), vlp_pool_value: 0, locked_in_orders: num(s.totals.usdcLocked), open_orders: s.orders.size };
+  });
+};

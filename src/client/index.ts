@@ -1,0 +1,186 @@
+/**
+ * A typed client for the node's REST API: it signs exactly as the node verifies
+ * (viem accounts: personal sign over the packed REST digest; EIP-712 for native
+ * operations) and calls every route. Errors come back as ExchangeApiError carrying
+ * the HTTP status and the envelope's code and message.
+ */
+import type { LocalAccount } from 'viem';
+import { bytesToHex } from '../util/bytes';
+import { batchDigest, cancelAllDigest, cancelDigest, placeOrderDigest } from '../crypto/exchange-digest';
+import { eip712Domain, EIP712_TYPES } from '../crypto/eip712';
+
+export class ExchangeApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly body: unknown,
+  ) {
+    super(`${status} ${code}: ${message}`);
+    this.name = 'ExchangeApiError';
+  }
+}
+
+export interface RestOrder {
+  symbol: string;
+  side: 'buy' | 'sell';
+  type: 'limit' | 'market';
+  price?: string;
+  amount: string;
+}
+
+export interface OrderResult {
+  orderId: string;
+  symbol: string;
+  side: string;
+  price: string;
+  amount: string;
+  status: string;
+  filled: string;
+  txHash: string;
+}
+
+export interface NativeOrder {
+  owner: `0x${string}`;
+  pairId: number;
+  side: 'Buy' | 'Sell';
+  orderType: 'Market' | 'Limit';
+  /** ×1e6 */
+  price: bigint;
+  /** ×1e18 */
+  size: bigint;
+  leverage?: number;
+  nonce?: bigint;
+}
+
+/** Signatures on the wire: 65 bytes by default, or the 64-byte r‖s form. */
+export type SignatureForm = 65 | 64;
+
+export class ExchangeClient {
+  private lastNonce = 0n;
+
+  constructor(
+    readonly baseUrl: string,
+    readonly opts: { chainId: number; signatureForm?: SignatureForm } = { chainId: 713799 },
+  ) {}
+
+  /** Milliseconds since the epoch (DECISIONS' recommended nonce), strictly increasing per client. */
+  nextNonce(): bigint {
+    const now = BigInt(Date.now());
+    this.lastNonce = now > this.lastNonce ? now : this.lastNonce + 1n;
+    return this.lastNonce;
+  }
+
+  private wire(sig: `0x${string}`): string {
+    return this.opts.signatureForm === 64 ? sig.slice(0, 130) : sig;
+  }
+
+  /** Raw call: the HTTP status and parsed body, never throws for HTTP errors. */
+  async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+    const res = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = text;
+    }
+    return { status: res.status, body: parsed };
+  }
+
+  private async ok<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const r = await this.call(method, path, body);
+    if (r.status >= 400) {
+      const e = (r.body as any)?.error ?? {};
+      throw new ExchangeApiError(r.status, e.code ?? 'HTTP_ERROR', e.message ?? String(r.body), r.body);
+    }
+    return r.body as T;
+  }
+
+  private async data<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return (await this.ok<{ data: T }>(method, path, body)).data;
+  }
+
+  // ---- signing -------------------------------------------------------------------
+
+  async signOrder(account: LocalAccount, o: RestOrder, nonce = this.nextNonce()) {
+    const digest = placeOrderDigest({ symbol: o.symbol, side: o.side, type: o.type, price: o.price ?? '', amount: o.amount, nonce });
+    const signature = await account.signMessage({ message: { raw: bytesToHex(digest) } });
+    return { ...o, trader: account.address, nonce: Number(nonce), signature: this.wire(signature) };
+  }
+
+  // ---- exchange REST: trading ------------------------------------------------------
+
+  async placeOrder(account: LocalAccount, o: RestOrder, nonce?: bigint): Promise<OrderResult> {
+    return this.data('POST', '/v1/order', await this.signOrder(account, o, nonce));
+  }
+
+  async placeBatch(account: LocalAccount, orders: Omit<RestOrder, 'type'>[], nonce = this.nextNonce()) {
+    const items = orders.map((o) => ({ symbol: o.symbol, side: o.side, price: o.price ?? '', amount: o.amount }));
+    const signature = await account.signMessage({ message: { raw: bytesToHex(batchDigest(items, nonce)) } });
+    return this.data<{ trader: string; orders: any[]; txHash: string }>('POST', '/v1/order/batch', {
+      orders: items, trader: account.address, nonce: Number(nonce), signature: this.wire(signature),
+    });
+  }
+
+  async cancelOrder(account: LocalAccount, orderId: string, nonce = this.nextNonce()) {
+    const signature = await account.signMessage({ message: { raw: bytesToHex(cancelDigest(orderId, nonce)) } });
+    return this.data<{ orderId: string; status: string; txHash: string }>('DELETE', `/v1/order/${orderId}`, {
+      trader: account.address, nonce: Number(nonce), signature: this.wire(signature),
+    });
+  }
+
+  async cancelAll(account: LocalAccount, nonce = this.nextNonce()) {
+    const signature = await account.signMessage({ message: { raw: bytesToHex(cancelAllDigest(nonce)) } });
+    return this.data<{ trader: string; totalOrders: number; openOrders: number; cancelled: number; cancelledIds: string[] }>('DELETE', '/v1/order/cancel-all', {
+      trader: account.address, nonce: Number(nonce), signature: this.wire(signature),
+    });
+  }
+
+  // ---- native routes ----------------------------------------------------------------
+
+  async placeNative(signer: LocalAccount, o: NativeOrder) {
+    const nonce = o.nonce ?? this.nextNonce();
+    const message = {
+      owner: o.owner, pairId: o.pairId, side: o.side === 'Buy' ? 0 : 1, orderType: o.orderType === 'Limit' ? 1 : 0,
+      price: o.price, size: o.size, leverage: o.leverage ?? 1, nonce,
+    };
+    const signature = await signer.signTypedData({ domain: eip712Domain(this.opts.chainId) as any, types: EIP712_TYPES as any, primaryType: 'PlaceOrder', message: message as any });
+    return this.ok<{ success: true; order_id: string; status: string; tx_hash: string }>('POST', '/order/place', {
+      pair_id: o.pairId, side: o.side, size: String(o.size), owner: o.owner, session_key: signer.address, order_type: o.orderType,
+      price: String(o.price), leverage: o.leverage ?? 1, signature: this.wire(signature), nonce: Number(nonce),
+    });
+  }
+
+  async cancelNative(signer: LocalAccount, owner: `0x${string}`, orderId: bigint, nonce = this.nextNonce()) {
+    const signature = await signer.signTypedData({ domain: eip712Domain(this.opts.chainId) as any, types: EIP712_TYPES as any, primaryType: 'CancelOrder', message: { owner, orderId, nonce } as any });
+    return this.ok<{ success: true; order_id: string; status: string }>('POST', '/order/cancel', {
+      order_id: String(orderId), owner, session_key: signer.address, signature: this.wire(signature), nonce: Number(nonce),
+    });
+  }
+
+  // ---- reads ------------------------------------------------------------------------
+
+  health = () => this.ok<{ status: string; chain: string; chainId: number }>('GET', '/health');
+  price = (symbol: string) => this.ok<{ symbol: string; pair: string; pairId: number; price: string }>('GET', `/v1/price/${symbol}`);
+  prices = () => this.data<{ symbol: string; pair: string; pairId: number; price: string }[]>('GET', '/v1/price/all');
+  candles = (symbol: string, interval = '1m', limit = 100) => this.ok<{ data: any[]; symbol: string; interval: string; count: number }>('GET', `/v1/candles/${symbol}?interval=${interval}&limit=${limit}`);
+  trades = (symbol: string, limit = 50) => this.data<any[]>('GET', `/v1/trades/${symbol}?limit=${limit}`);
+  orderbook = (symbol: string, depth = 20) => this.data<{ symbol: string; midPrice: string; bids: any[]; asks: any[] }>('GET', `/v1/orderbook/${symbol}?depth=${depth}`);
+  stats = () => this.data<{ totalPairs: number; totalOrders: number; tvl: string; agentTrades: number; humanTrades: number }>('GET', '/v1/stats');
+  leaderboard = (type: 'agents' | 'all' = 'all') => this.data<any[]>('GET', `/v1/leaderboard?type=${type}`);
+  pairs = () => this.data<{ pairId: number; symbol: string }[]>('GET', '/v1/pairs');
+  account = (address: string) => this.data<{ address: string; freeBalance: string; lockedBalance: string; totalBalance: string; isAgent: boolean }>('GET', `/v1/account/${address}`);
+  orders = (address: string) => this.data<any[]>('GET', `/v1/orders/${address}`);
+  fills = (address: string) => this.data<any[]>('GET', `/v1/fills/${address}`);
+  order = (orderId: string) => this.data<any>('GET', `/v1/order/${orderId}`);
+  nativeOrderbook = (pairId: number) => this.ok<{ pair_id: number; bids: any[]; asks: any[] }>('GET', `/orderbook/${pairId}`);
+  openOrders = (address: string) => this.ok<{ address: string; orders: any[] }>('GET', `/orders/${address}`);
+  balance = (address: string) => this.ok<{ total: number; free_balance: number; locked: number; available: number; reserved: number; in_positions: number }>('GET', `/balance/${address}`);
+  reserves = () => this.ok<{ total_usdc_vault: number; vlp_pool_value: number }>('GET', '/reserves');
+  faucet = (address: string, amount = '1000') => this.data<{ txHash: string; height: number }>('POST', '/faucet', { address, amount });
+}
