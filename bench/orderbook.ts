@@ -7,7 +7,8 @@
  *   units); the mid starts at 3000 USDC and random-walks one tick with probability
  *   0.1 per op;
  * - ~55% limit orders, side 50/50. 90% passive: 1..100 lots at mid ∓ an exponential
- *   offset (mean 8 ticks), clamped to one tick off the opposite best so they rest;
+ *   offset (mean 8 ticks) behind the mid (or behind the tick next to the opposite best
+ *   when the mid has drifted into it), so they rest;
  *   10% aggressive: 1..40 lots priced 0..3 ticks through the opposite best, so they
  *   cross, sweep one or more levels and may rest the rest;
  * - ~30% cancels, each of an order live at that point of the stream (the generator
@@ -136,13 +137,15 @@ function buildStream(n: number, seed: number): Stream {
         ticks = side === BUY ? ref + k : ref - k;
         lots = 1 + Math.floor(r() * 40);
       } else {
-        // passive: mid ∓ exponential offset (mean 8 ticks), kept one tick off the opposite best
+        // passive: an exponential offset (mean 8 ticks) behind the mid, or behind the tick
+        // next to the opposite best when the mid has drifted into it
         const off = Math.floor(-Math.log(1 - r()) * 8);
-        ticks = side === BUY ? mid - off : mid + off;
+        let ref = mid;
         if (bestOpp !== null) {
           const b = Number(bestOpp / TICK);
-          ticks = side === BUY ? Math.min(ticks, b - 1) : Math.max(ticks, b + 1);
+          ref = side === BUY ? Math.min(mid, b - 1) : Math.max(mid, b + 1);
         }
+        ticks = side === BUY ? ref - off : ref + off;
         lots = 1 + Math.floor(r() * 100);
       }
       const o = { id, owner, side, price: BigInt(ticks) * TICK, size: BigInt(lots) * LOT, isAgent: (ownerIx & 3) === 0 };

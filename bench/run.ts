@@ -1,14 +1,16 @@
 /**
  * `npm run bench [-- <suite>...]`: prints each figure with the conditions it was
- * measured under. Suites: crypto, chain (default: all).
+ * measured under. Suites: crypto, chain, rest (default: all).
  */
 import os from 'node:os';
 import { benchChain } from './chain';
 import { benchCrypto } from './crypto';
+import { benchRestOrders } from './rest-orders';
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   crypto: () => benchCrypto(),
   chain: () => benchChain(),
+  rest: () => benchRestOrders(),
 };
 
 async function main() {

@@ -30,7 +30,7 @@
  * we miss, because our transport may drop messages (the paper assumes eventual
  * delivery).
  */
-import { assertEvent, assign, setup } from 'xstate';
+import { assertEvent, assign, createActor, setup, type AnyActorScope, type SnapshotFrom } from 'xstate';
 
 /**
  * Ordered round steps (CometBFT's RoundStepType without NewRound: entering a round
@@ -422,6 +422,67 @@ function decideFromContext({ context }: { context: ConsensusRoundContext }): Dec
 }
 
 export type ConsensusRoundMachine = typeof consensusRoundMachine;
+export type ConsensusRoundSnapshot = SnapshotFrom<ConsensusRoundMachine>;
+
+const EFFECTS = new Set<string>(EFFECT_TYPES);
+
+/** The effect actions among executed actions, in order (assigns are applied, never returned). */
+export function effectsOf(actions: readonly { type: string; params?: unknown }[]): ConsensusRoundAction[] {
+  const out: ConsensusRoundAction[] = [];
+  for (const a of actions) if (EFFECTS.has(a.type)) out.push({ type: a.type, params: a.params } as ConsensusRoundAction);
+  return out;
+}
+
+/** Event types each state has transitions for: a cheap filter before `snapshot.can()`. */
+export const EVENTS_BY_STATE: Readonly<Record<StepName, ReadonlySet<ConsensusRoundEventType>>> = Object.freeze(
+  Object.fromEntries(
+    STEP_NAMES.map((name) => [name, new Set(Object.keys(consensusRoundMachine.config.states?.[name]?.on ?? {}) as ConsensusRoundEventType[])]),
+  ) as unknown as Record<StepName, ReadonlySet<ConsensusRoundEventType>>,
+);
+
+export interface RoundStepper {
+  initial(input: ConsensusRoundInput): [ConsensusRoundSnapshot, ConsensusRoundAction[]];
+  /** Same result as xstate's `transition(machine, snapshot, event)`, effects only. */
+  step(snapshot: ConsensusRoundSnapshot, event: ConsensusRoundEvent): [ConsensusRoundSnapshot, ConsensusRoundAction[]];
+}
+
+/**
+ * xstate's pure `transition()` builds a throw-away actor and system on every call (and
+ * computes the machine's initial state for it): ~100 µs, several times per consensus
+ * message. The stepper calls the machine's own `transition` (the ActorLogic interface)
+ * with one inert scope built once, collecting the effects instead of executing them,
+ * exactly as `transition()` does. The machine has no children, delays or systemIds, so
+ * nothing is ever registered in the scope's system. Tests check both agree.
+ */
+export function createRoundStepper(): RoundStepper {
+  const self = createActor(consensusRoundMachine, { input: { height: 1 } }); // never started
+  let sink: { type: string; params?: unknown }[] = [];
+  const scope = {
+    self,
+    defer: () => {},
+    id: '',
+    logger: () => {},
+    sessionId: '',
+    stopChild: () => {},
+    system: self.system,
+    emit: () => {},
+    actionExecutor: (action: { type: string; params?: unknown }) => {
+      sink.push(action);
+    },
+  } as unknown as AnyActorScope;
+  return {
+    initial(input) {
+      sink = [];
+      const snapshot = consensusRoundMachine.getInitialSnapshot(scope, input);
+      return [snapshot, effectsOf(sink)];
+    },
+    step(snapshot, event) {
+      sink = [];
+      const next = consensusRoundMachine.transition(snapshot, event, scope);
+      return [next, effectsOf(sink)];
+    },
+  };
+}
 
 /** The step of a snapshot's state value. */
 export function stepOf(value: unknown): Step {

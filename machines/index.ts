@@ -4,9 +4,11 @@
  * its machine it is in. Add one line per machine.
  */
 import { actorLifecycleMachine } from './actor-lifecycle';
+import { consensusRoundMachine } from './consensus-round';
 
 export const machines = {
   'actor-lifecycle': actorLifecycleMachine,
+  'consensus-round': consensusRoundMachine,
 } as const;
 
 export type MachineName = keyof typeof machines;

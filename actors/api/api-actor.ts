@@ -5,7 +5,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Block } from '../../src/codec/block';
-import { decodeTx } from '../../src/codec/tx';
+import { decodeTx, type Tx } from '../../src/codec/tx';
 import { ApiError, installErrorHandling, installValidation } from '../../src/api/envelope';
 import { healthRoutes } from '../../src/api/routes/health';
 import { statusRoutes } from '../../src/api/routes/status';
@@ -19,7 +19,7 @@ import type { BlockResult } from '../../src/state/apply';
 import type { Receipt } from '../../src/state/context';
 import { TxError } from '../../src/state/errors';
 import type { NodeContext } from '../../src/node/context';
-import { bytesToHex } from '../../src/util/bytes';
+import { bytesToHex, type Address } from '../../src/util/bytes';
 import type { ActorBehavior } from '../actor';
 import type { PoolEntry } from '../mempool/pool';
 import { CodecError } from '../../src/codec/binary';
@@ -37,7 +37,12 @@ export interface ApiDeps {
   node: NodeContext;
   /** The index, when open (it may be rebuilding). */
   indexer(): import('../../src/indexer/indexer').Indexer | undefined;
-  submitAndWait(bytes: Uint8Array): Promise<FinalTx>;
+  /**
+   * Submits a transaction and resolves once it is final. Routes that built the
+   * transaction pass the Tx itself and the signer they already verified, so it is
+   * neither decoded nor recovered again at the mempool.
+   */
+  submitAndWait(tx: Uint8Array | Tx, signer?: Address): Promise<FinalTx>;
 }
 
 /** How long an answer waits for the index to catch up with its block. */
@@ -50,18 +55,20 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
   let app: FastifyInstance | undefined;
   const waiters = new Map<string, { resolve(v: FinalTx): void; reject(e: unknown): void; timer: NodeJS.Timeout }>();
 
-  const submitAndWait = async (bytes: Uint8Array): Promise<FinalTx> => {
+  const submitAndWait = async (input: Uint8Array | Tx, signer?: Address): Promise<FinalTx> => {
     const n = node();
-    let hashHex: string;
+    let tx: Tx;
     try {
-      hashHex = bytesToHex(decodeTx(bytes, n.config.genesis.consensus.maxTxBytes).hash);
+      tx = input instanceof Uint8Array ? decodeTx(input, n.config.genesis.consensus.maxTxBytes) : input;
     } catch (err) {
+      const bytes = input as Uint8Array;
       if (err instanceof CodecError) {
         n.log.info({ code: err.code, reason: err.message, bytes: bytes.length }, 'malformed transaction refused at the door');
         throw new TxError(400, err.code === 'TOO_LARGE' ? 'PAYLOAD_TOO_LARGE' : 'MALFORMED_TX', `tx: ${err.message}`);
       }
       throw err;
     }
+    const hashHex = bytesToHex(tx.hash);
     if (waiters.has(hashHex)) throw new TxError(409, 'DUPLICATE_TX', `transaction ${hashHex} is already pending`);
     // Register before submitting, so a commit can never slip between the two.
     const final = new Promise<FinalTx>((resolve, reject) => {
@@ -72,7 +79,7 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       waiters.set(hashHex, { resolve, reject, timer });
     });
     try {
-      await n.actors.mempool.ask<PoolEntry>((reply) => ({ type: 'submit', bytes, reply }));
+      await n.actors.mempool.ask<PoolEntry>((reply) => ({ type: 'submit', tx, signer, reply }));
     } catch (err) {
       if (err instanceof TxError) n.log.info({ txHash: hashHex, code: err.code, reason: err.message }, 'transaction refused at the door');
       const w = waiters.get(hashHex);
@@ -88,16 +95,32 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
 
   /**
    * Read-your-writes: a trader who placed an order and then lists their orders must see
-   * it, so an answer waits (bounded) until the index has the block too. If the index is
-   * rebuilding, the answer goes out anyway once the bound passes.
+   * it, so an answer waits (bounded) until the index has the block too. One shared
+   * watcher polls the index height for all waiting answers; if the index is rebuilding,
+   * answers go out anyway once the bound passes.
    */
-  const waitIndexed = async (height: number): Promise<void> => {
-    const deadline = performance.now() + INDEX_WAIT_MS;
-    for (;;) {
-      const ix = node().indexer();
-      if (!ix || ix.indexedHeight() >= height || performance.now() > deadline) return;
-      await new Promise((r) => setTimeout(r, 1));
+  const indexWaiters: { height: number; deadline: number; resolve(): void }[] = [];
+  let watcher: NodeJS.Timeout | undefined;
+  const watchIndex = () => {
+    const ix = node().indexer();
+    const indexed = ix ? ix.indexedHeight() : Infinity;
+    const now = performance.now();
+    for (let i = indexWaiters.length - 1; i >= 0; i--) {
+      const w = indexWaiters[i];
+      if (w.height <= indexed || now > w.deadline) {
+        indexWaiters.splice(i, 1);
+        w.resolve();
+      }
     }
+    watcher = indexWaiters.length ? setTimeout(watchIndex, 1) : undefined;
+  };
+  const waitIndexed = (height: number): Promise<void> => {
+    const ix = node().indexer();
+    if (!ix || ix.indexedHeight() >= height) return Promise.resolve();
+    return new Promise((resolve) => {
+      indexWaiters.push({ height, deadline: performance.now() + INDEX_WAIT_MS, resolve });
+      watcher ??= setTimeout(watchIndex, 1);
+    });
   };
 
   return {
@@ -132,6 +155,8 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       }
     },
     async stop() {
+      clearTimeout(watcher);
+      for (const w of indexWaiters.splice(0)) w.resolve();
       for (const w of waiters.values()) {
         clearTimeout(w.timer);
         w.reject(new ApiError(503, 'SHUTTING_DOWN', 'the node is stopping'));

@@ -4,6 +4,7 @@
  * what was committed. A broken invariant halts the node; it never limps on.
  */
 import type { Block, Commit } from '../../src/codec/block';
+import type { Tx } from '../../src/codec/tx';
 import { join } from 'node:path';
 import { Chain } from '../../src/chain/chain';
 import type { BlockResult, VerifiedCache } from '../../src/state/apply';
@@ -11,7 +12,15 @@ import { InvariantError } from '../../src/state/state';
 import type { NodeContext } from '../../src/node/context';
 import type { ActorBehavior, Reply } from '../actor';
 
-export type ChainMsg = { type: 'commit'; block: Block; commit: Commit; verified?: VerifiedCache; reply: Reply<BlockResult> };
+export type ChainMsg = {
+  type: 'commit';
+  block: Block;
+  commit: Commit;
+  verified?: VerifiedCache;
+  /** The block's transactions already decoded (this node proposed it), aligned with block.txs. */
+  decoded?: Tx[];
+  reply: Reply<BlockResult>;
+};
 
 export interface ChainHolder {
   current?: Chain;
@@ -28,7 +37,7 @@ export function chainBehavior(node: () => NodeContext, holder: ChainHolder): Act
       const chain = holder.current!;
       let result: BlockResult;
       try {
-        result = await chain.commit(msg.block, msg.commit, msg.verified);
+        result = await chain.commit(msg.block, msg.commit, msg.verified, msg.decoded);
       } catch (err) {
         msg.reply.reject(err);
         if (err instanceof InvariantError) {

@@ -9,6 +9,7 @@ import { canonicalCommit, precommitSigningHash, blockHash, type Commit } from '.
 import { privateKeyToAddress, sign } from '../../src/crypto/secp256k1';
 import type { NodeContext } from '../../src/node/context';
 import type { ActorBehavior } from '../actor';
+import type { Batch } from '../mempool/mempool-actor';
 
 export type ProducerMsg = { type: 'tick' };
 
@@ -47,7 +48,7 @@ export function soloProducerBehavior(node: () => NodeContext, self: () => { send
       // A fixed cadence: the next slot is one block time after this one's, not after the work.
       nextAt = Math.max(nextAt + n.config.blockTimeMs, performance.now());
       try {
-        const { txs, verified } = await n.actors.mempool.ask<{ txs: Uint8Array[]; verified: Map<string, `0x${string}`> }>((reply) => ({
+        const { txs, decoded, verified } = await n.actors.mempool.ask<Batch>((reply) => ({
           type: 'batch',
           maxTxs: consensus.maxBlockTxs,
           maxBytes: consensus.maxBlockBytes,
@@ -56,11 +57,11 @@ export function soloProducerBehavior(node: () => NodeContext, self: () => { send
         const chain = n.chain();
         const proposer = privateKeyToAddress(key);
         // The proposer's clock sets the time (DECISIONS "Time"); it must move forward.
-        const block = chain.buildBlock({ txs, timestampMs: Date.now(), proposer, lastCommit });
+        const block = chain.buildBlock({ txs, decoded, timestampMs: Date.now(), proposer, lastCommit });
         const hash = blockHash(block.header);
         const signature = sign(precommitSigningHash(chain.chainId, block.header.height, 0, hash), key);
         const commit = canonicalCommit({ height: block.header.height, round: 0, blockHash: hash, signatures: [{ validator: proposer, signature }] });
-        await n.actors.chain.ask((reply) => ({ type: 'commit', block, commit, verified, reply }));
+        await n.actors.chain.ask((reply) => ({ type: 'commit', block, commit, verified, decoded, reply }));
         lastCommit = commit;
       } finally {
         schedule();

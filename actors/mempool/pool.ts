@@ -8,8 +8,7 @@ import { TxError } from '../../src/state/errors';
 import { nonceAvailable } from '../../src/state/nonces';
 import { opFor } from '../../src/state/ops';
 import type { State } from '../../src/state/state';
-import type { Address } from '../../src/util/bytes';
-import { bytesToHex } from '../../src/util/bytes';
+import { bytesToHex, type Address } from '../../src/util/bytes';
 import { CodecError } from '../../src/codec/binary';
 
 export interface PoolEntry {
@@ -61,7 +60,8 @@ export class TxPool {
     return this.add(tx);
   }
 
-  add(tx: Tx): PoolEntry {
+  /** `preverified`: the signer, when this node's own API verified the signature already. */
+  add(tx: Tx, preverified?: Address): PoolEntry {
     const hashHex = bytesToHex(tx.hash);
     if (this.byHash.has(hashHex)) throw new TxError(409, 'DUPLICATE_TX', `transaction ${hashHex} is already pending`);
     const state = this.state();
@@ -73,7 +73,7 @@ export class TxPool {
       }
       const op = opFor(tx.kind);
       op.shape?.(tx.body, params);
-      const signer = op.verify(tx, params.chainId);
+      const signer = preverified ?? op.verify(tx, params.chainId);
       op.check?.(tx.body, params, signer);
       let nonceKey: string | undefined;
       if (op.nonce) {
@@ -96,15 +96,17 @@ export class TxPool {
   }
 
   /** Up to maxTxs transactions / maxBytes, oldest first; they stay pending until removed. */
-  peekBatch(maxTxs: number, maxBytes: number): Uint8Array[] {
-    const out: Uint8Array[] = [];
+  peekBatch(maxTxs: number, maxBytes: number): { txs: Uint8Array[]; decoded: Tx[] } {
+    const txs: Uint8Array[] = [];
+    const decoded: Tx[] = [];
     let bytes = 0;
     for (const e of this.byHash.values()) {
-      if (out.length >= maxTxs || bytes + e.tx.bytes.length > maxBytes) break;
-      out.push(e.tx.bytes);
+      if (txs.length >= maxTxs || bytes + e.tx.bytes.length > maxBytes) break;
+      txs.push(e.tx.bytes);
+      decoded.push(e.tx);
       bytes += e.tx.bytes.length;
     }
-    return out;
+    return { txs, decoded };
   }
 
   /** Drops transactions that a committed block included. */

@@ -8,7 +8,7 @@
  * batch is written is the block "committed" for anyone waiting on it.
  */
 import { blockHash as hashHeader, commitHash, merkleRoot, type Block, type BlockHeader, type Commit } from '../codec/block';
-import { decodeTx } from '../codec/tx';
+import { decodeTx, type Tx } from '../codec/tx';
 import type { Genesis } from '../genesis/types';
 import { applyBlock, type BlockResult, type VerifiedCache } from '../state/apply';
 import { genesisState } from '../state/genesis';
@@ -91,9 +91,9 @@ export class Chain {
   }
 
   /** Builds the header of the next block over the given transactions. */
-  buildBlock(p: { txs: Uint8Array[]; timestampMs: number; proposer: Address; round?: number; lastCommit: Commit | null }): Block {
+  buildBlock(p: { txs: Uint8Array[]; decoded?: Tx[]; timestampMs: number; proposer: Address; round?: number; lastCommit: Commit | null }): Block {
     const maxTx = this.genesis.consensus.maxTxBytes;
-    const hashes = p.txs.map((t) => decodeTx(t, maxTx).hash);
+    const hashes = p.decoded ? p.decoded.map((t) => t.hash) : p.txs.map((t) => decodeTx(t, maxTx).hash);
     const header: BlockHeader = {
       chainId: this.chainId,
       height: this._height + 1,
@@ -110,7 +110,7 @@ export class Chain {
   }
 
   /** Applies and persists a finalized block. Throws (and the node halts) on divergence. */
-  async commit(block: Block, commit: Commit, verified?: VerifiedCache): Promise<BlockResult> {
+  async commit(block: Block, commit: Commit, verified?: VerifiedCache, decoded?: Tx[]): Promise<BlockResult> {
     const h = block.header;
     if (!equalBytes(h.parentHash, this._lastBlockHash)) {
       throw new InvariantError(`block ${h.height} parent ${bytesToHex(h.parentHash)} is not head ${bytesToHex(this._lastBlockHash)}`);
@@ -118,7 +118,7 @@ export class Chain {
     if (!equalBytes(h.lastCommitHash, commitHash(block.lastCommit))) {
       throw new InvariantError(`block ${h.height} last-commit hash mismatch`);
     }
-    const result = applyBlock(this.state, block, verified);
+    const result = applyBlock(this.state, block, verified, decoded);
     await this.store.commitBlock({ block, commit, ...result });
     this._height = h.height;
     this._lastBlockHash = result.blockHash;

@@ -44,7 +44,7 @@ export function bucketStart(timestampMs: number, intervalSec: number): number {
  * same bucket (or undefined for the bucket's first trade); returns a new object.
  */
 export function mergeTrade(prev: CandleRecord | undefined, time: number, price: bigint, size: bigint): CandleRecord {
-  if (prev === undefined) return { time, open: price, high: price, low: price, close: prev.close, volume: size };
+  if (prev === undefined) return { time, open: price, high: price, low: price, close: price, volume: size };
   if (prev.time !== time) throw new Error(`mergeTrade: bucket ${time} into candle ${prev.time}`);
   return {
     time,

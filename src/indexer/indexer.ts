@@ -289,8 +289,11 @@ const EMPTY_STATS: Readonly<StatsRecord> = Object.freeze({ totalOrders: 0, total
 const textEncoder = new TextEncoder();
 const textDecoder = new TextDecoder();
 
-function encodeJson(value: object): Uint8Array {
-  return textEncoder.encode(JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+/** JSON with the listed bigint fields as decimal strings (key order kept: deterministic bytes). */
+function encodeJson(value: object, bigFields: readonly string[]): Uint8Array {
+  const copy: Record<string, unknown> = { ...value };
+  for (const f of bigFields) copy[f] = (copy[f] as bigint).toString();
+  return textEncoder.encode(JSON.stringify(copy));
 }
 
 function decodeJson<T>(bytes: Uint8Array, bigFields: readonly string[]): T {
@@ -321,13 +324,23 @@ function readU64(b: Uint8Array): number {
 function u128(n: bigint): Uint8Array {
   const b = new Uint8Array(16);
   const dv = new DataView(b.buffer);
-  dv.setBigUint64(0, n >> 64n);
-  dv.setBigUint64(8, n & 0xffff_ffff_ffff_ffffn);
+  dv.setBigUint64(0, BigInt.asUintN(64, n >> 64n));
+  dv.setBigUint64(8, BigInt.asUintN(64, n));
   return b;
 }
 
+/** 0x + 40 hex (validated by the event parser or normAddress) -> 20 bytes. */
 function addressBytes(address: string): Uint8Array {
-  return Uint8Array.from(Buffer.from(address.slice(2), 'hex'));
+  const out = new Uint8Array(20);
+  for (let i = 0; i < 20; i++) out[i] = (hexNibble(address.charCodeAt(2 + 2 * i)) << 4) | hexNibble(address.charCodeAt(3 + 2 * i));
+  return out;
+}
+
+function hexNibble(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48; // 0-9
+  if (c >= 97 && c <= 102) return c - 87; // a-f
+  if (c >= 65 && c <= 70) return c - 55; // A-F
+  throw new Error('indexer: not a hex address');
 }
 
 function bytesToAddress(b: Uint8Array): string {
@@ -412,12 +425,45 @@ interface Staging {
   orphans: number;
   /** Append-only puts: trades, fills, account→order entries, pairs. */
   puts: Op[];
+  /** Records changed by the staged blocks (written by flush). */
   orders: Map<string, OrderRecord>;
   accounts: Map<string, AccountEntry>;
   candles: Map<string, { pairId: number; interval: number; rec: CandleRecord }>;
   pairs: Map<string, number>;
   stats: StatsRecord;
+  /** Stored records read ahead of a block in one getMany (undefined: not stored). */
+  readOrders: Map<string, OrderRecord | undefined>;
+  readAccounts: Map<string, AccountRecord | undefined>;
+  readCandles: Map<string, CandleRecord | undefined>;
 }
+
+/** A bounded map that forgets the least recently used entry. */
+class Lru<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(k: string): V | undefined {
+    const v = this.map.get(k);
+    if (v !== undefined) {
+      this.map.delete(k);
+      this.map.set(k, v);
+    }
+    return v;
+  }
+  set(k: string, v: V): void {
+    this.map.delete(k);
+    this.map.set(k, v);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
+  }
+}
+
+/** Committed records kept in memory (bounded): most fills hit recent orders and active traders. */
+export const ORDER_CACHE_MAX = 50_000;
+export const ACCOUNT_CACHE_MAX = 50_000;
+
+type StagedEvent =
+  | { ev: OrderPlacedEvent; txHash: string }
+  | { ev: TradeExecutedEvent; txHash: string; pos: Uint8Array }
+  | { ev: OrderUpdatedEvent; txHash: string };
 
 const EMPTY = new Uint8Array(0);
 const ZERO_ACCOUNT: Readonly<AccountRecord> = Object.freeze({ trades: 0, volume: 0n, isAgent: false, firstSeen: null });
@@ -429,6 +475,8 @@ export class Indexer {
   private readonly pairs: Map<string, number>;
   /** The latest candle per `${pairId}:${interval}` as stored: trades hit the current bucket. */
   private readonly latestCandles = new Map<string, CandleRecord>();
+  private readonly orderCache = new Lru<OrderRecord>(ORDER_CACHE_MAX);
+  private readonly accountCache = new Lru<AccountRecord>(ACCOUNT_CACHE_MAX);
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   private malformed = 0;
@@ -458,7 +506,7 @@ export class Indexer {
         const ops: Op[] = [
           { type: 'put', key: metaKey('schema'), value: u32(INDEX_SCHEMA_VERSION) },
           { type: 'put', key: metaKey('height'), value: u64(0) },
-          { type: 'put', key: metaKey('stats'), value: encodeJson(EMPTY_STATS) },
+          { type: 'put', key: metaKey('stats'), value: encodeJson(EMPTY_STATS, STATS_BIG) },
         ];
         if (opts.identity !== undefined) ops.push({ type: 'put', key: metaKey('identity'), value: textEncoder.encode(opts.identity) });
         await db.batch(ops);
@@ -727,11 +775,15 @@ export class Indexer {
       candles: new Map(),
       pairs: new Map(),
       stats: { ...this.statsRec },
+      readOrders: new Map(),
+      readAccounts: new Map(),
+      readCandles: new Map(),
     };
   }
 
   private async stageBlock(st: Staging, height: number, time: number, receipts: Receipt[], txHashOf?: TxHashOf): Promise<void> {
     if (height !== st.height + 1) throw new IndexerGapError(st.height + 1, height);
+    const staged: StagedEvent[] = [];
     for (let i = 0; i < receipts.length; i++) {
       const r = receipts[i];
       if (r.status !== 'ok' || !Array.isArray(r.events) || r.events.length === 0) continue;
@@ -740,18 +792,83 @@ export class Indexer {
         const parsed = parseEvent(r.events[j]);
         if (parsed.kind === 'other') continue;
         st.events++;
-        if (parsed.kind === 'malformed') {
-          st.malformed++;
-          continue;
+        if (parsed.kind === 'malformed') st.malformed++;
+        else {
+          const ev = parsed.event;
+          staged.push(ev.type === 'TradeExecuted' ? { ev, txHash, pos: position(height, i, j) } : ev.type === 'OrderPlaced' ? { ev, txHash } : { ev, txHash });
         }
-        const ev = parsed.event;
-        if (ev.type === 'OrderPlaced') await this.stagePlaced(st, ev, txHash, time);
-        else if (ev.type === 'TradeExecuted') await this.stageTrade(st, ev, position(height, i, j), txHash, time);
-        else await this.stageUpdated(st, ev, time);
       }
+    }
+    if (staged.length === 0) {
+      st.height = height;
+      st.blocks++;
+      return;
+    }
+    await this.readAhead(st, staged, time);
+    for (const s of staged) {
+      if (s.ev.type === 'OrderPlaced') await this.stagePlaced(st, s.ev, s.txHash, time);
+      else if (s.ev.type === 'TradeExecuted') await this.stageTrade(st, s.ev, (s as { pos: Uint8Array }).pos, s.txHash, time);
+      else await this.stageUpdated(st, s.ev, time);
     }
     st.height = height;
     st.blocks++;
+  }
+
+  /**
+   * Reads, in ONE getMany, every stored record the block's events will modify and that
+   * is neither staged nor cached: orders, accounts, candle buckets. The staging code
+   * still falls back to single reads, so this is only an optimisation.
+   */
+  private async readAhead(st: Staging, staged: StagedEvent[], time: number): Promise<void> {
+    const placedHere = new Set<string>();
+    const orderIds = new Set<string>();
+    const addrs = new Set<string>();
+    const candles = new Map<string, Uint8Array>();
+    const wantOrder = (id: string): void => {
+      if (!placedHere.has(id) && !st.orders.has(id) && !st.readOrders.has(id) && this.orderCache.get(id) === undefined) orderIds.add(id);
+    };
+    const wantAccount = (a: string): void => {
+      if (!st.accounts.has(a) && !st.readAccounts.has(a) && this.accountCache.get(a) === undefined) addrs.add(a);
+    };
+    for (const { ev } of staged) {
+      if (ev.type === 'OrderPlaced') {
+        placedHere.add(ev.orderId);
+        if (ev.isAgent) wantAccount(ev.owner);
+      } else if (ev.type === 'OrderUpdated') {
+        wantOrder(ev.orderId);
+      } else {
+        wantOrder(ev.makerOrderId);
+        wantOrder(ev.takerOrderId);
+        wantAccount(ev.buyer);
+        wantAccount(ev.seller);
+        const pairId = this.pairIdOf(st, ev.symbol, ev.pairId);
+        for (const interval of INTERVAL_SECONDS) {
+          const start = bucketStart(time, interval);
+          const k = `${pairId}:${interval}:${start}`;
+          if (st.candles.has(k) || st.readCandles.has(k) || this.latestCandles.get(`${pairId}:${interval}`)?.time === start) continue;
+          candles.set(k, key(IndexBucket.Candle, u32(pairId), u32(interval), u64(start)));
+        }
+      }
+    }
+    const ids = [...orderIds];
+    const as = [...addrs];
+    const cs = [...candles];
+    const keys = [...ids.map((id) => key(IndexBucket.Order, u64(BigInt(id)))), ...as.map((a) => key(IndexBucket.Account, addressBytes(a))), ...cs.map(([, k]) => k)];
+    if (keys.length === 0) return;
+    const values = await this.db.getMany(keys);
+    let n = 0;
+    for (const id of ids) {
+      const v = values[n++];
+      st.readOrders.set(id, v ? decodeJson<OrderRecord>(v, ORDER_BIG) : undefined);
+    }
+    for (const a of as) {
+      const v = values[n++];
+      st.readAccounts.set(a, v ? decodeJson<AccountRecord>(v, ACCOUNT_BIG) : undefined);
+    }
+    for (const [k] of cs) {
+      const v = values[n++];
+      st.readCandles.set(k, v ? decodeJson<CandleRecord>(v, CANDLE_BIG) : undefined);
+    }
   }
 
   private notePair(st: Staging, symbol: string, pairId: number): void {
@@ -817,7 +934,7 @@ export class Indexer {
       txHash,
       time,
     };
-    st.puts.push({ type: 'put', key: key(IndexBucket.Trade, u32(pairId), pos), value: encodeJson(trade) });
+    st.puts.push({ type: 'put', key: key(IndexBucket.Trade, u32(pairId), pos), value: encodeJson(trade, TRADE_BIG) });
 
     // Fills, one per side, from that side's point of view.
     const buyerTakes = ev.takerSide === 0;
@@ -833,7 +950,7 @@ export class Indexer {
         orderId: takes ? ev.takerOrderId : ev.makerOrderId,
         fee: takes ? ev.takerFee : 0n,
       };
-      st.puts.push({ type: 'put', key: key(IndexBucket.Fill, addressBytes(address), pos, Uint8Array.of(side)), value: encodeJson(rec) });
+      st.puts.push({ type: 'put', key: key(IndexBucket.Fill, addressBytes(address), pos, Uint8Array.of(side)), value: encodeJson(rec, FILL_BIG) });
     };
     fill(0, ev.buyer, buyerTakes);
     fill(1, ev.seller, !buyerTakes);
@@ -880,15 +997,27 @@ export class Indexer {
   private async loadOrder(st: Staging, orderId: string): Promise<OrderRecord | undefined> {
     const staged = st.orders.get(orderId);
     if (staged) return staged;
+    if (st.readOrders.has(orderId)) return st.readOrders.get(orderId);
+    const cached = this.orderCache.get(orderId);
+    if (cached) return cached;
     const v = await this.db.get(key(IndexBucket.Order, u64(BigInt(orderId))));
-    return v ? decodeJson<OrderRecord>(v, ORDER_BIG) : undefined;
+    const rec = v ? decodeJson<OrderRecord>(v, ORDER_BIG) : undefined;
+    st.readOrders.set(orderId, rec);
+    return rec;
   }
 
   private async account(st: Staging, address: string): Promise<AccountEntry> {
     let e = st.accounts.get(address);
     if (!e) {
-      const v = await this.db.get(key(IndexBucket.Account, addressBytes(address)));
-      const orig = v ? decodeJson<AccountRecord>(v, ACCOUNT_BIG) : undefined;
+      let orig: AccountRecord | undefined;
+      if (st.readAccounts.has(address)) orig = st.readAccounts.get(address);
+      else {
+        orig = this.accountCache.get(address);
+        if (!orig) {
+          const v = await this.db.get(key(IndexBucket.Account, addressBytes(address)));
+          orig = v ? decodeJson<AccountRecord>(v, ACCOUNT_BIG) : undefined;
+        }
+      }
       e = { address, orig, cur: orig ? { ...orig } : { ...ZERO_ACCOUNT } };
       st.accounts.set(address, e);
     }
@@ -896,8 +1025,10 @@ export class Indexer {
   }
 
   private async loadCandle(st: Staging, pairId: number, interval: number, start: number): Promise<CandleRecord | undefined> {
-    const staged = st.candles.get(`${pairId}:${interval}:${start}`);
+    const k = `${pairId}:${interval}:${start}`;
+    const staged = st.candles.get(k);
     if (staged) return staged.rec;
+    if (st.readCandles.has(k)) return st.readCandles.get(k);
     const latest = this.latestCandles.get(`${pairId}:${interval}`);
     if (latest && latest.time === start) return latest;
     // A bucket's first trade (or an older bucket): one read.
@@ -908,10 +1039,10 @@ export class Indexer {
   /** Writes the staged blocks and the new height in one batch, then publishes the in-memory state. */
   private async flush(st: Staging): Promise<void> {
     const ops: Op[] = st.puts.slice();
-    for (const o of st.orders.values()) ops.push({ type: 'put', key: key(IndexBucket.Order, u64(BigInt(o.orderId))), value: encodeJson(o) });
+    for (const o of st.orders.values()) ops.push({ type: 'put', key: key(IndexBucket.Order, u64(BigInt(o.orderId))), value: encodeJson(o, ORDER_BIG) });
     for (const { address, orig, cur } of st.accounts.values()) {
       if (orig && orig.trades === cur.trades && orig.volume === cur.volume && orig.isAgent === cur.isAgent) continue;
-      ops.push({ type: 'put', key: key(IndexBucket.Account, addressBytes(address)), value: encodeJson(cur) });
+      ops.push({ type: 'put', key: key(IndexBucket.Account, addressBytes(address)), value: encodeJson(cur, ACCOUNT_BIG) });
       const wasRanked = orig !== undefined && orig.trades > 0;
       const moved = !wasRanked || orig.volume !== cur.volume;
       if (wasRanked && moved) ops.push({ type: 'del', key: rankKey(0, orig.volume, address) });
@@ -925,9 +1056,9 @@ export class Indexer {
       }
     }
     for (const { pairId, interval, rec } of st.candles.values()) {
-      ops.push({ type: 'put', key: key(IndexBucket.Candle, u32(pairId), u32(interval), u64(rec.time)), value: encodeJson(rec) });
+      ops.push({ type: 'put', key: key(IndexBucket.Candle, u32(pairId), u32(interval), u64(rec.time)), value: encodeJson(rec, CANDLE_BIG) });
     }
-    ops.push({ type: 'put', key: metaKey('stats'), value: encodeJson(st.stats) });
+    ops.push({ type: 'put', key: metaKey('stats'), value: encodeJson(st.stats, STATS_BIG) });
     ops.push({ type: 'put', key: metaKey('height'), value: u64(st.height) });
     await this.db.batch(ops);
 
@@ -940,6 +1071,8 @@ export class Indexer {
       const latest = this.latestCandles.get(k);
       if (!latest || latest.time <= rec.time) this.latestCandles.set(k, rec);
     }
+    for (const [id, o] of st.orders) this.orderCache.set(id, o);
+    for (const [a, e] of st.accounts) this.accountCache.set(a, e.cur);
     this.malformed += st.malformed;
     this.orphans += st.orphans;
   }

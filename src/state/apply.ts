@@ -29,7 +29,7 @@ export interface BlockResult {
 /** Signers already verified (by the mempool), keyed by tx hash hex: saves a recovery per tx. */
 export type VerifiedCache = Map<string, Address>;
 
-export function applyBlock(state: State, block: Block, verified?: VerifiedCache): BlockResult {
+export function applyBlock(state: State, block: Block, verified?: VerifiedCache, decoded?: Tx[]): BlockResult {
   const params = state.params();
   const head = state.head();
   const h = block.header;
@@ -45,7 +45,8 @@ export function applyBlock(state: State, block: Block, verified?: VerifiedCache)
   }
   if (h.txCount !== block.txs.length) throw new InvariantError('header tx count differs from body');
 
-  const txs = block.txs.map((bytes) => decodeTx(bytes, params.consensus.maxTxBytes));
+  // A proposer hands its own decoded transactions along: reuse them when they are the very same bytes.
+  const txs = block.txs.map((bytes, i) => (decoded?.[i]?.bytes === bytes ? decoded[i] : decodeTx(bytes, params.consensus.maxTxBytes)));
   if (!equalBytes(merkleRoot(txs.map((t) => t.hash)), h.txRoot)) throw new InvariantError(`block ${h.height} tx root mismatch`);
 
   const receipts: Receipt[] = [];

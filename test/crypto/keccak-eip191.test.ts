@@ -45,3 +45,18 @@ describe('hashPersonalMessage (EIP-191)', () => {
     );
   });
 });
+
+describe('native keccak agrees with the noble reference', () => {
+  it('on thousands of random inputs of every length class, including empty and multi-block', async () => {
+    const { keccak256, keccak256Noble } = await import('../../src/crypto/keccak');
+    const { randomBytes } = await import('node:crypto');
+    const lengths = [0, 1, 31, 32, 33, 135, 136, 137, 200, 272, 1000, 5000];
+    for (let i = 0; i < 3000; i++) {
+      const input = new Uint8Array(randomBytes(lengths[i % lengths.length] + (i % 7)));
+      expect(Buffer.from(keccak256(input)).toString('hex')).toBe(Buffer.from(keccak256Noble(input)).toString('hex'));
+    }
+    // A subarray view (non-zero byteOffset) hashes its own bytes only.
+    const big = new Uint8Array(randomBytes(100));
+    expect(keccak256(big.subarray(10, 60))).toEqual(keccak256Noble(big.slice(10, 60)));
+  });
+});

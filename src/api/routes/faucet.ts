@@ -69,7 +69,7 @@ export const faucetRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
       lastNonce = now > lastNonce ? now : lastNonce + 1n;
       const unsigned = { to, usdc, nativeWei: faucet.nativeWeiPerRequest, nonce: lastNonce };
       const body: FaucetBody = signFaucet(genesis.chainId, unsigned, key);
-      const final = await deps.submitAndWait(encodeTx(genesis.chainId, TxKind.Faucet, body).bytes);
+      const final = await deps.submitAndWait(encodeTx(genesis.chainId, TxKind.Faucet, body));
       throwIfFailed(final);
       return ok({
         address: to,

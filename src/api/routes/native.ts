@@ -61,7 +61,7 @@ export const nativeRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
         owner, pairId: BigInt(body.pairId), side: BigInt(body.side), orderType: BigInt(body.orderType), price: body.price, size: body.size, leverage: BigInt(body.leverage), nonce: body.nonce,
       } as never);
       if (!verifySigner(hash, signature, signer)) throw new ApiError(401, 'INVALID_SIGNATURE', `signature: does not recover to ${signer}`);
-      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.NativePlace, { ...body, signature }).bytes);
+      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.NativePlace, { ...body, signature }), signer);
       throwIfFailed(final);
       const events = final.receipt.events as any[];
       const placed = events.find((e) => e.type === 'OrderPlaced');
@@ -93,7 +93,7 @@ export const nativeRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
       const order = state().orders.get(String(orderId));
       if (!order) throw new ApiError(404, 'UNKNOWN_ORDER', `order_id: no open order ${orderId}`);
       if (order.owner !== owner) throw new ApiError(403, 'NOT_OWNER', `order ${orderId} does not belong to ${owner}`);
-      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.NativeCancel, { owner, signer, orderId, nonce, signature }).bytes);
+      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.NativeCancel, { owner, signer, orderId, nonce, signature }), signer);
       throwIfFailed(final);
       return { success: true, order_id: String(orderId), status: 'cancelled', tx_hash: final.receipt.txHash };
     },

@@ -109,7 +109,7 @@ export const tradingRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, 
       const signature = parseSignatureField(b.signature);
       requireSigner(placeOrderDigest({ symbol: b.symbol, side: b.side, type: b.type, price, amount: b.amount, nonce }), signature, trader);
       const tx = encodeTx(chainId, TxKind.RestOrder, { trader, symbol: b.symbol, side: b.side, type: b.type, price, amount: b.amount, nonce, signature });
-      const final = await deps.submitAndWait(tx.bytes);
+      const final = await deps.submitAndWait(tx, trader);
       throwIfFailed(final);
       return ok(orderResult(final, b.symbol, b.side, b.amount, b.price));
     },
@@ -150,7 +150,7 @@ export const tradingRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, 
       const signature = parseSignatureField(b.signature);
       requireSigner(batchDigest(b.orders, nonce), signature, trader);
       const orders = b.orders.map((o) => ({ symbol: o.symbol, side: o.side, price: o.price, amount: o.amount }));
-      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.RestBatch, { trader, orders, nonce, signature }).bytes);
+      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.RestBatch, { trader, orders, nonce, signature }), trader);
       throwIfFailed(final);
       // Results in submission order: each order's id and status, or why it was refused.
       const events = final.receipt.events as any[];
@@ -179,7 +179,7 @@ export const tradingRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, 
       const nonce = parseNonce(b.nonce);
       const signature = parseSignatureField(b.signature);
       requireSigner(cancelAllDigest(nonce), signature, trader);
-      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.RestCancelAll, { trader, nonce, signature }).bytes);
+      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.RestCancelAll, { trader, nonce, signature }), trader);
       throwIfFailed(final);
       const ev = (final.receipt.events as any[]).find((e) => e.type === 'CancelAll');
       const cancelledIds: string[] = ev?.cancelledIds ?? [];
@@ -210,7 +210,7 @@ export const tradingRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, 
       const order = state().orders.get(orderId);
       if (!order) throw new ApiError(404, 'UNKNOWN_ORDER', `orderId: no open order ${orderId}`);
       if (order.owner !== trader) throw new ApiError(403, 'NOT_OWNER', `order ${orderId} does not belong to ${trader}`);
-      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.RestCancel, { trader, orderId, nonce, signature }).bytes);
+      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.RestCancel, { trader, orderId, nonce, signature }), trader);
       throwIfFailed(final);
       return ok({ orderId, status: 'cancelled', txHash: final.receipt.txHash });
     },

@@ -1,0 +1,204 @@
+/**
+ * The validator's own safety: never sign two different messages for one
+ * (height, round, step), even across crashes.
+ *
+ * Before a signature leaves, the new state is handed to `persist` and awaited (the node
+ * writes and fsyncs it); only then is the signature returned. On start the state is
+ * loaded back, so after a crash the guard still knows what was signed. Like CometBFT's
+ * FilePV: a request below what was last signed (height, then round, then step) is a
+ * regression and refused; at the same (height, round, step) the identical message gets
+ * the same signature back (a restarted node may ask again) and anything else is refused.
+ *
+ * The state also keeps the lock (the last non-nil precommit of the height): Tendermint's
+ * safety needs a validator that precommitted B at round r to stay locked on B until a
+ * newer proof-of-lock, and a node that forgot its lock in a crash would behave like a
+ * Byzantine one ("amnesia"). Restarting at the same height, the core restores the lock
+ * from here.
+ */
+import { CodecError, Reader, Writer } from '../codec/binary';
+import type { Address } from '../util/bytes';
+import { equalBytes } from '../util/bytes';
+import { proposalSigningHash, voteSigningHash, type Proposal, type UnsignedProposal, type UnsignedVote, type Vote } from './messages';
+import type { Signer } from './signer';
+
+/** CometBFT's sign steps: a proposal comes before the prevote, the prevote before the precommit. */
+export enum SignStep {
+  Proposal = 1,
+  Prevote = 2,
+  Precommit = 3,
+}
+
+export interface LastSigned {
+  height: number;
+  round: number;
+  step: SignStep;
+  /** null: nil vote. */
+  blockHash: Uint8Array | null;
+  /** The digest signed: identifies the content (polRound included for proposals). */
+  signingHash: Uint8Array;
+  signature: Uint8Array;
+}
+
+export interface PrivValLock {
+  height: number;
+  round: number;
+  blockHash: Uint8Array;
+}
+
+export interface PrivValState {
+  lastSigned: LastSigned | null;
+  lock: PrivValLock | null;
+}
+
+export const EMPTY_PRIVVAL_STATE: PrivValState = Object.freeze({ lastSigned: null, lock: null });
+
+export interface PrivValidator {
+  readonly address: Address;
+  /** What was last signed and the lock, as persisted. */
+  state(): PrivValState;
+  /** @throws DoubleSignError when the vote would conflict with what was signed before. */
+  signVote(chainId: number, vote: UnsignedVote): Promise<Vote>;
+  /** @throws DoubleSignError likewise. */
+  signProposal(chainId: number, proposal: UnsignedProposal): Promise<Proposal>;
+}
+
+export type PersistPrivValState = (state: PrivValState) => Promise<void>;
+
+export class DoubleSignError extends Error {
+  constructor(
+    readonly reason: 'HEIGHT_REGRESSION' | 'ROUND_REGRESSION' | 'STEP_REGRESSION' | 'CONFLICT',
+    message: string,
+  ) {
+    super(`refusing to sign (${reason}): ${message}`);
+    this.name = 'DoubleSignError';
+  }
+}
+
+interface SignRequest {
+  height: number;
+  round: number;
+  step: SignStep;
+  blockHash: Uint8Array | null;
+  signingHash: Uint8Array;
+}
+
+/**
+ * Checks a request against the last signed state. Returns the signature to reuse for an
+ * identical request, null when a fresh signature may be made.
+ * @throws DoubleSignError
+ */
+export function checkSignRequest(last: LastSigned | null, req: SignRequest): Uint8Array | null {
+  if (last === null) return null;
+  const at = `${req.height}/${req.round}/${SignStep[req.step]}`;
+  const was = `${last.height}/${last.round}/${SignStep[last.step]}`;
+  if (req.height < last.height) throw new DoubleSignError('HEIGHT_REGRESSION', `${at} is below last signed ${was}`);
+  if (req.height > last.height) return null;
+  if (req.round < last.round) throw new DoubleSignError('ROUND_REGRESSION', `${at} is below last signed ${was}`);
+  if (req.round > last.round) return null;
+  if (req.step < last.step) throw new DoubleSignError('STEP_REGRESSION', `${at} is below last signed ${was}`);
+  if (req.step > last.step) return null;
+  if (equalBytes(req.signingHash, last.signingHash)) return last.signature;
+  throw new DoubleSignError('CONFLICT', `${at} was already signed for other content`);
+}
+
+export class LocalPrivValidator implements PrivValidator {
+  readonly address: Address;
+  #state: PrivValState;
+  /** Sign requests run one at a time: check, sign, persist, release. */
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly signer: Signer,
+    private readonly persist: PersistPrivValState,
+    loaded: PrivValState | null,
+  ) {
+    this.address = signer.address;
+    this.#state = loaded ?? EMPTY_PRIVVAL_STATE;
+  }
+
+  state(): PrivValState {
+    return this.#state;
+  }
+
+  signVote(chainId: number, vote: UnsignedVote): Promise<Vote> {
+    if (vote.validator !== this.address) return Promise.reject(new Error(`vote names ${vote.validator}, this privval is ${this.address}`));
+    const step = vote.type === 'prevote' ? SignStep.Prevote : SignStep.Precommit;
+    const signingHash = voteSigningHash(chainId, vote);
+    return this.#serial(async () => {
+      const signature = await this.#sign({ height: vote.height, round: vote.round, step, blockHash: vote.blockHash, signingHash });
+      return { ...vote, signature };
+    });
+  }
+
+  signProposal(chainId: number, proposal: UnsignedProposal): Promise<Proposal> {
+    if (proposal.proposer !== this.address) return Promise.reject(new Error(`proposal names ${proposal.proposer}, this privval is ${this.address}`));
+    const signingHash = proposalSigningHash(chainId, proposal);
+    return this.#serial(async () => {
+      const signature = await this.#sign({
+        height: proposal.height,
+        round: proposal.round,
+        step: SignStep.Proposal,
+        blockHash: proposal.blockHash,
+        signingHash,
+      });
+      return { ...proposal, signature };
+    });
+  }
+
+  #serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(task, task);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #sign(req: SignRequest): Promise<Uint8Array> {
+    const again = checkSignRequest(this.#state.lastSigned, req);
+    if (again !== null) return again;
+    const signature = this.signer.sign(req.signingHash);
+    const lastSigned: LastSigned = { ...req, signature };
+    const prev = this.#state.lock;
+    const lock =
+      req.step === SignStep.Precommit && req.blockHash !== null
+        ? { height: req.height, round: req.round, blockHash: req.blockHash }
+        : prev !== null && prev.height === req.height
+          ? prev
+          : null;
+    const next: PrivValState = { lastSigned, lock };
+    // Persisted first; a failure leaves the in-memory state as it was and releases nothing.
+    await this.persist(next);
+    this.#state = next;
+    return signature;
+  }
+}
+
+/** Canonical bytes of the state, for the node's store: `u8 version | lastSigned? | lock?`. */
+export function encodePrivValState(s: PrivValState): Uint8Array {
+  const w = new Writer(256).u8(1).bool(s.lastSigned !== null);
+  if (s.lastSigned) {
+    const l = s.lastSigned;
+    w.u64(l.height).u32(l.round).u8(l.step).bool(l.blockHash !== null);
+    if (l.blockHash) w.fixed(l.blockHash, 32);
+    w.fixed(l.signingHash, 32).fixed(l.signature, 65);
+  }
+  w.bool(s.lock !== null);
+  if (s.lock) w.u64(s.lock.height).u32(s.lock.round).fixed(s.lock.blockHash, 32);
+  return w.finish();
+}
+
+export function decodePrivValState(bytes: Uint8Array): PrivValState {
+  const r = new Reader(bytes);
+  const version = r.u8();
+  if (version !== 1) throw new CodecError('VERSION', `unknown privval state version ${version}`);
+  let lastSigned: LastSigned | null = null;
+  if (r.bool()) {
+    const height = r.u64();
+    const round = r.u32();
+    const step = r.u8();
+    if (step < SignStep.Proposal || step > SignStep.Precommit) throw new CodecError('RANGE', `unknown sign step ${step}`);
+    const blockHash = r.bool() ? r.fixed(32) : null;
+    lastSigned = { height, round, step, blockHash, signingHash: r.fixed(32), signature: r.fixed(65) };
+  }
+  const lock = r.bool() ? { height: r.u64(), round: r.u32(), blockHash: r.fixed(32) } : null;
+  r.end();
+  return { lastSigned, lock };
+}

@@ -1,0 +1,159 @@
+/**
+ * The validator set of a height: addresses with voting power, the quorum rule, and the
+ * proposer of each (height, round).
+ *
+ * Quorum: strictly more than 2/3 of the total power (`3·p > 2·T`). Exactly 2/3 is not
+ * enough: with n = 3f + 1 and f faulty, two quorums of more than 2/3 always share more
+ * than 1/3, hence at least one honest validator, which is what makes two conflicting
+ * commits impossible. "f + 1" (round skipping) is strictly more than 1/3 (`3·p > T`): at
+ * least one honest validator is in that round.
+ *
+ * Proposer selection (documented in docs/consensus.md): per height, a weighted
+ * shuffle. From `seed` (the previous block's VRF output once that exists; any 32 bytes
+ * today) and the height, draw validators without replacement, each draw picking
+ * validator v with probability power(v) / (power left). Draw i uses
+ *   x_i = keccak256("exchange-chain/proposer/v1" | seed | u64 height | u32 i) as a
+ *   256-bit big-endian integer, target = x_i mod (power left),
+ * and walks the remaining validators in address order until the cumulative power
+ * exceeds target. proposer(height, round) = order[round mod n]. So round 0's proposer
+ * is drawn in proportion to voting power (the modulo bias is below 2^-150 for any real
+ * total), and consecutive rounds of one height rotate through every validator before
+ * repeating: a crashed proposer costs at most one round per n.
+ */
+import { Writer } from '../codec/binary';
+import { keccak256 } from '../crypto/keccak';
+import type { GenesisValidator } from '../genesis/types';
+import type { Address } from '../util/bytes';
+import { bytesToHex, isAddress } from '../util/bytes';
+
+export interface Validator {
+  readonly address: Address;
+  readonly power: bigint;
+}
+
+/**
+ * p is a quorum iff p·den > T·num (or >= when inclusive). The default is {2, 3, strict}.
+ * Anything else breaks safety: it exists so the simulator can show its checker catches
+ * a broken quorum. Never configure it in a node.
+ */
+export interface QuorumRule {
+  num: bigint;
+  den: bigint;
+  inclusive: boolean;
+}
+
+export const TWO_THIRDS: QuorumRule = Object.freeze({ num: 2n, den: 3n, inclusive: false });
+
+const PROPOSER_DOMAIN = 'exchange-chain/proposer/v1';
+const ORDER_CACHE_MAX = 8;
+
+export class ValidatorSet {
+  /** Sorted by address, no duplicates, every power > 0. */
+  readonly validators: readonly Validator[];
+  readonly totalPower: bigint;
+  readonly quorum: QuorumRule;
+  readonly #index = new Map<Address, number>();
+  readonly #orders = new Map<string, readonly Validator[]>();
+
+  constructor(validators: readonly Validator[], options: { unsafeQuorumForSimulation?: QuorumRule } = {}) {
+    if (validators.length === 0) throw new RangeError('a validator set needs at least one validator');
+    if (validators.length > 1024) throw new RangeError('at most 1024 validators');
+    const sorted = [...validators].map((v) => ({ address: v.address, power: v.power }));
+    sorted.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+    let total = 0n;
+    for (const [i, v] of sorted.entries()) {
+      if (!isAddress(v.address) || v.address !== v.address.toLowerCase()) throw new TypeError(`validator address must be lower-case 0x hex: ${v.address}`);
+      if (typeof v.power !== 'bigint' || v.power <= 0n) throw new RangeError(`validator ${v.address} must have positive bigint power`);
+      if (this.#index.has(v.address)) throw new RangeError(`duplicate validator ${v.address}`);
+      this.#index.set(v.address, i);
+      total += v.power;
+    }
+    this.validators = Object.freeze(sorted.map((v) => Object.freeze(v)));
+    this.totalPower = total;
+    this.quorum = options.unsafeQuorumForSimulation ?? TWO_THIRDS;
+    if (this.quorum.den <= 0n || this.quorum.num < 0n) throw new RangeError('quorum rule needs den > 0, num >= 0');
+  }
+
+  /** Voting power = bond (wei). The 15% power cap is the staking module's business. */
+  static fromGenesis(validators: readonly Pick<GenesisValidator, 'address' | 'bondWei'>[]): ValidatorSet {
+    return new ValidatorSet(validators.map((v) => ({ address: v.address.toLowerCase() as Address, power: v.bondWei })));
+  }
+
+  get size(): number {
+    return this.validators.length;
+  }
+
+  indexOf(address: Address): number {
+    return this.#index.get(address) ?? -1;
+  }
+
+  has(address: Address): boolean {
+    return this.#index.has(address);
+  }
+
+  powerOf(address: Address): bigint {
+    const i = this.#index.get(address);
+    return i === undefined ? 0n : this.validators[i].power;
+  }
+
+  at(index: number): Validator {
+    const v = this.validators[index];
+    if (v === undefined) throw new RangeError(`no validator at index ${index}`);
+    return v;
+  }
+
+  /** Strictly more than 2/3 of the total power (under the default rule). */
+  hasQuorum(power: bigint): boolean {
+    const { num, den, inclusive } = this.quorum;
+    return inclusive ? power * den >= this.totalPower * num : power * den > this.totalPower * num;
+  }
+
+  /** The smallest power that is a quorum. */
+  get quorumPower(): bigint {
+    const { num, den, inclusive } = this.quorum;
+    const floor = (this.totalPower * num) / den;
+    if (inclusive) return floor * den === this.totalPower * num ? floor : floor + 1n;
+    return floor + 1n;
+  }
+
+  /** Strictly more than 1/3 of the total power: at least one honest validator is among them. */
+  hasOneThird(power: bigint): boolean {
+    return power * 3n > this.totalPower;
+  }
+
+  /** Weighted shuffle of the set for `height` (see the file comment). Cached per (seed, height). */
+  proposerOrder(height: number, seed: Uint8Array): readonly Validator[] {
+    const key = `${height}:${bytesToHex(seed)}`;
+    const cached = this.#orders.get(key);
+    if (cached) return cached;
+    const left = [...this.validators];
+    let leftPower = this.totalPower;
+    const order: Validator[] = [];
+    for (let i = 0; left.length > 0; i++) {
+      const draw = keccak256(new Writer(64 + seed.length).string(PROPOSER_DOMAIN).bytes(seed).u64(height).u32(i).finish());
+      const target = BigInt(bytesToHex(draw)) % leftPower;
+      let acc = 0n;
+      let pick = left.length - 1;
+      for (let j = 0; j < left.length; j++) {
+        acc += left[j].power;
+        if (target < acc) {
+          pick = j;
+          break;
+        }
+      }
+      const [chosen] = left.splice(pick, 1);
+      order.push(chosen);
+      leftPower -= chosen.power;
+    }
+    if (this.#orders.size >= ORDER_CACHE_MAX) this.#orders.delete(this.#orders.keys().next().value as string);
+    const frozen = Object.freeze(order);
+    this.#orders.set(key, frozen);
+    return frozen;
+  }
+
+  proposer(height: number, round: number, seed: Uint8Array): Validator {
+    if (!Number.isSafeInteger(round) || round < 0) throw new RangeError(`round must be a non-negative integer, got ${round}`);
+    const order = this.proposerOrder(height, seed);
+    return order[round % order.length];
+  }
+}
