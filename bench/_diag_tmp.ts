@@ -355,17 +355,3 @@ export async function benchOrderbook(opts: OrderbookBenchOptions = {}): Promise<
   return out;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const args = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-  const ops = args[0] ? Number(args[0]) : undefined;
-  const seed = args[1] ? Number(args[1]) : undefined;
-  benchOrderbook({ ops, seed, nobMemory: process.argv.includes('--nob-memory'), log: (l) => console.log(l) })
-    .then((figures) => {
-      for (const [k, v] of Object.entries(figures)) console.log(`${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`);
-      console.log(`peak RSS of the bench process: ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
-    })
-    .catch((err) => {
-      console.error(err);
-      process.exit(1);
-    });
-}

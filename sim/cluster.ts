@@ -100,6 +100,8 @@ export interface SimOptions {
   stopOnViolation: boolean;
   /** Keep the last N trace lines and attach them to the result. */
   traceLines: number;
+  /** Also trace every input and output of these nodes (debugging a seed). */
+  traceNodes?: number[];
 }
 
 export const DEFAULT_SIM_OPTIONS: Omit<SimOptions, 'seed'> = {
@@ -320,12 +322,15 @@ export class Simulation {
     const core = node.core;
     if (core === null) return;
     let outputs: ConsensusOutput[];
+    const traced = this.opts.traceNodes?.includes(node.index) ?? false;
+    if (traced) this.#traceLine(`node ${node.index} @${core.height}/${core.round}/${Step[core.step]} <- ${describeInput(input)}`);
     try {
       outputs = await core.handle(input);
     } catch (err) {
       this.#violation('exception', `node ${node.index} threw on ${input.type}: ${(err as Error).stack ?? String(err)}`);
       return;
     }
+    if (traced) for (const o of outputs) this.#traceLine(`node ${node.index} -> ${describeOutput(o)}`);
     this.#outputs(node, outputs);
   }
 
@@ -721,6 +726,51 @@ export class Simulation {
       digest: bytesToHex(this.#digest),
       trace: [...this.#trace],
     };
+  }
+}
+
+function describeMessage(m: ConsensusMessage): string {
+  switch (m.kind) {
+    case 'proposal':
+      return `proposal ${m.proposal.height}/${m.proposal.round} pol ${m.proposal.polRound} ${bytesToHex(m.proposal.blockHash).slice(0, 10)} by ${m.proposal.proposer.slice(0, 8)}`;
+    case 'vote':
+      return `${m.vote.type} ${m.vote.height}/${m.vote.round} ${m.vote.blockHash ? bytesToHex(m.vote.blockHash).slice(0, 10) : 'nil'} by ${m.vote.validator.slice(0, 8)}`;
+    case 'status':
+      return `status ${m.status.height}/${m.status.round}`;
+    case 'certificate':
+      return `certificate ${m.certificate.height}`;
+  }
+}
+
+function describeInput(i: ConsensusInput): string {
+  switch (i.type) {
+    case 'proposal':
+      return describeMessage({ kind: 'proposal', proposal: i.proposal });
+    case 'vote':
+      return describeMessage({ kind: 'vote', vote: i.vote });
+    case 'status':
+      return `status ${i.status.height}/${i.status.round} from ${i.from.slice(0, 8)}`;
+    case 'certificate':
+      return `certificate ${i.certificate.height}`;
+    case 'timeout':
+      return `timeout ${i.height}/${i.round}/${Step[i.step]}`;
+    default:
+      return i.type;
+  }
+}
+
+function describeOutput(o: ConsensusOutput): string {
+  switch (o.type) {
+    case 'broadcast':
+      return `broadcast ${describeMessage(o.message)}`;
+    case 'send':
+      return `send to ${o.to.slice(0, 8)} ${describeMessage(o.message)}`;
+    case 'scheduleTimeout':
+      return `schedule ${o.height}/${o.round}/${Step[o.step]} +${o.delayMs}ms`;
+    case 'decide':
+      return `decide ${o.height}/${o.round}`;
+    case 'evidence':
+      return `evidence ${o.evidence.kind}`;
   }
 }
 

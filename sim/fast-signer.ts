@@ -1,7 +1,8 @@
 /**
  * SIM-ONLY signature scheme behind the consensus Signer / SignatureVerifier interfaces.
  *
- * A "signature" is HMAC-SHA256(secret of the validator, digest) padded to 65 bytes; the
+ * A "signature" is SHA-256(secret of the validator ‖ digest) padded to 65 bytes (a MAC
+ * with a fixed-length key); the
  * verifier holds every validator's secret. It is not a signature scheme (whoever
  * verifies can forge), which is fine inside one simulated process: the simulator only
  * needs "a Byzantine node cannot sign for an honest one", and the Byzantine node is
@@ -9,7 +10,7 @@
  * recovery, which is what makes hours of simulated time affordable. `--crypto real`
  * runs the same simulation with secp256k1 (src/consensus/signer.ts).
  */
-import { createHmac } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Signer, SignatureVerifier } from '../src/consensus/signer';
 import type { Address } from '../src/util/bytes';
 import { bytesToHex } from '../src/util/bytes';
@@ -28,7 +29,10 @@ export class FastSigner implements Signer {
 }
 
 function fastSign(secret: Uint8Array, digest: Uint8Array): Uint8Array {
-  const mac = createHmac('sha256', secret).update(digest).digest();
+  const buf = new Uint8Array(secret.length + digest.length);
+  buf.set(secret, 0);
+  buf.set(digest, secret.length);
+  const mac = hash('sha256', buf, 'buffer');
   const out = new Uint8Array(65);
   out.set(mac, 0);
   out[64] = 27;

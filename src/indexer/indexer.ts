@@ -41,7 +41,7 @@ export enum IndexBucket {
   Order = 5,
   /** owner address (20 bytes) ‖ order id u64 -> empty */
   AccountOrder = 6,
-  /** address (20 bytes) -> JSON AccountRecord (trades, volume, agent flag, first seen) */
+  /** address (20 bytes) -> JSON AccountRecord (orders placed, trades, volume, agent flag, first seen) */
   Account = 7,
   /**
    * board u8 (0 all, 1 agents) ‖ (2^128 − 1 − volume) u128 ‖ address (20 bytes) -> empty.
@@ -53,7 +53,7 @@ export enum IndexBucket {
 }
 
 /** Bumped whenever a key or value layout changes: an index of another schema is rebuilt. */
-export const INDEX_SCHEMA_VERSION = 1;
+export const INDEX_SCHEMA_VERSION = 2;
 
 export const TRADES_LIMIT_MAX = 200;
 export const FILLS_LIMIT_MAX = 200;
@@ -266,6 +266,8 @@ interface OrderRecord {
 const ORDER_BIG = ['price', 'size', 'filled', 'remaining', 'filledUsdc', 'tradedSize'] as const;
 
 interface AccountRecord {
+  /** OrderPlaced events of this owner. */
+  orders: number;
   trades: number;
   volume: bigint;
   isAgent: boolean;
@@ -466,7 +468,7 @@ type StagedEvent =
   | { ev: OrderUpdatedEvent; txHash: string };
 
 const EMPTY = new Uint8Array(0);
-const ZERO_ACCOUNT: Readonly<AccountRecord> = Object.freeze({ trades: 0, volume: 0n, isAgent: false, firstSeen: null });
+const ZERO_ACCOUNT: Readonly<AccountRecord> = Object.freeze({ orders: 0, trades: 0, volume: 0n, isAgent: false, firstSeen: null });
 const INTERVAL_SECONDS = Object.values(CANDLE_INTERVALS);
 
 export class Indexer {
@@ -694,6 +696,14 @@ export class Indexer {
     return v ? orderItem(decodeJson<OrderRecord>(v, ORDER_BIG)) : undefined;
   }
 
+  /** How many orders the address has placed (OrderPlaced events), whatever became of them. */
+  async orderCount(address: string): Promise<number> {
+    const a = normAddress(address);
+    if (a === undefined) return 0;
+    const [r] = await this.accountRecords([a]);
+    return r?.orders ?? 0;
+  }
+
   /**
    * Top traders by volume (ties: address ascending). Reads `limit` entries of the
    * Rank index plus their account records: O(limit), whatever the number of traders.
@@ -833,7 +843,7 @@ export class Indexer {
     for (const { ev } of staged) {
       if (ev.type === 'OrderPlaced') {
         placedHere.add(ev.orderId);
-        if (ev.isAgent) wantAccount(ev.owner);
+        wantAccount(ev.owner);
       } else if (ev.type === 'OrderUpdated') {
         wantOrder(ev.orderId);
       } else {
@@ -905,7 +915,9 @@ export class Indexer {
       updatedTime: time,
     });
     st.puts.push({ type: 'put', key: key(IndexBucket.AccountOrder, addressBytes(ev.owner), u64(BigInt(ev.orderId))), value: EMPTY });
-    if (ev.isAgent) markAgent((await this.account(st, ev.owner)).cur, time);
+    const owner = (await this.account(st, ev.owner)).cur;
+    owner.orders++;
+    if (ev.isAgent) markAgent(owner, time);
   }
 
   private async stageTrade(st: Staging, ev: TradeExecutedEvent, pos: Uint8Array, txHash: string, time: number): Promise<void> {
@@ -1041,7 +1053,7 @@ export class Indexer {
     const ops: Op[] = st.puts.slice();
     for (const o of st.orders.values()) ops.push({ type: 'put', key: key(IndexBucket.Order, u64(BigInt(o.orderId))), value: encodeJson(o, ORDER_BIG) });
     for (const { address, orig, cur } of st.accounts.values()) {
-      if (orig && orig.trades === cur.trades && orig.volume === cur.volume && orig.isAgent === cur.isAgent) continue;
+      if (orig && orig.orders === cur.orders && orig.trades === cur.trades && orig.volume === cur.volume && orig.isAgent === cur.isAgent) continue;
       ops.push({ type: 'put', key: key(IndexBucket.Account, addressBytes(address)), value: encodeJson(cur, ACCOUNT_BIG) });
       const wasRanked = orig !== undefined && orig.trades > 0;
       const moved = !wasRanked || orig.volume !== cur.volume;

@@ -325,6 +325,7 @@ export async function snapshot(idx: Indexer): Promise<unknown> {
     out[`fills ${a}`] = await idx.fills(a, 200);
     out[`orders ${a}`] = await idx.orders(a, 50);
     out[`agent ${a}`] = await idx.agent(a);
+    out[`orderCount ${a}`] = await idx.orderCount(a);
   }
   for (let id = 1; id <= 15; id++) out[`order ${id}`] = await idx.order(String(id));
   out.leaderboardAll = await idx.leaderboard('all', 500);

@@ -6,7 +6,7 @@ import { ClassicLevel } from 'classic-level';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CANDLE_INTERVAL_NAMES, type CandleInterval } from '../../src/indexer/candles';
-import { Indexer, IndexerGapError, IndexerIncompatibleError, type CandleItem } from '../../src/indexer/indexer';
+import { INDEX_SCHEMA_VERSION, Indexer, IndexerGapError, IndexerIncompatibleError, type CandleItem } from '../../src/indexer/indexer';
 import { A, B, C, FakeStore, fixtureBlocks, H1, H2, snapshot, T0, T0S, tempDir, txh } from './fixture';
 
 const dir = tempDir();
@@ -168,6 +168,8 @@ describe('indexer queries over the fixture', () => {
     expect((await idx.orders(A, 50)).map((o) => o.orderId)).toEqual(['10', '7', '1']);
     expect(await idx.orders(A, 50)).toEqual([await idx.order('10'), await idx.order('7'), await idx.order('1')]);
     expect(await idx.orders(`0x${'99'.repeat(20)}`, 50)).toEqual([]);
+    expect(await Promise.all([A, B, C, H1, H2].map((a) => idx.orderCount(a)))).toEqual([3, 1, 1, 4, 5]);
+    expect(await idx.orderCount(`0x${'99'.repeat(20)}`)).toBe(0);
   });
 
   it('leaderboard: volume desc, ties by address asc, agents only', async () => {
@@ -276,6 +278,20 @@ describe('indexing step by step', () => {
     await idx.close();
     await expect(Indexer.open(path, { identity: 'chain-b' })).rejects.toThrow(IndexerIncompatibleError);
     await (await Indexer.open(path, { identity: 'chain-a' })).close();
+  });
+});
+
+describe('schema versions', () => {
+  it('refuses an index written by another schema version', async () => {
+    const path = freshDir();
+    const idx = await Indexer.open(path);
+    await indexAll(idx, 2);
+    await idx.close();
+    const db = new ClassicLevel<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
+    await db.open();
+    await db.put(Uint8Array.of(0, ...Buffer.from('schema')), Uint8Array.of(0, 0, 0, INDEX_SCHEMA_VERSION + 1));
+    await db.close();
+    await expect(Indexer.open(path)).rejects.toThrow(IndexerIncompatibleError);
   });
 });
 
