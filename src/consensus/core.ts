@@ -33,7 +33,7 @@ import {
   type TimeoutParams,
   type VoteParams,
 } from '../../machines/consensus-round';
-import type { Commit } from '../codec/block';
+import { canonicalCommit, type Commit } from '../codec/block';
 import type { Address } from '../util/bytes';
 import { equalBytes, hexToBytes } from '../util/bytes';
 import { duplicateProposalEvidence, stripBlock, type Evidence } from './evidence';
@@ -176,6 +176,8 @@ class HeightState {
   readonly askedFor = new Set<Address>();
   /** A certificate was applied here: we are catching up, announce the next height. */
   caughtUp = false;
+  /** The commit of a verified certificate for this height. */
+  certified: Commit | undefined;
   awaitingBlock: number | undefined;
 
   constructor(
@@ -389,20 +391,21 @@ export class ConsensusCore {
       case 'added':
         this.counters.votesAdded++;
         this.#heard(v.round, this.validators.indexOf(v.validator));
-        if (v.type === 'precommit' && this.#hs.commitCandidate === undefined) {
-          const maj = set.twoThirdsMajority();
-          if (maj !== undefined && maj.blockHash !== null) this.#hs.commitCandidate = { round: v.round, key: hashKey(maj.blockHash) };
-        }
-        return;
+        break;
+      case 'conflict':
+        // Counted for its own value (see VoteSet), reported once.
+        if (res.evidence !== undefined) this.#emitEvidence(res.evidence, out);
+        break;
       case 'duplicate':
         this.counters.votesDuplicate++;
-        return;
-      case 'conflict':
-        this.#emitEvidence(res.evidence, out);
         return;
       case 'invalid':
         this.counters.votesInvalid++;
         return;
+    }
+    if (v.type === 'precommit' && this.#hs.commitCandidate === undefined) {
+      const maj = set.twoThirdsMajority();
+      if (maj !== undefined && maj.blockHash !== null) this.#hs.commitCandidate = { round: v.round, key: hashKey(maj.blockHash) };
     }
   }
 
@@ -523,6 +526,9 @@ export class ConsensusCore {
       return;
     }
     for (const v of votes) this.#addVote(v, true, out);
+    // The verified certificate is a proof on its own, whatever our vote set holds.
+    hs.certified = canonicalCommit({ height: c.height, round: commit.round, blockHash: commit.blockHash, signatures: votes.map((v) => ({ validator: v.validator, signature: v.signature })) });
+    hs.commitCandidate ??= { round: commit.round, key };
     hs.caughtUp = true;
     this.counters.certificatesApplied++;
   }
@@ -693,7 +699,7 @@ export class ConsensusCore {
     const hs = this.#hs;
     const block = hs.blocks.get(p.blockHash);
     const blockHash = hexToBytes(p.blockHash);
-    const commit = hs.precommits.get(p.round)?.makeCommit(blockHash);
+    const commit = hs.precommits.get(p.round)?.makeCommit(blockHash) ?? this.#certifiedCommit(p.round, blockHash);
     // The machine decides only on +2/3 precommits for a block we hold: anything else is a bug.
     if (block === undefined || commit === undefined) throw new Error(`decide ${p.height}/${p.round} without block or commit`);
     this.counters.decisions++;
@@ -791,12 +797,18 @@ export class ConsensusCore {
     return { height: hs.height, round, hasProposal: hs.proposals.has(round), prevotes, precommits };
   }
 
+  #certifiedCommit(round: number, blockHash: Uint8Array): Commit | undefined {
+    const c = this.#hs.certified;
+    return c !== undefined && c.round === round && equalBytes(c.blockHash, blockHash) ? c : undefined;
+  }
+
   /** Once decided here: the block and its commit, for peers still deciding. */
   #decidedCertificate(): Certificate | undefined {
     const ctx = this.#snapshot.context;
     if (!ctx.decided || ctx.commitValue === null) return undefined;
     const block = this.#hs.blocks.get(ctx.commitValue);
-    const commit = this.#hs.precommits.get(ctx.commitRound)?.makeCommit(hexToBytes(ctx.commitValue));
+    const hash = hexToBytes(ctx.commitValue);
+    const commit = this.#hs.precommits.get(ctx.commitRound)?.makeCommit(hash) ?? this.#certifiedCommit(ctx.commitRound, hash);
     if (block === undefined || commit === undefined) return undefined;
     return { height: ctx.height, block, commit };
   }

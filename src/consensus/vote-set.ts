@@ -1,17 +1,24 @@
 /**
- * The votes of one (height, round, type): at most one counted vote per validator,
- * power tallied per block hash and for nil, quorum reports.
+ * The votes of one (height, round, type): power tallied per block hash and for nil,
+ * quorum reports.
  *
- * Cost: a vote costs one map lookup, one signature verification (only for a vote not
- * seen before: an identical duplicate is recognised by content and dropped unverified),
- * and O(1) bigint additions; reports are O(1) (the leading value is tracked as votes
- * arrive). A second, different vote from one validator is verified (so nobody can
- * forge evidence against someone else), becomes DuplicateVoteEvidence, and is never
- * counted: the first vote stays.
+ * Counting. "+2/3 any" counts each validator once, with its first vote. "+2/3 for B"
+ * counts every validator that validly signed B, even one that also signed something
+ * else: a quorum of signatures for B is a proof of B whatever else the equivocators
+ * signed (CometBFT's votesByBlock does the same), and otherwise a node that happened to
+ * receive a Byzantine validator's other vote first could never assemble the commit the
+ * rest of the network decided with. Two values can both reach a quorum only if more
+ * than 1/3 of the power double-signs, which is outside the fault model.
+ *
+ * Cost: an identical duplicate is recognised by content and dropped unverified; any new
+ * vote costs one signature verification and O(1) bigint additions; reports are O(1)
+ * (the first value to reach a quorum is remembered). A validator's second, different
+ * vote becomes DuplicateVoteEvidence (once per validator per set); at most
+ * MAX_VARIANTS different votes per validator are kept, further ones are ignored
+ * unverified, so a Byzantine validator cannot make the set grow.
  */
 import { type Commit, type CommitSignature, canonicalCommit } from '../codec/block';
 import type { Address } from '../util/bytes';
-import { equalBytes } from '../util/bytes';
 import { duplicateVoteEvidence, type DuplicateVoteEvidence } from './evidence';
 import { hashKey, sameVoteContent, voteSigningHash, type HashKey, type Vote, type VoteType } from './messages';
 import type { SignatureVerifier } from './signer';
@@ -19,24 +26,29 @@ import type { ValidatorSet } from './validator-set';
 
 export type AddVoteResult =
   | { status: 'added' }
-  /** Same content as the counted vote (or the validator is already proven to double-sign). */
+  /** Nothing new: same content as a vote held, or too many variants from an equivocator. */
   | { status: 'duplicate' }
-  | { status: 'conflict'; evidence: DuplicateVoteEvidence }
+  /** A validly signed second vote: counted for its own value only, and evidence (first conflict only). */
+  | { status: 'conflict'; evidence: DuplicateVoteEvidence | undefined }
   | { status: 'invalid'; reason: string };
+
+/** Different votes kept per validator (its first plus conflicting ones). */
+export const MAX_VARIANTS = 4;
 
 interface Tally {
   blockHash: Uint8Array | null;
   power: bigint;
+  /** Per validator index: its vote for this value. */
+  votes: (Vote | undefined)[];
 }
 
 export class VoteSet {
-  readonly #votes: (Vote | undefined)[];
+  /** Per validator index: every distinct vote held, the first one first. */
+  readonly #byValidator: Vote[][];
   readonly #tally = new Map<HashKey, Tally>();
-  /** Validators already caught: further votes from them are ignored unverified. */
-  readonly #equivocators = new Set<Address>();
   #power = 0n;
   #count = 0;
-  /** The value holding a quorum, once one does (the first to reach it, under any rule). */
+  /** The first value to hold a quorum. */
   #majority: Tally | undefined;
 
   constructor(
@@ -47,12 +59,12 @@ export class VoteSet {
     readonly validators: ValidatorSet,
     private readonly verifier: SignatureVerifier,
   ) {
-    this.#votes = new Array(validators.size);
+    this.#byValidator = Array.from({ length: validators.size }, () => []);
   }
 
   /**
-   * Adds a vote. `trusted`: the signature was made by this node's own privval (not
-   * verified again). Never throws for bad input: answers `invalid`.
+   * Adds a vote. `trusted`: the signature is already known good (our own privval, or a
+   * verified certificate). Never throws for bad input: answers `invalid`.
    */
   add(vote: Vote, trusted = false): AddVoteResult {
     if (vote.type !== this.type || vote.height !== this.height || vote.round !== this.round) {
@@ -61,43 +73,47 @@ export class VoteSet {
     const index = this.validators.indexOf(vote.validator);
     if (index < 0) return { status: 'invalid', reason: `${vote.validator} is not a validator` };
     if (vote.signature.length !== 65) return { status: 'invalid', reason: 'signature must be 65 bytes' };
-    const existing = this.#votes[index];
-    if (existing !== undefined) {
-      if (sameVoteContent(existing, vote) || this.#equivocators.has(vote.validator)) return { status: 'duplicate' };
-      if (!this.#verify(vote, trusted)) return { status: 'invalid', reason: 'bad signature' };
-      this.#equivocators.add(vote.validator);
-      return { status: 'conflict', evidence: duplicateVoteEvidence(existing, vote) };
+    const held = this.#byValidator[index];
+    for (const h of held) if (sameVoteContent(h, vote)) return { status: 'duplicate' };
+    if (held.length >= MAX_VARIANTS) return { status: 'duplicate' };
+    if (!trusted && !this.verifier.verify(voteSigningHash(this.chainId, vote), vote.signature, vote.validator)) {
+      return { status: 'invalid', reason: 'bad signature' };
     }
-    if (!this.#verify(vote, trusted)) return { status: 'invalid', reason: 'bad signature' };
-    this.#votes[index] = vote;
-    this.#count++;
+    held.push(vote);
     const power = this.validators.validators[index].power;
-    this.#power += power;
-    const key = hashKey(vote.blockHash);
-    let t = this.#tally.get(key);
-    if (t === undefined) {
-      t = { blockHash: vote.blockHash, power: 0n };
-      this.#tally.set(key, t);
-    }
+    const t = this.#tallyOf(vote.blockHash);
+    t.votes[index] = vote;
     t.power += power;
     if (this.#majority === undefined && this.validators.hasQuorum(t.power)) this.#majority = t;
-    return { status: 'added' };
+    if (held.length === 1) {
+      this.#count++;
+      this.#power += power;
+      return { status: 'added' };
+    }
+    return { status: 'conflict', evidence: held.length === 2 ? duplicateVoteEvidence(held[0], vote) : undefined };
   }
 
-  #verify(vote: Vote, trusted: boolean): boolean {
-    if (trusted) return true;
-    return this.verifier.verify(voteSigningHash(this.chainId, vote), vote.signature, vote.validator);
+  #tallyOf(blockHash: Uint8Array | null): Tally {
+    const key = hashKey(blockHash);
+    let t = this.#tally.get(key);
+    if (t === undefined) {
+      t = { blockHash, power: 0n, votes: new Array(this.validators.size) };
+      this.#tally.set(key, t);
+    }
+    return t;
   }
 
+  /** Validators that voted. */
   get count(): number {
     return this.#count;
   }
 
-  /** Power of every counted vote. */
+  /** Power of the validators that voted, each counted once. */
   get power(): bigint {
     return this.#power;
   }
 
+  /** Power of the validators that signed this value. */
   powerFor(blockHash: Uint8Array | null): bigint {
     return this.#tally.get(hashKey(blockHash))?.power ?? 0n;
   }
@@ -120,30 +136,28 @@ export class VoteSet {
     return this.#majority === undefined ? undefined : { blockHash: this.#majority.blockHash };
   }
 
+  /** The validator's first vote. */
   get(validator: Address): Vote | undefined {
     const i = this.validators.indexOf(validator);
-    return i < 0 ? undefined : this.#votes[i];
+    return i < 0 ? undefined : this.#byValidator[i][0];
   }
 
   getByIndex(index: number): Vote | undefined {
-    return this.#votes[index];
+    return this.#byValidator[index]?.[0];
   }
 
+  /** Every vote held, first votes and conflicting ones. */
   votes(): Vote[] {
-    return this.#votes.filter((v): v is Vote => v !== undefined);
+    return this.#byValidator.flat();
   }
 
   /** The precommits for `blockHash` as a canonical Commit, when they are a quorum. */
   makeCommit(blockHash: Uint8Array): Commit | undefined {
     if (this.type !== 'precommit' || !this.hasTwoThirdsFor(blockHash)) return undefined;
+    const t = this.#tally.get(hashKey(blockHash));
+    if (t === undefined) return undefined;
     const signatures: CommitSignature[] = [];
-    for (const v of this.#votes) {
-      if (v !== undefined && v.blockHash !== null && equalBytes(v.blockHash, blockHash)) {
-        signatures.push({ validator: v.validator, signature: v.signature });
-      }
-    }
+    for (const v of t.votes) if (v !== undefined) signatures.push({ validator: v.validator, signature: v.signature });
     return canonicalCommit({ height: this.height, round: this.round, blockHash, signatures });
   }
 }
-
-

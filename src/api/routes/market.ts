@@ -13,6 +13,8 @@ import { ApiError, errorSchema, ok } from '../envelope';
 import { address, checkNetwork, price6, size18, usdc } from '../common';
 
 const errors = { '4xx': errorSchema, '5xx': errorSchema };
+/** About a second of blocks: a lag beyond this means the index is rebuilding, not just busy. */
+const INDEX_MAX_LAG_BLOCKS = 45;
 const networkQuery = { network: { type: 'string', maxLength: 16 } } as const;
 
 function limitQuery(max: number, dflt: number) {
@@ -24,10 +26,14 @@ export const marketRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
   const state = () => deps.node.chain().state;
   const limits = genesis.limits;
 
+  /** The index, if it is (nearly) level with the chain; 503 while it rebuilds or lags. */
   const index = (): Indexer => {
     const ix = deps.indexer();
-    if (!ix) throw new ApiError(503, 'NOT_SYNCED', 'the index is starting or rebuilding; retry shortly');
-    return ix;
+    const behind = ix ? deps.node.chain().height - ix.indexedHeight() : Infinity;
+    if (behind > INDEX_MAX_LAG_BLOCKS) {
+      throw new ApiError(503, 'NOT_SYNCED', `the index is ${ix ? `${behind} blocks behind the chain` : 'starting'}; retry shortly`);
+    }
+    return ix!;
   };
   const pairBySymbol = (symbol: string): PairParams => {
     const id = state().symbolToPair.get(symbol.toUpperCase());

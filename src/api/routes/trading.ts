@@ -183,8 +183,7 @@ export const tradingRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, 
       throwIfFailed(final);
       const ev = (final.receipt.events as any[]).find((e) => e.type === 'CancelAll');
       const cancelledIds: string[] = ev?.cancelledIds ?? [];
-      const ix = deps.indexer() as (ReturnType<ApiDeps["indexer"]> & { orderCount?(a: string): Promise<number> }) | undefined;
-      const totalOrders = (await ix?.orderCount?.(trader)) ?? cancelledIds.length;
+      const totalOrders = (await deps.indexer()?.orderCount(trader)) ?? cancelledIds.length;
       return ok({
         trader,
         totalOrders,

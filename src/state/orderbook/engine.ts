@@ -16,7 +16,7 @@
  * - per level, a doubly linked list of OrderNode (O(1) append, O(1) unlink), the
  *   number of orders and their Σ remaining (so depth and availableLiquidity cost
  *   O(levels), not O(orders));
- * - Map<idKey, OrderNode> for get/cancel in O(1).
+ * - IdIndex (open-addressing hash table on the id) for get/cancel in O(1).
  *
  * Time priority: within a level the list is ordered by ascending id. The caller's ids
  * come from one chain-wide monotonic counter, so a new order normally appends at the
@@ -35,6 +35,7 @@
  * the sum). With the pairs' tick and lot sizes every term is exact anyway.
  */
 import type { Address } from '../../util/bytes';
+import { IdIndex } from './idindex';
 import { SortedLevels } from './levels';
 
 export const BUY = 0;
@@ -122,6 +123,7 @@ class Level {
   count = 0;
   total = 0n;
   constructor(
+    readonly side: Side,
     readonly price: bigint,
     /** bids: price, asks: −price (larger = better). */
     readonly key: number,
@@ -133,9 +135,7 @@ class OrderNode {
   next: OrderNode | null = null;
   constructor(
     readonly id: bigint,
-    readonly idKey: number,
     readonly owner: Address,
-    readonly side: Side,
     readonly isAgent: boolean,
     public remaining: bigint,
     readonly level: Level,
@@ -149,7 +149,8 @@ class BookSide {
 }
 
 function snapshot(n: OrderNode): RestingOrder {
-  return { id: n.id, owner: n.owner, side: n.side, price: n.level.price, remaining: n.remaining, isAgent: n.isAgent };
+  const l = n.level;
+  return { id: n.id, owner: n.owner, side: l.side, price: l.price, remaining: n.remaining, isAgent: n.isAgent };
 }
 
 function checkSide(side: Side): void {
@@ -175,7 +176,7 @@ function idNumber(id: bigint): number {
 export class OrderBook {
   private readonly bids = new BookSide(BUY);
   private readonly asks = new BookSide(SELL);
-  private readonly byId = new Map<number, OrderNode>();
+  private readonly byId = new IdIndex<OrderNode>();
   /** Highest id ever seen (placed, taken or restored): a higher id cannot be a duplicate. */
   private maxIdKey = -1;
 
@@ -219,7 +220,7 @@ export class OrderBook {
     const node = this.byId.get(Number(id));
     if (node === undefined) return undefined;
     const out = snapshot(node);
-    this.removeNode(node, node.side === BUY ? this.bids : this.asks);
+    this.removeNode(node, node.level.side === BUY ? this.bids : this.asks);
     return out;
   }
 
@@ -377,7 +378,7 @@ export class OrderBook {
       }
       if (rem === 0n) break;
     }
-    res.filled = size - rem;
+    res.filled = rem === size ? 0n : size - rem;
     res.remaining = rem;
     res.notional = notional;
     return res;
@@ -393,7 +394,7 @@ export class OrderBook {
     else next.prev = prev;
     n.prev = n.next = null;
     lvl.count--;
-    this.byId.delete(n.idKey);
+    this.byId.delete(Number(n.id));
   }
 
   /** Removes a resting order and, if its level empties, the level. */
@@ -412,11 +413,11 @@ export class OrderBook {
     const key = bs.side === BUY ? priceNum : -priceNum;
     let lvl = bs.byKey.get(key);
     if (lvl === undefined) {
-      lvl = new Level(price, key);
+      lvl = new Level(bs.side, price, key);
       bs.byKey.set(key, lvl);
       bs.levels.insert(lvl);
     }
-    const n = new OrderNode(id, idKey, owner, bs.side, isAgent, remaining, lvl);
+    const n = new OrderNode(id, owner, isAgent, remaining, lvl);
     const tail = lvl.tail;
     if (tail === null) {
       lvl.head = lvl.tail = n;
