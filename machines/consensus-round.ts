@@ -287,7 +287,7 @@ export const consensusRoundMachine = setup({
         TIMEOUT: {
           guard: { type: 'timeoutIs', params: { step: Step.Propose } },
           target: 'Prevote',
-          actions: [{ type: 'prevote', params: nilVote }, { type: 'rebroadcast', params: timeoutParams(Step.Propose) }],
+          actions: [{ type: 'rebroadcast', params: timeoutParams(Step.Propose) }, { type: 'prevote', params: nilVote }],
         },
         PRECOMMIT_QUORUM_ANY: { guard: 'currentRound', target: 'PrecommitWait' },
         NEW_ROUND: { guard: 'higherRound', target: 'Propose', reenter: true, actions: 'enterRound' },
@@ -333,7 +333,7 @@ export const consensusRoundMachine = setup({
         TIMEOUT: {
           guard: { type: 'timeoutIs', params: { step: Step.PrevoteWait } },
           target: 'Precommit',
-          actions: [{ type: 'precommit', params: nilVote }, { type: 'rebroadcast', params: timeoutParams(Step.PrevoteWait) }],
+          actions: [{ type: 'rebroadcast', params: timeoutParams(Step.PrevoteWait) }, { type: 'precommit', params: nilVote }],
         },
         PRECOMMIT_QUORUM_ANY: { guard: 'currentRound', target: 'PrecommitWait' },
         NEW_ROUND: { guard: 'higherRound', target: 'Propose', actions: 'enterRound' },

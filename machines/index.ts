@@ -5,10 +5,14 @@
  */
 import { actorLifecycleMachine } from './actor-lifecycle';
 import { consensusRoundMachine } from './consensus-round';
+import { sessionMachine } from './session';
+import { agentModeMachine } from './agent-mode';
 
 export const machines = {
   'actor-lifecycle': actorLifecycleMachine,
   'consensus-round': consensusRoundMachine,
+  session: sessionMachine,
+  'agent-mode': agentModeMachine,
 } as const;
 
 export type MachineName = keyof typeof machines;

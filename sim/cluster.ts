@@ -30,7 +30,7 @@ import { performance } from 'node:perf_hooks';
 import { Step } from '../machines/consensus-round';
 import { encodeCommit, type Commit } from '../src/codec/block';
 import { ConsensusCore, inputFromMessage, type ConsensusInput, type ConsensusOutput } from '../src/consensus/core';
-import { checkEvidence, evidenceOffender, type Evidence } from '../src/consensus/evidence';
+import { checkEvidence, evidenceHash, evidenceOffender, type Evidence } from '../src/consensus/evidence';
 import {
   decodeMessage,
   encodeMessage,
@@ -139,6 +139,8 @@ export interface SimResult {
   faults: FaultCounts;
   messagesDelivered: number;
   evidenceReported: number;
+  /** Distinct offences among them (one double sign seen by five nodes is one offence). */
+  evidenceOffences: number;
   /** Simulated ms after the heal until every honest node had committed the new heights; -1 if never. */
   recoveryMs: number;
   violations: Violation[];
@@ -198,6 +200,7 @@ export class Simulation {
   readonly #signed = new Map<Address, Map<string, string>>();
   #messagesDelivered = 0;
   #evidenceReported = 0;
+  readonly #offences = new Set<string>();
   #digest = keccak256(utf8.encode('sim-digest'));
   #healHeight = -1;
   readonly #reachedAtUs: number[] = [];
@@ -681,6 +684,7 @@ export class Simulation {
       this.#violation('evidence', `node ${node.index} reported invalid evidence: ${reason}`);
       return;
     }
+    this.#offences.add(bytesToHex(evidenceHash(e)));
     const offender = this.#byAddress.get(evidenceOffender(e));
     if (offender === undefined || !this.nodes[offender].byzantine) {
       this.#violation('double-sign', `node ${node.index} holds valid evidence against honest validator ${offender}`);
@@ -721,6 +725,7 @@ export class Simulation {
       faults: { ...this.faults },
       messagesDelivered: this.#messagesDelivered,
       evidenceReported: this.#evidenceReported,
+      evidenceOffences: this.#offences.size,
       recoveryMs,
       violations: [...this.violations],
       digest: bytesToHex(this.#digest),

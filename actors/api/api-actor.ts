@@ -7,7 +7,12 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Block } from '../../src/codec/block';
 import { decodeTx, type Tx } from '../../src/codec/tx';
 import { ApiError, installErrorHandling, installValidation } from '../../src/api/envelope';
+import cors from '@fastify/cors';
+import websocket from '@fastify/websocket';
 import { healthRoutes } from '../../src/api/routes/health';
+import { rpcRoutes } from '../../src/api/routes/rpc';
+import { wsRoutes, WsHub } from '../../src/api/routes/ws';
+import { chainInfoRoutes } from '../../src/api/routes/chain-info';
 import { statusRoutes } from '../../src/api/routes/status';
 import { blockRoutes } from '../../src/api/routes/block';
 import { faucetRoutes } from '../../src/api/routes/faucet';
@@ -15,6 +20,8 @@ import { txRoutes } from '../../src/api/routes/tx';
 import { tradingRoutes } from '../../src/api/routes/trading';
 import { marketRoutes } from '../../src/api/routes/market';
 import { nativeRoutes } from '../../src/api/routes/native';
+import { sessionRoutes } from '../../src/api/routes/sessions';
+import type { Logger } from '../../src/util/log';
 import type { BlockResult } from '../../src/state/apply';
 import type { Receipt } from '../../src/state/context';
 import { TxError } from '../../src/state/errors';
@@ -43,6 +50,8 @@ export interface ApiDeps {
    * neither decoded nor recovered again at the mempool.
    */
   submitAndWait(tx: Uint8Array | Tx, signer?: Address): Promise<FinalTx>;
+  /** Admits a transaction to the mempool without waiting for finality (eth_sendRawTransaction). */
+  submit(tx: Tx): Promise<void>;
 }
 
 /** How long an answer waits for the index to catch up with its block. */
@@ -53,6 +62,10 @@ export const BODY_LIMIT_BYTES = 256 * 1024;
 
 export function apiBehavior(node: () => NodeContext, onListening?: (address: string) => void): ActorBehavior<ApiMsg> {
   let app: FastifyInstance | undefined;
+  let deps: ApiDeps | undefined;
+  const wsHub = new WsHub();
+  /** The session-and-agent port (config.sessionApi), when configured. */
+  let sessionApp: FastifyInstance | undefined;
   const waiters = new Map<string, { resolve(v: FinalTx): void; reject(e: unknown): void; timer: NodeJS.Timeout }>();
 
   const submitAndWait = async (input: Uint8Array | Tx, signer?: Address): Promise<FinalTx> => {
@@ -130,7 +143,15 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, return503OnClosing: true });
       installErrorHandling(app, ctx.log);
       installValidation(app);
-      const deps: ApiDeps = { node: n, submitAndWait, indexer: () => n.indexer() };
+      const submit = async (tx: Tx): Promise<void> => {
+        await n.actors.mempool.ask<PoolEntry>((reply) => ({ type: 'submit', tx, reply }));
+      };
+      deps = { node: n, submitAndWait, submit, indexer: () => n.indexer() };
+      await app.register(cors, { origin: '*', methods: ['GET', 'POST', 'DELETE', 'OPTIONS'] });
+      await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+      await app.register(rpcRoutes, { deps });
+      await app.register(wsRoutes, { deps, hub: wsHub });
+      await app.register(chainInfoRoutes, { deps });
       await app.register(healthRoutes, { deps });
       await app.register(statusRoutes, { deps });
       await app.register(blockRoutes, { deps });
@@ -138,13 +159,16 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       await app.register(tradingRoutes, { deps });
       await app.register(marketRoutes, { deps });
       await app.register(nativeRoutes, { deps });
+      await app.register(sessionRoutes, { deps });
       if (n.config.genesis.faucet) await app.register(faucetRoutes, { deps });
       const address = await app.listen({ host: n.config.api.host, port: n.config.api.port });
       ctx.log.info({ address }, 'API listening');
       onListening?.(address);
+      if (n.config.sessionApi) sessionApp = await listenSessionApi(n, deps, ctx.log);
     },
     handle(msg) {
       const height = msg.block.header.height;
+      if (deps) wsHub.onCommitted(deps, msg.block, msg.result);
       const blockHash = bytesToHex(msg.result.blockHash);
       for (const receipt of msg.result.receipts) {
         const w = waiters.get(receipt.txHash);
@@ -162,6 +186,8 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
         w.reject(new ApiError(503, 'SHUTTING_DOWN', 'the node is stopping'));
       }
       waiters.clear();
+      await sessionApp?.close();
+      sessionApp = undefined;
       await app?.close();
       app = undefined;
     },
@@ -172,4 +198,28 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
 export function throwIfFailed(final: FinalTx): void {
   const r = final.receipt;
   if (r.status === 'failed') throw new ApiError(r.errorStatus ?? 422, r.code ?? 'REJECTED', r.message ?? 'rejected by execution');
+}
+
+/** Where each node's session-and-agent listener is bound (tests bind port 0), by config. */
+const sessionApiAddresses = new WeakMap<NodeContext['config'], string>();
+
+export function sessionApiAddress(config: NodeContext['config']): string | undefined {
+  return sessionApiAddresses.get(config);
+}
+
+/**
+ * The second listener (spec: the session and agent API on each validator's port 9001,
+ * bound to 127.0.0.1 by default): only the /session/* and /agent/* routes, with the
+ * same envelope, validation and submission as {base_url}.
+ */
+export async function listenSessionApi(n: NodeContext, deps: ApiDeps, log: Logger): Promise<FastifyInstance> {
+  const { host, port } = n.config.sessionApi!;
+  const sessionApp = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, return503OnClosing: true });
+  installErrorHandling(sessionApp, log);
+  installValidation(sessionApp);
+  await sessionApp.register(sessionRoutes, { deps });
+  const address = await sessionApp.listen({ host, port });
+  sessionApiAddresses.set(n.config, address);
+  log.info({ address }, 'session and agent API listening');
+  return sessionApp;
 }

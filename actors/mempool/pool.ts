@@ -3,7 +3,9 @@
  * chain id, stateless limits, nonce not yet used on chain nor pending), deduplicated
  * by hash, bounded in count and bytes, handed to the proposer in arrival order.
  */
-import { decodeTx, type Tx } from '../../src/codec/tx';
+import { decodeTx, TxKind, type Tx } from '../../src/codec/tx';
+import type { EthTxBody } from '../../src/codec/txs/eth';
+import { parseEthTransfer } from '../../src/state/eth-tx';
 import { TxError } from '../../src/state/errors';
 import { nonceAvailable } from '../../src/state/nonces';
 import { opFor } from '../../src/state/ops';
@@ -16,6 +18,8 @@ export interface PoolEntry {
   hashHex: string;
   signer: Address;
   nonceKey?: string;
+  /** Ethereum transfers: the sender whose pending count this entry holds. */
+  ethSender?: Address;
 }
 
 export interface PoolLimits {
@@ -28,6 +32,8 @@ export class TxPool {
   private readonly byHash = new Map<string, PoolEntry>();
   /** signer:nonce of pending transactions: a second one with the same nonce is refused. */
   private readonly pendingNonces = new Set<string>();
+  /** Ethereum transfers pending per sender: the next acceptable nonce is txCount + this. */
+  private readonly ethPending = new Map<Address, number>();
   private bytes = 0;
   /** Signers recovered at the door, handed to execution so it need not recover again. */
   readonly verified = new Map<string, Address>();
@@ -84,7 +90,13 @@ export class TxPool {
         }
         this.pendingNonces.add(nonceKey);
       }
-      const entry: PoolEntry = { tx, hashHex, signer, nonceKey };
+      let ethSenderKey: Address | undefined;
+      if (tx.kind === TxKind.EthTx) {
+        this.admitEth(state, tx as Tx<EthTxBody>, signer, params.chainId, params.fees.gasPriceWei);
+        ethSenderKey = signer;
+        this.ethPending.set(signer, (this.ethPending.get(signer) ?? 0) + 1);
+      }
+      const entry: PoolEntry = { tx, hashHex, signer, nonceKey, ethSender: ethSenderKey };
       this.byHash.set(hashHex, entry);
       this.verified.set(hashHex, signer);
       this.bytes += tx.bytes.length;
@@ -92,6 +104,19 @@ export class TxPool {
     } catch (err) {
       this.rejected++;
       throw err;
+    }
+  }
+
+  /** Ethereum's rule: the nonce continues the sender's sequence; the balance covers the upfront cost. */
+  private admitEth(state: State, tx: Tx<EthTxBody>, sender: Address, chainId: number, gasPriceWei: bigint): void {
+    const t = parseEthTransfer(tx.body.raw, chainId);
+    const account = state.account(sender);
+    const expected = account.txCount + (this.ethPending.get(sender) ?? 0);
+    if (t.nonce !== expected) {
+      throw new TxError(409, t.nonce < expected ? 'NONCE_TOO_LOW' : 'NONCE_TOO_HIGH', `nonce ${t.nonce}: the next nonce of ${sender} is ${expected}`);
+    }
+    if (account.nativeWei < t.value + t.gas * gasPriceWei) {
+      throw new TxError(422, 'INSUFFICIENT_FUNDS', `balance ${account.nativeWei} wei is below value + gas × price = ${t.value + t.gas * gasPriceWei}`);
     }
   }
 
@@ -118,6 +143,11 @@ export class TxPool {
       this.byHash.delete(h);
       this.bytes -= e.tx.bytes.length;
       if (e.nonceKey) this.pendingNonces.delete(e.nonceKey);
+      if (e.ethSender) {
+        const left = (this.ethPending.get(e.ethSender) ?? 1) - 1;
+        if (left > 0) this.ethPending.set(e.ethSender, left);
+        else this.ethPending.delete(e.ethSender);
+      }
     }
   }
 }

@@ -53,6 +53,44 @@ export interface NativeOrder {
   nonce?: bigint;
 }
 
+export interface SessionCreateParams {
+  /** Defaults to the signer (a session key signing for its owner is refused: 403). */
+  owner?: `0x${string}`;
+  sessionKey: `0x${string}`;
+  /** Unix seconds. */
+  expiresAt: number | bigint;
+  nonce?: bigint;
+}
+
+export interface AgentCapsParams {
+  owner?: `0x${string}`;
+  /** Basis points: 200000 = 20x. */
+  maxLeverage: number | bigint;
+  /** Bit 0 Market, bit 1 Limit. */
+  allowedOrderTypes: number;
+  /** USDC units (6 decimals). */
+  maxInputPerTrade: bigint;
+  /** Size units (18 decimals). */
+  maxTotalPosition: bigint;
+  nonce?: bigint;
+}
+
+export interface SubmittedResult {
+  success: true;
+  status: 'submitted';
+  tx_hash: string;
+}
+
+export interface AgentListItem {
+  address: string;
+  mode: 'OFF' | 'REDUCE_ONLY' | 'ACTIVE';
+  capsSet: boolean;
+  sessionActive: boolean;
+  trades: number;
+  volume: string;
+  firstSeen: number | null;
+}
+
 /** Signatures on the wire: 65 bytes by default, or the 64-byte r‖s form. */
 export type SignatureForm = 65 | 64;
 
@@ -162,6 +200,73 @@ export class ExchangeClient {
       order_id: String(orderId), owner, session_key: signer.address, signature: this.wire(signature), nonce: Number(nonce),
     });
   }
+
+  // ---- sessions and agents (also served on the node's session port) --------------------
+
+  private async signTyped(signer: LocalAccount, primaryType: 'SessionCreate' | 'SessionRevoke' | 'SetAgentCaps' | 'SetAgentMode', message: Record<string, unknown>) {
+    const signature = await signer.signTypedData({ domain: eip712Domain(this.opts.chainId) as any, types: EIP712_TYPES as any, primaryType, message: message as any });
+    return this.wire(signature);
+  }
+
+  /** The signed JSON body of POST /session/create (`owner` defaults to the signer). */
+  async sessionCreateBody(signer: LocalAccount, p: SessionCreateParams) {
+    const nonce = p.nonce ?? this.nextNonce();
+    const expiresAt = BigInt(p.expiresAt);
+    const signature = await this.signTyped(signer, 'SessionCreate', { sessionKey: p.sessionKey, expiresAt, nonce });
+    return { owner: p.owner ?? signer.address, session_key: p.sessionKey, expires_at: Number(expiresAt), nonce: Number(nonce), signature };
+  }
+
+  async createSession(signer: LocalAccount, p: SessionCreateParams) {
+    return this.ok<SubmittedResult>('POST', '/session/create', await this.sessionCreateBody(signer, p));
+  }
+
+  async sessionRevokeBody(signer: LocalAccount, p: { owner?: `0x${string}`; nonce?: bigint } = {}) {
+    const owner = p.owner ?? signer.address;
+    const nonce = p.nonce ?? this.nextNonce();
+    return { owner, nonce: Number(nonce), signature: await this.signTyped(signer, 'SessionRevoke', { owner, nonce }) };
+  }
+
+  async revokeSession(signer: LocalAccount, p: { owner?: `0x${string}`; nonce?: bigint } = {}) {
+    return this.ok<SubmittedResult>('POST', '/session/revoke', await this.sessionRevokeBody(signer, p));
+  }
+
+  sessionValid = (owner: string, sessionKey: string) => this.ok<{ valid: boolean }>('GET', `/session/valid?owner=${owner}&session_key=${sessionKey}`);
+  getSession = (owner: string) =>
+    this.ok<{ owner: string; session_key: string; expires_at: number; created_at: number; nonce: number | string; state: 'active' }>('GET', `/session/get?owner=${owner}`);
+
+  /** The signed JSON body of POST /agent/caps. */
+  async agentCapsBody(signer: LocalAccount, c: AgentCapsParams) {
+    const owner = c.owner ?? signer.address;
+    const nonce = c.nonce ?? this.nextNonce();
+    const message = {
+      owner, maxLeverage: BigInt(c.maxLeverage), allowedOrderTypes: BigInt(c.allowedOrderTypes), maxInputPerTrade: c.maxInputPerTrade, maxTotalPosition: c.maxTotalPosition, nonce,
+    };
+    return {
+      owner, max_leverage: Number(c.maxLeverage), allowed_order_types: c.allowedOrderTypes, max_input_per_trade: String(c.maxInputPerTrade),
+      max_total_position: String(c.maxTotalPosition), nonce: Number(nonce), signature: await this.signTyped(signer, 'SetAgentCaps', message),
+    };
+  }
+
+  async setAgentCaps(signer: LocalAccount, c: AgentCapsParams) {
+    return this.ok<SubmittedResult>('POST', '/agent/caps', await this.agentCapsBody(signer, c));
+  }
+
+  async agentModeBody(signer: LocalAccount, mode: number, p: { owner?: `0x${string}`; nonce?: bigint } = {}) {
+    const owner = p.owner ?? signer.address;
+    const nonce = p.nonce ?? this.nextNonce();
+    return { owner, mode, nonce: Number(nonce), signature: await this.signTyped(signer, 'SetAgentMode', { owner, mode: BigInt(mode), nonce }) };
+  }
+
+  /** 0 OFF, 1 REDUCE_ONLY, 2 ACTIVE. */
+  async setAgentMode(signer: LocalAccount, mode: number, p: { owner?: `0x${string}`; nonce?: bigint } = {}) {
+    return this.ok<SubmittedResult>('POST', '/agent/mode', await this.agentModeBody(signer, mode, p));
+  }
+
+  /** agentCaps(owner) as the 0x080B precompile returns it. */
+  agentCaps = (owner: string) =>
+    this.ok<{ owner: string; mode: 0 | 1 | 2; mode_name: string; caps_set: boolean; max_leverage: string; allowed_order_types: number; max_input_per_trade: string; max_total_position: string }>('GET', `/agent/caps?owner=${owner}`);
+  agents = (limit = 100) => this.data<AgentListItem[]>('GET', `/v1/agents?limit=${limit}`);
+  agent = (address: string) => this.data<AgentListItem & { isAgent: boolean; caps: unknown }>('GET', `/v1/agents/${address}`);
 
   // ---- reads ------------------------------------------------------------------------
 

@@ -26,6 +26,16 @@ export enum TxKind {
   NativePlace = 6,
   /** POST /order/cancel: EIP-712 CancelOrder. */
   NativeCancel = 7,
+  /** POST /session/create: EIP-712 SessionCreate, owner-only (src/codec/txs/sessions.ts). */
+  SessionCreate = 10,
+  /** POST /session/revoke: EIP-712 SessionRevoke, owner-only. */
+  SessionRevoke = 11,
+  /** POST /agent/caps: EIP-712 SetAgentCaps, owner-only. */
+  SetAgentCaps = 12,
+  /** POST /agent/mode: EIP-712 SetAgentMode, owner-only. */
+  SetAgentMode = 13,
+  /** eth_sendRawTransaction: a native-token transfer in an Ethereum transaction (src/codec/txs/eth.ts). */
+  EthTx = 20,
 }
 
 export interface TxKindCodec<B> {

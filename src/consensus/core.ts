@@ -120,6 +120,8 @@ export interface ConsensusCounters {
   proposalsInvalid: number;
   blocksInvalid: number;
   signRefused: number;
+  /** Refused votes replaced by the vote signed before a restart. */
+  votesResent: number;
   futureBuffered: number;
   futureDropped: number;
   staleDropped: number;
@@ -211,6 +213,7 @@ export class ConsensusCore {
     proposalsInvalid: 0,
     blocksInvalid: 0,
     signRefused: 0,
+    votesResent: 0,
     futureBuffered: 0,
     futureDropped: 0,
     staleDropped: 0,
@@ -372,6 +375,11 @@ export class ConsensusCore {
     hs.proposals.set(p.round, { proposal: p, key });
     this.counters.proposalsAccepted++;
     this.#heard(p.round, this.validators.indexOf(p.proposer));
+    // A proof-of-lock we cannot check (e.g. our prevotes of that round died with a
+    // restart): ask the peers for them now rather than time out and prevote nil.
+    if (p.polRound >= 0 && !(hs.prevotes.get(p.polRound)?.hasTwoThirdsFor(p.blockHash) ?? false)) {
+      out.push({ type: 'broadcast', message: { kind: 'status', status: this.#status(p.round) } });
+    }
   }
 
   #onVote(input: Extract<ConsensusInput, { type: 'vote' }>, out: ConsensusOutput[]): void {
@@ -480,6 +488,11 @@ export class ConsensusCore {
       for (let i = 0; i < this.validators.size; i++) {
         const v = set.getByIndex(i);
         if (v !== undefined && !bitmapGet(bitmap, i)) send({ kind: 'vote', vote: v });
+      }
+    }
+    if (s.polRound >= 0) {
+      for (const v of hs.prevotes.get(s.polRound)?.votes() ?? []) {
+        if (!bitmapGet(s.polPrevotes, this.validators.indexOf(v.validator))) send({ kind: 'vote', vote: v });
       }
     }
     // Behind in rounds: everything of our round lets it skip here (f+1) and take part.
@@ -668,6 +681,11 @@ export class ConsensusCore {
       this.#heard(round, this.validators.indexOf(pv.address));
     }
     out.push({ type: 'broadcast', message: { kind: 'proposal', proposal } });
+    // Re-proposing a valid value: send its proof-of-lock along (peers that restarted or
+    // missed those prevotes could not accept the proposal otherwise).
+    if (polRound >= 0) {
+      for (const vote of hs.prevotes.get(polRound)?.votesFor(blockHash) ?? []) out.push({ type: 'broadcast', message: { kind: 'vote', vote } });
+    }
   }
 
   async #vote(type: VoteType, p: VoteParams, out: ConsensusOutput[]): Promise<void> {
@@ -683,12 +701,14 @@ export class ConsensusCore {
         validator: pv.address,
       });
     } catch (err) {
-      if (err instanceof DoubleSignError) {
-        // A restarted validator re-entering a round it already voted in: staying silent is safe.
-        this.counters.signRefused++;
-        return;
-      }
-      throw err;
+      if (!(err instanceof DoubleSignError)) throw err;
+      this.counters.signRefused++;
+      // A restarted validator back in a round it already voted in: send the vote it did
+      // sign there (the same message again, not a second one), or stay silent.
+      const signed = pv.signedVote(p.height, p.round, type);
+      if (signed === null) return;
+      this.counters.votesResent++;
+      vote = signed;
     }
     this.#hs.ownAt(p.round)[type] = vote;
     this.#addVote(vote, true, out);
@@ -794,7 +814,11 @@ export class ConsensusCore {
       if (set === undefined) continue;
       for (let i = 0; i < this.validators.size; i++) if (set.getByIndex(i) !== undefined) bitmapSet(bitmap, i);
     }
-    return { height: hs.height, round, hasProposal: hs.proposals.has(round), prevotes, precommits };
+    const polRound = hs.proposals.get(round)?.proposal.polRound ?? -1;
+    const polPrevotes = new Uint8Array(bytes);
+    const polSet = polRound >= 0 ? hs.prevotes.get(polRound) : undefined;
+    if (polSet !== undefined) for (let i = 0; i < this.validators.size; i++) if (polSet.getByIndex(i) !== undefined) bitmapSet(polPrevotes, i);
+    return { height: hs.height, round, hasProposal: hs.proposals.has(round), prevotes, precommits, polRound, polPrevotes };
   }
 
   #certifiedCommit(round: number, blockHash: Uint8Array): Commit | undefined {

@@ -69,6 +69,9 @@ export interface StatusMessage {
   /** Bit i (byte i>>3, bit i&7) set: we hold the prevote of validator index i at `round`. */
   prevotes: Uint8Array;
   precommits: Uint8Array;
+  /** polRound of the proposal held for `round` (-1: none), and which prevotes at it we hold. */
+  polRound: number;
+  polPrevotes: Uint8Array;
 }
 
 /** A decided block with the +2/3 precommits that decided it: lets a lagging node catch up. */
@@ -219,7 +222,8 @@ export function encodeMessage(m: ConsensusMessage): Uint8Array {
       break;
     case 'status': {
       const s = m.status;
-      w.u8(Kind.Status).u64(s.height).u32(s.round).bool(s.hasProposal).bytes(s.prevotes).bytes(s.precommits);
+      if (!Number.isInteger(s.polRound) || s.polRound < -1) throw new CodecError('POL_ROUND', `polRound ${s.polRound}`);
+      w.u8(Kind.Status).u64(s.height).u32(s.round).bool(s.hasProposal).bytes(s.prevotes).bytes(s.precommits).u32(s.polRound + 1).bytes(s.polPrevotes);
       break;
     }
     case 'certificate': {
@@ -253,7 +257,9 @@ export function decodeMessage(bytes: Uint8Array, limits: DecodeLimits = { maxBlo
       const hasProposal = r.bool();
       const prevotes = r.bytes(MAX_VALIDATORS / 8);
       const precommits = r.bytes(MAX_VALIDATORS / 8);
-      m = { kind: 'status', status: { height, round, hasProposal, prevotes, precommits } };
+      const polRound = r.u32() - 1;
+      const polPrevotes = r.bytes(MAX_VALIDATORS / 8);
+      m = { kind: 'status', status: { height, round, hasProposal, prevotes, precommits, polRound, polPrevotes } };
       break;
     }
     case Kind.Certificate: {

@@ -9,6 +9,12 @@
  * regression and refused; at the same (height, round, step) the identical message gets
  * the same signature back (a restarted node may ask again) and anything else is refused.
  *
+ * It also keeps the votes signed in the round of `lastSigned` (CometBFT keeps its own
+ * signed messages in the WAL for the same reason): a validator that restarts into a
+ * round it already voted in cannot sign a different vote there, and if it stayed
+ * silent the round could lack the votes it needs to end, so the core sends the very
+ * vote it signed before (the same message, not a second one).
+ *
  * The state also keeps the lock (the last non-nil precommit of the height): Tendermint's
  * safety needs a validator that precommitted B at round r to stay locked on B until a
  * newer proof-of-lock, and a node that forgot its lock in a crash would behave like a
@@ -45,12 +51,21 @@ export interface PrivValLock {
   blockHash: Uint8Array;
 }
 
+/** A vote signed in the round of lastSigned. */
+export interface RoundVote {
+  step: SignStep.Prevote | SignStep.Precommit;
+  blockHash: Uint8Array | null;
+  signature: Uint8Array;
+}
+
 export interface PrivValState {
   lastSigned: LastSigned | null;
+  /** The votes signed at lastSigned's (height, round), at most one per step. */
+  roundVotes: RoundVote[];
   lock: PrivValLock | null;
 }
 
-export const EMPTY_PRIVVAL_STATE: PrivValState = Object.freeze({ lastSigned: null, lock: null });
+export const EMPTY_PRIVVAL_STATE: PrivValState = Object.freeze({ lastSigned: null, roundVotes: [], lock: null });
 
 export interface PrivValidator {
   readonly address: Address;
@@ -60,6 +75,8 @@ export interface PrivValidator {
   signVote(chainId: number, vote: UnsignedVote): Promise<Vote>;
   /** @throws DoubleSignError likewise. */
   signProposal(chainId: number, proposal: UnsignedProposal): Promise<Proposal>;
+  /** The vote of this type it signed at (height, round), if that is the round it last signed in. */
+  signedVote(height: number, round: number, type: 'prevote' | 'precommit'): Vote | null;
 }
 
 export type PersistPrivValState = (state: PrivValState) => Promise<void>;
@@ -120,6 +137,14 @@ export class LocalPrivValidator implements PrivValidator {
     return this.#state;
   }
 
+  signedVote(height: number, round: number, type: 'prevote' | 'precommit'): Vote | null {
+    const last = this.#state.lastSigned;
+    if (last === null || last.height !== height || last.round !== round) return null;
+    const step = type === 'prevote' ? SignStep.Prevote : SignStep.Precommit;
+    const v = this.#state.roundVotes.find((x) => x.step === step);
+    return v === undefined ? null : { type, height, round, blockHash: v.blockHash, validator: this.address, signature: v.signature };
+  }
+
   signVote(chainId: number, vote: UnsignedVote): Promise<Vote> {
     if (vote.validator !== this.address) return Promise.reject(new Error(`vote names ${vote.validator}, this privval is ${this.address}`));
     const step = vote.type === 'prevote' ? SignStep.Prevote : SignStep.Precommit;
@@ -163,7 +188,12 @@ export class LocalPrivValidator implements PrivValidator {
         : prev !== null && prev.height === req.height
           ? prev
           : null;
-    const next: PrivValState = { lastSigned, lock };
+    const prevLast = this.#state.lastSigned;
+    const sameRound = prevLast !== null && prevLast.height === req.height && prevLast.round === req.round;
+    const kept = sameRound ? this.#state.roundVotes : [];
+    const roundVotes =
+      req.step === SignStep.Proposal ? kept : [...kept.filter((v) => v.step !== req.step), { step: req.step, blockHash: req.blockHash, signature }];
+    const next: PrivValState = { lastSigned, roundVotes, lock };
     // Persisted first; a failure leaves the in-memory state as it was and releases nothing.
     await this.persist(next);
     this.#state = next;
@@ -171,14 +201,21 @@ export class LocalPrivValidator implements PrivValidator {
   }
 }
 
-/** Canonical bytes of the state, for the node's store: `u8 version | lastSigned? | lock?`. */
+/** Canonical bytes of the state, for the node's store: `u8 version | lastSigned? | roundVotes | lock?`. */
 export function encodePrivValState(s: PrivValState): Uint8Array {
-  const w = new Writer(256).u8(1).bool(s.lastSigned !== null);
+  const w = new Writer(384).u8(1).bool(s.lastSigned !== null);
   if (s.lastSigned) {
     const l = s.lastSigned;
     w.u64(l.height).u32(l.round).u8(l.step).bool(l.blockHash !== null);
     if (l.blockHash) w.fixed(l.blockHash, 32);
     w.fixed(l.signingHash, 32).fixed(l.signature, 65);
+  }
+  if (s.roundVotes.length > 2) throw new CodecError('RANGE', 'at most two round votes');
+  w.u8(s.roundVotes.length);
+  for (const v of s.roundVotes) {
+    w.u8(v.step).bool(v.blockHash !== null);
+    if (v.blockHash) w.fixed(v.blockHash, 32);
+    w.fixed(v.signature, 65);
   }
   w.bool(s.lock !== null);
   if (s.lock) w.u64(s.lock.height).u32(s.lock.round).fixed(s.lock.blockHash, 32);
@@ -198,7 +235,17 @@ export function decodePrivValState(bytes: Uint8Array): PrivValState {
     const blockHash = r.bool() ? r.fixed(32) : null;
     lastSigned = { height, round, step, blockHash, signingHash: r.fixed(32), signature: r.fixed(65) };
   }
+  const count = r.u8();
+  if (count > 2) throw new CodecError('RANGE', 'at most two round votes');
+  const roundVotes: RoundVote[] = [];
+  for (let i = 0; i < count; i++) {
+    const step = r.u8();
+    if (step !== SignStep.Prevote && step !== SignStep.Precommit) throw new CodecError('RANGE', `round vote step ${step}`);
+    if (roundVotes.some((v) => v.step === step)) throw new CodecError('NON_CANONICAL', 'two round votes of one step');
+    const blockHash = r.bool() ? r.fixed(32) : null;
+    roundVotes.push({ step, blockHash, signature: r.fixed(65) });
+  }
   const lock = r.bool() ? { height: r.u64(), round: r.u32(), blockHash: r.fixed(32) } : null;
   r.end();
-  return { lastSigned, lock };
+  return { lastSigned, roundVotes, lock };
 }

@@ -151,6 +151,12 @@ export class VoteSet {
     return this.#byValidator.flat();
   }
 
+  /** Every validator's vote for this value. */
+  votesFor(blockHash: Uint8Array | null): Vote[] {
+    const t = this.#tally.get(hashKey(blockHash));
+    return t === undefined ? [] : t.votes.filter((v): v is Vote => v !== undefined);
+  }
+
   /** The precommits for `blockHash` as a canonical Commit, when they are a quorum. */
   makeCommit(blockHash: Uint8Array): Commit | undefined {
     if (this.type !== 'precommit' || !this.hasTwoThirdsFor(blockHash)) return undefined;

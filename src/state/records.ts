@@ -20,6 +20,10 @@ export enum TableId {
   Position = 6,
   /** order id (decimal) -> OpenOrder (resting orders only; history lives in the indexer) */
   Order = 7,
+  /** owner address -> SessionRecord: the session machine's state value and context (machines/session.ts) */
+  Session = 8,
+  /** owner address -> AgentRecord: the agent-mode machine's state value and context (machines/agent-mode.ts) */
+  Agent = 9,
 }
 
 export interface Account {
@@ -217,5 +221,73 @@ export const orderCodec: RecordCodec<OpenOrder> = {
     if (o.side > 1) throw new Error('order side out of range');
     r.end();
     return o;
+  },
+};
+
+/**
+ * An owner's session: the stored snapshot of machines/session.ts (`state` is its value;
+ * `none` is the absence of a record). Written only by SessionCreate and SessionRevoke;
+ * a session whose expiry passed without an event is still `active` here and is read as
+ * expired at the block time (src/state/sessions.ts).
+ */
+export interface SessionRecord {
+  state: 'active' | 'revoked' | 'expired';
+  sessionKey: Address;
+  expiresAtMs: number;
+  createdAtMs: number;
+  /** Nonce of the SessionCreate that started it. */
+  nonce: bigint;
+}
+
+const SESSION_STATE_CODES = ['active', 'revoked', 'expired'] as const;
+
+export const sessionCodec: RecordCodec<SessionRecord> = {
+  encode: (v) =>
+    new Writer(80).u8(SESSION_STATE_CODES.indexOf(v.state)).address(v.sessionKey).u64(v.expiresAtMs).u64(v.createdAtMs).big(v.nonce).finish(),
+  decode: (b) => {
+    const r = new Reader(b);
+    const code = r.u8();
+    const state = SESSION_STATE_CODES[code];
+    if (state === undefined) throw new Error(`session state code ${code} out of range`);
+    const v: SessionRecord = { state, sessionKey: r.address(), expiresAtMs: r.u64(), createdAtMs: r.u64(), nonce: r.big() };
+    r.end();
+    return v;
+  },
+};
+
+/** Agent caps as stored (integers only, spec "Agent caps"). */
+export interface AgentCapsRecord {
+  maxLeverageBps: bigint;
+  allowedOrderTypes: number;
+  maxInputPerTrade: bigint;
+  maxTotalPosition: bigint;
+}
+
+/**
+ * An owner's agent settings: the stored snapshot of machines/agent-mode.ts. `mode` is
+ * the mode region's value; the caps region is `set` exactly when `caps` is not null.
+ * No record means the machine's initial state: mode active, caps not set.
+ */
+export interface AgentRecord {
+  mode: 'off' | 'reduceOnly' | 'active';
+  caps: AgentCapsRecord | null;
+}
+
+const AGENT_MODE_CODES = ['off', 'reduceOnly', 'active'] as const;
+
+export const agentCodec: RecordCodec<AgentRecord> = {
+  encode: (v) => {
+    const w = new Writer(64).u8(AGENT_MODE_CODES.indexOf(v.mode)).bool(v.caps !== null);
+    if (v.caps) w.big(v.caps.maxLeverageBps).u32(v.caps.allowedOrderTypes).big(v.caps.maxInputPerTrade).big(v.caps.maxTotalPosition);
+    return w.finish();
+  },
+  decode: (b) => {
+    const r = new Reader(b);
+    const code = r.u8();
+    const mode = AGENT_MODE_CODES[code];
+    if (mode === undefined) throw new Error(`agent mode code ${code} out of range`);
+    const caps = r.bool() ? { maxLeverageBps: r.big(), allowedOrderTypes: r.u32(), maxInputPerTrade: r.big(), maxTotalPosition: r.big() } : null;
+    r.end();
+    return { mode, caps };
   },
 };

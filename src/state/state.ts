@@ -14,6 +14,10 @@ import {
   orderCodec,
   pairCodec,
   positionCodec,
+  sessionCodec,
+  agentCodec,
+  type SessionRecord,
+  type AgentRecord,
   TableId,
   type Account,
   type OpenOrder,
@@ -66,6 +70,10 @@ export class State {
   readonly pairs: Table<PairParams>;
   readonly positions: Table<Position>;
   readonly orders: Table<OpenOrder>;
+  /** Session keys, one per owner (machines/session.ts snapshots). */
+  readonly sessions: Table<SessionRecord>;
+  /** Agent mode and caps per owner (machines/agent-mode.ts snapshots). */
+  readonly agents: Table<AgentRecord>;
   private readonly tables = new Map<number, Table<any>>();
 
   constructor() {
@@ -103,6 +111,8 @@ export class State {
         }
       }),
     );
+    this.sessions = this.add(new Table(TableId.Session, 'sessions', sessionCodec, this.journal));
+    this.agents = this.add(new Table(TableId.Agent, 'agents', agentCodec, this.journal));
   }
 
   /** The engine of a pair (created on first use). */

@@ -6,7 +6,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ApiDeps } from '../../../actors/api/api-actor';
 import { CANDLE_INTERVAL_NAMES, isCandleInterval } from '../../indexer/candles';
-import type { Indexer } from '../../indexer/indexer';
+import { AGENTS_LIMIT_MAX, type AgentItem, type Indexer } from '../../indexer/indexer';
+import { AGENT_MODES, AGENT_MODE_WIRE } from '../../../machines/agent-mode';
+import { agentCapsOf, hasAgentSettings } from '../../state/agents';
+import { activeSession } from '../../state/sessions';
+import { agentCapsObject } from './sessions';
+import type { Address } from '../../util/bytes';
 import type { PairParams } from '../../genesis/types';
 import { toAddress } from '../../util/bytes';
 import { ApiError, errorSchema, ok } from '../envelope';
@@ -52,6 +57,28 @@ export const marketRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
     const [last] = await index().trades(p.symbol, 1);
     if (last) return last.price;
     return price6(midPrice(p.id) ?? p.initialPrice);
+  };
+  /**
+   * A registered agent (docs/decisions.md): the owner set caps or a mode, or an order
+   * signed by its session key was placed. The second half comes from the index; while
+   * the index is starting, only the first is known.
+   */
+  const isRegisteredAgent = async (a: Address): Promise<boolean> => {
+    if (hasAgentSettings(state(), a)) return true;
+    const ix = deps.indexer();
+    return ix ? (await ix.agent(a)) !== undefined : false;
+  };
+  const agentItem = (a: Address, traded: AgentItem | undefined) => {
+    const caps = agentCapsOf(state(), a);
+    return {
+      address: a,
+      mode: AGENT_MODE_WIRE[AGENT_MODES[caps.mode]],
+      capsSet: caps.capsSet,
+      sessionActive: activeSession(state(), a, state().head().timestampMs) !== undefined,
+      trades: traded?.trades ?? 0,
+      volume: traded?.volume ?? '0',
+      firstSeen: traded?.firstSeen ?? null,
+    };
   };
   const priceItem = async (p: PairParams) => ({ symbol: p.symbol, pair: `${p.symbol}/USDC`, pairId: p.id, price: await lastPrice(p) });
 
@@ -143,8 +170,32 @@ export const marketRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
         lockedBalance: usdc(a.usdcLocked),
         inPositions: usdc(a.usdcInPositions),
         totalBalance: usdc(a.usdcFree + a.usdcLocked + a.usdcInPositions),
-        isAgent: false,
+        isAgent: await isRegisteredAgent(toAddress(req.params.address)),
       });
+    },
+  });
+
+  app.get<{ Querystring: { limit: number; network?: string } }>('/v1/agents', {
+    schema: { querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(AGENTS_LIMIT_MAX, 100), ...networkQuery } }, response: errors },
+    handler: async (req) => {
+      checkNetwork(genesis, req.query.network);
+      const traded = await index().agents(AGENTS_LIMIT_MAX);
+      const seen = new Set(traded.map((t) => t.address));
+      // Then the accounts that set caps or a mode but never traded through a session key.
+      const configured = [...state().agents.entries()].map(([a]) => a as Address).filter((a) => !seen.has(a)).sort();
+      const items = [...traded.map((t) => agentItem(t.address as Address, t)), ...configured.map((a) => agentItem(a, undefined))];
+      return ok(items.slice(0, req.query.limit));
+    },
+  });
+
+  app.get<{ Params: { address: string }; Querystring: { network?: string } }>('/v1/agents/:address', {
+    schema: { params: { type: 'object', properties: { address } }, querystring: { type: 'object', additionalProperties: false, properties: networkQuery }, response: errors },
+    handler: async (req) => {
+      checkNetwork(genesis, req.query.network);
+      const a = toAddress(req.params.address);
+      const traded = await index().agent(a);
+      const registered = traded !== undefined || hasAgentSettings(state(), a);
+      return ok({ ...agentItem(a, traded), isAgent: registered, caps: agentCapsObject(state(), a) });
     },
   });
 

@@ -2,13 +2,19 @@
  * Native routes (no version prefix; plain objects per DECISIONS; integer strings in
  * base units: price ×1e6, size ×1e18, USDC ×1e6). /balance and /reserves answer JSON
  * numbers in 6-decimal units, as the spec gives them.
+ *
+ * /order/place and /order/cancel are signed by `session_key` (absent: the owner): the
+ * owner itself or the owner's live session key (docs/api.md "Sessions and agents").
+ * A session key's order is an agent order, checked in execution against the owner's
+ * agent mode and caps.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { throwIfFailed, type ApiDeps } from '../../../actors/api/api-actor';
 import { encodeTx, TxKind } from '../../codec/tx';
 import { hashTypedMessage } from '../../crypto/eip712';
 import { verifySigner } from '../../crypto/secp256k1';
-import { toAddress } from '../../util/bytes';
+import { toAddress, type Address } from '../../util/bytes';
+import { traderRefusal, traderRefusalMessage } from '../../state/sessions';
 import { ApiError, errorSchema } from '../envelope';
 import { address, nonceSchema, parseNonce, parseSignatureField, signatureSchema } from '../common';
 
@@ -22,6 +28,16 @@ export const nativeRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
   const { genesis } = deps.node.config;
   const chainId = genesis.chainId;
   const state = () => deps.node.chain().state;
+
+  /**
+   * The `trader` signer rule at the door, as of the head block: the owner itself, or
+   * its live session key; anything else is 403 before the nonce is spent. Execution
+   * decides again at its own block time (src/state/sessions.ts).
+   */
+  const requireTraderNow = (owner: Address, signer: Address) => {
+    const code = traderRefusal(state(), owner, signer, state().head().timestampMs);
+    if (code) throw new ApiError(403, code, traderRefusalMessage(code, owner, signer));
+  };
 
   app.post<{
     Body: { pair_id: number; side: string; size: string; owner: string; session_key?: string; order_type: string; price?: string; leverage?: number; signature?: string; nonce: number | string };
@@ -61,6 +77,7 @@ export const nativeRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
         owner, pairId: BigInt(body.pairId), side: BigInt(body.side), orderType: BigInt(body.orderType), price: body.price, size: body.size, leverage: BigInt(body.leverage), nonce: body.nonce,
       } as never);
       if (!verifySigner(hash, signature, signer)) throw new ApiError(401, 'INVALID_SIGNATURE', `signature: does not recover to ${signer}`);
+      requireTraderNow(owner, signer);
       const final = await deps.submitAndWait(encodeTx(chainId, TxKind.NativePlace, { ...body, signature }), signer);
       throwIfFailed(final);
       const events = final.receipt.events as any[];
@@ -90,6 +107,7 @@ export const nativeRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
       if (!verifySigner(hashTypedMessage(chainId, 'CancelOrder', { owner, orderId, nonce } as never), signature, signer)) {
         throw new ApiError(401, 'INVALID_SIGNATURE', `signature: does not recover to ${signer}`);
       }
+      requireTraderNow(owner, signer);
       const order = state().orders.get(String(orderId));
       if (!order) throw new ApiError(404, 'UNKNOWN_ORDER', `order_id: no open order ${orderId}`);
       if (order.owner !== owner) throw new ApiError(403, 'NOT_OWNER', `order ${orderId} does not belong to ${owner}`);

@@ -17,6 +17,8 @@ export const statusRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
       latestBlockTimeMs: chain.lastTimestampMs,
       stateRoot: bytesToHex(chain.stateRoot),
       syncing: false,
+      peers: [],
+      validators: node.config.genesis.validators.map((v) => ({ name: v.name, address: v.address, votingPower: String(v.bondWei), endpoint: v.endpoint })),
       actors: node.actorStats(),
     });
   });

@@ -2,17 +2,26 @@
 import { TxKind } from '../../codec/tx';
 import '../../codec/txs';
 import type { TxOp } from '../context';
+import { ethTxOp } from './eth';
 import { faucetOp } from './faucet';
 import { nativeCancelOp, nativePlaceOp, restBatchOp, restCancelAllOp, restCancelOp, restOrderOp } from './orders';
+import { sessionCreateOp, sessionRevokeOp, setAgentCapsOp, setAgentModeOp } from './sessions';
+import { withSignerRule } from '../sessions';
+import { txKindName } from '../../codec/tx';
 
 export const OPS: ReadonlyMap<TxKind, TxOp> = new Map<TxKind, TxOp>([
   [TxKind.Faucet, faucetOp],
+  [TxKind.EthTx, ethTxOp],
   [TxKind.RestOrder, restOrderOp],
   [TxKind.RestBatch, restBatchOp],
   [TxKind.RestCancel, restCancelOp],
   [TxKind.RestCancelAll, restCancelAllOp],
   [TxKind.NativePlace, nativePlaceOp],
   [TxKind.NativeCancel, nativeCancelOp],
+  [TxKind.SessionCreate, sessionCreateOp],
+  [TxKind.SessionRevoke, sessionRevokeOp],
+  [TxKind.SetAgentCaps, setAgentCapsOp],
+  [TxKind.SetAgentMode, setAgentModeOp],
 ]);
 
 export function opFor(kind: TxKind): TxOp {
@@ -20,3 +29,8 @@ export function opFor(kind: TxKind): TxOp {
   if (!op) throw new Error(`no execution rule for transaction kind ${kind}`);
   return op;
 }
+
+// Who may sign (src/state/sessions.ts SIGNER_RULES): every kind gets its signer rule in
+// front of its own check/apply here, once, so no kind can skip "a session key can only
+// trade". A kind without a rule fails to compile (mapped type) and, failing that, here.
+for (const [kind, op] of OPS) (OPS as Map<TxKind, TxOp>).set(kind, withSignerRule(kind, op, txKindName(kind)));

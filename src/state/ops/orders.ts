@@ -7,7 +7,7 @@ import { verifySigner } from '../../crypto/secp256k1';
 import type { Address } from '../../util/bytes';
 import { parseDecimal } from '../../util/decimal';
 import type { ExecContext, TxOp } from '../context';
-import { badRequest, forbidden, TxError, unauthorized } from '../errors';
+import { badRequest, TxError, unauthorized } from '../errors';
 import { cancelAll, cancelOrder, placeOrder, type OrderInput } from './trading';
 
 const SYMBOL_RE = /^[A-Z0-9]{1,12}$/;
@@ -105,10 +105,12 @@ export const restCancelAllOp: TxOp<RestCancelAllBody> = {
   },
 };
 
-/** Until session keys exist, a native operation must be signed by its owner. */
-function ownerOnly(owner: Address, signer: Address): void {
-  if (owner !== signer) throw forbidden('NOT_AUTHORIZED', `signer ${signer} may not act for ${owner}`);
-}
+/*
+ * Who may sign a native order or cancel is the `trader` signer rule (src/state/sessions.ts,
+ * applied to every kind in ops/index.ts): the owner, or the owner's session key while it
+ * is live at the block's time. An order signed by the session key is an agent order:
+ * isAgent = signer ≠ owner, and placeOrder checks it against the owner's agent mode and caps.
+ */
 
 export const nativePlaceOp: TxOp<NativePlaceBody> = {
   shape(b) {
@@ -126,12 +128,11 @@ export const nativePlaceOp: TxOp<NativePlaceBody> = {
     return b.signer;
   },
   nonce: (b) => b.nonce,
-  check: (b, _p, signer) => ownerOnly(b.owner, signer),
   apply(ctx, tx, signer) {
     const b = tx.body;
     placeOrder(ctx, {
       owner: b.owner, signer, pairId: b.pairId, side: b.side as 0 | 1, orderType: b.orderType as 0 | 1, price: b.price, size: b.size,
-      leverage: b.leverage, isAgent: false,
+      leverage: b.leverage, isAgent: signer !== b.owner,
     });
   },
 };
@@ -144,7 +145,6 @@ export const nativeCancelOp: TxOp<NativeCancelBody> = {
     return b.signer;
   },
   nonce: (b) => b.nonce,
-  check: (b, _p, signer) => ownerOnly(b.owner, signer),
   apply(ctx, tx) {
     cancelOrder(ctx, tx.body.owner, tx.body.orderId);
   },

@@ -16,6 +16,7 @@ import { badRequest, forbidden, rejected, TxError } from '../errors';
 import type { OrderStatus } from '../events';
 import type { Account, OpenOrder, Position } from '../records';
 import { notional, orderLock, settleFill, takerFee } from '../settlement';
+import { requireAgentOrder } from '../agents';
 import { InvariantError } from '../state';
 import type { State } from '../state';
 
@@ -29,6 +30,7 @@ export interface OrderInput {
   price: bigint;
   size: bigint;
   leverage: number;
+  /** Signed by the owner's session key: must equal signer ≠ owner (asserted). */
   isAgent: boolean;
 }
 
@@ -86,6 +88,11 @@ export function placeOrder(ctx: ExecContext, o: OrderInput): OrderOutcome {
 
   // 2. Plan on copies: the taker's fills, fees and the lock for any resting rest.
   const sim = book.simulate(o.side, o.size, bound, o.owner);
+  // An order signed by the owner's session key answers to the owner's agent mode and
+  // caps (403, before any balance rule: DECISIONS check order). Who may sign at all was
+  // settled by the kind's signer rule (src/state/sessions.ts).
+  if (o.isAgent !== (o.signer !== o.owner)) throw new InvariantError(`order input: isAgent ${o.isAgent} but signer ${o.signer}, owner ${o.owner}`);
+  if (o.isAgent) requireAgentOrder(state, o.owner, o, state.position(o.owner, o.pairId), sim.fills);
   if (!isLimit && sim.filled === 0n) throw rejected('NO_LIQUIDITY', `no liquidity for a market ${o.side === 0 ? 'buy' : 'sell'} on ${pair.symbol}`);
   const account = state.account(o.owner);
   let position = state.position(o.owner, o.pairId);

@@ -62,6 +62,7 @@ export interface Fill {
   makerRemaining: bigint;
 }
 
+/** Treat as read-only: an empty `fills` / `selfTradeCancelled` is a shared frozen array. */
 export interface TakerResult {
   fills: Fill[];
   /** Σ fills[i].size. */
@@ -113,6 +114,11 @@ export interface MarketOrderInput {
   isAgent: boolean;
 }
 
+/** Shared empty lists of results without fills / expiries: frozen, so a caller that
+ *  tried to modify one would throw instead of corrupting every other result. */
+const NO_FILLS: readonly Fill[] = Object.freeze([]);
+const NO_ORDERS: readonly RestingOrder[] = Object.freeze([]);
+
 /** Prices are ×1e6 integers; sizes ×1e18. */
 export const SIZE_SCALE = 10n ** 18n;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -143,9 +149,14 @@ class OrderNode {
 }
 
 class BookSide {
-  readonly levels = new SortedLevels<Level>();
+  readonly levels: SortedLevels<Level>;
   readonly byKey = new Map<number, Level>();
-  constructor(readonly side: Side) {}
+  constructor(
+    readonly side: Side,
+    levelChunk: number | undefined,
+  ) {
+    this.levels = new SortedLevels<Level>(levelChunk);
+  }
 }
 
 function snapshot(n: OrderNode): RestingOrder {
@@ -174,13 +185,23 @@ function idNumber(id: bigint): number {
 }
 
 export class OrderBook {
-  private readonly bids = new BookSide(BUY);
-  private readonly asks = new BookSide(SELL);
+  private readonly bids: BookSide;
+  private readonly asks: BookSide;
   private readonly byId = new IdIndex<OrderNode>();
   /** Highest id ever seen (placed, taken or restored): a higher id cannot be a duplicate. */
   private maxIdKey = -1;
+  /** Scratch lists of the matching walk, copied out at exact length (no growth garbage). */
+  private readonly fillBuf: (Fill | undefined)[] = [];
+  private readonly expiredBuf: (RestingOrder | undefined)[] = [];
 
-  constructor(readonly pairId: number) {}
+  /** opts.levelChunk: SortedLevels chunk size (tests use tiny ones to exercise splits). */
+  constructor(
+    readonly pairId: number,
+    opts: { levelChunk?: number } = {},
+  ) {
+    this.bids = new BookSide(BUY, opts.levelChunk);
+    this.asks = new BookSide(SELL, opts.levelChunk);
+  }
 
   get size(): number {
     return this.byId.size;
@@ -260,11 +281,13 @@ export class OrderBook {
   }
 
   depth(levels: number): { bids: DepthLevel[]; asks: DepthLevel[] } {
-    return { bids: depthOf(this.bids, levels), asks: depthOf(this.asks, levels) };
+    const max = countLimit(levels);
+    return { bids: depthOf(this.bids, max), asks: depthOf(this.asks, max) };
   }
 
   topOrders(n: number): { bids: RestingOrder[]; asks: RestingOrder[] } {
-    return { bids: ordersOf(this.bids, n), asks: ordersOf(this.asks, n) };
+    const max = countLimit(n);
+    return { bids: ordersOf(this.bids, max), asks: ordersOf(this.asks, max) };
   }
 
   orders(): RestingOrder[] {
@@ -336,10 +359,12 @@ export class OrderBook {
   private take(side: Side, owner: Address, size: bigint, limitKey: number): TakerResult {
     const opp = side === BUY ? this.asks : this.bids;
     const levels = opp.levels;
-    const res: TakerResult = { fills: [], filled: 0n, notional: 0n, remaining: size, rested: false, selfTradeCancelled: [] };
+    const fills = this.fillBuf;
+    const expired = this.expiredBuf;
+    let nFills = 0;
+    let nExpired = 0;
     let rem = size;
     let notional = 0n;
-    const fills = res.fills;
     for (;;) {
       const lvl = levels.best();
       if (lvl === undefined || lvl.key < limitKey) break;
@@ -348,7 +373,7 @@ export class OrderBook {
       while (n !== null) {
         const next = n.next;
         if (n.owner === owner) {
-          res.selfTradeCancelled.push(snapshot(n));
+          expired[nExpired++] = snapshot(n);
           this.unlink(n, lvl);
           lvl.total -= n.remaining;
         } else {
@@ -357,12 +382,12 @@ export class OrderBook {
             const left = makerRem - rem;
             n.remaining = left;
             lvl.total -= rem;
-            fills.push({ makerId: n.id, maker: n.owner, makerIsAgent: n.isAgent, price, size: rem, makerRemaining: left });
+            fills[nFills++] = { makerId: n.id, maker: n.owner, makerIsAgent: n.isAgent, price, size: rem, makerRemaining: left };
             notional += (price * rem) / SIZE_SCALE;
             rem = 0n;
             break;
           }
-          fills.push({ makerId: n.id, maker: n.owner, makerIsAgent: n.isAgent, price, size: makerRem, makerRemaining: 0n });
+          fills[nFills++] = { makerId: n.id, maker: n.owner, makerIsAgent: n.isAgent, price, size: makerRem, makerRemaining: 0n };
           notional += (price * makerRem) / SIZE_SCALE;
           rem -= makerRem;
           lvl.total -= makerRem;
@@ -378,9 +403,17 @@ export class OrderBook {
       }
       if (rem === 0n) break;
     }
-    res.filled = rem === size ? 0n : size - rem;
-    res.remaining = rem;
-    res.notional = notional;
+    const res: TakerResult = {
+      fills: nFills === 0 ? (NO_FILLS as Fill[]) : (fills.slice(0, nFills) as Fill[]),
+      filled: rem === size ? 0n : size - rem,
+      notional,
+      remaining: rem,
+      rested: false,
+      selfTradeCancelled: nExpired === 0 ? (NO_ORDERS as RestingOrder[]) : (expired.slice(0, nExpired) as RestingOrder[]),
+    };
+    // The buffers must not keep this walk's objects alive.
+    for (let i = 0; i < nFills; i++) fills[i] = undefined;
+    for (let i = 0; i < nExpired; i++) expired[i] = undefined;
     return res;
   }
 
@@ -439,6 +472,11 @@ export class OrderBook {
     lvl.total += remaining;
     this.byId.set(idKey, n);
   }
+}
+
+/** A per-side count limit: NaN and negatives mean 0, fractions round down. */
+function countLimit(n: number): number {
+  return n > 0 ? Math.floor(n) : 0;
 }
 
 function depthOf(bs: BookSide, max: number): DepthLevel[] {

@@ -35,7 +35,9 @@ export class IdIndex<V> {
     this.bits = bits;
     this.mask = cap - 1;
     this.keys = new Float64Array(cap).fill(EMPTY);
-    this.vals = new Array<V | null>(cap).fill(null);
+    const vals: (V | null)[] = [];
+    for (let i = 0; i < cap; i++) vals.push(null); // packed, not holey, elements
+    this.vals = vals;
   }
 
   private home(k: number): number {

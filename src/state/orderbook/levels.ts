@@ -19,8 +19,8 @@ export interface Keyed {
   readonly key: number;
 }
 
-/** A chunk is split in two when it grows beyond this many levels. */
-const CHUNK_MAX = 512;
+/** Default: a chunk is split in two when it grows beyond this many levels. */
+export const CHUNK_MAX = 512;
 
 export class SortedLevels<T extends Keyed> {
   /** Sorted chunks, ascending by key (worst → best). Read-only outside this class. */
@@ -28,6 +28,11 @@ export class SortedLevels<T extends Keyed> {
   /** maxes[i] = key of the last (best) element of chunks[i]. */
   private readonly maxes: number[] = [];
   private count = 0;
+
+  /** chunkMax: split threshold (≥ 2); small values only to exercise splits in tests. */
+  constructor(private readonly chunkMax: number = CHUNK_MAX) {
+    if (!Number.isInteger(chunkMax) || chunkMax < 2) throw new RangeError(`chunkMax must be an integer ≥ 2, got ${chunkMax}`);
+  }
 
   get length(): number {
     return this.count;
@@ -104,7 +109,7 @@ export class SortedLevels<T extends Keyed> {
     } else {
       c.splice(at, 0, x);
     }
-    if (c.length > CHUNK_MAX) {
+    if (c.length > this.chunkMax) {
       const upper = c.splice(c.length >>> 1);
       chunks.splice(ci + 1, 0, upper);
       this.maxes[ci] = c[c.length - 1].key;

@@ -1,0 +1,137 @@
+/**
+ * `npm run sim -- --seeds N [--seed S] [...]` (node --import tsx sim/run.ts): runs the
+ * deterministic simulation for each seed, prints the totals, and on a failure prints
+ * the seed and the command that reproduces it, then exits non-zero. Flags: sim/args.ts.
+ */
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import { ArgsError, parseArgs, type RunArgs } from './args';
+import { FAULT_KINDS, runSeed, type FaultCounts, type SimResult } from './cluster';
+
+async function runAll(args: RunArgs, onResult: (r: SimResult) => boolean): Promise<void> {
+  if (args.jobs <= 1) {
+    for (const seed of args.seeds) if (!onResult(await runSeed(seed, args.options))) return;
+    return;
+  }
+  // Seeds are independent runs: spread them over worker threads, report in seed order.
+  const queue = [...args.seeds];
+  const done = new Map<number, SimResult>();
+  let next = 0;
+  let stop = false;
+  const flush = () => {
+    while (!stop && next < args.seeds.length && done.has(args.seeds[next])) {
+      const r = done.get(args.seeds[next]) as SimResult;
+      done.delete(args.seeds[next]);
+      next++;
+      if (!onResult(r)) stop = true;
+    }
+  };
+  const worker = async () => {
+    const w = new Worker(new URL('./worker.ts', import.meta.url), { workerData: { options: args.options } });
+    let pending: { resolve: (r: SimResult) => void; reject: (e: unknown) => void } | undefined;
+    w.on('message', (r: SimResult) => pending?.resolve(r));
+    w.on('error', (e) => pending?.reject(e));
+    w.on('exit', (code) => pending?.reject(new Error(`sim worker exited with code ${code}`)));
+    try {
+      while (!stop && queue.length > 0) {
+        const seed = queue.shift() as number;
+        const r = await new Promise<SimResult>((resolve, reject) => {
+          pending = { resolve, reject };
+          w.postMessage(seed);
+        });
+        pending = undefined;
+        done.set(seed, r);
+        flush();
+      }
+    } finally {
+      await w.terminate();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(args.jobs, args.seeds.length) }, worker));
+}
+
+async function main(): Promise<number> {
+  let args: RunArgs;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    if (err instanceof ArgsError) {
+      console.error(err.message === 'help' ? usage() : `sim: ${err.message}\n\n${usage()}`);
+      return err.message === 'help' ? 0 : 2;
+    }
+    throw err;
+  }
+  const o = args.options;
+  console.log(
+    `sim: ${args.seeds.length} seed(s) from ${args.seeds[0]}, ${o.validators} validators, crypto ${o.crypto}, ` +
+      `byzantine ${o.byzantine ? 'on' : 'off'}, faults ${o.faults ? 'on' : 'off'}${o.unsafeQuorum ? ', UNSAFE quorum >= 1/2 with a partition' : ''}, ` +
+      `${o.durationMs} ms per seed (faults until ${o.faultPhaseMs} ms, liveness bound ${o.livenessBoundMs} ms), jobs ${args.jobs}`,
+  );
+  console.log(`conditions: node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}`);
+  const wallStart = performance.now();
+  const faults = Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as FaultCounts;
+  let seedsRun = 0;
+  let simulatedMs = 0;
+  let heights = 0;
+  let minHeights = Infinity;
+  let messages = 0;
+  let evidence = 0;
+  let offences = 0;
+  let byzSeeds = 0;
+  let byzSeedsDetected = 0;
+  let recoveryMax = 0;
+  let recoverySum = 0;
+  const failed: SimResult[] = [];
+  await runAll(args, (r) => {
+    seedsRun++;
+    simulatedMs += r.simulatedMs;
+    heights += r.heights;
+    minHeights = Math.min(minHeights, r.minHonestHeight);
+    messages += r.messagesDelivered;
+    evidence += r.evidenceReported;
+    offences += r.evidenceOffences;
+    if (r.byzantine !== null) {
+      byzSeeds++;
+      if (r.evidenceReported > 0) byzSeedsDetected++;
+    }
+    recoveryMax = Math.max(recoveryMax, r.recoveryMs);
+    recoverySum += Math.max(0, r.recoveryMs);
+    for (const k of FAULT_KINDS) faults[k] += r.faults[k];
+    if (r.violations.length > 0) {
+      failed.push(r);
+      console.log(`FAIL seed ${r.seed}: ${r.violations.length} violation(s)`);
+      for (const v of r.violations.slice(0, 10)) console.log(`  ${v.kind} at ${v.atMs.toFixed(3)} ms: ${v.message}`);
+      if (r.trace.length > 0) console.log(`  last ${r.trace.length} trace lines:\n    ${r.trace.join('\n    ')}`);
+      console.log(`  reproduce: npm run sim -- --seed ${r.seed}${args.reproduceFlags.length ? ' ' + args.reproduceFlags.join(' ') : ''}`);
+      return args.keepGoing;
+    }
+    if (args.seeds.length <= 50 || seedsRun % 50 === 0) {
+      console.log(`seed ${r.seed}: ${r.heights} heights, ${r.messagesDelivered} messages, evidence ${r.evidenceReported}, recovery ${r.recoveryMs.toFixed(0)} ms, wall ${r.wallMs.toFixed(0)} ms`);
+    }
+    return true;
+  });
+  const wallS = (performance.now() - wallStart) / 1000;
+  const simS = simulatedMs / 1000;
+  console.log('');
+  console.log(`seeds run: ${seedsRun}`);
+  console.log(`simulated: ${(simS / 3600).toFixed(3)} h (${simS.toFixed(0)} s), wall ${wallS.toFixed(1)} s (${(simS / wallS).toFixed(1)}× real time)`);
+  console.log(`faults injected: ${FAULT_KINDS.map((k) => `${k} ${faults[k]}`).join(', ')}`);
+  console.log(`heights committed: ${heights} (lowest honest node in any seed: ${minHeights === Infinity ? 0 : minHeights}), messages delivered ${messages}`);
+  console.log(`evidence reported by honest nodes: ${evidence} reports of ${offences} distinct double signs (seeds with a Byzantine validator: ${byzSeeds}, with evidence: ${byzSeedsDetected})`);
+  console.log(`recovery after the heal: max ${recoveryMax.toFixed(0)} ms, mean ${(recoverySum / Math.max(1, seedsRun)).toFixed(0)} ms (bound ${o.livenessBoundMs} ms)`);
+  console.log(`violations: ${failed.reduce((n, r) => n + r.violations.length, 0)}${failed.length ? ` in seeds ${failed.map((r) => r.seed).join(', ')}` : ''}`);
+  return failed.length > 0 ? 1 : 0;
+}
+
+function usage(): string {
+  return 'usage: npm run sim -- [--seeds N] [--seed S] [--duration-ms MS] [--fault-ms MS] [--liveness-ms MS] [--crypto fast|real] [--no-byzantine] [--no-faults] [--validators N] [--unsafe-quorum] [--jobs J] [--trace N] [--trace-nodes a,b] [--keep-going]';
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

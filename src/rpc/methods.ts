@@ -1,0 +1,277 @@
+/**
+ * Ethereum JSON-RPC 2.0: the spec's eleven methods and the ones wallets call besides
+ * (DECISIONS): eth_getTransactionCount, eth_getBlockByNumber/ByHash, eth_feeHistory,
+ * eth_maxPriorityFeePerGas, eth_syncing, eth_accounts. Quantities are hex. Errors are
+ * standard objects: -32700 parse, -32600 invalid request, -32601 unknown method,
+ * -32602 bad params, -32000 execution.
+ */
+import { decodeFunctionData, encodeFunctionResult, parseAbi, type Hex as ViemHex } from 'viem';
+import { blockHash as hashHeader } from '../codec/block';
+import { decodeTx, encodeTx, TxKind, type Tx } from '../codec/tx';
+
+import type { NodeContext } from '../node/context';
+import { agentCapsOf } from '../state/agents';
+import { TxError } from '../state/errors';
+import { parseEthTransfer, TRANSFER_GAS } from '../state/eth-tx';
+import { bytesToHex, hexToBytes, isAddress, isHex, toAddress, type Address } from '../util/bytes';
+import { AGENT_CAPS_ABI, AGENT_CAPS_PRECOMPILE, CLIENT_VERSION, JSONRPC_ERRORS, ORDERBOOK_ABI, ORDERBOOK_PRECOMPILE, PRECOMPILE_MAX_ORDERS } from './constants';
+import { formatBlock, formatGenesisBlock, formatReceipt, formatTransaction, gasOf, q } from './format';
+
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export interface RpcContext {
+  node: NodeContext;
+  /** Admits a transaction to the mempool (throws TxError when refused); does not wait for finality. */
+  submit(tx: Tx): Promise<void>;
+}
+
+const orderbookAbi = parseAbi(ORDERBOOK_ABI);
+const agentCapsAbi = parseAbi(AGENT_CAPS_ABI);
+/** Gas limit reported for blocks: enough for the most transfers a block can hold. */
+const BLOCK_GAS_LIMIT = 30_000_000n;
+const MAX_BATCH = 100;
+
+const badParams = (msg: string) => new RpcError(JSONRPC_ERRORS.INVALID_PARAMS, msg);
+
+function param<T>(params: unknown[], i: number, check: (v: unknown) => v is T, what: string): T {
+  const v = params[i];
+  if (!check(v)) throw badParams(`params[${i}]: ${what}`);
+  return v;
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isAddr = (v: unknown): v is string => isAddress(v);
+const isBool = (v: unknown): v is boolean => typeof v === 'boolean';
+const isHash = (v: unknown): v is string => isHex(v, 32);
+const BLOCK_TAGS = new Set(['latest', 'pending', 'safe', 'finalized', 'earliest']);
+
+/** A block tag or number → a height; only the head's state exists (no archive). */
+function heightOf(ctx: RpcContext, tag: unknown, i: number): number {
+  const head = ctx.node.chain().height;
+  if (tag === undefined || tag === 'latest' || tag === 'pending' || tag === 'safe' || tag === 'finalized') return head;
+  if (tag === 'earliest') return 0;
+  if (typeof tag === 'string' && /^0x[0-9a-fA-F]{1,16}$/.test(tag)) return Number(BigInt(tag));
+  if (tag && typeof tag === 'object' && 'blockNumber' in tag) return heightOf(ctx, (tag as { blockNumber: unknown }).blockNumber, i);
+  throw badParams(`params[${i}]: a block number (hex) or one of ${[...BLOCK_TAGS].join(', ')}`);
+}
+
+/** State reads answer for the head only; finality is single-block, so 'latest' is final. */
+function stateAt(ctx: RpcContext, tag: unknown, i: number) {
+  const h = heightOf(ctx, tag, i);
+  const chain = ctx.node.chain();
+  if (h !== chain.height && !(h > chain.height && typeof tag === 'string' && BLOCK_TAGS.has(tag))) {
+    throw new RpcError(JSONRPC_ERRORS.SERVER, `state at block ${h} is not kept (this node keeps the head's state only; head is ${chain.height})`);
+  }
+  return chain.state;
+}
+
+async function blockByHeight(ctx: RpcContext, height: number, full: boolean): Promise<unknown> {
+  const chain = ctx.node.chain();
+  const g = ctx.node.config.genesis;
+  if (height === 0) return formatGenesisBlock(bytesToHex(chain.genesisHash), g.genesisTimeMs, (await chain.store.getStateRoot(0))!, g.fees.gasPriceWei, BLOCK_GAS_LIMIT);
+  if (height > chain.height) return null;
+  const [block, receipts, stateRoot] = await Promise.all([chain.store.getBlock(height), chain.store.getReceipts(height), chain.store.getStateRoot(height)]);
+  if (!block || !receipts || !stateRoot) return null;
+  return formatBlock({ block, receipts, stateRoot, chainId: g.chainId, gasPriceWei: g.fees.gasPriceWei, maxTxBytes: g.consensus.maxTxBytes, full, blockGasLimit: BLOCK_GAS_LIMIT });
+}
+
+async function txAt(ctx: RpcContext, hash: string) {
+  const chain = ctx.node.chain();
+  const loc = await chain.store.getTxLocation(hash.toLowerCase());
+  if (!loc) return null;
+  const [block, receipts] = await Promise.all([chain.store.getBlock(loc.height), chain.store.getReceipts(loc.height)]);
+  if (!block || !receipts) return null;
+  const g = ctx.node.config.genesis;
+  const txs = block.txs.map((b) => decodeTx(b, g.consensus.maxTxBytes));
+  const blockHash = hashHeader(block.header);
+  return {
+    tx: txs[loc.index],
+    txs,
+    receipts,
+    c: { block, blockHash: bytesToHex(blockHash), index: loc.index, receipt: receipts[loc.index], chainId: g.chainId, gasPriceWei: g.fees.gasPriceWei },
+  };
+}
+
+function ethCall(ctx: RpcContext, call: Record<string, unknown>, tag: unknown): string {
+  const state = stateAt(ctx, tag, 1);
+  const to = typeof call.to === 'string' ? call.to.toLowerCase() : undefined;
+  const data = (typeof call.data === 'string' ? call.data : typeof call.input === 'string' ? call.input : '0x') as ViemHex;
+  if (!isHex(data)) throw badParams('params[0].data: hex');
+  if (to === ORDERBOOK_PRECOMPILE) {
+    let decoded: ReturnType<typeof decodeFunctionData<typeof orderbookAbi>>;
+    try {
+      decoded = decodeFunctionData({ abi: orderbookAbi, data });
+    } catch {
+      throw new RpcError(JSONRPC_ERRORS.SERVER, 'execution reverted: unknown function of the orderbook precompile');
+    }
+    const pairId = Number(decoded.args[0]);
+    if (!state.pairs.has(String(pairId))) throw new RpcError(JSONRPC_ERRORS.SERVER, `execution reverted: no pair ${decoded.args[0]}`);
+    const book = state.book(pairId);
+    if (decoded.functionName === 'getAvailableLiquidity') {
+      const [, side, worst] = decoded.args as readonly [bigint, number, bigint];
+      if (side !== 0 && side !== 1) throw new RpcError(JSONRPC_ERRORS.SERVER, 'execution reverted: side must be 0 (buy) or 1 (sell)');
+      return encodeFunctionResult({ abi: orderbookAbi, functionName: 'getAvailableLiquidity', result: book.availableLiquidity(side, worst) });
+    }
+    const { bids, asks } = book.topOrders(PRECOMPILE_MAX_ORDERS);
+    const list = (decoded.functionName === 'getPairBids' ? bids : asks).map((o) => ({ orderId: o.id, owner: o.owner, price: o.price, size: o.remaining, isAgent: o.isAgent }));
+    return encodeFunctionResult({ abi: orderbookAbi, functionName: decoded.functionName, result: list } as never);
+  }
+  if (to === AGENT_CAPS_PRECOMPILE) {
+    let owner: Address;
+    try {
+      owner = toAddress(decodeFunctionData({ abi: agentCapsAbi, data }).args[0] as string);
+    } catch {
+      throw new RpcError(JSONRPC_ERRORS.SERVER, 'execution reverted: unknown function of the agent-caps precompile');
+    }
+    const c = agentCapsOf(state, owner);
+    return encodeFunctionResult({ abi: agentCapsAbi, functionName: 'agentCaps', result: [c.mode, c.capsSet, c.maxLeverageBps, c.allowedOrderTypes, c.maxInput, c.maxTotal] });
+  }
+  if (data === '0x') return '0x'; // a plain call to an account: no code, empty result
+  throw new RpcError(JSONRPC_ERRORS.SERVER, 'EVM execution is disabled on this chain: only the read precompiles answer eth_call');
+}
+
+type Handler = (ctx: RpcContext, params: unknown[]) => unknown | Promise<unknown>;
+
+export const METHODS: Record<string, Handler> = {
+  eth_chainId: (ctx) => q(ctx.node.config.genesis.chainId),
+  net_version: (ctx) => String(ctx.node.config.genesis.chainId),
+  web3_clientVersion: () => `${CLIENT_VERSION}/node-${process.version}`,
+  eth_blockNumber: (ctx) => q(ctx.node.chain().height),
+  eth_gasPrice: (ctx) => q(ctx.node.config.genesis.fees.gasPriceWei),
+  eth_maxPriorityFeePerGas: () => '0x0',
+  eth_syncing: () => false,
+  eth_accounts: () => [],
+  eth_getBalance: (ctx, p) => {
+    const addr = toAddress(param(p, 0, isAddr, 'an address'));
+    return q(stateAt(ctx, p[1], 1).account(addr).nativeWei);
+  },
+  eth_getTransactionCount: (ctx, p) => {
+    const addr = toAddress(param(p, 0, isAddr, 'an address'));
+    return q(stateAt(ctx, p[1], 1).account(addr).txCount);
+  },
+  eth_getCode: (ctx, p) => {
+    param(p, 0, isAddr, 'an address');
+    stateAt(ctx, p[1], 1);
+    return '0x';
+  },
+  eth_estimateGas: (ctx, p) => {
+    const call = param(p, 0, (v): v is Record<string, unknown> => !!v && typeof v === 'object', 'a call object');
+    const data = (call.data ?? call.input ?? '0x') as string;
+    const to = typeof call.to === 'string' ? call.to.toLowerCase() : undefined;
+    if (to === ORDERBOOK_PRECOMPILE || to === AGENT_CAPS_PRECOMPILE) return q(TRANSFER_GAS);
+    if (!to || (data !== '0x' && data !== '')) throw new RpcError(JSONRPC_ERRORS.SERVER, 'EVM execution is disabled on this chain: only native-token transfers can be sent');
+    return q(TRANSFER_GAS);
+  },
+  eth_call: (ctx, p) => ethCall(ctx, param(p, 0, (v): v is Record<string, unknown> => !!v && typeof v === 'object', 'a call object'), p[1]),
+  eth_sendRawTransaction: async (ctx, p) => {
+    const raw = hexToBytes(param(p, 0, (v): v is string => isHex(v) && v.length > 2, 'signed transaction bytes (hex)'));
+    const tx = encodeTx(ctx.node.config.genesis.chainId, TxKind.EthTx, { raw });
+    try {
+      // The parse answers EVM-disabled, wrong chain and malformed input precisely.
+      parseEthTransfer(raw, ctx.node.config.genesis.chainId);
+      await ctx.submit(tx);
+    } catch (err) {
+      if (err instanceof TxError) throw new RpcError(err.status === 400 && err.code === 'MALFORMED_TX' ? JSONRPC_ERRORS.INVALID_PARAMS : JSONRPC_ERRORS.SERVER, err.message, { code: err.code });
+      throw err;
+    }
+    return bytesToHex(tx.hash);
+  },
+  eth_getTransactionByHash: async (ctx, p) => {
+    const found = await txAt(ctx, param(p, 0, isHash, 'a 32-byte transaction hash'));
+    return found ? formatTransaction(found.tx, found.c) : null;
+  },
+  eth_getTransactionReceipt: async (ctx, p) => {
+    const found = await txAt(ctx, param(p, 0, isHash, 'a 32-byte transaction hash'));
+    if (!found) return null;
+    let cumulative = 0n;
+    for (let i = 0; i <= found.c.index; i++) cumulative += gasOf(found.txs[i], found.receipts[i]);
+    return formatReceipt(found.tx, found.c, cumulative);
+  },
+  eth_getBlockByNumber: (ctx, p) => blockByHeight(ctx, heightOf(ctx, p[0], 0), param(p, 1, isBool, 'a boolean (full transactions)')),
+  eth_getBlockByHash: async (ctx, p) => {
+    const hash = param(p, 0, isHash, 'a 32-byte block hash');
+    const chain = ctx.node.chain();
+    if (hash.toLowerCase() === bytesToHex(chain.genesisHash)) return blockByHeight(ctx, 0, false);
+    const h = await chain.store.getHeightByHash(hexToBytes(hash));
+    return h === undefined ? null : blockByHeight(ctx, h, param(p, 1, isBool, 'a boolean (full transactions)'));
+  },
+  eth_feeHistory: (ctx, p) => {
+    const count = Math.min(1024, Math.max(1, Number(typeof p[0] === 'number' ? p[0] : BigInt(param(p, 0, isString, 'a block count')))));
+    const newest = heightOf(ctx, p[1], 1);
+    const oldest = Math.max(0, newest - count + 1);
+    const n = newest - oldest + 1;
+    const price = q(ctx.node.config.genesis.fees.gasPriceWei);
+    const percentiles = Array.isArray(p[2]) ? p[2] : [];
+    return {
+      oldestBlock: q(oldest),
+      baseFeePerGas: Array.from({ length: n + 1 }, () => price),
+      gasUsedRatio: Array.from({ length: n }, () => 0),
+      ...(percentiles.length ? { reward: Array.from({ length: n }, () => percentiles.map(() => '0x0')) } : {}),
+    };
+  },
+};
+
+interface RpcRequest {
+  jsonrpc: '2.0';
+  method: string;
+  params?: unknown;
+  id?: string | number | null;
+}
+
+function response(id: unknown, body: { result: unknown } | { error: { code: number; message: string; data?: unknown } }) {
+  return { jsonrpc: '2.0', id: id ?? null, ...body };
+}
+
+async function one(ctx: RpcContext, req: unknown): Promise<unknown | undefined> {
+  if (!req || typeof req !== 'object' || Array.isArray(req)) return response(null, { error: { code: JSONRPC_ERRORS.INVALID_REQUEST, message: 'invalid request: expected an object' } });
+  const r = req as Partial<RpcRequest>;
+  const id = r.id;
+  const isNotification = !('id' in r);
+  if (r.jsonrpc !== '2.0' || typeof r.method !== 'string' || (id !== undefined && id !== null && typeof id !== 'string' && typeof id !== 'number')) {
+    return response(id ?? null, { error: { code: JSONRPC_ERRORS.INVALID_REQUEST, message: 'invalid request: needs jsonrpc "2.0", a method string and a string or number id' } });
+  }
+  if (r.params !== undefined && !Array.isArray(r.params)) {
+    return response(id, { error: { code: JSONRPC_ERRORS.INVALID_PARAMS, message: 'params must be an array' } });
+  }
+  const handler = Object.hasOwn(METHODS, r.method) ? METHODS[r.method] : undefined;
+  let out;
+  if (!handler) out = response(id, { error: { code: JSONRPC_ERRORS.METHOD_NOT_FOUND, message: `the method ${r.method.slice(0, 64)} does not exist/is not available` } });
+  else {
+    try {
+      out = response(id, { result: await handler(ctx, (r.params as unknown[]) ?? []) });
+    } catch (err) {
+      if (err instanceof RpcError) out = response(id, { error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } });
+      else if (err instanceof TxError) out = response(id, { error: { code: JSONRPC_ERRORS.SERVER, message: err.message, data: { code: err.code } } });
+      else if (err instanceof Error && /not an address|invalid hex/.test(err.message)) out = response(id, { error: { code: JSONRPC_ERRORS.INVALID_PARAMS, message: err.message } });
+      else throw err;
+    }
+  }
+  return isNotification ? undefined : out;
+}
+
+/** A parsed JSON-RPC body (single or batch) → the response body, or undefined when nothing is owed. */
+export async function handleJsonRpc(ctx: RpcContext, body: unknown): Promise<unknown | undefined> {
+  if (Array.isArray(body)) {
+    if (body.length === 0) return response(null, { error: { code: JSONRPC_ERRORS.INVALID_REQUEST, message: 'empty batch' } });
+    if (body.length > MAX_BATCH) return response(null, { error: { code: JSONRPC_ERRORS.INVALID_REQUEST, message: `batch of ${body.length} exceeds ${MAX_BATCH}` } });
+    const out = [];
+    for (const req of body) {
+      const r = await one(ctx, req);
+      if (r !== undefined) out.push(r);
+    }
+    return out.length ? out : undefined;
+  }
+  return one(ctx, body);
+}
+
+export function parseError(): unknown {
+  return response(null, { error: { code: JSONRPC_ERRORS.PARSE, message: 'parse error: the body is not valid JSON' } });
+}

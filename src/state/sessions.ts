@@ -1,0 +1,167 @@
+/**
+ * Session keys in the chain state, and the one rule of who may sign what.
+ *
+ * Sessions: TableId.Session holds, per owner, the snapshot of machines/session.ts
+ * (value + context). State-changing operations run the machine's pure `transition()`
+ * (src/state/ops/sessions.ts); reads and order authorization use the machine's own
+ * guard functions at a given block time.
+ *
+ * Who may sign (spec Authentication 4: "a session key can only trade; it cannot withdraw
+ * or transfer ownership"): every transaction kind declares a SignerRule in SIGNER_RULES,
+ * a mapped type over TxKind, so a new kind does not compile until it says who may sign
+ * it, and src/state/ops/index.ts wraps every kind's execution rule with it at load:
+ *   - `owner`:  the signer must be the account acted for (session, agent, REST, and any
+ *               future withdrawal or transfer kind). Stateless, so it runs at the door
+ *               and again in execution (TxOp.check): 403 OWNER_ONLY.
+ *   - `trader`: the owner, or the owner's live session key at the block's time, checked
+ *               in execution (TxOp.apply): 403 NOT_AUTHORIZED / SESSION_REVOKED /
+ *               SESSION_EXPIRED. Such an order is an agent order (isAgent).
+ *   - `self`:   the signature itself names the account acted for (an Ethereum
+ *               transaction's recovered sender pays), so no key can act for another.
+ *   - `kind`:   no account is acted for; the kind checks its own key (the faucet).
+ * Authority comes from the (owner, signer) pair, never from "is this address somebody's
+ * session key": otherwise anyone could name a victim's address as their session key and
+ * thereby block the victim's own withdrawals.
+ */
+import { transition, type SnapshotFrom } from 'xstate';
+import { EMPTY_SESSION_CONTEXT, isLive, sessionMachine, sessionRefusal, type SessionEvent, type SessionRefusal, type SessionStateName } from '../../machines/session';
+import { TxKind } from '../codec/tx';
+import type { Address } from '../util/bytes';
+import type { ExecContext, TxOp } from './context';
+import { forbidden } from './errors';
+import type { SessionRecord } from './records';
+import type { State } from './state';
+
+export type SessionSnapshot = SnapshotFrom<typeof sessionMachine>;
+
+// ---- the stored snapshot ---------------------------------------------------------
+
+/** The machine snapshot a stored record (or its absence: `none`) stands for. */
+export function sessionSnapshot(rec: SessionRecord | undefined): SessionSnapshot {
+  if (!rec) return sessionMachine.resolveState({ value: 'none', context: { ...EMPTY_SESSION_CONTEXT } });
+  const { state, ...context } = rec;
+  return sessionMachine.resolveState({ value: state, context });
+}
+
+/** The record to store for a snapshot (never `none`: nothing leads back there). */
+export function sessionRecordOf(s: SessionSnapshot): SessionRecord {
+  const value = s.value as SessionStateName;
+  const c = s.context;
+  if (value === 'none' || c.sessionKey === null) throw new Error('a session record is never written for state none');
+  return { state: value, sessionKey: c.sessionKey, expiresAtMs: c.expiresAtMs, createdAtMs: c.createdAtMs, nonce: c.nonce };
+}
+
+/** Applies one event with the machine's pure transition function. */
+export function sessionTransition(rec: SessionRecord | undefined, event: SessionEvent): SessionSnapshot {
+  return transition(sessionMachine, sessionSnapshot(rec), event)[0];
+}
+
+/** The machine's state at `nowMs`: what a TICK at that time would leave. */
+export function sessionStateAt(rec: SessionRecord | undefined, nowMs: number): SessionStateName {
+  if (!rec) return 'none';
+  return rec.state === 'active' && !isLive(rec, nowMs) ? 'expired' : rec.state;
+}
+
+/** The owner's session if it is active at `nowMs`. */
+export function activeSession(state: State, owner: Address, nowMs: number): SessionRecord | undefined {
+  const rec = state.sessions.get(owner);
+  return rec && sessionStateAt(rec, nowMs) === 'active' ? rec : undefined;
+}
+
+// ---- who may sign ----------------------------------------------------------------
+
+/** Why `signer` may not trade for `owner` at `nowMs`; null when it may (itself, or the live session key). */
+export function traderRefusal(state: State, owner: Address, signer: Address, nowMs: number): SessionRefusal | null {
+  if (signer === owner) return null;
+  const rec = state.sessions.get(owner);
+  return sessionRefusal(rec ? rec.state : 'none', rec ?? EMPTY_SESSION_CONTEXT, signer, nowMs);
+}
+
+const REFUSAL_TEXT: Record<SessionRefusal, string> = {
+  NOT_AUTHORIZED: 'is neither the owner nor its session key',
+  SESSION_REVOKED: 'is a revoked session key of',
+  SESSION_EXPIRED: 'is an expired session key of',
+};
+
+export function traderRefusalMessage(code: SessionRefusal, owner: Address, signer: Address): string {
+  return code === 'NOT_AUTHORIZED' ? `signer ${signer} may not act for ${owner}: it ${REFUSAL_TEXT[code]}` : `signer ${signer} ${REFUSAL_TEXT[code]} ${owner}`;
+}
+
+/** In execution, at the block's time: the owner or its live session key, else 403. */
+export function requireTrader(ctx: ExecContext, owner: Address, signer: Address): void {
+  const code = traderRefusal(ctx.state, owner, signer, ctx.header.timestampMs);
+  if (code) throw forbidden(code, traderRefusalMessage(code, owner, signer));
+}
+
+export type SignerRule =
+  | { who: 'owner'; owner(body: any): Address }
+  | { who: 'trader'; owner(body: any): Address }
+  | { who: 'self' }
+  | { who: 'kind' };
+
+const ownerField = { who: 'owner', owner: (b: { owner: Address }) => b.owner } as const;
+const traderField = { who: 'owner', owner: (b: { trader: Address }) => b.trader } as const;
+
+/** Who may sign each kind. A mapped type over TxKind: a kind without a rule does not compile. */
+export const SIGNER_RULES: { readonly [K in TxKind]: SignerRule } = {
+  // Signed by the genesis faucet key; the kind checks it (src/state/ops/faucet.ts).
+  [TxKind.Faucet]: { who: 'kind' },
+  // An Ethereum transfer moves the recovered sender's own native tokens: the signer is
+  // the account acted for by construction (a session key's moves only its own funds).
+  [TxKind.EthTx]: { who: 'self' },
+  // REST trading stays owner-signed: the digest must recover to `trader`.
+  [TxKind.RestOrder]: traderField,
+  [TxKind.RestBatch]: traderField,
+  [TxKind.RestCancel]: traderField,
+  [TxKind.RestCancelAll]: traderField,
+  // Native orders: the owner or its live session key.
+  [TxKind.NativePlace]: { who: 'trader', owner: (b: { owner: Address }) => b.owner },
+  [TxKind.NativeCancel]: { who: 'trader', owner: (b: { owner: Address }) => b.owner },
+  // Session and agent settings: the owner only, never its session key.
+  [TxKind.SessionCreate]: ownerField,
+  [TxKind.SessionRevoke]: ownerField,
+  [TxKind.SetAgentCaps]: ownerField,
+  [TxKind.SetAgentMode]: ownerField,
+};
+
+export function signerRule(kind: TxKind): SignerRule {
+  const rule = (SIGNER_RULES as Partial<Record<TxKind, SignerRule>>)[kind];
+  if (!rule) throw new Error(`transaction kind ${kind} has no signer rule (SIGNER_RULES in src/state/sessions.ts)`);
+  return rule;
+}
+
+/** 403 OWNER_ONLY unless the signer is the account acted for. */
+export function requireOwner(kindName: string, owner: Address, signer: Address): void {
+  if (signer !== owner) {
+    throw forbidden('OWNER_ONLY', `${kindName} must be signed by the owner ${owner}, not ${signer}: a session key can only trade`);
+  }
+}
+
+const wrapped = new WeakSet<TxOp>();
+
+/** The kind's execution rule with its signer rule in front (applied to every kind in ops/index.ts). */
+export function withSignerRule<B>(kind: TxKind, op: TxOp<B>, kindName = `kind ${kind}`): TxOp<B> {
+  if (wrapped.has(op)) return op;
+  const rule = signerRule(kind);
+  let out: TxOp<B>;
+  if (rule.who === 'kind' || rule.who === 'self') out = op;
+  else if (rule.who === 'owner') {
+    out = {
+      ...op,
+      check(body, params, signer) {
+        requireOwner(kindName, rule.owner(body), signer);
+        op.check?.(body, params, signer);
+      },
+    };
+  } else {
+    out = {
+      ...op,
+      apply(ctx, tx, signer) {
+        requireTrader(ctx, rule.owner(tx.body), signer);
+        op.apply(ctx, tx, signer);
+      },
+    };
+  }
+  wrapped.add(out);
+  return out;
+}

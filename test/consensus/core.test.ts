@@ -1,0 +1,455 @@
+import { describe, expect, it } from 'vitest';
+import { Step } from '../../machines/consensus-round';
+import { decodeCommit, encodeCommit, precommitSigningHash } from '../../src/codec/block';
+import { ConsensusCore, inputFromMessage, type ConsensusApp, type ConsensusInput, type ConsensusOutput } from '../../src/consensus/core';
+import { checkEvidence } from '../../src/consensus/evidence';
+import { encodePrivValState, decodePrivValState, LocalPrivValidator, type PrivValState } from '../../src/consensus/privval';
+import type { Certificate, Proposal, Vote } from '../../src/consensus/messages';
+import { timeoutConfig } from '../../src/consensus/params';
+import { secp256k1Verifier } from '../../src/consensus/signer';
+import { keccak256 } from '../../src/crypto/keccak';
+import { verifySigner } from '../../src/crypto/secp256k1';
+import { bytesToHex, equalBytes, utf8 } from '../../src/util/bytes';
+import { CHAIN_ID, CountingVerifier, fixture, proposal, vote } from './helpers';
+
+const TIMEOUTS = timeoutConfig({
+  timeoutProposeMs: 300,
+  timeoutProposeDeltaMs: 100,
+  timeoutPrevoteMs: 100,
+  timeoutPrevoteDeltaMs: 50,
+  timeoutPrecommitMs: 100,
+  timeoutPrecommitDeltaMs: 50,
+});
+const SEED = new Uint8Array(32);
+
+/** Four validators of equal power (quorum: 3). The core under test is validator `me`. */
+class Harness {
+  readonly f = fixture([10n, 10n, 10n, 10n], 'core');
+  readonly disk = { state: null as Uint8Array | null };
+  readonly certificates = new Map<number, Certificate>();
+  readonly verifier = new CountingVerifier();
+  core!: ConsensusCore;
+  built = 0;
+
+  constructor(readonly me: number) {}
+
+  get set() {
+    return this.f.set;
+  }
+
+  key(i: number) {
+    return this.f.keys[i];
+  }
+
+  readonly app: ConsensusApp = {
+    proposeBlock: (height, round) => {
+      this.built++;
+      const bytes = utf8.encode(`block ${height}/${round} by ${this.me}`);
+      return { hash: keccak256(bytes), bytes };
+    },
+    // Valid: anything not starting with "bad".
+    validateBlock: (bytes) => (utf8.encode('bad').every((b, i) => bytes[i] === b) ? null : keccak256(bytes)),
+    certificate: (height) => this.certificates.get(height) ?? null,
+  };
+
+  async boot(height = 1): Promise<ConsensusOutput[]> {
+    const loaded: PrivValState | null = this.disk.state ? decodePrivValState(this.disk.state) : null;
+    const privval = new LocalPrivValidator(
+      this.key(this.me),
+      async (s) => {
+        this.disk.state = encodePrivValState(s);
+      },
+      loaded,
+    );
+    this.core = new ConsensusCore({
+      chainId: CHAIN_ID,
+      validators: this.set,
+      privValidator: privval,
+      verifier: this.verifier,
+      app: this.app,
+      timeouts: TIMEOUTS,
+      height,
+    });
+    return this.core.start();
+  }
+
+  feed(input: ConsensusInput): Promise<ConsensusOutput[]> {
+    return this.core.handle(input);
+  }
+
+  proposerOf(height: number, round: number): number {
+    return this.set.indexOf(this.set.proposer(height, round, SEED).address);
+  }
+
+  /** A round of `height` whose proposer is not us (and, optionally, is `who`). */
+  roundProposedBy(height: number, pred: (i: number) => boolean, from = 0): number {
+    for (let r = from; r < from + 16; r++) if (pred(this.proposerOf(height, r))) return r;
+    throw new Error('no such round');
+  }
+
+  block(tag: string): { hash: Uint8Array; bytes: Uint8Array } {
+    const bytes = utf8.encode(tag);
+    return { hash: keccak256(bytes), bytes };
+  }
+
+  proposal(height: number, round: number, tag: string, polRound = -1): Proposal {
+    return proposal(this.key(this.proposerOf(height, round)), height, round, utf8.encode(tag), polRound);
+  }
+
+  /** Votes of validators `who` (indices) as inputs. */
+  votes(who: number[], type: 'prevote' | 'precommit', height: number, round: number, blockHash: Uint8Array | null): ConsensusInput[] {
+    return who.map((i) => ({ type: 'vote', vote: vote(this.key(i), type, height, round, blockHash) }));
+  }
+
+  others(): number[] {
+    return [0, 1, 2, 3].filter((i) => i !== this.me);
+  }
+
+  /** Fast-forwards to Propose of `round` at height 1 by f+1 votes of that round (round skip). */
+  async toRound(round: number): Promise<ConsensusOutput[]> {
+    const out: ConsensusOutput[] = [];
+    for (const input of this.votes(this.others().slice(0, 2), 'prevote', this.core.height, round, null)) out.push(...(await this.feed(input)));
+    return out;
+  }
+}
+
+const ownVotes = (out: ConsensusOutput[], type: 'prevote' | 'precommit'): (string | null)[] =>
+  out.flatMap((o) => (o.type === 'broadcast' && o.message.kind === 'vote' && o.message.vote.type === type ? [o.message.vote.blockHash ? bytesToHex(o.message.vote.blockHash) : null] : []));
+const decisions = (out: ConsensusOutput[]) => out.filter((o): o is Extract<ConsensusOutput, { type: 'decide' }> => o.type === 'decide');
+const timeouts = (out: ConsensusOutput[]) => out.filter((o): o is Extract<ConsensusOutput, { type: 'scheduleTimeout' }> => o.type === 'scheduleTimeout');
+
+async function feedAll(h: Harness, inputs: ConsensusInput[]): Promise<ConsensusOutput[]> {
+  const out: ConsensusOutput[] = [];
+  for (const i of inputs) out.push(...(await h.feed(i)));
+  return out;
+}
+
+/**
+ * The validator that proposes round 3 of height 1 (so rounds 0-2 are proposed by others),
+ * booted and in Propose of round 0.
+ */
+async function follower(): Promise<Harness> {
+  const h = new Harness(new Harness(0).proposerOf(1, 3));
+  const started = await h.boot();
+  expect(timeouts(started)).toEqual([{ type: 'scheduleTimeout', height: 1, round: 0, step: Step.NewHeight, delayMs: 0 }]);
+  expect(started.some((o) => o.type === 'broadcast' && o.message.kind === 'status')).toBe(true);
+  await h.feed({ type: 'timeout', height: 1, round: 0, step: Step.NewHeight });
+  expect(h.core.step).toBe(Step.Propose);
+  return h;
+}
+
+describe('ConsensusCore: one height', () => {
+  it('the proposer proposes; everyone decides with a canonical commit block.ts can carry', async () => {
+    const probe = new Harness(0);
+    const h = new Harness(probe.proposerOf(1, 0));
+    await h.boot();
+    const out = await h.feed({ type: 'timeout', height: 1, round: 0, step: Step.NewHeight });
+    const prop = out.find((o) => o.type === 'broadcast' && o.message.kind === 'proposal');
+    if (prop?.type !== 'broadcast' || prop.message.kind !== 'proposal') throw new Error('no proposal');
+    const blockHash = prop.message.proposal.blockHash;
+    expect(h.built).toBe(1);
+    expect(ownVotes(out, 'prevote')).toEqual([bytesToHex(blockHash)]); // it prevotes its own block at once
+    const others = h.others();
+    const afterPrevotes = await feedAll(h, h.votes(others.slice(0, 2), 'prevote', 1, 0, blockHash));
+    expect(ownVotes(afterPrevotes, 'precommit')).toEqual([bytesToHex(blockHash)]);
+    const afterPrecommits = await feedAll(h, h.votes(others.slice(0, 2), 'precommit', 1, 0, blockHash));
+    const [d] = decisions(afterPrecommits);
+    expect(d).toBeDefined();
+    expect(d.height).toBe(1);
+    expect(d.block).toEqual(prop.message.proposal.block);
+    expect(d.commit.signatures.length).toBe(3);
+    expect(decodeCommit(encodeCommit(d.commit))).toEqual(d.commit);
+    for (const s of d.commit.signatures) expect(verifySigner(precommitSigningHash(CHAIN_ID, 1, 0, blockHash), s.signature, s.validator)).toBe(true);
+    expect(h.core.step).toBe(Step.Commit);
+    const next = await h.feed({ type: 'commitDone', height: 1 });
+    expect(h.core.height).toBe(2);
+    expect(timeouts(next)).toEqual([{ type: 'scheduleTimeout', height: 2, round: 0, step: Step.NewHeight, delayMs: 0 }]);
+  });
+
+  it('a follower prevotes the proposal, locks on the polka, decides on +2/3 precommits', async () => {
+    const h = await follower();
+    const p = h.proposal(1, 0, 'B');
+    expect(ownVotes(await h.feed({ type: 'proposal', proposal: p }), 'prevote')).toEqual([bytesToHex(p.blockHash)]);
+    const others = h.others();
+    expect(ownVotes(await feedAll(h, h.votes(others.slice(0, 2), 'prevote', 1, 0, p.blockHash)), 'precommit')).toEqual([bytesToHex(p.blockHash)]);
+    expect(h.core.snapshot.context).toMatchObject({ lockedRound: 0, lockedValue: bytesToHex(p.blockHash) });
+    expect(decisions(await feedAll(h, h.votes(others.slice(0, 2), 'precommit', 1, 0, p.blockHash)))).toHaveLength(1);
+  });
+
+  it('ignores a proposal from a validator that is not the proposer of that round', async () => {
+    const h = await follower();
+    const wrong = h.others().find((i) => i !== h.proposerOf(1, 0)) as number;
+    const out = await h.feed({ type: 'proposal', proposal: proposal(h.key(wrong), 1, 0, utf8.encode('X')) });
+    expect(ownVotes(out, 'prevote')).toEqual([]);
+    expect(h.core.counters.proposalsInvalid).toBe(1);
+  });
+
+  it('prevotes nil for a block the application refuses, and on the propose timeout', async () => {
+    const h = await follower();
+    expect(ownVotes(await h.feed({ type: 'proposal', proposal: h.proposal(1, 0, 'bad block') }), 'prevote')).toEqual([null]);
+    const g = await follower();
+    expect(ownVotes(await g.feed({ type: 'timeout', height: 1, round: 0, step: Step.Propose }), 'prevote')).toEqual([null]);
+  });
+
+  it('verifies each vote signature once, however often the vote arrives', async () => {
+    const h = await follower();
+    const [input] = h.votes([h.others()[0]], 'prevote', 1, 0, null);
+    const before = h.verifier.calls;
+    for (let i = 0; i < 5; i++) await h.feed(input);
+    expect(h.verifier.calls - before).toBe(1);
+    expect(h.core.counters.votesDuplicate).toBe(4);
+  });
+
+  it('refuses to be re-entered: drive it from one loop', async () => {
+    const h = await follower();
+    const [a, b] = h.votes(h.others().slice(0, 2), 'prevote', 1, 0, null);
+    const first = h.feed(a);
+    await expect(h.feed(b)).rejects.toThrow(/single-threaded/);
+    await first;
+  });
+});
+
+describe('ConsensusCore: locking across rounds', () => {
+  /** Locked on B at round 0 (we precommitted it), the round then failed. Now in Propose of round 1. */
+  async function lockedOnB(): Promise<{ h: Harness; B: Proposal }> {
+    const h = await follower();
+    const B = h.proposal(1, 0, 'B');
+    await h.feed({ type: 'proposal', proposal: B });
+    const others = h.others();
+    const precommitted = await feedAll(h, h.votes(others.slice(0, 2), 'prevote', 1, 0, B.blockHash));
+    expect(ownVotes(precommitted, 'precommit')).toEqual([bytesToHex(B.blockHash)]);
+    // The others precommit nil: +2/3 any, no decision; PrecommitWait times out.
+    await feedAll(h, h.votes(others.slice(0, 2), 'precommit', 1, 0, null));
+    expect(h.core.step).toBe(Step.PrecommitWait);
+    await h.feed({ type: 'timeout', height: 1, round: 0, step: Step.PrecommitWait });
+    expect(h.core.round).toBe(1);
+    return { h, B };
+  }
+
+  it('a validator locked on B prevotes nil for another block proposed without a proof-of-lock', async () => {
+    const { h } = await lockedOnB();
+    const r = h.core.round;
+    expect(h.proposerOf(1, r)).not.toBe(h.me);
+    const C = h.proposal(1, r, 'C');
+    expect(ownVotes(await h.feed({ type: 'proposal', proposal: C }), 'prevote')).toEqual([null]);
+  });
+
+  it('a validator locked on B prevotes B again in a later round', async () => {
+    const { h, B } = await lockedOnB();
+    const r = h.roundProposedBy(1, (i) => i !== h.me, 1);
+    if (r !== h.core.round) await h.toRound(r);
+    const again = proposal(h.key(h.proposerOf(1, r)), 1, r, B.block, 0);
+    // The re-proposal carries polRound 0, which we hold: it is complete.
+    expect(ownVotes(await h.feed({ type: 'proposal', proposal: again }), 'prevote')).toEqual([bytesToHex(B.blockHash)]);
+  });
+
+  it('a later proof-of-lock unlocks it: it prevotes the other block', async () => {
+    const { h } = await lockedOnB();
+    // Round r1: the others see a polka for C (we only prevote nil: locked).
+    const r1 = h.core.round;
+    const C = proposal(h.key(h.proposerOf(1, r1)), 1, r1, utf8.encode('C'));
+    const others = h.others();
+    await feedAll(h, h.votes(others, 'prevote', 1, r1, C.blockHash));
+    // Round r2 > r1: C re-proposed with polRound r1.
+    const r2 = h.roundProposedBy(1, (i) => i !== h.me, r1 + 1);
+    await h.toRound(r2);
+    expect(h.core.round).toBe(r2);
+    const rePropose = proposal(h.key(h.proposerOf(1, r2)), 1, r2, utf8.encode('C'), r1);
+    expect(ownVotes(await h.feed({ type: 'proposal', proposal: rePropose }), 'prevote')).toEqual([bytesToHex(C.blockHash)]);
+  });
+
+  it('a proof-of-lock older than the lock does not unlock', async () => {
+    const h = await follower();
+    const others = h.others();
+    const C = h.block('C');
+    // Round 0: we time out and prevote nil; the others prevote C, a polka we cannot use (no block).
+    await h.feed({ type: 'timeout', height: 1, round: 0, step: Step.Propose });
+    await feedAll(h, h.votes(others, 'prevote', 1, 0, C.hash));
+    expect(h.core.step).toBe(Step.PrevoteWait);
+    await h.feed({ type: 'timeout', height: 1, round: 0, step: Step.PrevoteWait });
+    await feedAll(h, h.votes(others, 'precommit', 1, 0, null));
+    await h.feed({ type: 'timeout', height: 1, round: 0, step: Step.PrecommitWait });
+    expect(h.core.snapshot.context).toMatchObject({ round: 1, lockedRound: -1 });
+    // Round 1: B is proposed, we lock on it; the round fails anyway.
+    const B = h.proposal(1, 1, 'B');
+    await h.feed({ type: 'proposal', proposal: B });
+    expect(ownVotes(await feedAll(h, h.votes(others.slice(0, 2), 'prevote', 1, 1, B.blockHash)), 'precommit')).toEqual([bytesToHex(B.blockHash)]);
+    await feedAll(h, h.votes(others.slice(0, 2), 'precommit', 1, 1, null));
+    await h.feed({ type: 'timeout', height: 1, round: 1, step: Step.PrecommitWait });
+    expect(h.core.snapshot.context).toMatchObject({ round: 2, lockedRound: 1, lockedValue: bytesToHex(B.blockHash) });
+    // Round 2: C comes back with its (complete) round-0 proof-of-lock: older than our lock.
+    const rePropose = proposal(h.key(h.proposerOf(1, 2)), 1, 2, C.bytes, 0);
+    expect(ownVotes(await h.feed({ type: 'proposal', proposal: rePropose }), 'prevote')).toEqual([null]);
+  });
+});
+
+describe('ConsensusCore: timeouts', () => {
+  it('grow by delta per round and are tagged with (height, round, step)', async () => {
+    const h = await follower();
+    const out: ConsensusOutput[] = [];
+    out.push(...(await h.toRound(2)));
+    const propose2 = timeouts(out).find((t) => t.step === Step.Propose);
+    expect(propose2).toEqual({ type: 'scheduleTimeout', height: 1, round: 2, step: Step.Propose, delayMs: 300 + 100 * 2 });
+    const prevoted = await h.feed({ type: 'timeout', height: 1, round: 2, step: Step.Propose });
+    expect(timeouts(prevoted)).toContainEqual({ type: 'scheduleTimeout', height: 1, round: 2, step: Step.Prevote, delayMs: 100 + 50 * 2 });
+  });
+
+  it('drops stale timeouts without doing anything', async () => {
+    const h = await follower();
+    await h.feed({ type: 'proposal', proposal: h.proposal(1, 0, 'B') });
+    expect(h.core.step).toBe(Step.Prevote);
+    for (const t of [
+      { height: 1, round: 0, step: Step.Propose },
+      { height: 1, round: 0, step: Step.NewHeight },
+      { height: 0, round: 0, step: Step.Prevote },
+      { height: 1, round: 1, step: Step.Prevote },
+    ]) {
+      expect(await h.feed({ type: 'timeout', ...t })).toEqual([]);
+    }
+    // The current one re-broadcasts our prevote and asks for what we miss.
+    const retry = await h.feed({ type: 'timeout', height: 1, round: 0, step: Step.Prevote });
+    expect(ownVotes(retry, 'prevote')).toHaveLength(1);
+    expect(retry.some((o) => o.type === 'broadcast' && o.message.kind === 'status')).toBe(true);
+  });
+});
+
+describe('ConsensusCore: evidence', () => {
+  it('reports a double vote once, and the evidence verifies', async () => {
+    const h = await follower();
+    const bad = h.others()[0];
+    const A = h.block('A').hash;
+    const out = await feedAll(h, [
+      ...h.votes([bad], 'prevote', 1, 0, A),
+      ...h.votes([bad], 'prevote', 1, 0, null),
+      ...h.votes([bad], 'prevote', 1, 0, h.block('C').hash),
+    ]);
+    const ev = out.filter((o) => o.type === 'evidence');
+    expect(ev).toHaveLength(1);
+    if (ev[0].type !== 'evidence') throw new Error();
+    expect(checkEvidence(CHAIN_ID, h.set, secp256k1Verifier, ev[0].evidence)).toBeNull();
+  });
+
+  it('reports equivocating proposals and keeps the first', async () => {
+    const h = await follower();
+    const p1 = h.proposal(1, 0, 'one');
+    const p2 = h.proposal(1, 0, 'two');
+    const first = await h.feed({ type: 'proposal', proposal: p1 });
+    expect(ownVotes(first, 'prevote')).toEqual([bytesToHex(p1.blockHash)]);
+    const out = await h.feed({ type: 'proposal', proposal: p2 });
+    const ev = out.find((o) => o.type === 'evidence');
+    if (ev?.type !== 'evidence') throw new Error('no evidence');
+    expect(ev.evidence.kind).toBe('duplicateProposal');
+    expect(checkEvidence(CHAIN_ID, h.set, secp256k1Verifier, ev.evidence)).toBeNull();
+    expect(await h.feed({ type: 'proposal', proposal: p2 })).toEqual([]); // once
+  });
+});
+
+describe('ConsensusCore: restart with persisted privval state', () => {
+  it('a restarted validator does not sign a conflicting prevote, re-sends the one it signed, and stays locked', async () => {
+    const h = await follower();
+    const B = h.proposal(1, 0, 'B');
+    const first = await h.feed({ type: 'proposal', proposal: B });
+    const signedBefore = first.find((o) => o.type === 'broadcast' && o.message.kind === 'vote');
+    await feedAll(h, h.votes(h.others().slice(0, 2), 'prevote', 1, 0, B.blockHash)); // lock on B, precommit B
+    // Crash: memory gone, the privval state is on disk. Restart at the same height.
+    await h.boot(1);
+    expect(h.core.round).toBe(0);
+    expect(h.core.snapshot.context).toMatchObject({ lockedRound: 0, lockedValue: bytesToHex(B.blockHash) });
+    await h.feed({ type: 'timeout', height: 1, round: 0, step: Step.NewHeight });
+    // Round 0 again with a different proposal (the proposer equivocates): the machine asks, the privval refuses.
+    const C = h.proposal(1, 0, 'C');
+    const out = await h.feed({ type: 'proposal', proposal: C });
+    expect(ownVotes(out, 'prevote')).toEqual([bytesToHex(B.blockHash)]); // the old vote, not C
+    const resent = out.find((o) => o.type === 'broadcast' && o.message.kind === 'vote');
+    expect(resent).toEqual(signedBefore);
+    expect(h.core.counters.signRefused).toBe(1);
+    expect(h.core.counters.votesResent).toBe(1);
+    // A later round without proof-of-lock: nil, because the lock was restored.
+    const r = h.roundProposedBy(1, (i) => i !== h.me, 1);
+    await h.toRound(r);
+    const D = proposal(h.key(h.proposerOf(1, r)), 1, r, utf8.encode('D'));
+    expect(ownVotes(await h.feed({ type: 'proposal', proposal: D }), 'prevote')).toEqual([null]);
+  });
+});
+
+describe('ConsensusCore: catching up', () => {
+  async function decidedElsewhere(h: Harness): Promise<Certificate> {
+    const B = h.block('B');
+    const commitVotes = h.others().map((i) => vote(h.key(i), 'precommit', 1, 0, B.hash));
+    return {
+      height: 1,
+      block: B.bytes,
+      commit: { height: 1, round: 0, blockHash: B.hash, signatures: commitVotes.map((v) => ({ validator: v.validator, signature: v.signature })) },
+    };
+  }
+
+  it('decides from a verified certificate', async () => {
+    const h = await follower();
+    const cert = await decidedElsewhere(h);
+    const out = await h.feed({ type: 'certificate', certificate: cert });
+    const [d] = decisions(out);
+    expect(d?.height).toBe(1);
+    expect(equalBytes(d.blockHash, cert.commit.blockHash)).toBe(true);
+    // Having caught up this way, it announces itself at the next height.
+    const next = await h.feed({ type: 'commitDone', height: 1 });
+    expect(next.some((o) => o.type === 'broadcast' && o.message.kind === 'status' && o.message.status.height === 2)).toBe(true);
+  });
+
+  it('refuses a certificate without +2/3 valid signatures', async () => {
+    const h = await follower();
+    const cert = await decidedElsewhere(h);
+    const two = { ...cert, commit: { ...cert.commit, signatures: cert.commit.signatures.slice(0, 2) } };
+    expect(decisions(await h.feed({ type: 'certificate', certificate: two }))).toEqual([]);
+    const forged = { ...cert, commit: { ...cert.commit, signatures: cert.commit.signatures.map((s) => ({ ...s, signature: cert.commit.signatures[0].signature })) } };
+    expect(decisions(await h.feed({ type: 'certificate', certificate: forged }))).toEqual([]);
+    expect(h.core.counters.certificatesInvalid).toBe(2);
+  });
+
+  it('answers a peer behind it with the certificate of the peer\'s height', async () => {
+    const h = await follower();
+    const cert = await decidedElsewhere(h);
+    await h.feed({ type: 'certificate', certificate: cert });
+    await h.feed({ type: 'commitDone', height: 1 });
+    h.certificates.set(1, cert);
+    const peer = h.key(h.others()[0]).address;
+    const status = { height: 1, round: 0, hasProposal: false, prevotes: new Uint8Array(1), precommits: new Uint8Array(1), polRound: -1, polPrevotes: new Uint8Array(1) };
+    const out = await h.feed({ type: 'status', from: peer, status });
+    expect(out).toEqual([{ type: 'send', to: peer, message: { kind: 'certificate', certificate: cert } }]);
+  });
+
+  it('answers a peer at its height with the votes the peer lacks', async () => {
+    const h = await follower();
+    const others = h.others();
+    await feedAll(h, h.votes(others.slice(0, 2), 'prevote', 1, 0, null));
+    const peer = h.key(others[2]).address;
+    const bitmap = new Uint8Array(1);
+    bitmap[0] = 1 << h.set.indexOf(h.key(others[0]).address); // it has the first one
+    const status = { height: 1, round: 0, hasProposal: true, prevotes: bitmap, precommits: new Uint8Array(1), polRound: -1, polPrevotes: new Uint8Array(1) };
+    const out = await h.feed({ type: 'status', from: peer, status });
+    const sent = out.flatMap((o) => (o.type === 'send' && o.message.kind === 'vote' ? [o.message.vote.validator] : []));
+    expect(sent).toEqual([h.key(others[1]).address]);
+  });
+
+  it('buffers the next height\'s messages and replays them when it gets there', async () => {
+    const h = await follower();
+    const B = h.proposal(1, 0, 'B');
+    await h.feed({ type: 'proposal', proposal: B });
+    const others = h.others();
+    await feedAll(h, h.votes(others.slice(0, 2), 'prevote', 1, 0, B.blockHash));
+    await feedAll(h, h.votes(others.slice(0, 2), 'precommit', 1, 0, B.blockHash));
+    expect(h.core.step).toBe(Step.Commit);
+    // Height 2's round-0 votes arrive before our application has committed height 1.
+    const early = h.votes(others, 'prevote', 2, 0, null);
+    for (const e of early) expect(await h.feed(e)).toEqual([]);
+    expect(h.core.counters.futureBuffered).toBe(3);
+    await h.feed({ type: 'commitDone', height: 1 });
+    expect(h.core.height).toBe(2);
+    expect(h.core.counters.votesAdded).toBeGreaterThanOrEqual(3 + 4 + 2); // replayed
+  });
+
+  it('turns a wire message into its input', () => {
+    const h = new Harness(0);
+    const v: Vote = vote(h.key(1), 'prevote', 1, 0, null);
+    expect(inputFromMessage({ kind: 'vote', vote: v }, h.key(1).address)).toEqual({ type: 'vote', vote: v });
+  });
+});

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { ArgsError, parseArgs, unsafeScenario } from '../../sim/args';
+import { runSeed } from '../../sim/cluster';
+import { EventHeap } from '../../sim/heap';
+import { Prng } from '../../sim/prng';
+import { describeFailure, SHORT } from './sim-options';
+
+describe('deterministic simulation: replay, real crypto, weighted power', () => {
+  it('is deterministic: a seed replays to the same decisions, counts and faults', async () => {
+    const a = await runSeed(7, SHORT);
+    const b = await runSeed(7, SHORT);
+    expect(b.digest).toBe(a.digest);
+    expect(b.faults).toEqual(a.faults);
+    expect(b.heights).toBe(a.heights);
+    expect(b.messagesDelivered).toBe(a.messagesDelivered);
+    const c = await runSeed(8, SHORT);
+    expect(c.digest).not.toBe(a.digest);
+  });
+
+  it('runs with real secp256k1 signatures too', async () => {
+    const r = await runSeed(3, { ...SHORT, crypto: 'real', durationMs: 6_000, faultPhaseMs: 3_000, livenessBoundMs: 2_500 });
+    if (r.violations.length > 0) expect.fail(describeFailure(r));
+    expect(r.minHonestHeight).toBeGreaterThan(5);
+    expect(r.evidenceOffences).toBeGreaterThan(0);
+  });
+
+  it('unequal voting power: a heavy validator and five light ones', async () => {
+    for (const seed of [11, 12, 13]) {
+      const r = await runSeed(seed, { ...SHORT, powers: [25n, 15n, 15n, 15n, 15n, 15n] });
+      if (r.violations.length > 0) expect.fail(describeFailure(r));
+      expect(r.minHonestHeight).toBeGreaterThan(10);
+    }
+  });
+});
+
+describe('the safety checker can fail', () => {
+  it('catches two decisions at one height when the quorum is broken (>= 1/2) and the network splits 3|3', async () => {
+    for (const seed of [1, 2, 3]) {
+      const r = await runSeed(seed, { ...SHORT, byzantine: false, faults: false, ...unsafeScenario(6, SHORT.durationMs as number) });
+      expect(r.violations.length).toBeGreaterThan(0);
+      expect(r.violations[0].kind).toBe('safety');
+      expect(r.violations[0].message).toMatch(/decided .* another honest node decided/);
+    }
+  });
+
+  it('the same partition with the real quorum is safe (and heals)', async () => {
+    const { forcedPartition } = unsafeScenario(6, SHORT.durationMs as number);
+    const r = await runSeed(1, { ...SHORT, byzantine: false, faults: false, forcedPartition });
+    if (r.violations.length > 0) expect.fail(describeFailure(r));
+    expect(r.faults.partitionBlocked).toBeGreaterThan(0);
+  });
+});
+
+describe('sim plumbing', () => {
+  it('parses the run flags', () => {
+    const a = parseArgs(['--', '--seeds', '200', '--seed', '5']);
+    expect(a.seeds[0]).toBe(5);
+    expect(a.seeds.length).toBe(200);
+    expect(parseArgs(['--seed', '42']).seeds).toEqual([42]);
+    expect(parseArgs([]).seeds.length).toBe(20);
+    const b = parseArgs(['--seeds=3', '--crypto', 'real', '--no-byzantine', '--duration-ms', '5000', '--fault-ms', '2000', '--jobs', '2']);
+    expect(b.options).toMatchObject({ crypto: 'real', byzantine: false, durationMs: 5000, faultPhaseMs: 2000 });
+    expect(b.jobs).toBe(2);
+    expect(b.reproduceFlags).toEqual(['--crypto', 'real', '--duration-ms', '5000', '--fault-ms', '2000', '--no-byzantine']);
+    const u = parseArgs(['--unsafe-quorum']);
+    expect(u.options.unsafeQuorum).toEqual({ num: 1n, den: 2n, inclusive: true });
+    expect(u.options.byzantine).toBe(false);
+    for (const bad of [['--seeds', '0'], ['--seeds', 'x'], ['--bogus', '1'], ['--crypto', 'rsa'], ['--seed'], ['stray'], ['--fault-ms', '9', '--duration-ms', '5']]) {
+      expect(() => parseArgs(bad)).toThrow(ArgsError);
+    }
+  });
+
+  it('the PRNG is a pure function of the seed', () => {
+    const a = new Prng(12345);
+    const b = new Prng(12345);
+    const xs = Array.from({ length: 1000 }, () => a.u32());
+    expect(Array.from({ length: 1000 }, () => b.u32())).toEqual(xs);
+    expect(new Prng(12346).u32()).not.toBe(xs[0]);
+    const p = new Prng(1);
+    const buckets = new Array(10).fill(0);
+    for (let i = 0; i < 100_000; i++) buckets[p.int(10)]++;
+    for (const n of buckets) expect(Math.abs(n - 10_000)).toBeLessThan(500);
+    for (let i = 0; i < 1000; i++) {
+      const f = p.float();
+      expect(f >= 0 && f < 1).toBe(true);
+    }
+  });
+
+  it('the event heap orders by time, then by insertion', () => {
+    const h = new EventHeap<{ atUs: number; seq: number; tag: string }>();
+    const items = [
+      { atUs: 5, seq: 0, tag: 'c' },
+      { atUs: 1, seq: 1, tag: 'a' },
+      { atUs: 5, seq: 2, tag: 'd' },
+      { atUs: 3, seq: 3, tag: 'b' },
+    ];
+    for (const it of items) h.push(it);
+    const out: string[] = [];
+    for (let x = h.pop(); x; x = h.pop()) out.push(x.tag);
+    expect(out).toEqual(['a', 'b', 'c', 'd']);
+  });
+});
