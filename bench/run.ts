@@ -1,16 +1,20 @@
 /**
  * `npm run bench [-- <suite>...]`: prints each figure with the conditions it was
- * measured under. Suites: crypto, chain, rest (default: all).
+ * measured under. Suites: crypto, chain, orderbook, rest, rpc, caps (default: all).
  */
 import os from 'node:os';
+import { benchCaps } from './caps';
 import { benchChain } from './chain';
 import { benchCrypto } from './crypto';
 import { benchRestOrders } from './rest-orders';
+import { benchRpc } from './rpc';
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   crypto: () => benchCrypto(),
   chain: () => benchChain(),
   rest: () => benchRestOrders(),
+  caps: () => benchCaps(),
+  rpc: () => benchRpc(),
 };
 
 async function main() {

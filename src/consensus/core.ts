@@ -33,7 +33,7 @@ import {
   type TimeoutParams,
   type VoteParams,
 } from '../../machines/consensus-round';
-import { canonicalCommit, type Commit } from '../codec/block';
+import { canonicalCommit, ZERO_HASH, type Commit } from '../codec/block';
 import type { Address } from '../util/bytes';
 import { equalBytes, hexToBytes } from '../util/bytes';
 import { duplicateProposalEvidence, stripBlock, type Evidence } from './evidence';
@@ -263,6 +263,8 @@ export class ConsensusCore {
     this.#snapshot = snapshot;
     this.#startActions = actions;
     this.#hs = this.#newHeightState(opts.height);
+    // The locked block's bytes came back with the lock: we can re-propose it.
+    if (locked?.block) this.#learnBlock(hashKey(locked.blockHash), locked.blockHash, locked.block);
   }
 
   get height(): number {
@@ -512,7 +514,8 @@ export class ConsensusCore {
       this.counters.staleDropped++;
       return;
     }
-    if (commit.blockHash.length !== 32 || !Number.isSafeInteger(commit.round) || commit.round < 0) {
+    // The zero hash is nil: nil precommits would "verify" as a commit of it.
+    if (commit.blockHash.length !== 32 || equalBytes(commit.blockHash, ZERO_HASH) || !Number.isSafeInteger(commit.round) || commit.round < 0) {
       this.counters.certificatesInvalid++;
       return;
     }
@@ -650,7 +653,14 @@ export class ConsensusCore {
     // Re-propose the valid value with its proof-of-lock round (paper line 15) when we hold its bytes.
     if (p.validValue !== null && p.validRound >= 0 && p.validRound < p.round) {
       const bytes = hs.blocks.get(p.validValue);
-      if (bytes !== undefined) return this.#signProposal(p.round, hexToBytes(p.validValue), bytes, p.validRound, out);
+      if (bytes !== undefined) {
+        const hash = hexToBytes(p.validValue);
+        // Name the proof-of-lock only if we can show it (after a restart we may not);
+        // without one, validators locked on this block or unlocked still prevote it,
+        // and receivers' lock checks keep it safe whatever polRound says.
+        const pol = hs.prevotes.get(p.validRound)?.hasTwoThirdsFor(hash) ? p.validRound : -1;
+        return this.#signProposal(p.round, hash, bytes, pol, out);
+      }
     }
     const block = this.#app.proposeBlock(p.height, p.round);
     if (block === null) {
@@ -693,13 +703,9 @@ export class ConsensusCore {
     if (pv === null || !this.validators.has(pv.address)) return;
     let vote: Vote;
     try {
-      vote = await pv.signVote(this.chainId, {
-        type,
-        height: p.height,
-        round: p.round,
-        blockHash: p.blockHash === null ? null : hexToBytes(p.blockHash),
-        validator: pv.address,
-      });
+      const blockHash = p.blockHash === null ? null : hexToBytes(p.blockHash);
+      const lockedBlock = type === 'precommit' && p.blockHash !== null ? this.#hs.blocks.get(p.blockHash) : undefined;
+      vote = await pv.signVote(this.chainId, { type, height: p.height, round: p.round, blockHash, validator: pv.address }, lockedBlock);
     } catch (err) {
       if (!(err instanceof DoubleSignError)) throw err;
       this.counters.signRefused++;

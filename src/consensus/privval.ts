@@ -49,6 +49,13 @@ export interface PrivValLock {
   height: number;
   round: number;
   blockHash: Uint8Array;
+  /**
+   * The locked block's bytes, written before the precommit that locks on it leaves: a
+   * validator that restarts while locked must still be able to re-propose the block,
+   * or, when every locked validator has restarted, nobody holds it and the height
+   * can never end.
+   */
+  block: Uint8Array | null;
 }
 
 /** A vote signed in the round of lastSigned. */
@@ -71,8 +78,11 @@ export interface PrivValidator {
   readonly address: Address;
   /** What was last signed and the lock, as persisted. */
   state(): PrivValState;
-  /** @throws DoubleSignError when the vote would conflict with what was signed before. */
-  signVote(chainId: number, vote: UnsignedVote): Promise<Vote>;
+  /**
+   * @param lockedBlock for a non-nil precommit: the bytes of the block it locks on (persisted with the lock).
+   * @throws DoubleSignError when the vote would conflict with what was signed before.
+   */
+  signVote(chainId: number, vote: UnsignedVote, lockedBlock?: Uint8Array): Promise<Vote>;
   /** @throws DoubleSignError likewise. */
   signProposal(chainId: number, proposal: UnsignedProposal): Promise<Proposal>;
   /** The vote of this type it signed at (height, round), if that is the round it last signed in. */
@@ -145,12 +155,12 @@ export class LocalPrivValidator implements PrivValidator {
     return v === undefined ? null : { type, height, round, blockHash: v.blockHash, validator: this.address, signature: v.signature };
   }
 
-  signVote(chainId: number, vote: UnsignedVote): Promise<Vote> {
+  signVote(chainId: number, vote: UnsignedVote, lockedBlock?: Uint8Array): Promise<Vote> {
     if (vote.validator !== this.address) return Promise.reject(new Error(`vote names ${vote.validator}, this privval is ${this.address}`));
     const step = vote.type === 'prevote' ? SignStep.Prevote : SignStep.Precommit;
     const signingHash = voteSigningHash(chainId, vote);
     return this.#serial(async () => {
-      const signature = await this.#sign({ height: vote.height, round: vote.round, step, blockHash: vote.blockHash, signingHash });
+      const signature = await this.#sign({ height: vote.height, round: vote.round, step, blockHash: vote.blockHash, signingHash }, lockedBlock);
       return { ...vote, signature };
     });
   }
@@ -176,18 +186,17 @@ export class LocalPrivValidator implements PrivValidator {
     return run;
   }
 
-  async #sign(req: SignRequest): Promise<Uint8Array> {
+  async #sign(req: SignRequest, lockedBlock?: Uint8Array): Promise<Uint8Array> {
     const again = checkSignRequest(this.#state.lastSigned, req);
     if (again !== null) return again;
     const signature = this.signer.sign(req.signingHash);
     const lastSigned: LastSigned = { ...req, signature };
     const prev = this.#state.lock;
-    const lock =
-      req.step === SignStep.Precommit && req.blockHash !== null
-        ? { height: req.height, round: req.round, blockHash: req.blockHash }
-        : prev !== null && prev.height === req.height
-          ? prev
-          : null;
+    let lock: PrivValLock | null = prev !== null && prev.height === req.height ? prev : null;
+    if (req.step === SignStep.Precommit && req.blockHash !== null) {
+      const sameBlock = lock !== null && equalBytes(lock.blockHash, req.blockHash);
+      lock = { height: req.height, round: req.round, blockHash: req.blockHash, block: lockedBlock ?? (sameBlock ? (lock?.block ?? null) : null) };
+    }
     const prevLast = this.#state.lastSigned;
     const sameRound = prevLast !== null && prevLast.height === req.height && prevLast.round === req.round;
     const kept = sameRound ? this.#state.roundVotes : [];
@@ -218,7 +227,10 @@ export function encodePrivValState(s: PrivValState): Uint8Array {
     w.fixed(v.signature, 65);
   }
   w.bool(s.lock !== null);
-  if (s.lock) w.u64(s.lock.height).u32(s.lock.round).fixed(s.lock.blockHash, 32);
+  if (s.lock) {
+    w.u64(s.lock.height).u32(s.lock.round).fixed(s.lock.blockHash, 32).bool(s.lock.block !== null);
+    if (s.lock.block) w.bytes(s.lock.block);
+  }
   return w.finish();
 }
 
@@ -245,7 +257,13 @@ export function decodePrivValState(bytes: Uint8Array): PrivValState {
     const blockHash = r.bool() ? r.fixed(32) : null;
     roundVotes.push({ step, blockHash, signature: r.fixed(65) });
   }
-  const lock = r.bool() ? { height: r.u64(), round: r.u32(), blockHash: r.fixed(32) } : null;
+  let lock: PrivValLock | null = null;
+  if (r.bool()) {
+    const height = r.u64();
+    const round = r.u32();
+    const blockHash = r.fixed(32);
+    lock = { height, round, blockHash, block: r.bool() ? r.bytes() : null };
+  }
   r.end();
   return { lastSigned, roundVotes, lock };
 }

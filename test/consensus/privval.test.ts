@@ -132,7 +132,7 @@ describe('LocalPrivValidator', () => {
     await before.signVote(CHAIN_ID, unsigned('prevote', 7, 1, null));
     // Crash: only the disk is left.
     const after = new LocalPrivValidator(key, persist, load());
-    expect(after.state().lock).toEqual({ height: 7, round: 0, blockHash: B });
+    expect(after.state().lock).toEqual({ height: 7, round: 0, blockHash: B, block: null });
     expect(after.state().lastSigned).toMatchObject({ height: 7, round: 1, step: SignStep.Prevote, blockHash: null });
     await expect(after.signVote(CHAIN_ID, unsigned('prevote', 7, 1, C))).rejects.toMatchObject({ reason: 'CONFLICT' });
     await expect(after.signVote(CHAIN_ID, unsigned('precommit', 7, 0, C))).rejects.toMatchObject({ reason: 'ROUND_REGRESSION' });
@@ -158,11 +158,13 @@ describe('LocalPrivValidator', () => {
   it('keeps the lock through nil precommits of the height, moves it on a new one, drops it at the next height', async () => {
     const { persist } = disk();
     const pv = new LocalPrivValidator(key, persist, null);
-    await pv.signVote(CHAIN_ID, unsigned('precommit', 3, 0, B));
+    await pv.signVote(CHAIN_ID, unsigned('precommit', 3, 0, B), Uint8Array.of(0xb));
     await pv.signVote(CHAIN_ID, unsigned('precommit', 3, 1, null));
-    expect(pv.state().lock).toEqual({ height: 3, round: 0, blockHash: B });
-    await pv.signVote(CHAIN_ID, unsigned('precommit', 3, 2, C));
-    expect(pv.state().lock).toEqual({ height: 3, round: 2, blockHash: C });
+    expect(pv.state().lock).toEqual({ height: 3, round: 0, blockHash: B, block: Uint8Array.of(0xb) });
+    await pv.signVote(CHAIN_ID, unsigned('precommit', 3, 2, B));
+    expect(pv.state().lock).toEqual({ height: 3, round: 2, blockHash: B, block: Uint8Array.of(0xb) }); // bytes kept
+    await pv.signVote(CHAIN_ID, unsigned('precommit', 3, 3, C), Uint8Array.of(0xc));
+    expect(pv.state().lock).toEqual({ height: 3, round: 3, blockHash: C, block: Uint8Array.of(0xc) });
     await pv.signVote(CHAIN_ID, unsigned('prevote', 4, 0, B));
     expect(pv.state().lock).toBeNull();
   });
@@ -193,7 +195,7 @@ describe('LocalPrivValidator', () => {
         { step: SignStep.Prevote, blockHash: B, signature: new Uint8Array(65).fill(4) },
         { step: SignStep.Precommit, blockHash: null, signature: new Uint8Array(65).fill(3) },
       ],
-      lock: { height: 9, round: 1, blockHash: B },
+      lock: { height: 9, round: 1, blockHash: B, block: Uint8Array.of(1, 2, 3) },
     };
     const bytes = encodePrivValState(s);
     expect(decodePrivValState(bytes)).toEqual(s);

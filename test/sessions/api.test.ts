@@ -18,7 +18,7 @@ let client: ExchangeClient; // 64-byte signatures
 let client65: ExchangeClient;
 let port9001: ExchangeClient; // the session-and-agent listener
 const acct = DEVNET_KEYS.accounts.map((a) => privateKeyToAccount(a.privateKey));
-const [alice, bob, carol, dave, erin, frank, grace] = acct.slice(10, 17);
+const [alice, bob, carol, dave, erin, frank, grace] = acct.slice(0, 7);
 const newKey = () => privateKeyToAccount(generatePrivateKey());
 const lower = (a: string) => a.toLowerCase();
 const ETH = 1;
@@ -174,7 +174,7 @@ describe('Session table', () => {
 });
 
 describe('Agent mode table', () => {
-  const owner = acct[20];
+  const owner = acct[7];
   const sk = newKey();
   beforeAll(async () => {
     await client.createSession(owner, { sessionKey: sk.address, expiresAt: nowS() + 3_600 });
@@ -256,7 +256,7 @@ describe('Agent mode table', () => {
   });
 
   it('REDUCE_ONLY lets a long be reduced and closed, refuses growth and a flip to short', async () => {
-    const o = acct[21];
+    const o = acct[8];
     const k = newKey();
     await client.createSession(o, { sessionKey: k.address, expiresAt: nowS() + 600 });
     await client.placeOrder(bob, { symbol: 'BTC', side: 'sell', type: 'limit', price: '60000', amount: '0.05' });
@@ -274,7 +274,7 @@ describe('Agent mode table', () => {
 
 describe('replay', () => {
   it('replaying any signed operation after revoke and re-create fails (409 NONCE_USED)', async () => {
-    const o = acct[22];
+    const o = acct[9];
     const sk = newKey();
     const create = await client.sessionCreateBody(o, { sessionKey: sk.address, expiresAt: nowS() + 600 });
     expect((await raw('/session/create', create)).status).toBe(200);
@@ -298,7 +298,7 @@ describe('replay', () => {
 
 describe('agent reads', () => {
   it('trades, book, account, agents, stats and leaderboard see the session key\'s orders as agent orders', async () => {
-    const o = acct[23];
+    const o = acct[10];
     const sk = newKey();
     await client.createSession(o, { sessionKey: sk.address, expiresAt: nowS() + 600 });
     await client.placeOrder(bob, { symbol: 'SOL', side: 'sell', type: 'limit', price: '150', amount: '2' });
@@ -311,13 +311,13 @@ describe('agent reads', () => {
     const agents = await client.agents();
     expect(agents.find((a) => a.address === lower(o.address))).toMatchObject({ mode: 'ACTIVE', capsSet: false, sessionActive: true, trades: 1, volume: '150' });
     // An account that only set a mode is registered too.
-    const only = acct[24];
+    const only = acct[11];
     await client.setAgentMode(only, 2);
     expect((await client.agents()).find((a) => a.address === lower(only.address))).toMatchObject({ trades: 0, firstSeen: null, mode: 'ACTIVE' });
     expect(await client.agent(only.address)).toMatchObject({ isAgent: true, trades: 0 });
     expect((await client.account(only.address)).isAgent).toBe(true);
     expect(await client.agent(o.address)).toMatchObject({ isAgent: true, trades: 1, sessionActive: true });
-    expect((await client.agent(acct[29].address)).isAgent).toBe(false);
+    expect((await client.agent(acct[19].address)).isAgent).toBe(false);
     const stats = await client.stats();
     expect(stats.agentTrades).toBeGreaterThanOrEqual(1);
     expect((await client.leaderboard('agents')).map((r: any) => r.address)).toContain(lower(o.address));
@@ -332,7 +332,7 @@ describe('the session-and-agent port', () => {
     const address = sessionApiAddress(node.config)!;
     expect(address).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(address).not.toBe(node.apiAddress);
-    const o = acct[25];
+    const o = acct[12];
     const sk = newKey();
     expect(await port9001.createSession(o, { sessionKey: sk.address, expiresAt: nowS() + 600 })).toMatchObject({ success: true, status: 'submitted' });
     expect(await port9001.sessionValid(o.address, sk.address)).toEqual({ valid: true });

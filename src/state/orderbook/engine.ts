@@ -30,6 +30,14 @@
  * same-owner order the taker never reaches (taker already filled, or price beyond the
  * bound) stays. simulate() skips exactly those orders.
  *
+ * Guards (the caller validates first; these only assert): size, price and worstPrice
+ * must be positive bigints, prices < 2^53, ids bigints in [0, 2^53), side 0 or 1,
+ * otherwise RangeError; an id equal to a resting order's → Error. All guards run before
+ * the book is touched, so a throwing call changes nothing.
+ *
+ * Results are fresh objects the caller may keep (the book never touches them again),
+ * except that an empty fills / selfTradeCancelled list is one shared frozen array.
+ *
  * notional = Σ over fills of floor(price × size / 1e18), each term floored separately
  * (so it is the sum of the per-fill USDC amounts that settlement moves, not a floor of
  * the sum). With the pairs' tick and lot sizes every term is exact anyway.

@@ -25,6 +25,8 @@ export const CHUNK_MAX = 512;
 export class SortedLevels<T extends Keyed> {
   /** Sorted chunks, ascending by key (worst → best). Read-only outside this class. */
   readonly chunks: T[][] = [];
+  /** keys[i][j] === chunks[i][j].key: binary searches read packed doubles, not objects. */
+  private readonly keys: number[][] = [];
   /** maxes[i] = key of the last (best) element of chunks[i]. */
   private readonly maxes: number[] = [];
   private count = 0;
@@ -50,13 +52,16 @@ export class SortedLevels<T extends Keyed> {
     const n = this.chunks.length;
     if (n === 0) throw new Error('SortedLevels.popBest on an empty side');
     const c = this.chunks[n - 1];
+    const k = this.keys[n - 1];
     c.pop();
+    k.pop();
     this.count--;
     if (c.length === 0) {
       this.chunks.pop();
+      this.keys.pop();
       this.maxes.pop();
     } else {
-      this.maxes[n - 1] = c[c.length - 1].key;
+      this.maxes[n - 1] = k[k.length - 1];
     }
   }
 
@@ -73,69 +78,91 @@ export class SortedLevels<T extends Keyed> {
     return lo;
   }
 
-  /** Index of the first element of chunk c with key ≥ key (c.length if none). */
-  private static position(c: Keyed[], key: number): number {
+  /** Index of the first key ≥ key in a sorted key list (length if none). */
+  private static position(k: number[], key: number): number {
     let lo = 0;
-    let hi = c.length;
+    let hi = k.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (c[mid].key < key) lo = mid + 1;
+      if (k[mid] < key) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
-  /** Inserts a level whose key is not present yet. */
+  /** Inserts a level whose key is not present yet; throws if it is. */
   insert(x: T): void {
     const key = x.key;
     const chunks = this.chunks;
-    this.count++;
     if (chunks.length === 0) {
       chunks.push([x]);
+      this.keys.push([key]);
       this.maxes.push(key);
+      this.count++;
       return;
     }
     let ci = this.chunkFor(key);
     if (ci === chunks.length) ci--; // beyond every chunk: append to the last one
     const c = chunks[ci];
-    const at = SortedLevels.position(c, key);
-    if (at < c.length && c[at].key === key) {
-      this.count--;
-      throw new Error(`SortedLevels.insert: key ${key} already present`);
-    }
+    const k = this.keys[ci];
+    const at = SortedLevels.position(k, key);
+    if (at < k.length && k[at] === key) throw new Error(`SortedLevels.insert: key ${key} already present`);
+    this.count++;
     if (at === c.length) {
       c.push(x);
+      k.push(key);
       this.maxes[ci] = key;
     } else {
-      c.splice(at, 0, x);
+      // shift by hand: cheaper than splice (no result array, no generic path)
+      let j = c.length;
+      c.push(x);
+      k.push(key);
+      for (; j > at; j--) {
+        c[j] = c[j - 1];
+        k[j] = k[j - 1];
+      }
+      c[at] = x;
+      k[at] = key;
     }
     if (c.length > this.chunkMax) {
-      const upper = c.splice(c.length >>> 1);
+      const half = c.length >>> 1;
+      const upper = c.splice(half);
+      const upperKeys = k.splice(half);
       chunks.splice(ci + 1, 0, upper);
-      this.maxes[ci] = c[c.length - 1].key;
-      this.maxes.splice(ci + 1, 0, upper[upper.length - 1].key);
+      this.keys.splice(ci + 1, 0, upperKeys);
+      this.maxes[ci] = k[k.length - 1];
+      this.maxes.splice(ci + 1, 0, upperKeys[upperKeys.length - 1]);
     }
   }
 
-  /** Removes the level with x's key; throws if absent. */
+  /** Removes the level x (found by its key); throws if absent. */
   remove(x: T): void {
     const key = x.key;
     const chunks = this.chunks;
     const ci = this.chunkFor(key);
     const c = ci < chunks.length ? chunks[ci] : undefined;
-    const at = c ? SortedLevels.position(c, key) : 0;
-    if (!c || at >= c.length || c[at] !== x) throw new Error(`SortedLevels.remove: key ${key} not present`);
+    const k = ci < chunks.length ? this.keys[ci] : undefined;
+    const at = k ? SortedLevels.position(k, key) : 0;
+    if (!c || !k || at >= c.length || c[at] !== x) throw new Error(`SortedLevels.remove: key ${key} not present`);
     this.count--;
     if (at === c.length - 1) {
       c.pop();
+      k.pop();
       if (c.length === 0) {
         chunks.splice(ci, 1);
+        this.keys.splice(ci, 1);
         this.maxes.splice(ci, 1);
       } else {
-        this.maxes[ci] = c[c.length - 1].key;
+        this.maxes[ci] = k[k.length - 1];
       }
     } else {
-      c.splice(at, 1);
+      const last = c.length - 1;
+      for (let j = at; j < last; j++) {
+        c[j] = c[j + 1];
+        k[j] = k[j + 1];
+      }
+      c.pop();
+      k.pop();
     }
   }
 }
