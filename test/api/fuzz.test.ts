@@ -3,20 +3,10 @@
  * in, the answer is never a 5xx, and every error is in the envelope.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Node } from '../../src/node/node';
-import { startNode, tempDir } from '../helpers/devnet';
+import { describe, expect, it } from 'vitest';
+import { useDevnetNode } from '../helpers/devnet';
 
-const dir = tempDir();
-let node: Node;
-let url: string;
-beforeAll(async () => {
-  ({ node, url } = await startNode(dir.path));
-});
-afterAll(async () => {
-  await node?.stop();
-  dir.remove();
-});
+const devnet = useDevnetNode();
 
 const ROUTES: [string, string][] = [
   ['POST', '/v1/order'], ['POST', '/v1/order/batch'], ['DELETE', '/v1/order/1'], ['DELETE', '/v1/order/cancel-all'],
@@ -52,7 +42,7 @@ describe('fuzz: never a 5xx', () => {
         const m = mangle ? otherMethod : method;
         const p = mangle ? path + encodeURI(junk).slice(0, 40) : path;
         const hasBody = m !== 'GET';
-        const res = await fetch(url + p, {
+        const res = await fetch(devnet.url + p, {
           method: m,
           headers: hasBody ? { 'content-type': 'application/json' } : {},
           body: hasBody ? (mangle && typeof body === 'string' ? body : JSON.stringify(body)) : undefined,

@@ -1,5 +1,6 @@
 /** Test fixtures: the committed devnet genesis (trimmed to N validators), its public dev keys, temp folders, nodes. */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { trimValidators } from '../../src/cli/devnet';
@@ -58,4 +59,21 @@ export async function waitFor<T>(fn: () => Promise<T | undefined> | T | undefine
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * One in-process node for a test file: started before its tests, stopped and its folder
+ * removed after. The returned object's `node` and `url` are set once it started.
+ */
+export function useDevnetNode(overrides: Partial<NodeConfig> = {}): { node: Node; url: string } {
+  const ctx = {} as { node: Node; url: string };
+  const dir = tempDir();
+  beforeAll(async () => {
+    Object.assign(ctx, await startNode(dir.path, overrides));
+  });
+  afterAll(async () => {
+    await ctx.node?.stop();
+    dir.remove();
+  });
+  return ctx;
 }

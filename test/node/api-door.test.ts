@@ -3,27 +3,17 @@
  * stored: malformed transactions, wrong chain id, bad signatures, oversized payloads,
  * bad faucet requests.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeTx, TxKind } from '../../src/codec/tx';
 import { signFaucet } from '../../src/codec/txs/faucet';
 import { keccak256 } from '../../src/crypto/keccak';
-import type { Node } from '../../src/node/node';
 import { bytesToHex, hexToBytes } from '../../src/util/bytes';
-import { DEVNET_KEYS, startNode, tempDir } from '../helpers/devnet';
+import { DEVNET_KEYS, useDevnetNode } from '../helpers/devnet';
 
-const dir = tempDir();
-let node: Node;
-let url: string;
-beforeAll(async () => {
-  ({ node, url } = await startNode(dir.path));
-});
-afterAll(async () => {
-  await node?.stop();
-  dir.remove();
-});
+const devnet = useDevnetNode();
 
 const post = async (path: string, body: unknown, raw = false) => {
-  const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw ? (body as string) : JSON.stringify(body) });
+  const res = await fetch(`${devnet.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw ? (body as string) : JSON.stringify(body) });
   return { status: res.status, body: (await res.json()) as any };
 };
 
@@ -36,7 +26,7 @@ function expectEnvelope(r: { status: number; body: any }, status: number, code: 
   if (field) expect(r.body.error.message).toContain(field);
 }
 
-const chainId = () => node.config.genesis.chainId;
+const chainId = () => devnet.node.config.genesis.chainId;
 const faucetKey = hexToBytes(DEVNET_KEYS.faucet.privateKey);
 const to = DEVNET_KEYS.accounts[5].address;
 const unsigned = (nonce: bigint) => ({ to, usdc: 1_000_000n, nativeWei: 0n, nonce });
@@ -53,7 +43,7 @@ describe('the door: raw transactions', () => {
   });
 
   it('refuses malformed bytes, wrong chain id, bad signatures and oversized payloads, storing nothing', async () => {
-    const freeBefore = node.chain().state.account(to).usdcFree;
+    const freeBefore = devnet.node.chain().state.account(to).usdcFree;
     const good = encodeTx(chainId(), TxKind.Faucet, signFaucet(chainId(), unsigned(2n), faucetKey)).bytes;
 
     expectEnvelope(await post('/tx', { tx: bytesToHex(good.subarray(0, good.length - 3)) }), 400, 'MALFORMED_TX', 'tx');
@@ -79,15 +69,15 @@ describe('the door: raw transactions', () => {
     sig[64] = sig[64] === 27 ? 28 : 27;
     expectEnvelope(await post('/tx', { tx: bytesToHex(encodeTx(chainId(), TxKind.Faucet, { ...highS, signature: sig }).bytes) }), 401, 'INVALID_SIGNATURE');
 
-    const huge = await fetch(`${url}/tx`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tx: `0x${'00'.repeat(300_000)}` }) });
+    const huge = await fetch(`${devnet.url}/tx`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tx: `0x${'00'.repeat(300_000)}` }) });
     expect(huge.status).toBe(413);
     expect(((await huge.json()) as any).error.code).toBe('PAYLOAD_TOO_LARGE');
     const big = await post('/tx', { tx: `0x01${'00'.repeat(20_000)}` });
     expectEnvelope(big, 400, 'PAYLOAD_TOO_LARGE');
 
-    expect(node.chain().state.account(to).usdcFree).toBe(freeBefore);
+    expect(devnet.node.chain().state.account(to).usdcFree).toBe(freeBefore);
     for (const bytes of [wrongChain.bytes, badSig.bytes]) {
-      const res = await fetch(`${url}/tx/${bytesToHex(keccak256(bytes))}`);
+      const res = await fetch(`${devnet.url}/tx/${bytesToHex(keccak256(bytes))}`);
       expect(res.status).toBe(404);
     }
   });
@@ -95,13 +85,13 @@ describe('the door: raw transactions', () => {
 
 describe('the door: faucet', () => {
   it('credits through consensus and names the field of a bad request', async () => {
-    const before = node.chain().state.account(to);
+    const before = devnet.node.chain().state.account(to);
     const ok = await post('/faucet', { address: to, amount: '12.345678' });
     expect(ok.status).toBe(200);
     expect(ok.body.data).toMatchObject({ address: to, amount: '12.345678' });
-    const after = node.chain().state.account(to);
+    const after = devnet.node.chain().state.account(to);
     expect(after.usdcFree - before.usdcFree).toBe(12_345_678n);
-    expect(after.nativeWei - before.nativeWei).toBe(node.config.genesis.faucet!.nativeWeiPerRequest);
+    expect(after.nativeWei - before.nativeWei).toBe(devnet.node.config.genesis.faucet!.nativeWeiPerRequest);
 
     expectEnvelope(await post('/faucet', { address: '0x12', amount: '1' }), 400, 'INVALID_REQUEST', 'address');
     expectEnvelope(await post('/faucet', { amount: '1' }), 400, 'INVALID_REQUEST', 'address');
@@ -110,17 +100,17 @@ describe('the door: faucet', () => {
     expectEnvelope(await post('/faucet', { address: to, amount: 5 }), 400, 'INVALID_REQUEST', 'amount');
     expectEnvelope(await post('/faucet', { address: to, amount: '100000000' }), 400, 'INVALID_AMOUNT', 'amount');
     expectEnvelope(await post('/faucet', { address: to, amount: '1', extra: 1 }), 400, 'INVALID_REQUEST', 'extra');
-    expect(node.chain().state.account(to)).toEqual(after);
+    expect(devnet.node.chain().state.account(to)).toEqual(after);
   });
 
   it('answers 404 in the envelope for unknown routes', async () => {
-    const res = await fetch(`${url}/nope`);
+    const res = await fetch(`${devnet.url}/nope`);
     expect(res.status).toBe(404);
     expect(((await res.json()) as any).error.code).toBe('NOT_FOUND');
   });
 
   it('health answers {status, chain, chainId}', async () => {
-    const body = (await (await fetch(`${url}/health`)).json()) as any;
+    const body = (await (await fetch(`${devnet.url}/health`)).json()) as any;
     expect(body).toMatchObject({ status: 'ok', chain: 'devnet', chainId: 713799 });
   });
 });

@@ -1,23 +1,13 @@
 /** WebSocket bounds: subscriptions per connection, and the slow-consumer policy. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WS_MAX_BUFFERED_BYTES, WS_MAX_SUBSCRIPTIONS, WsHub } from '../../src/api/routes/ws';
-import type { Node } from '../../src/node/node';
-import { startNode, tempDir, waitFor } from '../helpers/devnet';
+import { useDevnetNode, waitFor } from '../helpers/devnet';
 
-const dir = tempDir();
-let node: Node;
-let url: string;
-beforeAll(async () => {
-  ({ node, url } = await startNode(dir.path));
-});
-afterAll(async () => {
-  await node?.stop();
-  dir.remove();
-});
+const devnet = useDevnetNode();
 
 describe('websocket bounds', () => {
   it(`refuses subscription ${WS_MAX_SUBSCRIPTIONS + 1} on one connection; unsubscribe frees a slot`, async () => {
-    const ws = new WebSocket(url.replace('http', 'ws') + '/ws');
+    const ws = new WebSocket(devnet.url.replace('http', 'ws') + '/ws');
     const msgs: any[] = [];
     ws.onmessage = (m) => msgs.push(JSON.parse(String(m.data)));
     await new Promise((r) => (ws.onopen = r));
