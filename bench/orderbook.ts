@@ -32,7 +32,7 @@
  * Both engines' total filled size, STP expiries, successful cancels and final resting
  * count are compared after the run, to show they did the same work.
  *
- * Memory (measured first, in the fresh process): 1,000,000 non-crossing resting orders
+ * Memory (in a fresh child process, same flags): 1,000,000 non-crossing resting orders
  * (bids below, asks above a mid, 2,000 price levels per side, 100 owners, a fresh
  * owner string per order as decoding would give), heap used and RSS after a forced GC.
  *
@@ -40,7 +40,8 @@
  * Importable: `benchOrderbook(opts)` returns the figures.
  */
 import os from 'node:os';
-import { pathToFileURL } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { OrderBook as NobOrderBook, SelfTradePreventionMode, Side as NobSide } from 'nodejs-order-book';
 import { BUY, OrderBook, SELL, type Side } from '../src/state/orderbook/engine';
 import type { Address } from '../src/util/bytes';
@@ -200,11 +201,22 @@ function buildStream(n: number, seed: number): Stream {
 
 interface RunResult {
   secs: number;
+  /** process CPU time (all threads: includes the GC's helper threads) */
   cpuSecs: number;
+  /** main-thread CPU time (the engine's own work and the GC pauses it runs itself) */
+  mainCpuSecs: number;
   filledLots: number;
   stpExpired: number;
   cancelled: number;
   resting: number;
+}
+
+/** Main-thread CPU seconds (process.threadCpuUsage: Node ≥ 22.16); NaN where missing. */
+function threadCpu(): number {
+  const f = (process as { threadCpuUsage?: () => NodeJS.CpuUsage }).threadCpuUsage;
+  if (!f) return Number.NaN;
+  const u = f.call(process);
+  return (u.user + u.system) / 1e6;
 }
 
 /** Our engine. Each op builds the call's input from the columns (as a decoded
@@ -216,6 +228,7 @@ function runOurs(st: Stream): RunResult {
   let stpExpired = 0;
   let cancelled = 0;
   const c0 = process.cpuUsage();
+  const m0 = threadCpu();
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < n; i++) {
     const k = kind[i];
@@ -235,8 +248,9 @@ function runOurs(st: Stream): RunResult {
     }
   }
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  const mainCpuSecs = threadCpu() - m0;
   const cpu = process.cpuUsage(c0);
-  return { secs, cpuSecs: (cpu.user + cpu.system) / 1e6, filledLots: Number(filled / LOT), stpExpired, cancelled, resting: book.size };
+  return { secs, cpuSecs: (cpu.user + cpu.system) / 1e6, mainCpuSecs, filledLots: Number(filled / LOT), stpExpired, cancelled, resting: book.size };
 }
 
 /** nodejs-order-book on the same columns: numbers, string ids, accountId + EXPIRE_MAKER. */
@@ -248,6 +262,7 @@ function runNob(st: Stream): RunResult {
   let stpExpired = 0;
   let cancelled = 0;
   const c0 = process.cpuUsage();
+  const m0 = threadCpu();
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < n; i++) {
     const k = kind[i];
@@ -270,12 +285,13 @@ function runNob(st: Stream): RunResult {
     if (r.stpExpired) stpExpired += r.stpExpired.length;
   }
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  const mainCpuSecs = threadCpu() - m0;
   const cpu = process.cpuUsage(c0);
   let resting = 0;
   const snap = book.snapshot();
   for (const l of snap.bids) resting += l.orders.length;
   for (const l of snap.asks) resting += l.orders.length;
-  return { secs, cpuSecs: (cpu.user + cpu.system) / 1e6, filledLots: filled, stpExpired, cancelled, resting };
+  return { secs, cpuSecs: (cpu.user + cpu.system) / 1e6, mainCpuSecs, filledLots: filled, stpExpired, cancelled, resting };
 }
 
 function gc(): void {
@@ -343,10 +359,26 @@ function memoryNob(n: number): Record<string, unknown> {
     book.limit({ id: String(i + 1), side: buy ? NobSide.BUY : NobSide.SELL, price: ticks * 10_000, size: 1 + (i % 100), accountId: ownerAddress(1 + (i % OWNERS)) });
   }
   gc();
-  const heap1 = process.memoryUsage().heapUsed;
-  const rss1 = process.memoryUsage().rss;
+  const mem = process.memoryUsage();
   void book.order('1');
-  return { orders: n, heapUsedDeltaMiB: mib(heap1 - heap0), rssDeltaMiB: mib(rss1 - rss0) };
+  return {
+    orders: n,
+    heapUsedDeltaMiB: mib(mem.heapUsed - heap0),
+    bytesPerOrder: Math.round((mem.heapUsed - heap0) / n),
+    rssBeforeMiB: mib(rss0),
+    rssAfterMiB: mib(mem.rss),
+    rssDeltaMiB: mib(mem.rss - rss0),
+  };
+}
+
+const THIS_FILE = fileURLToPath(import.meta.url);
+
+function memoryInChild(which: 'ours' | 'nob', n: number): Record<string, unknown> {
+  const args = [...process.execArgv.filter((a) => a !== '--expose-gc'), '--expose-gc', THIS_FILE, '--memory-child', which, String(n)];
+  const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (r.status !== 0) throw new Error(`memory child failed (${r.status}): ${r.stderr}`);
+  const line = r.stdout.trim().split('\n').pop() ?? '';
+  return JSON.parse(line) as Record<string, unknown>;
 }
 
 export async function benchOrderbook(opts: OrderbookBenchOptions = {}): Promise<Record<string, unknown>> {
@@ -358,12 +390,6 @@ export async function benchOrderbook(opts: OrderbookBenchOptions = {}): Promise<
   const out: Record<string, unknown> = {};
   out.conditions = `node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown'}, ${os.platform()} ${os.release()}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`;
   out.stream = { ops: n, seed, owners: OWNERS, tick: '0.01 USDC', lot: '0.001', mid0: '3000 USDC' };
-
-  // memory first, while the process is fresh, so the RSS delta means something
-  out.memory = memoryOurs(memN);
-  log(`memory: ${JSON.stringify(out.memory)}`);
-  if (opts.nobMemory) out.memoryNodejsOrderBook = memoryNob(memN);
-  gc();
 
   const tb = performance.now();
   const stream = buildStream(n, seed);
@@ -387,7 +413,10 @@ export async function benchOrderbook(opts: OrderbookBenchOptions = {}): Promise<
     const a = runOurs(stream);
     gc();
     const b = runNob(stream);
-    log(`round ${round + 1}: ours ${Math.round(n / a.secs)} ops/s (${Math.round(n / a.cpuSecs)}/cpu-s), nodejs-order-book ${Math.round(n / b.secs)} ops/s (${Math.round(n / b.cpuSecs)}/cpu-s)`);
+    log(
+      `round ${round + 1}: ours ${Math.round(n / a.secs)} ops/s (${Math.round(n / a.cpuSecs)}/cpu-s, ${Math.round(n / a.mainCpuSecs)}/main-thread-cpu-s), ` +
+        `nodejs-order-book ${Math.round(n / b.secs)} ops/s (${Math.round(n / b.cpuSecs)}/cpu-s, ${Math.round(n / b.mainCpuSecs)}/main-thread-cpu-s)`,
+    );
     if (!bestOurs || a.secs < bestOurs.secs) bestOurs = a;
     if (!bestNob || b.secs < bestNob.secs) bestNob = b;
   }
@@ -397,6 +426,7 @@ export async function benchOrderbook(opts: OrderbookBenchOptions = {}): Promise<
   const fig = (x: RunResult) => ({
     opsPerSec: Math.round(n / x.secs),
     opsPerCpuSec: Math.round(n / x.cpuSecs),
+    opsPerMainThreadCpuSec: Math.round(n / x.mainCpuSecs),
     secs: +x.secs.toFixed(3),
     filledLots: x.filledLots,
     stpExpired: x.stpExpired,
@@ -407,14 +437,24 @@ export async function benchOrderbook(opts: OrderbookBenchOptions = {}): Promise<
   out.nodejsOrderBook = fig(nob);
   out.ratio = +(nob.secs / ours.secs).toFixed(2);
   out.ratioCpu = +(nob.cpuSecs / ours.cpuSecs).toFixed(2);
+  out.ratioMainThreadCpu = +(nob.mainCpuSecs / ours.mainCpuSecs).toFixed(2);
   out.sameOutcome = same;
-  out.rounds = `${rounds} alternating rounds, fastest (wall) of each engine reported; cpu-s = this process's user+system time (includes GC helper threads)`;
+  out.rounds = `${rounds} alternating rounds, fastest (wall) of each engine reported; cpu-s = this process's user+system time (all threads, GC helpers included), main-thread-cpu-s = the main thread's alone; the CPU figures depend less than wall time on other load on the machine`;
   if (!same) log('WARNING: the two engines did not produce the same totals on the same stream');
+
+  // Memory in a fresh child process: a clean baseline for the RSS delta, and the
+  // throughput runs above are not disturbed by sweeping a million dead orders.
+  out.memory = memoryInChild('ours', memN);
+  log(`memory: ${JSON.stringify(out.memory)}`);
+  if (opts.nobMemory) out.memoryNodejsOrderBook = memoryInChild('nob', memN);
   out.loadAfter = os.loadavg().map((l) => l.toFixed(2)).join(' ');
   return out;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href && process.argv[2] === '--memory-child') {
+  const n = Number(process.argv[4]);
+  console.log(JSON.stringify(process.argv[3] === 'nob' ? memoryNob(n) : memoryOurs(n)));
+} else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const args = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   const ops = args[0] ? Number(args[0]) : undefined;
   const seed = args[1] ? Number(args[1]) : undefined;

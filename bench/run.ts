@@ -6,12 +6,14 @@ import os from 'node:os';
 import { benchCaps } from './caps';
 import { benchChain } from './chain';
 import { benchCrypto } from './crypto';
+import { benchOrderbook } from './orderbook';
 import { benchRestOrders } from './rest-orders';
 import { benchRpc } from './rpc';
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   crypto: () => benchCrypto(),
   chain: () => benchChain(),
+  orderbook: () => benchOrderbook(),
   rest: () => benchRestOrders(),
   caps: () => benchCaps(),
   rpc: () => benchRpc(),

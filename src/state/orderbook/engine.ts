@@ -11,8 +11,8 @@
  *   ascending id order. Outcomes depend only on the sequence of calls.
  *
  * Data structures:
- * - per side, SortedLevels<Level> (chunked sorted array, best level last) plus a
- *   Map<priceKey, Level> to find an existing level in O(1);
+ * - per side, SortedLevels<Level> (chunked sorted array keyed by a number, best level
+ *   last) plus a Map<price, Level> to find an existing level in O(1);
  * - per level, a doubly linked list of OrderNode (O(1) append, O(1) unlink), the
  *   number of orders and their Σ remaining (so depth and availableLiquidity cost
  *   O(levels), not O(orders));
@@ -158,7 +158,8 @@ class OrderNode {
 
 class BookSide {
   readonly levels: SortedLevels<Level>;
-  readonly byKey = new Map<number, Level>();
+  /** price → level. Keyed by the bigint price (by value), so lookups box nothing. */
+  readonly byPrice = new Map<bigint, Level>();
   constructor(
     readonly side: Side,
     levelChunk: number | undefined,
@@ -176,11 +177,10 @@ function checkSide(side: Side): void {
   if (side !== BUY && side !== SELL) throw new RangeError(`side must be 0 (buy) or 1 (sell), got ${String(side)}`);
 }
 
-/** Asserts 0 < price < 2^53 and returns it as a number. */
-function priceNumber(price: bigint, what: string): number {
+/** Asserts 0 < price < 2^53 (so Number(price) is exact where a level key needs it). */
+function checkPrice(price: bigint, what: string): void {
   if (typeof price !== 'bigint' || price <= 0n) throw new RangeError(`${what} must be a positive bigint, got ${String(price)}`);
   if (price > MAX_SAFE) throw new RangeError(`${what} ${price} exceeds 2^53 - 1`);
-  return Number(price);
 }
 
 function checkSize(size: bigint): void {
@@ -219,14 +219,12 @@ export class OrderBook {
 
   placeLimit(o: LimitOrderInput): TakerResult {
     checkSide(o.side);
-    const priceNum = priceNumber(o.price, 'price');
+    checkPrice(o.price, 'price');
     checkSize(o.size);
     const idKey = this.newId(o.id);
-    // Opposite side's keys: asks are −price, bids +price; match while key ≥ limitKey.
-    const limitKey = o.side === BUY ? -priceNum : priceNum;
-    const res = this.take(o.side, o.owner, o.size, limitKey);
+    const res = this.take(o.side, o.owner, o.size, o.price);
     if (res.remaining > 0n) {
-      this.rest(o.side === BUY ? this.bids : this.asks, o.id, idKey, o.owner, o.isAgent, o.price, priceNum, res.remaining);
+      this.rest(o.side === BUY ? this.bids : this.asks, o.id, idKey, o.owner, o.isAgent, o.price, res.remaining);
       res.rested = true;
     }
     return res;
@@ -235,13 +233,9 @@ export class OrderBook {
   placeMarket(o: MarketOrderInput): TakerResult {
     checkSide(o.side);
     checkSize(o.size);
-    let limitKey = -Infinity;
-    if (o.worstPrice !== null) {
-      const w = priceNumber(o.worstPrice, 'worstPrice');
-      limitKey = o.side === BUY ? -w : w;
-    }
+    if (o.worstPrice !== null) checkPrice(o.worstPrice, 'worstPrice');
     this.newId(o.id);
-    return this.take(o.side, o.owner, o.size, limitKey);
+    return this.take(o.side, o.owner, o.size, o.worstPrice);
   }
 
   cancel(id: bigint): RestingOrder | undefined {
@@ -255,7 +249,7 @@ export class OrderBook {
 
   restore(o: RestingOrder): void {
     checkSide(o.side);
-    const priceNum = priceNumber(o.price, 'price');
+    checkPrice(o.price, 'price');
     checkSize(o.remaining);
     const idKey = idNumber(o.id);
     if (this.byId.has(idKey)) throw new Error(`restore: duplicate order id ${o.id}`);
@@ -267,7 +261,7 @@ export class OrderBook {
       if (bid !== undefined && o.price <= bid.price) throw new Error(`restore: ask ${o.id} at ${o.price} would cross best bid ${bid.price}`);
     }
     if (idKey > this.maxIdKey) this.maxIdKey = idKey;
-    this.rest(o.side === BUY ? this.bids : this.asks, o.id, idKey, o.owner, o.isAgent, o.price, priceNum, o.remaining);
+    this.rest(o.side === BUY ? this.bids : this.asks, o.id, idKey, o.owner, o.isAgent, o.price, o.remaining);
   }
 
   // ---------------------------------------------------------------- reads
@@ -306,16 +300,16 @@ export class OrderBook {
 
   availableLiquidity(takerSide: Side, worstPrice: bigint): bigint {
     checkSide(takerSide);
-    const w = priceNumber(worstPrice, 'worstPrice');
-    const opp = takerSide === BUY ? this.asks : this.bids;
-    const limitKey = takerSide === BUY ? -w : w;
+    checkPrice(worstPrice, 'worstPrice');
+    const buy = takerSide === BUY;
+    const opp = buy ? this.asks : this.bids;
     let sum = 0n;
     const chunks = opp.levels.chunks;
     for (let ci = chunks.length - 1; ci >= 0; ci--) {
       const c = chunks[ci];
       for (let i = c.length - 1; i >= 0; i--) {
         const lvl = c[i];
-        if (lvl.key < limitKey) return sum;
+        if (buy ? lvl.price > worstPrice : lvl.price < worstPrice) return sum;
         sum += lvl.total;
       }
     }
@@ -325,20 +319,17 @@ export class OrderBook {
   simulate(side: Side, size: bigint, limitPrice: bigint | null, owner: Address): SimulationResult {
     checkSide(side);
     checkSize(size);
-    let limitKey = -Infinity;
-    if (limitPrice !== null) {
-      const l = priceNumber(limitPrice, 'limitPrice');
-      limitKey = side === BUY ? -l : l;
-    }
+    if (limitPrice !== null) checkPrice(limitPrice, 'limitPrice');
+    const buy = side === BUY;
     const fills: SimulatedFill[] = [];
     let rem = size;
     let notional = 0n;
-    const chunks = (side === BUY ? this.asks : this.bids).levels.chunks;
+    const chunks = (buy ? this.asks : this.bids).levels.chunks;
     walk: for (let ci = chunks.length - 1; ci >= 0; ci--) {
       const c = chunks[ci];
       for (let i = c.length - 1; i >= 0; i--) {
         const lvl = c[i];
-        if (lvl.key < limitKey) break walk;
+        if (limitPrice !== null && (buy ? lvl.price > limitPrice : lvl.price < limitPrice)) break walk;
         const price = lvl.price;
         for (let n = lvl.head; n !== null; n = n.next) {
           if (n.owner === owner) continue; // would be expired by self-trade prevention
@@ -363,9 +354,14 @@ export class OrderBook {
     return idKey;
   }
 
-  /** The matching walk shared by limit and market orders. */
-  private take(side: Side, owner: Address, size: bigint, limitKey: number): TakerResult {
-    const opp = side === BUY ? this.asks : this.bids;
+  /**
+   * The matching walk shared by limit and market orders. limit: the taker's price bound
+   * (buy: highest, sell: lowest acceptable), null = none. simulate() is the same walk
+   * without mutations; keep the two in step (the property tests compare them).
+   */
+  private take(side: Side, owner: Address, size: bigint, limit: bigint | null): TakerResult {
+    const buy = side === BUY;
+    const opp = buy ? this.asks : this.bids;
     const levels = opp.levels;
     const fills = this.fillBuf;
     const expired = this.expiredBuf;
@@ -375,8 +371,9 @@ export class OrderBook {
     let notional = 0n;
     for (;;) {
       const lvl = levels.best();
-      if (lvl === undefined || lvl.key < limitKey) break;
+      if (lvl === undefined) break;
       const price = lvl.price;
+      if (limit !== null && (buy ? price > limit : price < limit)) break;
       let n = lvl.head;
       while (n !== null) {
         const next = n.next;
@@ -407,7 +404,7 @@ export class OrderBook {
       }
       if (lvl.count === 0) {
         levels.popBest();
-        opp.byKey.delete(lvl.key);
+        opp.byPrice.delete(lvl.price);
       }
       if (rem === 0n) break;
     }
@@ -446,16 +443,17 @@ export class OrderBook {
     if (lvl.count === 0) {
       if (bs.levels.best() === lvl) bs.levels.popBest();
       else bs.levels.remove(lvl);
-      bs.byKey.delete(lvl.key);
+      bs.byPrice.delete(lvl.price);
     }
   }
 
-  private rest(bs: BookSide, id: bigint, idKey: number, owner: Address, isAgent: boolean, price: bigint, priceNum: number, remaining: bigint): void {
-    const key = bs.side === BUY ? priceNum : -priceNum;
-    let lvl = bs.byKey.get(key);
+  private rest(bs: BookSide, id: bigint, idKey: number, owner: Address, isAgent: boolean, price: bigint, remaining: bigint): void {
+    let lvl = bs.byPrice.get(price);
     if (lvl === undefined) {
-      lvl = new Level(bs.side, price, key);
-      bs.byKey.set(key, lvl);
+      // price < 2^53 was asserted, so the number key is exact
+      const priceNum = Number(price);
+      lvl = new Level(bs.side, price, bs.side === BUY ? priceNum : -priceNum);
+      bs.byPrice.set(price, lvl);
       bs.levels.insert(lvl);
     }
     const n = new OrderNode(id, owner, isAgent, remaining, lvl);
