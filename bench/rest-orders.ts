@@ -6,6 +6,7 @@
  * fourth order crossing (so matching, settlement and fees run), no self-trades.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Pool } from 'undici';
 import { placeOrderDigest, restSigningHash } from '../src/crypto/exchange-digest';
@@ -49,6 +50,12 @@ export async function benchRestOrders(opts: Opts = {}): Promise<Record<string, u
       const sig = sign(restSigningHash(placeOrderDigest({ ...o, nonce: n })), hexToBytes(acc.privateKey));
       bodies.push(JSON.stringify({ ...o, trader: acc.address, nonce: n.toString(), signature: bytesToHex(sig) }));
     }
+    /** The node's CPU time (user + system, all threads) from /proc, in ms. */
+    const cpuMs = () => {
+      const f = readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // clock ticks, USER_HZ = 100
+    };
+    const cpuBefore = cpuMs();
     const latencies: number[] = [];
     let next = 0;
     let failed = 0;
@@ -68,17 +75,21 @@ export async function benchRestOrders(opts: Opts = {}): Promise<Record<string, u
       }),
     );
     const secs = (performance.now() - start) / 1000;
+    const nodeCpuMs = cpuMs() - cpuBefore;
     await pool.close();
     latencies.sort((a, b) => a - b);
     const q = (p: number) => +latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))].toFixed(1);
     const status = await (await fetch(`http://127.0.0.1:${port}/status`)).json();
     const rssMiB = Number(
-      (await import('node:fs')).readFileSync(`/proc/${proc.pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)?.[1] ?? 0,
+      readFileSync(`/proc/${proc.pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)?.[1] ?? 0,
     ) / 1024;
     return {
       orders: total,
       concurrency,
       ordersPerSecToFinal: Math.round(total / secs),
+      // Load-independent: the node's own CPU per order (all its threads), and what one core of it would sustain.
+      nodeCpuMsPerOrder: +(nodeCpuMs / total).toFixed(3),
+      ordersPerNodeCpuSecond: Math.round(total / (nodeCpuMs / 1000)),
       latencyMsP50: q(0.5),
       latencyMsP99: q(0.99),
       non200: failed,
