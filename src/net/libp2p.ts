@@ -1,0 +1,214 @@
+/**
+ * The libp2p transport: TCP with noise and yamux, gossipsub for the topics, and a
+ * length-prefixed request-response protocol for block sync. The peer identity is the
+ * validator's secp256k1 key (DECISIONS "Validators"), so a peer id names a validator.
+ * Bootstrap peers come from configuration and are redialled until connected.
+ */
+import { gossipsub } from '@chainsafe/libp2p-gossipsub';
+import { noise } from '@chainsafe/libp2p-noise';
+import { yamux } from '@chainsafe/libp2p-yamux';
+import { privateKeyFromRaw } from '@libp2p/crypto/keys';
+import { identify } from '@libp2p/identify';
+import { peerIdFromString } from '@libp2p/peer-id';
+import { tcp } from '@libp2p/tcp';
+import { multiaddr } from '@multiformats/multiaddr';
+import * as lp from 'it-length-prefixed';
+import { pipe } from 'it-pipe';
+import { createLibp2p } from 'libp2p';
+import type { Logger } from '../util/log';
+import { GossipError, TOPICS, Topic, type GossipHandlers, type RequestHandler, type Transport, type TransportStats } from './transport';
+
+export interface Libp2pTransportOptions {
+  chainId: number;
+  /** The validator's (or node's) 32-byte secp256k1 private key: the peer identity. */
+  privateKey: Uint8Array;
+  /** e.g. /ip4/127.0.0.1/tcp/9000 */
+  listen: string[];
+  /** Multiaddrs with /p2p/<peer id> of peers to keep connected to. */
+  bootstrap: string[];
+  log: Logger;
+  /** Largest gossip message (a proposal carries a block). */
+  maxMessageBytes?: number;
+  redialMs?: number;
+}
+
+/** What this module uses of a libp2p node (typed locally: the packages' declarations disagree across versions). */
+interface P2PNode {
+  peerId: { toString(): string };
+  getMultiaddrs(): { toString(): string }[];
+  getPeers(): { toString(): string }[];
+  dial(addr: unknown, opts?: { signal?: AbortSignal }): Promise<unknown>;
+  dialProtocol(peer: unknown, protocol: string, opts?: { signal?: AbortSignal }): Promise<any>;
+  handle(protocol: string, handler: (data: { stream: any; connection: { remotePeer: { toString(): string } } }) => void | Promise<void>): Promise<void>;
+  stop(): Promise<void>;
+  services: {
+    pubsub: {
+      topicValidators: Map<string, (from: { toString(): string }, msg: { data: Uint8Array }) => Promise<unknown>>;
+      subscribe(topic: string): void;
+      publish(topic: string, data: Uint8Array): Promise<unknown>;
+    };
+  };
+}
+
+/** gossipsub verdicts (TopicValidatorResult) */
+const ACCEPT = 'accept';
+const IGNORE = 'ignore';
+const REJECT = 'reject';
+const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+
+export function topicName(chainId: number, topic: Topic): string {
+  return `/exchange/${chainId}/${topic}/1`;
+}
+
+/** The peer id a validator's key gives, without starting a node. */
+export async function peerIdOfKey(privateKey: Uint8Array): Promise<string> {
+  const { peerIdFromPrivateKey } = await import('@libp2p/peer-id');
+  return peerIdFromPrivateKey(privateKeyFromRaw(privateKey) as never).toString();
+}
+
+export class Libp2pTransport implements Transport {
+  private node: P2PNode | undefined;
+  private redial: NodeJS.Timeout | undefined;
+  private readonly byName = new Map<string, Topic>();
+  private readonly counters: TransportStats = {
+    published: 0,
+    received: { txs: 0, proposals: 0, votes: 0, oracle: 0, evidence: 0 },
+    ignored: 0,
+    rejected: 0,
+    requestsServed: 0,
+    peers: 0,
+  };
+  id = '';
+
+  constructor(private readonly opts: Libp2pTransportOptions) {
+    for (const t of TOPICS) this.byName.set(topicName(opts.chainId, t), t);
+  }
+
+  async start(handlers: GossipHandlers): Promise<void> {
+    const { opts } = this;
+    const node = (await createLibp2p({
+      privateKey: privateKeyFromRaw(opts.privateKey) as never,
+      addresses: { listen: opts.listen },
+      transports: [tcp()],
+      connectionEncrypters: [noise()],
+      streamMuxers: [yamux()],
+      services: {
+        identify: identify(),
+        pubsub: gossipsub({
+          emitSelf: false,
+          allowPublishToZeroTopicPeers: true,
+          maxInboundDataLength: opts.maxMessageBytes ?? 8 * 1024 * 1024,
+          // Low-latency settings for a small validator mesh: every peer is in the mesh.
+          D: 8,
+          Dlo: 4,
+          Dhi: 12,
+          heartbeatInterval: 700,
+        }) as never,
+      },
+    })) as unknown as P2PNode;
+    this.node = node;
+    this.id = node.peerId.toString();
+    const pubsub = node.services.pubsub;
+    for (const [name, topic] of this.byName) {
+      // Validation and handling in one: the handler's verdict is the gossip verdict.
+      pubsub.topicValidators.set(name, async (from, msg) => {
+        this.counters.received[topic]++;
+        try {
+          await handlers[topic](msg.data, from.toString());
+          return ACCEPT;
+        } catch (err) {
+          if (err instanceof GossipError) {
+            if (err.action === 'reject') this.counters.rejected++;
+            else this.counters.ignored++;
+            return err.action === 'reject' ? REJECT : IGNORE;
+          }
+          opts.log.error({ err, topic }, 'gossip handler failed');
+          this.counters.ignored++;
+          return IGNORE;
+        }
+      });
+      pubsub.subscribe(name);
+    }
+    await this.dialBootstrap();
+    this.redial = setInterval(() => void this.dialBootstrap(), opts.redialMs ?? 1_000);
+    opts.log.info({ peerId: this.id, listen: node.getMultiaddrs().map(String) }, 'p2p listening');
+  }
+
+  /** Keeps every bootstrap peer connected (a restarted peer comes back by itself). */
+  private async dialBootstrap(): Promise<void> {
+    const node = this.node;
+    if (!node) return;
+    const connected = new Set(node.getPeers().map(String));
+    await Promise.all(
+      this.opts.bootstrap.map(async (addr) => {
+        const ma = multiaddr(addr);
+        const peer = ma.getPeerId();
+        if (!peer || peer === this.id || connected.has(peer)) return;
+        try {
+          await node.dial(ma, { signal: AbortSignal.timeout(2_000) });
+        } catch {
+          // not up yet: the next round retries
+        }
+      }),
+    );
+  }
+
+  listenAddresses(): string[] {
+    return this.node ? this.node.getMultiaddrs().map(String) : [];
+  }
+
+  async publish(topic: Topic, data: Uint8Array): Promise<void> {
+    this.counters.published++;
+    await this.node!.services.pubsub.publish(topicName(this.opts.chainId, topic), data);
+  }
+
+  async handle(protocol: string, handler: RequestHandler): Promise<void> {
+    await this.node!.handle(protocol, async ({ stream, connection }) => {
+      try {
+        await pipe(
+          stream,
+          (source) => lp.decode(source, { maxDataLength: MAX_REQUEST_BYTES }),
+          async function* (source) {
+            for await (const req of source) yield await handler(req.subarray(), connection.remotePeer.toString());
+          },
+          (source) => lp.encode(source),
+          stream,
+        );
+        this.counters.requestsServed++;
+      } catch (err) {
+        this.opts.log.debug({ err, protocol }, 'request stream failed');
+        stream.abort(err as Error);
+      }
+    });
+  }
+
+  async request(peer: string, protocol: string, data: Uint8Array, timeoutMs = 5_000): Promise<Uint8Array> {
+    const signal = AbortSignal.timeout(timeoutMs);
+    const stream = await this.node!.dialProtocol(peerIdFromString(peer) as never, protocol, { signal });
+    const answers = await pipe(
+      [data],
+      (source) => lp.encode(source),
+      stream,
+      (source) => lp.decode(source, { maxDataLength: MAX_REQUEST_BYTES }),
+      async (source) => {
+        for await (const a of source) return a.subarray();
+        throw new Error(`peer ${peer} closed ${protocol} without answering`);
+      },
+    );
+    return answers;
+  }
+
+  peers(): string[] {
+    return this.node ? this.node.getPeers().map(String) : [];
+  }
+
+  stats(): TransportStats {
+    return { ...this.counters, received: { ...this.counters.received }, peers: this.peers().length };
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.redial);
+    await this.node?.stop();
+    this.node = undefined;
+  }
+}
