@@ -217,6 +217,7 @@ export async function listenSessionApi(n: NodeContext, deps: ApiDeps, log: Logge
   const sessionApp = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, return503OnClosing: true });
   installErrorHandling(sessionApp, log);
   installValidation(sessionApp);
+  await sessionApp.register(cors, { origin: '*', methods: ['GET', 'POST', 'OPTIONS'] });
   await sessionApp.register(sessionRoutes, { deps });
   const address = await sessionApp.listen({ host, port });
   sessionApiAddresses.set(n.config, address);

@@ -143,10 +143,10 @@ describe('Session table', () => {
 
   it('active → expired when the block time reaches expires_at: the key is refused 403 SESSION_EXPIRED', async () => {
     const sk = newKey();
-    const expiresAt = nowS() + 3;
+    const expiresAt = nowS() + 4;
     await client.createSession(frank, { sessionKey: sk.address, expiresAt });
     expect(await client.placeNative(sk, restingBuy(frank.address))).toMatchObject({ success: true });
-    await waitFor(() => node.chain().state.head().timestampMs >= expiresAt * 1000 || undefined, 8_000, 'block time past expiry');
+    await waitFor(() => node.chain().state.head().timestampMs >= expiresAt * 1000 || undefined, 10_000, 'block time past expiry');
     expect(await client.sessionValid(frank.address, sk.address)).toEqual({ valid: false });
     await expectError(client.getSession(frank.address), 404, 'NO_ACTIVE_SESSION');
     await expectError(client.placeNative(sk, restingBuy(frank.address)), 403, 'SESSION_EXPIRED');
@@ -344,6 +344,8 @@ describe('the session-and-agent port', () => {
     const missing = await port9001.call('POST', '/session/create', { owner: o.address, session_key: sk.address, expires_at: nowS() + 60, nonce: 1 });
     expect(missing.status).toBe(401);
     expect(await port9001.revokeSession(o)).toMatchObject({ success: true });
+    const cors = await fetch(`${address}/session/valid?owner=${o.address}&session_key=${sk.address}`, { headers: { origin: 'https://example.org' } });
+    expect(cors.headers.get('access-control-allow-origin')).toBe('*');
     expect((await port9001.call('GET', '/v1/stats')).status).toBe(404);
     expect((await port9001.call('POST', '/order/place', {})).status).toBe(404);
   });
