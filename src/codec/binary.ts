@@ -220,6 +220,13 @@ export class Reader {
     }
   }
 
+  /** A wire signature: 64 bytes (r‖s) or 65 (r‖s‖v), length-prefixed. */
+  signature(): Uint8Array {
+    const sig = this.bytes(65);
+    if (sig.length !== 64 && sig.length !== 65) throw new CodecError('LENGTH', 'signature must be 64 or 65 bytes');
+    return sig;
+  }
+
   address(): `0x${string}` {
     this.need(20);
     let s = '0x';

@@ -72,12 +72,6 @@ export interface NativeCancelBody {
   signature: Uint8Array;
 }
 
-function sig(r: Reader): Uint8Array {
-  const s = r.bytes(65);
-  if (s.length !== 64 && s.length !== 65) throw new CodecError('LENGTH', 'signature must be 64 or 65 bytes');
-  return s;
-}
-
 const str = (r: Reader) => r.string(MAX_FIELD);
 
 registerTxKind<RestOrderBody>({
@@ -87,7 +81,7 @@ registerTxKind<RestOrderBody>({
     w.address(b.trader).string(b.symbol).string(b.side).string(b.type).string(b.price).string(b.amount).big(b.nonce).bytes(b.signature);
   },
   decodeBody(r) {
-    return { trader: r.address(), symbol: str(r), side: str(r), type: str(r), price: str(r), amount: str(r), nonce: r.big(), signature: sig(r) };
+    return { trader: r.address(), symbol: str(r), side: str(r), type: str(r), price: str(r), amount: str(r), nonce: r.big(), signature: r.signature() };
   },
 });
 
@@ -105,7 +99,7 @@ registerTxKind<RestBatchBody>({
     if (n > MAX_BATCH_ORDERS) throw new CodecError('TOO_LARGE', `a batch holds at most ${MAX_BATCH_ORDERS} orders`);
     const orders: BatchItem[] = [];
     for (let i = 0; i < n; i++) orders.push({ symbol: str(r), side: str(r), price: str(r), amount: str(r) });
-    return { trader, orders, nonce: r.big(), signature: sig(r) };
+    return { trader, orders, nonce: r.big(), signature: r.signature() };
   },
 });
 
@@ -116,7 +110,7 @@ registerTxKind<RestCancelBody>({
     w.address(b.trader).string(b.orderId).big(b.nonce).bytes(b.signature);
   },
   decodeBody(r) {
-    return { trader: r.address(), orderId: str(r), nonce: r.big(), signature: sig(r) };
+    return { trader: r.address(), orderId: str(r), nonce: r.big(), signature: r.signature() };
   },
 });
 
@@ -127,7 +121,7 @@ registerTxKind<RestCancelAllBody>({
     w.address(b.trader).big(b.nonce).bytes(b.signature);
   },
   decodeBody(r) {
-    return { trader: r.address(), nonce: r.big(), signature: sig(r) };
+    return { trader: r.address(), nonce: r.big(), signature: r.signature() };
   },
 });
 
@@ -140,7 +134,7 @@ registerTxKind<NativePlaceBody>({
   decodeBody(r) {
     return {
       owner: r.address(), signer: r.address(), pairId: r.u32(), side: r.u8(), orderType: r.u8(), price: r.big(), size: r.big(),
-      leverage: r.u32(), nonce: r.big(), signature: sig(r),
+      leverage: r.u32(), nonce: r.big(), signature: r.signature(),
     };
   },
 });
@@ -152,6 +146,6 @@ registerTxKind<NativeCancelBody>({
     w.address(b.owner).address(b.signer).big(b.orderId).big(b.nonce).bytes(b.signature);
   },
   decodeBody(r) {
-    return { owner: r.address(), signer: r.address(), orderId: r.big(), nonce: r.big(), signature: sig(r) };
+    return { owner: r.address(), signer: r.address(), orderId: r.big(), nonce: r.big(), signature: r.signature() };
   },
 });

@@ -6,7 +6,7 @@
  * these kinds are owner-only, so a session key's signature is refused with 403).
  */
 import type { Address } from '../../util/bytes';
-import { CodecError, type Reader } from '../binary';
+
 import { registerTxKind, TxKind } from '../tx';
 
 /** EIP-712 SessionCreate {sessionKey, expiresAt, nonce}: the owner authorizes `sessionKey`. */
@@ -53,12 +53,6 @@ export interface SetAgentModeBody {
   signature: Uint8Array;
 }
 
-function sig(r: Reader): Uint8Array {
-  const s = r.bytes(65);
-  if (s.length !== 64 && s.length !== 65) throw new CodecError('LENGTH', 'signature must be 64 or 65 bytes');
-  return s;
-}
-
 registerTxKind<SessionCreateBody>({
   kind: TxKind.SessionCreate,
   name: 'SessionCreate',
@@ -66,7 +60,7 @@ registerTxKind<SessionCreateBody>({
     w.address(b.owner).address(b.signer).address(b.sessionKey).big(b.expiresAt).big(b.nonce).bytes(b.signature);
   },
   decodeBody(r) {
-    return { owner: r.address(), signer: r.address(), sessionKey: r.address(), expiresAt: r.big(), nonce: r.big(), signature: sig(r) };
+    return { owner: r.address(), signer: r.address(), sessionKey: r.address(), expiresAt: r.big(), nonce: r.big(), signature: r.signature() };
   },
 });
 
@@ -77,7 +71,7 @@ registerTxKind<SessionRevokeBody>({
     w.address(b.owner).address(b.signer).big(b.nonce).bytes(b.signature);
   },
   decodeBody(r) {
-    return { owner: r.address(), signer: r.address(), nonce: r.big(), signature: sig(r) };
+    return { owner: r.address(), signer: r.address(), nonce: r.big(), signature: r.signature() };
   },
 });
 
@@ -90,7 +84,7 @@ registerTxKind<SetAgentCapsBody>({
   decodeBody(r) {
     return {
       owner: r.address(), signer: r.address(), maxLeverage: r.big(), allowedOrderTypes: r.u32(), maxInputPerTrade: r.big(), maxTotalPosition: r.big(),
-      nonce: r.big(), signature: sig(r),
+      nonce: r.big(), signature: r.signature(),
     };
   },
 });
@@ -102,6 +96,6 @@ registerTxKind<SetAgentModeBody>({
     w.address(b.owner).address(b.signer).u8(b.mode).big(b.nonce).bytes(b.signature);
   },
   decodeBody(r) {
-    return { owner: r.address(), signer: r.address(), mode: r.u8(), nonce: r.big(), signature: sig(r) };
+    return { owner: r.address(), signer: r.address(), mode: r.u8(), nonce: r.big(), signature: r.signature() };
   },
 });
