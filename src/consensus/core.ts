@@ -375,6 +375,8 @@ export class ConsensusCore {
     const key = hashKey(p.blockHash);
     this.#learnBlock(key, p.blockHash, p.block);
     hs.proposals.set(p.round, { proposal: p, key });
+    // The proof-of-lock claims +2/3 prevoted this block at polRound: keep every such vote.
+    if (p.polRound >= 0) this.#voteSet('prevote', p.polRound).claim(p.blockHash);
     this.counters.proposalsAccepted++;
     this.#heard(p.round, this.validators.indexOf(p.proposer));
     // A proof-of-lock we cannot check (e.g. our prevotes of that round died with a
@@ -493,7 +495,11 @@ export class ConsensusCore {
       }
     }
     if (s.polRound >= 0) {
-      for (const v of hs.prevotes.get(s.polRound)?.votes() ?? []) {
+      // Its bitmap marks the votes it holds for the proposal's block at polRound.
+      const ours = hs.proposals.get(s.round);
+      const pol = hs.prevotes.get(s.polRound);
+      const votes = ours !== undefined && ours.proposal.polRound === s.polRound ? pol?.votesFor(ours.proposal.blockHash) : pol?.votes();
+      for (const v of votes ?? []) {
         if (!bitmapGet(s.polPrevotes, this.validators.indexOf(v.validator))) send({ kind: 'vote', vote: v });
       }
     }
@@ -820,10 +826,13 @@ export class ConsensusCore {
       if (set === undefined) continue;
       for (let i = 0; i < this.validators.size; i++) if (set.getByIndex(i) !== undefined) bitmapSet(bitmap, i);
     }
-    const polRound = hs.proposals.get(round)?.proposal.polRound ?? -1;
+    const proposal = hs.proposals.get(round)?.proposal;
+    const polRound = proposal?.polRound ?? -1;
     const polPrevotes = new Uint8Array(bytes);
     const polSet = polRound >= 0 ? hs.prevotes.get(polRound) : undefined;
-    if (polSet !== undefined) for (let i = 0; i < this.validators.size; i++) if (polSet.getByIndex(i) !== undefined) bitmapSet(polPrevotes, i);
+    if (polSet !== undefined && proposal !== undefined) {
+      for (let i = 0; i < this.validators.size; i++) if (polSet.hasVoteFor(i, proposal.blockHash)) bitmapSet(polPrevotes, i);
+    }
     return { height: hs.height, round, hasProposal: hs.proposals.has(round), prevotes, precommits, polRound, polPrevotes };
   }
 

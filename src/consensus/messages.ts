@@ -69,7 +69,7 @@ export interface StatusMessage {
   /** Bit i (byte i>>3, bit i&7) set: we hold the prevote of validator index i at `round`. */
   prevotes: Uint8Array;
   precommits: Uint8Array;
-  /** polRound of the proposal held for `round` (-1: none), and which prevotes at it we hold. */
+  /** polRound of the proposal held for `round` (-1: none), and whose prevotes for its block at polRound we hold. */
   polRound: number;
   polPrevotes: Uint8Array;
 }

@@ -101,7 +101,7 @@ export class DoubleSignError extends Error {
   }
 }
 
-interface SignRequest {
+export interface SignRequest {
   height: number;
   round: number;
   step: SignStep;

@@ -13,9 +13,15 @@
  * Cost: an identical duplicate is recognised by content and dropped unverified; any new
  * vote costs one signature verification and O(1) bigint additions; reports are O(1)
  * (the first value to reach a quorum is remembered). A validator's second, different
- * vote becomes DuplicateVoteEvidence (once per validator per set); at most
- * MAX_VARIANTS different votes per validator are kept, further ones are ignored
- * unverified, so a Byzantine validator cannot make the set grow.
+ * vote becomes DuplicateVoteEvidence (once per validator per set).
+ *
+ * Bounds. A Byzantine validator can sign any number of values. Beyond MAX_VARIANTS
+ * votes from one validator, a further vote is kept only if its value matters: another
+ * validator voted for it, or a proposal's proof-of-lock claims a quorum for it
+ * (`claim`, at most MAX_CLAIMS per set; CometBFT's VoteSetMaj23 does the same). Without
+ * that, an equivocator that first sprays junk values could keep its real vote out of
+ * some nodes' sets for good, and those nodes could never check a proof-of-lock that
+ * other nodes locked on. Junk beyond the bound is ignored unverified.
  */
 import { type Commit, type CommitSignature, canonicalCommit } from '../codec/block';
 import type { Address } from '../util/bytes';
@@ -32,8 +38,10 @@ export type AddVoteResult =
   | { status: 'conflict'; evidence: DuplicateVoteEvidence | undefined }
   | { status: 'invalid'; reason: string };
 
-/** Different votes kept per validator (its first plus conflicting ones). */
+/** Votes kept per validator for values nobody else voted for (its first plus conflicting ones). */
 export const MAX_VARIANTS = 4;
+/** Values a set accepts claims of a quorum for. */
+export const MAX_CLAIMS = 8;
 
 interface Tally {
   blockHash: Uint8Array | null;
@@ -46,6 +54,7 @@ export class VoteSet {
   /** Per validator index: every distinct vote held, the first one first. */
   readonly #byValidator: Vote[][];
   readonly #tally = new Map<HashKey, Tally>();
+  readonly #claimed = new Set<HashKey>();
   #power = 0n;
   #count = 0;
   /** The first value to hold a quorum. */
@@ -75,7 +84,10 @@ export class VoteSet {
     if (vote.signature.length !== 65) return { status: 'invalid', reason: 'signature must be 65 bytes' };
     const held = this.#byValidator[index];
     for (const h of held) if (sameVoteContent(h, vote)) return { status: 'duplicate' };
-    if (held.length >= MAX_VARIANTS) return { status: 'duplicate' };
+    if (held.length >= MAX_VARIANTS) {
+      const key = hashKey(vote.blockHash);
+      if (!this.#tally.has(key) && !this.#claimed.has(key)) return { status: 'duplicate' };
+    }
     if (!trusted && !this.verifier.verify(voteSigningHash(this.chainId, vote), vote.signature, vote.validator)) {
       return { status: 'invalid', reason: 'bad signature' };
     }
@@ -101,6 +113,23 @@ export class VoteSet {
       this.#tally.set(key, t);
     }
     return t;
+  }
+
+  /**
+   * Someone claims a quorum voted for this value (a proposal's proof-of-lock): its votes
+   * are kept even from validators past MAX_VARIANTS. False when the set holds enough claims.
+   */
+  claim(blockHash: Uint8Array | null): boolean {
+    const key = hashKey(blockHash);
+    if (this.#claimed.has(key)) return true;
+    if (this.#claimed.size >= MAX_CLAIMS) return false;
+    this.#claimed.add(key);
+    return true;
+  }
+
+  /** Holds validator `index`'s vote for this value. */
+  hasVoteFor(index: number, blockHash: Uint8Array | null): boolean {
+    return this.#tally.get(hashKey(blockHash))?.votes[index] !== undefined;
   }
 
   /** Validators that voted. */

@@ -140,12 +140,21 @@ describe('VoteSet', () => {
     expect(commit?.signatures.length).toBe(5);
   });
 
-  it('bounds what an equivocator can make it hold', () => {
+  it('bounds what an equivocator can make it hold, but keeps its votes for values that matter', () => {
     const verifier = new CountingVerifier();
     const vs = newSet('prevote', verifier);
     for (let i = 0; i < MAX_VARIANTS + 5; i++) vs.add(vote(keys[0], 'prevote', 5, 2, hash(`x${i}`)));
     expect(vs.votes().length).toBe(MAX_VARIANTS);
     expect(verifier.calls).toBe(MAX_VARIANTS);
+    // Past the bound, a vote for a value someone else voted for still counts...
+    vs.add(vote(keys[1], 'prevote', 5, 2, B));
+    expect(vs.add(vote(keys[0], 'prevote', 5, 2, B)).status).toBe('conflict');
+    expect(vs.hasVoteFor(0, B)).toBe(true);
+    // ...and so does one for a value a proof-of-lock claims, even before anyone else's vote.
+    expect(vs.add(vote(keys[0], 'prevote', 5, 2, C)).status).toBe('duplicate');
+    expect(vs.claim(C)).toBe(true);
+    expect(vs.add(vote(keys[0], 'prevote', 5, 2, C)).status).toBe('conflict');
+    expect(vs.powerFor(C)).toBe(10n);
   });
 
   it('turns +2/3 precommits into a canonical Commit that block.ts carries and verifies', () => {
