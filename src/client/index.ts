@@ -268,6 +268,20 @@ export class ExchangeClient {
   agents = (limit = 100) => this.data<AgentListItem[]>('GET', `/v1/agents?limit=${limit}`);
   agent = (address: string) => this.data<AgentListItem & { isAgent: boolean; caps: unknown }>('GET', `/v1/agents/${address}`);
 
+  /** POST /withdraw: `amount` in USDC units the destination receives; signed by `signer` for `owner`. */
+  async withdraw(signer: LocalAccount, p: { owner?: `0x${string}`; amount: bigint; destination: `0x${string}`; nonce?: bigint }) {
+    const owner = p.owner ?? signer.address;
+    const nonce = p.nonce ?? this.nextNonce();
+    const signature = await signer.signTypedData({
+      domain: eip712Domain(this.opts.chainId) as any, types: EIP712_TYPES as any, primaryType: 'Withdraw',
+      message: { owner, amount: p.amount, destination: p.destination, nonce } as any,
+    });
+    return this.ok<{ success: true; status: string; withdrawal_id: string; amount: string; fee: string; tx_hash: string }>('POST', '/withdraw', {
+      owner, amount: String(p.amount), destination: p.destination, nonce: Number(nonce), signature: this.wire(signature),
+      ...(signer.address.toLowerCase() !== owner.toLowerCase() ? { session_key: signer.address } : {}),
+    });
+  }
+
   // ---- reads ------------------------------------------------------------------------
 
   health = () => this.ok<{ status: string; chain: string; chainId: number }>('GET', '/health');

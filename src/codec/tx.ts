@@ -34,6 +34,8 @@ export enum TxKind {
   SetAgentCaps = 12,
   /** POST /agent/mode: EIP-712 SetAgentMode, owner-only. */
   SetAgentMode = 13,
+  /** POST /withdraw: EIP-712 Withdraw, owner-only (src/codec/txs/withdraw.ts). */
+  Withdraw = 14,
   /** eth_sendRawTransaction: a native-token transfer in an Ethereum transaction (src/codec/txs/eth.ts). */
   EthTx = 20,
 }

@@ -24,6 +24,8 @@ export enum TableId {
   Session = 8,
   /** owner address -> AgentRecord: the agent-mode machine's state value and context (machines/agent-mode.ts) */
   Agent = 9,
+  /** withdrawal id (decimal) -> Withdrawal: requested and not yet paid out by the relayer */
+  Withdrawal = 10,
 }
 
 export interface Account {
@@ -289,5 +291,25 @@ export const agentCodec: RecordCodec<AgentRecord> = {
     const caps = r.bool() ? { maxLeverageBps: r.big(), allowedOrderTypes: r.u32(), maxInputPerTrade: r.big(), maxTotalPosition: r.big() } : null;
     r.end();
     return { mode, caps };
+  },
+};
+
+/** A withdrawal request: amount + fee locked from free balance until the relayer pays it out. */
+export interface Withdrawal {
+  id: bigint;
+  owner: Address;
+  amount: bigint;
+  fee: bigint;
+  destination: Address;
+  createdMs: number;
+}
+
+export const withdrawalCodec: RecordCodec<Withdrawal> = {
+  encode: (w) => new Writer(96).big(w.id).address(w.owner).big(w.amount).big(w.fee).address(w.destination).u64(w.createdMs).finish(),
+  decode: (b) => {
+    const r = new Reader(b);
+    const w = { id: r.big(), owner: r.address(), amount: r.big(), fee: r.big(), destination: r.address(), createdMs: r.u64() };
+    r.end();
+    return w;
   },
 };

@@ -122,6 +122,8 @@ export const SIGNER_RULES: { readonly [K in TxKind]: SignerRule } = {
   [TxKind.SessionRevoke]: ownerField,
   [TxKind.SetAgentCaps]: ownerField,
   [TxKind.SetAgentMode]: ownerField,
+  // Moving funds out: the owner only (a session key can only trade).
+  [TxKind.Withdraw]: ownerField,
 };
 
 export function signerRule(kind: TxKind): SignerRule {

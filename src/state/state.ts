@@ -21,6 +21,8 @@ import {
   TableId,
   type Account,
   type OpenOrder,
+  type Withdrawal,
+  withdrawalCodec,
   type Position,
   type ChainHead,
   type ChainParams,
@@ -51,7 +53,7 @@ export class State {
    * Sums kept exact through every write and rollback: USDC and native token held by
    * accounts, Σ position cost, USDC locked by resting orders, and net size per pair.
    */
-  readonly totals = { usdc: 0n, nativeWei: 0n, cost: 0n, usdcLocked: 0n, orderLocked: 0n };
+  readonly totals = { usdc: 0n, nativeWei: 0n, cost: 0n, usdcLocked: 0n, orderLocked: 0n, withdrawalLocked: 0n };
   readonly netSize = new Map<number, bigint>();
   /** Derived indexes (not state): rebuilt on load, kept by the tables' change hooks. */
   readonly symbolToPair = new Map<string, number>();
@@ -70,6 +72,7 @@ export class State {
   readonly pairs: Table<PairParams>;
   readonly positions: Table<Position>;
   readonly orders: Table<OpenOrder>;
+  readonly withdrawals: Table<Withdrawal>;
   /** Session keys, one per owner (machines/session.ts snapshots). */
   readonly sessions: Table<SessionRecord>;
   /** Agent mode and caps per owner (machines/agent-mode.ts snapshots). */
@@ -109,6 +112,11 @@ export class State {
           if (!set) this.ownerOrders.set(next.owner, (set = new Set()));
           set.add(key);
         }
+      }),
+    );
+    this.withdrawals = this.add(
+      new Table<Withdrawal>(TableId.Withdrawal, 'withdrawals', withdrawalCodec, this.journal, (prev, next) => {
+        this.totals.withdrawalLocked += (next ? next.amount + next.fee : 0n) - (prev ? prev.amount + prev.fee : 0n);
       }),
     );
     this.sessions = this.add(new Table(TableId.Session, 'sessions', sessionCodec, this.journal));
@@ -179,8 +187,10 @@ export class State {
     if (this.totals.usdc - this.totals.cost !== supply.usdc) {
       throw new InvariantError(`USDC: balances ${this.totals.usdc} − position cost ${this.totals.cost} differs from supply ${supply.usdc}`);
     }
-    if (this.totals.usdcLocked !== this.totals.orderLocked) {
-      throw new InvariantError(`locked USDC ${this.totals.usdcLocked} differs from the locks of resting orders ${this.totals.orderLocked}`);
+    if (this.totals.usdcLocked !== this.totals.orderLocked + this.totals.withdrawalLocked) {
+      throw new InvariantError(
+        `locked USDC ${this.totals.usdcLocked} differs from the locks of resting orders ${this.totals.orderLocked} and pending withdrawals ${this.totals.withdrawalLocked}`,
+      );
     }
     for (const [pairId, net] of this.netSize) {
       if (net !== 0n) throw new InvariantError(`pair ${pairId}: positions do not net to zero (${net})`);

@@ -3,8 +3,10 @@ import './eth';
 import './faucet';
 import './orders';
 import './sessions';
+import './withdraw';
 
 export * from './eth';
 export * from './faucet';
 export * from './orders';
 export * from './sessions';
+export * from './withdraw';

@@ -3,6 +3,7 @@ import { TxKind } from '../../codec/tx';
 import '../../codec/txs';
 import type { TxOp } from '../context';
 import { ethTxOp } from './eth';
+import { withdrawOp } from './withdraw';
 import { faucetOp } from './faucet';
 import { nativeCancelOp, nativePlaceOp, restBatchOp, restCancelAllOp, restCancelOp, restOrderOp } from './orders';
 import { sessionCreateOp, sessionRevokeOp, setAgentCapsOp, setAgentModeOp } from './sessions';
@@ -12,6 +13,7 @@ import { txKindName } from '../../codec/tx';
 export const OPS: ReadonlyMap<TxKind, TxOp> = new Map<TxKind, TxOp>([
   [TxKind.Faucet, faucetOp],
   [TxKind.EthTx, ethTxOp],
+  [TxKind.Withdraw, withdrawOp],
   [TxKind.RestOrder, restOrderOp],
   [TxKind.RestBatch, restBatchOp],
   [TxKind.RestCancel, restCancelOp],

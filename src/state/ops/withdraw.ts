@@ -1,0 +1,40 @@
+/**
+ * A withdrawal request (DECISIONS "Vault, bridge, withdrawals"): owner-signed EIP-712
+ * Withdraw; `amount` is what the destination receives, at least the minimum withdrawal;
+ * amount + fee move from free to locked when the request is final, where they stay until
+ * the relayer pays out (the bridge issue; a failed payout returns them).
+ */
+import type { WithdrawBody } from '../../codec/txs/withdraw';
+import { hashTypedMessage } from '../../crypto/eip712';
+import { verifySigner } from '../../crypto/secp256k1';
+import type { TxOp } from '../context';
+import { badRequest, rejected, unauthorized } from '../errors';
+
+export const withdrawOp: TxOp<WithdrawBody> = {
+  shape(b, params) {
+    if (b.amount < params.fees.minWithdrawalUsdc) {
+      throw badRequest('BELOW_MINIMUM', `amount: the minimum withdrawal is ${params.fees.minWithdrawalUsdc} USDC units`);
+    }
+  },
+  verify(tx, chainId) {
+    const b = tx.body;
+    const hash = hashTypedMessage(chainId, 'Withdraw', { owner: b.owner, amount: b.amount, destination: b.destination, nonce: b.nonce } as never);
+    if (!verifySigner(hash, b.signature, b.signer)) throw unauthorized(`signature does not recover to ${b.signer}`);
+    return b.signer;
+  },
+  nonce: (b) => b.nonce,
+  apply(ctx, tx) {
+    const { state, params } = ctx;
+    const b = tx.body;
+    const fee = params.fees.withdrawalFeeUsdc;
+    const a = state.account(b.owner);
+    if (a.usdcFree < b.amount + fee) {
+      throw rejected('INSUFFICIENT_BALANCE', `free balance ${a.usdcFree} is below amount + fee = ${b.amount + fee} USDC units`);
+    }
+    const id = (state.meta.get('nextWithdrawalId') as bigint | undefined) ?? 1n;
+    state.meta.set('nextWithdrawalId', id + 1n);
+    state.accounts.set(b.owner, { ...a, usdcFree: a.usdcFree - b.amount - fee, usdcLocked: a.usdcLocked + b.amount + fee });
+    state.withdrawals.set(String(id), { id, owner: b.owner, amount: b.amount, fee, destination: b.destination, createdMs: ctx.header.timestampMs });
+    ctx.emit({ type: 'WithdrawalRequested', withdrawalId: String(id), owner: b.owner, amount: b.amount, fee, destination: b.destination });
+  },
+};

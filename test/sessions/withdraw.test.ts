@@ -1,0 +1,41 @@
+/**
+ * Withdrawal requests: the owner's locks amount + fee from free balance; a session key
+ * can only trade, so its withdrawal attempt is refused (403 OWNER_ONLY) and changes nothing.
+ */
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { describe, expect, it } from 'vitest';
+import { ExchangeApiError, ExchangeClient } from '../../src/client';
+import { DEVNET_KEYS, useDevnetNode } from '../helpers/devnet';
+
+const devnet = useDevnetNode();
+const owner = privateKeyToAccount(DEVNET_KEYS.accounts[7].privateKey);
+const sessionKey = privateKeyToAccount(generatePrivateKey());
+const destination = '0x00000000000000000000000000000000000000d5';
+
+describe('withdrawals', () => {
+  it('the owner requests one; its session key cannot; limits answer clearly', async () => {
+    const client = new ExchangeClient(devnet.url, { chainId: devnet.node.config.genesis.chainId, signatureForm: 64 });
+    const before = await client.balance(owner.address);
+    const r = await client.withdraw(owner, { amount: 10_000_000n, destination });
+    expect(r).toMatchObject({ success: true, status: 'requested', amount: '10000000', fee: '1000000' });
+    const after = await client.balance(owner.address);
+    expect(before.free_balance - after.free_balance).toBe(11_000_000);
+    expect(after.locked - before.locked).toBe(11_000_000);
+
+    await client.createSession(owner, { sessionKey: sessionKey.address, expiresAt: Math.floor(Date.now() / 1000) + 3600 });
+    expect((await client.call('GET', `/session/valid?owner=${owner.address}&session_key=${sessionKey.address}`)).body.valid).toBe(true);
+    const err = await client.withdraw(sessionKey, { owner: owner.address, amount: 5_000_000n, destination }).catch((e) => e);
+    expect(err).toBeInstanceOf(ExchangeApiError);
+    expect(err.status).toBe(403);
+    expect(err.code).toBe('OWNER_ONLY');
+    expect(await client.balance(owner.address)).toEqual(after);
+
+    const small = await client.withdraw(owner, { amount: 999_999n, destination }).catch((e) => e);
+    expect(small.status).toBe(400);
+    expect(small.message).toContain('amount');
+    const huge = await client.withdraw(owner, { amount: 10n ** 15n, destination }).catch((e) => e);
+    expect(huge.status).toBe(422);
+    expect(huge.code).toBe('INSUFFICIENT_BALANCE');
+    expect(await client.balance(owner.address)).toEqual(after);
+  });
+});
