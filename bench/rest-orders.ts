@@ -56,6 +56,7 @@ export async function benchRestOrders(opts: Opts = {}): Promise<Record<string, u
       return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // clock ticks, USER_HZ = 100
     };
     const cpuBefore = cpuMs();
+    const loadCpuBefore = process.cpuUsage();
     const latencies: number[] = [];
     let next = 0;
     let failed = 0;
@@ -76,6 +77,7 @@ export async function benchRestOrders(opts: Opts = {}): Promise<Record<string, u
     );
     const secs = (performance.now() - start) / 1000;
     const nodeCpuMs = cpuMs() - cpuBefore;
+    const loadCpu = process.cpuUsage(loadCpuBefore);
     await pool.close();
     latencies.sort((a, b) => a - b);
     const q = (p: number) => +latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))].toFixed(1);
@@ -90,6 +92,9 @@ export async function benchRestOrders(opts: Opts = {}): Promise<Record<string, u
       // Load-independent: the node's own CPU per order (all its threads), and what one core of it would sustain.
       nodeCpuMsPerOrder: +(nodeCpuMs / total).toFixed(3),
       ordersPerNodeCpuSecond: Math.round(total / (nodeCpuMs / 1000)),
+      // Share of one core each process used during the run: near 100% means that process was the limit.
+      nodeCpuPctOfCore: Math.round((nodeCpuMs / 1000 / secs) * 100),
+      loadGeneratorCpuPctOfCore: Math.round(((loadCpu.user + loadCpu.system) / 1e6 / secs) * 100),
       latencyMsP50: q(0.5),
       latencyMsP99: q(0.99),
       non200: failed,
