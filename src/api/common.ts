@@ -44,3 +44,8 @@ export const sideName = (s: number) => (s === 0 ? 'buy' : 'sell');
 export function okSchema(data: object) {
   return { type: 'object', required: ['success', 'data', 'timestamp'], properties: { success: { type: 'boolean' }, data, timestamp: { type: 'integer' } } } as const;
 }
+
+/** Execution objects (bigints inside) as plain JSON for an answer: bigints become decimal strings. */
+export function plainJson<T = unknown>(value: unknown): T {
+  return JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))) as T;
+}

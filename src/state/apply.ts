@@ -10,14 +10,13 @@
  * propagates: the node halts rather than commit a state it cannot explain.
  */
 import { blockHash, merkleRoot, type Block } from '../codec/block';
-import { decodeTx, type Tx } from '../codec/tx';
+import { decodeTx, txKindName, type Tx } from '../codec/tx';
 import { bytesToHex, equalBytes, type Address } from '../util/bytes';
 import type { ChainEvent, ExecContext, Receipt } from './context';
 import { TxError } from './errors';
 import { useNonce } from './nonces';
 import { opFor } from './ops';
 import { InvariantError, type State, type StateChange } from './state';
-import { txKindName } from '../codec/tx';
 
 export interface BlockResult {
   receipts: Receipt[];

@@ -25,8 +25,13 @@ async function openChain(): Promise<{ chain: Chain; dir: string }> {
   const dir = tempDir();
   const chain = await Chain.open({ dataDir: dir.path, genesis, genesisHash: hash, syncWrites: false });
   cleanups.push(() => dir.remove());
-  cleanups.push(() => chain.close());
+  cleanups.push(() => closeIfOpen(chain));
   return { chain, dir: dir.path };
+}
+
+/** Tests close chains themselves to reopen them; cleanup closes whatever is still open. */
+async function closeIfOpen(chain: Chain): Promise<void> {
+  if (chain.store.db.status === 'open') await chain.close();
 }
 
 function faucetTx(to: Address, usdc: bigint, nonce: bigint, key = faucetKey): Uint8Array {
@@ -71,9 +76,8 @@ describe('deterministic state transition', () => {
     // Reopen instance A from disk: same height, same root.
     const height = a.chain.height;
     await a.chain.close();
-    cleanups.splice(cleanups.findIndex((c) => c.toString().includes('chain.close')), 1);
     const reopened = await Chain.open({ dataDir: a.dir, genesis, genesisHash: hash });
-    cleanups.push(() => reopened.close());
+    cleanups.push(() => closeIfOpen(reopened));
     expect(reopened.height).toBe(height);
     expect(bytesToHex(reopened.stateRoot)).toBe(roots.at(-1));
   });
@@ -115,7 +119,6 @@ describe('deterministic state transition', () => {
   it('refuses to open a data folder of another genesis', async () => {
     const { chain, dir } = await openChain();
     await chain.close();
-    cleanups.pop();
     const other = devnetGenesis(2);
     await expect(Chain.open({ dataDir: dir, genesis: other.genesis, genesisHash: other.hash })).rejects.toThrow(/belongs to genesis/);
   });

@@ -7,9 +7,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { throwIfFailed, type ApiDeps } from '../../../actors/api/api-actor';
 import { hexToBytes, isHex } from '../../util/bytes';
 import { ApiError, errorSchema, ok } from '../envelope';
-import { canonicalStringify } from '../../state/table';
+import { plainJson } from '../common';
 
-const receiptJson = (r: unknown) => JSON.parse(canonicalStringify(r));
 
 export const txRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { deps }) => {
   app.post<{ Body: { tx: string } }>('/tx', {
@@ -25,7 +24,7 @@ export const txRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { dep
     handler: async (req) => {
       const final = await deps.submitAndWait(hexToBytes(req.body.tx));
       throwIfFailed(final);
-      return ok({ txHash: final.receipt.txHash, height: final.height, blockHash: final.blockHash, receipt: receiptJson(final.receipt) });
+      return ok({ txHash: final.receipt.txHash, height: final.height, blockHash: final.blockHash, receipt: plainJson(final.receipt) });
     },
   });
 
@@ -38,7 +37,7 @@ export const txRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { dep
       const loc = await chain.store.getTxLocation(hash.toLowerCase());
       if (!loc) throw new ApiError(404, 'NOT_FOUND', `transaction ${hash} is not in a committed block`);
       const receipts = await chain.store.getReceipts(loc.height);
-      return ok({ height: loc.height, index: loc.index, receipt: receiptJson(receipts![loc.index]) });
+      return ok({ height: loc.height, index: loc.index, receipt: plainJson(receipts![loc.index]) });
     },
   });
 };

@@ -17,8 +17,7 @@ import { formatBlock, q } from '../../rpc/format';
 import { handleJsonRpc, type RpcContext } from '../../rpc/methods';
 import { JSONRPC_ERRORS } from '../../rpc/constants';
 import { rpcContext } from './rpc';
-import { price6, size18, usdc } from '../common';
-import { canonicalStringify } from '../../state/table';
+import { plainJson, price6, size18, usdc } from '../common';
 
 export const WS_MAX_SUBSCRIPTIONS = 32;
 export const WS_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
@@ -38,7 +37,6 @@ interface Client {
   alive: boolean;
 }
 
-const toJson = (v: unknown) => JSON.parse(canonicalStringify(v));
 
 export class WsHub {
   readonly clients = new Set<Client>();
@@ -87,7 +85,7 @@ export class WsHub {
             if (touchedPairs.has(s.pairId)) this.notify(c, id, bookSnapshot(deps, s.pairId, s.symbol));
             break;
           case 'orders':
-            for (const { e, txHash } of events) if ((e.type === 'OrderPlaced' || e.type === 'OrderUpdated') && e.owner === s.address) this.notify(c, id, { ...toJson(e), txHash });
+            for (const { e, txHash } of events) if ((e.type === 'OrderPlaced' || e.type === 'OrderUpdated') && e.owner === s.address) this.notify(c, id, { ...plainJson<Record<string, unknown>>(e), txHash });
             break;
           case 'fills':
             for (const { e, txHash } of events) {

@@ -14,7 +14,7 @@ import type { Address } from '../../util/bytes';
 import type { ExecContext } from '../context';
 import { badRequest, forbidden, rejected, TxError } from '../errors';
 import type { OrderStatus } from '../events';
-import type { Account, OpenOrder, Position } from '../records';
+import type { OpenOrder, Position } from '../records';
 import { notional, orderLock, settleFill, takerFee } from '../settlement';
 import { requireAgentOrder } from '../agents';
 import { InvariantError } from '../state';
@@ -228,5 +228,3 @@ export function cancelAll(ctx: ExecContext, owner: Address): bigint[] {
   for (const id of ids) cancelOrder(ctx, owner, id);
   return ids;
 }
-
-export type { Account };
