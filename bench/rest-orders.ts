@@ -25,7 +25,7 @@ export async function benchRestOrders(opts: Opts = {}): Promise<Record<string, u
   const dir = tempDir('bench-rest-');
   const port = 30000 + Math.floor(Math.random() * 10000);
   const profile = process.env.BENCH_NODE_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_NODE_PROFILE}`] : [];
-  const proc = spawn(process.execPath, [...profile, '--max-semi-space-size=64', '--import', 'tsx', 'src/cli/main.ts', 'start', '--data-dir', dir.path, '--port', String(port), '--session-port', '0', '--log-level', 'error', ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])], {
+  const proc = spawn(process.execPath, [...profile, '--max-semi-space-size=64', '--import', 'tsx', 'src/cli/main.ts', 'start', '--validators', '1', '--data-dir', dir.path, '--port', String(port), '--session-port', '0', '--log-level', 'error', ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

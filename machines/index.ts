@@ -7,12 +7,14 @@ import { actorLifecycleMachine } from './actor-lifecycle';
 import { consensusRoundMachine } from './consensus-round';
 import { sessionMachine } from './session';
 import { agentModeMachine } from './agent-mode';
+import { positionMachine } from './position';
 
 export const machines = {
   'actor-lifecycle': actorLifecycleMachine,
   'consensus-round': consensusRoundMachine,
   session: sessionMachine,
   'agent-mode': agentModeMachine,
+  position: positionMachine,
 } as const;
 
 export type MachineName = keyof typeof machines;

@@ -21,6 +21,7 @@ import { tradingRoutes } from '../../src/api/routes/trading';
 import { marketRoutes } from '../../src/api/routes/market';
 import { nativeRoutes } from '../../src/api/routes/native';
 import { withdrawRoutes } from '../../src/api/routes/withdraw';
+import { perpRoutes } from '../../src/api/routes/perps';
 import { sessionRoutes } from '../../src/api/routes/sessions';
 import type { Logger } from '../../src/util/log';
 import type { BlockResult } from '../../src/state/apply';
@@ -161,6 +162,7 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       await app.register(marketRoutes, { deps });
       await app.register(nativeRoutes, { deps });
       await app.register(withdrawRoutes, { deps });
+      await app.register(perpRoutes, { deps });
       await app.register(sessionRoutes, { deps });
       if (n.config.genesis.faucet) await app.register(faucetRoutes, { deps });
       const address = await app.listen({ host: n.config.api.host, port: n.config.api.port });

@@ -81,6 +81,7 @@ export class TxPool {
       op.shape?.(tx.body, params);
       const signer = preverified ?? op.verify(tx, params.chainId);
       op.check?.(tx.body, params, signer);
+      op.admit?.(state, tx.body, signer);
       let nonceKey: string | undefined;
       if (op.nonce) {
         const nonce = op.nonce(tx.body);

@@ -8,6 +8,8 @@ import { resolve } from 'node:path';
 import { loadGenesisFile, genesisHash } from '../genesis/load';
 import type { Genesis } from '../genesis/types';
 import { trimValidators } from './devnet';
+import { launchLocalNetwork, p2pConfig } from './launcher';
+import { join } from 'node:path';
 import { Node } from '../node/node';
 import { bytesToHex, hexToBytes } from '../util/bytes';
 import { createLogger } from '../util/log';
@@ -16,12 +18,20 @@ import { parseFlags, usage, type FlagSpec } from './args';
 const START_FLAGS = {
   genesis: { type: 'string', default: 'genesis/devnet.json', help: 'genesis file' },
   keys: { type: 'string', default: 'genesis/devnet-keys.json', help: 'devnet key file (validator keys; devnet only)' },
-  validators: { type: 'int', default: 1, help: 'run a devnet of the first N genesis validators' },
-  'validator-index': { type: 'int', default: 1, help: 'which validator (1-based) this process is' },
-  'data-dir': { type: 'string', help: 'data folder (default data/<network>-<N>v/validator-<i>)' },
+  validators: { type: 'int', default: 6, help: 'run a devnet of the first N genesis validators (1: a single-node devnet)' },
+  'validator-index': {
+    type: 'int',
+    help: 'run only this validator (1-based); without it and with --validators > 1, one process per validator is started on this machine',
+  },
+  'data-dir': { type: 'string', help: 'data folder (default data/<network>-<N>v, one validator-<i> folder per validator)' },
   host: { type: 'string', default: '127.0.0.1', help: 'REST/JSON-RPC host (loopback unless you opt in)' },
-  port: { type: 'int', default: 8545, help: 'REST/JSON-RPC port' },
-  'session-port': { type: 'int', default: 9001, help: 'session and agent API port (bound to 127.0.0.1)' },
+  port: { type: 'int', default: 8545, help: 'REST/JSON-RPC port (validator i of a local network: port + i - 1)' },
+  'session-port': { type: 'int', default: 9001, help: 'session and agent API port, 127.0.0.1 (validator i: + 10 × (i - 1); 0: any free port)' },
+  'p2p-host': { type: 'string', default: '127.0.0.1', help: 'libp2p listen host' },
+  'p2p-port': { type: 'int', help: "libp2p port (default: the genesis endpoint's port; a local network: 9000 + 10 × (i - 1); 0: free ports)" },
+  bootstrap: { type: 'string', help: 'comma-separated multiaddrs (/ip4/…/tcp/…/p2p/…) of peers; default: the genesis endpoints' },
+  equivocate: { type: 'bool', default: false, help: 'devnet fault injection: this validator double-signs every vote (tests of evidence)' },
+  'exit-with-parent': { type: 'bool', default: false, help: 'stop when the parent process goes away (set by the local-network launcher)' },
   'block-time-ms': { type: 'int', help: 'block interval (default: the genesis value)' },
   'log-level': { type: 'string', default: 'info', help: 'trace|debug|info|warn|error|fatal|silent' },
   fsync: { type: 'bool', default: true, help: 'fsync every block (--no-fsync to trade durability for speed)' },
@@ -49,15 +59,25 @@ async function start(argv: string[]): Promise<void> {
   const fileGenesis = loadGenesisFile(resolve(f.genesis));
   const genesis = fileGenesis.network === 'devnet' ? trimValidators(fileGenesis, f.validators) : fileGenesis;
   const hash = genesisHash(genesis);
-  const index: number = f['validator-index'];
-  const dataDir = resolve(f['data-dir'] ?? `data/${genesis.network}-${genesis.validators.length}v/validator-${index}`);
+  const multi = genesis.validators.length > 1;
+  if (multi && f['validator-index'] === undefined) {
+    // The local network: one process per validator, supervised by this one.
+    return launchLocalNetwork({ argv, genesis, genesisHash: hash, flags: f });
+  }
+  const index: number = f['validator-index'] ?? 1;
+  const baseDir = f['data-dir'] ?? `data/${genesis.network}-${genesis.validators.length}v`;
+  const dataDir = resolve(f['validator-index'] === undefined || f['data-dir'] ? baseDir : join(baseDir, `validator-${index}`));
+  if (f.equivocate && genesis.network !== 'devnet') throw new Error('--equivocate is a devnet-only fault injection');
+  const key = genesis.network === 'devnet' ? validatorKey(f.keys, genesis, index) : undefined;
   const log = createLogger({ level: f['log-level'], name: `${genesis.network}-v${index}` });
   const node = new Node(
     {
       dataDir,
       genesis,
       genesisHash: hash,
-      validatorKey: genesis.network === 'devnet' ? validatorKey(f.keys, genesis, index) : undefined,
+      validatorKey: key,
+      p2p: multi ? await p2pConfig(genesis, index, f['p2p-host'], f['p2p-port'], f.bootstrap) : undefined,
+      faults: f.equivocate && key ? { equivocateWithKey: key } : undefined,
       api: { host: f.host, port: f.port },
       sessionApi: { host: '127.0.0.1', port: f['session-port'] },
       blockTimeMs: f['block-time-ms'] ?? genesis.consensus.blockTimeMs,
@@ -69,10 +89,16 @@ async function start(argv: string[]): Promise<void> {
   );
   node.supervisor.installSignalHandlers(process, () => undefined);
   node.stopped.then(({ halted }) => process.exit(halted ? 2 : 0));
+  if (f['exit-with-parent']) {
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent) void node.stop();
+    }, 500).unref();
+  }
   await node.start();
   // One plain line for people and scripts: where to talk to the node, and which chain it is.
   process.stdout.write(
-    `READY ${genesis.network} chainId=${genesis.chainId} genesis=${bytesToHex(hash)} height=${node.chain().height} api=http://${f.host}:${f.port} data=${dataDir}\n`,
+    `READY ${genesis.network} chainId=${genesis.chainId} genesis=${bytesToHex(hash)} height=${node.chain().height} api=${node.apiAddress ?? 'none'} validator=${index} data=${dataDir}\n`,
   );
 }
 

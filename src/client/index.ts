@@ -91,6 +91,40 @@ export interface AgentListItem {
   firstSeen: number | null;
 }
 
+export interface PerpOpenParams {
+  /** The owner; defaults to the signer. */
+  wallet?: `0x${string}`;
+  pairId: number;
+  isLong: boolean;
+  leverage: number;
+  /** USDC decimal string: "20" is 20 USDC. */
+  margin: string;
+  nonce?: bigint;
+}
+
+export interface PerpOpenResult {
+  positionId: string;
+  pairId: number;
+  symbol: string;
+  isLong: boolean;
+  side: 'long' | 'short';
+  size: string;
+  entryPrice: string;
+  margin: string;
+  leverage: number;
+  liquidationPrice: string;
+  fee: string;
+  isAgent: boolean;
+  txHash: string;
+}
+
+/** Units of 10^-decimals of a decimal string (throws on a malformed one). */
+function decimalUnits(value: string, decimals: number): bigint {
+  const m = /^(0|[1-9][0-9]*)(\.([0-9]+))?$/.exec(value);
+  if (!m || (m[3] ?? '').length > decimals) throw new TypeError(`not a decimal with at most ${decimals} decimals: ${value}`);
+  return BigInt(m[1]) * 10n ** BigInt(decimals) + BigInt((m[3] ?? '').padEnd(decimals, '0') || '0');
+}
+
 /** Signatures on the wire: 65 bytes by default, or the 64-byte r‖s form. */
 export type SignatureForm = 65 | 64;
 
@@ -281,6 +315,78 @@ export class ExchangeClient {
       ...(signer.address.toLowerCase() !== owner.toLowerCase() ? { session_key: signer.address } : {}),
     });
   }
+
+  // ---- perpetuals and the pool ----------------------------------------------------------
+
+  /**
+   * The signed body of POST /v1/perp/open: `signer` personal-signs JSON.stringify of
+   * {action, wallet, pairId, isLong, leverage, margin, nonce} (DECISIONS). `wallet`
+   * defaults to the signer; a session key signing for its owner adds `sessionWallet`.
+   */
+  async perpOpenBody(signer: LocalAccount, p: PerpOpenParams) {
+    const payload = { action: 'perp_open', wallet: p.wallet ?? signer.address, pairId: p.pairId, isLong: p.isLong, leverage: p.leverage, margin: p.margin, nonce: Number(p.nonce ?? this.nextNonce()) };
+    return this.signPerp(signer, payload);
+  }
+
+  async perpOpen(signer: LocalAccount, p: PerpOpenParams) {
+    return this.data<PerpOpenResult>('POST', '/v1/perp/open', await this.perpOpenBody(signer, p));
+  }
+
+  /** POST /v1/perp/close; `size` "0" (default) closes the whole position. */
+  async perpCloseBody(signer: LocalAccount, p: { wallet?: `0x${string}`; positionId: string; size?: string; nonce?: bigint }) {
+    const payload = { action: 'perp_close', wallet: p.wallet ?? signer.address, positionId: p.positionId, size: p.size ?? '0', nonce: Number(p.nonce ?? this.nextNonce()) };
+    return this.signPerp(signer, payload);
+  }
+
+  async perpClose(signer: LocalAccount, p: { wallet?: `0x${string}`; positionId: string; size?: string; nonce?: bigint }) {
+    return this.data<{ positionId: string; status: 'closed' | 'reduced'; closedSize: string; remainingSize: string; price: string; pnl: string; funding: string; fee: string; payout: string; txHash: string }>(
+      'POST', '/v1/perp/close', await this.perpCloseBody(signer, p),
+    );
+  }
+
+  /** POST /v1/perp/tpsl; "" unsets a target. */
+  async perpTpslBody(signer: LocalAccount, p: { wallet?: `0x${string}`; positionId: string; takeProfit: string; stopLoss: string; nonce?: bigint }) {
+    const payload = { action: 'perp_tpsl', wallet: p.wallet ?? signer.address, positionId: p.positionId, takeProfit: p.takeProfit, stopLoss: p.stopLoss, nonce: Number(p.nonce ?? this.nextNonce()) };
+    return this.signPerp(signer, payload);
+  }
+
+  async perpTpsl(signer: LocalAccount, p: { wallet?: `0x${string}`; positionId: string; takeProfit: string; stopLoss: string; nonce?: bigint }) {
+    return this.data<{ positionId: string; takeProfit: string; stopLoss: string; txHash: string }>('POST', '/v1/perp/tpsl', await this.perpTpslBody(signer, p));
+  }
+
+  private async signPerp<T extends { wallet: string }>(signer: LocalAccount, payload: T) {
+    const signature = this.wire(await signer.signMessage({ message: JSON.stringify(payload) }));
+    const session = signer.address.toLowerCase() !== payload.wallet.toLowerCase() ? { sessionWallet: signer.address } : {};
+    return { ...payload, signature, ...session };
+  }
+
+  /** POST /v1/pool/deposit: `amount` a USDC decimal string; EIP-712 PoolDeposit over its units. */
+  async poolDeposit(signer: LocalAccount, p: { owner?: `0x${string}`; amount: string; nonce?: bigint }) {
+    const owner = p.owner ?? signer.address;
+    const nonce = p.nonce ?? this.nextNonce();
+    const units = decimalUnits(p.amount, 6);
+    const signature = await signer.signTypedData({ domain: eip712Domain(this.opts.chainId) as any, types: EIP712_TYPES as any, primaryType: 'PoolDeposit', message: { owner, amount: units, nonce } as any });
+    return this.data<{ owner: string; amount: string; shares: string; poolValue: string; unlockMs: number; txHash: string }>('POST', '/v1/pool/deposit', {
+      owner, amount: p.amount, nonce: Number(nonce), signature: this.wire(signature),
+    });
+  }
+
+  /** POST /v1/pool/withdraw: burns `shares` (integer string). */
+  async poolWithdraw(signer: LocalAccount, p: { owner?: `0x${string}`; shares: bigint; nonce?: bigint }) {
+    const owner = p.owner ?? signer.address;
+    const nonce = p.nonce ?? this.nextNonce();
+    const signature = await signer.signTypedData({ domain: eip712Domain(this.opts.chainId) as any, types: EIP712_TYPES as any, primaryType: 'PoolWithdraw', message: { owner, shares: p.shares, nonce } as any });
+    return this.data<{ owner: string; shares: string; amount: string; poolValue: string; txHash: string }>('POST', '/v1/pool/withdraw', {
+      owner, shares: String(p.shares), nonce: Number(nonce), signature: this.wire(signature),
+    });
+  }
+
+  perpMarkets = () => this.data<any[]>('GET', '/v1/perp/markets');
+  perpPairs = () => this.data<{ pairId: number; symbol: string; maxLeverage: number; maintenanceMarginBps: number; openInterestCapBps: number }[]>('GET', '/api/pairs/perps');
+  positions = (address: string) => this.data<any[]>('GET', `/v1/perp/positions/${address}`);
+  funding = () => this.data<any[]>('GET', '/v1/funding');
+  pool = (address?: string) => this.data<any>('GET', `/v1/pool${address ? `?address=${address}` : ''}`);
+  engineStats = () => this.data<any>('GET', '/stats');
 
   // ---- reads ------------------------------------------------------------------------
 

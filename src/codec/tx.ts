@@ -38,6 +38,18 @@ export enum TxKind {
   Withdraw = 14,
   /** eth_sendRawTransaction: a native-token transfer in an Ethereum transaction (src/codec/txs/eth.ts). */
   EthTx = 20,
+  /** POST /v1/perp/open: the session key's (or owner's) personal signature over the JSON payload (src/codec/txs/perps.ts). */
+  PerpOpen = 30,
+  /** POST /v1/perp/close: whole or part of a position. */
+  PerpClose = 31,
+  /** POST /v1/perp/tpsl: take-profit and stop-loss targets. */
+  PerpTpsl = 32,
+  /** POST /v1/pool/deposit: EIP-712 PoolDeposit, owner-only. */
+  PoolDeposit = 33,
+  /** POST /v1/pool/withdraw: EIP-712 PoolWithdraw, owner-only. */
+  PoolWithdraw = 34,
+  /** A validator's signed price observation (src/codec/txs/oracle.ts): no nonce, no fee. */
+  OracleObservation = 40,
 }
 
 export interface TxKindCodec<B> {

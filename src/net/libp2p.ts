@@ -37,6 +37,7 @@ interface P2PNode {
   peerId: { toString(): string };
   getMultiaddrs(): { toString(): string }[];
   getPeers(): { toString(): string }[];
+  getConnections(): { remotePeer: { toString(): string } }[];
   dial(addr: unknown, opts?: { signal?: AbortSignal }): Promise<unknown>;
   dialProtocol(peer: unknown, protocol: string, opts?: { signal?: AbortSignal }): Promise<any>;
   handle(protocol: string, handler: (data: { stream: any; connection: { remotePeer: { toString(): string } } }) => void | Promise<void>): Promise<void>;
@@ -66,10 +67,18 @@ export async function peerIdOfKey(privateKey: Uint8Array): Promise<string> {
   return peerIdFromPrivateKey(privateKeyFromRaw(privateKey) as never).toString();
 }
 
+/** The peer id of a validator from its compressed secp256k1 public key (genesis `ecdsaPubkey`). */
+export async function peerIdOfPublicKey(compressed: Uint8Array): Promise<string> {
+  const { peerIdFromPublicKey } = await import('@libp2p/peer-id');
+  const { publicKeyFromRaw } = await import('@libp2p/crypto/keys');
+  return peerIdFromPublicKey(publicKeyFromRaw(compressed) as never).toString();
+}
+
 export class Libp2pTransport implements Transport {
   private node: P2PNode | undefined;
   private redial: NodeJS.Timeout | undefined;
   private readonly byName = new Map<string, Topic>();
+  private readonly peerIds = new Map<string, ReturnType<typeof peerIdFromString>>();
   private readonly counters: TransportStats = {
     published: 0,
     received: { txs: 0, proposals: 0, votes: 0, oracle: 0, evidence: 0 },
@@ -97,6 +106,11 @@ export class Libp2pTransport implements Transport {
         pubsub: gossipsub({
           emitSelf: false,
           allowPublishToZeroTopicPeers: true,
+          // No per-message libp2p signature: consensus messages and transactions carry their
+          // own secp256k1 signatures, and signing every gossip message with the peer key
+          // (pure-JS curve math) cost more CPU than everything else the node did. Message
+          // ids are then content hashes, so a resent identical message is deduplicated.
+          globalSignaturePolicy: 'StrictNoSign',
           maxInboundDataLength: opts.maxMessageBytes ?? 8 * 1024 * 1024,
           // Low-latency settings for a small validator mesh: every peer is in the mesh.
           D: 8,
@@ -114,6 +128,8 @@ export class Libp2pTransport implements Transport {
       pubsub.topicValidators.set(name, async (from, msg) => {
         this.counters.received[topic]++;
         try {
+          // The peer it came from (unsigned gossip names no author; in the full mesh of a
+          // validator set that is almost always the author).
           await handlers[topic](msg.data, from.toString());
           return ACCEPT;
         } catch (err) {
@@ -138,7 +154,7 @@ export class Libp2pTransport implements Transport {
   private async dialBootstrap(): Promise<void> {
     const node = this.node;
     if (!node) return;
-    const connected = new Set(node.getPeers().map(String));
+    const connected = new Set(this.peers());
     await Promise.all(
       this.opts.bootstrap.map(async (addr) => {
         const ma = multiaddr(addr);
@@ -184,7 +200,13 @@ export class Libp2pTransport implements Transport {
 
   async request(peer: string, protocol: string, data: Uint8Array, timeoutMs = 5_000): Promise<Uint8Array> {
     const signal = AbortSignal.timeout(timeoutMs);
-    const stream = await this.node!.dialProtocol(peerIdFromString(peer) as never, protocol, { signal });
+    // Parsing a peer id decompresses its public key (pure-JS curve math): once per peer.
+    let id = this.peerIds.get(peer);
+    if (id === undefined) {
+      id = peerIdFromString(peer);
+      this.peerIds.set(peer, id);
+    }
+    const stream = await this.node!.dialProtocol(id as never, protocol, { signal });
     const answers = await pipe(
       [data],
       (source) => lp.encode(source),
@@ -198,8 +220,10 @@ export class Libp2pTransport implements Transport {
     return answers;
   }
 
+  /** Connected peers (from the connections: getPeers() re-parses every peer id, which costs curve math). */
   peers(): string[] {
-    return this.node ? this.node.getPeers().map(String) : [];
+    if (!this.node) return [];
+    return [...new Set(this.node.getConnections().map((c) => c.remotePeer.toString()))];
   }
 
   stats(): TransportStats {

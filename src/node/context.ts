@@ -9,6 +9,8 @@ import type { ChainMsg } from '../../actors/chain/chain-actor';
 import type { MempoolMsg } from '../../actors/mempool/mempool-actor';
 import type { ApiMsg } from '../../actors/api/api-actor';
 import type { IndexerMsg } from '../../actors/indexer/indexer-actor';
+import type { P2PMsg } from '../../actors/p2p/p2p-actor';
+import type { ConsensusMsg, ConsensusInfo } from '../../actors/consensus/bft';
 import type { Indexer } from '../indexer/indexer';
 import type { Chain } from '../chain/chain';
 import type { Genesis } from '../genesis/types';
@@ -31,6 +33,13 @@ export interface NodeConfig {
   mempool: { maxTxs: number; maxBytes: number };
   /** Time an API call waits for its transaction to become final. */
   finalityTimeoutMs: number;
+  /** libp2p: where to listen and whom to keep connected to (multiaddrs with /p2p/<id>). Needed with more than one validator. */
+  p2p?: { listen: string[]; bootstrap: string[] };
+  /** Devnet-only fault injection, for tests of the network's defences. */
+  faults?: {
+    /** Sign and gossip a second, conflicting vote after each vote, with this key (double signing). */
+    equivocateWithKey?: Uint8Array;
+  };
 }
 
 export interface NodeContext {
@@ -42,7 +51,17 @@ export interface NodeContext {
     indexer: SupervisedActor<IndexerMsg>;
     mempool: SupervisedActor<MempoolMsg>;
     api: SupervisedActor<ApiMsg>;
+    /** Present on a node of a multi-validator network. */
+    p2p?: SupervisedActor<P2PMsg>;
+    /** BFT consensus, on a validator of a multi-validator network. */
+    consensus?: SupervisedActor<ConsensusMsg>;
   };
+  /** Connected peers (0 without p2p). */
+  p2pPeers?(): number;
+  /** The p2p transport's identity, peers and counters (undefined without p2p). */
+  p2pInfo?(): { peerId: string; peers: string[]; listen: string[]; stats: unknown } | undefined;
+  /** BFT consensus's view (undefined on a solo or follower node). */
+  consensusInfo?(): ConsensusInfo | undefined;
   /** The open index (trades, candles, fills, orders history), undefined while (re)starting. */
   indexer(): Indexer | undefined;
   /** Each actor's lifecycle state and mailbox counters. */

@@ -11,6 +11,9 @@ import { mempoolBehavior, type MempoolMsg } from '../../actors/mempool/mempool-a
 import { indexerBehavior, type IndexerHolder, type IndexerMsg } from '../../actors/indexer/indexer-actor';
 import type { TxPool } from '../../actors/mempool/pool';
 import { Supervisor } from '../../actors/supervisor';
+import { oracleBehavior, type OracleMsg } from '../../actors/oracle/oracle-actor';
+import { p2pBehavior, type P2PHolder, type P2PMsg } from '../../actors/p2p/p2p-actor';
+import { bftBehavior, type ConsensusInfo, type ConsensusMsg } from '../../actors/consensus/bft';
 import { Chain } from '../chain/chain';
 import { bytesToHex } from '../util/bytes';
 import { join } from 'node:path';
@@ -23,6 +26,8 @@ export class Node implements NodeContext {
   private readonly holder: ChainHolder = {};
   private readonly pool: { pool?: TxPool } = {};
   readonly indexerHolder: IndexerHolder = {};
+  private readonly p2pHolder: P2PHolder = {};
+  private readonly consensusHolder: { current?: ConsensusInfo } = {};
   private haltReason: string | undefined;
   private stopping: Promise<void> | undefined;
   /** Resolves when the node has stopped (by stop() or by halting). */
@@ -61,7 +66,21 @@ export class Node implements NodeContext {
     this.supervisor.add(chain);
     this.supervisor.add(indexer);
     this.supervisor.add(mempool);
-    if (hasSoloMajority(this)) {
+    if (config.p2p && !hasSoloMajority(this)) {
+      // A multi-validator network: gossip, sync and BFT consensus.
+      const p2p: SupervisedActor<P2PMsg> = new SupervisedActor<P2PMsg>('p2p', () => p2pBehavior(self, this.p2pHolder, () => p2p), opts('p2p', 100_000));
+      this.actors.p2p = p2p;
+      this.supervisor.add(p2p);
+      if (config.validatorKey) {
+        const consensus: SupervisedActor<ConsensusMsg> = new SupervisedActor<ConsensusMsg>(
+          'consensus',
+          () => bftBehavior(self, () => consensus, this.consensusHolder),
+          opts('consensus', 100_000),
+        );
+        this.actors.consensus = consensus;
+        this.supervisor.add(consensus);
+      }
+    } else if (hasSoloMajority(this)) {
       const producer: SupervisedActor<ProducerMsg> = new SupervisedActor<ProducerMsg>(
         'consensus',
         () => soloProducerBehavior(self, () => producer),
@@ -70,6 +89,11 @@ export class Node implements NodeContext {
       this.supervisor.add(producer);
     } else {
       log.warn('this node holds no 2/3 majority alone: it follows the chain without producing blocks');
+    }
+    if (config.validatorKey) {
+      // Signs this validator's price observation every second (docs/oracle.md).
+      const oracle: SupervisedActor<OracleMsg> = new SupervisedActor<OracleMsg>('oracle', () => oracleBehavior(self, () => oracle), opts('oracle', 4));
+      this.supervisor.add(oracle);
     }
     this.supervisor.add(api);
   }
@@ -81,6 +105,19 @@ export class Node implements NodeContext {
 
   indexer() {
     return this.indexerHolder.current;
+  }
+
+  p2pPeers(): number {
+    return this.p2pHolder.transport?.peers().length ?? 0;
+  }
+
+  p2pInfo(): { peerId: string; peers: string[]; listen: string[]; stats: unknown } | undefined {
+    const t = this.p2pHolder.transport;
+    return t ? { peerId: t.id, peers: t.peers(), listen: t.listenAddresses(), stats: t.stats() } : undefined;
+  }
+
+  consensusInfo(): ConsensusInfo | undefined {
+    return this.consensusHolder.current;
   }
 
   actorStats(): Record<string, unknown> {

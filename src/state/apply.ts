@@ -16,6 +16,8 @@ import type { ChainEvent, ExecContext, Receipt } from './context';
 import { TxError } from './errors';
 import { useNonce } from './nonces';
 import { opFor } from './ops';
+import { endBlockOracle } from './oracle';
+import { endBlockPerps } from './perps/engine';
 import { InvariantError, type State, type StateChange } from './state';
 
 export interface BlockResult {
@@ -23,6 +25,12 @@ export interface BlockResult {
   changes: StateChange[];
   stateRoot: Uint8Array;
   blockHash: Uint8Array;
+  /**
+   * Events of the end-of-block perp steps (funding, TP/SL, liquidation, ADL): not in any
+   * transaction's receipt. Handed to in-process listeners; not persisted in the block
+   * store (the state keeps the latest liquidation and funding: src/state/perps/engine.ts).
+   */
+  blockEvents: ChainEvent[];
 }
 
 /** Signers already verified (by the mempool), keyed by tx hash hex: saves a recovery per tx. */
@@ -50,12 +58,18 @@ export function applyBlock(state: State, block: Block, verified?: VerifiedCache,
 
   const receipts: Receipt[] = [];
   for (let i = 0; i < txs.length; i++) receipts.push(applyTx(state, params, h, txs[i], i, verified));
+  // End of block, after the transactions: the oracle medians of this block's time (src/state/oracle.ts).
+  endBlockOracle(state, h.timestampMs);
+  // Then the perp steps, which read this block's prices: funding (hourly), TP/SL (each
+  // whole second), liquidation and ADL. They cannot be refused: an exception is a bug.
+  const blockEvents: ChainEvent[] = [];
+  endBlockPerps({ state, params, header: h, emit: (e) => blockEvents.push(e) }, head.timestampMs);
 
   const hash = blockHash(h);
   state.meta.set('head', { height: h.height, timestampMs: h.timestampMs, blockHash: bytesToHex(hash) });
   state.checkInvariants();
   const { changes, root: stateRoot } = state.flush();
-  return { receipts, changes, stateRoot, blockHash: hash };
+  return { receipts, changes, stateRoot, blockHash: hash, blockEvents };
 }
 
 function applyTx(

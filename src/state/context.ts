@@ -45,5 +45,11 @@ export interface TxOp<B = any> {
    * Runs at the door (so such a transaction is never stored) and again in execution.
    */
   check?(body: B, params: ChainParams, signer: Address): void;
+  /**
+   * State-dependent checks worth making at the door (the mempool, against the last
+   * committed state), for kinds that pay neither fee nor nonce and so must not reach a
+   * block when already hopeless. apply() checks again at the block's time.
+   */
+  admit?(state: State, body: B, signer: Address): void;
   apply(ctx: ExecContext, tx: Tx<B>, signer: Address): void;
 }

@@ -32,6 +32,13 @@ export function genesisState(g: Genesis, genesisHash: Uint8Array): { state: Stat
     mint(state, a.usdc, a.nativeWei);
     credit(state, a.address, a.usdc, a.nativeWei);
   }
+  // The liquidity pool starts with perps.initialPoolUsdc, minted like a deposit; its
+  // shares are the protocol's (owned by no account, never withdrawn: src/state/perps/pool.ts).
+  const initialPool = g.perps.initialPoolUsdc;
+  if (initialPool > 0n) {
+    mint(state, initialPool, 0n);
+    state.pool.set('pool', { usdc: initialPool, totalShares: initialPool, protocolShares: initialPool });
+  }
   state.checkInvariants();
   const { changes, root } = state.flush();
   return { state, changes, root };

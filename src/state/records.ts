@@ -26,6 +26,18 @@ export enum TableId {
   Agent = 9,
   /** withdrawal id (decimal) -> Withdrawal: requested and not yet paid out by the relayer */
   Withdrawal = 10,
+  /** position id (decimal) -> PerpPosition: an open isolated perp position (src/state/perps) */
+  PerpPosition = 11,
+  /** pair id (decimal) -> PerpMarket: funding indices, funding pot, premium samples, recent rates */
+  PerpMarket = 12,
+  /** "pool" -> PoolRecord: the liquidity pool's USDC and share count */
+  Pool = 13,
+  /** owner address -> PoolShare: an LP's shares and the block time they unlock */
+  PoolShare = 14,
+  /** validator address -> OracleObservationRecord: that validator's latest accepted observation (src/state/oracle.ts) */
+  OracleObservation = 40,
+  /** pair id (decimal) -> OracleMedianRecord: the pair's latest weighted median (src/state/oracle.ts) */
+  OracleMedian = 41,
 }
 
 export interface Account {
@@ -311,5 +323,209 @@ export const withdrawalCodec: RecordCodec<Withdrawal> = {
     const w = { id: r.big(), owner: r.address(), amount: r.big(), fee: r.big(), destination: r.address(), createdMs: r.u64() };
     r.end();
     return w;
+  },
+};
+
+/** A validator's latest accepted price observation (TableId.OracleObservation). */
+export interface OracleObservationRecord {
+  timestampMs: number;
+  /** Strictly ascending by pairId; prices ×1e6. */
+  prices: { pairId: number; price: bigint }[];
+}
+
+export const oracleObservationCodec: RecordCodec<OracleObservationRecord> = {
+  encode: (o) => {
+    const w = new Writer(16 + o.prices.length * 13).u64(o.timestampMs).u32(o.prices.length);
+    for (const p of o.prices) w.u32(p.pairId).big(p.price);
+    return w.finish();
+  },
+  decode: (b) => {
+    const r = new Reader(b);
+    const timestampMs = r.u64();
+    const n = r.u32();
+    const prices: OracleObservationRecord['prices'] = [];
+    for (let i = 0; i < n; i++) prices.push({ pairId: r.u32(), price: r.big() });
+    r.end();
+    return { timestampMs, prices };
+  },
+};
+
+/** A pair's oracle median (TableId.OracleMedian): the price ×1e6 and the time its quorum had observed by. */
+export interface OracleMedianRecord {
+  price: bigint;
+  timestampMs: number;
+}
+
+export const oracleMedianCodec: RecordCodec<OracleMedianRecord> = {
+  encode: (m) => new Writer(48).big(m.price).u64(m.timestampMs).finish(),
+  decode: (b) => {
+    const r = new Reader(b);
+    const m = { price: r.big(), timestampMs: r.u64() };
+    r.end();
+    return m;
+  },
+};
+
+// ---- perpetuals (src/state/perps) -------------------------------------------------
+
+/**
+ * An open isolated perp position against the liquidity pool (DECISIONS "Orders and
+ * trading"). Closed positions are deleted; their history is in the receipts' events.
+ * `margin` is counted in the owner's usdcInPositions. Funding accrues lazily: what the
+ * position owes (or is owed) is size × (the side's funding index − fundingIndex) /
+ * FUNDING_SCALE, rounded up, realized when the position closes or shrinks.
+ */
+export interface PerpPosition {
+  id: bigint;
+  owner: Address;
+  pairId: number;
+  isLong: boolean;
+  /** ×1e18. */
+  size: bigint;
+  /** Oracle price at open, ×1e6. */
+  entryPrice: bigint;
+  /** USDC units deposited as margin (less funding realized by partial closes). */
+  margin: bigint;
+  leverage: number;
+  /** The side's cumulative funding index when funding was last realized (signed). */
+  fundingIndex: bigint;
+  /** ×1e6; 0 = unset. */
+  takeProfit: bigint;
+  /** ×1e6; 0 = unset. */
+  stopLoss: bigint;
+  /** ×1e6: the liquidation price at the last write (funding accrued since moves it; reads recompute). 0 = none. */
+  liquidationPrice: bigint;
+  openedMs: number;
+  /** Signed by the owner's session key. */
+  isAgent: boolean;
+}
+
+export const perpPositionCodec: RecordCodec<PerpPosition> = {
+  encode: (p) =>
+    new Writer(160)
+      .big(p.id)
+      .address(p.owner)
+      .u32(p.pairId)
+      .bool(p.isLong)
+      .big(p.size)
+      .big(p.entryPrice)
+      .big(p.margin)
+      .u16(p.leverage)
+      .sbig(p.fundingIndex)
+      .big(p.takeProfit)
+      .big(p.stopLoss)
+      .big(p.liquidationPrice)
+      .u64(p.openedMs)
+      .bool(p.isAgent)
+      .finish(),
+  decode: (b) => {
+    const r = new Reader(b);
+    const p: PerpPosition = {
+      id: r.big(),
+      owner: r.address(),
+      pairId: r.u32(),
+      isLong: r.bool(),
+      size: r.big(),
+      entryPrice: r.big(),
+      margin: r.big(),
+      leverage: r.u16(),
+      fundingIndex: r.sbig(),
+      takeProfit: r.big(),
+      stopLoss: r.big(),
+      liquidationPrice: r.big(),
+      openedMs: r.u64(),
+      isAgent: r.bool(),
+    };
+    r.end();
+    return p;
+  },
+};
+
+/** One settled funding rate: the hourly rate in parts per billion (signed; positive: longs pay). */
+export interface FundingRecord {
+  timeMs: number;
+  rateHourlyPpb: bigint;
+  /** USDC units that moved from the paying side to the receiving side. */
+  amount: bigint;
+  /** Oracle price used, ×1e6. */
+  price: bigint;
+}
+
+/** Per pair: the funding state (positions' sizes and entry notionals are derived, not stored). */
+export interface PerpMarket {
+  /** Cumulative funding owed per unit of size by longs (×FUNDING_SCALE per 1e18 units; signed). */
+  fundingIndexLong: bigint;
+  /** The same for shorts. */
+  fundingIndexShort: bigint;
+  /** USDC realized from payers and not yet realized by receivers (signed: receivers may realize first). */
+  fundingPot: bigint;
+  /** Σ of the premium samples (ppb) taken since the last settlement; missing samples count 0. */
+  premiumSumPpb: bigint;
+  /** Newest first, at most PERP_RECENT_RATES. */
+  recent: FundingRecord[];
+}
+
+export const PERP_RECENT_RATES = 24;
+
+export const EMPTY_PERP_MARKET: Readonly<PerpMarket> = Object.freeze({
+  fundingIndexLong: 0n,
+  fundingIndexShort: 0n,
+  fundingPot: 0n,
+  premiumSumPpb: 0n,
+  recent: [],
+});
+
+export const perpMarketCodec: RecordCodec<PerpMarket> = {
+  encode: (m) => {
+    const w = new Writer(64 + m.recent.length * 40).sbig(m.fundingIndexLong).sbig(m.fundingIndexShort).sbig(m.fundingPot).sbig(m.premiumSumPpb).u8(m.recent.length);
+    for (const f of m.recent) w.u64(f.timeMs).sbig(f.rateHourlyPpb).big(f.amount).big(f.price);
+    return w.finish();
+  },
+  decode: (b) => {
+    const r = new Reader(b);
+    const m: PerpMarket = { fundingIndexLong: r.sbig(), fundingIndexShort: r.sbig(), fundingPot: r.sbig(), premiumSumPpb: r.sbig(), recent: [] };
+    const n = r.u8();
+    if (n > PERP_RECENT_RATES) throw new Error(`perp market holds ${n} recent rates, at most ${PERP_RECENT_RATES}`);
+    for (let i = 0; i < n; i++) m.recent.push({ timeMs: r.u64(), rateHourlyPpb: r.sbig(), amount: r.big(), price: r.big() });
+    r.end();
+    return m;
+  },
+};
+
+/** The liquidity pool: counterparty to every perp position. */
+export interface PoolRecord {
+  /** USDC units the pool holds. Never negative. */
+  usdc: bigint;
+  /** Shares outstanding, including the protocol's (genesis) shares. */
+  totalShares: bigint;
+  /** Shares minted at genesis for perps.initialPoolUsdc: owned by no account, never withdrawn. */
+  protocolShares: bigint;
+}
+
+export const EMPTY_POOL: Readonly<PoolRecord> = Object.freeze({ usdc: 0n, totalShares: 0n, protocolShares: 0n });
+
+export const poolCodec: RecordCodec<PoolRecord> = {
+  encode: (p) => new Writer(48).big(p.usdc).big(p.totalShares).big(p.protocolShares).finish(),
+  decode: (b) => {
+    const r = new Reader(b);
+    const p = { usdc: r.big(), totalShares: r.big(), protocolShares: r.big() };
+    r.end();
+    return p;
+  },
+};
+
+/** An LP's pool shares; each deposit locks all of them until unlockMs (block time). */
+export interface PoolShare {
+  shares: bigint;
+  unlockMs: number;
+}
+
+export const poolShareCodec: RecordCodec<PoolShare> = {
+  encode: (s) => new Writer(24).big(s.shares).u64(s.unlockMs).finish(),
+  decode: (b) => {
+    const r = new Reader(b);
+    const s = { shares: r.big(), unlockMs: r.u64() };
+    r.end();
+    return s;
   },
 };

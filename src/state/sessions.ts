@@ -101,6 +101,8 @@ export type SignerRule =
 
 const ownerField = { who: 'owner', owner: (b: { owner: Address }) => b.owner } as const;
 const traderField = { who: 'owner', owner: (b: { trader: Address }) => b.trader } as const;
+/** Perp payloads name the owner as `wallet`, in whatever letter case it was signed. */
+const perpTrader = { who: 'trader', owner: (b: { wallet: string }) => b.wallet.toLowerCase() as Address } as const;
 
 /** Who may sign each kind. A mapped type over TxKind: a kind without a rule does not compile. */
 export const SIGNER_RULES: { readonly [K in TxKind]: SignerRule } = {
@@ -124,6 +126,16 @@ export const SIGNER_RULES: { readonly [K in TxKind]: SignerRule } = {
   [TxKind.SetAgentMode]: ownerField,
   // Moving funds out: the owner only (a session key can only trade).
   [TxKind.Withdraw]: ownerField,
+  // Signed by a validator's consensus key; the kind checks it is a current validator (src/state/ops/oracle.ts).
+  [TxKind.OracleObservation]: { who: 'kind' },
+  // Perp trading: the owner (`wallet`) or its live session key (`sessionWallet`); an
+  // open by the session key answers to the agent mode and caps (src/state/perps/engine.ts).
+  [TxKind.PerpOpen]: perpTrader,
+  [TxKind.PerpClose]: perpTrader,
+  [TxKind.PerpTpsl]: perpTrader,
+  // The pool moves funds: the owner only.
+  [TxKind.PoolDeposit]: ownerField,
+  [TxKind.PoolWithdraw]: ownerField,
 };
 
 export function signerRule(kind: TxKind): SignerRule {

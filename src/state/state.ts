@@ -23,11 +23,25 @@ import {
   type OpenOrder,
   type Withdrawal,
   withdrawalCodec,
+  oracleObservationCodec,
+  oracleMedianCodec,
+  type OracleObservationRecord,
+  type OracleMedianRecord,
   type Position,
   type ChainHead,
   type ChainParams,
   type Supply,
+  perpPositionCodec,
+  perpMarketCodec,
+  poolCodec,
+  poolShareCodec,
+  EMPTY_POOL,
+  type PerpPosition,
+  type PerpMarket,
+  type PoolRecord,
+  type PoolShare,
 } from './records';
+import { PerpBook } from './perps/book';
 import { Journal, Table } from './table';
 import { StateTree } from './tree';
 import type { PairParams } from '../genesis/types';
@@ -53,7 +67,7 @@ export class State {
    * Sums kept exact through every write and rollback: USDC and native token held by
    * accounts, Σ position cost, USDC locked by resting orders, and net size per pair.
    */
-  readonly totals = { usdc: 0n, nativeWei: 0n, cost: 0n, usdcLocked: 0n, orderLocked: 0n, withdrawalLocked: 0n };
+  readonly totals = { usdc: 0n, nativeWei: 0n, cost: 0n, usdcLocked: 0n, orderLocked: 0n, withdrawalLocked: 0n, usdcInPositions: 0n, orderbookMargin: 0n };
   readonly netSize = new Map<number, bigint>();
   /** Derived indexes (not state): rebuilt on load, kept by the tables' change hooks. */
   readonly symbolToPair = new Map<string, number>();
@@ -64,6 +78,8 @@ export class State {
    * after the mutation can fail (a failure there halts the node).
    */
   readonly books = new Map<number, OrderBook>();
+  /** Open perp positions by market, side, owner, liquidation price and TP/SL level (src/state/perps/book.ts). */
+  readonly perp = new PerpBook((pairId) => this.pairs.get(String(pairId))?.maintenanceMarginBps ?? 0);
 
   readonly meta: Table<unknown>;
   readonly accounts: Table<Account>;
@@ -77,6 +93,17 @@ export class State {
   readonly sessions: Table<SessionRecord>;
   /** Agent mode and caps per owner (machines/agent-mode.ts snapshots). */
   readonly agents: Table<AgentRecord>;
+  /** Open isolated perp positions (src/state/perps). */
+  readonly perpPositions: Table<PerpPosition>;
+  /** Per pair: funding indices, pot, premium samples, recent rates. */
+  readonly perpMarkets: Table<PerpMarket>;
+  /** The liquidity pool ("pool") and LP shares per owner. */
+  readonly pool: Table<PoolRecord>;
+  readonly poolShares: Table<PoolShare>;
+  /** Each validator's latest accepted price observation (src/state/oracle.ts). */
+  readonly oracleObservations: Table<OracleObservationRecord>;
+  /** Each pair's latest oracle median (src/state/oracle.ts). */
+  readonly oracleMedians: Table<OracleMedianRecord>;
   private readonly tables = new Map<number, Table<any>>();
 
   constructor() {
@@ -86,6 +113,7 @@ export class State {
         this.totals.usdc += (next ? accountUsdc(next) : 0n) - (prev ? accountUsdc(prev) : 0n);
         this.totals.nativeWei += (next?.nativeWei ?? 0n) - (prev?.nativeWei ?? 0n);
         this.totals.usdcLocked += (next?.usdcLocked ?? 0n) - (prev?.usdcLocked ?? 0n);
+        this.totals.usdcInPositions += (next?.usdcInPositions ?? 0n) - (prev?.usdcInPositions ?? 0n);
       }),
     );
     this.nonces = this.add(new Table(TableId.Nonce, 'nonces', bigintListCodec, this.journal));
@@ -99,6 +127,7 @@ export class State {
     this.positions = this.add(
       new Table<Position>(TableId.Position, 'positions', positionCodec, this.journal, (prev, next, key) => {
         this.totals.cost += (next?.cost ?? 0n) - (prev?.cost ?? 0n);
+        this.totals.orderbookMargin += (next?.margin ?? 0n) - (prev?.margin ?? 0n);
         const pairId = Number(key.slice(key.indexOf(':') + 1));
         this.netSize.set(pairId, (this.netSize.get(pairId) ?? 0n) + (next?.size ?? 0n) - (prev?.size ?? 0n));
       }),
@@ -121,6 +150,14 @@ export class State {
     );
     this.sessions = this.add(new Table(TableId.Session, 'sessions', sessionCodec, this.journal));
     this.agents = this.add(new Table(TableId.Agent, 'agents', agentCodec, this.journal));
+    this.perpPositions = this.add(
+      new Table<PerpPosition>(TableId.PerpPosition, 'perpPositions', perpPositionCodec, this.journal, (prev, next) => this.perp.onChange(prev, next)),
+    );
+    this.perpMarkets = this.add(new Table(TableId.PerpMarket, 'perpMarkets', perpMarketCodec, this.journal));
+    this.pool = this.add(new Table(TableId.Pool, 'pool', poolCodec, this.journal));
+    this.poolShares = this.add(new Table(TableId.PoolShare, 'poolShares', poolShareCodec, this.journal));
+    this.oracleObservations = this.add(new Table(TableId.OracleObservation, 'oracleObservations', oracleObservationCodec, this.journal));
+    this.oracleMedians = this.add(new Table(TableId.OracleMedian, 'oracleMedians', oracleMedianCodec, this.journal));
   }
 
   /** The engine of a pair (created on first use). */
@@ -137,6 +174,11 @@ export class State {
   /** Open order ids of an owner, ascending (execution-safe order). */
   openOrderIds(owner: Address): bigint[] {
     return [...(this.ownerOrders.get(owner) ?? [])].map(BigInt).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  /** The liquidity pool (src/state/perps/pool.ts). */
+  poolRecord(): PoolRecord {
+    return this.pool.get('pool') ?? EMPTY_POOL;
   }
 
   /** After loading stored records: rebuild the books from the resting orders, in id order. */
@@ -183,9 +225,21 @@ export class State {
     if (this.totals.nativeWei !== supply.nativeWei) {
       throw new InvariantError(`native token held ${this.totals.nativeWei} differs from supply ${supply.nativeWei}`);
     }
-    // Conservation in the cash view: Σ balances − Σ position cost is the supply (docs/economics.md).
-    if (this.totals.usdc - this.totals.cost !== supply.usdc) {
-      throw new InvariantError(`USDC: balances ${this.totals.usdc} − position cost ${this.totals.cost} differs from supply ${supply.usdc}`);
+    // Conservation in the cash view: Σ balances − Σ position cost + the perp pool and
+    // funding pots is the supply (docs/economics.md). Perp margins are in the balances.
+    const pool = this.poolRecord();
+    let pots = 0n;
+    for (const [, m] of this.perpMarkets.entries()) pots += m.fundingPot;
+    if (pool.usdc < 0n) throw new InvariantError(`the liquidity pool holds ${pool.usdc} USDC units`);
+    if (this.totals.usdc - this.totals.cost + pool.usdc + pots !== supply.usdc) {
+      throw new InvariantError(
+        `USDC: balances ${this.totals.usdc} − position cost ${this.totals.cost} + pool ${pool.usdc} + funding pots ${pots} differs from supply ${supply.usdc}`,
+      );
+    }
+    if (this.totals.usdcInPositions !== this.totals.orderbookMargin + this.perp.totalMargin) {
+      throw new InvariantError(
+        `USDC in positions ${this.totals.usdcInPositions} differs from orderbook margin ${this.totals.orderbookMargin} + perp margin ${this.perp.totalMargin}`,
+      );
     }
     if (this.totals.usdcLocked !== this.totals.orderLocked + this.totals.withdrawalLocked) {
       throw new InvariantError(

@@ -27,6 +27,8 @@ export const blockRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { 
         stateRoot: bytesToHex((await chain.store.getStateRoot(height))!),
         proposer: h.proposer,
         txRoot: bytesToHex(h.txRoot),
+        // Who signed the parent block's commit (the record of which validators took part).
+        lastCommit: block.lastCommit ? { round: block.lastCommit.round, signers: block.lastCommit.signatures.map((s) => s.validator) } : null,
         transactions: block.txs.map((t) => bytesToHex(decodeTx(t, maxTx).hash)),
       });
     },

@@ -15,6 +15,7 @@ import { hashTypedMessage } from '../../crypto/eip712';
 import { verifySigner } from '../../crypto/secp256k1';
 import { toAddress, type Address } from '../../util/bytes';
 import { traderRefusal, traderRefusalMessage } from '../../state/sessions';
+import { poolValuation } from '../../state/perps/pool';
 import { ApiError, errorSchema } from '../envelope';
 import { address, nonceSchema, parseNonce, parseSignatureField, signatureSchema } from '../common';
 
@@ -163,6 +164,11 @@ export const nativeRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
 
   app.get('/reserves', async () => {
     const s = state();
-    return { total_usdc_vault: num(s.supply().usdc), vlp_pool_value: 0, locked_in_orders: num(s.totals.usdcLocked), open_orders: s.orders.size };
+    // The liquidity pool at its mark-to-market value (realPoolValue, src/state/perps/pool.ts).
+    const pool = poolValuation(s, s.head().timestampMs);
+    return {
+      total_usdc_vault: num(s.supply().usdc), vlp_pool_value: num(pool.realPoolValue), vlp_pool_usdc: num(pool.usdc),
+      locked_in_orders: num(s.totals.usdcLocked), open_orders: s.orders.size, open_positions: s.perp.size,
+    };
   });
 };

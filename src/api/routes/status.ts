@@ -16,8 +16,10 @@ export const statusRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
       latestBlockHash: bytesToHex(chain.lastBlockHash),
       latestBlockTimeMs: chain.lastTimestampMs,
       stateRoot: bytesToHex(chain.stateRoot),
-      syncing: false,
-      peers: [],
+      syncing: node.consensusInfo?.()?.syncing ?? false,
+      peers: node.p2pInfo?.()?.peers ?? [],
+      p2p: node.p2pInfo?.() ?? null,
+      consensus: node.consensusInfo?.() ?? null,
       validators: node.config.genesis.validators.map((v) => ({ name: v.name, address: v.address, votingPower: String(v.bondWei), endpoint: v.endpoint })),
       actors: node.actorStats(),
     });

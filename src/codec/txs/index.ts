@@ -1,12 +1,16 @@
 /** Importing this module registers every transaction kind with the envelope codec. */
 import './eth';
 import './faucet';
+import './oracle';
 import './orders';
+import './perps';
 import './sessions';
 import './withdraw';
 
 export * from './eth';
 export * from './faucet';
+export * from './oracle';
 export * from './orders';
+export * from './perps';
 export * from './sessions';
 export * from './withdraw';

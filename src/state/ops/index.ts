@@ -5,6 +5,8 @@ import type { TxOp } from '../context';
 import { ethTxOp } from './eth';
 import { withdrawOp } from './withdraw';
 import { faucetOp } from './faucet';
+import { oracleObservationOp } from './oracle';
+import { perpCloseOp, perpOpenOp, perpTpslOp, poolDepositOp, poolWithdrawOp } from './perps';
 import { nativeCancelOp, nativePlaceOp, restBatchOp, restCancelAllOp, restCancelOp, restOrderOp } from './orders';
 import { sessionCreateOp, sessionRevokeOp, setAgentCapsOp, setAgentModeOp } from './sessions';
 import { withSignerRule } from '../sessions';
@@ -24,6 +26,12 @@ export const OPS: ReadonlyMap<TxKind, TxOp> = new Map<TxKind, TxOp>([
   [TxKind.SessionRevoke, sessionRevokeOp],
   [TxKind.SetAgentCaps, setAgentCapsOp],
   [TxKind.SetAgentMode, setAgentModeOp],
+  [TxKind.OracleObservation, oracleObservationOp],
+  [TxKind.PerpOpen, perpOpenOp],
+  [TxKind.PerpClose, perpCloseOp],
+  [TxKind.PerpTpsl, perpTpslOp],
+  [TxKind.PoolDeposit, poolDepositOp],
+  [TxKind.PoolWithdraw, poolWithdrawOp],
 ]);
 
 export function opFor(kind: TxKind): TxOp {

@@ -9,6 +9,7 @@ import { hashTypedMessage } from '../../crypto/eip712';
 import { verifySigner } from '../../crypto/secp256k1';
 import type { TxOp } from '../context';
 import { badRequest, rejected, unauthorized } from '../errors';
+import { orderbookMarginShortfall } from '../perps/margin';
 
 export const withdrawOp: TxOp<WithdrawBody> = {
   shape(b, params) {
@@ -30,6 +31,11 @@ export const withdrawOp: TxOp<WithdrawBody> = {
     const a = state.account(b.owner);
     if (a.usdcFree < b.amount + fee) {
       throw rejected('INSUFFICIENT_BALANCE', `free balance ${a.usdcFree} is below amount + fee = ${b.amount + fee} USDC units`);
+    }
+    // Never below the margin requirement: what orderbook positions' losses may still take from free balance.
+    const required = orderbookMarginShortfall(state, b.owner, ctx.header.timestampMs);
+    if (a.usdcFree - b.amount - fee < required) {
+      throw rejected('MARGIN_REQUIRED', `amount: free balance after the withdrawal would be ${a.usdcFree - b.amount - fee}, below the ${required} USDC units the account's orderbook positions require`);
     }
     const id = (state.meta.get('nextWithdrawalId') as bigint | undefined) ?? 1n;
     state.meta.set('nextWithdrawalId', id + 1n);

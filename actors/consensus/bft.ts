@@ -1,0 +1,330 @@
+/**
+ * The consensus concern on a validator of a multi-validator network: drives the
+ * ConsensusCore (src/consensus/core.ts, rounds in machines/consensus-round.ts) from one
+ * mailbox. Gossip and direct messages come in from the p2p actor, timeouts from timers
+ * this actor sets; decided blocks go to the chain actor, and the core hears
+ * `commitDone` only after the block is applied and on disk.
+ *
+ * Before it takes part, and whenever peers show it is more than a couple of heights
+ * behind, it catches up by block sync (src/chain/sync.ts): a node never votes at a
+ * height it has not reached by applying every earlier block.
+ *
+ * What the validator signs goes through the LocalPrivValidator, which writes and
+ * fsyncs its state to the chain store before the signature is released, so after any
+ * restart it cannot sign a conflicting vote.
+ *
+ * Blocks are paced: round 0 of the next height starts blockTimeMs after the previous
+ * one started (or at once, when consensus took longer), a fixed cadence like the solo
+ * producer's.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Commit } from '../../src/codec/block';
+import { blockHash, encodeBlock } from '../../src/codec/block';
+import { ChainConsensusApp } from '../../src/chain/consensus-app';
+import { checkSyncedBlock } from '../../src/chain/sync';
+import type { SyncResponse } from '../../src/chain/sync';
+import { ConsensusCore, inputFromMessage, type ConsensusInput, type ConsensusOutput } from '../../src/consensus/core';
+import { checkEvidence, encodeEvidence, evidenceHash, evidenceHeight, evidenceOffender, type Evidence } from '../../src/consensus/evidence';
+import { encodeMessage, voteSigningHash, type ConsensusMessage, type Vote } from '../../src/consensus/messages';
+import { timeoutConfig } from '../../src/consensus/params';
+import { decodePrivValState, encodePrivValState, LocalPrivValidator } from '../../src/consensus/privval';
+import { Secp256k1Signer, secp256k1Verifier } from '../../src/consensus/signer';
+import { ValidatorSet } from '../../src/consensus/validator-set';
+import { Step } from '../../machines/consensus-round';
+import { sign } from '../../src/crypto/secp256k1';
+import { Topic } from '../../src/net/transport';
+import type { NodeContext } from '../../src/node/context';
+import type { BlockResult } from '../../src/state/apply';
+import type { Address } from '../../src/util/bytes';
+import { bytesToHex } from '../../src/util/bytes';
+import type { ActorBehavior } from '../actor';
+import type { Batch } from '../mempool/mempool-actor';
+
+export type ConsensusMsg =
+  | { type: 'message'; message: ConsensusMessage; from: Address | undefined }
+  | { type: 'timer'; generation: number; height: number; round: number; step: Step }
+  | { type: 'evidence'; evidence: Evidence; gossiped: boolean };
+
+/** More heights behind than this: block sync instead of one certificate per height. */
+const SYNC_GAP = 3;
+const MAX_EVIDENCE_KEPT = 1_000;
+/** How long a starting node waits for a first peer before it decides it is alone. */
+const FIRST_PEER_WAIT_MS = 3_000;
+
+export interface EvidenceRecord {
+  kind: Evidence['kind'];
+  offender: Address;
+  height: number;
+  hash: string;
+  /** true: we saw both messages ourselves; false: a peer gossiped it. */
+  observed: boolean;
+}
+
+/** What /status shows of consensus. */
+export interface ConsensusInfo {
+  height: number;
+  round: number;
+  step: string;
+  syncing: boolean;
+  blocksSynced: number;
+  evidence: EvidenceRecord[];
+  counters: Record<string, number>;
+  proposalsUntimely: number;
+}
+
+export function bftBehavior(node: () => NodeContext, self: () => { send(m: ConsensusMsg): boolean }, info: { current?: ConsensusInfo }): ActorBehavior<ConsensusMsg> {
+  let core: ConsensusCore | undefined;
+  let app: ChainConsensusApp | undefined;
+  let privval: LocalPrivValidator | undefined;
+  let validators: ValidatorSet;
+  let verified: Map<string, Address> = new Map();
+  let generation = 0;
+  let lastCommit: Commit | null = null;
+  let roundZeroAt = 0;
+  let syncing = false;
+  let blocksSynced = 0;
+  let proposalsUntimely = 0;
+  const timers = new Set<NodeJS.Timeout>();
+  const evidence = new Map<string, EvidenceRecord>();
+  const buildRequests: { height: number; round: number }[] = [];
+
+  const publishInfo = () => {
+    info.current = {
+      height: core?.height ?? node().chain().height + 1,
+      round: core?.round ?? 0,
+      step: core ? Step[core.step] : 'Syncing',
+      syncing,
+      blocksSynced,
+      evidence: [...evidence.values()],
+      counters: { ...(core?.counters ?? {}) } as unknown as Record<string, number>,
+      proposalsUntimely,
+    };
+  };
+
+  const p2p = () => {
+    const a = node().actors.p2p;
+    if (!a) throw new Error('the consensus actor needs the p2p actor');
+    return a;
+  };
+
+  const schedule = (o: Extract<ConsensusOutput, { type: 'scheduleTimeout' }>) => {
+    let delay = o.delayMs;
+    // Pacing: the next height's round 0 starts one block time after this one's.
+    if (o.step === Step.NewHeight) delay = Math.max(0, roundZeroAt + node().config.blockTimeMs - performance.now());
+    const gen = generation;
+    const t = setTimeout(() => {
+      timers.delete(t);
+      self().send({ type: 'timer', generation: gen, height: o.height, round: o.round, step: o.step });
+    }, delay);
+    timers.add(t);
+  };
+
+  const recordEvidence = (e: Evidence, observed: boolean): boolean => {
+    const hash = bytesToHex(evidenceHash(e));
+    if (evidence.has(hash)) return false;
+    if (evidence.size >= MAX_EVIDENCE_KEPT) evidence.delete(evidence.keys().next().value!);
+    evidence.set(hash, { kind: e.kind, offender: evidenceOffender(e), height: evidenceHeight(e), hash, observed });
+    node().log.warn({ kind: e.kind, offender: evidenceOffender(e), height: evidenceHeight(e), observed }, 'double-sign evidence');
+    return true;
+  };
+
+  /** Devnet fault injection: a second, conflicting vote after each real one (tests of evidence). */
+  const equivocate = (v: Vote) => {
+    const key = node().config.faults?.equivocateWithKey;
+    if (!key) return;
+    const blockHash = randomBytes(32);
+    const conflicting = { type: v.type, height: v.height, round: v.round, blockHash, validator: v.validator };
+    const signature = sign(voteSigningHash(node().config.genesis.chainId, conflicting), key);
+    p2p().send({ type: 'publish', topic: Topic.Votes, data: encodeMessage({ kind: 'vote', vote: { ...conflicting, signature } }) });
+  };
+
+  const applyDecision = async (d: Extract<ConsensusOutput, { type: 'decide' }>) => {
+    const n = node();
+    const v = app!.take(d.blockHash) ?? app!.validate(d.block);
+    if (v === null) throw new Error(`decided block ${bytesToHex(d.blockHash)} at ${d.height} does not validate here`);
+    await n.actors.chain.ask<BlockResult>((reply) => ({ type: 'commit', block: v.block, commit: d.commit, verified, decoded: v.decoded, reply }));
+    app!.committed(d.height, d.block, d.commit);
+    lastCommit = d.commit;
+  };
+
+  const build = async (height: number, round: number): Promise<ConsensusInput | null> => {
+    const n = node();
+    const chain = n.chain();
+    if (height !== chain.height + 1) return null;
+    const { consensus } = n.config.genesis;
+    const batch = await n.actors.mempool.ask<Batch>((reply) => ({ type: 'batch', maxTxs: consensus.maxBlockTxs, maxBytes: consensus.maxBlockBytes, reply }));
+    const block = chain.buildBlock({ txs: batch.txs, decoded: batch.decoded, timestampMs: Date.now(), proposer: privval!.address, round, lastCommit });
+    const bytes = encodeBlock(block, consensus.maxBlockBytes);
+    const hash = blockHash(block.header);
+    app!.built({ block, decoded: batch.decoded, hash });
+    return { type: 'blockReady', hash, bytes };
+  };
+
+  /** Runs the core's outputs, and everything they lead to, to completion. */
+  const run = async (first: ConsensusOutput[]) => {
+    const queue = [...first];
+    for (;;) {
+      const o = queue.shift();
+      if (o === undefined) {
+        const req = buildRequests.shift();
+        if (req === undefined) break;
+        const input = await build(req.height, req.round);
+        if (input) queue.push(...(await core!.handle(input)));
+        continue;
+      }
+      switch (o.type) {
+        case 'broadcast':
+          p2p().send({ type: 'publish', topic: o.message.kind === 'proposal' ? Topic.Proposals : Topic.Votes, data: encodeMessage(o.message) });
+          if (o.message.kind === 'vote' && o.message.vote.validator === privval?.address) equivocate(o.message.vote);
+          break;
+        case 'send':
+          p2p().send({ type: 'direct', to: o.to, data: encodeMessage(o.message) });
+          break;
+        case 'scheduleTimeout':
+          schedule(o);
+          break;
+        case 'decide':
+          if (process.env.BFT_TRACE) node().log.debug({ h: o.height, r: o.round, ms: Math.round(performance.now() - roundZeroAt) }, 'decide');
+          await applyDecision(o);
+          queue.push(...(await core!.handle({ type: 'commitDone', height: o.height })));
+          break;
+        case 'evidence':
+          if (recordEvidence(o.evidence, true)) p2p().send({ type: 'publish', topic: Topic.Evidence, data: encodeEvidence(o.evidence) });
+          break;
+      }
+    }
+    publishInfo();
+  };
+
+  const newCore = async () => {
+    const n = node();
+    const chain = n.chain();
+    generation++;
+    for (const t of timers) clearTimeout(t);
+    timers.clear();
+    buildRequests.length = 0;
+    lastCommit = chain.height > 0 ? ((await chain.store.getCommit(chain.height)) ?? null) : null;
+    app = new ChainConsensusApp(() => node().chain(), {
+      validators,
+      verifier: secp256k1Verifier,
+      requestBlock: (height, round) => buildRequests.push({ height, round }),
+      now: Date.now,
+    });
+    core = new ConsensusCore({
+      chainId: chain.chainId,
+      validators,
+      privValidator: privval!,
+      verifier: secp256k1Verifier,
+      app,
+      timeouts: timeoutConfig(n.config.genesis.consensus),
+      height: chain.height + 1,
+    });
+    roundZeroAt = performance.now();
+    await run(await core.start());
+  };
+
+  /** Applies committed blocks from peers until none has more; true when it moved. */
+  const syncToHead = async (): Promise<boolean> => {
+    const n = node();
+    syncing = true;
+    publishInfo();
+    let moved = false;
+    try {
+      for (;;) {
+        const chain = n.chain();
+        const from = chain.height + 1;
+        const res = await p2p().ask<SyncResponse | null>((reply) => ({ type: 'sync', fromHeight: from, reply }), 30_000);
+        if (res === null) break;
+        let height = from;
+        for (const b of res.blocks) {
+          const why = checkSyncedBlock(chain.chainId, validators, secp256k1Verifier, height, b);
+          if (why !== null) throw new Error(`block sync: peer sent a bad block ${height}: ${why}`);
+          await n.actors.chain.ask<BlockResult>((reply) => ({ type: 'commit', block: b.block, commit: b.commit, reply }), 60_000);
+          height++;
+          blocksSynced++;
+          moved = true;
+        }
+        if (res.peerHead < height) break;
+      }
+    } finally {
+      syncing = false;
+    }
+    if (moved) n.log.info({ height: n.chain().height, blocksSynced }, 'caught up by block sync');
+    return moved;
+  };
+
+  const messageHeight = (m: ConsensusMessage): number => {
+    switch (m.kind) {
+      case 'proposal':
+        return m.proposal.height;
+      case 'vote':
+        return m.vote.height;
+      case 'status':
+        return m.status.height;
+      case 'certificate':
+        return m.certificate.height;
+    }
+  };
+
+  return {
+    async start() {
+      const n = node();
+      const key = n.config.validatorKey;
+      if (!key) throw new Error('the consensus actor needs a validator key');
+      validators = ValidatorSet.fromGenesis(n.config.genesis.validators);
+      const store = n.chain().store;
+      const saved = await store.getSignedVote();
+      privval = new LocalPrivValidator(
+        new Secp256k1Signer(key),
+        (state) => store.putSignedVote(encodePrivValState(state)),
+        saved ? decodePrivValState(saved) : null,
+      );
+      verified = await n.actors.mempool.ask<Map<string, Address>>((reply) => ({ type: 'verifiedCache', reply }));
+      // Catch up before taking part: wait briefly for a first peer, then sync.
+      const deadline = Date.now() + FIRST_PEER_WAIT_MS;
+      while (Date.now() < deadline && (n.p2pPeers?.() ?? 0) === 0) await new Promise((r) => setTimeout(r, 50));
+      await syncToHead();
+      await newCore();
+    },
+    async handle(msg) {
+      if (!core) return;
+      switch (msg.type) {
+        case 'timer':
+          if (msg.generation !== generation) return;
+          if (msg.step === Step.NewHeight) roundZeroAt = performance.now();
+          return run(await core.handle({ type: 'timeout', height: msg.height, round: msg.round, step: msg.step }));
+        case 'evidence': {
+          const why = checkEvidence(node().config.genesis.chainId, validators, secp256k1Verifier, msg.evidence);
+          if (why !== null) {
+            node().log.warn({ why }, 'invalid evidence from a peer');
+            return;
+          }
+          recordEvidence(msg.evidence, false);
+          publishInfo();
+          return;
+        }
+        case 'message': {
+          const m = msg.message;
+          if (messageHeight(m) > core.height + SYNC_GAP) {
+            // Far behind: catch up by block sync, then start consensus at the new head.
+            if (await syncToHead()) await newCore();
+            return;
+          }
+          if (m.kind === 'proposal' && !app!.isTimely(m.proposal)) {
+            proposalsUntimely++;
+            return;
+          }
+          if (m.kind === 'status' && msg.from === undefined) return;
+          if (process.env.BFT_TRACE) node().log.debug({ kind: m.kind, h: messageHeight(m), at: core.height, r: core.round, step: Step[core.step], ms: Math.round(performance.now() - roundZeroAt) }, 'in');
+          return run(await core.handle(inputFromMessage(m, msg.from ?? ('0x' as Address))));
+        }
+      }
+    },
+    stop() {
+      generation++;
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      core = undefined;
+    },
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * The oracle concern (docs/oracle.md): on a validator, once per interval (default one
+ * second), sign an OracleObservation of the price source's prices for a whole second,
+ * for every pair in state, and submit it to the mempool like any transaction.
+ *
+ * The second observed is the one `lagSeconds` (default 1) before the current one, and
+ * the observation's timestamp is its start. The chain refuses an observation timestamped
+ * after the including block, and the proposer's clock may lag this validator's by up to
+ * the allowed drift (DECISIONS "Time": 1 s): observing the second just completed keeps
+ * the observation valid on any proposer within that drift, at the cost of a one-second
+ * older price (the median stays far inside the staleness bound). One observation per
+ * second is strictly newer than the last. On a network without a price source for it
+ * (only the devnet has one so far) the actor stays idle and says so once.
+ *
+ * Wall-clock time is fine here: this is the validator's own observation, not execution;
+ * the chain judges it against the block's time.
+ */
+import { encodeTx, TxKind } from '../../src/codec/tx';
+import { signObservation, type ObservedPrice } from '../../src/codec/txs/oracle';
+import { Secp256k1Signer } from '../../src/consensus/signer';
+import { DevnetPriceSource, type DevnetPair } from '../../src/oracle/devnet-source';
+import type { NodeContext } from '../../src/node/context';
+import { TxError } from '../../src/state/errors';
+import { ActorError, type ActorBehavior } from '../actor';
+
+export type OracleMsg = { type: 'tick' };
+
+/** Where prices come from: a price ×1e6 for a pair during a whole Unix second. */
+export interface PriceSource {
+  price(pair: DevnetPair, unixSecond: number): bigint;
+}
+
+export interface OracleOptions {
+  /** Time between observations; default 1000 ms. Shorter intervals still sign at most one per second. */
+  intervalMs?: number;
+  /** Default: the devnet source from genesis on a devnet, none elsewhere. */
+  source?: PriceSource;
+  /** Observe the second this many seconds before the current one; default 1 (see above). */
+  lagSeconds?: number;
+  /** Wall clock in ms; default Date.now (tests may drive it). */
+  now?: () => number;
+}
+
+/** Counters for status pages and tests. */
+export interface OracleStats {
+  submitted: number;
+  refused: number;
+  lastTimestampMs: number;
+  lastError: string | undefined;
+}
+
+export const ORACLE_INTERVAL_MS_DEFAULT = 1_000;
+export const ORACLE_LAG_SECONDS_DEFAULT = 1;
+/** Past the second boundary, so the new second has begun on this clock. */
+const TICK_OFFSET_MS = 5;
+
+export function oracleBehavior(
+  node: () => NodeContext,
+  self: () => { send(m: OracleMsg): boolean },
+  opts: OracleOptions = {},
+  stats: OracleStats = { submitted: 0, refused: 0, lastTimestampMs: 0, lastError: undefined },
+): ActorBehavior<OracleMsg> {
+  const intervalMs = opts.intervalMs ?? ORACLE_INTERVAL_MS_DEFAULT;
+  if (!(intervalMs > 0) || !Number.isFinite(intervalMs)) throw new RangeError(`oracle interval ${intervalMs} ms`);
+  const now = opts.now ?? Date.now;
+  const lagSeconds = opts.lagSeconds ?? ORACLE_LAG_SECONDS_DEFAULT;
+  if (!Number.isSafeInteger(lagSeconds) || lagSeconds < 0) throw new RangeError(`oracle lag ${lagSeconds} s`);
+  let timer: NodeJS.Timeout | undefined;
+  let signer: Secp256k1Signer | undefined;
+  let source: PriceSource | undefined;
+  let lastCode: string | undefined;
+
+  const schedule = () => {
+    const wait = intervalMs - (now() % intervalMs) + TICK_OFFSET_MS;
+    timer = setTimeout(() => self().send({ type: 'tick' }), wait);
+  };
+
+  /** The observation's prices, ascending by pair id. */
+  const pricesAt = (second: number): ObservedPrice[] => {
+    const state = node().chain().state;
+    return state.pairs
+      .sortedKeys()
+      .map((k) => state.pairs.get(k)!)
+      .sort((a, b) => a.id - b.id)
+      .map((p) => ({ pairId: p.id, price: source!.price(p, second) }));
+  };
+
+  return {
+    start(ctx) {
+      const n = node();
+      const key = n.config.validatorKey;
+      if (!key) {
+        ctx.log.warn('oracle: this node has no validator key; it signs no observations');
+        return;
+      }
+      source = opts.source ?? (n.config.genesis.network === 'devnet' ? DevnetPriceSource.fromGenesis(n.config.genesis) : undefined);
+      if (!source) {
+        ctx.log.warn({ network: n.config.genesis.network }, 'oracle: no price source for this network yet; it signs no observations');
+        return;
+      }
+      signer = new Secp256k1Signer(key);
+      // After a restart: never sign a timestamp the chain already holds for us.
+      const stored = n.chain().state.oracleObservations.get(signer.address);
+      stats.lastTimestampMs = Math.max(stats.lastTimestampMs, stored?.timestampMs ?? 0);
+      schedule();
+    },
+    async handle(msg, ctx) {
+      if (msg.type !== 'tick' || !signer) return;
+      try {
+        const second = Math.floor(now() / 1000) - lagSeconds;
+        const timestampMs = second * 1000;
+        if (timestampMs <= stats.lastTimestampMs) return;
+        const prices = pricesAt(second);
+        if (prices.length === 0) return;
+        const n = node();
+        const chainId = n.config.genesis.chainId;
+        const body = signObservation(chainId, { validator: signer.address, timestampMs, prices }, signer);
+        const tx = encodeTx(chainId, TxKind.OracleObservation, body);
+        stats.lastTimestampMs = timestampMs;
+        try {
+          await n.actors.mempool.ask((reply) => ({ type: 'submit', tx, signer: signer!.address, reply }));
+          stats.submitted++;
+          lastCode = undefined;
+        } catch (err) {
+          // Refused (TxError) or not delivered (ActorError: mempool full, restarting): the next second tries again.
+          const code = err instanceof TxError || err instanceof ActorError ? err.code : 'ERROR';
+          stats.refused++;
+          stats.lastError = `${code}: ${(err as Error).message}`;
+          // Once per kind of refusal at warn (a validator voted out would otherwise log every second).
+          if (code !== lastCode) ctx.log.warn({ code, err: (err as Error).message }, 'oracle: observation refused');
+          lastCode = code;
+        }
+      } finally {
+        schedule();
+      }
+    },
+    stop() {
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,189 @@
+/**
+ * One isolated perp position (spec "Perpetual position" state table; DECISIONS "Orders
+ * and trading"), as a pure XState machine. Pure: no I/O, no clock; prices and block
+ * times arrive as event data.
+ *
+ *          OPEN [openAllowed]            CLOSE [closesAll] / ADL [closesAll]
+ *   none ─────────────────────▶ open ─────────────────────────────────────▶ closed
+ *                               │ ▲ │  TICK_SECOND [tpslHit] (every whole second)
+ *      CLOSE [closesPart]       │ │ │───────────────────────────────────────▶ closed
+ *      ADL [closesPart]         └─┘ │  CHECK_BLOCK [liquidatable] (every block)
+ *      SET_TPSL [tpslValid]         └───────────────────────────────────────▶ liquidated
+ *
+ * A stale oracle price pauses everything that acts on the price: OPEN, CLOSE, TP/SL and
+ * liquidation (the guards read `fresh`); funding is a context change (collateral), not
+ * a transition. ADL closes (part of) a position when a loss beyond another position's
+ * margin must be covered, or when traders' profit against the pool passes the genesis
+ * threshold (src/state/perps/engine.ts).
+ *
+ * Execution (src/state/perps/engine.ts) stores the open position as a PerpPosition
+ * record (closed and liquidated positions are deleted; their history is in the
+ * receipts' events). For speed it does not run a transition per position per block: it
+ * calls the guard functions below, the very functions this machine's guards are, and
+ * test/perps/position-machine.test.ts checks `snapshot.can(event)` against them and
+ * replays execution's outcomes through the machine.
+ */
+import { assertEvent, assign, setup } from 'xstate';
+
+export type PositionStateName = 'none' | 'open' | 'closed' | 'liquidated';
+
+export interface PositionContext {
+  isLong: boolean;
+  /** ×1e18; 0 before OPEN. */
+  size: bigint;
+  /** ×1e6. */
+  entryPrice: bigint;
+  /** USDC units. */
+  margin: bigint;
+  leverage: number;
+  /** ×1e6, 0 = unset. */
+  takeProfit: bigint;
+  stopLoss: bigint;
+  maintenanceMarginBps: number;
+}
+
+export const EMPTY_POSITION_CONTEXT: Readonly<PositionContext> = Object.freeze({
+  isLong: true,
+  size: 0n,
+  entryPrice: 0n,
+  margin: 0n,
+  leverage: 1,
+  takeProfit: 0n,
+  stopLoss: 0n,
+  maintenanceMarginBps: 0,
+});
+
+/** What an open is judged on (execution computes the size from the oracle price). */
+export interface OpenFacts {
+  /** An oracle price exists for the market. */
+  hasPrice: boolean;
+  /** It is within the oracle's staleness bound at the block time. */
+  fresh: boolean;
+  leverage: number;
+  maxLeverage: number;
+  margin: bigint;
+  minMargin: bigint;
+  /** Size the margin buys at the oracle price (0: too small). */
+  size: bigint;
+}
+
+export type OpenRefusal = 'NO_ORACLE_PRICE' | 'ORACLE_STALE' | 'INVALID_LEVERAGE' | 'INVALID_MARGIN';
+
+export type PositionEvent =
+  | { type: 'OPEN'; facts: OpenFacts; position: PositionContext }
+  | { type: 'CLOSE'; size: bigint; fresh: boolean }
+  | { type: 'SET_TPSL'; takeProfit: bigint; stopLoss: bigint }
+  | { type: 'TICK_SECOND'; price: bigint; fresh: boolean }
+  | { type: 'CHECK_BLOCK'; price: bigint; fresh: boolean; liquidatable: boolean }
+  | { type: 'ADL'; size: bigint };
+
+// ---- the guard functions execution calls ----------------------------------------------
+
+/** Guard `openAllowed`: the first reason an open is refused, null when allowed. Shape (leverage, margin) before price. */
+export function openRefusal(f: OpenFacts): OpenRefusal | null {
+  if (!Number.isInteger(f.leverage) || f.leverage < 1 || f.leverage > f.maxLeverage) return 'INVALID_LEVERAGE';
+  if (f.margin < f.minMargin) return 'INVALID_MARGIN';
+  if (!f.hasPrice) return 'NO_ORACLE_PRICE';
+  if (!f.fresh) return 'ORACLE_STALE';
+  if (f.size <= 0n) return 'INVALID_MARGIN';
+  return null;
+}
+
+/** A close of `size` (0 = whole) closes the whole position. */
+export function closesAll(positionSize: bigint, size: bigint): boolean {
+  return size === 0n || size >= positionSize;
+}
+
+/** Guard `tpslValid`: levels are ≥ 0 (0 unset); when both are set they lie on their sides (long SL < TP, short TP < SL). */
+export function tpslRefusal(isLong: boolean, takeProfit: bigint, stopLoss: bigint): 'INVALID_TPSL' | null {
+  if (takeProfit < 0n || stopLoss < 0n) return 'INVALID_TPSL';
+  if (takeProfit > 0n && stopLoss > 0n && (isLong ? stopLoss >= takeProfit : takeProfit >= stopLoss)) return 'INVALID_TPSL';
+  return null;
+}
+
+/** Guard `tpslHit`: which target the price reached (TP first), null if none. */
+export function tpslTrigger(c: Pick<PositionContext, 'isLong' | 'takeProfit' | 'stopLoss'>, price: bigint): 'tp' | 'sl' | null {
+  if (c.isLong) {
+    if (c.takeProfit > 0n && price >= c.takeProfit) return 'tp';
+    if (c.stopLoss > 0n && price <= c.stopLoss) return 'sl';
+  } else {
+    if (c.takeProfit > 0n && price <= c.takeProfit) return 'tp';
+    if (c.stopLoss > 0n && price >= c.stopLoss) return 'sl';
+  }
+  return null;
+}
+
+export const positionMachine = setup({
+  types: {
+    context: {} as PositionContext,
+    events: {} as PositionEvent,
+  },
+  actions: {
+    start: assign(({ event }) => {
+      assertEvent(event, 'OPEN');
+      return { ...event.position };
+    }),
+    reduce: assign(({ context, event }) => {
+      assertEvent(event, ['CLOSE', 'ADL']);
+      return { size: context.size - event.size };
+    }),
+    setTargets: assign(({ event }) => {
+      assertEvent(event, 'SET_TPSL');
+      return { takeProfit: event.takeProfit, stopLoss: event.stopLoss };
+    }),
+  },
+  guards: {
+    openAllowed: ({ event }) => {
+      assertEvent(event, 'OPEN');
+      return openRefusal(event.facts) === null;
+    },
+    closesAll: ({ context, event }) => {
+      assertEvent(event, ['CLOSE', 'ADL']);
+      return (event.type === 'ADL' || event.fresh) && closesAll(context.size, event.size);
+    },
+    closesPart: ({ context, event }) => {
+      assertEvent(event, ['CLOSE', 'ADL']);
+      return (event.type === 'ADL' || event.fresh) && !closesAll(context.size, event.size);
+    },
+    tpslValid: ({ context, event }) => {
+      assertEvent(event, 'SET_TPSL');
+      return tpslRefusal(context.isLong, event.takeProfit, event.stopLoss) === null;
+    },
+    tpslHit: ({ context, event }) => {
+      assertEvent(event, 'TICK_SECOND');
+      return event.fresh && tpslTrigger(context, event.price) !== null;
+    },
+    liquidatable: ({ event }) => {
+      assertEvent(event, 'CHECK_BLOCK');
+      return event.fresh && event.liquidatable;
+    },
+  },
+}).createMachine({
+  id: 'position',
+  initial: 'none',
+  context: () => ({ ...EMPTY_POSITION_CONTEXT }),
+  states: {
+    none: {
+      on: { OPEN: { guard: 'openAllowed', target: 'open', actions: 'start' } },
+    },
+    open: {
+      on: {
+        CLOSE: [
+          { guard: 'closesAll', target: 'closed' },
+          { guard: 'closesPart', target: 'open', actions: 'reduce' },
+        ],
+        ADL: [
+          { guard: 'closesAll', target: 'closed' },
+          { guard: 'closesPart', target: 'open', actions: 'reduce' },
+        ],
+        SET_TPSL: { guard: 'tpslValid', target: 'open', actions: 'setTargets' },
+        TICK_SECOND: { guard: 'tpslHit', target: 'closed' },
+        CHECK_BLOCK: { guard: 'liquidatable', target: 'liquidated' },
+      },
+    },
+    closed: { type: 'final' },
+    liquidated: { type: 'final' },
+  },
+});
+
+export type PositionMachine = typeof positionMachine;

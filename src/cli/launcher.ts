@@ -1,0 +1,186 @@
+/**
+ * The local network: `npm start` runs one process per validator on this machine, each
+ * with its own data folder, REST port, session port and libp2p port, connected to the
+ * others over TCP on loopback. This process supervises them: it prints one READY line
+ * when every validator is serving, restarts a validator that dies (with backoff), and on
+ * Ctrl-C (SIGINT) or SIGTERM stops them all cleanly before it exits.
+ *
+ * Ports of validator i (1-based): REST/JSON-RPC port + i − 1 (8545 is validator 1),
+ * session API session-port + 10(i − 1), libp2p p2p-port + 10(i − 1) (9000, 9010, …).
+ * Each validator's output goes to <data>/validator-<i>/node.log.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import type { Genesis } from '../genesis/types';
+import { peerIdOfPublicKey } from '../net/libp2p';
+import { bytesToHex, hexToBytes } from '../util/bytes';
+
+const RESTART_BACKOFF_MS = [500, 1_000, 2_000, 5_000, 10_000];
+
+/** libp2p configuration of validator `index`: listen on its port, bootstrap from the others' endpoints. */
+export async function p2pConfig(
+  genesis: Genesis,
+  index: number,
+  host: string,
+  port: number | undefined,
+  bootstrap: string | undefined,
+): Promise<{ listen: string[]; bootstrap: string[] }> {
+  const own = genesis.validators[index - 1];
+  const listenPort = port ?? Number(own?.endpoint.split(':')[1] ?? 0);
+  const peers =
+    bootstrap !== undefined
+      ? bootstrap.split(',').filter(Boolean)
+      : (await endpoints(genesis, genesis.validators.map((v) => Number(v.endpoint.split(':')[1])))).filter((_, i) => i !== index - 1);
+  return { listen: [`/ip4/${host}/tcp/${listenPort}`], bootstrap: peers };
+}
+
+/** The bootstrap multiaddr of each validator, from its endpoint and key. */
+async function endpoints(genesis: Genesis, ports: number[]): Promise<string[]> {
+  return Promise.all(
+    genesis.validators.map(async (v, i) => {
+      const host = v.endpoint.split(':')[0];
+      return `/ip4/${host}/tcp/${ports[i]}/p2p/${await peerIdOfPublicKey(hexToBytes(v.ecdsaPubkey))}`;
+    }),
+  );
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+interface Child {
+  index: number;
+  args: string[];
+  proc?: ChildProcess;
+  log: WriteStream;
+  ready: boolean;
+  api: string;
+  restarts: number;
+}
+
+export async function launchLocalNetwork(p: {
+  argv: string[];
+  genesis: Genesis;
+  genesisHash: Uint8Array;
+  flags: Record<string, any>;
+}): Promise<void> {
+  const { genesis, flags } = p;
+  const n = genesis.validators.length;
+  const base = resolve(flags['data-dir'] ?? `data/${genesis.network}-${n}v`);
+  const p2pBase: number | undefined = flags['p2p-port'];
+  const p2pPorts =
+    p2pBase === 0
+      ? await Promise.all(genesis.validators.map(() => freePort()))
+      : genesis.validators.map((v, i) => (p2pBase === undefined ? Number(v.endpoint.split(':')[1]) : p2pBase + 10 * i));
+  const addrs = await endpoints(genesis, p2pPorts);
+  // Flags the children get from us, not passed through.
+  const own = new Set(['validator-index', 'data-dir', 'port', 'session-port', 'p2p-port', 'bootstrap', 'exit-with-parent']);
+  const passed: string[] = [];
+  for (let i = 0; i < p.argv.length; i++) {
+    const name = p.argv[i].slice(2).split('=')[0];
+    const takesValue = !p.argv[i].includes('=') && i + 1 < p.argv.length && !p.argv[i + 1].startsWith('--');
+    if (own.has(name)) {
+      if (takesValue) i++;
+      continue;
+    }
+    passed.push(p.argv[i]);
+    if (takesValue) passed.push(p.argv[++i]);
+  }
+  const children: Child[] = genesis.validators.map((_, i) => {
+    const index = i + 1;
+    const dir = join(base, `validator-${index}`);
+    mkdirSync(dir, { recursive: true });
+    const port = flags.port === 0 ? 0 : flags.port + i;
+    const session = flags['session-port'] === 0 ? 0 : flags['session-port'] + 10 * i;
+    const args = [
+      ...passed,
+      '--validator-index', String(index),
+      '--data-dir', dir,
+      '--port', String(port),
+      '--session-port', String(session),
+      '--p2p-port', String(p2pPorts[i]),
+      '--bootstrap', addrs.filter((_, j) => j !== i).join(','),
+      '--exit-with-parent',
+    ];
+    return { index, args, log: createWriteStream(join(dir, 'node.log'), { flags: 'a' }), ready: false, api: '', restarts: 0 };
+  });
+
+  let stopping = false;
+  let announced = false;
+  const announce = () => {
+    if (announced || !children.every((c) => c.ready)) return;
+    announced = true;
+    process.stdout.write(
+      `READY ${genesis.network} chainId=${genesis.chainId} genesis=${bytesToHex(p.genesisHash)} validators=${n} ` +
+        `api=${children[0].api} nodes=${children.map((c) => c.api).join(',')} data=${base}\n`,
+    );
+  };
+
+  const spawnChild = (c: Child) => {
+    const proc = spawn(process.execPath, [...process.execArgv, process.argv[1], 'start', ...c.args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    c.proc = proc;
+    let buf = '';
+    proc.stdout!.on('data', (d: Buffer) => {
+      c.log.write(d);
+      buf += d.toString();
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        const m = /^READY .* api=(\S+)/.exec(line);
+        if (m) {
+          c.ready = true;
+          c.api = m[1];
+          if (announced) process.stdout.write(`validator ${c.index} is back: ${c.api}\n`);
+          announce();
+        }
+      }
+    });
+    proc.stderr!.on('data', (d: Buffer) => c.log.write(d));
+    proc.on('exit', (code, signal) => {
+      c.ready = false;
+      c.proc = undefined;
+      if (stopping) return;
+      const wait = RESTART_BACKOFF_MS[Math.min(c.restarts, RESTART_BACKOFF_MS.length - 1)];
+      c.restarts++;
+      process.stderr.write(`validator ${c.index} exited (${signal ?? `code ${code}`}); restarting in ${wait} ms (log: ${c.log.path})\n`);
+      setTimeout(() => !stopping && spawnChild(c), wait);
+    });
+  };
+
+  for (const c of children) spawnChild(c);
+  process.stdout.write(`starting ${n} validators of ${genesis.network} (chain ${genesis.chainId}); logs in ${base}/validator-<i>/node.log\n`);
+
+  const stopAll = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`stopping ${n} validators…\n`);
+    await Promise.all(
+      children.map(
+        (c) =>
+          new Promise<void>((res) => {
+            const proc = c.proc;
+            if (!proc || proc.exitCode !== null) return res();
+            proc.once('exit', () => res());
+            proc.kill(signal === 'SIGINT' ? 'SIGTERM' : signal);
+            // A validator that does not stop in time is killed: its fsynced state is safe.
+            setTimeout(() => proc.exitCode === null && proc.kill('SIGKILL'), 15_000).unref();
+          }),
+      ),
+    );
+    for (const c of children) c.log.end();
+    process.stdout.write('stopped\n');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stopAll('SIGINT'));
+  process.on('SIGTERM', () => void stopAll('SIGTERM'));
+}

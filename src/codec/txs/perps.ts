@@ -1,0 +1,193 @@
+/**
+ * Perpetuals and pool transactions.
+ *
+ * Perp kinds carry the signed payload's fields exactly as the client sent them (the
+ * wallet's letter case, the margin's decimal text, whether the nonce and position id
+ * were JSON numbers or strings), so every validator rebuilds the very JSON text that was
+ * personal-signed (DECISIONS "Signatures": `JSON.stringify` of the payload, keys in the
+ * documented order, no whitespace) and verifies the signature itself.
+ *
+ * Pool kinds carry the EIP-712 PoolDeposit / PoolWithdraw members.
+ */
+import type { Address } from '../../util/bytes';
+import type { Reader, Writer } from '../binary';
+import { registerTxKind, TxKind } from '../tx';
+
+const MAX_FIELD = 80;
+
+/** A JSON value as signed: a number, or a string (`quoted`). */
+interface Signed {
+  /** The wallet (owner) address exactly as in the signed JSON. */
+  wallet: string;
+  /** The key that signed: the owner, or the owner's session key (`sessionWallet`). */
+  signer: Address;
+  nonce: bigint;
+  /** The nonce was a JSON string in the signed text, not a number. */
+  nonceQuoted: boolean;
+  signature: Uint8Array;
+}
+
+/** POST /v1/perp/open: {action: "perp_open", wallet, pairId, isLong, leverage, margin, nonce}. */
+export interface PerpOpenBody extends Signed {
+  pairId: number;
+  isLong: boolean;
+  leverage: number;
+  /** USDC decimal string as sent ("20" is 20 USDC). */
+  margin: string;
+}
+
+/** POST /v1/perp/close: {action: "perp_close", wallet, positionId, size, nonce}; size "0" = whole. */
+export interface PerpCloseBody extends Signed {
+  positionId: string;
+  positionIdQuoted: boolean;
+  /** Size decimal string (18 decimals) as sent. */
+  size: string;
+}
+
+/** POST /v1/perp/tpsl: {action: "perp_tpsl", wallet, positionId, takeProfit, stopLoss, nonce}; "" = unset. */
+export interface PerpTpslBody extends Signed {
+  positionId: string;
+  positionIdQuoted: boolean;
+  takeProfit: string;
+  stopLoss: string;
+}
+
+/** EIP-712 PoolDeposit {owner, amount, nonce}. */
+export interface PoolDepositBody {
+  owner: Address;
+  signer: Address;
+  /** USDC units. */
+  amount: bigint;
+  nonce: bigint;
+  signature: Uint8Array;
+}
+
+/** EIP-712 PoolWithdraw {owner, shares, nonce}. */
+export interface PoolWithdrawBody {
+  owner: Address;
+  signer: Address;
+  shares: bigint;
+  nonce: bigint;
+  signature: Uint8Array;
+}
+
+const str = (r: Reader) => r.string(MAX_FIELD);
+
+function nonceJson(b: Pick<Signed, 'nonce' | 'nonceQuoted'>): string {
+  return b.nonceQuoted ? JSON.stringify(b.nonce.toString()) : b.nonce.toString();
+}
+
+function idJson(id: string, quoted: boolean): string {
+  return quoted ? JSON.stringify(id) : id;
+}
+
+/*
+ * The signed texts, built by hand in the documented key order. Equal to
+ * JSON.stringify({...}) of the same values (strings through JSON.stringify, numbers and
+ * booleans as their literals); test/perps/codec.test.ts checks that against the client.
+ */
+
+export function perpOpenMessage(b: Omit<PerpOpenBody, 'signer' | 'signature'>): string {
+  return `{"action":"perp_open","wallet":${JSON.stringify(b.wallet)},"pairId":${b.pairId},"isLong":${b.isLong},"leverage":${b.leverage},"margin":${JSON.stringify(b.margin)},"nonce":${nonceJson(b)}}`;
+}
+
+export function perpCloseMessage(b: Omit<PerpCloseBody, 'signer' | 'signature'>): string {
+  return `{"action":"perp_close","wallet":${JSON.stringify(b.wallet)},"positionId":${idJson(b.positionId, b.positionIdQuoted)},"size":${JSON.stringify(b.size)},"nonce":${nonceJson(b)}}`;
+}
+
+export function perpTpslMessage(b: Omit<PerpTpslBody, 'signer' | 'signature'>): string {
+  return `{"action":"perp_tpsl","wallet":${JSON.stringify(b.wallet)},"positionId":${idJson(b.positionId, b.positionIdQuoted)},"takeProfit":${JSON.stringify(b.takeProfit)},"stopLoss":${JSON.stringify(b.stopLoss)},"nonce":${nonceJson(b)}}`;
+}
+
+function writeSigned(w: Writer, b: Signed): Writer {
+  return w.string(b.wallet).address(b.signer);
+}
+
+function writeTail(w: Writer, b: Signed): void {
+  w.big(b.nonce).bool(b.nonceQuoted).bytes(b.signature);
+}
+
+function readTail(r: Reader): Pick<Signed, 'nonce' | 'nonceQuoted' | 'signature'> {
+  return { nonce: r.big(), nonceQuoted: r.bool(), signature: r.signature() };
+}
+
+registerTxKind<PerpOpenBody>({
+  kind: TxKind.PerpOpen,
+  name: 'PerpOpen',
+  encodeBody(w, b) {
+    writeSigned(w, b).u32(b.pairId).bool(b.isLong).u32(b.leverage).string(b.margin);
+    writeTail(w, b);
+  },
+  decodeBody(r) {
+    const wallet = str(r);
+    const signer = r.address();
+    const pairId = r.u32();
+    const isLong = r.bool();
+    const leverage = r.u32();
+    const margin = str(r);
+    return { wallet, signer, pairId, isLong, leverage, margin, ...readTail(r) };
+  },
+});
+
+registerTxKind<PerpCloseBody>({
+  kind: TxKind.PerpClose,
+  name: 'PerpClose',
+  encodeBody(w, b) {
+    writeSigned(w, b).string(b.positionId).bool(b.positionIdQuoted).string(b.size);
+    writeTail(w, b);
+  },
+  decodeBody(r) {
+    const wallet = str(r);
+    const signer = r.address();
+    const positionId = str(r);
+    const positionIdQuoted = r.bool();
+    const size = str(r);
+    return { wallet, signer, positionId, positionIdQuoted, size, ...readTail(r) };
+  },
+});
+
+registerTxKind<PerpTpslBody>({
+  kind: TxKind.PerpTpsl,
+  name: 'PerpTpsl',
+  encodeBody(w, b) {
+    writeSigned(w, b).string(b.positionId).bool(b.positionIdQuoted).string(b.takeProfit).string(b.stopLoss);
+    writeTail(w, b);
+  },
+  decodeBody(r) {
+    const wallet = str(r);
+    const signer = r.address();
+    const positionId = str(r);
+    const positionIdQuoted = r.bool();
+    const takeProfit = str(r);
+    const stopLoss = str(r);
+    return { wallet, signer, positionId, positionIdQuoted, takeProfit, stopLoss, ...readTail(r) };
+  },
+});
+
+registerTxKind<PoolDepositBody>({
+  kind: TxKind.PoolDeposit,
+  name: 'PoolDeposit',
+  encodeBody(w, b) {
+    w.address(b.owner).address(b.signer).big(b.amount).big(b.nonce).bytes(b.signature);
+  },
+  decodeBody(r) {
+    return { owner: r.address(), signer: r.address(), amount: r.big(), nonce: r.big(), signature: r.signature() };
+  },
+});
+
+registerTxKind<PoolWithdrawBody>({
+  kind: TxKind.PoolWithdraw,
+  name: 'PoolWithdraw',
+  encodeBody(w, b) {
+    w.address(b.owner).address(b.signer).big(b.shares).big(b.nonce).bytes(b.signature);
+  },
+  decodeBody(r) {
+    return { owner: r.address(), signer: r.address(), shares: r.big(), nonce: r.big(), signature: r.signature() };
+  },
+});
+
+/** Guard used by the decoder's callers: a wallet text must be a 0x address (either case). */
+export function isWalletText(s: string): boolean {
+  return /^0x[0-9a-fA-F]{40}$/.test(s);
+}
+

@@ -1,0 +1,53 @@
+/**
+ * The validator set as execution sees it. Today it is the genesis set, written by
+ * genesisState into the `validators` meta record (so the state root covers it); the
+ * validator-lifecycle work (register, epochs, jailing) will keep its own records and
+ * change only this module: every execution rule that asks "is this a validator, with
+ * what power?" goes through activeValidators().
+ *
+ * Voting power is the bond in wei, as in ValidatorSet.fromGenesis (src/consensus); the
+ * 15% cap is the staking module's business.
+ */
+import type { GenesisValidator } from '../genesis/types';
+import type { Address } from '../util/bytes';
+import type { State } from './state';
+
+export interface ActiveValidator {
+  readonly address: Address;
+  readonly power: bigint;
+}
+
+export interface ValidatorSetView {
+  /** Sorted by address (lower-case), no duplicates, power > 0. */
+  readonly validators: readonly ActiveValidator[];
+  readonly totalPower: bigint;
+  readonly byAddress: ReadonlyMap<Address, ActiveValidator>;
+}
+
+const EMPTY: ValidatorSetView = Object.freeze({ validators: Object.freeze([]), totalPower: 0n, byAddress: new Map() });
+
+/** Derived views by record object: records are immutable values, so a new set is a new object. */
+const views = new WeakMap<object, ValidatorSetView>();
+
+/** The validators active at the state's current height. */
+export function activeValidators(state: State): ValidatorSetView {
+  const rec = state.meta.get('validators') as readonly GenesisValidator[] | undefined;
+  if (!rec) return EMPTY;
+  let view = views.get(rec);
+  if (!view) {
+    const validators = rec
+      .map((v) => Object.freeze({ address: v.address.toLowerCase() as Address, power: v.bondWei }))
+      .filter((v) => v.power > 0n)
+      .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+    const byAddress = new Map<Address, ActiveValidator>();
+    let totalPower = 0n;
+    for (const v of validators) {
+      if (byAddress.has(v.address)) throw new Error(`validator ${v.address} listed twice in state`);
+      byAddress.set(v.address, v);
+      totalPower += v.power;
+    }
+    view = Object.freeze({ validators: Object.freeze(validators), totalPower, byAddress });
+    views.set(rec, view);
+  }
+  return view;
+}

@@ -1,0 +1,136 @@
+/**
+ * A local multi-validator network of real node processes (libp2p over TCP on loopback,
+ * LevelDB on disk), started the way the launcher starts it, but with each process in
+ * the test's hands: kill, stop, continue, restart with other flags.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { peerIdOfPublicKey } from '../../src/net/libp2p';
+import { hexToBytes } from '../../src/util/bytes';
+import { devnetGenesis, ROOT, tempDir, waitFor } from './devnet';
+
+export async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+export interface NetNode {
+  index: number;
+  url: string;
+  proc: ChildProcess | undefined;
+  output: string;
+}
+
+export class LocalNetwork {
+  readonly nodes: NetNode[] = [];
+  private readonly dir = tempDir('exchain-net-');
+  private readonly args: string[][] = [];
+
+  private constructor(readonly size: number) {}
+
+  static async start(size: number, extra: (index: number) => string[] = () => []): Promise<LocalNetwork> {
+    const net = new LocalNetwork(size);
+    const { genesis } = devnetGenesis(size);
+    const p2pPorts = await Promise.all(genesis.validators.map(() => freePort()));
+    const apiPorts = await Promise.all(genesis.validators.map(() => freePort()));
+    const addrs = await Promise.all(
+      genesis.validators.map(async (v, i) => `/ip4/127.0.0.1/tcp/${p2pPorts[i]}/p2p/${await peerIdOfPublicKey(hexToBytes(v.ecdsaPubkey))}`),
+    );
+    for (let i = 0; i < size; i++) {
+      net.args.push([
+        '--validators', String(size),
+        '--validator-index', String(i + 1),
+        '--data-dir', join(net.dir.path, `validator-${i + 1}`),
+        '--port', String(apiPorts[i]),
+        '--session-port', '0',
+        '--p2p-port', String(p2pPorts[i]),
+        '--bootstrap', addrs.filter((_, j) => j !== i).join(','),
+        '--log-level', 'warn',
+      ]);
+      net.nodes.push({ index: i + 1, url: `http://127.0.0.1:${apiPorts[i]}`, proc: undefined, output: '' });
+    }
+    await Promise.all(net.nodes.map((n) => net.launch(n.index, extra(n.index))));
+    return net;
+  }
+
+  /** Starts (or restarts) validator `index` with its data folder kept; resolves once it serves. */
+  async launch(index: number, extra: string[] = []): Promise<void> {
+    const node = this.nodes[index - 1];
+    node.output = '';
+    // One process (no wrapper), so signals hit the node itself.
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'start', ...this.args[index - 1], ...extra], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    node.proc = proc;
+    proc.stdout!.on('data', (d) => (node.output += d));
+    proc.stderr!.on('data', (d) => (node.output += d));
+    await waitFor(
+      () => (node.output.includes('READY') ? true : proc.exitCode !== null ? Promise.reject(new Error(`validator ${index} exited: ${node.output}`)) : undefined),
+      60_000,
+      `validator ${index} READY`,
+    );
+  }
+
+  signal(index: number, sig: NodeJS.Signals): void {
+    this.nodes[index - 1].proc?.kill(sig);
+  }
+
+  async kill(index: number): Promise<void> {
+    const proc = this.nodes[index - 1].proc;
+    if (!proc || proc.exitCode !== null) return;
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGKILL');
+    await exited;
+    this.nodes[index - 1].proc = undefined;
+  }
+
+  async status(index: number): Promise<any> {
+    const res = await fetch(`${this.nodes[index - 1].url}/status`, { signal: AbortSignal.timeout(5_000) });
+    return (await res.json()).data;
+  }
+
+  async height(index: number): Promise<number> {
+    return (await this.status(index)).height;
+  }
+
+  async block(index: number, height: number): Promise<any> {
+    const res = await fetch(`${this.nodes[index - 1].url}/block/${height}`, { signal: AbortSignal.timeout(5_000) });
+    return (await res.json()).data;
+  }
+
+  /** Waits until every listed validator has reached `height`. */
+  async waitHeight(height: number, which: number[] = this.nodes.map((n) => n.index), timeoutMs = 60_000): Promise<void> {
+    await waitFor(
+      async () => {
+        for (const i of which) if ((await this.height(i).catch(() => -1)) < height) return undefined;
+        return true;
+      },
+      timeoutMs,
+      `validators ${which.join(',')} at height ${height}`,
+    );
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(
+      this.nodes.map(async (n) => {
+        const proc = n.proc;
+        if (!proc || proc.exitCode !== null) return;
+        const exited = new Promise((r) => proc.once('exit', r));
+        proc.kill('SIGCONT');
+        proc.kill('SIGTERM');
+        const t = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(t);
+      }),
+    );
+    this.dir.remove();
+  }
+}

@@ -1,0 +1,117 @@
+/** The oracle actor's behaviour against a stand-in node: what it signs, when, and what it does when refused. */
+import { describe, expect, it } from 'vitest';
+import { oracleBehavior, type OracleStats } from '../../actors/oracle/oracle-actor';
+import type { Reply } from '../../actors/actor';
+import type { Tx } from '../../src/codec/tx';
+import { observationSigningHash, type OracleObservationBody } from '../../src/codec/txs/oracle';
+import { recoverSigner } from '../../src/crypto/secp256k1';
+import type { NodeContext } from '../../src/node/context';
+import { DevnetPriceSource } from '../../src/oracle/devnet-source';
+import { TxError } from '../../src/state/errors';
+import type { State } from '../../src/state/state';
+import { hexToBytes } from '../../src/util/bytes';
+import { createLogger } from '../../src/util/log';
+import { DEVNET_KEYS } from '../helpers/devnet';
+import { applyAt, BASE, freshState, observation, px, signers, T0 } from './harness';
+
+const log = createLogger({ destination: 'silent' });
+const actorCtx = { log, name: 'oracle', signal: new AbortController().signal };
+
+function standIn(state: State, opts: { network?: 'devnet' | 'testnet'; refuse?: TxError } = {}) {
+  const submitted: Tx<OracleObservationBody>[] = [];
+  const node = {
+    config: { validatorKey: hexToBytes(DEVNET_KEYS.validators[0].ecdsaPrivateKey), genesis: { ...BASE, network: opts.network ?? 'devnet' } },
+    chain: () => ({ state }),
+    actors: {
+      mempool: {
+        ask: async (make: (r: Reply<unknown>) => { tx: Tx<OracleObservationBody> }) =>
+          new Promise((resolve, reject) => {
+            const msg = make({ resolve, reject });
+            if (opts.refuse) reject(opts.refuse);
+            else {
+              submitted.push(msg.tx);
+              resolve({});
+            }
+          }),
+      },
+    },
+  } as unknown as NodeContext;
+  return { node, submitted };
+}
+
+describe('oracle actor', () => {
+  it('signs one observation per whole second (the one just completed), of every pair in state at the devnet source price, and submits it', async () => {
+    const state = freshState([10n ** 25n]);
+    const { node, submitted } = standIn(state);
+    let nowMs = 1_795_000_000_123;
+    const stats: OracleStats = { submitted: 0, refused: 0, lastTimestampMs: 0, lastError: undefined };
+    const b = oracleBehavior(() => node, () => ({ send: () => true }), { now: () => nowMs }, stats);
+    await b.start!(actorCtx);
+    try {
+      await b.handle({ type: 'tick' }, actorCtx);
+      await b.handle({ type: 'tick' }, actorCtx); // same second: nothing new
+      nowMs += 1000;
+      await b.handle({ type: 'tick' }, actorCtx);
+    } finally {
+      await b.stop!(actorCtx);
+    }
+    expect(submitted.map((t) => t.body.timestampMs)).toEqual([1_794_999_999_000, 1_795_000_000_000]);
+    expect(stats).toMatchObject({ submitted: 2, refused: 0, lastTimestampMs: 1_795_000_000_000 });
+    const source = DevnetPriceSource.fromGenesis(BASE);
+    const pairs = [...BASE.pairs].sort((x, y) => x.id - y.id);
+    const body = submitted[0].body;
+    expect(body.validator).toBe(signers[0].address);
+    expect(body.prices).toEqual(pairs.map((p) => ({ pairId: p.id, price: source.price(p, 1_794_999_999) })));
+    expect(recoverSigner(observationSigningHash(BASE.chainId, body), body.signature)).toBe(signers[0].address);
+  });
+
+  it('after a restart it never signs a timestamp the chain already holds for it', async () => {
+    const state = freshState([10n ** 25n]);
+    applyAt(state, [observation(signers[0], T0 + 5000, px([1, 7n]))], T0 + 5100);
+    const { node, submitted } = standIn(state);
+    let nowMs = T0 + 6500;
+    const b = oracleBehavior(() => node, () => ({ send: () => true }), { now: () => nowMs });
+    await b.start!(actorCtx);
+    await b.handle({ type: 'tick' }, actorCtx);
+    nowMs = T0 + 7000;
+    await b.handle({ type: 'tick' }, actorCtx);
+    await b.stop!(actorCtx);
+    expect(submitted.map((t) => t.body.timestampMs)).toEqual([T0 + 6000]);
+  });
+
+  it('a refusal is counted and the actor carries on', async () => {
+    const state = freshState([10n ** 25n]);
+    const { node } = standIn(state, { refuse: new TxError(403, 'NOT_VALIDATOR', 'no') });
+    const stats: OracleStats = { submitted: 0, refused: 0, lastTimestampMs: 0, lastError: undefined };
+    let nowMs = T0 + 10_000;
+    const b = oracleBehavior(() => node, () => ({ send: () => true }), { now: () => nowMs }, stats);
+    await b.start!(actorCtx);
+    await b.handle({ type: 'tick' }, actorCtx);
+    nowMs += 1000;
+    await b.handle({ type: 'tick' }, actorCtx);
+    await b.stop!(actorCtx);
+    expect(stats).toMatchObject({ submitted: 0, refused: 2, lastError: 'NOT_VALIDATOR: no' });
+  });
+
+  it('with lagSeconds 0 it observes the current second', async () => {
+    const state = freshState([10n ** 25n]);
+    const { node, submitted } = standIn(state);
+    const b = oracleBehavior(() => node, () => ({ send: () => true }), { now: () => T0 + 42_999, lagSeconds: 0 });
+    await b.start!(actorCtx);
+    await b.handle({ type: 'tick' }, actorCtx);
+    await b.stop!(actorCtx);
+    expect(submitted.map((t) => t.body.timestampMs)).toEqual([T0 + 42_000]);
+  });
+
+  it('stays idle on a network without a price source', async () => {
+    const state = freshState([10n ** 25n]);
+    const { node, submitted } = standIn(state, { network: 'testnet' });
+    let sends = 0;
+    const b = oracleBehavior(() => node, () => ({ send: () => (sends++, true) }), { now: () => T0 + 1000 });
+    await b.start!(actorCtx);
+    await b.handle({ type: 'tick' }, actorCtx);
+    await b.stop!(actorCtx);
+    expect(submitted).toEqual([]);
+    expect(sends).toBe(0);
+  });
+});
