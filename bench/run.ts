@@ -1,14 +1,16 @@
 /**
  * `npm run bench [-- <suite>...]`: prints each figure with the conditions it was
- * measured under. Suites: crypto, chain, orderbook, rest, rpc, caps (default: all).
+ * measured under. Suites: crypto, chain, orderbook, rest, rpc, caps, network, perp (default: all).
  */
 import os from 'node:os';
 import { benchCaps } from './caps';
 import { benchChain } from './chain';
 import { benchCrypto } from './crypto';
 import { benchOrderbook } from './orderbook';
+import { benchPerps } from './perps';
 import { benchRestOrders } from './rest-orders';
 import { benchRpc } from './rpc';
+import { benchNetwork } from './network';
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   crypto: () => benchCrypto(),
@@ -17,6 +19,8 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   rest: () => benchRestOrders(),
   caps: () => benchCaps(),
   rpc: () => benchRpc(),
+  network: () => benchNetwork(),
+  perp: () => benchPerps(),
 };
 
 async function main() {

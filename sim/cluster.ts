@@ -1,34 +1,47 @@
 /**
  * Deterministic simulation of a whole validator set in one process: every validator's
- * ConsensusCore, a simulated transport and a simulated clock, all driven by ONE seeded
- * PRNG and one event queue ordered by (time, insertion order). The same seed replays
- * the same run exactly.
+ * ConsensusCore, block validation (ChainConsensusApp), mempool (TxPool) and execution
+ * (applyBlock over a State from the devnet genesis), the real code, over a simulated
+ * transport and a simulated clock, all driven by ONE seeded PRNG and one event queue
+ * ordered by (time, insertion order). The same seed replays the same run exactly.
+ *
+ * A seeded workload (sim/workload.ts: faucet credits, signed orders, cancels) submits
+ * transactions to random nodes' pools; a pool that admits one gossips its bytes to the
+ * other nodes' pools over the same faulty network, as the node's mempool does.
  *
  * Injected (fault phase only, then everything heals):
  *  - message delay (per-link base + jitter, so messages reorder), delay spikes, drops,
  *    duplicates;
  *  - symmetric partitions (two groups cut off from each other) and asymmetric ones (a
  *    set of one-way links down), overlapping, each healing after its duration;
- *  - crashes: the node loses all memory; its disk (committed chain and privval state)
- *    survives, and it restarts later from there;
+ *  - crashes: the node loses all memory (state, pool, consensus); its disk (committed
+ *    blocks and commits, state records, privval state) survives, and it restarts later
+ *    from there, reopening its state the way Chain.open does;
+ *  - clock skew: each node's clock is off by a constant of up to ±clockSkewMs;
  *  - one Byzantine validator (for the whole run): equivocating proposals (two different
  *    blocks for one height/round to two groups of peers) and double votes.
  *
  * Checked:
  *  - SAFETY: no two honest nodes decide different blocks at one height; every honest
- *    node's state root is the same at every height it committed; every decision carries
+ *    node's state root (State.root() after applyBlock) is the same at every height it
+ *    committed, and a restarted node reloads its state to the stored root; execution
+ *    never throws and a decided block always validates; every decision carries
  *    a commit with more than 2/3 of the power in valid signatures; no honest validator
  *    ever sends two different signed messages for one (height, round, step) (across its
  *    restarts too); every evidence an honest node reports is valid and names the
  *    Byzantine validator.
  *  - LIVENESS: once the faults stop (the healing phase: the 5 honest validators up and
  *    connected, the Byzantine one still misbehaving), every honest node commits new
- *    heights within a bounded simulated time.
+ *    heights within a bounded simulated time; every transaction an honest node admitted
+ *    after the heal is committed.
  *  - Evidence: when the Byzantine node equivocated often, honest nodes reported it.
  */
 import { performance } from 'node:perf_hooks';
 import { Step } from '../machines/consensus-round';
-import { encodeCommit, type Commit } from '../src/codec/block';
+import { blockHash, encodeBlock, encodeCommit, type Block, type Commit } from '../src/codec/block';
+import { ChainConsensusApp, type ValidatedBlock } from '../src/chain/consensus-app';
+import { TxPool } from '../actors/mempool/pool';
+import { TxError } from '../src/state/errors';
 import { ConsensusCore, inputFromMessage, type ConsensusInput, type ConsensusOutput } from '../src/consensus/core';
 import { checkEvidence, evidenceHash, evidenceOffender, type Evidence } from '../src/consensus/evidence';
 import {
@@ -46,11 +59,13 @@ import { Secp256k1Signer, secp256k1Verifier, type SignatureVerifier, type Signer
 import { ValidatorSet, type QuorumRule } from '../src/consensus/validator-set';
 import { keccak256 } from '../src/crypto/keccak';
 import type { Address } from '../src/util/bytes';
-import { bytesToHex, concatBytes, utf8 } from '../src/util/bytes';
-import { SimApp, SimChain } from './app';
+import { bytesToHex, concatBytes, equalBytes, utf8 } from '../src/util/bytes';
+import type { BlockResult } from '../src/state/apply';
+import { SimChain, SimDisk, simGenesis } from './chain';
 import { FastSigner, FastVerifier } from './fast-signer';
 import { EventHeap } from './heap';
 import { Prng } from './prng';
+import { Workload } from './workload';
 
 export const FAULT_KINDS = [
   'drop',
@@ -96,6 +111,12 @@ export interface SimOptions {
   /** A scripted partition, besides (or instead of) the random faults. */
   forcedPartition?: { groups: number[][]; fromMs: number; toMs: number };
   timeouts?: Partial<TimeoutConfig>;
+  /** Transactions submitted per simulated second (a Poisson stream); absent: drawn per seed, 2-10; 0: none. */
+  txPerSecond?: number;
+  /** Each node's clock is off by a constant drawn in ±this (with faults only). */
+  clockSkewMs: number;
+  /** A transaction an honest node admitted after the heal must be committed within this. */
+  txLivenessMs: number;
   /** Stop at the first violation (the CLI does; tests may want them all). */
   stopOnViolation: boolean;
   /** Keep the last N trace lines and attach them to the result. */
@@ -113,6 +134,8 @@ export const DEFAULT_SIM_OPTIONS: Omit<SimOptions, 'seed'> = {
   byzantine: true,
   faults: true,
   crypto: 'fast',
+  clockSkewMs: 100,
+  txLivenessMs: 2_000,
   stopOnViolation: true,
   traceLines: 0,
 };
@@ -126,6 +149,21 @@ export const SIM_TIMEOUTS = {
   timeoutPrecommitMs: 100,
   timeoutPrecommitDeltaMs: 50,
 };
+
+export interface TxCounts {
+  /** Drawn by the workload and sent to a node. */
+  submitted: number;
+  /** Admitted by the pool they were sent to. */
+  admitted: number;
+  /** Refused at the door (down node, or the pool said no). */
+  refused: number;
+  /** Gossiped copies a peer's pool admitted. */
+  gossipAdmitted: number;
+  /** In committed blocks (each height counted once), and of them those whose receipt is ok / failed. */
+  committed: number;
+  ok: number;
+  failed: number;
+}
 
 export interface SimResult {
   seed: number;
@@ -141,6 +179,9 @@ export interface SimResult {
   evidenceReported: number;
   /** Distinct offences among them (one double sign seen by five nodes is one offence). */
   evidenceOffences: number;
+  txs: TxCounts;
+  /** Proposals dropped before the core for a stale time (ChainConsensusApp.isTimely, as the node does). */
+  proposalsUntimely: number;
   /** Simulated ms after the heal until every honest node had committed the new heights; -1 if never. */
   recoveryMs: number;
   violations: Violation[];
@@ -149,8 +190,10 @@ export interface SimResult {
   trace: string[];
 }
 
+type Channel = 'consensus' | 'tx';
+
 type SimEvent =
-  | { kind: 'deliver'; atUs: number; seq: number; to: number; from: number; bytes: Uint8Array }
+  | { kind: 'deliver'; atUs: number; seq: number; to: number; from: number; channel: Channel; bytes: Uint8Array }
   | { kind: 'timer'; atUs: number; seq: number; node: number; incarnation: number; height: number; round: number; step: Step }
   | { kind: 'apply'; atUs: number; seq: number; node: number; incarnation: number; height: number; hash: Uint8Array; block: Uint8Array; commit: Commit }
   | { kind: 'action'; atUs: number; seq: number; run: () => Promise<void> | void };
@@ -163,13 +206,40 @@ interface SimNode {
   address: Address;
   byzantine: boolean;
   /** Survives crashes. */
-  disk: { chain: SimChain; privval: Uint8Array | null };
-  app: SimApp | null;
-  core: ConsensusCore | null;
+  disk: SimDisk;
+  /** The running incarnation's memory; null while the node is down. */
+  live: LiveNode | null;
   incarnation: number;
+  /** Constant offset of this node's clock. */
+  clockSkewMs: number;
 }
 
+/** What a crash loses: everything but the disk. */
+interface LiveNode {
+  chain: SimChain;
+  pool: TxPool;
+  app: ChainConsensusApp;
+  core: ConsensusCore;
+  /** The commit of the head block: the next block's lastCommit. */
+  lastCommit: Commit | null;
+  /** Blocks the app asked this node to build (proposeBlock → requestBlock), delivered as blockReady. */
+  builds: { height: number; round: number }[];
+}
+
+interface Submitted {
+  hash: string;
+  atUs: number;
+  node: number;
+}
+
+/** The simulated clocks start this long after the genesis time. */
+const CLOCK_START_MS = 1_000;
+/** Mempool bounds of a simulated node (the node's defaults). */
+const POOL_LIMITS = { maxTxs: 10_000, maxBytes: 64 * 1024 * 1024 };
+
 const US = 1000;
+/** Certificates a booting node's app is handed from its disk (ChainConsensusApp's default keep). */
+const CERTIFICATES_KEPT = 1_024;
 
 export class Simulation {
   readonly opts: SimOptions;
@@ -177,6 +247,8 @@ export class Simulation {
   readonly nodes: SimNode[] = [];
   readonly validators: ValidatorSet;
   readonly verifier: SignatureVerifier;
+  readonly genesis = simGenesis().genesis;
+  readonly genesisHash = simGenesis().hash;
   readonly faults: FaultCounts = Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as FaultCounts;
   readonly violations: Violation[] = [];
   readonly #queue = new EventHeap<SimEvent>();
@@ -201,6 +273,14 @@ export class Simulation {
   #messagesDelivered = 0;
   #evidenceReported = 0;
   readonly #offences = new Set<string>();
+  readonly #workload: Workload;
+  #txPerSecond = 0;
+  readonly txs: TxCounts = { submitted: 0, admitted: 0, refused: 0, gossipAdmitted: 0, committed: 0, ok: 0, failed: 0 };
+  /** Hashes of the transactions in committed blocks. */
+  readonly #committedTxs = new Set<string>();
+  /** Admitted by an honest node after the heal: must be committed (checked at the end). */
+  readonly #mustCommit: Submitted[] = [];
+  #proposalsUntimely = 0;
   #digest = keccak256(utf8.encode('sim-digest'));
   #healHeight = -1;
   readonly #reachedAtUs: number[] = [];
@@ -241,13 +321,16 @@ export class Simulation {
         signer: s,
         address: s.address,
         byzantine: false,
-        disk: { chain: new SimChain(), privval: null },
-        app: null,
-        core: null,
+        disk: new SimDisk(),
+        live: null,
         incarnation: 0,
+        clockSkewMs: 0,
       });
     }
     for (let i = 0; i < n * n; i++) this.#linkBaseUs[i] = this.prng.uniform(1, 6) * US;
+    if (opts.faults) for (const node of this.nodes) node.clockSkewMs = this.prng.uniform(-opts.clockSkewMs, opts.clockSkewMs);
+    this.#workload = new Workload(this.prng, this.genesis);
+    this.#txPerSecond = opts.txPerSecond ?? this.prng.uniform(2, 10);
     if (opts.byzantine && n > 1) {
       this.#byzantine = this.prng.int(n);
       this.nodes[this.#byzantine].byzantine = true;
@@ -267,6 +350,8 @@ export class Simulation {
     const healUs = this.opts.faultPhaseMs * US;
     this.#at(healUs, () => this.#heal());
     this.#at(healUs + this.opts.livenessBoundMs * US, () => this.#checkLiveness());
+    this.#at(endUs, () => this.#checkTxLiveness());
+    this.#scheduleSubmit();
     while (this.#queue.size > 0) {
       const ev = this.#queue.peek() as SimEvent;
       if (ev.atUs > endUs) break;
@@ -292,8 +377,13 @@ export class Simulation {
     switch (ev.kind) {
       case 'deliver': {
         const node = this.nodes[ev.to];
-        if (node.core === null) {
+        if (node.live === null) {
           this.faults.lostToCrash++;
+          return;
+        }
+        this.#messagesDelivered++;
+        if (ev.channel === 'tx') {
+          this.#onGossipTx(node, node.live, ev.bytes);
           return;
         }
         let message: ConsensusMessage;
@@ -303,13 +393,18 @@ export class Simulation {
           this.#violation('exception', `node ${ev.to} could not decode a message from ${ev.from}: ${(err as Error).message}`);
           return;
         }
-        this.#messagesDelivered++;
+        // As the node's consensus actor does: a fresh proposal must carry a recent time.
+        if (message.kind === 'proposal' && !node.live.app.isTimely(message.proposal)) {
+          this.#proposalsUntimely++;
+          if (process.env.SIM_DEBUG) { const v = node.live.app.validate(message.proposal.block); console.log(`untimely at ${this.nowMs.toFixed(0)} node ${node.index} h ${message.proposal.height}/${message.proposal.round} pol ${message.proposal.polRound} from ${ev.from} byz ${this.nodes[ev.from].byzantine} age ${this.#clockMs(node) - (v?.block.header.timestampMs ?? 0)}`); }
+          return;
+        }
         await this.#input(node, inputFromMessage(message, this.nodes[ev.from].address));
         return;
       }
       case 'timer': {
         const node = this.nodes[ev.node];
-        if (node.core === null || node.incarnation !== ev.incarnation) return;
+        if (node.live === null || node.incarnation !== ev.incarnation) return;
         await this.#input(node, { type: 'timeout', height: ev.height, round: ev.round, step: ev.step });
         return;
       }
@@ -321,20 +416,63 @@ export class Simulation {
     }
   }
 
+  /** One input, its outputs, and the blocks the app asked for meanwhile (actors/consensus/bft.ts `run`). */
   async #input(node: SimNode, input: ConsensusInput): Promise<void> {
-    const core = node.core;
-    if (core === null) return;
-    let outputs: ConsensusOutput[];
+    const live = node.live;
+    if (live === null) return;
+    const outputs = await this.#handle(node, live, input);
+    if (outputs === null) return;
+    this.#outputs(node, outputs);
+    await this.#buildRequested(node, live);
+  }
+
+  async #handle(node: SimNode, live: LiveNode, input: ConsensusInput): Promise<ConsensusOutput[] | null> {
     const traced = this.opts.traceNodes?.includes(node.index) ?? false;
-    if (traced) this.#traceLine(`node ${node.index} @${core.height}/${core.round}/${Step[core.step]} <- ${describeInput(input)}`);
+    if (traced) this.#traceLine(`node ${node.index} @${live.core.height}/${live.core.round}/${Step[live.core.step]} <- ${describeInput(input)}`);
+    let outputs: ConsensusOutput[];
     try {
-      outputs = await core.handle(input);
+      outputs = await live.core.handle(input);
     } catch (err) {
       this.#violation('exception', `node ${node.index} threw on ${input.type}: ${(err as Error).stack ?? String(err)}`);
-      return;
+      return null;
     }
     if (traced) for (const o of outputs) this.#traceLine(`node ${node.index} -> ${describeOutput(o)}`);
-    this.#outputs(node, outputs);
+    return outputs;
+  }
+
+  async #buildRequested(node: SimNode, live: LiveNode): Promise<void> {
+    for (let req = live.builds.shift(); req !== undefined && node.live === live; req = live.builds.shift()) {
+      const built = this.#build(node, live, req.height, req.round, false);
+      if (built === null) continue;
+      live.app.built(built.validated);
+      const outputs = await this.#handle(node, live, { type: 'blockReady', hash: built.validated.hash, bytes: built.bytes });
+      if (outputs === null) return;
+      this.#outputs(node, outputs);
+    }
+  }
+
+  /**
+   * The proposer's block, as the node's consensus actor builds it: the pool's batch in
+   * arrival order, on top of the head, timed by this node's clock. `variant`: a
+   * different block for the same (height, round) (a Byzantine proposer's second one).
+   */
+  #build(node: SimNode, live: LiveNode, height: number, round: number, variant: boolean): { validated: ValidatedBlock; bytes: Uint8Array } | null {
+    if (height !== live.chain.height + 1) return null;
+    const { consensus } = this.genesis;
+    let { txs, decoded } = live.pool.peekBatch(consensus.maxBlockTxs, consensus.maxBlockBytes);
+    let timestampMs = this.#clockMs(node);
+    if (variant) {
+      timestampMs += this.prng.range(1, 50);
+      const keep = this.prng.int(txs.length + 1);
+      txs = txs.slice(0, keep);
+      decoded = decoded.slice(0, keep);
+    }
+    const block: Block = live.chain.buildBlock({ txs, decoded, timestampMs, proposer: node.address, round, lastCommit: live.lastCommit });
+    return { validated: { block, decoded, hash: blockHash(block.header) }, bytes: encodeBlock(block, consensus.maxBlockBytes) };
+  }
+
+  #clockMs(node: SimNode): number {
+    return this.genesis.genesisTimeMs + CLOCK_START_MS + Math.round(this.nowMs + node.clockSkewMs);
   }
 
   #outputs(node: SimNode, outputs: ConsensusOutput[]): void {
@@ -343,12 +481,12 @@ export class Simulation {
         case 'broadcast':
           this.#observeSigned(node, o.message);
           if (node.byzantine && this.#equivocate(node, o.message)) break;
-          this.#broadcast(node.index, encodeMessage(o.message));
+          this.#broadcast(node.index, 'consensus', encodeMessage(o.message));
           break;
         case 'send': {
           const to = this.#byAddress.get(o.to);
           this.#observeSigned(node, o.message);
-          if (to !== undefined && to !== node.index) this.#send(node.index, to, encodeMessage(o.message));
+          if (to !== undefined && to !== node.index) this.#send(node.index, to, 'consensus', encodeMessage(o.message));
           break;
         }
         case 'scheduleTimeout':
@@ -374,9 +512,16 @@ export class Simulation {
 
   // ------------------------------------------------------------------ nodes
 
+  /** Starts an incarnation from the disk: the chain reopened, an empty pool, a fresh app and core. */
   async #boot(node: SimNode): Promise<void> {
     node.incarnation++;
-    const chain = node.disk.chain;
+    let chain: SimChain;
+    try {
+      chain = SimChain.open(node.disk, this.genesis, this.genesisHash);
+    } catch (err) {
+      this.#violation('state', `node ${node.index} could not reopen its chain at height ${node.disk.height}: ${(err as Error).message}`);
+      return;
+    }
     const loaded = node.disk.privval === null ? null : decodePrivValState(node.disk.privval);
     const privval = new LocalPrivValidator(
       node.signer,
@@ -386,31 +531,53 @@ export class Simulation {
       },
       loaded,
     );
-    node.app = new SimApp(chain, this.prng, node.address);
-    node.core = new ConsensusCore({
-      chainId: 713799,
+    const builds: LiveNode['builds'] = [];
+    const app = new ChainConsensusApp(() => chain, {
+      validators: this.validators,
+      verifier: this.verifier,
+      requestBlock: (height, round) => builds.push({ height, round }),
+      now: () => this.#clockMs(node),
+    });
+    // Certificates for lagging peers, from the store. (The node serves earlier blocks by
+    // block sync, which the simulator does not run; certificates stand in for it.)
+    for (let h = Math.max(1, chain.height - CERTIFICATES_KEPT + 1); h <= chain.height; h++) {
+      const b = node.disk.blocks[h - 1];
+      app.committed(h, b.bytes, b.commit);
+    }
+    const pool = new TxPool({ ...POOL_LIMITS, maxTxBytes: this.genesis.consensus.maxTxBytes }, () => chain.state);
+    const core = new ConsensusCore({
+      chainId: this.genesis.chainId,
       validators: this.validators,
       privValidator: privval,
       verifier: this.verifier,
-      app: node.app,
+      app,
       timeouts: this.#timeouts,
       height: chain.height + 1,
     });
+    const live: LiveNode = { chain, pool, app, core, lastCommit: node.disk.blocks.at(-1)?.commit ?? null, builds };
+    node.live = live;
     this.#traceLine(`boot node ${node.index} at height ${chain.height + 1}${loaded?.lastSigned ? ` (last signed ${loaded.lastSigned.height}/${loaded.lastSigned.round}/${loaded.lastSigned.step})` : ''}`);
-    this.#outputs(node, await node.core.start());
+    let outputs: ConsensusOutput[];
+    try {
+      outputs = await core.start();
+    } catch (err) {
+      this.#violation('exception', `node ${node.index} threw on start: ${(err as Error).stack ?? String(err)}`);
+      return;
+    }
+    this.#outputs(node, outputs);
+    await this.#buildRequested(node, live);
   }
 
   #crash(node: SimNode): void {
-    if (node.core === null) return;
-    node.core = null;
-    node.app = null;
+    if (node.live === null) return;
+    node.live = null;
     node.incarnation++;
     this.faults.crash++;
-    this.#traceLine(`crash node ${node.index} at height ${node.disk.chain.height}`);
+    this.#traceLine(`crash node ${node.index} at height ${node.disk.height}`);
   }
 
   async #restart(node: SimNode): Promise<void> {
-    if (node.core !== null) return;
+    if (node.live !== null) return;
     this.faults.restart++;
     await this.#boot(node);
   }
@@ -447,7 +614,7 @@ export class Simulation {
     for (const s of commit.signatures) {
       if (seen.has(s.validator)) continue;
       seen.add(s.validator);
-      const digest = voteSigningHash(713799, { type: 'precommit', height, round: commit.round, blockHash: hash });
+      const digest = voteSigningHash(this.genesis.chainId, { type: 'precommit', height, round: commit.round, blockHash: hash });
       if (this.verifier.verify(digest, s.signature, s.validator)) power += this.validators.powerOf(s.validator);
     }
     encodeCommit(commit); // must be canonical (sorted, no duplicates) to be carried in a block
@@ -456,14 +623,36 @@ export class Simulation {
     }
   }
 
+  /** The decided block applied by the real execution and written to the disk, then `commitDone` (bft.ts applyDecision). */
   async #apply(ev: Extract<SimEvent, { kind: 'apply' }>): Promise<void> {
     const node = this.nodes[ev.node];
-    if (node.core === null || node.incarnation !== ev.incarnation) return; // crashed before applying
-    const root = bytesToHex(node.disk.chain.append(ev.height, ev.hash, ev.block, ev.commit));
+    const live = node.live;
+    if (live === null || node.incarnation !== ev.incarnation) return; // crashed before applying
+    const v = live.app.take(ev.hash) ?? live.app.validate(ev.block);
+    if (v === null || !equalBytes(v.hash, ev.hash)) {
+      this.#violation('exception', `node ${node.index}: the block it decided at ${ev.height} does not validate on its chain`);
+      return;
+    }
+    let result: BlockResult;
+    try {
+      result = live.chain.commit(v.block, ev.block, ev.commit, live.pool.verified, v.decoded);
+    } catch (err) {
+      this.#violation('state', `node ${node.index} could not apply block ${ev.height}: ${(err as Error).message}`);
+      return;
+    }
+    live.app.committed(ev.height, ev.block, ev.commit);
+    live.lastCommit = ev.commit;
+    live.pool.removeCommitted(result.receipts.map((r) => r.txHash));
     if (!node.byzantine) {
+      const root = bytesToHex(result.stateRoot);
       const prev = this.#roots.get(ev.height);
-      if (prev === undefined) this.#roots.set(ev.height, root);
-      else if (prev !== root) this.#violation('state', `height ${ev.height}: node ${node.index} has state root ${root}, another honest node ${prev}`);
+      if (prev === undefined) {
+        this.#roots.set(ev.height, root);
+        this.#countCommitted(result);
+        if (process.env.SIM_DEBUG) console.log(`height ${ev.height} at ${this.nowMs.toFixed(0)} by node ${node.index} round ${v.block.header.round} txs ${v.block.txs.length}`);
+      } else if (prev !== root) {
+        this.#violation('state', `height ${ev.height}: node ${node.index} has state root ${root}, another honest node ${prev}`);
+      }
       this.#pruneSigned(node.address, ev.height);
       if (this.#healHeight >= 0 && this.#reachedAtUs[node.index] < 0 && ev.height >= this.#healHeight + this.opts.livenessHeights) {
         this.#reachedAtUs[node.index] = this.#nowUs;
@@ -472,13 +661,82 @@ export class Simulation {
     await this.#input(node, { type: 'commitDone', height: ev.height });
   }
 
-  // ------------------------------------------------------------------ network
-
-  #broadcast(from: number, bytes: Uint8Array): void {
-    for (let to = 0; to < this.nodes.length; to++) if (to !== from) this.#send(from, to, bytes);
+  #countCommitted(result: BlockResult): void {
+    for (const r of result.receipts) {
+      this.txs.committed++;
+      if (r.status === 'ok') this.txs.ok++;
+      else this.txs.failed++;
+      this.#committedTxs.add(r.txHash);
+    }
   }
 
-  #send(from: number, to: number, bytes: Uint8Array): void {
+  // ------------------------------------------------------------------ transactions
+
+  /** The workload: the next transaction after an exponential gap (a Poisson stream of txPerSecond). */
+  #scheduleSubmit(): void {
+    if (this.#txPerSecond <= 0) return;
+    const gapUs = Math.max(1, Math.round((-Math.log(1 - this.prng.float()) / this.#txPerSecond) * 1e6));
+    const atUs = this.#nowUs + gapUs;
+    if (atUs > this.opts.durationMs * US) return;
+    this.#at(atUs, () => {
+      this.#submit();
+      this.#scheduleSubmit();
+    });
+  }
+
+  /** A client sends a transaction to one node: its pool checks it, and gossips it when admitted. */
+  #submit(): void {
+    const { tx } = this.#workload.next();
+    const node = this.nodes[this.prng.int(this.nodes.length)];
+    this.txs.submitted++;
+    const live = node.live;
+    if (live === null) {
+      this.txs.refused++;
+      return;
+    }
+    try {
+      live.pool.add(tx);
+    } catch (err) {
+      if (!(err instanceof TxError)) {
+        this.#violation('exception', `node ${node.index}'s pool threw on a submitted transaction: ${(err as Error).stack ?? String(err)}`);
+      }
+      this.txs.refused++;
+      return;
+    }
+    this.txs.admitted++;
+    if (!node.byzantine && this.#healHeight >= 0) this.#mustCommit.push({ hash: bytesToHex(tx.hash), atUs: this.#nowUs, node: node.index });
+    this.#broadcast(node.index, 'tx', tx.bytes);
+  }
+
+  /** A peer's gossiped transaction: checked once by this node's pool (duplicates and used nonces refused). */
+  #onGossipTx(node: SimNode, live: LiveNode, bytes: Uint8Array): void {
+    try {
+      live.pool.addBytes(bytes);
+      this.txs.gossipAdmitted++;
+    } catch (err) {
+      if (!(err instanceof TxError)) {
+        this.#violation('exception', `node ${node.index}'s pool threw on a gossiped transaction: ${(err as Error).stack ?? String(err)}`);
+      }
+    }
+  }
+
+  /** Every transaction an honest node admitted after the heal, early enough, is in a committed block. */
+  #checkTxLiveness(): void {
+    const deadlineUs = this.#nowUs - this.opts.txLivenessMs * US;
+    for (const t of this.#mustCommit) {
+      if (t.atUs > deadlineUs || this.#committedTxs.has(t.hash)) continue;
+      this.#violation('liveness', `transaction ${t.hash.slice(0, 12)} admitted by node ${t.node} at ${(t.atUs / US).toFixed(1)} ms (after the heal) was never committed`);
+      return;
+    }
+  }
+
+  // ------------------------------------------------------------------ network
+
+  #broadcast(from: number, channel: Channel, bytes: Uint8Array): void {
+    for (let to = 0; to < this.nodes.length; to++) if (to !== from) this.#send(from, to, channel, bytes);
+  }
+
+  #send(from: number, to: number, channel: Channel, bytes: Uint8Array): void {
     const n = this.nodes.length;
     if (this.#cut[from * n + to] > 0) {
       this.faults.partitionBlocked++;
@@ -499,7 +757,7 @@ export class Simulation {
         this.faults.delaySpike++;
         delayUs += this.prng.uniform(20, 400) * US;
       }
-      this.#push({ kind: 'deliver', atUs: this.#nowUs + Math.round(delayUs), to, from, bytes });
+      this.#push({ kind: 'deliver', atUs: this.#nowUs + Math.round(delayUs), to, from, channel, bytes });
     }
   }
 
@@ -567,7 +825,7 @@ export class Simulation {
         // Crash an honest node; it restarts at the end of the fault (at the latest at the heal).
         const victimRoll = this.prng.u32();
         this.#at(tUs, () => {
-          const up = this.nodes.filter((x) => !x.byzantine && x.core !== null);
+          const up = this.nodes.filter((x) => !x.byzantine && x.live !== null);
           if (up.length === 0) return;
           const victim = up[victimRoll % up.length];
           this.#crash(victim);
@@ -581,18 +839,18 @@ export class Simulation {
   async #heal(): Promise<void> {
     this.#faultsActive = false;
     this.#cut.fill(0);
-    for (const node of this.nodes) if (node.core === null) await this.#restart(node);
-    this.#healHeight = Math.max(...this.#honest().map((x) => x.disk.chain.height));
+    for (const node of this.nodes) if (node.live === null) await this.#restart(node);
+    this.#healHeight = Math.max(...this.#honest().map((x) => x.disk.height));
     this.#traceLine(`heal at height ${this.#healHeight}`);
   }
 
   #checkLiveness(): void {
     const target = this.#healHeight + this.opts.livenessHeights;
     for (const node of this.#honest()) {
-      if (node.disk.chain.height < target) {
+      if (node.disk.height < target) {
         this.#violation(
           'liveness',
-          `node ${node.index} at height ${node.disk.chain.height} (round ${node.core?.round}, step ${node.core ? Step[node.core.step] : 'down'}), ` +
+          `node ${node.index} at height ${node.disk.height} (round ${node.live?.core.round}, step ${node.live ? Step[node.live.core.step] : 'down'}), ` +
             `${this.opts.livenessBoundMs} ms after the heal at height ${this.#healHeight}; target ${target}`,
         );
       }
@@ -620,27 +878,27 @@ export class Simulation {
     const cutAt = this.prng.range(1, Math.max(1, peers.length - 1));
     const a = encodeMessage(m);
     const b = encodeMessage(alt);
-    for (const [i, to] of peers.entries()) this.#send(node.index, to, i < cutAt ? a : b);
+    for (const [i, to] of peers.entries()) this.#send(node.index, to, 'consensus', i < cutAt ? a : b);
     // Sometimes one peer gets both, in a random order: the double sign becomes visible.
     if (this.prng.chance(0.5)) {
       const to = this.prng.pick(peers);
-      this.#send(node.index, to, peers.indexOf(to) < cutAt ? b : a);
+      this.#send(node.index, to, 'consensus', peers.indexOf(to) < cutAt ? b : a);
     }
     return true;
   }
 
   #altProposal(node: SimNode, p: Proposal): ConsensusMessage | undefined {
-    const block = node.app?.proposeBlock(p.height, p.round);
-    if (!block) return undefined;
-    const unsigned = { ...p, polRound: -1, blockHash: block.hash, block: block.bytes };
-    const signature = node.signer.sign(proposalSigningHash(713799, unsigned));
+    const built = node.live === null ? null : this.#build(node, node.live, p.height, p.round, true);
+    if (built === null) return undefined;
+    const unsigned = { ...p, polRound: -1, blockHash: built.validated.hash, block: built.bytes };
+    const signature = node.signer.sign(proposalSigningHash(this.genesis.chainId, unsigned));
     return { kind: 'proposal', proposal: { ...unsigned, signature } };
   }
 
   #altVote(node: SimNode, v: Vote): ConsensusMessage {
     const blockHash = v.blockHash === null ? this.prng.bytes(32) : this.prng.chance(0.5) ? null : this.prng.bytes(32);
     const unsigned = { ...v, blockHash };
-    return { kind: 'vote', vote: { ...unsigned, signature: node.signer.sign(voteSigningHash(713799, unsigned)) } };
+    return { kind: 'vote', vote: { ...unsigned, signature: node.signer.sign(voteSigningHash(this.genesis.chainId, unsigned)) } };
   }
 
   // ------------------------------------------------------------------ checks
@@ -652,10 +910,10 @@ export class Simulation {
     let digest: Uint8Array;
     if (m.kind === 'vote' && m.vote.validator === node.address) {
       key = `${m.vote.height}/${m.vote.round}/${m.vote.type}`;
-      digest = voteSigningHash(713799, m.vote);
+      digest = voteSigningHash(this.genesis.chainId, m.vote);
     } else if (m.kind === 'proposal' && m.proposal.proposer === node.address) {
       key = `${m.proposal.height}/${m.proposal.round}/proposal`;
-      digest = proposalSigningHash(713799, m.proposal);
+      digest = proposalSigningHash(this.genesis.chainId, m.proposal);
     } else {
       return;
     }
@@ -679,7 +937,7 @@ export class Simulation {
   #onEvidence(node: SimNode, e: Evidence): void {
     if (node.byzantine) return;
     this.#evidenceReported++;
-    const reason = checkEvidence(713799, this.validators, this.verifier, e);
+    const reason = checkEvidence(this.genesis.chainId, this.validators, this.verifier, e);
     if (reason !== null) {
       this.#violation('evidence', `node ${node.index} reported invalid evidence: ${reason}`);
       return;
@@ -713,8 +971,8 @@ export class Simulation {
     if (this.#healHeight >= 0 && honest.every((x) => this.#reachedAtUs[x.index] >= 0)) {
       recoveryMs = (Math.max(...honest.map((x) => this.#reachedAtUs[x.index])) - this.opts.faultPhaseMs * US) / US;
     }
-    const heights = honest.map((x) => x.disk.chain.height);
-    for (const x of honest) this.#digest = keccak256(concatBytes(this.#digest, x.disk.chain.stateRoot));
+    const heights = honest.map((x) => x.disk.height);
+    for (const x of honest) this.#digest = keccak256(concatBytes(this.#digest, x.disk.stateRoot));
     return {
       seed: this.opts.seed,
       simulatedMs: this.nowMs,
@@ -726,6 +984,8 @@ export class Simulation {
       messagesDelivered: this.#messagesDelivered,
       evidenceReported: this.#evidenceReported,
       evidenceOffences: this.#offences.size,
+      txs: { ...this.txs },
+      proposalsUntimely: this.#proposalsUntimely,
       recoveryMs,
       violations: [...this.violations],
       digest: bytesToHex(this.#digest),

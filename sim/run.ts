@@ -7,7 +7,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { ArgsError, parseArgs, type RunArgs } from './args';
-import { FAULT_KINDS, runSeed, type FaultCounts, type SimResult } from './cluster';
+import { FAULT_KINDS, runSeed, type FaultCounts, type SimResult, type TxCounts } from './cluster';
 
 async function runAll(args: RunArgs, onResult: (r: SimResult) => boolean): Promise<void> {
   if (args.jobs <= 1) {
@@ -82,6 +82,8 @@ async function main(): Promise<number> {
   let byzSeedsDetected = 0;
   let recoveryMax = 0;
   let recoverySum = 0;
+  let untimely = 0;
+  const txs: TxCounts = { submitted: 0, admitted: 0, refused: 0, gossipAdmitted: 0, committed: 0, ok: 0, failed: 0 };
   const failed: SimResult[] = [];
   await runAll(args, (r) => {
     seedsRun++;
@@ -98,6 +100,8 @@ async function main(): Promise<number> {
     recoveryMax = Math.max(recoveryMax, r.recoveryMs);
     recoverySum += Math.max(0, r.recoveryMs);
     for (const k of FAULT_KINDS) faults[k] += r.faults[k];
+    for (const k of Object.keys(txs) as (keyof TxCounts)[]) txs[k] += r.txs[k];
+    untimely += r.proposalsUntimely;
     if (r.violations.length > 0) {
       failed.push(r);
       console.log(`FAIL seed ${r.seed}: ${r.violations.length} violation(s)`);
@@ -107,7 +111,10 @@ async function main(): Promise<number> {
       return args.keepGoing;
     }
     if (args.seeds.length <= 50 || seedsRun % 50 === 0) {
-      console.log(`seed ${r.seed}: ${r.heights} heights, ${r.messagesDelivered} messages, evidence ${r.evidenceReported}, recovery ${r.recoveryMs.toFixed(0)} ms, wall ${r.wallMs.toFixed(0)} ms`);
+      console.log(
+        `seed ${r.seed}: ${r.heights} heights, ${r.txs.committed} txs, ${r.messagesDelivered} messages, evidence ${r.evidenceReported}, ` +
+          `recovery ${r.recoveryMs.toFixed(0)} ms, wall ${r.wallMs.toFixed(0)} ms`,
+      );
     }
     return true;
   });
@@ -118,6 +125,11 @@ async function main(): Promise<number> {
   console.log(`simulated: ${(simS / 3600).toFixed(3)} h (${simS.toFixed(0)} s), wall ${wallS.toFixed(1)} s (${(simS / wallS).toFixed(1)}× real time)`);
   console.log(`faults injected: ${FAULT_KINDS.map((k) => `${k} ${faults[k]}`).join(', ')}`);
   console.log(`heights committed: ${heights} (lowest honest node in any seed: ${minHeights === Infinity ? 0 : minHeights}), messages delivered ${messages}`);
+  console.log(
+    `transactions committed: ${txs.committed} (receipts ok ${txs.ok}, failed ${txs.failed}); submitted ${txs.submitted}, ` +
+      `admitted ${txs.admitted}, refused at the door ${txs.refused}, gossiped copies admitted ${txs.gossipAdmitted}`,
+  );
+  console.log(`proposals dropped as untimely: ${untimely}`);
   console.log(`evidence reported by honest nodes: ${evidence} reports of ${offences} distinct double signs (seeds with a Byzantine validator: ${byzSeeds}, with evidence: ${byzSeedsDetected})`);
   console.log(`recovery after the heal: max ${recoveryMax.toFixed(0)} ms, mean ${(recoverySum / Math.max(1, seedsRun)).toFixed(0)} ms (bound ${o.livenessBoundMs} ms)`);
   console.log(`violations: ${failed.reduce((n, r) => n + r.violations.length, 0)}${failed.length ? ` in seeds ${failed.map((r) => r.seed).join(', ')}` : ''}`);

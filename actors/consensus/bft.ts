@@ -184,7 +184,6 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
           schedule(o);
           break;
         case 'decide':
-          if (process.env.BFT_TRACE) node().log.debug({ h: o.height, r: o.round, ms: Math.round(performance.now() - roundZeroAt) }, 'decide');
           await applyDecision(o);
           queue.push(...(await core!.handle({ type: 'commitDone', height: o.height })));
           break;
@@ -315,7 +314,6 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
             return;
           }
           if (m.kind === 'status' && msg.from === undefined) return;
-          if (process.env.BFT_TRACE) node().log.debug({ kind: m.kind, h: messageHeight(m), at: core.height, r: core.round, step: Step[core.step], ms: Math.round(performance.now() - roundZeroAt) }, 'in');
           return run(await core.handle(inputFromMessage(m, msg.from ?? ('0x' as Address))));
         }
       }

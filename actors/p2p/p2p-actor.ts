@@ -37,7 +37,6 @@ export interface P2PHolder {
 
 const MAX_TX_BATCH_BYTES = 1 << 20;
 const MAX_TX_BATCH = 4_096;
-const DIRECT_TIMEOUT_MS = 2_000;
 const SYNC_TIMEOUT_MS = 10_000;
 
 export function consensusProtocol(chainId: number): string {
@@ -165,10 +164,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
         maxMessageBytes: config.genesis.consensus.maxBlockBytes + 64 * 1024,
       });
       await transport.start(handlers);
-      await transport.handle(consensusProtocol(config.genesis.chainId), async (data, from) => {
-        toConsensus(decodeConsensus(data), from);
-        return new Uint8Array(0);
-      });
+      await transport.handleDirect(consensusProtocol(config.genesis.chainId), (data, from) => toConsensus(decodeConsensus(data), from));
       await transport.handle(syncProtocol(config.genesis.chainId), async (data) => {
         const chain = node().chain();
         return serveSync(chain.store, chain.height, decodeSyncRequest(data));
@@ -196,7 +192,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
         case 'direct': {
           const peer = peerOf.get(msg.to);
           if (peer === undefined || peer === t.id) return;
-          void t.request(peer, consensusProtocol(node().config.genesis.chainId), msg.data, DIRECT_TIMEOUT_MS).catch(() => undefined);
+          t.sendDirect(peer, consensusProtocol(node().config.genesis.chainId), msg.data);
           return;
         }
         case 'sync':

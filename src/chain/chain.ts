@@ -7,14 +7,15 @@
  * commit(): applies a finalized block and persists it in one batch; only after the
  * batch is written is the block "committed" for anyone waiting on it.
  */
-import { blockHash as hashHeader, commitHash, merkleRoot, type Block, type BlockHeader, type Commit } from '../codec/block';
-import { decodeTx, type Tx } from '../codec/tx';
+import { blockHash as hashHeader, commitHash, type Block, type Commit } from '../codec/block';
+import type { Tx } from '../codec/tx';
 import type { Genesis } from '../genesis/types';
 import { applyBlock, type BlockResult, type VerifiedCache } from '../state/apply';
 import { genesisState } from '../state/genesis';
 import { InvariantError, State } from '../state/state';
 import { ChainStore } from '../storage/db';
-import { bytesToHex, equalBytes, type Address } from '../util/bytes';
+import { bytesToHex, equalBytes } from '../util/bytes';
+import { buildNextBlock, type BlockInput, type ChainView } from './view';
 
 export interface ChainOptions {
   dataDir: string;
@@ -24,7 +25,7 @@ export interface ChainOptions {
   syncWrites?: boolean;
 }
 
-export class Chain {
+export class Chain implements ChainView {
   private constructor(
     readonly store: ChainStore,
     readonly state: State,
@@ -91,22 +92,8 @@ export class Chain {
   }
 
   /** Builds the header of the next block over the given transactions. */
-  buildBlock(p: { txs: Uint8Array[]; decoded?: Tx[]; timestampMs: number; proposer: Address; round?: number; lastCommit: Commit | null }): Block {
-    const maxTx = this.genesis.consensus.maxTxBytes;
-    const hashes = p.decoded ? p.decoded.map((t) => t.hash) : p.txs.map((t) => decodeTx(t, maxTx).hash);
-    const header: BlockHeader = {
-      chainId: this.chainId,
-      height: this._height + 1,
-      timestampMs: Math.max(p.timestampMs, this._lastTimestampMs + 1),
-      round: p.round ?? 0,
-      parentHash: this._lastBlockHash,
-      parentStateRoot: this._stateRoot,
-      proposer: p.proposer,
-      txRoot: merkleRoot(hashes),
-      txCount: p.txs.length,
-      lastCommitHash: commitHash(p.lastCommit),
-    };
-    return { header, lastCommit: p.lastCommit, txs: p.txs };
+  buildBlock(p: BlockInput): Block {
+    return buildNextBlock(this, p);
   }
 
   /** Applies and persists a finalized block. Throws (and the node halts) on divergence. */

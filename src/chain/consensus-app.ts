@@ -11,6 +11,10 @@
  * bound. Whether its time is recent enough is checked on a fresh proposal only
  * (`isTimely`), as in CometBFT's proposer-based timestamps: a block re-proposed from an
  * earlier round must stay valid, or a lock on it could never be released.
+ *
+ * The chain is read through `ChainView` (src/chain/view.ts): the node's `Chain`, or a
+ * simulated node's in-memory chain (sim/chain.ts), so the simulator validates blocks
+ * with this very code.
  */
 import { blockHash, commitHash, decodeBlock, merkleRoot, type Block, type Commit } from '../codec/block';
 import { decodeTx, type Tx } from '../codec/tx';
@@ -20,7 +24,7 @@ import type { Certificate, Proposal } from '../consensus/messages';
 import type { SignatureVerifier } from '../consensus/signer';
 import type { ValidatorSet } from '../consensus/validator-set';
 import { bytesToHex, equalBytes } from '../util/bytes';
-import type { Chain } from './chain';
+import type { ChainView } from './view';
 
 export interface ValidatedBlock {
   block: Block;
@@ -47,7 +51,7 @@ export class ChainConsensusApp implements ConsensusApp {
   private readonly keep: number;
 
   constructor(
-    private readonly chain: () => Chain,
+    private readonly chain: () => ChainView,
     private readonly opts: ChainAppOptions,
   ) {
     this.keep = opts.keepCertificates ?? 1_024;

@@ -14,6 +14,7 @@ import { tcp } from '@libp2p/tcp';
 import { multiaddr } from '@multiformats/multiaddr';
 import * as lp from 'it-length-prefixed';
 import { pipe } from 'it-pipe';
+import { pushable, type Pushable } from 'it-pushable';
 import { createLibp2p } from 'libp2p';
 import type { Logger } from '../util/log';
 import { GossipError, TOPICS, Topic, type GossipHandlers, type RequestHandler, type Transport, type TransportStats } from './transport';
@@ -79,6 +80,7 @@ export class Libp2pTransport implements Transport {
   private redial: NodeJS.Timeout | undefined;
   private readonly byName = new Map<string, Topic>();
   private readonly peerIds = new Map<string, ReturnType<typeof peerIdFromString>>();
+  private readonly outbound = new Map<string, Pushable<Uint8Array>>();
   private readonly counters: TransportStats = {
     published: 0,
     received: { txs: 0, proposals: 0, votes: 0, oracle: 0, evidence: 0 },
@@ -112,10 +114,19 @@ export class Libp2pTransport implements Transport {
           // ids are then content hashes, so a resent identical message is deduplicated.
           globalSignaturePolicy: 'StrictNoSign',
           maxInboundDataLength: opts.maxMessageBytes ?? 8 * 1024 * 1024,
-          // Low-latency settings for a small validator mesh: every peer is in the mesh.
-          D: 8,
-          Dlo: 4,
-          Dhi: 12,
+          // A validator set is a full mesh of direct connections: a node's own messages go
+          // to every peer at once (flood publish) and are not relayed by an eager mesh
+          // (with a mesh as large as the set, each message crossed each link once per
+          // node, n² socket writes, and the writes dominated the node's CPU). A message
+          // a peer missed still reaches it through lazy gossip (IHAVE/IWANT each heartbeat)
+          // and, for consensus, through the status exchange.
+          floodPublish: true,
+          D: 0,
+          Dlo: 0,
+          Dhi: 0,
+          Dscore: 0,
+          Dout: 0,
+          Dlazy: 6,
           heartbeatInterval: 700,
         }) as never,
       },
@@ -221,6 +232,65 @@ export class Libp2pTransport implements Transport {
   }
 
   /** Connected peers (from the connections: getPeers() re-parses every peer id, which costs curve math). */
+  /**
+   * Messages of a protocol to one peer over one long-lived stream (length-prefixed),
+   * opened on first use and reopened after it breaks: no stream set-up per message.
+   * Fire and forget; a message to an unreachable peer is dropped.
+   */
+  sendDirect(peer: string, protocol: string, data: Uint8Array): void {
+    const key = `${peer} ${protocol}`;
+    let out = this.outbound.get(key);
+    if (out === undefined) {
+      const p = pushable<Uint8Array>({ objectMode: true });
+      out = p;
+      this.outbound.set(key, p);
+      const drop = () => {
+        if (this.outbound.get(key) === p) this.outbound.delete(key);
+        p.end();
+      };
+      void (async () => {
+        try {
+          let id = this.peerIds.get(peer);
+          if (id === undefined) {
+            id = peerIdFromString(peer);
+            this.peerIds.set(peer, id);
+          }
+          const stream = await this.node!.dialProtocol(id as never, protocol, { signal: AbortSignal.timeout(5_000) });
+          await pipe(p, (source) => lp.encode(source), stream);
+        } catch (err) {
+          this.opts.log.debug({ err, peer, protocol }, 'direct stream closed');
+        } finally {
+          drop();
+        }
+      })();
+    }
+    out.push(data);
+  }
+
+  /** Serves long-lived direct streams of `protocol`: every message is handed to `handler`. */
+  async handleDirect(protocol: string, handler: (data: Uint8Array, from: string) => void): Promise<void> {
+    await this.node!.handle(protocol, async ({ stream, connection }) => {
+      const from = connection.remotePeer.toString();
+      try {
+        await pipe(
+          stream,
+          (source) => lp.decode(source, { maxDataLength: MAX_REQUEST_BYTES }),
+          async (source) => {
+            for await (const m of source) {
+              try {
+                handler(m.subarray(), from);
+              } catch {
+                // a bad message is the sender's problem; the stream stays
+              }
+            }
+          },
+        );
+      } catch (err) {
+        this.opts.log.debug({ err, protocol }, 'direct stream from peer closed');
+      }
+    });
+  }
+
   peers(): string[] {
     if (!this.node) return [];
     return [...new Set(this.node.getConnections().map((c) => c.remotePeer.toString()))];
@@ -232,6 +302,8 @@ export class Libp2pTransport implements Transport {
 
   async stop(): Promise<void> {
     clearInterval(this.redial);
+    for (const p of this.outbound.values()) p.end();
+    this.outbound.clear();
     await this.node?.stop();
     this.node = undefined;
   }

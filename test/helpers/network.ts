@@ -94,7 +94,7 @@ export class LocalNetwork {
 
   async status(index: number): Promise<any> {
     const res = await fetch(`${this.nodes[index - 1].url}/status`, { signal: AbortSignal.timeout(5_000) });
-    return (await res.json()).data;
+    return ((await res.json()) as { data: any }).data;
   }
 
   async height(index: number): Promise<number> {
@@ -103,7 +103,7 @@ export class LocalNetwork {
 
   async block(index: number, height: number): Promise<any> {
     const res = await fetch(`${this.nodes[index - 1].url}/block/${height}`, { signal: AbortSignal.timeout(5_000) });
-    return (await res.json()).data;
+    return ((await res.json()) as { data: any }).data;
   }
 
   /** Waits until every listed validator has reached `height`. */

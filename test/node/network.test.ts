@@ -43,7 +43,7 @@ describe('a six-validator network of real processes', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ address: to, amount: '7' }),
     });
-    const body = await res.json();
+    const body = (await res.json()) as any;
     expect(res.status, JSON.stringify(body)).toBe(200);
     const { txHash, height } = body.data;
     // The block that carries it is the same block on every validator.

@@ -43,16 +43,17 @@ export class PerpFixture {
   }
 
   /**
-   * Ends blocks every `stepMs` (the last one shorter) until the next block's time is
-   * `atMs`, keeping `prices` fresh in each: a block at time T is ended by advanceTo(T + 1).
+   * Ends blocks every `stepMs` (or less) up to and including one at `atMs`, setting
+   * `prices` fresh in each; the next block then comes 22 ms after `atMs`.
    */
   advanceTo(atMs: number, prices: Record<number, bigint> = {}, stepMs = 1000): ChainEvent[] {
     const out: ChainEvent[] = [];
-    while (this.nowMs < atMs) {
+    for (;;) {
       for (const [id, p] of Object.entries(prices)) this.price(Number(id), p);
-      out.push(...this.endBlock(Math.min(stepMs, Math.max(1, atMs - this.nowMs))));
+      const last = this.nowMs >= atMs;
+      out.push(...this.endBlock(last ? 22 : Math.min(stepMs, atMs - this.nowMs)));
+      if (last) return out;
     }
-    return out;
   }
 
   header(): BlockHeader {

@@ -549,6 +549,7 @@ export function liquidationCandidates(state: State, pairId: number, price: bigin
 export function liquidate(ctx: ExecContext): number {
   const { state, header } = ctx;
   let count = 0;
+  let last: PerpStats['lastLiquidation'] = null;
   for (const pairId of activeMarkets(state)) {
     const op = oraclePrice(state, pairId, header.timestampMs);
     if (!op?.fresh) continue;
@@ -565,15 +566,12 @@ export function liquidate(ctx: ExecContext): number {
       if (pos.isLong) shortfall.long += s.shortfall;
       else shortfall.short += s.shortfall;
       count++;
-      bumpStats(state, (st) => ({
-        ...st,
-        liquidations: st.liquidations + 1,
-        lastLiquidation: { positionId: String(pos.id), owner: pos.owner, pairId, price: op.price, timeMs: header.timestampMs, shortfall: s.shortfall },
-      }));
+      last = { positionId: String(pos.id), owner: pos.owner, pairId, price: op.price, timeMs: header.timestampMs, shortfall: s.shortfall };
     }
     if (shortfall.long > 0n) coverShortfall(ctx, pairId, true, shortfall.long, op.price);
     if (shortfall.short > 0n) coverShortfall(ctx, pairId, false, shortfall.short, op.price);
   }
+  if (count > 0) bumpStats(state, (st) => ({ ...st, liquidations: st.liquidations + count, lastLiquidation: last }));
   return count;
 }
 

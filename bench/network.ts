@@ -1,0 +1,119 @@
+/**
+ * The 6-validator network on this machine: six node processes (libp2p over TCP on
+ * loopback, LevelDB with fsync each), as `npm start` runs them.
+ *  - idle: block interval (proposer timestamps of consecutive blocks) median and p99,
+ *    and blocks per second of wall time;
+ *  - load: pre-signed limit orders through REST spread over the six nodes, each answered
+ *    only once its block is final: orders/s sustained and submit-to-final p50/p99;
+ *  - each node's RSS and CPU share.
+ */
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import { Pool } from 'undici';
+import { placeOrderDigest, restSigningHash } from '../src/crypto/exchange-digest';
+import { sign } from '../src/crypto/secp256k1';
+import { bytesToHex, hexToBytes } from '../src/util/bytes';
+import { DEVNET_KEYS } from '../test/helpers/devnet';
+import { LocalNetwork } from '../test/helpers/network';
+
+const quantile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * p))];
+};
+
+function procStat(pid: number): { cpuMs: number; rssMiB: number; peakRssMiB: number } {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (k: string) => Number(status.match(new RegExp(`${k}:\\s+(\\d+)`))?.[1] ?? 0);
+  return { cpuMs: ((Number(f[11]) + Number(f[12])) * 1000) / 100, rssMiB: Math.round(kib('VmRSS') / 1024), peakRssMiB: Math.round(kib('VmHWM') / 1024) };
+}
+
+function signedOrders(total: number): string[] {
+  const accounts = DEVNET_KEYS.accounts.slice(0, 16);
+  let nonce = BigInt(Date.now()) * 1000n;
+  const bodies: string[] = [];
+  for (let i = 0; i < total; i++) {
+    const acc = accounts[i % accounts.length];
+    const symbol = i % 2 ? 'ETH' : 'BTC';
+    const base = symbol === 'ETH' ? 2000 : 60000;
+    const sell = (i >> 1) % 2 === 1;
+    const crossing = i % 4 === 3;
+    const offset = (i % 50) + 1;
+    const px = crossing ? (sell ? base - 100 : base + 100) : sell ? base + offset : base - offset;
+    const o = { symbol, side: sell ? 'sell' : 'buy', type: 'limit', price: String(px), amount: symbol === 'ETH' ? '0.01' : '0.001' };
+    const n = nonce++;
+    const sig = sign(restSigningHash(placeOrderDigest({ ...o, nonce: n })), hexToBytes(acc.privateKey));
+    bodies.push(JSON.stringify({ ...o, trader: acc.address, nonce: n.toString(), signature: bytesToHex(sig) }));
+  }
+  return bodies;
+}
+
+export async function benchNetwork(opts: { idleSeconds?: number; orders?: number; concurrency?: number } = {}): Promise<Record<string, unknown>> {
+  const idleSeconds = opts.idleSeconds ?? 15;
+  const total = opts.orders ?? 9_000;
+  const concurrency = opts.concurrency ?? 384;
+  const net = await LocalNetwork.start(6);
+  try {
+    await net.waitHeight(20);
+    // ---- idle
+    const h0 = await net.height(1);
+    const t0 = performance.now();
+    const cpu0 = net.nodes.map((n) => procStat(n.proc!.pid!).cpuMs);
+    await new Promise((r) => setTimeout(r, idleSeconds * 1000));
+    const h1 = await net.height(1);
+    const idleWall = (performance.now() - t0) / 1000;
+    const idleCpuPct = net.nodes.map((n, i) => Math.round(((procStat(n.proc!.pid!).cpuMs - cpu0[i]) / 1000 / idleWall) * 100));
+    const stamps: number[] = [];
+    for (let h = h0; h <= h1; h++) stamps.push((await net.block(1, h)).timestampMs);
+    const intervals = stamps.slice(1).map((t, i) => t - stamps[i]);
+
+    // ---- load
+    const bodies = signedOrders(total);
+    const pools = net.nodes.map((n) => new Pool(n.url, { connections: 16, pipelining: 4 }));
+    const latencies: number[] = [];
+    const statuses = new Map<number, number>();
+    let next = 0;
+    const hStart = await net.height(1);
+    const cpu1 = net.nodes.map((n) => procStat(n.proc!.pid!).cpuMs);
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async (_, w) => {
+        const pool = pools[w % pools.length];
+        while (next < bodies.length) {
+          const body = bodies[next++];
+          const t = performance.now();
+          const res = await pool.request({ method: 'POST', path: '/v1/order', headers: { 'content-type': 'application/json' }, body });
+          await res.body.arrayBuffer();
+          latencies.push(performance.now() - t);
+          statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+        }
+      }),
+    );
+    const loadWall = (performance.now() - start) / 1000;
+    const hEnd = await net.height(1);
+    const loadCpuPct = net.nodes.map((n, i) => Math.round(((procStat(n.proc!.pid!).cpuMs - cpu1[i]) / 1000 / loadWall) * 100));
+    await Promise.all(pools.map((p) => p.close()));
+    const final = statuses.get(200) ?? 0;
+    const rss = net.nodes.map((n) => procStat(n.proc!.pid!));
+    return {
+      idleBlocks: h1 - h0,
+      idleBlocksPerSec: +((h1 - h0) / idleWall).toFixed(1),
+      idleBlockIntervalMsMedian: quantile(intervals, 0.5),
+      idleBlockIntervalMsP99: quantile(intervals, 0.99),
+      idleNodeCpuPctOfCore: idleCpuPct,
+      orders: total,
+      ordersFinal200: final,
+      statuses: Object.fromEntries(statuses),
+      ordersPerSecToFinal: Math.round(final / loadWall),
+      latencyMsP50: +quantile(latencies, 0.5).toFixed(1),
+      latencyMsP99: +quantile(latencies, 0.99).toFixed(1),
+      blocksDuringLoad: hEnd - hStart,
+      loadNodeCpuPctOfCore: loadCpuPct,
+      nodeRssMiB: rss.map((r) => r.rssMiB),
+      nodePeakRssMiB: rss.map((r) => r.peakRssMiB),
+      conditions: `6 validator processes + this load process on ${os.cpus().length} cores; libp2p TCP loopback; fsync per block and per signed vote; ${concurrency} concurrent requests spread over the 6 REST ports; orders pre-signed; load avg ${os.loadavg()[0].toFixed(1)}`,
+    };
+  } finally {
+    await net.stop();
+  }
+}

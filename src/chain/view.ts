@@ -1,0 +1,50 @@
+/**
+ * The read-only face of the executed chain that consensus needs: the head it builds on
+ * and validates against. `Chain` (LevelDB-backed) has exactly these getters; the
+ * deterministic simulator gives each simulated node an in-memory one (sim/chain.ts).
+ */
+import { commitHash, merkleRoot, type Block, type BlockHeader, type Commit } from '../codec/block';
+import { decodeTx, type Tx } from '../codec/tx';
+import type { Genesis } from '../genesis/types';
+import type { Address } from '../util/bytes';
+
+export interface ChainView {
+  readonly chainId: number;
+  readonly genesis: Genesis;
+  /** Height of the last committed block (0 before the first). */
+  readonly height: number;
+  /** Hash of the last committed block (the genesis hash at height 0). */
+  readonly lastBlockHash: Uint8Array;
+  readonly lastTimestampMs: number;
+  /** State root after the head block: the next header's parentStateRoot. */
+  readonly stateRoot: Uint8Array;
+}
+
+export interface BlockInput {
+  txs: Uint8Array[];
+  /** The same transactions decoded, when the caller has them (saves decoding twice). */
+  decoded?: Tx[];
+  timestampMs: number;
+  proposer: Address;
+  round?: number;
+  lastCommit: Commit | null;
+}
+
+/** The next block over the given transactions on top of `view`'s head; its time is after the head's. */
+export function buildNextBlock(view: ChainView, p: BlockInput): Block {
+  const maxTx = view.genesis.consensus.maxTxBytes;
+  const hashes = p.decoded ? p.decoded.map((t) => t.hash) : p.txs.map((t) => decodeTx(t, maxTx).hash);
+  const header: BlockHeader = {
+    chainId: view.chainId,
+    height: view.height + 1,
+    timestampMs: Math.max(p.timestampMs, view.lastTimestampMs + 1),
+    round: p.round ?? 0,
+    parentHash: view.lastBlockHash,
+    parentStateRoot: view.stateRoot,
+    proposer: p.proposer,
+    txRoot: merkleRoot(hashes),
+    txCount: p.txs.length,
+    lastCommitHash: commitHash(p.lastCommit),
+  };
+  return { header, lastCommit: p.lastCommit, txs: p.txs };
+}
