@@ -955,6 +955,7 @@ export class Simulation {
   }
 
   #traceLine(line: string): void {
+    if (process.env.SIM_DEBUG_FROM && this.nowMs >= Number(process.env.SIM_DEBUG_FROM) && this.nowMs <= Number(process.env.SIM_DEBUG_TO)) console.log(`${this.nowMs.toFixed(3)}ms ${line}`);
     if (this.opts.traceLines <= 0) return;
     this.#trace.push(`${this.nowMs.toFixed(3)}ms ${line}`);
     if (this.#trace.length > this.opts.traceLines) this.#trace.shift();
