@@ -611,10 +611,10 @@ export class Simulation {
   #checkCommit(node: SimNode, height: number, hash: Uint8Array, commit: Commit): void {
     let power = 0n;
     const seen = new Set<string>();
+    const digest = voteSigningHash(this.genesis.chainId, { type: 'precommit', height, round: commit.round, blockHash: hash });
     for (const s of commit.signatures) {
       if (seen.has(s.validator)) continue;
       seen.add(s.validator);
-      const digest = voteSigningHash(this.genesis.chainId, { type: 'precommit', height, round: commit.round, blockHash: hash });
       if (this.verifier.verify(digest, s.signature, s.validator)) power += this.validators.powerOf(s.validator);
     }
     encodeCommit(commit); // must be canonical (sorted, no duplicates) to be carried in a block

@@ -4,6 +4,7 @@
  * any transaction, answering once final. Bounds per request and per address are
  * genesis parameters enforced by execution.
  */
+import { privateKeyToAddress } from '../../crypto/secp256k1';
 import type { FastifyPluginAsync } from 'fastify';
 import { throwIfFailed, type ApiDeps } from '../../../actors/api/api-actor';
 import { encodeTx, TxKind } from '../../codec/tx';
@@ -17,6 +18,8 @@ export const faucetRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
   const faucet = genesis.faucet!;
   const key = hexToBytes(faucet.privateKey);
   let lastNonce = 0n;
+  const me = deps.node.config.validatorKey ? privateKeyToAddress(deps.node.config.validatorKey) : undefined;
+  const nodeSlot = BigInt(Math.max(0, genesis.validators.findIndex((v) => v.address === me)) % 100);
 
   app.post<{ Body: { address: string; amount?: string } }>('/faucet', {
     schema: {
@@ -65,8 +68,10 @@ export const faucetRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
         throw new ApiError(400, 'INVALID_AMOUNT', `amount: at most ${formatDecimal(faucet.maxUsdcPerRequest, USDC_DECIMALS)} USDC per request`);
       }
       // Unique, increasing nonces for the faucet signer (milliseconds-based, per DECISIONS).
-      const now = BigInt(Date.now()) * 1000n;
-      lastNonce = now > lastNonce ? now : lastNonce + 1n;
+      // Every validator of the network signs with the one faucet key: the low digits are
+      // this node's own (its validator index), so two nodes never pick the same nonce.
+      const now = BigInt(Date.now()) * 1000n + nodeSlot;
+      lastNonce = now > lastNonce ? now : lastNonce + 100n;
       const unsigned = { to, usdc, nativeWei: faucet.nativeWeiPerRequest, nonce: lastNonce };
       const body: FaucetBody = signFaucet(genesis.chainId, unsigned, key);
       const final = await deps.submitAndWait(encodeTx(genesis.chainId, TxKind.Faucet, body));
