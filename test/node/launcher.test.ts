@@ -1,0 +1,45 @@
+/**
+ * `npm start` (the local-network launcher): six validator processes come up, one READY
+ * line names every API address, blocks are produced by the network, and SIGINT (Ctrl-C)
+ * stops every validator process cleanly before the launcher exits 0.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT, tempDir, waitFor } from '../helpers/devnet';
+
+const dir = tempDir('exchain-launch-');
+afterAll(() => dir.remove());
+
+describe('the local network launcher', () => {
+  it('starts six validators, announces them once ready, and stops them all on Ctrl-C', async () => {
+    const proc = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', 'start', '--data-dir', dir.path, '--port', '0', '--session-port', '0', '--p2p-port', '0', '--log-level', 'warn'],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    proc.stdout!.on('data', (d) => (out += d));
+    proc.stderr!.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+    try {
+      const line = await waitFor(() => out.split('\n').find((l) => l.startsWith('READY ')), 120_000, 'READY');
+      expect(line).toContain('validators=6');
+      const nodes = /nodes=(\S+)/.exec(line)![1].split(',');
+      expect(nodes).toHaveLength(6);
+      // Every validator serves, and they produce blocks together.
+      const status = async (url: string) => ((await (await fetch(`${url}/status`)).json()) as any).data;
+      await waitFor(async () => ((await Promise.all(nodes.map(status))).every((s) => s.height >= 5) ? true : undefined), 60_000, 'height 5 on all');
+      for (let i = 1; i <= 6; i++) expect(existsSync(join(dir.path, `validator-${i}`, 'node.log'))).toBe(true);
+      for (const url of nodes) expect((await status(url)).consensus).not.toBeNull();
+      proc.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(out).toContain('stopped');
+      // No validator still serves.
+      for (const url of nodes) await expect(fetch(url + '/health', { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
+    } finally {
+      if (proc.exitCode === null) proc.kill('SIGKILL');
+    }
+  }, 240_000);
+});
