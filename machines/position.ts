@@ -71,11 +71,11 @@ export type OpenRefusal = 'NO_ORACLE_PRICE' | 'ORACLE_STALE' | 'INVALID_LEVERAGE
 
 export type PositionEvent =
   | { type: 'OPEN'; facts: OpenFacts; position: PositionContext }
-  | { type: 'CLOSE'; size: bigint; fresh: boolean }
+  | { type: 'CLOSE'; size: bigint; fresh: boolean; collateral?: bigint; minMargin?: bigint }
   | { type: 'SET_TPSL'; takeProfit: bigint; stopLoss: bigint }
   | { type: 'TICK_SECOND'; price: bigint; fresh: boolean }
   | { type: 'CHECK_BLOCK'; price: bigint; fresh: boolean; liquidatable: boolean }
-  | { type: 'ADL'; size: bigint };
+  | { type: 'ADL'; size: bigint; collateral?: bigint; minMargin?: bigint };
 
 // ---- the guard functions execution calls ----------------------------------------------
 
@@ -89,9 +89,14 @@ export function openRefusal(f: OpenFacts): OpenRefusal | null {
   return null;
 }
 
-/** A close of `size` (0 = whole) closes the whole position. */
-export function closesAll(positionSize: bigint, size: bigint): boolean {
-  return size === 0n || size >= positionSize;
+/**
+ * A close of `size` (0 = whole) closes the whole position; so does a part that would
+ * leave less than `minMargin` of collateral behind (no dust positions). Without
+ * collateral facts only the size decides.
+ */
+export function closesAll(positionSize: bigint, size: bigint, collateral?: bigint, minMargin = 0n): boolean {
+  if (size === 0n || size >= positionSize) return true;
+  return collateral !== undefined && (collateral * (positionSize - size)) / positionSize < minMargin;
 }
 
 /** Guard `tpslValid`: levels are ≥ 0 (0 unset); when both are set they lie on their sides (long SL < TP, short TP < SL). */
@@ -139,11 +144,11 @@ export const positionMachine = setup({
     },
     closesAll: ({ context, event }) => {
       assertEvent(event, ['CLOSE', 'ADL']);
-      return (event.type === 'ADL' || event.fresh) && closesAll(context.size, event.size);
+      return (event.type === 'ADL' || event.fresh) && closesAll(context.size, event.size, event.collateral, event.minMargin);
     },
     closesPart: ({ context, event }) => {
       assertEvent(event, ['CLOSE', 'ADL']);
-      return (event.type === 'ADL' || event.fresh) && !closesAll(context.size, event.size);
+      return (event.type === 'ADL' || event.fresh) && !closesAll(context.size, event.size, event.collateral, event.minMargin);
     },
     tpslValid: ({ context, event }) => {
       assertEvent(event, 'SET_TPSL');

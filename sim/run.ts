@@ -5,51 +5,9 @@
  */
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
 import { ArgsError, parseArgs, type RunArgs } from './args';
-import { FAULT_KINDS, runSeed, type FaultCounts, type SimResult, type TxCounts } from './cluster';
-
-async function runAll(args: RunArgs, onResult: (r: SimResult) => boolean): Promise<void> {
-  if (args.jobs <= 1) {
-    for (const seed of args.seeds) if (!onResult(await runSeed(seed, args.options))) return;
-    return;
-  }
-  // Seeds are independent runs: spread them over worker threads, report in seed order.
-  const queue = [...args.seeds];
-  const done = new Map<number, SimResult>();
-  let next = 0;
-  let stop = false;
-  const flush = () => {
-    while (!stop && next < args.seeds.length && done.has(args.seeds[next])) {
-      const r = done.get(args.seeds[next]) as SimResult;
-      done.delete(args.seeds[next]);
-      next++;
-      if (!onResult(r)) stop = true;
-    }
-  };
-  const worker = async () => {
-    const w = new Worker(new URL('./worker.ts', import.meta.url), { workerData: { options: args.options } });
-    let pending: { resolve: (r: SimResult) => void; reject: (e: unknown) => void } | undefined;
-    w.on('message', (r: SimResult) => pending?.resolve(r));
-    w.on('error', (e) => pending?.reject(e));
-    w.on('exit', (code) => pending?.reject(new Error(`sim worker exited with code ${code}`)));
-    try {
-      while (!stop && queue.length > 0) {
-        const seed = queue.shift() as number;
-        const r = await new Promise<SimResult>((resolve, reject) => {
-          pending = { resolve, reject };
-          w.postMessage(seed);
-        });
-        pending = undefined;
-        done.set(seed, r);
-        flush();
-      }
-    } finally {
-      await w.terminate();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(args.jobs, args.seeds.length) }, worker));
-}
+import { FAULT_KINDS, type FaultCounts, type SimResult, type TxCounts } from './cluster';
+import { SeedRunner } from './seeds';
 
 async function main(): Promise<number> {
   let args: RunArgs;
@@ -85,7 +43,8 @@ async function main(): Promise<number> {
   let untimely = 0;
   const txs: TxCounts = { submitted: 0, admitted: 0, refused: 0, gossipAdmitted: 0, committed: 0, ok: 0, failed: 0 };
   const failed: SimResult[] = [];
-  await runAll(args, (r) => {
+  const runner = new SeedRunner(args.options, args.jobs);
+  await runner.run(args.seeds, (r) => {
     seedsRun++;
     simulatedMs += r.simulatedMs;
     heights += r.heights;
@@ -118,6 +77,7 @@ async function main(): Promise<number> {
     }
     return true;
   });
+  await runner.close();
   const wallS = (performance.now() - wallStart) / 1000;
   const simS = simulatedMs / 1000;
   console.log('');

@@ -65,8 +65,9 @@ describe('positions through REST', () => {
     for (const k of ['liquidationPrice', 'unrealizedPnl', 'markPrice', 'equity', 'fundingOwed']) expect(typeof pos[k]).toBe('string');
 
     const entry = Number(opened.entryPrice);
-    const tp = (entry * 1.5).toFixed(2);
-    const sl = (entry * 0.5).toFixed(2);
+    // Canonical decimal texts (the answers drop trailing zeros).
+    const tp = String(Number((entry * 1.5).toFixed(2)));
+    const sl = String(Number((entry * 0.5).toFixed(2)));
     expect(await client.perpTpsl(alice, { positionId: opened.positionId, takeProfit: tp, stopLoss: sl })).toMatchObject({ positionId: opened.positionId, takeProfit: tp, stopLoss: sl });
     const [withTargets] = (await client.positions(alice.address)).filter((p: any) => p.positionId === opened.positionId);
     expect(withTargets).toMatchObject({ takeProfit: tp, stopLoss: sl });

@@ -64,6 +64,15 @@ describe('open and close', () => {
     f.endBlock();
   });
 
+  it('a partial close that would leave less than 1 USDC of margin closes the whole position', () => {
+    const f = fresh();
+    const pos = f.open(alice, { isLong: true, leverage: 10, margin: 10n * USDC });
+    const s = f.must((ctx) => closePosition(ctx, alice, pos.id, (pos.size * 95n) / 100n)); // would leave 0.5 USDC
+    expect(s).toMatchObject({ full: true, size: pos.size });
+    expect(f.position(pos.id)).toBeUndefined();
+    f.endBlock();
+  });
+
   it('refuses what the rules refuse, changing nothing', () => {
     const f = fresh();
     const open = (o: Partial<Parameters<typeof openPosition>[1]>) =>

@@ -64,6 +64,9 @@ describe('position machine', () => {
     expect(step(s, { type: 'CHECK_BLOCK', price: 1n, fresh: false, liquidatable: true }).value).toBe('open');
     expect(step(s, { type: 'ADL', size: 5n }).value).toBe('closed');
     expect(step(s, { type: 'CLOSE', size: 99n, fresh: true }).value).toBe('closed');
+    // A part leaving less than the minimum margin behind closes it whole (no dust).
+    expect(step(opened(), { type: 'CLOSE', size: 9n, fresh: true, collateral: 100n, minMargin: 20n }).value).toBe('closed');
+    expect(step(opened(), { type: 'CLOSE', size: 8n, fresh: true, collateral: 100n, minMargin: 20n }).context.size).toBe(2n);
   });
 
   it('its guards are the functions execution calls', () => {

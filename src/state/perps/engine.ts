@@ -195,6 +195,9 @@ function credit(state: State, to: Address, usdc: bigint): void {
 
 export type CloseReason = 'close' | 'tp' | 'sl' | 'liquidation' | 'adl';
 
+/** Prices the indexes hold as numbers: exact below 2^53. */
+const MAX_PRICE = BigInt(Number.MAX_SAFE_INTEGER);
+
 export interface Settled {
   positionId: bigint;
   /** Size closed. */
@@ -229,8 +232,9 @@ export function settlePosition(ctx: ExecContext, pos: PerpPosition, closeSize: b
   const owed = fundingOwed(pos.size, index, pos.fundingIndex);
   const account = state.account(pos.owner);
   let inPositions = account.usdcInPositions;
-  let full = closesAll(pos.size, closeSize);
-  if (!full && pos.margin - owed <= 0n) full = true;
+  // A part that would leave less than the minimum margin closes the whole position: no
+  // dust positions (their liquidation keys would be wide, checked every block).
+  const full = closesAll(pos.size, closeSize, pos.margin - owed, MIN_PERP_MARGIN);
   const size = full ? pos.size : closeSize;
 
   let potDelta = 0n;
@@ -329,6 +333,7 @@ export function closePosition(ctx: ExecContext, owner: Address, positionId: bigi
 export function setTpsl(ctx: ExecContext, owner: Address, positionId: bigint, takeProfit: bigint, stopLoss: bigint): PerpPosition {
   const { state } = ctx;
   const pos = ownedPosition(state, owner, positionId);
+  if (takeProfit > MAX_PRICE || stopLoss > MAX_PRICE) throw badRequest('INVALID_TPSL', `takeProfit, stopLoss: at most ${MAX_PRICE} (×1e-6)`);
   if (tpslRefusal(pos.isLong, takeProfit, stopLoss)) {
     throw badRequest('INVALID_TPSL', pos.isLong ? 'stopLoss: a long\'s stop-loss must be below its take-profit' : 'stopLoss: a short\'s stop-loss must be above its take-profit');
   }
@@ -458,8 +463,12 @@ export function settleFunding(ctx: ExecContext): void {
   const samples = BigInt(Math.max(1, Math.floor(params.limits.fundingIntervalMs / Math.max(1, params.limits.tpslCheckIntervalMs))));
   for (const pairId of allPairIds(state)) {
     const op = oraclePrice(state, pairId, now);
-    if (!op?.fresh) continue;
     const market = perpMarket(state, pairId);
+    if (!op?.fresh) {
+      // No settlement on an old price; the interval's samples do not carry into the next.
+      if (market.premiumSumPpb !== 0n) setMarket(state, pairId, { ...market, premiumSumPpb: 0n });
+      continue;
+    }
     const avgPremium = market.premiumSumPpb / samples;
     const rate = fundingRate(avgPremium, params.limits.fundingIntervalMs, params.perps);
     const book = state.perp.markets.get(pairId);
