@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { privateKeyToAccount } from 'viem/accounts';
 import { DEVNET_KEYS, waitFor } from '../helpers/devnet';
 import { LocalNetwork } from '../helpers/network';
+import { ExchangeClient } from '../../src/client';
 
 const N = 6;
 let net: LocalNetwork;
@@ -49,6 +50,17 @@ describe('a six-validator network of real processes', () => {
     // The block that carries it is the same block on every validator.
     await net.waitHeight(height);
     for (let i = 1; i <= N; i++) expect((await net.block(i, height)).transactions).toContain(txHash);
+    // A perp position opened through validator 3 against the pool, at the validators'
+    // oracle median (every validator signs observations), is the same on validator 6.
+    const trader = privateKeyToAccount(DEVNET_KEYS.accounts[6].privateKey);
+    const three = new ExchangeClient(net.nodes[2].url, { chainId: 713799 });
+    const opened = await waitFor(
+      () => three.perpOpen(trader, { pairId: 1, isLong: true, leverage: 5, margin: '100' }).catch(() => undefined),
+      30_000,
+      'a perp open once the oracle is fresh',
+    );
+    const six = new ExchangeClient(net.nodes[5].url, { chainId: 713799 });
+    await waitFor(async () => ((await six.positions(trader.address)).some((p: any) => p.positionId === opened.positionId) ? true : undefined), 30_000, 'the position on validator 6');
     const heights = await Promise.all(net.nodes.map((n) => net.height(n.index)));
     await expectAgreement(Math.min(...heights));
     // Blocks come from more than one proposer.
