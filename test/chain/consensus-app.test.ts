@@ -1,0 +1,89 @@
+/**
+ * ChainConsensusApp.validate: what a validator accepts as the next block of a proposal.
+ * Each rule is shown by a block that breaks only that rule.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blockHash, canonicalCommit, encodeBlock, encodeHeader, type Block, type Commit } from '../../src/codec/block';
+import { Chain } from '../../src/chain/chain';
+import { ChainConsensusApp } from '../../src/chain/consensus-app';
+import { voteSigningHash } from '../../src/consensus/messages';
+import { Secp256k1Signer, secp256k1Verifier } from '../../src/consensus/signer';
+import { ValidatorSet } from '../../src/consensus/validator-set';
+import { encodeTx, TxKind } from '../../src/codec/tx';
+import { signFaucet } from '../../src/codec/txs/faucet';
+import { hexToBytes } from '../../src/util/bytes';
+import { DEVNET_KEYS, devnetGenesis, tempDir } from '../helpers/devnet';
+
+const { genesis, hash: gHash } = devnetGenesis(6);
+const validators = ValidatorSet.fromGenesis(genesis.validators);
+const signers = new Map(DEVNET_KEYS.validators.slice(0, 6).map((v) => [v.address.toLowerCase(), new Secp256k1Signer(hexToBytes(v.ecdsaPrivateKey))]));
+const dir = tempDir('exchain-capp-');
+let chain: Chain;
+let now = 0;
+let app: ChainConsensusApp;
+
+beforeAll(async () => {
+  chain = await Chain.open({ dataDir: dir.path, genesis, genesisHash: gHash, syncWrites: false });
+  now = Date.now();
+  app = new ChainConsensusApp(() => chain, { validators, verifier: secp256k1Verifier, requestBlock: () => undefined, now: () => now });
+});
+afterAll(async () => {
+  await chain.close();
+  dir.remove();
+});
+
+function commitFor(block: Block, signerCount: number): Commit {
+  const h = block.header;
+  const hash = blockHash(h);
+  const sigs = validators.validators.slice(0, signerCount).map((v) => ({
+    validator: v.address,
+    signature: signers.get(v.address)!.sign(voteSigningHash(genesis.chainId, { type: 'precommit', height: h.height, round: 0, blockHash: hash })),
+  }));
+  return canonicalCommit({ height: h.height, round: 0, blockHash: hash, signatures: sigs });
+}
+
+function next(over: { lastCommit?: Commit | null; round?: number; proposer?: `0x${string}`; txs?: Uint8Array[]; timestampMs?: number } = {}): Block {
+  const round = over.round ?? 0;
+  const proposer = over.proposer ?? validators.proposer(chain.height + 1, round, chain.lastBlockHash).address;
+  return chain.buildBlock({ txs: over.txs ?? [], timestampMs: over.timestampMs ?? now, proposer, round, lastCommit: over.lastCommit ?? null });
+}
+
+describe('ChainConsensusApp.validate', () => {
+  it('accepts a proper block 1 and refuses each broken rule', async () => {
+    const good = next();
+    expect(app.validate(encodeBlock(good))?.hash).toEqual(blockHash(good.header));
+    // Proposer of another round or a stranger.
+    const otherRound = validators.proposer(1, 1, chain.lastBlockHash).address;
+    const wrongProposer = validators.validators.find((v) => v.address !== good.header.proposer && v.address !== otherRound)!.address;
+    expect(app.validate(encodeBlock(next({ proposer: wrongProposer })))).toBeNull();
+    // Height 1 carries no last commit.
+    expect(app.validate(encodeBlock(next({ lastCommit: commitFor(good, 5) })))).toBeNull();
+    // Time ahead of our clock by more than the drift bound.
+    expect(app.validate(encodeBlock(next({ timestampMs: now + genesis.consensus.maxClockDriftMs + 1 })))).toBeNull();
+    expect(app.validate(encodeBlock(next({ timestampMs: now + genesis.consensus.maxClockDriftMs })))).not.toBeNull();
+    // Transactions that do not match txRoot.
+    const faucet = encodeTx(genesis.chainId, TxKind.Faucet, signFaucet(genesis.chainId, { to: DEVNET_KEYS.accounts[1].address.toLowerCase() as `0x${string}`, usdc: 1n, nativeWei: 0n, nonce: 1n }, hexToBytes(genesis.faucet!.privateKey)));
+    const withTx = next({ txs: [faucet.bytes] });
+    expect(app.validate(encodeBlock(withTx))).not.toBeNull();
+    expect(app.validate(encodeBlock({ ...withTx, txs: [] , header: { ...withTx.header, txCount: 0 } }))).toBeNull();
+    // Garbage.
+    expect(app.validate(encodeHeader(good.header))).toBeNull();
+    // Wrong parent.
+    expect(app.validate(encodeBlock({ ...good, header: { ...good.header, parentHash: new Uint8Array(32).fill(7) } }))).toBeNull();
+  });
+
+  it('block 2 must carry a valid commit of block 1 (more than 2/3, signatures checked)', async () => {
+    const b1 = next();
+    const c1 = commitFor(b1, 5);
+    await chain.commit(b1, c1);
+    app.committed(1, encodeBlock(b1), c1);
+    now += 10;
+    expect(app.validate(encodeBlock(next({ lastCommit: c1 })))).not.toBeNull();
+    expect(app.validate(encodeBlock(next({ lastCommit: null })))).toBeNull();
+    expect(app.validate(encodeBlock(next({ lastCommit: commitFor(b1, 4) })))).toBeNull();
+    const forged = { ...c1, signatures: c1.signatures.map((s, i) => (i === 0 ? { ...s, signature: c1.signatures[1].signature } : s)) };
+    expect(app.validate(encodeBlock(next({ lastCommit: forged })))).toBeNull();
+    // Time must move past the parent's.
+    expect(app.validate(encodeBlock({ ...next({ lastCommit: c1 }), header: { ...next({ lastCommit: c1 }).header, timestampMs: b1.header.timestampMs } }))).toBeNull();
+  });
+});
