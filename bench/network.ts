@@ -10,10 +10,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Pool } from 'undici';
-import { placeOrderDigest, restSigningHash } from '../src/crypto/exchange-digest';
-import { sign } from '../src/crypto/secp256k1';
-import { bytesToHex, hexToBytes } from '../src/util/bytes';
-import { DEVNET_KEYS } from '../test/helpers/devnet';
+import { closedLoop, signedOrderBodies } from './load';
 import { LocalNetwork } from '../test/helpers/network';
 
 const quantile = (xs: number[], p: number) => {
@@ -26,26 +23,6 @@ function procStat(pid: number): { cpuMs: number; rssMiB: number; peakRssMiB: num
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (k: string) => Number(status.match(new RegExp(`${k}:\\s+(\\d+)`))?.[1] ?? 0);
   return { cpuMs: ((Number(f[11]) + Number(f[12])) * 1000) / 100, rssMiB: Math.round(kib('VmRSS') / 1024), peakRssMiB: Math.round(kib('VmHWM') / 1024) };
-}
-
-function signedOrders(total: number): string[] {
-  const accounts = DEVNET_KEYS.accounts.slice(0, 16);
-  let nonce = BigInt(Date.now()) * 1000n;
-  const bodies: string[] = [];
-  for (let i = 0; i < total; i++) {
-    const acc = accounts[i % accounts.length];
-    const symbol = i % 2 ? 'ETH' : 'BTC';
-    const base = symbol === 'ETH' ? 2000 : 60000;
-    const sell = (i >> 1) % 2 === 1;
-    const crossing = i % 4 === 3;
-    const offset = (i % 50) + 1;
-    const px = crossing ? (sell ? base - 100 : base + 100) : sell ? base + offset : base - offset;
-    const o = { symbol, side: sell ? 'sell' : 'buy', type: 'limit', price: String(px), amount: symbol === 'ETH' ? '0.01' : '0.001' };
-    const n = nonce++;
-    const sig = sign(restSigningHash(placeOrderDigest({ ...o, nonce: n })), hexToBytes(acc.privateKey));
-    bodies.push(JSON.stringify({ ...o, trader: acc.address, nonce: n.toString(), signature: bytesToHex(sig) }));
-  }
-  return bodies;
 }
 
 export async function benchNetwork(opts: { idleSeconds?: number; orders?: number; concurrency?: number } = {}): Promise<Record<string, unknown>> {
@@ -68,28 +45,11 @@ export async function benchNetwork(opts: { idleSeconds?: number; orders?: number
     const intervals = stamps.slice(1).map((t, i) => t - stamps[i]);
 
     // ---- load
-    const bodies = signedOrders(total);
+    const bodies = signedOrderBodies(total);
     const pools = net.nodes.map((n) => new Pool(n.url, { connections: 16, pipelining: 4 }));
-    const latencies: number[] = [];
-    const statuses = new Map<number, number>();
-    let next = 0;
     const hStart = await net.height(1);
     const cpu1 = net.nodes.map((n) => procStat(n.proc!.pid!).cpuMs);
-    const start = performance.now();
-    await Promise.all(
-      Array.from({ length: concurrency }, async (_, w) => {
-        const pool = pools[w % pools.length];
-        while (next < bodies.length) {
-          const body = bodies[next++];
-          const t = performance.now();
-          const res = await pool.request({ method: 'POST', path: '/v1/order', headers: { 'content-type': 'application/json' }, body });
-          await res.body.arrayBuffer();
-          latencies.push(performance.now() - t);
-          statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
-        }
-      }),
-    );
-    const loadWall = (performance.now() - start) / 1000;
+    const { seconds: loadWall, latencies, statuses } = await closedLoop(pools, '/v1/order', bodies, concurrency);
     const hEnd = await net.height(1);
     const loadCpuPct = net.nodes.map((n, i) => Math.round(((procStat(n.proc!.pid!).cpuMs - cpu1[i]) / 1000 / loadWall) * 100));
     await Promise.all(pools.map((p) => p.close()));

@@ -10,6 +10,7 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { Pool } from 'undici';
+import { closedLoop } from './load';
 import { ZERO_HASH, type BlockHeader } from '../src/codec/block';
 import { perpOpenMessage } from '../src/codec/txs/perps';
 import { hashPersonalMessage } from '../src/crypto/eip191';
@@ -153,23 +154,7 @@ export async function benchPerpOpens(opts: { opens?: number; concurrency?: numbe
       bodies.push(JSON.stringify({ action: 'perp_open', wallet: fields.wallet, pairId: fields.pairId, isLong: fields.isLong, leverage: fields.leverage, margin: fields.margin, nonce: fields.nonce.toString(), signature: bytesToHex(signature) }));
     }
     const pool = new Pool(base, { connections: 32, pipelining: 8 });
-    const latencies: number[] = [];
-    const statuses = new Map<number, number>();
-    let next = 0;
-    const start = performance.now();
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < bodies.length) {
-          const body = bodies[next++];
-          const t = performance.now();
-          const res = await pool.request({ method: 'POST', path: '/v1/perp/open', headers: { 'content-type': 'application/json' }, body });
-          await res.body.arrayBuffer();
-          latencies.push(performance.now() - t);
-          statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
-        }
-      }),
-    );
-    const secs = (performance.now() - start) / 1000;
+    const { seconds: secs, latencies, statuses } = await closedLoop([pool], '/v1/perp/open', bodies, concurrency);
     await pool.close();
     const lat = quantiles(latencies);
     return {

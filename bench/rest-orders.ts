@@ -9,10 +9,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Pool } from 'undici';
-import { placeOrderDigest, restSigningHash } from '../src/crypto/exchange-digest';
-import { sign } from '../src/crypto/secp256k1';
-import { bytesToHex, hexToBytes } from '../src/util/bytes';
-import { DEVNET_KEYS, ROOT, tempDir, waitFor } from '../test/helpers/devnet';
+import { ROOT, tempDir, waitFor } from '../test/helpers/devnet';
+import { closedLoop, signedOrderBodies } from './load';
 
 interface Opts {
   orders?: number;
@@ -34,22 +32,7 @@ export async function benchRestOrders(opts: Opts = {}): Promise<Record<string, u
   try {
     await waitFor(() => out.includes('READY') || undefined, 30_000, 'node ready');
     const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 32, pipelining: 8 });
-    const accounts = DEVNET_KEYS.accounts.slice(0, 16);
-    let nonce = BigInt(Date.now()) * 1000n;
-    const bodies: string[] = [];
-    for (let i = 0; i < total; i++) {
-      const acc = accounts[i % accounts.length];
-      const symbol = i % 2 ? 'ETH' : 'BTC';
-      const base = symbol === 'ETH' ? 2000 : 60000;
-      const sell = (i >> 1) % 2 === 1;
-      const crossing = i % 4 === 3;
-      const offset = (i % 50) + 1;
-      const px = crossing ? (sell ? base - 100 : base + 100) : sell ? base + offset : base - offset;
-      const o = { symbol, side: sell ? 'sell' : 'buy', type: 'limit', price: String(px), amount: symbol === 'ETH' ? '0.01' : '0.001' };
-      const n = nonce++;
-      const sig = sign(restSigningHash(placeOrderDigest({ ...o, nonce: n })), hexToBytes(acc.privateKey));
-      bodies.push(JSON.stringify({ ...o, trader: acc.address, nonce: n.toString(), signature: bytesToHex(sig) }));
-    }
+    const bodies = signedOrderBodies(total);
     /** The node's CPU time (user + system, all threads) from /proc, in ms. */
     const cpuMs = () => {
       const f = readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -57,25 +40,8 @@ export async function benchRestOrders(opts: Opts = {}): Promise<Record<string, u
     };
     const cpuBefore = cpuMs();
     const loadCpuBefore = process.cpuUsage();
-    const latencies: number[] = [];
-    let next = 0;
-    let failed = 0;
-    const statuses = new Map<number, number>();
-    const start = performance.now();
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < bodies.length) {
-          const body = bodies[next++];
-          const t = performance.now();
-          const res = await pool.request({ method: 'POST', path: '/v1/order', headers: { 'content-type': 'application/json' }, body });
-          await res.body.arrayBuffer();
-          latencies.push(performance.now() - t);
-          statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
-          if (res.statusCode !== 200) failed++;
-        }
-      }),
-    );
-    const secs = (performance.now() - start) / 1000;
+    const { seconds: secs, latencies, statuses } = await closedLoop([pool], '/v1/order', bodies, concurrency);
+    const failed = bodies.length - (statuses.get(200) ?? 0);
     const nodeCpuMs = cpuMs() - cpuBefore;
     const loadCpu = process.cpuUsage(loadCpuBefore);
     await pool.close();

@@ -46,7 +46,8 @@ async function endpoints(genesis: Genesis, ports: number[]): Promise<string[]> {
   );
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port free on loopback right now. */
+export async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
     const srv = createServer();
     srv.once('error', rej);

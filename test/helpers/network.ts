@@ -4,22 +4,11 @@
  * the test's hands: kill, stop, continue, restart with other flags.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../../src/cli/launcher';
 import { peerIdOfPublicKey } from '../../src/net/libp2p';
 import { hexToBytes } from '../../src/util/bytes';
 import { devnetGenesis, ROOT, tempDir, waitFor } from './devnet';
-
-export async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => res(port));
-    });
-  });
-}
 
 export interface NetNode {
   index: number;

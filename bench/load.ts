@@ -1,0 +1,60 @@
+/** Shared load generation for the REST benches: pre-signed order bodies, and a closed-loop sender. */
+import type { Pool } from 'undici';
+import { placeOrderDigest, restSigningHash } from '../src/crypto/exchange-digest';
+import { sign } from '../src/crypto/secp256k1';
+import { bytesToHex, hexToBytes } from '../src/util/bytes';
+import { DEVNET_KEYS } from '../test/helpers/devnet';
+
+/**
+ * `total` signed POST /v1/order bodies: resting limit orders on both sides of ETH and BTC
+ * from 16 accounts, every fourth order crossing (so matching, settlement and fees run),
+ * no self-trades. Signing is the trader's cost, not the node's: done before timing.
+ */
+export function signedOrderBodies(total: number): string[] {
+  const accounts = DEVNET_KEYS.accounts.slice(0, 16);
+  let nonce = BigInt(Date.now()) * 1000n;
+  const bodies: string[] = [];
+  for (let i = 0; i < total; i++) {
+    const acc = accounts[i % accounts.length];
+    const symbol = i % 2 ? 'ETH' : 'BTC';
+    const base = symbol === 'ETH' ? 2000 : 60000;
+    const sell = (i >> 1) % 2 === 1;
+    const crossing = i % 4 === 3;
+    const offset = (i % 50) + 1;
+    const px = crossing ? (sell ? base - 100 : base + 100) : sell ? base + offset : base - offset;
+    const o = { symbol, side: sell ? 'sell' : 'buy', type: 'limit', price: String(px), amount: symbol === 'ETH' ? '0.01' : '0.001' };
+    const n = nonce++;
+    const sig = sign(restSigningHash(placeOrderDigest({ ...o, nonce: n })), hexToBytes(acc.privateKey));
+    bodies.push(JSON.stringify({ ...o, trader: acc.address, nonce: n.toString(), signature: bytesToHex(sig) }));
+  }
+  return bodies;
+}
+
+export interface LoadResult {
+  seconds: number;
+  /** Submit-to-answer latency of each request, ms. */
+  latencies: number[];
+  statuses: Map<number, number>;
+}
+
+/** Sends every body as a POST to `path` with `concurrency` requests in flight, spread over `pools`. */
+export async function closedLoop(pools: Pool[], path: string, bodies: string[], concurrency: number): Promise<LoadResult> {
+  const latencies: number[] = [];
+  const statuses = new Map<number, number>();
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      const pool = pools[w % pools.length];
+      while (next < bodies.length) {
+        const body = bodies[next++];
+        const t = performance.now();
+        const res = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body });
+        await res.body.arrayBuffer();
+        latencies.push(performance.now() - t);
+        statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+      }
+    }),
+  );
+  return { seconds: (performance.now() - start) / 1000, latencies, statuses };
+}
