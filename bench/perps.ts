@@ -19,6 +19,7 @@ import type { ChainEvent, ExecContext } from '../src/state/context';
 import { genesisState } from '../src/state/genesis';
 import { setOracleMedian } from '../src/state/oracle';
 import { checkTpsl, endBlockPerps, liquidate, openPosition, setTpsl } from '../src/state/perps/engine';
+import { liquidateBook } from '../src/state/perps/book-liquidation';
 import type { State } from '../src/state/state';
 import { credit, mint } from '../src/state/vault';
 import { bytesToHex, hexToBytes, type Address } from '../src/util/bytes';
@@ -125,6 +126,99 @@ export function benchPerpChecks(positions = 100_000, blocks = 4_000): Record<str
   };
 }
 
+/**
+ * The orderbook-position liquidation check (src/state/perps/book-liquidation.ts) with
+ * `positions` open orderbook positions over the 15 devnet markets. Positions are written
+ * straight into the Position table in opposite pairs (long and short of the same size
+ * and entry, so every pair nets to zero), at leverage 2 to the market's maximum, entries within ±0.2% of
+ * the start price, so that a ±10 bps random walk keeps liquidating a few every block.
+ */
+export function benchBookLiquidation(positions = 100_000, blocks = 2_000): Record<string, unknown> {
+  const { genesis, hash } = devnetGenesis(1);
+  const g = { ...genesis, perps: { ...genesis.perps, initialPoolUsdc: 10n ** 12n * USDC } };
+  const state: State = genesisState(g, hash).state;
+  const pairs = [...g.pairs].sort((a, b) => a.id - b.id);
+  const prices = new Map(pairs.map((p) => [p.id, p.initialPrice]));
+  let now = g.genesisTimeMs + 22;
+  let height = 1;
+  const header = (): BlockHeader => ({ chainId: g.chainId, height, timestampMs: now, round: 0, parentHash: ZERO_HASH, parentStateRoot: ZERO_HASH, proposer: DEVNET_KEYS.validators[0].address, txRoot: ZERO_HASH, txCount: 0, lastCommitHash: ZERO_HASH });
+  const events: ChainEvent[] = [];
+  const ctx = (): ExecContext => ({ state, params: state.params(), header: header(), emit: (e) => events.push(e) });
+  const setPrices = () => {
+    for (const p of pairs) setOracleMedian(state, p.id, prices.get(p.id)!, now);
+  };
+  const rand = rng(7);
+  const t0 = performance.now();
+  let margins = 0n;
+  for (let i = 0; i < positions; i += 2) {
+    const pair = pairs[(i / 2) % pairs.length];
+    const entry = (pair.initialPrice * BigInt(9_980 + Math.floor(rand() * 40))) / 10_000n;
+    const size = ((BigInt(1 + Math.floor(rand() * 100)) * 10n ** 18n * 1_000_000n) / pair.initialPrice / pair.lotSize + 1n) * pair.lotSize; // ~1-100 USDC
+    const n = (entry * size) / 10n ** 18n;
+    for (const [k, side] of [[i, 1n], [i + 1, -1n]] as const) {
+      const owner = `0x${(0xb0000000 + k).toString(16).padStart(40, '0')}` as Address;
+      const margin = n / BigInt(2 + Math.floor(rand() * (pair.maxLeverage - 1)));
+      state.positions.set(`${owner}:${pair.id}`, { size: side * size, cost: side * n, margin });
+      const a = state.account(owner);
+      state.accounts.set(owner, { ...a, usdcInPositions: a.usdcInPositions + margin, usdcFree: a.usdcFree + 1_000n * USDC });
+      margins += margin + 1_000n * USDC;
+    }
+  }
+  // The positions' USDC came from deposits: the supply carries it, so the invariants hold.
+  mint(state, margins, 0n);
+  for (const [k, p] of state.positions.entries()) mint(state, -p.cost, 0n);
+  setPrices();
+  const setupMs = performance.now() - t0;
+  state.meta.set('head', { height: 0, timestampMs: now, blockHash: '0x' });
+  state.checkInvariants();
+  state.flush();
+  const indexed = state.bookLiq.size;
+  const perBlock: number[] = [];
+  const quiet: number[] = [];
+  let liquidated = 0;
+  let mostInABlock = 0;
+  const busy: number[] = [];
+  for (let b = 0; b < blocks; b++) {
+    now += 22;
+    height++;
+    for (const p of pairs) prices.set(p.id, (prices.get(p.id)! * BigInt(10_000 + Math.floor(rand() * 21) - 10)) / 10_000n);
+    setPrices();
+    events.length = 0;
+    const s = performance.now();
+    const n = liquidateBook(ctx());
+    const ms = performance.now() - s;
+    perBlock.push(ms);
+    liquidated += n;
+    if (n > mostInABlock) mostInABlock = n;
+    if (n === 0) quiet.push(ms);
+    else busy.push(ms / n);
+    state.meta.set('head', { height, timestampMs: now, blockHash: '0x' });
+    state.checkInvariants();
+    state.flush();
+  }
+  const scanOnly: number[] = [];
+  for (let i = 0; i < 500; i++) {
+    const s = performance.now();
+    liquidateBook(ctx());
+    scanOnly.push(performance.now() - s);
+  }
+  return {
+    bookPositions: positions,
+    indexedAtStart: indexed,
+    stillIndexedAtEnd: state.bookLiq.size,
+    markets: pairs.length,
+    blocks,
+    liquidatedDuringRun: liquidated,
+    mostLiquidatedInOneBlock: mostInABlock,
+    msPerLiquidation: busy.length ? quantiles(busy) : null,
+    checkMsPerBlock: quantiles(perBlock),
+    checkMsBlocksWithNothingLiquidated: quiet.length ? quantiles(quiet) : null,
+    scanOnlyMs: quantiles(scanOnly),
+    setupMs: Math.round(setupMs),
+    conditions: `in-process state, no disk; ${positions} orderbook positions (opposite pairs) on ${pairs.length} markets, leverage 2 to each market's maximum, entries ±0.2% of start (none liquidatable at the start); blocks 22 ms apart with every oracle on a ±10 bps random walk; liquidateBook alone timed (cancels, takeover, events included), invariants and flush excluded; load avg ${os.loadavg()[0].toFixed(1)}`,
+  };
+}
+
 /** Perp opens through REST to final on a node process. */
 export async function benchPerpOpens(opts: { opens?: number; concurrency?: number } = {}): Promise<Record<string, unknown>> {
   const total = opts.opens ?? 4000;
@@ -174,5 +268,5 @@ export async function benchPerpOpens(opts: { opens?: number; concurrency?: numbe
 }
 
 export async function benchPerps(): Promise<Record<string, unknown>> {
-  return { checks: benchPerpChecks(), restOpens: await benchPerpOpens() };
+  return { checks: benchPerpChecks(), bookLiquidation: benchBookLiquidation(), restOpens: await benchPerpOpens() };
 }

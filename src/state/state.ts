@@ -42,6 +42,7 @@ import {
   type PoolShare,
 } from './records';
 import { PerpBook } from './perps/book';
+import { BookLiqIndex, POOL_BOOK_OWNER } from './perps/book-index';
 import { Journal, Table } from './table';
 import { StateTree } from './tree';
 import type { PairParams } from '../genesis/types';
@@ -80,6 +81,8 @@ export class State {
   readonly books = new Map<number, OrderBook>();
   /** Open perp positions by market, side, owner, liquidation price and TP/SL level (src/state/perps/book.ts). */
   readonly perp = new PerpBook((pairId) => this.pairs.get(String(pairId))?.maintenanceMarginBps ?? 0);
+  /** Orderbook positions by liquidation key, and the pool's orderbook positions (src/state/perps/book-index.ts). */
+  readonly bookLiq = new BookLiqIndex((pairId) => this.pairs.get(String(pairId))?.maintenanceMarginBps ?? 0);
 
   readonly meta: Table<unknown>;
   readonly accounts: Table<Account>;
@@ -130,6 +133,7 @@ export class State {
         this.totals.orderbookMargin += (next?.margin ?? 0n) - (prev?.margin ?? 0n);
         const pairId = Number(key.slice(key.indexOf(':') + 1));
         this.netSize.set(pairId, (this.netSize.get(pairId) ?? 0n) + (next?.size ?? 0n) - (prev?.size ?? 0n));
+        this.bookLiq.onChange(prev, next, key);
       }),
     );
     this.orders = this.add(
@@ -181,8 +185,14 @@ export class State {
     return this.pool.get('pool') ?? EMPTY_POOL;
   }
 
-  /** After loading stored records: rebuild the books from the resting orders, in id order. */
+  /**
+   * After loading stored records: rebuild the books from the resting orders, in id
+   * order, and the orderbook-position liquidation index from the positions (its keys
+   * need the pairs' maintenance margins, which may have loaded after the positions).
+   */
   rebuildIndexes(): void {
+    this.bookLiq.clear();
+    for (const [key, p] of this.positions.entries()) this.bookLiq.onChange(undefined, p, key);
     this.books.clear();
     const all = [...this.orders.entries()].map(([, o]) => o).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     for (const o of all) this.book(o.pairId).restore({ id: o.id, owner: o.owner, side: o.side, price: o.price, remaining: o.remaining, isAgent: o.isAgent });
@@ -248,6 +258,12 @@ export class State {
     }
     for (const [pairId, net] of this.netSize) {
       if (net !== 0n) throw new InvariantError(`pair ${pairId}: positions do not net to zero (${net})`);
+    }
+    // The pool's orderbook positions (taken over in liquidations) carry no margin: the
+    // pool's USDC stands behind them, and they count in Σ cost and the pairs' net above.
+    for (const [pairId, p] of this.bookLiq.poolPositions) {
+      if (p.margin !== 0n) throw new InvariantError(`pair ${pairId}: the pool's orderbook position holds margin ${p.margin}`);
+      if (this.positions.get(`${POOL_BOOK_OWNER}:${pairId}`) !== p) throw new InvariantError(`pair ${pairId}: the pool's orderbook position is not the indexed one`);
     }
   }
 

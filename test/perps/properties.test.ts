@@ -5,7 +5,9 @@
  *   - USDC is conserved: Σ over all accounts (free + locked + in positions) − Σ
  *     orderbook cost + pool + funding pots = supply, recomputed here from the tables;
  *   - the pool never goes negative;
- *   - no open position on a market with a fresh price is below maintenance;
+ *   - no open position (perp, or orderbook: issue 7's liquidation of book positions, with
+ *     orderbook trades at random leverage among the actions) on a market with a fresh
+ *     price is below maintenance;
  *   - a vault or pool withdrawal never leaves the account below its margin requirement
  *     (its positions untouched, each still above maintenance);
  * and separately: open and close at the same price returns the margin minus the fees.
@@ -21,6 +23,8 @@ import { orderbookMarginShortfall } from '../../src/state/perps/margin';
 import { poolDeposit, poolWithdraw } from '../../src/state/perps/pool';
 import { oraclePrice } from '../../src/state/oracle';
 import { accountUsdc } from '../../src/state/records';
+import { placeOrder } from '../../src/state/ops/trading';
+import { bookLiquidatable, POOL_BOOK_OWNER } from '../../src/state/perps/book-index';
 import type { Address } from '../../src/util/bytes';
 import { BTC, ETH, genesis, PerpFixture, PRICE, traders, USDC } from './fixture';
 
@@ -33,6 +37,8 @@ const action = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('tpsl' as const), pick: fc.nat(), tpBps: fc.integer({ min: 10, max: 2000 }), slBps: fc.integer({ min: 10, max: 2000 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('deposit' as const), who: fc.nat(5), amount: fc.integer({ min: 1, max: 2_000_000 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('poolWithdraw' as const), who: fc.nat(5), fraction: fc.integer({ min: 1, max: 100 }) }) },
+  // An orderbook order near the oracle price at random leverage (limit rests, market takes).
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('order' as const), who: fc.nat(5), pair: fc.nat(1), side: fc.constantFrom(0 as const, 1 as const), market: fc.boolean(), offsetBps: fc.integer({ min: -100, max: 100 }), lots: fc.integer({ min: 10, max: 300 }), leverage: fc.constantFrom(1, 5, 10, 25, 50) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('vaultWithdraw' as const), who: fc.nat(5), fraction: fc.integer({ min: 1, max: 100 }) }) },
   // A block: prices move (bps, per pair), time passes; sometimes the oracle goes stale.
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('block' as const), moves: fc.tuple(fc.integer({ min: -800, max: 800 }), fc.integer({ min: -800, max: 800 })), dtMs: fc.constantFrom(22, 22, 500, 1000, 61_000, 1_800_000, 3_600_000), stale: fc.boolean() }) },
@@ -64,6 +70,14 @@ function checkAfterBlock(f: PerpFixture, atMs: number): void {
     expect(liquidatable({ isLong: p.isLong, entryPrice: p.entryPrice, size: p.size, collateral }, op.price, pair.maintenanceMarginBps), `position ${p.id} below maintenance after the block`).toBe(false);
   }
   expect(margins).toBe(f.state.perp.totalMargin);
+  for (const [key, p] of f.state.positions.entries()) {
+    const [owner, pairId] = [key.slice(0, key.indexOf(':')), Number(key.slice(key.indexOf(':') + 1))];
+    if (owner === POOL_BOOK_OWNER) continue;
+    const op = oraclePrice(f.state, pairId, atMs);
+    if (!op?.fresh) continue;
+    const pair = PAIRS.find((x) => x.id === pairId)!;
+    expect(bookLiquidatable(p, op.price, pair.maintenanceMarginBps), `orderbook position ${key} below maintenance after the block`).toBe(false);
+  }
 }
 
 /** The owner's positions and their margin: a withdrawal must leave them exactly as they were. */
@@ -74,7 +88,7 @@ function positionsOf(f: PerpFixture, owner: Address) {
 describe('perp engine over random price paths and actions', () => {
   it('conserves USDC, keeps the pool non-negative, leaves no position below maintenance, and withdrawals keep margin', () => {
     // What the runs exercised, so that the property cannot pass vacuously.
-    const seen = { opened: 0, closed: 0, liquidated: 0, tpsl: 0, funding: 0, poolOut: 0, vaultOut: 0 };
+    const seen = { opened: 0, closed: 0, liquidated: 0, tpsl: 0, funding: 0, poolOut: 0, vaultOut: 0, bookFills: 0, bookLiquidated: 0 };
     fc.assert(
       fc.property(fc.array(action, { minLength: 10, maxLength: 70 }), (actions) => {
         const f = new PerpFixture();
@@ -131,6 +145,15 @@ describe('perp engine over random price paths and actions', () => {
               }
               break;
             }
+            case 'order': {
+              const pair = PAIRS[a.pair];
+              const owner = traders[a.who];
+              const px = ((prices[pair.id] * BigInt(10_000 + a.offsetBps)) / 10_000n / pair.tickSize) * pair.tickSize;
+              const size = BigInt(a.lots) * (pair.minSize > pair.lotSize ? pair.minSize / 5n : pair.lotSize);
+              const r = f.run((ctx) => placeOrder(ctx, { owner, signer: owner, pairId: pair.id, side: a.side, orderType: a.market ? 0 : 1, price: px, size, leverage: a.leverage, isAgent: false }));
+              if (r.ok && r.value.filled > 0n) seen.bookFills++;
+              break;
+            }
             case 'vaultWithdraw': {
               const who = traders[a.who];
               const free = f.free(who);
@@ -154,6 +177,7 @@ describe('perp engine over random price paths and actions', () => {
                 if (e.type === 'PerpClosed' && e.reason === 'liquidation') seen.liquidated++;
                 if (e.type === 'PerpClosed' && (e.reason === 'tp' || e.reason === 'sl')) seen.tpsl++;
                 if (e.type === 'FundingSettled' && (e.amount as bigint) > 0n) seen.funding++;
+                if (e.type === 'BookLiquidated') seen.bookLiquidated++;
               }
               checkAfterBlock(f, at);
               PAIRS.forEach((p, i) => {

@@ -19,6 +19,7 @@ import { oraclePrice } from '../../state/oracle';
 import { perpMarket, perpStats, positionView } from '../../state/perps/engine';
 import { fundingRate, MIN_PERP_MARGIN } from '../../state/perps/math';
 import { openInterestCap, poolValuation, profitLimit } from '../../state/perps/pool';
+import { bookLiqStats } from '../../state/perps/book-liquidation';
 import type { PerpPosition } from '../../state/records';
 import { activeSession, traderRefusal, traderRefusalMessage } from '../../state/sessions';
 import { toAddress, type Address } from '../../util/bytes';
@@ -300,6 +301,8 @@ export const perpRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { d
       const held = lp ? s.poolShares.get(lp) : undefined;
       return ok({
         poolUsdc: usdc(v.usdc), realPoolValue: usdc(v.realPoolValue), traderUnrealizedPnl: usdc(v.traderPnl), traderUnrealizedProfit: usdc(v.traderProfit),
+        bookUnrealizedPnl: usdc(v.bookUpnl),
+        bookPositions: v.bookMarks.filter((b) => b.size !== 0n).map((b) => ({ pairId: b.pairId, size: size18(b.size), cost: usdc(b.cost), markPrice: price6(b.price), unrealizedPnl: usdc(b.upnl), fresh: b.fresh })),
         adlProfitLimit: usdc(profitLimit(genesis.perps.adlPoolPnlThresholdBps, v.usdc)), totalShares: String(v.totalShares), protocolShares: String(pool.protocolShares),
         sharePrice, lockupMs: genesis.limits.poolLockupMs, stale: v.stale,
         ...(lp ? { account: { address: lp, shares: String(held?.shares ?? 0n), value: usdc(v.totalShares > 0n ? ((held?.shares ?? 0n) * v.realPoolValue) / v.totalShares : 0n), unlockMs: held?.unlockMs ?? null } } : {}),
@@ -314,6 +317,7 @@ export const perpRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { d
       const now = nowMs();
       const v = poolValuation(s, now);
       const st = perpStats(s);
+      const bl = bookLiqStats(s);
       let openInterest = 0n;
       let positions = 0;
       for (const m of v.marks) {
@@ -330,6 +334,8 @@ export const perpRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { d
         liquidations: st.liquidations, adlEvents: st.adlEvents,
         lastLiquidation: st.lastLiquidation ? { ...st.lastLiquidation, price: price6(st.lastLiquidation.price), shortfall: usdc(st.lastLiquidation.shortfall) } : null,
         lastFundingTime: st.lastFundingMs,
+        bookLiquidations: bl.liquidations, bookBadDebt: usdc(bl.badDebt),
+        lastBookLiquidation: bl.last ? { ...bl.last, size: size18(bl.last.size), price: price6(bl.last.price), shortfall: usdc(bl.last.shortfall) } : null,
         oracle: { fresh: oracle.filter((o) => o.fresh).length, stale: oracle.filter((o) => !o.fresh).length, maxStalenessMs: genesis.oracle.maxStalenessMs, pairs: oracle },
       });
     },

@@ -222,6 +222,20 @@ export function cancelOrder(ctx: ExecContext, owner: Address, id: bigint): OpenO
   return removeOrder(ctx, id, 'user');
 }
 
+/**
+ * Cancels an owner's resting orders on one pair, in id order, releasing their locks as a
+ * cancel does (event reason `reason`): the first step of an orderbook liquidation
+ * (src/state/perps/book-liquidation.ts). Runs at the end of a block; cannot fail.
+ */
+export function cancelPairOrders(ctx: ExecContext, owner: Address, pairId: number, reason: string): bigint[] {
+  const ids = ctx.state.openOrderIds(owner).filter((id) => ctx.state.orders.get(String(id))!.pairId === pairId);
+  for (const id of ids) {
+    if (!ctx.state.book(pairId).cancel(id)) throw new InvariantError(`order ${id} is in state but not in the book`);
+    removeOrder(ctx, id, reason);
+  }
+  return ids;
+}
+
 /** Cancels every open or partial order of `owner`, in id order. */
 export function cancelAll(ctx: ExecContext, owner: Address): bigint[] {
   const ids = ctx.state.openOrderIds(owner);

@@ -4,8 +4,8 @@
  *
  * Transactions: open, close (whole or part), set TP/SL. End of every block (after the
  * oracle's medians, src/state/apply.ts): funding on the first block of each hour, TP/SL
- * on each whole second crossed, liquidation every block, then ADL when traders' profit
- * passes the pool threshold. A market whose oracle price is not fresh is paused: no
+ * on each whole second crossed, liquidation every block (perp positions, then orderbook
+ * positions: book-liquidation.ts), then ADL when traders' profit passes the pool threshold. A market whose oracle price is not fresh is paused: no
  * open, close, TP/SL, liquidation or funding on it until a fresh price arrives.
  *
  * Each position's life is machines/position.ts; the engine calls that machine's guard
@@ -47,6 +47,7 @@ import {
   upnl,
 } from './math';
 import { openInterestCap, payFromPool, payToPool, poolValuation, profitLimit } from './pool';
+import { liquidateBook } from './book-liquidation';
 
 // ---- records --------------------------------------------------------------------------
 
@@ -594,5 +595,8 @@ export function endBlockPerps(ctx: ExecContext, prevBlockMs: number): void {
     checkTpsl(ctx);
   }
   liquidate(ctx);
+  // Orderbook positions below maintenance pass to the pool (src/state/perps/book-liquidation.ts),
+  // before threshold ADL so that it sees the pool after any bad debt it paid.
+  liquidateBook(ctx);
   adlForPool(ctx);
 }

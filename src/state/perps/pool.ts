@@ -6,6 +6,8 @@
  *
  *   realPoolValue = pool USDC − traders' unrealized PnL against it, at the oracle prices
  *
+ *                 + the pool's own orderbook positions' unrealized PnL (taken over in liquidations)
+ *
  * with the traders' PnL taken per market side from the book's aggregates
  * (⌊price × Σ size / 1e18⌋ − Σ entry notional for longs, the reverse for shorts), so it
  * costs O(markets). Deposits mint shares at that value, withdrawals burn them at it.
@@ -17,6 +19,7 @@ import { oraclePrice } from '../oracle';
 import type { PoolRecord } from '../records';
 import type { State } from '../state';
 import { BPS, notional, sharesForDeposit, usdcForShares } from './math';
+import { bookUpnl } from './book-index';
 
 export interface MarketMark {
   pairId: number;
@@ -54,6 +57,30 @@ export function marketMarks(state: State, nowMs: number): MarketMark[] {
   return out;
 }
 
+/** An orderbook position the pool holds (taken over in a liquidation), marked at the oracle price. */
+export interface BookMark {
+  pairId: number;
+  price: bigint;
+  fresh: boolean;
+  /** Signed size and cost of the pool's position. */
+  size: bigint;
+  cost: bigint;
+  /** The pool's unrealized PnL on it (positive: the pool gains). */
+  upnl: bigint;
+}
+
+/** The pool's orderbook positions, ascending pair id, marked at the oracle price (entry when none: PnL 0). */
+export function bookMarks(state: State, nowMs: number): BookMark[] {
+  const out: BookMark[] = [];
+  const ids = [...state.bookLiq.poolPositions.keys()].sort((a, b) => a - b);
+  for (const pairId of ids) {
+    const p = state.bookLiq.poolPositions.get(pairId)!;
+    const op = oraclePrice(state, pairId, nowMs);
+    out.push({ pairId, price: op?.price ?? 0n, fresh: op?.fresh ?? false, size: p.size, cost: p.cost, upnl: op ? bookUpnl(p, op.price) : 0n });
+  }
+  return out;
+}
+
 export interface PoolValuation {
   usdc: bigint;
   totalShares: bigint;
@@ -61,10 +88,13 @@ export interface PoolValuation {
   traderPnl: bigint;
   /** Traders' unrealized profit: Σ over market sides of max(side PnL, 0): what the pool would pay if the winning sides closed now. */
   traderProfit: bigint;
+  /** The pool's unrealized PnL on the orderbook positions it holds (in realPoolValue). */
+  bookUpnl: bigint;
   realPoolValue: bigint;
-  /** Some market with open positions has no fresh oracle price. */
+  /** Some market with open positions (perp, or the pool's orderbook ones) has no fresh oracle price. */
   stale: boolean;
   marks: MarketMark[];
+  bookMarks: BookMark[];
 }
 
 export function poolValuation(state: State, nowMs: number): PoolValuation {
@@ -79,7 +109,13 @@ export function poolValuation(state: State, nowMs: number): PoolValuation {
     if (m.shortUpnl > 0n) traderProfit += m.shortUpnl;
     if (!m.fresh) stale = true;
   }
-  return { usdc: pool.usdc, totalShares: pool.totalShares, traderPnl, traderProfit, realPoolValue: pool.usdc - traderPnl, stale, marks };
+  const books = bookMarks(state, nowMs);
+  let bookPnl = 0n;
+  for (const b of books) {
+    bookPnl += b.upnl;
+    if (!b.fresh && b.size !== 0n) stale = true;
+  }
+  return { usdc: pool.usdc, totalShares: pool.totalShares, traderPnl, traderProfit, bookUpnl: bookPnl, realPoolValue: pool.usdc - traderPnl + bookPnl, stale, marks, bookMarks: books };
 }
 
 /** The open-interest cap of a market: openInterestCapBps of the pool's value (0 when the value is not positive). */
@@ -116,7 +152,7 @@ export function payToPool(state: State, amount: bigint): void {
 
 function requireFreshMarks(v: PoolValuation, what: string): void {
   if (v.stale) {
-    const m = v.marks.find((x) => !x.fresh)!;
+    const m = v.marks.find((x) => !x.fresh) ?? v.bookMarks.find((x) => !x.fresh && x.size !== 0n)!;
     throw rejected('ORACLE_STALE', `${what} waits for a fresh oracle price of pair ${m.pairId}: the pool cannot be valued on an old price`);
   }
 }
