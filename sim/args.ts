@@ -9,6 +9,7 @@
  *   --no-byzantine     no Byzantine validator
  *   --no-faults        no network faults, crashes or partitions
  *   --validators N     validator count (default 6)
+ *   --tx-per-second N  workload: transactions per simulated second (default: drawn per seed, 2-10; 0: none)
  *   --unsafe-quorum    BROKEN on purpose: quorum >= 1/2 and a 3|3 partition; the checker must fail
  *   --jobs J           seeds run in J worker threads (default 1)
  *   --trace N          on failure, print the last N trace lines (default 60)
@@ -49,7 +50,7 @@ export function parseArgs(argv: readonly string[]): RunArgs {
       i++;
     }
   }
-  const known = new Set(['--seeds', '--seed', '--duration-ms', '--fault-ms', '--liveness-ms', '--crypto', '--validators', '--jobs', '--trace', '--trace-nodes']);
+  const known = new Set(['--seeds', '--seed', '--duration-ms', '--fault-ms', '--liveness-ms', '--crypto', '--validators', '--tx-per-second', '--jobs', '--trace', '--trace-nodes']);
   for (const k of values.keys()) if (!known.has(k)) throw new ArgsError(`unknown flag ${k}`);
   if (flags.has('--help')) throw new ArgsError('help');
 
@@ -80,6 +81,7 @@ export function parseArgs(argv: readonly string[]): RunArgs {
     faultPhaseMs,
     livenessBoundMs: int('--liveness-ms', DEFAULT_SIM_OPTIONS.livenessBoundMs, 1),
     crypto,
+    ...(values.has('--tx-per-second') ? { txPerSecond: int('--tx-per-second', 0) } : {}),
     byzantine: !flags.has('--no-byzantine') && !unsafe,
     faults: !flags.has('--no-faults') && !unsafe,
     traceLines: int('--trace', 60),

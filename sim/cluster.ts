@@ -110,6 +110,8 @@ export interface SimOptions {
   unsafeQuorum?: QuorumRule;
   /** A scripted partition, besides (or instead of) the random faults. */
   forcedPartition?: { groups: number[][]; fromMs: number; toMs: number };
+  /** A deliberate execution bug (to show the checker catches it): at `atMs`, a stray write into that node's state. */
+  divergeState?: { node: number; atMs: number };
   timeouts?: Partial<TimeoutConfig>;
   /** Transactions submitted per simulated second (a Poisson stream); absent: drawn per seed, 2-10; 0: none. */
   txPerSecond?: number;
@@ -224,6 +226,8 @@ interface LiveNode {
   lastCommit: Commit | null;
   /** Blocks the app asked this node to build (proposeBlock → requestBlock), delivered as blockReady. */
   builds: { height: number; round: number }[];
+  /** When round 0 of the current height started (pacing, as the node's consensus actor does). */
+  roundZeroAtUs: number;
 }
 
 interface Submitted {
@@ -396,7 +400,7 @@ export class Simulation {
         // As the node's consensus actor does: a fresh proposal must carry a recent time.
         if (message.kind === 'proposal' && !node.live.app.isTimely(message.proposal)) {
           this.#proposalsUntimely++;
-          if (process.env.SIM_DEBUG) { const v = node.live.app.validate(message.proposal.block); console.log(`untimely at ${this.nowMs.toFixed(0)} node ${node.index} h ${message.proposal.height}/${message.proposal.round} pol ${message.proposal.polRound} from ${ev.from} byz ${this.nodes[ev.from].byzantine} age ${this.#clockMs(node) - (v?.block.header.timestampMs ?? 0)}`); }
+          if (this.opts.traceNodes?.includes(node.index)) this.#traceLine(`node ${node.index} drops untimely ${describeMessage(message)}`);
           return;
         }
         await this.#input(node, inputFromMessage(message, this.nodes[ev.from].address));
@@ -405,6 +409,7 @@ export class Simulation {
       case 'timer': {
         const node = this.nodes[ev.node];
         if (node.live === null || node.incarnation !== ev.incarnation) return;
+        if (ev.step === Step.NewHeight) node.live.roundZeroAtUs = this.#nowUs;
         await this.#input(node, { type: 'timeout', height: ev.height, round: ev.round, step: ev.step });
         return;
       }
@@ -489,10 +494,15 @@ export class Simulation {
           if (to !== undefined && to !== node.index) this.#send(node.index, to, 'consensus', encodeMessage(o.message));
           break;
         }
-        case 'scheduleTimeout':
+        case 'scheduleTimeout': {
+          let delayUs = Math.round(o.delayMs * US);
+          // Pacing (actors/consensus/bft.ts): round 0 of the next height starts one block time after this one's.
+          if (o.step === Step.NewHeight && node.live !== null) {
+            delayUs = Math.max(0, node.live.roundZeroAtUs + this.genesis.consensus.blockTimeMs * US - this.#nowUs);
+          }
           this.#push({
             kind: 'timer',
-            atUs: this.#nowUs + Math.round(o.delayMs * US),
+            atUs: this.#nowUs + delayUs,
             node: node.index,
             incarnation: node.incarnation,
             height: o.height,
@@ -500,6 +510,7 @@ export class Simulation {
             step: o.step,
           });
           break;
+        }
         case 'decide':
           this.#onDecide(node, o);
           break;
@@ -554,7 +565,7 @@ export class Simulation {
       timeouts: this.#timeouts,
       height: chain.height + 1,
     });
-    const live: LiveNode = { chain, pool, app, core, lastCommit: node.disk.blocks.at(-1)?.commit ?? null, builds };
+    const live: LiveNode = { chain, pool, app, core, lastCommit: node.disk.blocks.at(-1)?.commit ?? null, builds, roundZeroAtUs: this.#nowUs };
     node.live = live;
     this.#traceLine(`boot node ${node.index} at height ${chain.height + 1}${loaded?.lastSigned ? ` (last signed ${loaded.lastSigned.height}/${loaded.lastSigned.round}/${loaded.lastSigned.step})` : ''}`);
     let outputs: ConsensusOutput[];
@@ -649,7 +660,6 @@ export class Simulation {
       if (prev === undefined) {
         this.#roots.set(ev.height, root);
         this.#countCommitted(result);
-        if (process.env.SIM_DEBUG) console.log(`height ${ev.height} at ${this.nowMs.toFixed(0)} by node ${node.index} round ${v.block.header.round} txs ${v.block.txs.length}`);
       } else if (prev !== root) {
         this.#violation('state', `height ${ev.height}: node ${node.index} has state root ${root}, another honest node ${prev}`);
       }
@@ -781,6 +791,13 @@ export class Simulation {
         this.#cutLinks(links, 1);
       });
       this.#at(toMs * US, () => this.#cutLinks(links, -1));
+    }
+    if (o.divergeState) {
+      const { node, atMs } = o.divergeState;
+      this.#at(atMs * US, () => {
+        this.#traceLine(`stray write into node ${node}'s state`);
+        this.nodes[node].live?.chain.state.faucetClaims.set(bytesToHex(new Uint8Array(20)), 1n);
+      });
     }
     if (!o.faults) return;
     // Per-seed intensity of the per-message faults.
@@ -955,7 +972,6 @@ export class Simulation {
   }
 
   #traceLine(line: string): void {
-    if (process.env.SIM_DEBUG_FROM && this.nowMs >= Number(process.env.SIM_DEBUG_FROM) && this.nowMs <= Number(process.env.SIM_DEBUG_TO)) console.log(`${this.nowMs.toFixed(3)}ms ${line}`);
     if (this.opts.traceLines <= 0) return;
     this.#trace.push(`${this.nowMs.toFixed(3)}ms ${line}`);
     if (this.#trace.length > this.opts.traceLines) this.#trace.shift();

@@ -39,6 +39,7 @@ async function main(): Promise<number> {
   let byzSeeds = 0;
   let byzSeedsDetected = 0;
   let recoveryMax = 0;
+  let recoveryMaxSeed = 0;
   let recoverySum = 0;
   let untimely = 0;
   const txs: TxCounts = { submitted: 0, admitted: 0, refused: 0, gossipAdmitted: 0, committed: 0, ok: 0, failed: 0 };
@@ -56,7 +57,10 @@ async function main(): Promise<number> {
       byzSeeds++;
       if (r.evidenceReported > 0) byzSeedsDetected++;
     }
-    recoveryMax = Math.max(recoveryMax, r.recoveryMs);
+    if (r.recoveryMs > recoveryMax) {
+      recoveryMax = r.recoveryMs;
+      recoveryMaxSeed = r.seed;
+    }
     recoverySum += Math.max(0, r.recoveryMs);
     for (const k of FAULT_KINDS) faults[k] += r.faults[k];
     for (const k of Object.keys(txs) as (keyof TxCounts)[]) txs[k] += r.txs[k];
@@ -91,13 +95,13 @@ async function main(): Promise<number> {
   );
   console.log(`proposals dropped as untimely: ${untimely}`);
   console.log(`evidence reported by honest nodes: ${evidence} reports of ${offences} distinct double signs (seeds with a Byzantine validator: ${byzSeeds}, with evidence: ${byzSeedsDetected})`);
-  console.log(`recovery after the heal: max ${recoveryMax.toFixed(0)} ms, mean ${(recoverySum / Math.max(1, seedsRun)).toFixed(0)} ms (bound ${o.livenessBoundMs} ms)`);
+  console.log(`recovery after the heal: max ${recoveryMax.toFixed(0)} ms (seed ${recoveryMaxSeed}), mean ${(recoverySum / Math.max(1, seedsRun)).toFixed(0)} ms (bound ${o.livenessBoundMs} ms)`);
   console.log(`violations: ${failed.reduce((n, r) => n + r.violations.length, 0)}${failed.length ? ` in seeds ${failed.map((r) => r.seed).join(', ')}` : ''}`);
   return failed.length > 0 ? 1 : 0;
 }
 
 function usage(): string {
-  return 'usage: npm run sim -- [--seeds N] [--seed S] [--duration-ms MS] [--fault-ms MS] [--liveness-ms MS] [--crypto fast|real] [--no-byzantine] [--no-faults] [--validators N] [--unsafe-quorum] [--jobs J] [--trace N] [--trace-nodes a,b] [--keep-going]';
+  return 'usage: npm run sim -- [--seeds N] [--seed S] [--duration-ms MS] [--fault-ms MS] [--liveness-ms MS] [--crypto fast|real] [--no-byzantine] [--no-faults] [--validators N] [--tx-per-second N] [--unsafe-quorum] [--jobs J] [--trace N] [--trace-nodes a,b] [--keep-going]';
 }
 
 main().then(

@@ -9,8 +9,8 @@
  *  - native limit and market orders (TxKind.NativePlace, EIP-712) on ETH by six devnet
  *    traders, on a grid of prices around the genesis price so they cross often: trades,
  *    positions, fees, resting orders and their locks;
- *  - cancels (TxKind.NativeCancel) of an earlier order id, often one already filled or
- *    another trader's: failed receipts, rolled back.
+ *  - cancels (TxKind.NativeCancel) of a recent order id: some cancel a resting order,
+ *    most find it filled or another trader's and fail (rolled back, nonce consumed).
  *
  * Each transaction is signed when it is drawn (one native signature, ~0.1 ms); the
  * simulator draws a few per simulated second.
@@ -135,8 +135,9 @@ export class Workload {
     const p = this.#prng;
     const i = p.int(this.#traders.length);
     const trader = this.#traders[i];
-    // An order id drawn among those placed so far (ids are global: often filled, or not this trader's).
-    const orderId = BigInt(p.range(1, Math.max(1, Number(this.#ordersDrawn))));
+    // A recent order id (ids are global, given at execution): resting, filled, not yet placed, or another trader's.
+    const drawn = Number(this.#ordersDrawn);
+    const orderId = BigInt(p.range(Math.max(1, drawn - 20), Math.max(1, drawn)));
     const nonce = ++this.#traderNonces[i];
     const signature = sign(hashTypedMessage(this.#chainId, 'CancelOrder', { owner: trader.address, orderId, nonce }), trader.privateKey);
     return encodeTx(this.#chainId, TxKind.NativeCancel, { owner: trader.address, signer: trader.address, orderId, nonce, signature });

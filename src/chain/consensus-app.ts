@@ -112,6 +112,11 @@ export class ChainConsensusApp implements ConsensusApp {
     if (p.polRound !== -1) return true;
     const v = this.validate(p.block);
     if (v === null) return true; // invalid anyway: the core refuses it and counts why
+    // A block built in an earlier round is a re-proposal (a validator locked on it that
+    // lost the prevotes proving the lock re-proposes it without them): it must stay
+    // acceptable however old, or the height can stall until the lock is released. Only
+    // the proposer drawn for that earlier round can have built it (validate checks).
+    if (v.block.header.round < p.round) return true;
     return v.block.header.timestampMs >= this.opts.now() - this.chain().genesis.consensus.maxClockDriftMs;
   }
 

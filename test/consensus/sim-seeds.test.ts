@@ -1,32 +1,60 @@
-import { describe, expect, it } from 'vitest';
-import { runSeed } from '../../sim/cluster';
-import { describeFailure, SHORT } from './sim-options';
+/**
+ * CI's run of the deterministic simulation: 200 seeds of 6 validators running the real
+ * consensus, mempool and execution code under faults and one Byzantine validator
+ * (sim/cluster.ts), on up to two worker threads. A failing seed is printed with the
+ * command that replays it.
+ */
+import { availableParallelism } from 'node:os';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SIM_OPTIONS } from '../../sim/cluster';
+import { SeedRunner } from '../../sim/seeds';
+import { CI, describeFailure } from './sim-options';
 
-describe('deterministic simulation: 6 validators, faults, one Byzantine', () => {
-  it('30 seeds: no safety, state, double-sign, evidence or liveness violation', async () => {
-    const totals = { heights: 0, evidence: 0, crashes: 0, partitions: 0, drops: 0, equivocations: 0 };
-    for (let seed = 1; seed <= 30; seed++) {
-      const r = await runSeed(seed, SHORT);
-      if (r.violations.length > 0) expect.fail(describeFailure(r));
-      expect(r.minHonestHeight).toBeGreaterThan(10);
-      expect(r.recoveryMs).toBeGreaterThanOrEqual(0);
-      expect(r.recoveryMs).toBeLessThanOrEqual(SHORT.livenessBoundMs as number);
-      totals.heights += r.heights;
-      totals.evidence += r.evidenceOffences;
-      totals.crashes += r.faults.crash;
-      totals.partitions += r.faults.partitionSymmetric + r.faults.partitionAsymmetric;
-      totals.drops += r.faults.drop;
-      totals.equivocations += r.faults.doubleVote + r.faults.equivocatingProposal;
-      // The Byzantine validator was caught in every seed.
-      expect(r.byzantine).not.toBeNull();
-      expect(r.evidenceOffences).toBeGreaterThan(0);
-    }
-    // The faults really were injected.
-    expect(totals.crashes).toBeGreaterThan(20);
-    expect(totals.partitions).toBeGreaterThan(20);
-    expect(totals.drops).toBeGreaterThan(1000);
-    expect(totals.equivocations).toBeGreaterThan(1000);
-    expect(totals.heights).toBeGreaterThan(2000);
+const SEEDS = 200;
+const PER_TEST = 50;
+
+describe('deterministic simulation: 6 validators, real execution, faults, one Byzantine', () => {
+  const runner = new SeedRunner({ ...DEFAULT_SIM_OPTIONS, ...CI }, Math.min(2, availableParallelism()));
+  afterAll(() => runner.close());
+  const totals = { seeds: 0, heights: 0, evidence: 0, crashes: 0, partitions: 0, drops: 0, equivocations: 0, txs: 0, txsOk: 0, txsFailed: 0 };
+
+  for (let from = 1; from <= SEEDS; from += PER_TEST) {
+    const seeds = Array.from({ length: PER_TEST }, (_, i) => from + i);
+    it(`seeds ${from}-${from + PER_TEST - 1}: no safety, state, double-sign, evidence or liveness violation`, { timeout: 180_000 }, async () => {
+      for (const r of await runner.run(seeds)) {
+        if (r.violations.length > 0) expect.fail(describeFailure(r, CI));
+        expect(r.minHonestHeight).toBeGreaterThan(10);
+        expect(r.recoveryMs).toBeGreaterThanOrEqual(0);
+        expect(r.recoveryMs).toBeLessThanOrEqual(CI.livenessBoundMs as number);
+        // The Byzantine validator was caught in every seed.
+        expect(r.byzantine).not.toBeNull();
+        expect(r.evidenceOffences).toBeGreaterThan(0);
+        // The workload ran: transactions were admitted, gossiped and committed in blocks.
+        expect(r.txs.committed).toBeGreaterThan(0);
+        totals.seeds++;
+        totals.heights += r.heights;
+        totals.evidence += r.evidenceOffences;
+        totals.crashes += r.faults.crash;
+        totals.partitions += r.faults.partitionSymmetric + r.faults.partitionAsymmetric;
+        totals.drops += r.faults.drop;
+        totals.equivocations += r.faults.doubleVote + r.faults.equivocatingProposal;
+        totals.txs += r.txs.committed;
+        totals.txsOk += r.txs.ok;
+        totals.txsFailed += r.txs.failed;
+      }
+    });
+  }
+
+  it('the faults, the Byzantine validator and the workload really were exercised', () => {
+    expect(totals.seeds).toBe(SEEDS);
+    expect(totals.crashes).toBeGreaterThan(150);
+    expect(totals.partitions).toBeGreaterThan(150);
+    expect(totals.drops).toBeGreaterThan(10_000);
+    expect(totals.equivocations).toBeGreaterThan(10_000);
+    expect(totals.heights).toBeGreaterThan(10_000);
+    // Transactions of every outcome: executed, and refused in execution (rolled back).
+    expect(totals.txs).toBeGreaterThan(4_000);
+    expect(totals.txsOk).toBeGreaterThan(3_000);
+    expect(totals.txsFailed).toBeGreaterThan(300);
   });
-
 });

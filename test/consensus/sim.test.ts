@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ArgsError, parseArgs, unsafeScenario } from '../../sim/args';
+import { SimChain, SimDisk, simGenesis } from '../../sim/chain';
 import { runSeed } from '../../sim/cluster';
 import { EventHeap } from '../../sim/heap';
 import { Prng } from '../../sim/prng';
+import { Workload } from '../../sim/workload';
+import { blockHash, canonicalCommit, encodeBlock, type Commit } from '../../src/codec/block';
+import { TableId } from '../../src/state/records';
+import { InvariantError } from '../../src/state/state';
 import { describeFailure, SHORT } from './sim-options';
 
 describe('deterministic simulation: replay, real crypto, weighted power', () => {
@@ -13,6 +18,8 @@ describe('deterministic simulation: replay, real crypto, weighted power', () => 
     expect(b.faults).toEqual(a.faults);
     expect(b.heights).toBe(a.heights);
     expect(b.messagesDelivered).toBe(a.messagesDelivered);
+    expect(b.txs).toEqual(a.txs);
+    expect(a.txs.committed).toBeGreaterThan(0);
     const c = await runSeed(8, SHORT);
     expect(c.digest).not.toBe(a.digest);
   });
@@ -43,11 +50,57 @@ describe('the safety checker can fail', () => {
     }
   });
 
+  it('catches an honest node whose execution diverges (one stray write into its state)', async () => {
+    const r = await runSeed(1, { ...SHORT, byzantine: false, faults: false, divergeState: { node: 2, atMs: 1_000 } });
+    expect(r.violations.length).toBeGreaterThan(0);
+    expect(r.violations[0].kind).toBe('state');
+    expect(r.violations[0].message).toMatch(/node 2|another honest node/);
+  });
+
   it('the same partition with the real quorum is safe (and heals)', async () => {
     const { forcedPartition } = unsafeScenario(6, SHORT.durationMs as number);
     const r = await runSeed(1, { ...SHORT, byzantine: false, faults: false, forcedPartition });
     if (r.violations.length > 0) expect.fail(describeFailure(r));
     expect(r.faults.partitionBlocked).toBeGreaterThan(0);
+  });
+});
+
+describe("a simulated node's chain (sim/chain.ts)", () => {
+  it('reopens from its disk with the same root and head, sharing no object; a damaged record is refused', () => {
+    const { genesis, hash } = simGenesis();
+    const disk = new SimDisk();
+    const chain = SimChain.open(disk, genesis, hash);
+    const workload = new Workload(new Prng(5), genesis);
+    const proposer = genesis.validators[0].address;
+    let lastCommit: Commit | null = null;
+    for (let i = 1; i <= 3; i++) {
+      const txs = [workload.next().tx, workload.next().tx, workload.next().tx];
+      const block = chain.buildBlock({ txs: txs.map((t) => t.bytes), decoded: txs, timestampMs: genesis.genesisTimeMs + i * 25, proposer, lastCommit });
+      const commit: Commit = canonicalCommit({ height: i, round: 0, blockHash: blockHash(block.header), signatures: [] });
+      const result = chain.commit(block, encodeBlock(block), commit);
+      expect(result.receipts.length).toBe(3);
+      lastCommit = commit;
+    }
+    expect(disk.height).toBe(3);
+    const reopened = SimChain.open(disk, genesis, hash);
+    expect(reopened.height).toBe(3);
+    expect(reopened.stateRoot).toEqual(chain.stateRoot);
+    expect(reopened.lastBlockHash).toEqual(chain.lastBlockHash);
+    expect(reopened.lastTimestampMs).toBe(chain.lastTimestampMs);
+    expect(reopened.state).not.toBe(chain.state);
+    // The crashed incarnation's memory is not the restarted one's.
+    chain.state.faucetClaims.set(proposer, 1n);
+    expect(chain.state.flush().root).not.toEqual(reopened.stateRoot);
+    expect(reopened.state.root()).toEqual(reopened.stateRoot);
+    // A record lost from the disk: the reloaded state's root differs from the stored one.
+    const damaged = new SimDisk();
+    damaged.genesisRoot = disk.genesisRoot;
+    damaged.blocks.push(...disk.blocks);
+    for (const [k, v] of disk.records) damaged.records.set(k, v);
+    expect(SimChain.open(damaged, genesis, hash).stateRoot).toEqual(reopened.stateRoot);
+    const nonceKey = [...damaged.records.keys()].find((k) => k.charCodeAt(0) === TableId.Nonce) as string;
+    damaged.records.delete(nonceKey);
+    expect(() => SimChain.open(damaged, genesis, hash)).toThrow(InvariantError);
   });
 });
 
@@ -57,6 +110,8 @@ describe('sim plumbing', () => {
     expect(a.seeds[0]).toBe(5);
     expect(a.seeds.length).toBe(200);
     expect(parseArgs(['--seed', '42']).seeds).toEqual([42]);
+    expect(parseArgs(['--tx-per-second', '0']).options.txPerSecond).toBe(0);
+    expect(parseArgs([]).options.txPerSecond).toBeUndefined();
     expect(parseArgs([]).seeds.length).toBe(20);
     const b = parseArgs(['--seeds=3', '--crypto', 'real', '--no-byzantine', '--duration-ms', '5000', '--fault-ms', '2000', '--jobs', '2']);
     expect(b.options).toMatchObject({ crypto: 'real', byzantine: false, durationMs: 5000, faultPhaseMs: 2000 });
