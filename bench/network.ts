@@ -4,7 +4,8 @@
  *  - idle: block interval (proposer timestamps of consecutive blocks) median and p99,
  *    and blocks per second of wall time;
  *  - load: pre-signed limit orders through REST spread over the six nodes, each answered
- *    only once its block is final: orders/s sustained and submit-to-final p50/p99;
+ *    only once its block is final: orders/s sustained and submit-to-final p50/p99 with
+ *    many requests in flight (throughput), then with one per node (latency);
  *  - each node's RSS and CPU share.
  */
 import { readFileSync } from 'node:fs';
@@ -29,6 +30,8 @@ export async function benchNetwork(opts: { idleSeconds?: number; orders?: number
   const idleSeconds = opts.idleSeconds ?? 15;
   const total = opts.orders ?? 9_000;
   const concurrency = opts.concurrency ?? 384;
+  const lightOrders = 600;
+  const lightConcurrency = 6;
   const net = await LocalNetwork.start(6);
   try {
     await net.waitHeight(20);
@@ -52,6 +55,8 @@ export async function benchNetwork(opts: { idleSeconds?: number; orders?: number
     const { seconds: loadWall, latencies, statuses } = await closedLoop(pools, '/v1/order', bodies, concurrency);
     const hEnd = await net.height(1);
     const loadCpuPct = net.nodes.map((n, i) => Math.round(((procStat(n.proc!.pid!).cpuMs - cpu1[i]) / 1000 / loadWall) * 100));
+    // Light load: few requests in flight, so latency is the pipeline's, not the queue's.
+    const light = await closedLoop(pools, '/v1/order', signedOrderBodies(lightOrders), lightConcurrency);
     await Promise.all(pools.map((p) => p.close()));
     const final = statuses.get(200) ?? 0;
     const rss = net.nodes.map((n) => procStat(n.proc!.pid!));
@@ -68,6 +73,14 @@ export async function benchNetwork(opts: { idleSeconds?: number; orders?: number
       latencyMsP50: +quantile(latencies, 0.5).toFixed(1),
       latencyMsP99: +quantile(latencies, 0.99).toFixed(1),
       blocksDuringLoad: hEnd - hStart,
+      lightLoad: {
+        orders: lightOrders,
+        concurrency: lightConcurrency,
+        ordersPerSecToFinal: Math.round((light.statuses.get(200) ?? 0) / light.seconds),
+        latencyMsP50: +quantile(light.latencies, 0.5).toFixed(1),
+        latencyMsP99: +quantile(light.latencies, 0.99).toFixed(1),
+        non200: lightOrders - (light.statuses.get(200) ?? 0),
+      },
       loadNodeCpuPctOfCore: loadCpuPct,
       nodeRssMiB: rss.map((r) => r.rssMiB),
       nodePeakRssMiB: rss.map((r) => r.peakRssMiB),
