@@ -1,0 +1,71 @@
+/** Block sync: the wire format is strict and bounded, the server serves what it has, a bad block is named. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blockHash, canonicalCommit, type Block, type Commit } from '../../src/codec/block';
+import { Chain } from '../../src/chain/chain';
+import { checkSyncedBlock, decodeSyncRequest, decodeSyncResponse, encodeSyncRequest, serveSync, SYNC_MAX_BLOCKS } from '../../src/chain/sync';
+import { voteSigningHash } from '../../src/consensus/messages';
+import { Secp256k1Signer, secp256k1Verifier } from '../../src/consensus/signer';
+import { ValidatorSet } from '../../src/consensus/validator-set';
+import { hexToBytes } from '../../src/util/bytes';
+import { DEVNET_KEYS, devnetGenesis, tempDir } from '../helpers/devnet';
+
+const { genesis, hash: gHash } = devnetGenesis(6);
+const validators = ValidatorSet.fromGenesis(genesis.validators);
+const signers = DEVNET_KEYS.validators.slice(0, 6).map((v) => new Secp256k1Signer(hexToBytes(v.ecdsaPrivateKey)));
+const dir = tempDir('exchain-sync-');
+let chain: Chain;
+
+function commitFor(block: Block, n: number): Commit {
+  const hash = blockHash(block.header);
+  return canonicalCommit({
+    height: block.header.height,
+    round: 0,
+    blockHash: hash,
+    signatures: signers.slice(0, n).map((s) => ({ validator: s.address, signature: s.sign(voteSigningHash(genesis.chainId, { type: 'precommit', height: block.header.height, round: 0, blockHash: hash })) })),
+  });
+}
+
+beforeAll(async () => {
+  chain = await Chain.open({ dataDir: dir.path, genesis, genesisHash: gHash, syncWrites: false });
+  let last: Commit | null = null;
+  for (let h = 1; h <= 5; h++) {
+    const proposer = validators.proposer(h, 0, chain.lastBlockHash).address;
+    const b = chain.buildBlock({ txs: [], timestampMs: genesis.genesisTimeMs + h * 1000, proposer, lastCommit: last });
+    last = commitFor(b, 5);
+    await chain.commit(b, last);
+  }
+});
+afterAll(async () => {
+  await chain.close();
+  dir.remove();
+});
+
+describe('block sync', () => {
+  it('requests round-trip, are bounded, and reject other versions or trailing bytes', () => {
+    expect(decodeSyncRequest(encodeSyncRequest({ fromHeight: 7, maxBlocks: 10 }))).toEqual({ fromHeight: 7, maxBlocks: 10 });
+    expect(decodeSyncRequest(encodeSyncRequest({ fromHeight: 1, maxBlocks: 1_000_000 })).maxBlocks).toBe(SYNC_MAX_BLOCKS);
+    const bytes = encodeSyncRequest({ fromHeight: 1, maxBlocks: 1 });
+    expect(() => decodeSyncRequest(Uint8Array.of(9, ...bytes.subarray(1)))).toThrow();
+    expect(() => decodeSyncRequest(Uint8Array.of(...bytes, 0))).toThrow();
+  });
+
+  it('serves the committed blocks after a height with their commits, each verifiable alone', async () => {
+    const res = decodeSyncResponse(await serveSync(chain.store, chain.height, { fromHeight: 2, maxBlocks: 3 }), genesis.consensus.maxBlockBytes);
+    expect(res.peerHead).toBe(5);
+    expect(res.blocks.map((b) => b.block.header.height)).toEqual([2, 3, 4]);
+    for (const [i, b] of res.blocks.entries()) expect(checkSyncedBlock(genesis.chainId, validators, secp256k1Verifier, 2 + i, b)).toBeNull();
+    const empty = decodeSyncResponse(await serveSync(chain.store, chain.height, { fromHeight: 6, maxBlocks: 3 }), genesis.consensus.maxBlockBytes);
+    expect(empty.blocks).toHaveLength(0);
+  });
+
+  it('names a block whose commit does not prove it, or that is not the height asked', async () => {
+    const res = decodeSyncResponse(await serveSync(chain.store, chain.height, { fromHeight: 1, maxBlocks: 2 }), genesis.consensus.maxBlockBytes);
+    const [one, two] = res.blocks;
+    expect(checkSyncedBlock(genesis.chainId, validators, secp256k1Verifier, 2, one)).toMatch(/height 1 for 2/);
+    expect(checkSyncedBlock(genesis.chainId, validators, secp256k1Verifier, 1, { ...one, commit: two.commit })).not.toBeNull();
+    expect(checkSyncedBlock(genesis.chainId, validators, secp256k1Verifier, 1, { ...one, commit: commitFor(one.block, 4) })).toMatch(/2\/3/);
+    // Truncated answers are refused whole.
+    const raw = await serveSync(chain.store, chain.height, { fromHeight: 1, maxBlocks: 2 });
+    expect(() => decodeSyncResponse(raw.subarray(0, raw.length - 3), genesis.consensus.maxBlockBytes)).toThrow();
+  });
+});
