@@ -1,9 +1,10 @@
 /** Shared load generation for the REST benches: pre-signed order bodies, and a closed-loop sender. */
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { Pool } from 'undici';
 import { placeOrderDigest, restSigningHash } from '../src/crypto/exchange-digest';
 import { sign } from '../src/crypto/secp256k1';
 import { bytesToHex, hexToBytes } from '../src/util/bytes';
-import { DEVNET_KEYS } from '../test/helpers/devnet';
+import { DEVNET_KEYS, ROOT, tempDir, waitFor } from '../test/helpers/devnet';
 
 /**
  * `total` signed POST /v1/order bodies: resting limit orders on both sides of ETH and BTC
@@ -57,4 +58,34 @@ export async function closedLoop(pools: Pool[], path: string, bodies: string[], 
     }),
   );
   return { seconds: (performance.now() - start) / 1000, latencies, statuses };
+}
+
+/**
+ * A single-validator devnet node as its own process (as in production), on a random
+ * port and a temporary folder. BENCH_NODE_PROFILE=<dir> CPU-profiles it; BENCH_NODE_FLAGS
+ * adds flags. `stop()` ends it and removes the folder.
+ */
+export async function singleNode(prefix: string): Promise<{ proc: ChildProcess; base: string; port: number; stop(): Promise<void> }> {
+  const dir = tempDir(prefix);
+  const port = 30000 + Math.floor(Math.random() * 10000);
+  const profile = process.env.BENCH_NODE_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_NODE_PROFILE}`] : [];
+  const extra = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const args = [...profile, '--max-semi-space-size=64', '--import', 'tsx', 'src/cli/main.ts', 'start', '--validators', '1', '--data-dir', dir.path, '--port', String(port), '--session-port', '0', '--log-level', 'error', ...extra];
+  const proc = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  const stop = async () => {
+    if (proc.exitCode === null) {
+      proc.kill('SIGTERM');
+      await new Promise((r) => proc.once('exit', r));
+    }
+    dir.remove();
+  };
+  try {
+    await waitFor(() => out.includes('READY') || undefined, 30_000, 'node ready');
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { proc, base: `http://127.0.0.1:${port}`, port, stop };
 }

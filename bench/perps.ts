@@ -7,10 +7,9 @@
  *   2. perp opens per second through POST /v1/perp/open to final on a single node
  *      process, pre-signed (personal sign over the JSON payload), with latency p50/p99.
  */
-import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { Pool } from 'undici';
-import { closedLoop } from './load';
+import { closedLoop, singleNode } from './load';
 import { ZERO_HASH, type BlockHeader } from '../src/codec/block';
 import { perpOpenMessage } from '../src/codec/txs/perps';
 import { hashPersonalMessage } from '../src/crypto/eip191';
@@ -23,7 +22,7 @@ import { liquidateBook } from '../src/state/perps/book-liquidation';
 import type { State } from '../src/state/state';
 import { credit, mint } from '../src/state/vault';
 import { bytesToHex, hexToBytes, type Address } from '../src/util/bytes';
-import { DEVNET_KEYS, devnetGenesis, ROOT, tempDir, waitFor } from '../test/helpers/devnet';
+import { DEVNET_KEYS, devnetGenesis, waitFor } from '../test/helpers/devnet';
 
 const USDC = 1_000_000n;
 
@@ -223,17 +222,8 @@ export function benchBookLiquidation(positions = 100_000, blocks = 2_000): Recor
 export async function benchPerpOpens(opts: { opens?: number; concurrency?: number } = {}): Promise<Record<string, unknown>> {
   const total = opts.opens ?? 4000;
   const concurrency = opts.concurrency ?? 256;
-  const dir = tempDir('bench-perp-');
-  const port = 30000 + Math.floor(Math.random() * 10000);
-  const proc = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', 'src/cli/main.ts', 'start', '--validators', '1', '--data-dir', dir.path, '--port', String(port), '--session-port', '0', '--log-level', 'error'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  proc.stdout!.on('data', (d) => (out += d));
+  const { base, stop } = await singleNode('bench-perp-');
   try {
-    await waitFor(() => out.includes('READY') || undefined, 30_000, 'node ready');
-    const base = `http://127.0.0.1:${port}`;
     await waitFor(async () => {
       const m = (await (await fetch(`${base}/v1/perp/markets`)).json()) as { data: { pairId: number; oracleFresh: boolean }[] };
       return m.data.filter((x) => (x.pairId === 1 || x.pairId === 2) && x.oracleFresh).length === 2 || undefined;
@@ -261,9 +251,7 @@ export async function benchPerpOpens(opts: { opens?: number; concurrency?: numbe
       conditions: `node process + load process (undici Pool, 32 connections × 8 pipelined) on ${os.cpus().length} cores; fsync per block; opens pre-signed by 16 accounts, ETH and BTC, 10 USDC at 5x; oracle actor running; load avg ${os.loadavg()[0].toFixed(1)}`,
     };
   } finally {
-    proc.kill('SIGTERM');
-    await new Promise((r) => proc.once('exit', r));
-    dir.remove();
+    await stop();
   }
 }
 

@@ -5,12 +5,10 @@
  * Stream: resting limit orders on both sides of ETH and BTC from 16 accounts, every
  * fourth order crossing (so matching, settlement and fees run), no self-trades.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Pool } from 'undici';
-import { ROOT, tempDir, waitFor } from '../test/helpers/devnet';
-import { closedLoop, signedOrderBodies } from './load';
+import { closedLoop, signedOrderBodies, singleNode } from './load';
 
 interface Opts {
   orders?: number;
@@ -20,17 +18,8 @@ interface Opts {
 export async function benchRestOrders(opts: Opts = {}): Promise<Record<string, unknown>> {
   const total = opts.orders ?? 6000;
   const concurrency = opts.concurrency ?? 256;
-  const dir = tempDir('bench-rest-');
-  const port = 30000 + Math.floor(Math.random() * 10000);
-  const profile = process.env.BENCH_NODE_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_NODE_PROFILE}`] : [];
-  const proc = spawn(process.execPath, [...profile, '--max-semi-space-size=64', '--import', 'tsx', 'src/cli/main.ts', 'start', '--validators', '1', '--data-dir', dir.path, '--port', String(port), '--session-port', '0', '--log-level', 'error', ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  proc.stdout!.on('data', (d) => (out += d));
+  const { proc, port, stop } = await singleNode('bench-rest-');
   try {
-    await waitFor(() => out.includes('READY') || undefined, 30_000, 'node ready');
     const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 32, pipelining: 8 });
     const bodies = signedOrderBodies(total);
     /** The node's CPU time (user + system, all threads) from /proc, in ms. */
@@ -70,8 +59,6 @@ export async function benchRestOrders(opts: Opts = {}): Promise<Record<string, u
       conditions: `node process + load process (undici Pool, 32 connections × 8 pipelined) on ${os.cpus().length} cores; fsync per block; orders pre-signed; load avg ${os.loadavg()[0].toFixed(1)}`,
     };
   } finally {
-    proc.kill('SIGTERM');
-    await new Promise((r) => proc.once('exit', r));
-    dir.remove();
+    await stop();
   }
 }
