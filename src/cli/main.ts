@@ -66,7 +66,7 @@ async function start(argv: string[]): Promise<void> {
   }
   const index: number = f['validator-index'] ?? 1;
   const baseDir = f['data-dir'] ?? `data/${genesis.network}-${genesis.validators.length}v`;
-  const dataDir = resolve(f['validator-index'] === undefined || f['data-dir'] ? baseDir : join(baseDir, `validator-${index}`));
+  const dataDir = resolve(f['data-dir'] ?? join(baseDir, `validator-${index}`));
   if (f.equivocate && genesis.network !== 'devnet') throw new Error('--equivocate is a devnet-only fault injection');
   const key = genesis.network === 'devnet' ? validatorKey(f.keys, genesis, index) : undefined;
   const log = createLogger({ level: f['log-level'], name: `${genesis.network}-v${index}` });
