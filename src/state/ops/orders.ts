@@ -1,7 +1,7 @@
 /** Execution rules of the order transaction kinds; all go through ops/trading.ts. */
+import { verifyTyped } from './verify';
 import type { NativeCancelBody, NativePlaceBody, RestBatchBody, RestCancelAllBody, RestCancelBody, RestOrderBody } from '../../codec/txs/orders';
 import { MAX_BATCH_ORDERS } from '../../codec/txs/orders';
-import { hashTypedMessage } from '../../crypto/eip712';
 import { batchDigest, cancelAllDigest, cancelDigest, placeOrderDigest, restSigningHash } from '../../crypto/exchange-digest';
 import { verifySigner } from '../../crypto/secp256k1';
 import type { Address } from '../../util/bytes';
@@ -120,12 +120,11 @@ export const nativePlaceOp: TxOp<NativePlaceBody> = {
   },
   verify(tx, chainId) {
     const b = tx.body;
-    const hash = hashTypedMessage(chainId, 'PlaceOrder', {
+    const message = {
       owner: b.owner, pairId: BigInt(b.pairId), side: BigInt(b.side), orderType: BigInt(b.orderType), price: b.price, size: b.size,
       leverage: BigInt(b.leverage), nonce: b.nonce,
-    } as never);
-    if (!verifySigner(hash, b.signature, b.signer)) throw unauthorized(`signature does not recover to ${b.signer}`);
-    return b.signer;
+    };
+    return verifyTyped(chainId, 'PlaceOrder', message, b.signature, b.signer);
   },
   nonce: (b) => b.nonce,
   apply(ctx, tx, signer) {
@@ -138,12 +137,7 @@ export const nativePlaceOp: TxOp<NativePlaceBody> = {
 };
 
 export const nativeCancelOp: TxOp<NativeCancelBody> = {
-  verify(tx, chainId) {
-    const b = tx.body;
-    const hash = hashTypedMessage(chainId, 'CancelOrder', { owner: b.owner, orderId: b.orderId, nonce: b.nonce } as never);
-    if (!verifySigner(hash, b.signature, b.signer)) throw unauthorized(`signature does not recover to ${b.signer}`);
-    return b.signer;
-  },
+  verify: (tx, chainId) => verifyTyped(chainId, 'CancelOrder', { owner: tx.body.owner, orderId: tx.body.orderId, nonce: tx.body.nonce }, tx.body.signature, tx.body.signer),
   nonce: (b) => b.nonce,
   apply(ctx, tx) {
     cancelOrder(ctx, tx.body.owner, tx.body.orderId);

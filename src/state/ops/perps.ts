@@ -8,6 +8,7 @@
  * EIP-712 PoolDeposit / PoolWithdraw, owner-only (they move funds: a session key can
  * only trade).
  */
+import { verifyPersonal, verifyTyped } from './verify';
 import {
   isWalletText,
   perpCloseMessage,
@@ -19,13 +20,10 @@ import {
   type PoolDepositBody,
   type PoolWithdrawBody,
 } from '../../codec/txs/perps';
-import { hashPersonalMessage } from '../../crypto/eip191';
-import { hashTypedMessage } from '../../crypto/eip712';
-import { verifySigner } from '../../crypto/secp256k1';
 import type { Address } from '../../util/bytes';
 import { parseDecimal } from '../../util/decimal';
 import type { TxOp } from '../context';
-import { badRequest, unauthorized } from '../errors';
+import { badRequest } from '../errors';
 import { closePosition, openPosition, setTpsl } from '../perps/engine';
 import { poolDeposit, poolWithdraw } from '../perps/pool';
 
@@ -71,10 +69,6 @@ export function parseTarget(value: string, field: 'takeProfit' | 'stopLoss'): bi
   return v;
 }
 
-function verifyPersonal(message: string, signature: Uint8Array, signer: Address): Address {
-  if (!verifySigner(hashPersonalMessage(message), signature, signer)) throw unauthorized(`signature does not recover to ${signer}`);
-  return signer;
-}
 
 export const perpOpenOp: TxOp<PerpOpenBody> = {
   shape(b) {
@@ -127,13 +121,7 @@ export const poolDepositOp: TxOp<PoolDepositBody> = {
   shape(b) {
     if (b.amount === 0n) throw badRequest('INVALID_AMOUNT', 'amount: must be positive');
   },
-  verify(tx, chainId) {
-    const b = tx.body;
-    if (!verifySigner(hashTypedMessage(chainId, 'PoolDeposit', { owner: b.owner, amount: b.amount, nonce: b.nonce }), b.signature, b.signer)) {
-      throw unauthorized(`signature does not recover to ${b.signer}`);
-    }
-    return b.signer;
-  },
+  verify: (tx, chainId) => verifyTyped(chainId, 'PoolDeposit', { owner: tx.body.owner, amount: tx.body.amount, nonce: tx.body.nonce }, tx.body.signature, tx.body.signer),
   nonce: (b) => b.nonce,
   apply(ctx, tx) {
     poolDeposit(ctx, tx.body.owner, tx.body.amount);
@@ -144,13 +132,7 @@ export const poolWithdrawOp: TxOp<PoolWithdrawBody> = {
   shape(b) {
     if (b.shares === 0n) throw badRequest('INVALID_SHARES', 'shares: must be positive');
   },
-  verify(tx, chainId) {
-    const b = tx.body;
-    if (!verifySigner(hashTypedMessage(chainId, 'PoolWithdraw', { owner: b.owner, shares: b.shares, nonce: b.nonce }), b.signature, b.signer)) {
-      throw unauthorized(`signature does not recover to ${b.signer}`);
-    }
-    return b.signer;
-  },
+  verify: (tx, chainId) => verifyTyped(chainId, 'PoolWithdraw', { owner: tx.body.owner, shares: tx.body.shares, nonce: tx.body.nonce }, tx.body.signature, tx.body.signer),
   nonce: (b) => b.nonce,
   apply(ctx, tx) {
     poolWithdraw(ctx, tx.body.owner, tx.body.shares);

@@ -4,15 +4,14 @@
  * only through its machine's pure transition: what the drawn machine allows is what
  * execution does.
  */
+import { verifyTyped } from './verify';
 import type { SessionCreateBody, SessionRevokeBody, SetAgentCapsBody, SetAgentModeBody } from '../../codec/txs/sessions';
-import { hashTypedMessage, type Eip712Messages, type Eip712PrimaryType } from '../../crypto/eip712';
-import { verifySigner } from '../../crypto/secp256k1';
 import type { Address } from '../../util/bytes';
 import { AGENT_MODES, AGENT_MODE_WIRE, type AgentStateValue } from '../../../machines/agent-mode';
 import { createRefusal } from '../../../machines/session';
 import type { TxOp } from '../context';
 import { agentRecord, agentRecordOf, agentTransition } from '../agents';
-import { badRequest, rejected, TxError, unauthorized } from '../errors';
+import { badRequest, rejected, TxError } from '../errors';
 import { sessionRecordOf, sessionSnapshot, sessionStateAt, sessionTransition } from '../sessions';
 import { InvariantError } from '../state';
 
@@ -21,11 +20,6 @@ export const U128_MAX = (1n << 128n) - 1n;
 /** expires_at is Unix seconds; in milliseconds it must stay a safe integer. */
 export const MAX_EXPIRES_AT_S = BigInt(Math.floor(Number.MAX_SAFE_INTEGER / 1000));
 export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
-
-function verifyTyped<P extends Eip712PrimaryType>(chainId: number, type: P, message: Eip712Messages[P], signature: Uint8Array, signer: Address): Address {
-  if (!verifySigner(hashTypedMessage(chainId, type, message), signature, signer)) throw unauthorized(`signature does not recover to ${signer}`);
-  return signer;
-}
 
 /** Shape of a SessionCreate (400), shared with the API route. */
 export function sessionCreateShape(b: Pick<SessionCreateBody, 'owner' | 'sessionKey' | 'expiresAt'>): void {

@@ -4,11 +4,10 @@
  * amount + fee move from free to locked when the request is final, where they stay until
  * the relayer pays out (the bridge issue; a failed payout returns them).
  */
+import { verifyTyped } from './verify';
 import type { WithdrawBody } from '../../codec/txs/withdraw';
-import { hashTypedMessage } from '../../crypto/eip712';
-import { verifySigner } from '../../crypto/secp256k1';
 import type { TxOp } from '../context';
-import { badRequest, rejected, unauthorized } from '../errors';
+import { badRequest, rejected } from '../errors';
 import { orderbookMarginShortfall } from '../perps/margin';
 
 export const withdrawOp: TxOp<WithdrawBody> = {
@@ -17,12 +16,8 @@ export const withdrawOp: TxOp<WithdrawBody> = {
       throw badRequest('BELOW_MINIMUM', `amount: the minimum withdrawal is ${params.fees.minWithdrawalUsdc} USDC units`);
     }
   },
-  verify(tx, chainId) {
-    const b = tx.body;
-    const hash = hashTypedMessage(chainId, 'Withdraw', { owner: b.owner, amount: b.amount, destination: b.destination, nonce: b.nonce } as never);
-    if (!verifySigner(hash, b.signature, b.signer)) throw unauthorized(`signature does not recover to ${b.signer}`);
-    return b.signer;
-  },
+  verify: (tx, chainId) =>
+    verifyTyped(chainId, 'Withdraw', { owner: tx.body.owner, amount: tx.body.amount, destination: tx.body.destination, nonce: tx.body.nonce }, tx.body.signature, tx.body.signer),
   nonce: (b) => b.nonce,
   apply(ctx, tx) {
     const { state, params } = ctx;
