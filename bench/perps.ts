@@ -40,22 +40,38 @@ function quantiles(xs: number[]) {
   return { p50: q(0.5), p99: q(0.99), max: +s[s.length - 1].toFixed(3) };
 }
 
-/** 100,000 positions on an in-memory state (no disk: the figure is execution's cost). */
-export function benchPerpChecks(positions = 100_000, blocks = 4_000): Record<string, unknown> {
+/**
+ * An in-memory devnet state with a pool large enough that open-interest caps do not
+ * limit the population, an oracle price per market, and a block clock the caller moves.
+ */
+function benchWorld() {
   const { genesis, hash } = devnetGenesis(1);
-  // A pool large enough that open-interest caps do not limit the population.
   const g = { ...genesis, perps: { ...genesis.perps, initialPoolUsdc: 10n ** 12n * USDC } };
   const state: State = genesisState(g, hash).state;
   const pairs = [...g.pairs].sort((a, b) => a.id - b.id);
   const prices = new Map(pairs.map((p) => [p.id, p.initialPrice]));
-  let now = g.genesisTimeMs + 22;
-  let height = 1;
-  const header = (): BlockHeader => ({ chainId: g.chainId, height, timestampMs: now, round: 0, parentHash: ZERO_HASH, parentStateRoot: ZERO_HASH, proposer: DEVNET_KEYS.validators[0].address, txRoot: ZERO_HASH, txCount: 0, lastCommitHash: ZERO_HASH });
+  const clock = { now: g.genesisTimeMs + 22, height: 1 };
   const events: ChainEvent[] = [];
+  const header = (): BlockHeader => ({
+    chainId: g.chainId, height: clock.height, timestampMs: clock.now, round: 0, parentHash: ZERO_HASH, parentStateRoot: ZERO_HASH,
+    proposer: DEVNET_KEYS.validators[0].address, txRoot: ZERO_HASH, txCount: 0, lastCommitHash: ZERO_HASH,
+  });
   const ctx = (): ExecContext => ({ state, params: state.params(), header: header(), emit: (e) => events.push(e) });
   const setPrices = () => {
-    for (const p of pairs) setOracleMedian(state, p.id, prices.get(p.id)!, now);
+    for (const p of pairs) setOracleMedian(state, p.id, prices.get(p.id)!, clock.now);
   };
+  /** Every market's price one step of a ±10 bps random walk, then published as the oracle's. */
+  const walk = (rand: () => number) => {
+    for (const p of pairs) prices.set(p.id, (prices.get(p.id)! * BigInt(10_000 + Math.floor(rand() * 21) - 10)) / 10_000n);
+    setPrices();
+  };
+  return { state, pairs, prices, clock, events, ctx, setPrices, walk };
+}
+
+/** 100,000 positions on an in-memory state (no disk: the figure is execution's cost). */
+export function benchPerpChecks(positions = 100_000, blocks = 4_000): Record<string, unknown> {
+  const { state, pairs, prices, clock, events, ctx, setPrices, walk } = benchWorld();
+
   const owners: Address[] = Array.from({ length: 2_000 }, (_, i) => `0x${(0xbe000000 + i).toString(16).padStart(40, '0')}` as Address);
   for (const o of owners) {
     mint(state, 1_000_000n * USDC, 0n);
@@ -78,18 +94,17 @@ export function benchPerpChecks(positions = 100_000, blocks = 4_000): Record<str
     }
   }
   const setupMs = performance.now() - t0;
-  state.meta.set('head', { height: 0, timestampMs: now, blockHash: '0x' });
+  state.meta.set('head', { height: 0, timestampMs: clock.now, blockHash: '0x' });
   state.flush();
   const perBlock: number[] = [];
   const quiet: number[] = [];
   let closed = 0;
   let fundingBlockMs = 0;
   for (let b = 0; b < blocks; b++) {
-    const prev = now;
-    now += 1_000; // every block crosses a second: TP/SL checked in every one
-    height++;
-    for (const p of pairs) prices.set(p.id, (prices.get(p.id)! * BigInt(10_000 + Math.floor(rand() * 21) - 10)) / 10_000n);
-    setPrices();
+    const prev = clock.now;
+    clock.now += 1_000; // every block crosses a second: TP/SL checked in every one
+    clock.height++;
+    walk(rand);
     events.length = 0;
     const s = performance.now();
     endBlockPerps(ctx(), prev);
@@ -99,7 +114,7 @@ export function benchPerpChecks(positions = 100_000, blocks = 4_000): Record<str
     closed += n;
     if (n === 0) quiet.push(ms);
     if (events.some((e) => e.type === 'FundingSettled')) fundingBlockMs = ms;
-    state.meta.set('head', { height, timestampMs: now, blockHash: '0x' });
+    state.meta.set('head', { height: clock.height, timestampMs: clock.now, blockHash: '0x' });
     state.flush();
   }
   // The scan alone, nothing triggering: TP/SL and liquidation at unchanged prices.
@@ -133,19 +148,8 @@ export function benchPerpChecks(positions = 100_000, blocks = 4_000): Record<str
  * the start price, so that a ±10 bps random walk keeps liquidating a few every block.
  */
 export function benchBookLiquidation(positions = 100_000, blocks = 2_000): Record<string, unknown> {
-  const { genesis, hash } = devnetGenesis(1);
-  const g = { ...genesis, perps: { ...genesis.perps, initialPoolUsdc: 10n ** 12n * USDC } };
-  const state: State = genesisState(g, hash).state;
-  const pairs = [...g.pairs].sort((a, b) => a.id - b.id);
-  const prices = new Map(pairs.map((p) => [p.id, p.initialPrice]));
-  let now = g.genesisTimeMs + 22;
-  let height = 1;
-  const header = (): BlockHeader => ({ chainId: g.chainId, height, timestampMs: now, round: 0, parentHash: ZERO_HASH, parentStateRoot: ZERO_HASH, proposer: DEVNET_KEYS.validators[0].address, txRoot: ZERO_HASH, txCount: 0, lastCommitHash: ZERO_HASH });
-  const events: ChainEvent[] = [];
-  const ctx = (): ExecContext => ({ state, params: state.params(), header: header(), emit: (e) => events.push(e) });
-  const setPrices = () => {
-    for (const p of pairs) setOracleMedian(state, p.id, prices.get(p.id)!, now);
-  };
+  const { state, pairs, clock, events, ctx, setPrices, walk } = benchWorld();
+
   const rand = rng(7);
   const t0 = performance.now();
   let margins = 0n;
@@ -168,7 +172,7 @@ export function benchBookLiquidation(positions = 100_000, blocks = 2_000): Recor
   for (const [k, p] of state.positions.entries()) mint(state, -p.cost, 0n);
   setPrices();
   const setupMs = performance.now() - t0;
-  state.meta.set('head', { height: 0, timestampMs: now, blockHash: '0x' });
+  state.meta.set('head', { height: 0, timestampMs: clock.now, blockHash: '0x' });
   state.checkInvariants();
   state.flush();
   const indexed = state.bookLiq.size;
@@ -178,10 +182,9 @@ export function benchBookLiquidation(positions = 100_000, blocks = 2_000): Recor
   let mostInABlock = 0;
   const busy: number[] = [];
   for (let b = 0; b < blocks; b++) {
-    now += 22;
-    height++;
-    for (const p of pairs) prices.set(p.id, (prices.get(p.id)! * BigInt(10_000 + Math.floor(rand() * 21) - 10)) / 10_000n);
-    setPrices();
+    clock.now += 22;
+    clock.height++;
+    walk(rand);
     events.length = 0;
     const s = performance.now();
     const n = liquidateBook(ctx());
@@ -191,7 +194,7 @@ export function benchBookLiquidation(positions = 100_000, blocks = 2_000): Recor
     if (n > mostInABlock) mostInABlock = n;
     if (n === 0) quiet.push(ms);
     else busy.push(ms / n);
-    state.meta.set('head', { height, timestampMs: now, blockHash: '0x' });
+    state.meta.set('head', { height: clock.height, timestampMs: clock.now, blockHash: '0x' });
     state.checkInvariants();
     state.flush();
   }
