@@ -54,6 +54,13 @@ function event(final: FinalTx, type: string): any {
   return (final.receipt.events as any[]).find((e) => e.type === type);
 }
 
+/** `positionId` as sent (a JSON number or a string: the signed text depends on which) and its value (400 when malformed). */
+function positionIdField(sent: number | string): { positionId: string; positionIdQuoted: boolean; id: bigint } {
+  const positionId = String(sent);
+  const positionIdQuoted = typeof sent === 'string';
+  return { positionId, positionIdQuoted, id: shape(() => parsePositionId(positionId, positionIdQuoted)) };
+}
+
 export const perpRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { deps }) => {
   const { genesis } = deps.node.config;
   const chainId = genesis.chainId;
@@ -142,9 +149,7 @@ export const perpRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { d
     handler: async (req) => {
       const b = req.body;
       checkNetwork(genesis, b.network);
-      const positionId = String(b.positionId);
-      const positionIdQuoted = typeof b.positionId === 'string';
-      const id = shape(() => parsePositionId(positionId, positionIdQuoted));
+      const { positionId, positionIdQuoted, id } = positionIdField(b.positionId);
       shape(() => parseCloseSize(b.size));
       const n = nonceOf(b.nonce);
       const fields = { wallet: b.wallet, positionId, positionIdQuoted, size: b.size, ...n };
@@ -174,9 +179,7 @@ export const perpRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { d
     handler: async (req) => {
       const b = req.body;
       checkNetwork(genesis, b.network);
-      const positionId = String(b.positionId);
-      const positionIdQuoted = typeof b.positionId === 'string';
-      const id = shape(() => parsePositionId(positionId, positionIdQuoted));
+      const { positionId, positionIdQuoted, id } = positionIdField(b.positionId);
       shape(() => parseTarget(b.takeProfit, 'takeProfit'));
       shape(() => parseTarget(b.stopLoss, 'stopLoss'));
       const n = nonceOf(b.nonce);
