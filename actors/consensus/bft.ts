@@ -72,7 +72,7 @@ export interface ConsensusInfo {
   proposalsUntimely: number;
 }
 
-export function bftBehavior(node: () => NodeContext, self: () => { send(m: ConsensusMsg): boolean }, info: { current?: ConsensusInfo }): ActorBehavior<ConsensusMsg> {
+export function bftBehavior(node: () => NodeContext, self: () => { send(m: ConsensusMsg): boolean }, info: { current?: () => ConsensusInfo }): ActorBehavior<ConsensusMsg> {
   let core: ConsensusCore | undefined;
   let app: ChainConsensusApp | undefined;
   let privval: LocalPrivValidator | undefined;
@@ -88,18 +88,17 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
   const evidence = new Map<string, EvidenceRecord>();
   const buildRequests: { height: number; round: number }[] = [];
 
-  const publishInfo = () => {
-    info.current = {
-      height: core?.height ?? node().chain().height + 1,
-      round: core?.round ?? 0,
-      step: core ? Step[core.step] : 'Syncing',
-      syncing,
-      blocksSynced,
-      evidence: [...evidence.values()],
-      counters: { ...(core?.counters ?? {}) } as unknown as Record<string, number>,
-      proposalsUntimely,
-    };
-  };
+  // Read on demand (GET /status), not rebuilt after every message.
+  info.current = () => ({
+    height: core?.height ?? node().chain().height + 1,
+    round: core?.round ?? 0,
+    step: core ? Step[core.step] : 'Syncing',
+    syncing,
+    blocksSynced,
+    evidence: [...evidence.values()],
+    counters: { ...(core?.counters ?? {}) } as unknown as Record<string, number>,
+    proposalsUntimely,
+  });
 
   const p2p = () => {
     const a = node().actors.p2p;
@@ -192,7 +191,6 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
           break;
       }
     }
-    publishInfo();
   };
 
   const newCore = async () => {
@@ -226,7 +224,6 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
   const syncToHead = async (): Promise<boolean> => {
     const n = node();
     syncing = true;
-    publishInfo();
     let moved = false;
     try {
       for (;;) {
@@ -281,7 +278,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
       verified = await n.actors.mempool.ask<Map<string, Address>>((reply) => ({ type: 'verifiedCache', reply }));
       // Catch up before taking part: wait briefly for a first peer, then sync.
       const deadline = Date.now() + FIRST_PEER_WAIT_MS;
-      while (Date.now() < deadline && (n.p2pPeers?.() ?? 0) === 0) await new Promise((r) => setTimeout(r, 50));
+      while (Date.now() < deadline && (n.p2pInfo?.()?.peers.length ?? 0) === 0) await new Promise((r) => setTimeout(r, 50));
       await syncToHead();
       await newCore();
     },
@@ -299,7 +296,6 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
             return;
           }
           recordEvidence(msg.evidence, false);
-          publishInfo();
           return;
         }
         case 'message': {

@@ -9,7 +9,7 @@
  *   response: u8 version | u64 peerHead | u32 n | n × (bytes block | bytes commit)
  */
 import { Reader, Writer } from '../codec/binary';
-import { blockHash, decodeBlock, decodeCommit, encodeBlock, encodeCommit, type Block, type Commit } from '../codec/block';
+import { blockHash, decodeBlock, decodeCommit, type Block, type Commit } from '../codec/block';
 import { checkCommit } from '../consensus/commit';
 import type { SignatureVerifier } from '../consensus/signer';
 import type { ValidatorSet } from '../consensus/validator-set';
@@ -57,13 +57,11 @@ export async function serveSync(store: ChainStore, head: number, req: SyncReques
   const parts: { block: Uint8Array; commit: Uint8Array }[] = [];
   let size = 0;
   for (let h = Math.max(1, req.fromHeight); h <= head && parts.length < req.maxBlocks; h++) {
-    const [block, commit] = await Promise.all([store.getBlock(h), store.getCommit(h)]);
-    if (!block || !commit) break;
-    const b = encodeBlock(block);
-    const c = encodeCommit(commit);
-    size += b.length + c.length + 8;
+    const stored = await store.getEncodedBlockAndCommit(h);
+    if (!stored) break;
+    size += stored.block.length + stored.commit.length + 8;
     if (parts.length > 0 && size > SYNC_MAX_RESPONSE_BYTES) break;
-    parts.push({ block: b, commit: c });
+    parts.push(stored);
   }
   const w = new Writer(size + 16).u8(SYNC_VERSION).u64(head).u32(parts.length);
   for (const p of parts) w.bytes(p.block).bytes(p.commit);

@@ -56,8 +56,6 @@ export interface NodeContext {
     /** BFT consensus, on a validator of a multi-validator network. */
     consensus?: SupervisedActor<ConsensusMsg>;
   };
-  /** Connected peers (0 without p2p). */
-  p2pPeers?(): number;
   /** The p2p transport's identity, peers and counters (undefined without p2p). */
   p2pInfo?(): { peerId: string; peers: string[]; listen: string[]; stats: unknown } | undefined;
   /** BFT consensus's view (undefined on a solo or follower node). */

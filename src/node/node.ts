@@ -27,7 +27,7 @@ export class Node implements NodeContext {
   private readonly pool: { pool?: TxPool } = {};
   readonly indexerHolder: IndexerHolder = {};
   private readonly p2pHolder: P2PHolder = {};
-  private readonly consensusHolder: { current?: ConsensusInfo } = {};
+  private readonly consensusHolder: { current?: () => ConsensusInfo } = {};
   private haltReason: string | undefined;
   private stopping: Promise<void> | undefined;
   /** Resolves when the node has stopped (by stop() or by halting). */
@@ -107,17 +107,13 @@ export class Node implements NodeContext {
     return this.indexerHolder.current;
   }
 
-  p2pPeers(): number {
-    return this.p2pHolder.transport?.peers().length ?? 0;
-  }
-
   p2pInfo(): { peerId: string; peers: string[]; listen: string[]; stats: unknown } | undefined {
     const t = this.p2pHolder.transport;
     return t ? { peerId: t.id, peers: t.peers(), listen: t.listenAddresses(), stats: t.stats() } : undefined;
   }
 
   consensusInfo(): ConsensusInfo | undefined {
-    return this.consensusHolder.current;
+    return this.consensusHolder.current?.();
   }
 
   actorStats(): Record<string, unknown> {

@@ -135,6 +135,13 @@ export class ChainStore {
     return v ? decodeBlock(v) : undefined;
   }
 
+  /** A committed block and its commit as stored (encoded), for peers that sync from us. */
+  async getEncodedBlockAndCommit(height: number): Promise<{ block: Uint8Array; commit: Uint8Array } | undefined> {
+    const k = u64Key(height);
+    const [block, commit] = await Promise.all([this.get(Bucket.Block, k), this.get(Bucket.Commit, k)]);
+    return block && commit ? { block, commit } : undefined;
+  }
+
   async getHeightByHash(hash: Uint8Array): Promise<number | undefined> {
     const v = await this.get(Bucket.BlockHash, hash);
     return v ? readU64(v) : undefined;
