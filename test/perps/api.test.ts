@@ -124,7 +124,7 @@ describe('the pool, funding and engine reads', () => {
   it('GET /v1/pool values the pool; deposit mints shares at its value, locked an hour; a session key may not deposit', async () => {
     const pool = await client.pool();
     expect(Number(pool.realPoolValue)).toBeGreaterThan(9_000_000);
-    expect(pool).toMatchObject({ lockupMs: 3_600_000, protocolShares: '10000000000000' });
+    expect(pool).toMatchObject({ lockupMs: 3_600_000, protocolShares: '10000000000000', bookUnrealizedPnl: '0', bookPositions: [] });
     const dep = await client.poolDeposit(carol, { amount: '1000' });
     expect(dep.owner).toBe(lower(carol.address));
     expect(BigInt(dep.shares)).toBeGreaterThan(0n);
@@ -150,7 +150,7 @@ describe('the pool, funding and engine reads', () => {
   it('GET /stats reports markets, positions, open interest, liquidations, funding and oracle freshness', async () => {
     await client.perpOpen(alice, { pairId: 1, isLong: false, leverage: 3, margin: '30' });
     const stats = await client.engineStats();
-    expect(stats).toMatchObject({ markets: 15, liquidations: 0, lastLiquidation: null });
+    expect(stats).toMatchObject({ markets: 15, liquidations: 0, lastLiquidation: null, bookLiquidations: 0, bookBadDebt: '0', lastBookLiquidation: null });
     expect(stats.positions).toBeGreaterThanOrEqual(1);
     expect(Number(stats.openInterest)).toBeGreaterThan(0);
     expect(stats.oracle.pairs).toHaveLength(15);
