@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- <suite>...]`: prints each figure with the conditions it was
- * measured under. Suites: crypto, chain, orderbook, rest, rpc, caps, network, perp (default: all).
+ * measured under. Suites: crypto, chain, orderbook, rest, rpc, caps, network, p2p, perp (default: all).
  */
 import os from 'node:os';
 import { benchCaps } from './caps';
@@ -11,6 +11,7 @@ import { benchPerps } from './perps';
 import { benchRestOrders } from './rest-orders';
 import { benchRpc } from './rpc';
 import { benchNetwork } from './network';
+import { benchP2p } from './p2p';
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   crypto: () => benchCrypto(),
@@ -20,6 +21,7 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   caps: () => benchCaps(),
   rpc: () => benchRpc(),
   network: () => benchNetwork(),
+  p2p: () => benchP2p(),
   perp: () => benchPerps(),
 };
 

@@ -134,7 +134,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
     const blockHash = randomBytes(32);
     const conflicting = { type: v.type, height: v.height, round: v.round, blockHash, validator: v.validator };
     const signature = sign(voteSigningHash(node().config.genesis.chainId, conflicting), key);
-    p2p().send({ type: 'publish', topic: Topic.Votes, data: encodeMessage({ kind: 'vote', vote: { ...conflicting, signature } }) });
+    p2p().send({ type: 'consensus', topic: Topic.Votes, data: encodeMessage({ kind: 'vote', vote: { ...conflicting, signature } }) });
   };
 
   const applyDecision = async (d: Extract<ConsensusOutput, { type: 'decide' }>) => {
@@ -173,7 +173,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
       }
       switch (o.type) {
         case 'broadcast':
-          p2p().send({ type: 'publish', topic: o.message.kind === 'proposal' ? Topic.Proposals : Topic.Votes, data: encodeMessage(o.message) });
+          p2p().send({ type: 'consensus', topic: o.message.kind === 'proposal' ? Topic.Proposals : Topic.Votes, data: encodeMessage(o.message) });
           if (o.message.kind === 'vote' && o.message.vote.validator === privval?.address) equivocate(o.message.vote);
           break;
         case 'send':

@@ -32,6 +32,10 @@ export interface Libp2pTransportOptions {
   /** Largest gossip message (a proposal carries a block). */
   maxMessageBytes?: number;
   redialMs?: number;
+  /** Topics this node subscribes to (all by default); it can publish to any. */
+  subscribe?: readonly Topic[];
+  /** More counters for stats() (the owner's). */
+  extraStats?: () => Record<string, unknown>;
 }
 
 /** What this module uses of a libp2p node (typed locally: the packages' declarations disagree across versions). */
@@ -49,6 +53,7 @@ interface P2PNode {
       topicValidators: Map<string, (from: { toString(): string }, msg: { data: Uint8Array }) => Promise<unknown>>;
       subscribe(topic: string): void;
       publish(topic: string, data: Uint8Array): Promise<unknown>;
+      getSubscribers(topic: string): unknown[];
     };
   };
 }
@@ -58,6 +63,8 @@ const ACCEPT = 'accept';
 const IGNORE = 'ignore';
 const REJECT = 'reject';
 const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+/** Bytes of direct messages waiting for one peer's stream before the queue is dropped (a peer that stopped reading). */
+const MAX_DIRECT_QUEUE_BYTES = 32 * 1024 * 1024;
 
 export function topicName(chainId: number, topic: Topic): string {
   return `/exchange/${chainId}/${topic}/1`;
@@ -82,6 +89,7 @@ export class Libp2pTransport implements Transport {
   private readonly byName = new Map<string, Topic>();
   private readonly peerIds = new Map<string, ReturnType<typeof peerIdFromString>>();
   private readonly outbound = new Map<string, Pushable<Uint8Array>>();
+  private readonly directStats = { sent: 0, queuesDropped: 0 };
   private readonly counters: TransportStats = {
     published: 0,
     received: { txs: 0, proposals: 0, votes: 0, oracle: 0, evidence: 0 },
@@ -161,7 +169,7 @@ export class Libp2pTransport implements Transport {
           return IGNORE;
         }
       });
-      pubsub.subscribe(name);
+      if (opts.subscribe === undefined || opts.subscribe.includes(topic)) pubsub.subscribe(name);
     }
     await this.dialBootstrap();
     this.redial = setInterval(() => void this.dialBootstrap(), opts.redialMs ?? 1_000);
@@ -189,6 +197,11 @@ export class Libp2pTransport implements Transport {
 
   listenAddresses(): string[] {
     return this.node ? this.node.getMultiaddrs().map(String) : [];
+  }
+
+  /** Peers subscribed to a topic. */
+  subscribers(topic: Topic): number {
+    return this.node ? this.node.services.pubsub.getSubscribers(topicName(this.opts.chainId, topic)).length : 0;
   }
 
   async publish(topic: Topic, data: Uint8Array): Promise<void> {
@@ -238,15 +251,23 @@ export class Libp2pTransport implements Transport {
     return answers;
   }
 
-  /** Connected peers (from the connections: getPeers() re-parses every peer id, which costs curve math). */
   /**
    * Messages of a protocol to one peer over one long-lived stream (length-prefixed),
    * opened on first use and reopened after it breaks: no stream set-up per message.
-   * Fire and forget; a message to an unreachable peer is dropped.
+   * Fire and forget; a message to an unreachable peer is dropped, and so is the whole
+   * queue of a peer that stopped reading (more than MAX_DIRECT_QUEUE_BYTES waiting):
+   * its stream is closed and the next message opens a new one.
+   * (A pushable of byte arrays counts its buffered bytes.)
    */
   sendDirect(peer: string, protocol: string, data: Uint8Array): void {
     const key = `${peer} ${protocol}`;
     let out = this.outbound.get(key);
+    if (out !== undefined && out.readableLength >= MAX_DIRECT_QUEUE_BYTES) {
+      this.directStats.queuesDropped++;
+      this.outbound.delete(key);
+      out.end();
+      out = undefined;
+    }
     if (out === undefined) {
       const p = pushable<Uint8Array>({ objectMode: true });
       out = p;
@@ -272,6 +293,7 @@ export class Libp2pTransport implements Transport {
       })();
     }
     out.push(data);
+    this.directStats.sent++;
   }
 
   /** Serves long-lived direct streams of `protocol`: every message is handed to `handler`. */
@@ -298,13 +320,14 @@ export class Libp2pTransport implements Transport {
     });
   }
 
+  /** Connected peers (from the connections: getPeers() re-parses every peer id, which costs curve math). */
   peers(): string[] {
     if (!this.node) return [];
     return [...new Set(this.node.getConnections().map((c) => c.remotePeer.toString()))];
   }
 
   stats(): TransportStats {
-    return { ...this.counters, received: { ...this.counters.received }, peers: this.peers().length };
+    return { ...this.counters, received: { ...this.counters.received }, peers: this.peers().length, direct: { ...this.directStats }, ...this.opts.extraStats?.() };
   }
 
   async stop(): Promise<void> {

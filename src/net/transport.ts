@@ -45,6 +45,8 @@ export interface TransportStats {
   rejected: number;
   requestsServed: number;
   peers: number;
+  /** Transport-specific counters (direct streams, consensus bundles). */
+  [more: string]: unknown;
 }
 
 export interface Transport {

@@ -4,7 +4,9 @@
  * the request-response protocol block sync uses.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { decodeBundle, encodeBundle } from '../../actors/p2p/p2p-actor';
 import { Libp2pTransport, peerIdOfKey } from '../../src/net/libp2p';
+import { yamuxWindowStats } from '../../src/net/yamux-window';
 import { GossipError, TOPICS, Topic, type GossipHandlers } from '../../src/net/transport';
 import { hexToBytes } from '../../src/util/bytes';
 import { createLogger } from '../../src/util/log';
@@ -71,5 +73,54 @@ describe('libp2p transport', () => {
     await waitFor(() => (first.stats().rejected >= 1 && first.stats().ignored >= 1) || undefined, 10_000, 'verdicts');
     expect(r0.got.some((g) => g.data.includes('vote'))).toBe(false);
     expect(first.stats().requestsServed).toBeGreaterThanOrEqual(1);
+  });
+
+  it('carries direct messages in order, large ones through flow control, without a window update per message', async () => {
+    const keys = DEVNET_KEYS.validators.slice(3, 5).map((v) => hexToBytes(v.ecdsaPrivateKey));
+    const got: Uint8Array[] = [];
+    const b = new Libp2pTransport({ chainId: 713799, privateKey: keys[1], listen: ['/ip4/127.0.0.1/tcp/0'], bootstrap: [], log, subscribe: [Topic.Txs] });
+    await b.start(recorder().handlers);
+    nodes.push(b);
+    await b.handleDirect('/exchange/test/direct/1', (data) => got.push(data.slice()));
+    const a = new Libp2pTransport({ chainId: 713799, privateKey: keys[0], listen: ['/ip4/127.0.0.1/tcp/0'], bootstrap: [b.listenAddresses()[0]], log, redialMs: 200 });
+    await a.start(recorder().handlers);
+    nodes.push(a);
+    await waitFor(() => a.peers().length === 1 || undefined, 10_000, 'connected');
+    // b subscribed to transactions only: it counts as a subscriber of that topic, not of votes.
+    await waitFor(() => a.subscribers(Topic.Txs) === 1 || undefined, 10_000, 'subscription seen');
+    expect(a.subscribers(Topic.Votes)).toBe(0);
+
+    const sentBefore = yamuxWindowStats.windowUpdatesSent;
+    const n = 2_000;
+    for (let i = 0; i < n; i++) {
+      const m = new Uint8Array(160);
+      new DataView(m.buffer).setUint32(0, i);
+      a.sendDirect(b.id, '/exchange/test/direct/1', m);
+    }
+    // Larger than the initial 256 KiB stream window: only flows if window updates still come.
+    const big = new Uint8Array(3 * 1024 * 1024).map((_, i) => i % 251);
+    a.sendDirect(b.id, '/exchange/test/direct/1', big);
+    await waitFor(() => got.length === n + 1 || undefined, 20_000, 'all direct messages');
+    expect(got.slice(0, n).map((m) => new DataView(m.buffer, m.byteOffset).getUint32(0))).toEqual([...Array(n).keys()]);
+    expect(Buffer.compare(got[n], big)).toBe(0); // (toEqual walks 3 MiB element by element)
+    // ~3.3 MB crossed: a handful of half-window updates, not one per message (yamux's default).
+    const updates = yamuxWindowStats.windowUpdatesSent - sentBefore;
+    expect(updates).toBeGreaterThan(0);
+    expect(updates).toBeLessThan(100);
+    expect(yamuxWindowStats.windowUpdatesSkipped).toBeGreaterThan(n / 2);
+    expect(a.stats().direct).toMatchObject({ sent: n + 1, queuesDropped: 0 });
+  });
+
+  it('bundles messages and refuses malformed bundles', () => {
+    const items = [new Uint8Array([1, 2, 3]), new Uint8Array(0), new Uint8Array(200).fill(9)];
+    const bytes = encodeBundle(items);
+    expect(decodeBundle(bytes, 1_000, 10_000)).toEqual(items);
+    expect(() => decodeBundle(bytes.subarray(0, bytes.length - 1), 1_000, 10_000)).toThrow();
+    expect(() => decodeBundle(new Uint8Array([...bytes, 0]), 1_000, 10_000)).toThrow();
+    expect(() => decodeBundle(bytes, 100, 10_000)).toThrow(); // an item over the item limit
+    expect(() => decodeBundle(bytes, 1_000, 100)).toThrow(); // over the bundle limit
+    const many = new Uint8Array(8);
+    new DataView(many.buffer).setUint32(0, 5_000);
+    expect(() => decodeBundle(many, 1_000, 10_000)).toThrow(/bundle of 5000/);
   });
 });
