@@ -28,7 +28,7 @@ import { checkEvidence, encodeEvidence, evidenceHash, evidenceHeight, evidenceOf
 import { encodeMessage, voteSigningHash, type ConsensusMessage, type Vote } from '../../src/consensus/messages';
 import { timeoutConfig } from '../../src/consensus/params';
 import { decodePrivValState, encodePrivValState, LocalPrivValidator } from '../../src/consensus/privval';
-import { Secp256k1Signer, secp256k1Verifier } from '../../src/consensus/signer';
+import { knownKeyVerifier, Secp256k1Signer, type SignatureVerifier } from '../../src/consensus/signer';
 import { ValidatorSet } from '../../src/consensus/validator-set';
 import { Step } from '../../machines/consensus-round';
 import { sign } from '../../src/crypto/secp256k1';
@@ -77,6 +77,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
   let app: ChainConsensusApp | undefined;
   let privval: LocalPrivValidator | undefined;
   let validators: ValidatorSet;
+  let verifier: SignatureVerifier;
   let verified: Map<string, Address> = new Map();
   let generation = 0;
   let lastCommit: Commit | null = null;
@@ -203,7 +204,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
     lastCommit = chain.height > 0 ? ((await chain.store.getCommit(chain.height)) ?? null) : null;
     app = new ChainConsensusApp(() => node().chain(), {
       validators,
-      verifier: secp256k1Verifier,
+      verifier,
       requestBlock: (height, round) => buildRequests.push({ height, round }),
       now: Date.now,
     });
@@ -211,7 +212,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
       chainId: chain.chainId,
       validators,
       privValidator: privval!,
-      verifier: secp256k1Verifier,
+      verifier,
       app,
       timeouts: timeoutConfig(n.config.genesis.consensus),
       height: chain.height + 1,
@@ -233,7 +234,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
         if (res === null) break;
         let height = from;
         for (const b of res.blocks) {
-          const why = checkSyncedBlock(chain.chainId, validators, secp256k1Verifier, height, b);
+          const why = checkSyncedBlock(chain.chainId, validators, verifier, height, b);
           if (why !== null) throw new Error(`block sync: peer sent a bad block ${height}: ${why}`);
           await n.actors.chain.ask<BlockResult>((reply) => ({ type: 'commit', block: b.block, commit: b.commit, reply }), 60_000);
           height++;
@@ -268,6 +269,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
       const key = n.config.validatorKey;
       if (!key) throw new Error('the consensus actor needs a validator key');
       validators = ValidatorSet.fromGenesis(n.config.genesis.validators);
+      verifier = knownKeyVerifier(n.config.genesis.validators);
       const store = n.chain().store;
       const saved = await store.getSignedVote();
       privval = new LocalPrivValidator(
@@ -290,7 +292,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
           if (msg.step === Step.NewHeight) roundZeroAt = performance.now();
           return run(await core.handle({ type: 'timeout', height: msg.height, round: msg.round, step: msg.step }));
         case 'evidence': {
-          const why = checkEvidence(node().config.genesis.chainId, validators, secp256k1Verifier, msg.evidence);
+          const why = checkEvidence(node().config.genesis.chainId, validators, verifier, msg.evidence);
           if (why !== null) {
             node().log.warn({ why }, 'invalid evidence from a peer');
             return;

@@ -3,7 +3,8 @@
  * "Validators": consensus messages are signed with the validator's ECDSA key); the
  * simulator may plug a cheaper scheme behind the same interfaces (sim/fast-signer.ts).
  */
-import { privateKeyToAddress, sign, verifySigner } from '../crypto/secp256k1';
+import { decompressPublicKey, privateKeyToAddress, publicKeyToAddress, sign, verifySigner, verifyWithKey } from '../crypto/secp256k1';
+import { hexToBytes } from '../util/bytes';
 import type { Address } from '../util/bytes';
 
 export interface Signer {
@@ -38,3 +39,30 @@ export const secp256k1Verifier: SignatureVerifier = {
     return signature.length === 65 && verifySigner(digest, signature, signer);
   },
 };
+
+/**
+ * secp256k1 against the validators' known public keys (genesis `ecdsaPubkey`): one
+ * verification per signature instead of a recovery plus an address hash, about a fifth
+ * less of the CPU every validator spends on every vote. A signer whose key is not listed
+ * (or whose listed key does not hash to its address) falls back to recovery.
+ * See verifyWithKey for the one difference: the v byte is not bound to the key.
+ */
+export function knownKeyVerifier(validators: readonly { address: Address; ecdsaPubkey: string }[]): SignatureVerifier {
+  const keys = new Map<string, Uint8Array>();
+  for (const v of validators) {
+    let pub: Uint8Array;
+    try {
+      pub = decompressPublicKey(hexToBytes(v.ecdsaPubkey));
+    } catch {
+      continue;
+    }
+    if (publicKeyToAddress(pub).toLowerCase() === v.address.toLowerCase()) keys.set(v.address.toLowerCase(), pub);
+  }
+  return {
+    verify(digest, signature, signer) {
+      const pub = keys.get(signer.toLowerCase());
+      if (pub === undefined) return secp256k1Verifier.verify(digest, signature, signer);
+      return verifyWithKey(digest, signature, pub);
+    },
+  };
+}

@@ -256,6 +256,31 @@ export function verifySigner(digest: Uint8Array, sig: Uint8Array | string, claim
   return recoversTo(digest, parsed.rs, 0, want) || recoversTo(digest, parsed.rs, 1, want);
 }
 
+/**
+ * Did the holder of `publicKey` (65-byte uncompressed, already validated) sign `digest`?
+ * Verification against a known key: about a fifth cheaper than recovering the key and
+ * hashing it to an address (verifySigner), for signers whose keys are known in advance
+ * (validators). Accepts the 65-byte form only, v ∈ {0, 1, 27, 28}, 1 ≤ r, s ≤ n−1 and
+ * low-s (libsecp256k1 refuses high-s and out-of-range scalars).
+ *
+ * Unlike verifySigner it does not check that v names the recovery id that yields this
+ * key (that takes the recovery this function exists to avoid), so flipping v gives a
+ * second accepted encoding of one signature. Consensus never identifies a vote by its
+ * signature bytes (votes are keyed by validator and content; evidence needs two different
+ * blocks), so that is harmless there; do not use this where signature bytes are an id.
+ * Never throws.
+ */
+export function verifyWithKey(digest: Uint8Array, sig65: Uint8Array, publicKey: Uint8Array): boolean {
+  if (sig65.length !== 65 || digest.length !== 32) return false;
+  const v = sig65[64];
+  if (v !== 0 && v !== 1 && v !== 27 && v !== 28) return false;
+  try {
+    return native.ecdsaVerify(sig65.subarray(0, 64), digest, publicKey);
+  } catch {
+    return false;
+  }
+}
+
 function assertPrivateKey(privateKey: Uint8Array): void {
   if (!(privateKey instanceof Uint8Array) || privateKey.length !== 32 || !native.privateKeyVerify(privateKey)) {
     throw new TypeError('private key must be 32 bytes in [1, n-1]');
