@@ -53,8 +53,8 @@ export class LocalNetwork {
   async launch(index: number, extra: string[] = []): Promise<void> {
     const node = this.nodes[index - 1];
     node.output = '';
-    // One process (no wrapper), so signals hit the node itself.
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'start', ...this.args[index - 1], ...extra], {
+    // One process (no wrapper), so signals hit the node itself; the V8 flags `npm start` gives it.
+    const proc = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', 'src/cli/main.ts', 'start', ...this.args[index - 1], ...extra], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
