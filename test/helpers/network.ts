@@ -21,6 +21,8 @@ export class LocalNetwork {
   readonly nodes: NetNode[] = [];
   private readonly dir = tempDir('exchain-net-');
   private readonly args: string[][] = [];
+  /** Each validator's libp2p address (with its peer id). */
+  readonly p2pAddrs: string[] = [];
 
   private constructor(readonly size: number) {}
 
@@ -32,6 +34,7 @@ export class LocalNetwork {
     const addrs = await Promise.all(
       genesis.validators.map(async (v, i) => `/ip4/127.0.0.1/tcp/${p2pPorts[i]}/p2p/${await peerIdOfPublicKey(hexToBytes(v.ecdsaPubkey))}`),
     );
+    net.p2pAddrs.push(...addrs);
     for (let i = 0; i < size; i++) {
       net.args.push([
         '--validators', String(size),

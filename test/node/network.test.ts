@@ -10,6 +10,11 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { DEVNET_KEYS, waitFor } from '../helpers/devnet';
 import { LocalNetwork } from '../helpers/network';
 import { ExchangeClient } from '../../src/client';
+import { decodeMessage, type ConsensusMessage } from '../../src/consensus/messages';
+import { Libp2pTransport } from '../../src/net/libp2p';
+import { GossipError, TOPICS, Topic, type GossipHandlers } from '../../src/net/transport';
+import { createLogger } from '../../src/util/log';
+import { randomBytes } from 'node:crypto';
 
 const N = 6;
 let net: LocalNetwork;
@@ -126,4 +131,38 @@ describe('a six-validator network of real processes', () => {
     await net.waitHeight(head + 10);
     await expectAgreement(head + 10, [1, 2, 3, 4, 5, 6], head - 10);
   }, 180_000);
+
+  it('publishes its consensus messages on the gossip topics to a full node that subscribes', async () => {
+    // Validators send each other consensus messages point to point and do not subscribe
+    // to these topics; a node that does (a full node following consensus) gets them.
+    const got: ConsensusMessage[] = [];
+    const handlers = Object.fromEntries(
+      TOPICS.map((t) => [
+        t,
+        (data: Uint8Array) => {
+          if (t !== Topic.Proposals && t !== Topic.Votes) throw new GossipError('ignore', 'UNUSED');
+          got.push(decodeMessage(data, { maxBlockBytes: 4 << 20 }));
+        },
+      ]),
+    ) as unknown as GossipHandlers;
+    const observer = new Libp2pTransport({
+      chainId: 713799,
+      privateKey: randomBytes(32),
+      listen: ['/ip4/127.0.0.1/tcp/0'],
+      bootstrap: [net.p2pAddrs[0]],
+      log: createLogger({ destination: 'silent' }),
+      subscribe: [Topic.Proposals, Topic.Votes],
+      redialMs: 200,
+    });
+    await observer.start(handlers);
+    try {
+      const one = (await net.status(1)).validators[0].address.toLowerCase();
+      await waitFor(() => (got.some((m) => m.kind === 'proposal') && got.filter((m) => m.kind === 'vote').length >= 20) || undefined, 30_000, 'proposals and votes over gossip');
+      const votes = got.flatMap((m) => (m.kind === 'vote' ? [m.vote] : []));
+      expect(votes.every((v) => v.validator.toLowerCase() === one)).toBe(true);
+      expect(new Set(votes.map((v) => v.type))).toEqual(new Set(['prevote', 'precommit']));
+    } finally {
+      await observer.stop();
+    }
+  }, 60_000);
 });
