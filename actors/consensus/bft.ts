@@ -85,7 +85,8 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
   let syncing = false;
   let blocksSynced = 0;
   let proposalsUntimely = 0;
-  const timers = new Set<NodeJS.Timeout>();
+  /** Pending timers and the height each is for: those of a decided height are cleared, not left to fire stale. */
+  const timers = new Map<NodeJS.Timeout, number>();
   const evidence = new Map<string, EvidenceRecord>();
   const buildRequests: { height: number; round: number }[] = [];
 
@@ -116,7 +117,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
       timers.delete(t);
       self().send({ type: 'timer', generation: gen, height: o.height, round: o.round, step: o.step });
     }, delay);
-    timers.add(t);
+    timers.set(t, o.height);
   };
 
   const recordEvidence = (e: Evidence, observed: boolean): boolean => {
@@ -145,6 +146,13 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
     await n.actors.chain.ask<BlockResult>((reply) => ({ type: 'commit', block: v.block, commit: d.commit, verified, decoded: v.decoded, reply }));
     app!.committed(d.height, d.block, d.commit);
     lastCommit = d.commit;
+    // The core would drop them as stale; clearing saves a wakeup and a mailbox trip each.
+    for (const [t, height] of timers) {
+      if (height <= d.height) {
+        clearTimeout(t);
+        timers.delete(t);
+      }
+    }
   };
 
   const build = async (height: number, round: number): Promise<ConsensusInput | null> => {
@@ -198,7 +206,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
     const n = node();
     const chain = n.chain();
     generation++;
-    for (const t of timers) clearTimeout(t);
+    for (const t of timers.keys()) clearTimeout(t);
     timers.clear();
     buildRequests.length = 0;
     lastCommit = chain.height > 0 ? ((await chain.store.getCommit(chain.height)) ?? null) : null;
@@ -318,7 +326,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
     },
     stop() {
       generation++;
-      for (const t of timers) clearTimeout(t);
+      for (const t of timers.keys()) clearTimeout(t);
       timers.clear();
       core = undefined;
     },
