@@ -4,8 +4,9 @@
  *  - idle: block interval (proposer timestamps of consecutive blocks) median and p99,
  *    and blocks per second of wall time;
  *  - load: pre-signed limit orders through REST spread over the six nodes, each answered
- *    only once its block is final: orders/s sustained and submit-to-final p50/p99 with
- *    many requests in flight (throughput), then with one per node (latency);
+ *    only once its block is final: orders/s sustained and submit-to-final p50/p99 at
+ *    1, 3, 6, 12, 24, 48 and 384 requests in flight, and the busiest level that keeps
+ *    p50 ≤ 50 ms and p99 ≤ 150 ms;
  *  - each node's RSS and CPU share.
  */
 import { readFileSync } from 'node:fs';
@@ -56,6 +57,8 @@ export async function benchNetwork(opts: { idleSeconds?: number; warmupSeconds?:
     // sweep shows the rate each level sustains and its latency, and which levels meet
     // the latency targets (p50 ≤ 50 ms, p99 ≤ 150 ms).
     const levels: { concurrency: number; orders: number }[] = [
+      { concurrency: 1, orders: 200 },
+      { concurrency: 3, orders: 300 },
       { concurrency: 6, orders: 600 },
       { concurrency: 12, orders: 1_200 },
       { concurrency: 24, orders: 2_400 },
