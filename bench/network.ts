@@ -45,7 +45,8 @@ export async function benchNetwork(opts: { idleSeconds?: number; warmupSeconds?:
     await new Promise((r) => setTimeout(r, idleSeconds * 1000));
     const h1 = await net.height(1);
     const idleWall = (performance.now() - t0) / 1000;
-    const idleCpuPct = net.nodes.map((n, i) => Math.round(((procStat(n.proc!.pid!).cpuMs - cpu0[i]) / 1000 / idleWall) * 100));
+    const idleCpuMs = net.nodes.map((n, i) => procStat(n.proc!.pid!).cpuMs - cpu0[i]);
+    const idleCpuPct = idleCpuMs.map((ms) => Math.round((ms / 1000 / idleWall) * 100));
     const stamps: number[] = [];
     for (let h = h0; h <= h1; h++) stamps.push((await net.block(1, h)).timestampMs);
     const intervals = stamps.slice(1).map((t, i) => t - stamps[i]);
@@ -95,6 +96,8 @@ export async function benchNetwork(opts: { idleSeconds?: number; warmupSeconds?:
       idleBlockIntervalMsMedian: quantile(intervals, 0.5),
       idleBlockIntervalMsP99: quantile(intervals, 0.99),
       idleNodeCpuPctOfCore: idleCpuPct,
+      // CPU per block is steadier than blocks/s on a shared 2-core machine: the figure to compare changes by.
+      idleCpuMsPerBlockPerNode: +(idleCpuMs.reduce((a, b) => a + b, 0) / Math.max(1, h1 - h0) / net.nodes.length).toFixed(2),
       loadSweep: 'closed loops, by requests in flight:',
       ...Object.fromEntries(sweep.map((l) => [`  inFlight ${l.concurrency}`, l])),
       maxOrdersPerSecToFinal: top.ordersPerSecToFinal,
