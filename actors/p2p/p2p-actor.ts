@@ -5,19 +5,21 @@
  * messages or block-sync requests. Handlers decide the gossip verdict: undecodable
  * data is rejected (its sender is penalized), useless data ignored.
  *
- * Consensus messages between validators go point to point, as CometBFT's consensus
- * reactor sends them: one long-lived stream per peer, and everything for a peer in one
- * event-loop turn leaves as one bundle (one length-prefixed frame, one yamux frame, one
- * noise frame, one socket write). In the full mesh of a validator set that is the
- * cheapest path a message can take: gossipsub added message ids, a seen cache, event
- * dispatch and an RPC envelope to each of ~20 messages per block on every node, about a
- * tenth of a validator's CPU. The gossipsub topics for proposals and votes carry the same
- * messages to whoever subscribes to them (full nodes following consensus); validators
- * do not subscribe, and a validator publishes there only when somebody has.
+ * Between validators, consensus messages and transactions go point to point, as
+ * CometBFT's reactors send them: one long-lived stream per peer, and everything for a
+ * peer in one event-loop turn (votes, a proposal, the batch of transactions this node
+ * admitted) leaves as one bundle: one length-prefixed frame, one yamux frame, one noise
+ * frame, one socket write. In the full mesh of a validator set that is the cheapest path
+ * a message can take: gossipsub added message ids, a seen cache, event dispatch and an
+ * RPC envelope to every message, about a tenth of a validator's CPU at idle and more
+ * under load. The gossipsub topics for transactions, proposals and votes carry the same
+ * data to whoever subscribes to them (full nodes); validators do not subscribe, and a
+ * validator publishes there only when somebody has.
  *
  * Protocols besides the topics:
- *   /exchange/<chainId>/consensus/1  bundles of consensus messages to one validator
- *   /exchange/<chainId>/sync/1       block sync (src/chain/sync.ts)
+ *   /exchange/<chainId>/direct/1  bundles to one validator: items tagged DirectItem
+ *                                 (consensus message | transaction batch)
+ *   /exchange/<chainId>/sync/1    block sync (src/chain/sync.ts)
  */
 import { Reader, Writer } from '../../src/codec/binary';
 import { decodeSyncRequest, decodeSyncResponse, encodeSyncRequest, serveSync, SYNC_MAX_BLOCKS, syncProtocol, type SyncResponse } from '../../src/chain/sync';
@@ -40,7 +42,7 @@ export type P2PMsg =
   | { type: 'consensus'; topic: Topic.Proposals | Topic.Votes; data: Uint8Array }
   /** One consensus message to one validator. */
   | { type: 'direct'; to: Address; data: Uint8Array }
-  | { type: 'flushConsensus' }
+  | { type: 'flushDirect' }
   /** Committed blocks after `fromHeight` from some peer; null when no peer had any. */
   | { type: 'sync'; fromHeight: number; reply: Reply<SyncResponse | null> };
 
@@ -52,8 +54,26 @@ const MAX_TX_BATCH_BYTES = 1 << 20;
 const MAX_BUNDLE_ITEMS = 4_096;
 const SYNC_TIMEOUT_MS = 10_000;
 
-export function consensusProtocol(chainId: number): string {
-  return `/exchange/${chainId}/consensus/1`;
+export function directProtocol(chainId: number): string {
+  return `/exchange/${chainId}/direct/1`;
+}
+
+/** What an item of a direct bundle carries: its first byte. */
+export enum DirectItem {
+  /** A consensus message (src/consensus/messages.ts). */
+  Consensus = 1,
+  /** A batch of transactions the sender admitted (encodeTxBatch). */
+  Txs = 2,
+}
+
+/** Transactions from a validator's bundle: the mempool tallies them; nobody waits for the answer. */
+const IGNORED_REPLY: Reply<GossipTally> = { resolve: () => {}, reject: () => {} };
+
+function tagged(kind: DirectItem, data: Uint8Array): Uint8Array {
+  const out = new Uint8Array(data.length + 1);
+  out[0] = kind;
+  out.set(data, 1);
+  return out;
 }
 
 /** Several messages as one: u32 n | n × (u32 length | bytes). Transaction gossip and consensus bundles. */
@@ -88,10 +108,10 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
   let pendingTxs: Uint8Array[] = [];
   let pendingBytes = 0;
   let flushScheduled = false;
-  /** Consensus messages per peer id, sent as one bundle per peer at the end of the turn. */
-  const pendingConsensus = new Map<string, Uint8Array[]>();
-  let consensusFlushScheduled = false;
-  const consensusStats = { bundlesSent: 0, messagesSent: 0, bundlesReceived: 0, messagesReceived: 0, malformed: 0 };
+  /** Tagged items (consensus messages, transaction batches) per peer id, sent as one bundle per peer at the end of the turn. */
+  const pendingDirect = new Map<string, Uint8Array[]>();
+  let directFlushScheduled = false;
+  const directStats = { bundlesSent: 0, itemsSent: 0, bundlesReceived: 0, consensusReceived: 0, txBatchesReceived: 0, malformed: 0 };
 
   const maxConsensusBytes = () => node().config.genesis.consensus.maxBlockBytes + 64 * 1024;
 
@@ -144,27 +164,32 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
     },
   };
 
-  const queueConsensus = (peer: string, data: Uint8Array) => {
-    const q = pendingConsensus.get(peer);
-    if (q === undefined) pendingConsensus.set(peer, [data]);
-    else q.push(data);
-    if (!consensusFlushScheduled) {
-      consensusFlushScheduled = true;
-      setImmediate(() => self().send({ type: 'flushConsensus' }));
+  const queueDirect = (peer: string, item: Uint8Array) => {
+    const q = pendingDirect.get(peer);
+    if (q === undefined) pendingDirect.set(peer, [item]);
+    else q.push(item);
+    if (!directFlushScheduled) {
+      directFlushScheduled = true;
+      setImmediate(() => self().send({ type: 'flushDirect' }));
     }
   };
 
-  const flushConsensus = () => {
-    consensusFlushScheduled = false;
+  /** To every connected validator (one that is not connected catches up from the status exchange, block sync, or the admitting validator's proposal). */
+  const toValidators = (item: Uint8Array) => {
+    for (const peer of transport!.peers()) if (addressOf.has(peer)) queueDirect(peer, item);
+  };
+
+  const flushDirect = () => {
+    directFlushScheduled = false;
     const t = transport;
     if (!t) return;
-    const protocol = consensusProtocol(node().config.genesis.chainId);
-    for (const [peer, items] of pendingConsensus) {
+    const protocol = directProtocol(node().config.genesis.chainId);
+    for (const [peer, items] of pendingDirect) {
       t.sendDirect(peer, protocol, encodeBundle(items));
-      consensusStats.bundlesSent++;
-      consensusStats.messagesSent += items.length;
+      directStats.bundlesSent++;
+      directStats.itemsSent += items.length;
     }
-    pendingConsensus.clear();
+    pendingDirect.clear();
   };
 
   const receiveBundle = (data: Uint8Array, from: string) => {
@@ -173,21 +198,32 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
     try {
       items = decodeBundle(data, max, MAX_BUNDLE_ITEMS * 1024 + max);
     } catch (err) {
-      consensusStats.malformed++;
-      node().log.debug({ err: (err as Error).message, from }, 'malformed consensus bundle');
+      directStats.malformed++;
+      node().log.debug({ err: (err as Error).message, from }, 'malformed direct bundle');
       return;
     }
-    consensusStats.bundlesReceived++;
+    directStats.bundlesReceived++;
     for (const item of items) {
-      let m: ConsensusMessage;
       try {
-        m = decodeConsensus(item);
+        switch (item[0]) {
+          case DirectItem.Consensus: {
+            const m = decodeConsensus(item.subarray(1));
+            directStats.consensusReceived++;
+            toConsensus(m, from);
+            break;
+          }
+          case DirectItem.Txs: {
+            const txs = decodeTxBatch(item.subarray(1), node().config.genesis.consensus.maxTxBytes);
+            directStats.txBatchesReceived++;
+            node().actors.mempool.send({ type: 'submitGossip', txs, reply: IGNORED_REPLY });
+            break;
+          }
+          default:
+            throw new Error(`unknown direct item ${item[0]}`);
+        }
       } catch {
-        consensusStats.malformed++;
-        continue;
+        directStats.malformed++;
       }
-      consensusStats.messagesReceived++;
-      toConsensus(m, from);
     }
   };
 
@@ -197,7 +233,10 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
     const data = encodeTxBatch(pendingTxs);
     pendingTxs = [];
     pendingBytes = 0;
-    void transport.publish(Topic.Txs, data).catch((err) => node().log.debug({ err }, 'tx gossip failed'));
+    // Validators get it point to point, in the same bundle as consensus messages; full
+    // nodes subscribed to the topic get it by gossip.
+    toValidators(tagged(DirectItem.Txs, data));
+    if (transport.subscribers(Topic.Txs) > 0) void transport.publish(Topic.Txs, data).catch((err) => node().log.debug({ err }, 'tx gossip failed'));
   };
 
   const sync = async (fromHeight: number): Promise<SyncResponse | null> => {
@@ -236,12 +275,12 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
         bootstrap: config.p2p.bootstrap,
         log: n.log,
         maxMessageBytes: config.genesis.consensus.maxBlockBytes + 64 * 1024,
-        // Validators get consensus messages point to point (see the top of this file).
-        subscribe: [Topic.Txs, Topic.Oracle, Topic.Evidence],
-        extraStats: () => ({ consensus: { ...consensusStats } }),
+        // Validators get consensus messages and transactions point to point (see the top of this file).
+        subscribe: [Topic.Oracle, Topic.Evidence],
+        extraStats: () => ({ bundles: { ...directStats } }),
       });
       await transport.start(handlers);
-      await transport.handleDirect(consensusProtocol(config.genesis.chainId), receiveBundle);
+      await transport.handleDirect(directProtocol(config.genesis.chainId), receiveBundle);
       await transport.handle(syncProtocol(config.genesis.chainId), async (data) => {
         const chain = node().chain();
         return serveSync(chain.store, chain.height, decodeSyncRequest(data));
@@ -267,20 +306,18 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
           void t.publish(msg.topic, msg.data).catch((err) => node().log.debug({ err, topic: msg.topic }, 'publish failed'));
           return;
         case 'consensus': {
-          // Every connected validator (one that is not connected catches up from the
-          // status exchange or block sync once it is), and gossip subscribers if any.
-          for (const peer of t.peers()) if (addressOf.has(peer)) queueConsensus(peer, msg.data);
+          toValidators(tagged(DirectItem.Consensus, msg.data));
           if (t.subscribers(msg.topic) > 0) void t.publish(msg.topic, msg.data).catch((err) => node().log.debug({ err, topic: msg.topic }, 'publish failed'));
           return;
         }
         case 'direct': {
           const peer = peerOf.get(msg.to);
           if (peer === undefined || peer === t.id) return;
-          queueConsensus(peer, msg.data);
+          queueDirect(peer, tagged(DirectItem.Consensus, msg.data));
           return;
         }
-        case 'flushConsensus':
-          flushConsensus();
+        case 'flushDirect':
+          flushDirect();
           return;
         case 'sync':
           // Not awaited: the mailbox keeps flowing while the peer answers.

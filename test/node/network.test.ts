@@ -55,6 +55,14 @@ describe('a six-validator network of real processes', () => {
     // The block that carries it is the same block on every validator.
     await net.waitHeight(height);
     for (let i = 1; i <= N; i++) expect((await net.block(i, height)).transactions).toContain(txHash);
+    // Transactions (the faucet's, the oracle observations every validator signs) reach
+    // the other validators in the point-to-point bundles, none of them malformed.
+    for (let i = 1; i <= N; i++) {
+      const bundles = (await net.status(i)).p2p.stats.bundles;
+      expect(bundles.txBatchesReceived, `validator ${i}`).toBeGreaterThan(0);
+      expect(bundles.consensusReceived, `validator ${i}`).toBeGreaterThan(0);
+      expect(bundles.malformed, `validator ${i}`).toBe(0);
+    }
     // A perp position opened through validator 3 against the pool, at the validators'
     // oracle median (every validator signs observations), is the same on validator 6.
     const trader = privateKeyToAccount(DEVNET_KEYS.accounts[6].privateKey);
@@ -132,14 +140,16 @@ describe('a six-validator network of real processes', () => {
     await expectAgreement(head + 10, [1, 2, 3, 4, 5, 6], head - 10);
   }, 180_000);
 
-  it('publishes its consensus messages on the gossip topics to a full node that subscribes', async () => {
-    // Validators send each other consensus messages point to point and do not subscribe
-    // to these topics; a node that does (a full node following consensus) gets them.
+  it('publishes its consensus messages and transactions on the gossip topics to a full node that subscribes', async () => {
+    // Validators send each other consensus messages and transactions point to point and
+    // do not subscribe to these topics; a node that does (a full node) gets them.
     const got: ConsensusMessage[] = [];
+    let txBatches = 0;
     const handlers = Object.fromEntries(
       TOPICS.map((t) => [
         t,
         (data: Uint8Array) => {
+          if (t === Topic.Txs) return void txBatches++;
           if (t !== Topic.Proposals && t !== Topic.Votes) throw new GossipError('ignore', 'UNUSED');
           got.push(decodeMessage(data, { maxBlockBytes: 4 << 20 }));
         },
@@ -151,7 +161,7 @@ describe('a six-validator network of real processes', () => {
       listen: ['/ip4/127.0.0.1/tcp/0'],
       bootstrap: [net.p2pAddrs[0]],
       log: createLogger({ destination: 'silent' }),
-      subscribe: [Topic.Proposals, Topic.Votes],
+      subscribe: [Topic.Proposals, Topic.Votes, Topic.Txs],
       redialMs: 200,
     });
     await observer.start(handlers);
@@ -161,6 +171,8 @@ describe('a six-validator network of real processes', () => {
       const votes = got.flatMap((m) => (m.kind === 'vote' ? [m.vote] : []));
       expect(votes.every((v) => v.validator.toLowerCase() === one)).toBe(true);
       expect(new Set(votes.map((v) => v.type))).toEqual(new Set(['prevote', 'precommit']));
+      // Validator 1's transaction batches too (its oracle observation, every second).
+      await waitFor(() => txBatches > 0 || undefined, 10_000, 'transactions over gossip');
     } finally {
       await observer.stop();
     }
