@@ -111,7 +111,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
   /** Tagged items (consensus messages, transaction batches) per peer id, sent as one bundle per peer at the end of the turn. */
   const pendingDirect = new Map<string, Uint8Array[]>();
   let directFlushScheduled = false;
-  const directStats = { bundlesSent: 0, itemsSent: 0, bundlesReceived: 0, consensusReceived: 0, txBatchesReceived: 0, malformed: 0 };
+  const directStats = { bundlesSent: 0, itemsSent: 0, bundlesReceived: 0, consensusReceived: 0, txBatchesReceived: 0, malformed: 0, fromNonValidators: 0 };
 
   const maxConsensusBytes = () => node().config.genesis.consensus.maxBlockBytes + 64 * 1024;
 
@@ -193,6 +193,11 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
   };
 
   const receiveBundle = (data: Uint8Array, from: string) => {
+    // The direct protocol is between validators; anybody else follows the gossip topics.
+    if (!addressOf.has(from)) {
+      directStats.fromNonValidators++;
+      return;
+    }
     let items: Uint8Array[];
     const max = maxConsensusBytes();
     try {

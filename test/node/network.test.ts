@@ -10,6 +10,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { DEVNET_KEYS, waitFor } from '../helpers/devnet';
 import { LocalNetwork } from '../helpers/network';
 import { ExchangeClient } from '../../src/client';
+import { DirectItem, directProtocol, encodeBundle } from '../../actors/p2p/p2p-actor';
 import { decodeMessage, type ConsensusMessage } from '../../src/consensus/messages';
 import { Libp2pTransport } from '../../src/net/libp2p';
 import { GossipError, TOPICS, Topic, type GossipHandlers } from '../../src/net/transport';
@@ -173,6 +174,14 @@ describe('a six-validator network of real processes', () => {
       expect(new Set(votes.map((v) => v.type))).toEqual(new Set(['prevote', 'precommit']));
       // Validator 1's transaction batches too (its oracle observation, every second).
       await waitFor(() => txBatches > 0 || undefined, 10_000, 'transactions over gossip');
+      // The point-to-point protocol is for validators only: a full node's bundle is dropped unread.
+      const before = (await net.status(1)).p2p.stats.bundles;
+      observer.sendDirect(net.p2pAddrs[0].split('/p2p/')[1], directProtocol(713799), encodeBundle([new Uint8Array([DirectItem.Txs, 0, 0, 0, 0])]));
+      const after = await waitFor(async () => {
+        const b = (await net.status(1)).p2p.stats.bundles;
+        return b.fromNonValidators > before.fromNonValidators ? b : undefined;
+      }, 10_000, 'the full node bundle refused');
+      expect(after.malformed).toBe(before.malformed);
     } finally {
       await observer.stop();
     }
