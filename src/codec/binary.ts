@@ -17,6 +17,14 @@ export class CodecError extends Error {
   }
 }
 
+/** 2^53 − 1: bigints up to here convert to a double exactly. */
+const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** A lowercase hex digit's value (bigint.toString(16) writes lowercase). */
+function nibble(c: number): number {
+  return c <= 57 ? c - 48 : c - 87;
+}
+
 export class Writer {
   private buf: Uint8Array;
   private view: DataView;
@@ -77,13 +85,27 @@ export class Writer {
   big(v: bigint): this {
     if (v < 0n) throw new CodecError('RANGE', 'negative bigint');
     if (v === 0n) return this.u8(0);
+    if (v <= MAX_SAFE_BIG) {
+      // Fast path (most amounts): the bytes of an exact double, no string round trip.
+      let n = Number(v);
+      let len = 0;
+      for (let x = n; x >= 1; x = Math.floor(x / 256)) len++;
+      this.u8(len);
+      this.ensure(len);
+      for (let i = this.pos + len - 1; i >= this.pos; i--) {
+        this.buf[i] = n % 256;
+        n = Math.floor(n / 256);
+      }
+      this.pos += len;
+      return this;
+    }
     let hex = v.toString(16);
     if (hex.length % 2) hex = '0' + hex;
-    const len = hex.length / 2;
+    const len = hex.length >> 1;
     if (len > 32) throw new CodecError('RANGE', 'bigint wider than 256 bits');
     this.u8(len);
     this.ensure(len);
-    for (let i = 0; i < len; i++) this.buf[this.pos++] = parseInt(hex.substr(i * 2, 2), 16);
+    for (let j = 0; j < hex.length; j += 2) this.buf[this.pos++] = (nibble(hex.charCodeAt(j)) << 4) | nibble(hex.charCodeAt(j + 1));
     return this;
   }
 
@@ -184,6 +206,13 @@ export class Reader {
     if (len > 32) throw new CodecError('RANGE', 'bigint wider than 256 bits');
     this.need(len);
     if (this.buf[this.pos] === 0) throw new CodecError('NON_CANONICAL', 'bigint has a leading zero byte');
+    if (len <= 6) {
+      // Fast path: up to 48 bits is exact in a double.
+      let n = 0;
+      for (let i = 0; i < len; i++) n = n * 256 + this.buf[this.pos + i];
+      this.pos += len;
+      return BigInt(n);
+    }
     let hex = '';
     for (let i = 0; i < len; i++) hex += HEX[this.buf[this.pos + i]];
     this.pos += len;

@@ -18,6 +18,31 @@ describe('canonical binary codec', () => {
     expect(() => new Writer().big(1n << 256n)).toThrow(/256 bits/);
   });
 
+  it('writes every bigint as its minimal big-endian bytes, on both sides of the fast paths', () => {
+    // Reference: length byte, then the minimal big-endian magnitude.
+    const reference = (v: bigint) => {
+      const bytes: number[] = [];
+      for (let x = v; x > 0n; x >>= 8n) bytes.unshift(Number(x & 0xffn));
+      return Uint8Array.from([bytes.length, ...bytes]);
+    };
+    const edges: bigint[] = [0n, 1n, 255n, 256n];
+    for (const bits of [8, 16, 24, 32, 40, 47, 48, 49, 52, 53, 54, 56, 63, 64, 65, 128, 255]) {
+      const p = 1n << BigInt(bits);
+      edges.push(p - 1n, p, p + 1n);
+    }
+    edges.push(BigInt(Number.MAX_SAFE_INTEGER) - 1n, BigInt(Number.MAX_SAFE_INTEGER), BigInt(Number.MAX_SAFE_INTEGER) + 1n, (1n << 256n) - 1n);
+    const check = (v: bigint) => {
+      const bytes = new Writer().big(v).finish();
+      expect(bytes).toEqual(reference(v));
+      const r = new Reader(bytes);
+      expect(r.big()).toBe(v);
+      r.end();
+    };
+    for (const v of edges) check(v);
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 1n << 64n }), check), { numRuns: 2_000 });
+    fc.assert(fc.property(fc.integer({ min: 1, max: 256 }).chain((bits) => fc.bigInt({ min: 0n, max: (1n << BigInt(bits)) - 1n })), check), { numRuns: 2_000 });
+  });
+
   it('round-trips signed bigints and rejects negative zero', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: -(1n << 200n), max: 1n << 200n }), (v) => {
