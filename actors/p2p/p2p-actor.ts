@@ -36,13 +36,13 @@ import type { GossipTally } from '../mempool/mempool-actor';
 export type P2PMsg =
   /** A transaction this node admitted: batched and gossiped to every validator's mempool. */
   | { type: 'gossipTx'; bytes: Uint8Array }
-  | { type: 'flushTxs' }
   | { type: 'publish'; topic: Topic; data: Uint8Array }
   /** A consensus message (encoded) for every validator, and for subscribers of its gossip topic. */
   | { type: 'consensus'; topic: Topic.Proposals | Topic.Votes; data: Uint8Array }
   /** One consensus message to one validator. */
   | { type: 'direct'; to: Address; data: Uint8Array }
-  | { type: 'flushDirect' }
+  /** End of the turn: what was queued this turn leaves, one bundle per peer. */
+  | { type: 'flush' }
   /** Committed blocks after `fromHeight` from some peer; null when no peer had any. */
   | { type: 'sync'; fromHeight: number; reply: Reply<SyncResponse | null> };
 
@@ -105,12 +105,12 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
   let transport: Libp2pTransport | undefined;
   const peerOf = new Map<Address, string>();
   const addressOf = new Map<string, Address>();
+  /** Transactions admitted this turn, sent as one batch. */
   let pendingTxs: Uint8Array[] = [];
   let pendingBytes = 0;
-  let flushScheduled = false;
   /** Tagged items (consensus messages, transaction batches) per peer id, sent as one bundle per peer at the end of the turn. */
   const pendingDirect = new Map<string, Uint8Array[]>();
-  let directFlushScheduled = false;
+  let flushScheduled = false;
   const directStats = { bundlesSent: 0, itemsSent: 0, bundlesReceived: 0, consensusReceived: 0, txBatchesReceived: 0, malformed: 0, fromNonValidators: 0 };
 
   const maxConsensusBytes = () => node().config.genesis.consensus.maxBlockBytes + 64 * 1024;
@@ -164,14 +164,23 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
     },
   };
 
+  const scheduleFlush = () => {
+    if (flushScheduled) return;
+    flushScheduled = true;
+    setImmediate(() => self().send({ type: 'flush' }));
+  };
+
   const queueDirect = (peer: string, item: Uint8Array) => {
     const q = pendingDirect.get(peer);
     if (q === undefined) pendingDirect.set(peer, [item]);
     else q.push(item);
-    if (!directFlushScheduled) {
-      directFlushScheduled = true;
-      setImmediate(() => self().send({ type: 'flushDirect' }));
-    }
+    scheduleFlush();
+  };
+
+  /** The gossip topic's copy, for full nodes; validators do not subscribe, so usually nobody. */
+  const publishToSubscribers = (topic: Topic, data: Uint8Array) => {
+    const t = transport!;
+    if (t.subscribers(topic) > 0) void t.publish(topic, data).catch((err) => node().log.debug({ err, topic }, 'publish failed'));
   };
 
   /** To every connected validator (one that is not connected catches up from the status exchange, block sync, or the admitting validator's proposal). */
@@ -179,17 +188,30 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
     for (const peer of transport!.peers()) if (addressOf.has(peer)) queueDirect(peer, item);
   };
 
-  const flushDirect = () => {
-    directFlushScheduled = false;
+  const flushTxs = () => {
+    if (pendingTxs.length === 0 || !transport) return;
+    const data = encodeTxBatch(pendingTxs);
+    pendingTxs = [];
+    pendingBytes = 0;
+    // Validators get it point to point, in the same bundle as consensus messages; full
+    // nodes subscribed to the topic get it by gossip.
+    toValidators(tagged(DirectItem.Txs, data));
+    publishToSubscribers(Topic.Txs, data);
+  };
+
+  const flush = () => {
     const t = transport;
-    if (!t) return;
-    const protocol = directProtocol(node().config.genesis.chainId);
-    for (const [peer, items] of pendingDirect) {
-      t.sendDirect(peer, protocol, encodeBundle(items));
-      directStats.bundlesSent++;
-      directStats.itemsSent += items.length;
+    if (t) {
+      flushTxs();
+      const protocol = directProtocol(node().config.genesis.chainId);
+      for (const [peer, items] of pendingDirect) {
+        t.sendDirect(peer, protocol, encodeBundle(items));
+        directStats.bundlesSent++;
+        directStats.itemsSent += items.length;
+      }
     }
     pendingDirect.clear();
+    flushScheduled = false;
   };
 
   const receiveBundle = (data: Uint8Array, from: string) => {
@@ -232,18 +254,6 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
     }
   };
 
-  const flush = () => {
-    flushScheduled = false;
-    if (pendingTxs.length === 0 || !transport) return;
-    const data = encodeTxBatch(pendingTxs);
-    pendingTxs = [];
-    pendingBytes = 0;
-    // Validators get it point to point, in the same bundle as consensus messages; full
-    // nodes subscribed to the topic get it by gossip.
-    toValidators(tagged(DirectItem.Txs, data));
-    if (transport.subscribers(Topic.Txs) > 0) void transport.publish(Topic.Txs, data).catch((err) => node().log.debug({ err }, 'tx gossip failed'));
-  };
-
   const sync = async (fromHeight: number): Promise<SyncResponse | null> => {
     const t = transport!;
     const { genesis } = node().config;
@@ -279,7 +289,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
         listen: config.p2p.listen,
         bootstrap: config.p2p.bootstrap,
         log: n.log,
-        maxMessageBytes: config.genesis.consensus.maxBlockBytes + 64 * 1024,
+        maxMessageBytes: maxConsensusBytes(),
         // Validators get consensus messages and transactions point to point (see the top of this file).
         subscribe: [Topic.Oracle, Topic.Evidence],
         extraStats: () => ({ bundles: { ...directStats } }),
@@ -298,21 +308,15 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
         case 'gossipTx':
           pendingTxs.push(msg.bytes);
           pendingBytes += msg.bytes.length + 4;
-          if (pendingTxs.length >= MAX_BUNDLE_ITEMS || pendingBytes >= MAX_TX_BATCH_BYTES - 65_536) flush();
-          else if (!flushScheduled) {
-            flushScheduled = true;
-            setImmediate(() => self().send({ type: 'flushTxs' }));
-          }
-          return;
-        case 'flushTxs':
-          flush();
+          if (pendingTxs.length >= MAX_BUNDLE_ITEMS || pendingBytes >= MAX_TX_BATCH_BYTES - 65_536) flushTxs();
+          scheduleFlush();
           return;
         case 'publish':
           void t.publish(msg.topic, msg.data).catch((err) => node().log.debug({ err, topic: msg.topic }, 'publish failed'));
           return;
         case 'consensus': {
           toValidators(tagged(DirectItem.Consensus, msg.data));
-          if (t.subscribers(msg.topic) > 0) void t.publish(msg.topic, msg.data).catch((err) => node().log.debug({ err, topic: msg.topic }, 'publish failed'));
+          publishToSubscribers(msg.topic, msg.data);
           return;
         }
         case 'direct': {
@@ -321,8 +325,8 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
           queueDirect(peer, tagged(DirectItem.Consensus, msg.data));
           return;
         }
-        case 'flushDirect':
-          flushDirect();
+        case 'flush':
+          flush();
           return;
         case 'sync':
           // Not awaited: the mailbox keeps flowing while the peer answers.

@@ -15,7 +15,7 @@ import { sign, signCompact64 } from '../../src/crypto/secp256k1';
 import type { Receipt } from '../../src/state/context';
 import { setOracleMedian } from '../../src/state/oracle';
 import { SIGNER_RULES } from '../../src/state/sessions';
-import { accounts, chainId, failure, genesis, Harness, seededKey, txs, type Key } from '../sessions/harness';
+import { accounts, chainId, genesis, Harness, ok, refused, seededKey, txs, type Key } from '../sessions/harness';
 
 const P = 1_000_000n;
 const ETH = 1;
@@ -29,8 +29,6 @@ afterEach(async () => {
   await h.close();
 });
 
-const ok = (r: Receipt) => expect(r.status, `${r.code}: ${r.message}`).toBe('ok');
-const refused = (r: Receipt, status: number, code: string) => expect(failure(r)).toEqual({ status, code });
 
 /** The next block's oracle median for ETH (set between blocks, as the oracle's end-of-block step would). */
 function price(p: bigint, atMs = h.timeMs + 22): void {

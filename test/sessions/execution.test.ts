@@ -10,8 +10,7 @@ import { agentCapsOf, newMargin } from '../../src/state/agents';
 import { OPS } from '../../src/state/ops';
 import { SIGNER_RULES, sessionSnapshot } from '../../src/state/sessions';
 import { agentSnapshot } from '../../src/state/agents';
-import type { Receipt } from '../../src/state/context';
-import { accounts, failure, genesis, Harness, seededKey, txs, type Key, type PlaceParams } from './harness';
+import { accounts, genesis, Harness, ok, refused, seededKey, txs, type Key, type PlaceParams } from './harness';
 
 const E18 = 10n ** 18n;
 const DAY_S = 86_400n;
@@ -30,8 +29,6 @@ afterEach(async () => {
   await h.close();
 });
 
-const ok = (r: Receipt) => expect(r.status, `${r.code}: ${r.message}`).toBe('ok');
-const refused = (r: Receipt, status: number, code: string) => expect(failure(r)).toEqual({ status, code });
 /** Block time in whole seconds (blocks below are placed on whole seconds). */
 const T0 = genesis.genesisTimeMs + 1_000_000;
 const sec = (ms: number) => BigInt(ms / 1000);

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 /**
  * Execution-level harness for sessions and agents: a Chain in a temp folder, blocks at
  * chosen block times, and the native transactions signed with our own secp256k1 (both
@@ -157,3 +158,9 @@ export class Harness {
 export function failure(r: Receipt): { status: number | undefined; code: string | undefined } {
   return { status: r.status === 'failed' ? r.errorStatus : 200, code: r.code };
 }
+
+/** The receipt succeeded (its code and message shown when not). */
+export const ok = (r: Receipt) => expect(r.status, `${r.code}: ${r.message}`).toBe('ok');
+
+/** The receipt failed with this status and code. */
+export const refused = (r: Receipt, status: number, code: string) => expect(failure(r)).toEqual({ status, code });

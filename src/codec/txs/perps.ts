@@ -107,6 +107,11 @@ function writeTail(w: Writer, b: Signed): void {
   w.big(b.nonce).bool(b.nonceQuoted).bytes(b.signature);
 }
 
+function readSigned(r: Reader): Pick<Signed, 'wallet' | 'signer'> {
+  const wallet = str(r);
+  return { wallet, signer: r.address() };
+}
+
 function readTail(r: Reader): Pick<Signed, 'nonce' | 'nonceQuoted' | 'signature'> {
   return { nonce: r.big(), nonceQuoted: r.bool(), signature: r.signature() };
 }
@@ -119,13 +124,8 @@ registerTxKind<PerpOpenBody>({
     writeTail(w, b);
   },
   decodeBody(r) {
-    const wallet = str(r);
-    const signer = r.address();
-    const pairId = r.u32();
-    const isLong = r.bool();
-    const leverage = r.u32();
-    const margin = str(r);
-    return { wallet, signer, pairId, isLong, leverage, margin, ...readTail(r) };
+    // Property initializers run in order: the fields are read as they were written.
+    return { ...readSigned(r), pairId: r.u32(), isLong: r.bool(), leverage: r.u32(), margin: str(r), ...readTail(r) };
   },
 });
 
@@ -137,12 +137,7 @@ registerTxKind<PerpCloseBody>({
     writeTail(w, b);
   },
   decodeBody(r) {
-    const wallet = str(r);
-    const signer = r.address();
-    const positionId = str(r);
-    const positionIdQuoted = r.bool();
-    const size = str(r);
-    return { wallet, signer, positionId, positionIdQuoted, size, ...readTail(r) };
+    return { ...readSigned(r), positionId: str(r), positionIdQuoted: r.bool(), size: str(r), ...readTail(r) };
   },
 });
 
@@ -154,13 +149,7 @@ registerTxKind<PerpTpslBody>({
     writeTail(w, b);
   },
   decodeBody(r) {
-    const wallet = str(r);
-    const signer = r.address();
-    const positionId = str(r);
-    const positionIdQuoted = r.bool();
-    const takeProfit = str(r);
-    const stopLoss = str(r);
-    return { wallet, signer, positionId, positionIdQuoted, takeProfit, stopLoss, ...readTail(r) };
+    return { ...readSigned(r), positionId: str(r), positionIdQuoted: r.bool(), takeProfit: str(r), stopLoss: str(r), ...readTail(r) };
   },
 });
 
