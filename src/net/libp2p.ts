@@ -88,7 +88,8 @@ export class Libp2pTransport implements Transport {
   private redial: NodeJS.Timeout | undefined;
   private readonly byName = new Map<string, Topic>();
   private readonly peerIds = new Map<string, ReturnType<typeof peerIdFromString>>();
-  private readonly outbound = new Map<string, Pushable<Uint8Array>>();
+  /** Per peer and protocol: the queue, and its stream once dialled (to abort it). */
+  private readonly outbound = new Map<string, { queue: Pushable<Uint8Array>; stream?: { abort(err: Error): void } }>();
   private readonly directStats = { sent: 0, queuesDropped: 0 };
   private readonly counters: TransportStats = {
     published: 0,
@@ -262,20 +263,20 @@ export class Libp2pTransport implements Transport {
   sendDirect(peer: string, protocol: string, data: Uint8Array): void {
     const key = `${peer} ${protocol}`;
     let out = this.outbound.get(key);
-    if (out !== undefined && out.readableLength >= MAX_DIRECT_QUEUE_BYTES) {
+    if (out !== undefined && out.queue.readableLength >= MAX_DIRECT_QUEUE_BYTES) {
       this.directStats.queuesDropped++;
       this.outbound.delete(key);
-      out.end();
+      // Ending with an error discards what is buffered (a plain end() would still drain
+      // it); aborting the stream frees the write stuck on the peer's full window.
+      const err = new Error(`peer ${peer} stopped reading ${protocol}`);
+      out.queue.end(err);
+      out.stream?.abort(err);
       out = undefined;
     }
     if (out === undefined) {
-      const p = pushable<Uint8Array>({ objectMode: true });
-      out = p;
-      this.outbound.set(key, p);
-      const drop = () => {
-        if (this.outbound.get(key) === p) this.outbound.delete(key);
-        p.end();
-      };
+      const entry: { queue: Pushable<Uint8Array>; stream?: { abort(err: Error): void } } = { queue: pushable<Uint8Array>({ objectMode: true }) };
+      out = entry;
+      this.outbound.set(key, entry);
       void (async () => {
         try {
           let id = this.peerIds.get(peer);
@@ -284,15 +285,17 @@ export class Libp2pTransport implements Transport {
             this.peerIds.set(peer, id);
           }
           const stream = await this.node!.dialProtocol(id as never, protocol, { signal: AbortSignal.timeout(5_000) });
-          await pipe(p, (source) => lp.encode(source), stream);
+          entry.stream = stream;
+          await pipe(entry.queue, (source) => lp.encode(source), stream);
         } catch (err) {
           this.opts.log.debug({ err, peer, protocol }, 'direct stream closed');
         } finally {
-          drop();
+          if (this.outbound.get(key) === entry) this.outbound.delete(key);
+          entry.queue.end();
         }
       })();
     }
-    out.push(data);
+    out.queue.push(data);
     this.directStats.sent++;
   }
 
@@ -332,7 +335,7 @@ export class Libp2pTransport implements Transport {
 
   async stop(): Promise<void> {
     clearInterval(this.redial);
-    for (const p of this.outbound.values()) p.end();
+    for (const o of this.outbound.values()) o.queue.end();
     this.outbound.clear();
     await this.node?.stop();
     this.node = undefined;

@@ -111,6 +111,30 @@ describe('libp2p transport', () => {
     expect(a.stats().direct).toMatchObject({ sent: n + 1, queuesDropped: 0 });
   });
 
+  it('drops the queue of a peer that stopped reading and aborts its stream', async () => {
+    const keys = DEVNET_KEYS.validators.slice(1, 3).map((v) => hexToBytes(v.ecdsaPrivateKey));
+    const b = new Libp2pTransport({ chainId: 713799, privateKey: keys[1], listen: ['/ip4/127.0.0.1/tcp/0'], bootstrap: [], log });
+    await b.start(recorder().handlers);
+    nodes.push(b);
+    // A handler that takes the first message and never asks for more: the stream stops being read.
+    await b.handle('/exchange/test/stuck/1', () => new Promise<Uint8Array>(() => {}));
+    const a = new Libp2pTransport({ chainId: 713799, privateKey: keys[0], listen: ['/ip4/127.0.0.1/tcp/0'], bootstrap: [b.listenAddresses()[0]], log, redialMs: 200 });
+    await a.start(recorder().handlers);
+    nodes.push(a);
+    await waitFor(() => a.peers().length === 1 || undefined, 10_000, 'connected');
+    const mib = new Uint8Array(1024 * 1024);
+    // More than the 32 MiB queue bound plus what the stream windows and socket buffers hold.
+    for (let i = 0; i < 96 && (a.stats().direct as { queuesDropped: number }).queuesDropped === 0; i++) {
+      a.sendDirect(b.id, '/exchange/test/stuck/1', mib);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(a.stats().direct).toMatchObject({ queuesDropped: 1 });
+    // The stuck stream is aborted, not left holding a write on the full window; the
+    // message that found the queue full went out on a new stream (stuck too: one left).
+    const open = () => (a as any).node.getConnections().flatMap((c: any) => c.streams).filter((st: any) => st.protocol === '/exchange/test/stuck/1').length;
+    await waitFor(() => open() === 1 || undefined, 10_000, 'the stuck stream aborted');
+  });
+
   it('bundles messages and refuses malformed bundles', () => {
     const items = [new Uint8Array([1, 2, 3]), new Uint8Array(0), new Uint8Array(200).fill(9)];
     const bytes = encodeBundle(items);
