@@ -1,7 +1,7 @@
 /** Shared load generation for the REST benches: pre-signed order bodies, and a closed-loop sender. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Pool } from 'undici';
-import { placeOrderDigest, restSigningHash } from '../src/crypto/exchange-digest';
+import { batchDigest, placeOrderDigest, restSigningHash } from '../src/crypto/exchange-digest';
 import { sign } from '../src/crypto/secp256k1';
 import { bytesToHex, hexToBytes } from '../src/util/bytes';
 import { DEVNET_KEYS, ROOT, tempDir, waitFor } from '../test/helpers/devnet';
@@ -27,6 +27,36 @@ export function signedOrderBodies(total: number): string[] {
     const n = nonce++;
     const sig = sign(restSigningHash(placeOrderDigest({ ...o, nonce: n })), hexToBytes(acc.privateKey));
     bodies.push(JSON.stringify({ ...o, trader: acc.address, nonce: n.toString(), signature: bytesToHex(sig) }));
+  }
+  return bodies;
+}
+
+/**
+ * The same order stream as `signedOrderBodies`, `perBatch` orders to a signed
+ * POST /v1/order/batch body (one signature and one request per batch, as a market
+ * maker quotes). Returns the bodies; each carries `perBatch` orders.
+ */
+export function signedBatchBodies(totalOrders: number, perBatch: number): string[] {
+  const accounts = DEVNET_KEYS.accounts.slice(0, 16);
+  let nonce = BigInt(Date.now()) * 1000n + 500_000n;
+  const bodies: string[] = [];
+  for (let b = 0; b * perBatch < totalOrders; b++) {
+    const acc = accounts[b % accounts.length];
+    const orders: { symbol: string; side: string; price: string; amount: string }[] = [];
+    for (let j = 0; j < perBatch; j++) {
+      const i = b * perBatch + j;
+      const symbol = j % 2 ? 'ETH' : 'BTC';
+      const base = symbol === 'ETH' ? 2000 : 60000;
+      // One account per batch: alternate sides across batches so crossing batches meet other accounts.
+      const sell = b % 2 === 1;
+      const crossing = i % 4 === 3;
+      const offset = (i % 50) + 1;
+      const px = crossing ? (sell ? base - 100 : base + 100) : sell ? base + offset : base - offset;
+      orders.push({ symbol, side: sell ? 'sell' : 'buy', price: String(px), amount: symbol === 'ETH' ? '0.01' : '0.001' });
+    }
+    const n = nonce++;
+    const sig = sign(restSigningHash(batchDigest(orders, n)), hexToBytes(acc.privateKey));
+    bodies.push(JSON.stringify({ orders, trader: acc.address, nonce: n.toString(), signature: bytesToHex(sig) }));
   }
   return bodies;
 }

@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- <suite>...]`: prints each figure with the conditions it was
- * measured under. Suites: crypto, chain, orderbook, rest, rpc, caps, network, p2p, perp (default: all).
+ * measured under. Suites: crypto, chain, orderbook, rest, rpc, caps, network, p2p, perp, replica (default: all).
  */
 import os from 'node:os';
 import { benchCaps } from './caps';
@@ -12,6 +12,7 @@ import { benchRestOrders } from './rest-orders';
 import { benchRpc } from './rpc';
 import { benchNetwork } from './network';
 import { benchP2p } from './p2p';
+import { benchReplica } from './replica';
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   crypto: () => benchCrypto(),
@@ -23,6 +24,7 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   network: () => benchNetwork(),
   p2p: () => benchP2p(),
   perp: () => benchPerps(),
+  replica: () => benchReplica(),
 };
 
 async function main() {

@@ -25,24 +25,50 @@ function nibble(c: number): number {
   return c <= 57 ? c - 48 : c - 87;
 }
 
+/**
+ * Scratch buffers for Writers, reused: a Writer takes one when created and gives it
+ * back in finish(), whose result is an exact-size copy. Every state record, tx and
+ * message is encoded through a Writer, and allocating an ArrayBuffer (plus its
+ * DataView) per encoding cost more than the encoding. A Writer abandoned without
+ * finish() (an encoding that threw) simply keeps its buffer, and the pool makes a new one.
+ */
+interface Scratch {
+  buf: Uint8Array;
+  view: DataView;
+}
+const SCRATCH_BYTES = 4096;
+/** Buffers grown past this are not kept: one huge block must not pin its memory. */
+const SCRATCH_KEEP_MAX = 1 << 20;
+const SCRATCH_POOL_MAX = 16;
+const scratchPool: Scratch[] = [];
+const newScratch = (size: number): Scratch => {
+  const buf = new Uint8Array(size);
+  return { buf, view: new DataView(buf.buffer) };
+};
+const FINISHED: Scratch = newScratch(0);
+
 export class Writer {
   private buf: Uint8Array;
   private view: DataView;
   private pos = 0;
+  private scratch: Scratch;
 
   constructor(initialCapacity = 256) {
-    this.buf = new Uint8Array(initialCapacity);
-    this.view = new DataView(this.buf.buffer);
+    this.scratch = (initialCapacity <= SCRATCH_BYTES && scratchPool.pop()) || newScratch(Math.max(initialCapacity, SCRATCH_BYTES));
+    this.buf = this.scratch.buf;
+    this.view = this.scratch.view;
   }
 
   private ensure(extra: number): void {
     if (this.pos + extra <= this.buf.length) return;
+    if (this.scratch === FINISHED) throw new Error('Writer used after finish()');
     let cap = this.buf.length * 2;
     while (cap < this.pos + extra) cap *= 2;
-    const next = new Uint8Array(cap);
-    next.set(this.buf.subarray(0, this.pos));
-    this.buf = next;
-    this.view = new DataView(next.buffer);
+    const next = newScratch(cap);
+    next.buf.set(this.buf.subarray(0, this.pos));
+    this.scratch = next;
+    this.buf = next.buf;
+    this.view = next.view;
   }
 
   u8(v: number): this {
@@ -133,7 +159,13 @@ export class Writer {
   }
 
   string(s: string): this {
-    return this.bytes(utf8.encode(s));
+    // At most 3 UTF-8 bytes per UTF-16 unit: encode in place, then fill in the length.
+    this.ensure(4 + s.length * 3);
+    const start = this.pos;
+    const { written } = utf8.encodeInto(s, this.buf.subarray(start + 4));
+    this.view.setUint32(start, written);
+    this.pos = start + 4 + written;
+    return this;
   }
 
   /** 20-byte address from a lower-case 0x string. */
@@ -148,8 +180,17 @@ export class Writer {
     return this;
   }
 
+  /** The encoded bytes (an exact-size copy); the Writer cannot be written to afterwards. */
   finish(): Uint8Array {
-    return this.buf.slice(0, this.pos);
+    const s = this.scratch;
+    if (s === FINISHED) throw new Error('Writer finished twice');
+    const out = this.buf.slice(0, this.pos);
+    if (s !== FINISHED && s.buf.length <= SCRATCH_KEEP_MAX && scratchPool.length < SCRATCH_POOL_MAX) scratchPool.push(s);
+    this.scratch = FINISHED;
+    this.buf = FINISHED.buf;
+    this.view = FINISHED.view;
+    this.pos = 0;
+    return out;
   }
 }
 

@@ -1,4 +1,5 @@
 /** Exchange REST digests: packing rules, nonce handling, and the signing hash. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodePacked, hashMessage, keccak256 as viemKeccak256, toHex } from 'viem';
 import { bytesToHex, concatBytes, utf8 } from '../../src/util/bytes';
@@ -96,5 +97,29 @@ describe('exchange REST digests', () => {
     expect(verifyRestSignature(cancelDigest('78', 1n), sign(signingHash, pk), trader)).toBe(false);
     expect(verifyRestSignature(digest, '0xdead', trader)).toBe(false);
     expect(() => restSigningHash(new Uint8Array(31))).toThrow(TypeError);
+  });
+
+  it('equal viem encodePacked for any strings: multi-byte, long, and lone surrogates split across fields', () => {
+    // The digests encode the fields as one string; surrogate halves that pair up across a
+    // field boundary must still hash as viem hashes the separate fields.
+    const field = fc.oneof(fc.string({ maxLength: 40, unit: 'binary' }), fc.constantFrom('\uD83D', '\uDE00', 'é', '€', ''), fc.string({ minLength: 300, maxLength: 1500 }));
+    const nonce = fc.bigInt({ min: 0n, max: (1n << 256n) - 1n });
+    fc.assert(
+      fc.property(fc.array(field, { minLength: 5, maxLength: 5 }), nonce, ([symbol, side, type, price, amount], n) => {
+        const ref = viemKeccak256(encodePacked([S, S, S, S, S, 'uint256'], [symbol, side, type, price, amount, n]));
+        expect(bytesToHex(placeOrderDigest({ symbol, side, type, price, amount, nonce: n }))).toBe(ref);
+      }),
+      { numRuns: 500 },
+    );
+    fc.assert(
+      fc.property(fc.array(fc.array(field, { minLength: 4, maxLength: 4 }), { maxLength: 10 }), nonce, (items, n) => {
+        const orders = items.map(([symbol, side, price, amount]) => ({ symbol, side, price, amount }));
+        const flat = items.flat();
+        const ref = viemKeccak256(encodePacked([S, ...flat.map(() => S), 'uint256'], ['batch', ...flat, n]));
+        expect(bytesToHex(batchDigest(orders, n))).toBe(ref);
+      }),
+      { numRuns: 300 },
+    );
+    expect(bytesToHex(cancelDigest('\uDE00x', 3n))).toBe(viemKeccak256(encodePacked([S, S, 'uint256'], ['cancel', '\uDE00x', 3n])));
   });
 });

@@ -21,3 +21,21 @@ describe('stored receipts', () => {
     expect(decodeReceipts(encodeReceipts(receipts))).toEqual(receipts);
   });
 });
+
+describe('stored receipts: the format', () => {
+  const receipts: Receipt[] = [
+    { txHash: '0xab', index: 0, kind: 'RestOrder', signer: '0x01', status: 'ok', events: [{ type: 'TradeExecuted', size: 10n ** 16n, usdc: -(2n ** 200n), nested: { v: 0n } }] },
+  ];
+
+  it('is V8 serialization (version tag first) and reads back exactly', () => {
+    const bytes = encodeReceipts(receipts);
+    expect(bytes[0]).toBe(0xff);
+    expect(decodeReceipts(bytes)).toEqual(receipts);
+  });
+
+  it('still reads the JSON receipts an older data folder holds', () => {
+    const legacy = new TextEncoder().encode(JSON.stringify(receipts, (_k, v) => (typeof v === 'bigint' ? { $big: v.toString() } : v)));
+    expect(legacy[0]).toBe(0x5b);
+    expect(decodeReceipts(legacy)).toEqual(receipts);
+  });
+});
