@@ -17,6 +17,7 @@
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { ClassicLevel } from 'classic-level';
+import { writeBatch, type Op } from '../storage/batch';
 import type { Receipt } from '../state/context';
 import type { OrderPlacedEvent, OrderStatus, OrderUpdatedEvent, TradeExecutedEvent } from '../state/events';
 import { formatDecimal } from '../util/decimal';
@@ -295,7 +296,9 @@ const textDecoder = new TextDecoder();
 function encodeJson(value: object, bigFields: readonly string[]): Uint8Array {
   const copy: Record<string, unknown> = { ...value };
   for (const f of bigFields) copy[f] = (copy[f] as bigint).toString();
-  return textEncoder.encode(JSON.stringify(copy));
+  // Buffer.from takes small strings from Node's shared pool instead of a new
+  // ArrayBuffer each; the batch copies the bytes into LevelDB's write batch at once.
+  return Buffer.from(JSON.stringify(copy), 'utf8');
 }
 
 function decodeJson<T>(bytes: Uint8Array, bigFields: readonly string[]): T {
@@ -411,7 +414,6 @@ const usdc = (u: bigint): string => formatDecimal(u, USDC_DECIMALS);
 // ---------------------------------------------------------------------------------
 // One write batch (one block, or up to CATCHUP_BLOCKS_PER_BATCH blocks in catchUp)
 
-type Op = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
 
 interface AccountEntry {
   address: string;
@@ -511,7 +513,7 @@ export class Indexer {
           { type: 'put', key: metaKey('stats'), value: encodeJson(EMPTY_STATS, STATS_BIG) },
         ];
         if (opts.identity !== undefined) ops.push({ type: 'put', key: metaKey('identity'), value: textEncoder.encode(opts.identity) });
-        await db.batch(ops);
+        await writeBatch(db, ops, false);
         return new Indexer(db, dir, 0, { ...EMPTY_STATS }, new Map());
       }
       const schema = schemaV ? new DataView(schemaV.buffer, schemaV.byteOffset, schemaV.byteLength).getUint32(0) : undefined;
@@ -1072,7 +1074,7 @@ export class Indexer {
     }
     ops.push({ type: 'put', key: metaKey('stats'), value: encodeJson(st.stats, STATS_BIG) });
     ops.push({ type: 'put', key: metaKey('height'), value: u64(st.height) });
-    await this.db.batch(ops);
+    await writeBatch(this.db, ops, false);
 
     // Published only once the batch is on disk: a failed batch leaves memory as the disk is.
     this.height = st.height;

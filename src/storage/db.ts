@@ -5,6 +5,7 @@
  * a crash leaves either the whole block or none of it.
  */
 import v8 from 'node:v8';
+import { writeBatch, type Op } from './batch';
 import { ClassicLevel } from 'classic-level';
 import { decodeBlock, decodeCommit, encodeBlock, encodeCommit, type Block, type Commit } from '../codec/block';
 import type { Receipt } from '../state/context';
@@ -49,7 +50,7 @@ function key(bucket: Bucket, k: Uint8Array): Uint8Array {
   return out;
 }
 
-type Op = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
+export type { Op } from './batch';
 
 export interface CommittedBlock {
   block: Block;
@@ -101,7 +102,7 @@ export class ChainStore {
       { type: 'put', key: key(Bucket.StateRoot, u64Key(0)), value: stateRoot },
     ];
     pushChanges(ops, changes);
-    await this.db.batch(ops, { sync: true });
+    await writeBatch(this.db, ops, true);
   }
 
   /** The one atomic write per block. */
@@ -123,7 +124,7 @@ export class ChainStore {
       ops.push({ type: 'put', key: key(Bucket.TxIndex, hexToBytes(r.txHash)), value: loc });
     }
     pushChanges(ops, c.changes);
-    await this.db.batch(ops, { sync: this.syncWrites });
+    await writeBatch(this.db, ops, this.syncWrites);
   }
 
   async *stateRecords(): AsyncGenerator<[Uint8Array, Uint8Array]> {

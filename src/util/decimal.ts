@@ -12,7 +12,8 @@ export function parseDecimal(value: unknown, decimals: number): bigint | null {
   if (!m) return null;
   const frac = m[3] ?? '';
   if (frac.length > decimals) return null;
-  return BigInt(m[1]) * 10n ** BigInt(decimals) + BigInt(frac.padEnd(decimals, '0') || '0');
+  // The digits of whole and fraction, the fraction padded to `decimals`: one conversion.
+  return BigInt(m[1] + frac.padEnd(decimals, '0'));
 }
 
 /** Formats units of 10^-decimals as the shortest exact decimal string ("2500.5", "0", "-1.25"). */
