@@ -69,7 +69,7 @@ export interface LoadResult {
 }
 
 /** Sends every body as a POST to `path` with `concurrency` requests in flight, spread over `pools`. */
-export async function closedLoop(pools: Pool[], path: string, bodies: string[], concurrency: number): Promise<LoadResult> {
+export async function closedLoop(pools: Pool[], path: string, bodies: string[], concurrency: number, inspect?: (status: number, body: string) => void): Promise<LoadResult> {
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
   let next = 0;
@@ -81,7 +81,8 @@ export async function closedLoop(pools: Pool[], path: string, bodies: string[], 
         const body = bodies[next++];
         const t = performance.now();
         const res = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body });
-        await res.body.arrayBuffer();
+        if (inspect) inspect(res.statusCode, await res.body.text());
+        else await res.body.arrayBuffer();
         latencies.push(performance.now() - t);
         statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
       }

@@ -14,7 +14,7 @@ import { canonicalCommit, type Block } from '../src/codec/block';
 import { Chain } from '../src/chain/chain';
 import { Indexer } from '../src/indexer/indexer';
 import { TxPool } from '../actors/mempool/pool';
-import { batchDigest, restSigningHash } from '../src/crypto/exchange-digest';
+import { batchDigest, placeOrderDigest, restSigningHash } from '../src/crypto/exchange-digest';
 import { sign } from '../src/crypto/secp256k1';
 import { hexToBytes, type Address } from '../src/util/bytes';
 import { DEVNET_KEYS, devnetGenesis, tempDir } from '../test/helpers/devnet';
@@ -28,7 +28,7 @@ const cpuUs = () => {
 };
 
 /** `blocks` blocks of `txsPerBlock` signed batch transactions of 10 orders each. */
-function batchBlocks(blocks: number, txsPerBlock: number): Uint8Array[][] {
+function batchBlocks(blocks: number, txsPerBlock: number, perTx: number): Uint8Array[][] {
   const accounts = DEVNET_KEYS.accounts.slice(0, 16);
   let nonce = 1_000_000n;
   const out: Uint8Array[][] = [];
@@ -40,13 +40,20 @@ function batchBlocks(blocks: number, txsPerBlock: number): Uint8Array[][] {
       const acc = accounts[k % accounts.length];
       const sell = k % 2 === 1;
       const orders = [];
-      for (let j = 0; j < 10; j++, i++) {
+      for (let j = 0; j < perTx; j++, i++) {
         const symbol = j % 2 ? 'ETH' : 'BTC';
         const base = symbol === 'ETH' ? 2000 : 60000;
         const crossing = i % 4 === 3;
         const offset = (i % 50) + 1;
         const px = crossing ? (sell ? base - 100 : base + 100) : sell ? base + offset : base - offset;
         orders.push({ symbol, side: sell ? 'sell' : 'buy', price: String(px), amount: symbol === 'ETH' ? '0.01' : '0.001' });
+      }
+      if (perTx === 1) {
+        const n = nonce++;
+        const o = { ...orders[0], type: 'limit' };
+        const signature = sign(restSigningHash(placeOrderDigest({ ...o, nonce: n })), hexToBytes(acc.privateKey));
+        txs.push(encodeTx(genesis.chainId, TxKind.RestOrder, { trader: acc.address as Address, ...o, nonce: n, signature }).bytes);
+        continue;
       }
       const n = nonce++;
       const signature = sign(restSigningHash(batchDigest(orders, n)), hexToBytes(acc.privateKey));
@@ -57,7 +64,7 @@ function batchBlocks(blocks: number, txsPerBlock: number): Uint8Array[][] {
   return out;
 }
 
-async function run(prepared: Uint8Array[][], syncWrites: boolean) {
+async function run(prepared: Uint8Array[][], syncWrites: boolean, perTx: number) {
   const dir = tempDir('bench-replica-');
   const chain = await Chain.open({ dataDir: `${dir.path}/chain`, genesis, genesisHash: hash, syncWrites });
   const indexer = await Indexer.open(`${dir.path}/index`);
@@ -74,14 +81,14 @@ async function run(prepared: Uint8Array[][], syncWrites: boolean) {
     const decoded: Tx[] = txs.map((b) => decodeTx(b, 1 << 20));
     spent.decode += cpuUs() - c;
     c = cpuUs();
-    const block = chain.buildBlock({ txs, timestampMs: (t += 22), proposer, lastCommit: null });
+    const block = chain.buildBlock({ txs, decoded, timestampMs: (t += 22), proposer, lastCommit: null });
     const result = await chain.commit(block, commitOf(block), pool.verified, decoded);
     pool.removeCommitted(result.receipts.map((r) => r.txHash));
     spent.apply += cpuUs() - c;
     c = cpuUs();
     await indexer.indexBlock(block.header.height, block.header.timestampMs, result.receipts);
     spent.index += cpuUs() - c;
-    orders += txs.length * 10;
+    orders += txs.length * perTx;
   }
   const wallMs = performance.now() - wall0;
   await indexer.close();
@@ -92,18 +99,20 @@ async function run(prepared: Uint8Array[][], syncWrites: boolean) {
 }
 
 export async function benchReplica(): Promise<Record<string, unknown>> {
-  const txsPerBlock = Number(process.env.BENCH_REPLICA_TXS ?? 24);
+  // BENCH_REPLICA_ORDERS_PER_TX=1: single POST /v1/order transactions instead of batches.
+  const perTx = Number(process.env.BENCH_REPLICA_ORDERS_PER_TX ?? 10);
+  const txsPerBlock = Number(process.env.BENCH_REPLICA_TXS ?? (perTx === 1 ? 48 : 24));
   const blocks = Number(process.env.BENCH_REPLICA_BLOCKS ?? 200);
-  const warm = batchBlocks(40, txsPerBlock);
-  await run(warm, false);
-  const prepared = batchBlocks(blocks, txsPerBlock);
+  const warm = batchBlocks(40, txsPerBlock, perTx);
+  await run(warm, false, perTx);
+  const prepared = batchBlocks(blocks, txsPerBlock, perTx);
   // The machine is shared and noisy: the run with the least CPU of three is the cost.
   const runs = [];
-  for (let i = 0; i < 3; i++) runs.push(await run(prepared, false));
+  for (let i = 0; i < 3; i++) runs.push(await run(prepared, false, perTx));
   const noSync = runs.sort((a, b) => a.cpuUsPerOrder.total - b.cpuUsPerOrder.total)[0];
-  const synced = await run(prepared, true);
+  const synced = await run(prepared, true, perTx);
   return {
-    block: `${txsPerBlock} batch transactions × 10 orders, ${blocks} blocks, 16 accounts, every fourth order crossing`,
+    block: `${txsPerBlock} ${perTx === 1 ? 'single-order' : 'batch'} transactions × ${perTx} orders, ${blocks} blocks, 16 accounts, every fourth order crossing`,
     cpuUsPerOrderFsyncOff: noSync.cpuUsPerOrder,
     cpuUsPerOrderTotalOfThreeRuns: runs.map((r) => r.cpuUsPerOrder.total),
     wallUsPerOrderFsyncOff: noSync.wallUsPerOrder,
