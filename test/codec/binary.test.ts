@@ -74,3 +74,44 @@ describe('canonical binary codec', () => {
     expect(() => new Reader(big).u64()).toThrow(/2\^53/);
   });
 });
+
+describe('Writer scratch buffers', () => {
+  it('interleaved and nested writers keep their own bytes, and finished results are never reused', () => {
+    const outer = new Writer().u32(1).string('outer-');
+    const inner = new Writer().u32(2).string('inner');
+    const innerBytes = inner.finish();
+    outer.bytes(innerBytes).string('x'.repeat(10_000)); // grows past the scratch size
+    const outerBytes = outer.finish();
+    const again = new Writer().u32(3).finish(); // takes a scratch back from the pool
+    expect([...again]).toEqual([0, 0, 0, 3]);
+    const r = new Reader(outerBytes);
+    expect(r.u32()).toBe(1);
+    expect(r.string(100)).toBe('outer-');
+    const ir = new Reader(r.bytes(100));
+    expect(ir.u32()).toBe(2);
+    expect(ir.string(100)).toBe('inner');
+    expect(r.string(20_000)).toBe('x'.repeat(10_000));
+    // Mutating a result must not show in the next encoding (results are copies).
+    innerBytes.fill(0xee);
+    expect([...new Writer().u8(7).finish()]).toEqual([7]);
+  });
+
+  it('a finished writer refuses further writes and a second finish', () => {
+    const w = new Writer().u8(1);
+    w.finish();
+    expect(() => w.u8(2)).toThrow(/after finish/);
+    expect(() => w.finish()).toThrow(/finished twice/);
+  });
+
+  it('strings are length-prefixed UTF-8 exactly as TextEncoder encodes them, lone surrogates included', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (s) => {
+        const utf8 = new TextEncoder().encode(s);
+        const out = new Writer(8).string(s).finish();
+        expect(new DataView(out.buffer).getUint32(0)).toBe(utf8.length);
+        expect([...out.subarray(4)]).toEqual([...utf8]);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
