@@ -17,6 +17,7 @@ import { pipe } from 'it-pipe';
 import { pushable, type Pushable } from 'it-pushable';
 import { createLibp2p } from 'libp2p';
 import type { Logger } from '../util/log';
+import { FrameDecoder, frame } from './frames';
 import { installYamuxWindowPolicy } from './yamux-window';
 import { GossipError, TOPICS, Topic, type GossipHandlers, type RequestHandler, type Transport, type TransportStats } from './transport';
 
@@ -286,7 +287,7 @@ export class Libp2pTransport implements Transport {
           }
           const stream = await this.node!.dialProtocol(id as never, protocol, { signal: AbortSignal.timeout(5_000) });
           entry.stream = stream;
-          await pipe(entry.queue, (source) => lp.encode(source), stream);
+          await pipe(entry.queue, stream);
         } catch (err) {
           this.opts.log.debug({ err, peer, protocol }, 'direct stream closed');
         } finally {
@@ -295,7 +296,7 @@ export class Libp2pTransport implements Transport {
         }
       })();
     }
-    out.queue.push(data);
+    out.queue.push(frame(data));
     this.directStats.sent++;
   }
 
@@ -304,19 +305,19 @@ export class Libp2pTransport implements Transport {
     await this.node!.handle(protocol, async ({ stream, connection }) => {
       const from = connection.remotePeer.toString();
       try {
-        await pipe(
-          stream,
-          (source) => lp.decode(source, { maxDataLength: MAX_REQUEST_BYTES }),
-          async (source) => {
-            for await (const m of source) {
+        const frames = new FrameDecoder(MAX_REQUEST_BYTES);
+        // The stream yields Uint8ArrayLists (iterable over their buffers) or Uint8Arrays.
+        for await (const chunk of stream.source as AsyncIterable<Uint8Array | Iterable<Uint8Array>>) {
+          for (const part of chunk instanceof Uint8Array ? [chunk] : chunk) {
+            for (const m of frames.push(part)) {
               try {
-                handler(m.subarray(), from);
+                handler(m, from);
               } catch {
                 // a bad message is the sender's problem; the stream stays
               }
             }
-          },
-        );
+          }
+        }
       } catch (err) {
         this.opts.log.debug({ err, protocol }, 'direct stream from peer closed');
       }
