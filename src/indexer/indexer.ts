@@ -310,16 +310,33 @@ function decodeJson<T>(bytes: Uint8Array, bigFields: readonly string[]): T {
 // ---------------------------------------------------------------------------------
 // Keys
 
+// Key parts and keys come from Buffer.allocUnsafe: small sizes are carved from Node's
+// shared pool instead of a new ArrayBuffer each (a block's index writes build thousands).
+// They are copied into LevelDB's write batch; nothing here reads `.buffer` unoffset.
+
 function u32(n: number): Uint8Array {
-  const b = new Uint8Array(4);
-  new DataView(b.buffer).setUint32(0, n);
+  const b = Buffer.allocUnsafe(4);
+  b.writeUInt32BE(n, 0);
   return b;
 }
 
+const TWO_32 = 2 ** 32;
+
 function u64(n: number | bigint): Uint8Array {
-  const b = new Uint8Array(8);
-  new DataView(b.buffer).setBigUint64(0, BigInt(n));
+  const b = Buffer.allocUnsafe(8);
+  if (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0) {
+    b.writeUInt32BE(Math.floor(n / TWO_32), 0);
+    b.writeUInt32BE(n % TWO_32, 4);
+  } else {
+    b.writeBigUInt64BE(BigInt(n), 0);
+  }
   return b;
+}
+
+/** An order id (decimal text, at most 20 digits) as its u64 key part. */
+function orderIdKey(id: string): Uint8Array {
+  const n = Number(id);
+  return u64(Number.isSafeInteger(n) ? n : BigInt(id));
 }
 
 function readU64(b: Uint8Array): number {
@@ -327,10 +344,9 @@ function readU64(b: Uint8Array): number {
 }
 
 function u128(n: bigint): Uint8Array {
-  const b = new Uint8Array(16);
-  const dv = new DataView(b.buffer);
-  dv.setBigUint64(0, BigInt.asUintN(64, n >> 64n));
-  dv.setBigUint64(8, BigInt.asUintN(64, n));
+  const b = Buffer.allocUnsafe(16);
+  b.writeBigUInt64BE(BigInt.asUintN(64, n >> 64n), 0);
+  b.writeBigUInt64BE(BigInt.asUintN(64, n), 8);
   return b;
 }
 
@@ -355,7 +371,7 @@ function bytesToAddress(b: Uint8Array): string {
 function key(bucket: IndexBucket, ...parts: Uint8Array[]): Uint8Array {
   let n = 1;
   for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
+  const out = Buffer.allocUnsafe(n);
   out[0] = bucket;
   let o = 1;
   for (const p of parts) {
@@ -373,7 +389,8 @@ function metaKey(name: string): Uint8Array {
 function prefixEnd(prefix: Uint8Array): Uint8Array {
   for (let i = prefix.length - 1; i >= 0; i--) {
     if (prefix[i] < 0xff) {
-      const out = prefix.slice(0, i + 1);
+      // A copy: on a Buffer (keys are), slice() would be a view and the increment would change the prefix.
+      const out = Uint8Array.prototype.slice.call(prefix, 0, i + 1);
       out[i]++;
       return out;
     }
@@ -382,11 +399,11 @@ function prefixEnd(prefix: Uint8Array): Uint8Array {
 }
 
 function position(height: number, receipt: number, event: number): Uint8Array {
-  const b = new Uint8Array(16);
-  const dv = new DataView(b.buffer);
-  dv.setBigUint64(0, BigInt(height));
-  dv.setUint32(8, receipt);
-  dv.setUint32(12, event);
+  const b = Buffer.allocUnsafe(16);
+  b.writeUInt32BE(Math.floor(height / TWO_32), 0);
+  b.writeUInt32BE(height % TWO_32, 4);
+  b.writeUInt32BE(receipt, 8);
+  b.writeUInt32BE(event, 12);
   return b;
 }
 
@@ -694,7 +711,7 @@ export class Indexer {
 
   async order(orderId: string): Promise<OrderItem | undefined> {
     if (!isOrderId(orderId)) return undefined;
-    const v = await this.db.get(key(IndexBucket.Order, u64(BigInt(orderId))));
+    const v = await this.db.get(key(IndexBucket.Order, orderIdKey(orderId)));
     return v ? orderItem(decodeJson<OrderRecord>(v, ORDER_BIG)) : undefined;
   }
 
@@ -865,7 +882,7 @@ export class Indexer {
     const ids = [...orderIds];
     const as = [...addrs];
     const cs = [...candles];
-    const keys = [...ids.map((id) => key(IndexBucket.Order, u64(BigInt(id)))), ...as.map((a) => key(IndexBucket.Account, addressBytes(a))), ...cs.map(([, k]) => k)];
+    const keys = [...ids.map((id) => key(IndexBucket.Order, orderIdKey(id))), ...as.map((a) => key(IndexBucket.Account, addressBytes(a))), ...cs.map(([, k]) => k)];
     if (keys.length === 0) return;
     const values = await this.db.getMany(keys);
     let n = 0;
@@ -916,7 +933,7 @@ export class Indexer {
       time,
       updatedTime: time,
     });
-    st.puts.push({ type: 'put', key: key(IndexBucket.AccountOrder, addressBytes(ev.owner), u64(BigInt(ev.orderId))), value: EMPTY });
+    st.puts.push({ type: 'put', key: key(IndexBucket.AccountOrder, addressBytes(ev.owner), orderIdKey(ev.orderId)), value: EMPTY });
     const owner = (await this.account(st, ev.owner)).cur;
     owner.orders++;
     if (ev.isAgent) markAgent(owner, time);
@@ -1014,7 +1031,7 @@ export class Indexer {
     if (st.readOrders.has(orderId)) return st.readOrders.get(orderId);
     const cached = this.orderCache.get(orderId);
     if (cached) return cached;
-    const v = await this.db.get(key(IndexBucket.Order, u64(BigInt(orderId))));
+    const v = await this.db.get(key(IndexBucket.Order, orderIdKey(orderId)));
     const rec = v ? decodeJson<OrderRecord>(v, ORDER_BIG) : undefined;
     st.readOrders.set(orderId, rec);
     return rec;
@@ -1053,7 +1070,7 @@ export class Indexer {
   /** Writes the staged blocks and the new height in one batch, then publishes the in-memory state. */
   private async flush(st: Staging): Promise<void> {
     const ops: Op[] = st.puts.slice();
-    for (const o of st.orders.values()) ops.push({ type: 'put', key: key(IndexBucket.Order, u64(BigInt(o.orderId))), value: encodeJson(o, ORDER_BIG) });
+    for (const o of st.orders.values()) ops.push({ type: 'put', key: key(IndexBucket.Order, orderIdKey(o.orderId)), value: encodeJson(o, ORDER_BIG) });
     for (const { address, orig, cur } of st.accounts.values()) {
       if (orig && orig.orders === cur.orders && orig.trades === cur.trades && orig.volume === cur.volume && orig.isAgent === cur.isAgent) continue;
       ops.push({ type: 'put', key: key(IndexBucket.Account, addressBytes(address)), value: encodeJson(cur, ACCOUNT_BIG) });
