@@ -44,7 +44,7 @@ export function readU64(b: Uint8Array, offset = 0): number {
 }
 
 function key(bucket: Bucket, k: Uint8Array): Uint8Array {
-  const out = new Uint8Array(k.length + 1);
+  const out = Buffer.allocUnsafe(k.length + 1);
   out[0] = bucket;
   out.set(k, 1);
   return out;
@@ -118,9 +118,9 @@ export class ChainStore {
       { type: 'put', key: key(Bucket.Meta, utf8.encode('head')), value: hk },
     ];
     for (const r of c.receipts) {
-      const loc = new Uint8Array(12);
+      const loc = Buffer.allocUnsafe(12);
       loc.set(hk, 0);
-      new DataView(loc.buffer).setUint32(8, r.index);
+      loc.writeUInt32BE(r.index, 8);
       ops.push({ type: 'put', key: key(Bucket.TxIndex, hexToBytes(r.txHash)), value: loc });
     }
     pushChanges(ops, c.changes);
