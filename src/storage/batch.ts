@@ -10,9 +10,15 @@ export type Op = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: '
  */
 export async function writeBatch(db: ClassicLevel<Uint8Array, Uint8Array>, ops: readonly Op[], sync: boolean): Promise<void> {
   const batch = db.batch();
-  for (const op of ops) {
-    if (op.type === 'put') batch.put(op.key, op.value);
-    else batch.del(op.key);
+  try {
+    for (const op of ops) {
+      if (op.type === 'put') batch.put(op.key, op.value);
+      else batch.del(op.key);
+    }
+  } catch (err) {
+    // Nothing was written; release the native batch before reporting.
+    await batch.close();
+    throw err;
   }
   await batch.write({ sync });
 }
