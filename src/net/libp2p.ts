@@ -17,7 +17,7 @@ import { pipe } from 'it-pipe';
 import { pushable, type Pushable } from 'it-pushable';
 import { createLibp2p } from 'libp2p';
 import type { Logger } from '../util/log';
-import { FrameDecoder, frame } from './frames';
+import { FrameDecoder, FrameError, frame } from './frames';
 import { installYamuxWindowPolicy } from './yamux-window';
 import { GossipError, TOPICS, Topic, type GossipHandlers, type RequestHandler, type Transport, type TransportStats } from './transport';
 
@@ -90,7 +90,7 @@ export class Libp2pTransport implements Transport {
   private readonly byName = new Map<string, Topic>();
   private readonly peerIds = new Map<string, ReturnType<typeof peerIdFromString>>();
   /** Per peer and protocol: the queue, and its stream once dialled (to abort it). */
-  private readonly outbound = new Map<string, { queue: Pushable<Uint8Array>; stream?: { abort(err: Error): void } }>();
+  private readonly outbound = new Map<string, { queue: Pushable<Uint8Array>; stream?: { abort(err: Error): void; status: string } }>();
   private readonly directStats = { sent: 0, queuesDropped: 0 };
   private readonly counters: TransportStats = {
     published: 0,
@@ -274,8 +274,15 @@ export class Libp2pTransport implements Transport {
       out.stream?.abort(err);
       out = undefined;
     }
+    if (out?.stream !== undefined && out.stream.status !== 'open') {
+      // The peer reset or closed it (a malformed frame, a restart): queueing more would
+      // lose them in a stream that no longer carries anything. Start a new one.
+      this.outbound.delete(key);
+      out.queue.end();
+      out = undefined;
+    }
     if (out === undefined) {
-      const entry: { queue: Pushable<Uint8Array>; stream?: { abort(err: Error): void } } = { queue: pushable<Uint8Array>({ objectMode: true }) };
+      const entry: { queue: Pushable<Uint8Array>; stream?: { abort(err: Error): void; status: string } } = { queue: pushable<Uint8Array>({ objectMode: true }) };
       out = entry;
       this.outbound.set(key, entry);
       void (async () => {
@@ -320,6 +327,9 @@ export class Libp2pTransport implements Transport {
         }
       } catch (err) {
         this.opts.log.debug({ err, protocol }, 'direct stream from peer closed');
+        // A malformed frame ends our reading: reset the stream so the sender's next
+        // message opens a new one instead of filling a window nobody drains.
+        if (err instanceof FrameError) stream.abort(err);
       }
     });
   }

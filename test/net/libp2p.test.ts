@@ -135,6 +135,29 @@ describe('libp2p transport', () => {
     await waitFor(() => open() === 1 || undefined, 10_000, 'the stuck stream aborted');
   });
 
+  it('resets a direct stream that carries a malformed frame; the next message goes out on a new one', async () => {
+    const keys = DEVNET_KEYS.validators.slice(1, 3).map((v) => hexToBytes(v.ecdsaPrivateKey));
+    const b = new Libp2pTransport({ chainId: 713799, privateKey: keys[1], listen: ['/ip4/127.0.0.1/tcp/0'], bootstrap: [], log });
+    await b.start(recorder().handlers);
+    nodes.push(b);
+    const got: Uint8Array[] = [];
+    await b.handleDirect('/exchange/test/direct/1', (m) => got.push(m.slice()));
+    const a = new Libp2pTransport({ chainId: 713799, privateKey: keys[0], listen: ['/ip4/127.0.0.1/tcp/0'], bootstrap: [b.listenAddresses()[0]], log, redialMs: 200 });
+    await a.start(recorder().handlers);
+    nodes.push(a);
+    await waitFor(() => a.peers().length === 1 || undefined, 10_000, 'connected');
+    a.sendDirect(b.id, '/exchange/test/direct/1', Uint8Array.of(1));
+    await waitFor(() => got.length === 1 || undefined, 10_000, 'first message');
+    // Poison the open stream: a length header of 2^63 (ten varint bytes), not a frame.
+    const entry = (a as any).outbound.get(`${b.id} /exchange/test/direct/1`);
+    entry.queue.push(new Uint8Array(10).fill(0xff));
+    await waitFor(() => entry.stream.status !== 'open' || undefined, 10_000, 'the receiver resets the stream');
+    a.sendDirect(b.id, '/exchange/test/direct/1', Uint8Array.of(2));
+    expect((a as any).outbound.get(`${b.id} /exchange/test/direct/1`)).not.toBe(entry);
+    await waitFor(() => got.length === 2 || undefined, 10_000, 'a message on the new stream');
+    expect(got.map((m) => m[0])).toEqual([1, 2]);
+  });
+
   it('bundles messages and refuses malformed bundles', () => {
     const items = [new Uint8Array([1, 2, 3]), new Uint8Array(0), new Uint8Array(200).fill(9)];
     const bytes = encodeBundle(items);
