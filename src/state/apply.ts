@@ -52,8 +52,13 @@ export function applyBlock(state: State, block: Block, verified?: VerifiedCache,
   }
   if (h.txCount !== block.txs.length) throw new InvariantError('header tx count differs from body');
 
-  // A proposer hands its own decoded transactions along: reuse them when they are the very same bytes.
-  const txs = block.txs.map((bytes, i) => (decoded?.[i]?.bytes === bytes ? decoded[i] : decodeTx(bytes, params.consensus.maxTxBytes)));
+  // The caller's decoded transactions (the proposer's pool entries, or what a replica
+  // decoded validating the proposal) are reused when they hold the same bytes: decoding
+  // is deterministic, so the same bytes decode to the same transaction.
+  const txs = block.txs.map((bytes, i) => {
+    const d = decoded?.[i];
+    return d !== undefined && (d.bytes === bytes || equalBytes(d.bytes, bytes)) ? d : decodeTx(bytes, params.consensus.maxTxBytes);
+  });
   if (!equalBytes(merkleRoot(txs.map((t) => t.hash)), h.txRoot)) throw new InvariantError(`block ${h.height} tx root mismatch`);
 
   const receipts: Receipt[] = [];
