@@ -39,6 +39,12 @@ export interface Libp2pTransportOptions {
   extraStats?: () => Record<string, unknown>;
 }
 
+/** A direct-message queue to one peer and protocol, and its stream once dialled (to abort it). */
+interface DirectOut {
+  queue: Pushable<Uint8Array>;
+  stream?: { abort(err: Error): void; status: string };
+}
+
 /** What this module uses of a libp2p node (typed locally: the packages' declarations disagree across versions). */
 interface P2PNode {
   peerId: { toString(): string };
@@ -89,8 +95,8 @@ export class Libp2pTransport implements Transport {
   private redial: NodeJS.Timeout | undefined;
   private readonly byName = new Map<string, Topic>();
   private readonly peerIds = new Map<string, ReturnType<typeof peerIdFromString>>();
-  /** Per peer and protocol: the queue, and its stream once dialled (to abort it). */
-  private readonly outbound = new Map<string, { queue: Pushable<Uint8Array>; stream?: { abort(err: Error): void; status: string } }>();
+  /** Per peer and protocol. */
+  private readonly outbound = new Map<string, DirectOut>();
   private readonly directStats = { sent: 0, queuesDropped: 0 };
   private readonly counters: TransportStats = {
     published: 0,
@@ -264,25 +270,23 @@ export class Libp2pTransport implements Transport {
   sendDirect(peer: string, protocol: string, data: Uint8Array): void {
     const key = `${peer} ${protocol}`;
     let out = this.outbound.get(key);
-    if (out !== undefined && out.queue.readableLength >= MAX_DIRECT_QUEUE_BYTES) {
-      this.directStats.queuesDropped++;
-      this.outbound.delete(key);
-      // Ending with an error discards what is buffered (a plain end() would still drain
-      // it); aborting the stream frees the write stuck on the peer's full window.
-      const err = new Error(`peer ${peer} stopped reading ${protocol}`);
-      out.queue.end(err);
-      out.stream?.abort(err);
-      out = undefined;
-    }
-    if (out?.stream !== undefined && out.stream.status !== 'open') {
-      // The peer reset or closed it (a malformed frame, a restart): queueing more would
-      // lose them in a stream that no longer carries anything. Start a new one.
-      this.outbound.delete(key);
-      out.queue.end();
-      out = undefined;
+    if (out !== undefined) {
+      // A peer that stopped reading, or a stream the peer reset or closed (a malformed
+      // frame, a restart): what is queued there would never arrive. Drop it; the message
+      // goes out on a new stream. Ending with an error discards what is buffered (a plain
+      // end() would still drain it); aborting frees a write stuck on a full window.
+      const full = out.queue.readableLength >= MAX_DIRECT_QUEUE_BYTES;
+      if (full || (out.stream !== undefined && out.stream.status !== 'open')) {
+        if (full) this.directStats.queuesDropped++;
+        this.outbound.delete(key);
+        const err = new Error(full ? `peer ${peer} stopped reading ${protocol}` : `stream of ${protocol} to ${peer} ended`);
+        out.queue.end(err);
+        out.stream?.abort(err);
+        out = undefined;
+      }
     }
     if (out === undefined) {
-      const entry: { queue: Pushable<Uint8Array>; stream?: { abort(err: Error): void; status: string } } = { queue: pushable<Uint8Array>({ objectMode: true }) };
+      const entry: DirectOut = { queue: pushable<Uint8Array>({ objectMode: true }) };
       out = entry;
       this.outbound.set(key, entry);
       void (async () => {

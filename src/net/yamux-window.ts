@@ -11,8 +11,8 @@
  * more credit than the receiver's capacity, so flow control holds; it just refills in
  * half-window steps instead of per message.
  *
- * Installed once, on import, by src/net/libp2p.ts. `windowUpdatesSent` counts frames for
- * tests and /status.
+ * Installed once, by Libp2pTransport.start (src/net/libp2p.ts). `yamuxWindowStats`
+ * counts the updates sent and skipped, for tests.
  */
 import { YamuxStream } from '@chainsafe/libp2p-yamux/stream';
 
