@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- <suite>...]`: prints each figure with the conditions it was
- * measured under. Suites: crypto, chain, orderbook, rest, rpc, caps, network, p2p, perp, replica (default: all).
+ * measured under. Suites: crypto, chain, orderbook, rest, rpc, caps, network, p2p, perp, replica, privval (default: all).
  */
 import os from 'node:os';
 import { benchCaps } from './caps';
@@ -13,6 +13,7 @@ import { benchRpc } from './rpc';
 import { benchNetwork } from './network';
 import { benchP2p } from './p2p';
 import { benchReplica } from './replica';
+import { benchPrivval } from './privval';
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   crypto: () => benchCrypto(),
@@ -25,6 +26,7 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   p2p: () => benchP2p(),
   perp: () => benchPerps(),
   replica: () => benchReplica(),
+  privval: () => benchPrivval(),
 };
 
 async function main() {

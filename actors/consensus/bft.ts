@@ -9,15 +9,17 @@
  * behind, it catches up by block sync (src/chain/sync.ts): a node never votes at a
  * height it has not reached by applying every earlier block.
  *
- * What the validator signs goes through the LocalPrivValidator, which writes and
- * fsyncs its state to the chain store before the signature is released, so after any
- * restart it cannot sign a conflicting vote.
+ * What the validator signs goes through the LocalPrivValidator, which writes its state
+ * to the privval files (src/storage/privval-file.ts, on disk before the write returns)
+ * before the signature is released, so after any restart it cannot sign a conflicting
+ * vote.
  *
  * Blocks are paced: round 0 of the next height starts blockTimeMs after the previous
  * one started (or at once, when consensus took longer), a fixed cadence like the solo
  * producer's.
  */
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { Commit } from '../../src/codec/block';
 import { blockHash, encodeBlock } from '../../src/codec/block';
 import { ChainConsensusApp } from '../../src/chain/consensus-app';
@@ -32,6 +34,7 @@ import { knownKeyVerifier, Secp256k1Signer, type SignatureVerifier } from '../..
 import { ValidatorSet } from '../../src/consensus/validator-set';
 import { Step } from '../../machines/consensus-round';
 import { sign } from '../../src/crypto/secp256k1';
+import { openPrivValState, type PrivValFile } from '../../src/storage/privval-file';
 import { Topic } from '../../src/net/transport';
 import type { NodeContext } from '../../src/node/context';
 import type { BlockResult } from '../../src/state/apply';
@@ -76,6 +79,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
   let core: ConsensusCore | undefined;
   let app: ChainConsensusApp | undefined;
   let privval: LocalPrivValidator | undefined;
+  let privvalFile: PrivValFile | undefined;
   let validators: ValidatorSet;
   let verifier: SignatureVerifier;
   let verified: Map<string, Address> = new Map();
@@ -279,12 +283,11 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
       validators = ValidatorSet.fromGenesis(n.config.genesis.validators);
       verifier = knownKeyVerifier(n.config.genesis.validators);
       const store = n.chain().store;
-      const saved = await store.getSignedVote();
-      privval = new LocalPrivValidator(
-        new Secp256k1Signer(key),
-        (state) => store.putSignedVote(encodePrivValState(state)),
-        saved ? decodePrivValState(saved) : null,
-      );
+      privvalFile?.close();
+      const opened = await openPrivValState(join(n.config.dataDir, 'privval'), store);
+      privvalFile = opened.file;
+      const { file, saved } = opened;
+      privval = new LocalPrivValidator(new Secp256k1Signer(key), (state) => file.write(encodePrivValState(state)), saved ? decodePrivValState(saved) : null);
       verified = await n.actors.mempool.ask<Map<string, Address>>((reply) => ({ type: 'verifiedCache', reply }));
       // Catch up before taking part: wait briefly for a first peer, then sync.
       const deadline = Date.now() + FIRST_PEER_WAIT_MS;
@@ -325,6 +328,8 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
       }
     },
     stop() {
+      privvalFile?.close();
+      privvalFile = undefined;
       generation++;
       for (const t of timers.keys()) clearTimeout(t);
       timers.clear();

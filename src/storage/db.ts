@@ -169,12 +169,20 @@ export class ChainStore {
     return { height: readU64(v), index: new DataView(v.buffer, v.byteOffset).getUint32(8) };
   }
 
-  async getSignedVote(): Promise<Uint8Array | undefined> {
+  /**
+   * The privval state as data folders before decision 58 kept it (it now lives in its own
+   * files, src/storage/privval-file.ts): read once to carry it over, then deleted.
+   */
+  async getLegacyPrivValState(): Promise<Uint8Array | undefined> {
     return this.get(Bucket.SignedVote, utf8.encode('last'));
   }
 
-  /** Persisted and fsynced before the vote leaves the node. */
-  async putSignedVote(v: Uint8Array): Promise<void> {
+  async deleteLegacyPrivValState(): Promise<void> {
+    await this.db.del(key(Bucket.SignedVote, utf8.encode('last')), { sync: true });
+  }
+
+  /** Test support: a data folder as the versions before decision 58 wrote it. */
+  async putLegacyPrivValState(v: Uint8Array): Promise<void> {
     await this.db.put(key(Bucket.SignedVote, utf8.encode('last')), v, { sync: true });
   }
 }

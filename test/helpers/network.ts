@@ -20,6 +20,11 @@ export interface NetNode {
 export class LocalNetwork {
   readonly nodes: NetNode[] = [];
   private readonly dir = tempDir('exchain-net-');
+
+  /** Validator `index`'s data folder. */
+  dataDir(index: number): string {
+    return join(this.dir.path, `validator-${index}`);
+  }
   private readonly args: string[][] = [];
   /** Each validator's libp2p address (with its peer id). */
   readonly p2pAddrs: string[] = [];

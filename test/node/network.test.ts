@@ -16,6 +16,10 @@ import { Libp2pTransport } from '../../src/net/libp2p';
 import { GossipError, TOPICS, Topic, type GossipHandlers } from '../../src/net/transport';
 import { createLogger } from '../../src/util/log';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { decodePrivValState } from '../../src/consensus/privval';
+import { decodeSlot } from '../../src/storage/privval-file';
 
 const N = 6;
 let net: LocalNetwork;
@@ -86,6 +90,10 @@ describe('a six-validator network of real processes', () => {
   it('keeps going without a SIGKILLed validator, which catches up to the same state root when restarted', async () => {
     await net.kill(6);
     const at = Math.max(...(await Promise.all([1, 2, 3, 4, 5].map((i) => net.height(i)))));
+    // What it signed up to the kill is on disk, in its privval files (decision 58).
+    const slots = ['a', 'b'].map((s) => decodeSlot(readFileSync(join(net.dataDir(6), 'privval', s)))).filter((s) => s !== undefined);
+    const newest = slots.sort((x, y) => (y.seq > x.seq ? 1 : -1))[0];
+    expect(decodePrivValState(newest.payload).lastSigned!.height).toBeGreaterThanOrEqual(at - 3);
     await net.waitHeight(at + 30, [1, 2, 3, 4, 5]);
     await net.launch(6);
     const head = await net.height(1);
