@@ -3,10 +3,10 @@
  * and limits, computed by hand; idempotence; and delete-and-rebuild identity.
  */
 import { ClassicLevel } from 'classic-level';
-import { rmSync } from 'node:fs';
+import { cpSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CANDLE_INTERVAL_NAMES, type CandleInterval } from '../../src/indexer/candles';
-import { INDEX_SCHEMA_VERSION, Indexer, IndexerGapError, IndexerIncompatibleError, type CandleItem } from '../../src/indexer/indexer';
+import { HEIGHT_CHECKPOINT_BLOCKS, INDEX_SCHEMA_VERSION, Indexer, IndexerGapError, IndexerIncompatibleError, type CandleItem } from '../../src/indexer/indexer';
 import { A, B, C, FakeStore, fixtureBlocks, H1, H2, snapshot, T0, T0S, tempDir, txh } from './fixture';
 
 const dir = tempDir();
@@ -321,6 +321,48 @@ describe('delete and rebuild', () => {
       await rebuilt.close();
       expect(await dump(path)).toEqual(liveBytes);
     }
+  });
+
+  it('blocks with nothing to index write nothing; a crash before the checkpoint re-reads them from the store', async () => {
+    const head = 6 + HEIGHT_CHECKPOINT_BLOCKS + 50; // heights past 6 are empty blocks
+    const store = new FakeStore(fixtureBlocks(), head);
+    const path = freshDir();
+    const idx = await Indexer.open(path);
+    const indexTo = async (to: number) => {
+      for (let h = idx.indexedHeight() + 1; h <= to; h++) {
+        const block = (await store.getBlock(h))!;
+        await idx.indexBlock(h, block.header.timestampMs, (await store.getReceipts(h))!);
+      }
+    };
+    // What a crash would leave: the folder as it is on disk now (LevelDB's log included).
+    const crashCopy = async (): Promise<Indexer> => {
+      const copy = freshDir();
+      cpSync(path, copy, { recursive: true });
+      rmSync(`${copy}/LOCK`, { force: true });
+      return Indexer.open(copy);
+    };
+    await indexTo(10);
+    const answers = await snapshot(idx);
+    expect(idx.indexedHeight()).toBe(10);
+    let crashed = await crashCopy();
+    expect(crashed.indexedHeight()).toBe(6); // heights 7..10 wrote nothing
+    expect(await crashed.catchUp(store, 10)).toBe(4);
+    expect(await snapshot(crashed)).toEqual(answers);
+    await crashed.close();
+
+    // The stored height catches up once HEIGHT_CHECKPOINT_BLOCKS heights went unwritten.
+    await indexTo(6 + HEIGHT_CHECKPOINT_BLOCKS);
+    crashed = await crashCopy();
+    expect(crashed.indexedHeight()).toBe(6 + HEIGHT_CHECKPOINT_BLOCKS);
+    await crashed.close();
+    await indexTo(head);
+    expect(idx.indexedHeight()).toBe(head);
+    await idx.close();
+    // A clean close stores the height reached.
+    const reopened = await Indexer.open(path);
+    expect(reopened.indexedHeight()).toBe(head);
+    expect(await snapshot(reopened)).toEqual({ ...(answers as object), height: head });
+    await reopened.close();
   });
 
   it('catchUp stops at toHeight and never passes the store head', async () => {
