@@ -113,6 +113,8 @@ export interface ConsensusCoreOptions {
 /** Counters, for metrics and tests. Monotonic. */
 export interface ConsensusCounters {
   votesAdded: number;
+  /** First votes that came after their set's quorum: kept unchecked and uncounted (VoteSet "Late votes"). */
+  votesLate: number;
   votesDuplicate: number;
   votesInvalid: number;
   proposalsAccepted: number;
@@ -206,6 +208,7 @@ export class ConsensusCore {
   readonly validators: ValidatorSet;
   readonly counters: ConsensusCounters = {
     votesAdded: 0,
+    votesLate: 0,
     votesDuplicate: 0,
     votesInvalid: 0,
     proposalsAccepted: 0,
@@ -408,6 +411,9 @@ export class ConsensusCore {
         // Counted for its own value (see VoteSet), reported once.
         if (res.evidence !== undefined) this.#emitEvidence(res.evidence, out);
         break;
+      case 'late':
+        this.counters.votesLate++;
+        return;
       case 'duplicate':
         this.counters.votesDuplicate++;
         return;

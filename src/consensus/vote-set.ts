@@ -15,6 +15,16 @@
  * (the first value to reach a quorum is remembered). A validator's second, different
  * vote becomes DuplicateVoteEvidence (once per validator per set).
  *
+ * Late votes. Once a value holds a quorum, a validator's first vote arriving after it
+ * changes nothing the node acts on: the majority is the first value to reach a quorum
+ * and stays, "+2/3 any" already holds, and another value can reach a quorum only if more
+ * than 1/3 of the power double-signs. Such a vote is kept unchecked and uncounted (at
+ * most one per validator) instead of costing a signature check: in a healthy round a
+ * node hears the last validators' prevotes after its own quorum, about two of every five
+ * prevote checks. It never counts, never goes into a commit and is never relayed. It is
+ * checked only if the same validator sends a different vote, so that double signing
+ * still becomes evidence: then the kept vote is checked and, if good, counted first.
+ *
  * Bounds. A Byzantine validator can sign any number of values. Beyond MAX_VARIANTS
  * votes from one validator, a further vote is kept only if its value matters: another
  * validator voted for it, or a proposal's proof-of-lock claims a quorum for it
@@ -32,6 +42,8 @@ import type { ValidatorSet } from './validator-set';
 
 export type AddVoteResult =
   | { status: 'added' }
+  /** Kept unchecked and uncounted: the set already holds a quorum (see "Late votes"). */
+  | { status: 'late' }
   /** Nothing new: same content as a vote held, or too many variants from an equivocator. */
   | { status: 'duplicate' }
   /** A validly signed second vote: counted for its own value only, and evidence (first conflict only). */
@@ -55,6 +67,8 @@ export class VoteSet {
   readonly #byValidator: Vote[][];
   readonly #tally = new Map<HashKey, Tally>();
   readonly #claimed = new Set<HashKey>();
+  /** Per validator index: its first vote when it came after the quorum, unchecked (see "Late votes"). */
+  readonly #late: (Vote | undefined)[];
   #power = 0n;
   #count = 0;
   /** The first value to hold a quorum. */
@@ -69,6 +83,7 @@ export class VoteSet {
     private readonly verifier: SignatureVerifier,
   ) {
     this.#byValidator = Array.from({ length: validators.size }, () => []);
+    this.#late = new Array(validators.size);
   }
 
   /**
@@ -84,6 +99,31 @@ export class VoteSet {
     if (vote.signature.length !== 65) return { status: 'invalid', reason: 'signature must be 65 bytes' };
     const held = this.#byValidator[index];
     for (const h of held) if (sameVoteContent(h, vote)) return { status: 'duplicate' };
+    if (!trusted && held.length === 0 && this.#majority !== undefined) {
+      const late = this.#late[index];
+      if (late === undefined) {
+        this.#late[index] = vote;
+        return { status: 'late' };
+      }
+      if (sameVoteContent(late, vote)) return { status: 'duplicate' };
+      // A second, different vote: check the kept one now and count it if good, so the
+      // new one meets it as a conflict (evidence) on the regular path below.
+      this.#late[index] = undefined;
+      if (!this.#checkAndCount(late, index)) {
+        this.#late[index] = vote;
+        return { status: 'late' };
+      }
+    }
+    return this.#addChecked(vote, index, trusted);
+  }
+
+  /** Checks a late vote's signature and counts it; false when the signature is bad. */
+  #checkAndCount(vote: Vote, index: number): boolean {
+    return this.#addChecked(vote, index, false).status !== 'invalid';
+  }
+
+  #addChecked(vote: Vote, index: number, trusted: boolean): AddVoteResult {
+    const held = this.#byValidator[index];
     if (held.length >= MAX_VARIANTS) {
       const key = hashKey(vote.blockHash);
       if (!this.#tally.has(key) && !this.#claimed.has(key)) return { status: 'duplicate' };
@@ -175,7 +215,14 @@ export class VoteSet {
     return this.#byValidator[index]?.[0];
   }
 
-  /** Every vote held, first votes and conflicting ones. */
+  /** Validators whose late vote is kept unchecked. */
+  get lateCount(): number {
+    let n = 0;
+    for (const v of this.#late) if (v !== undefined) n++;
+    return n;
+  }
+
+  /** Every vote held (checked), first votes and conflicting ones; not the late ones. */
   votes(): Vote[] {
     return this.#byValidator.flat();
   }

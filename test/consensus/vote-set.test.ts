@@ -170,4 +170,73 @@ describe('VoteSet', () => {
     expect(vs.makeCommit(C)).toBeUndefined();
     expect(newSet('prevote').makeCommit(B)).toBeUndefined();
   });
+
+  describe('late votes (first votes after the quorum)', () => {
+    const quorum = (vs: VoteSet) => {
+      for (let i = 0; i < 5; i++) expect(vs.add(vote(keys[i], 'prevote', 5, 2, B)).status).toBe('added');
+      expect(vs.twoThirdsMajority()?.blockHash).toEqual(B);
+    };
+
+    it('are kept unchecked and uncounted, never in votes() or a commit', () => {
+      const counting = new CountingVerifier();
+      const vs = newSet('precommit', counting);
+      for (let i = 0; i < 5; i++) expect(vs.add(vote(keys[i], 'precommit', 5, 2, B)).status).toBe('added');
+      expect(counting.calls).toBe(5);
+      const late = vote(keys[5], 'precommit', 5, 2, B);
+      expect(vs.add(late).status).toBe('late');
+      expect(vs.add(late).status).toBe('duplicate');
+      expect(counting.calls).toBe(5); // not checked
+      expect(vs.count).toBe(5);
+      expect(vs.powerFor(B)).toBe(50n);
+      expect(vs.lateCount).toBe(1);
+      expect(vs.votes()).toHaveLength(5);
+      expect(vs.makeCommit(B)!.signatures.map((x) => x.validator)).not.toContain(keys[5].address);
+    });
+
+    it('a bad signature after the quorum costs nothing and counts for nothing', () => {
+      const counting = new CountingVerifier();
+      const vs = newSet('prevote', counting);
+      quorum(vs);
+      const forged = { ...vote(keys[5], 'prevote', 5, 2, C), signature: vote(keys[4], 'prevote', 5, 2, C).signature };
+      expect(vs.add(forged).status).toBe('late');
+      expect(counting.calls).toBe(5);
+      expect(vs.powerFor(C)).toBe(0n);
+    });
+
+    it('a validator that signs a second value after its late vote still becomes evidence', () => {
+      const counting = new CountingVerifier();
+      const vs = newSet('prevote', counting);
+      quorum(vs);
+      expect(vs.add(vote(keys[5], 'prevote', 5, 2, B)).status).toBe('late');
+      const res = vs.add(vote(keys[5], 'prevote', 5, 2, C));
+      expect(res.status).toBe('conflict');
+      expect(counting.calls).toBe(7); // both checked now
+      const ev = (res as { evidence: Parameters<typeof encodeEvidence>[0] }).evidence;
+      expect(checkEvidence(CHAIN_ID, set, secp256k1Verifier, decodeEvidence(encodeEvidence(ev)))).toBeNull();
+      expect(vs.lateCount).toBe(0);
+      expect(vs.powerFor(B)).toBe(60n); // the late vote counted once checked
+      expect(vs.powerFor(C)).toBe(10n);
+    });
+
+    it('a forged late vote does not become evidence: the next, validly signed vote takes its place', () => {
+      const vs = newSet('prevote');
+      quorum(vs);
+      const forged = { ...vote(keys[5], 'prevote', 5, 2, C), signature: vote(keys[4], 'prevote', 5, 2, C).signature };
+      expect(vs.add(forged).status).toBe('late');
+      expect(vs.add(vote(keys[5], 'prevote', 5, 2, B)).status).toBe('late');
+      expect(vs.lateCount).toBe(1);
+      expect(vs.powerFor(C)).toBe(0n);
+      expect(vs.powerFor(B)).toBe(50n);
+    });
+
+    it('before the quorum every vote is checked', () => {
+      const counting = new CountingVerifier();
+      const vs = newSet('prevote', counting);
+      const forged = { ...vote(keys[1], 'prevote', 5, 2, B), signature: vote(keys[0], 'prevote', 5, 2, B).signature };
+      expect(vs.add(forged).status).toBe('invalid');
+      for (let i = 0; i < 4; i++) expect(vs.add(vote(keys[i], 'prevote', 5, 2, B)).status).toBe('added');
+      expect(counting.calls).toBe(5);
+      expect(vs.lateCount).toBe(0);
+    });
+  });
 });
