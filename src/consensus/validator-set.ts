@@ -47,13 +47,23 @@ export const TWO_THIRDS: QuorumRule = Object.freeze({ num: 2n, den: 3n, inclusiv
 const PROPOSER_DOMAIN = 'exchange-chain/proposer/v1';
 const ORDER_CACHE_MAX = 8;
 
+/** A proposer order being drawn: `order` so far, and what is left to draw from. */
+interface ProposerDraw {
+  height: number;
+  seed: Uint8Array;
+  left: Validator[];
+  leftPower: bigint;
+  order: Validator[];
+}
+
 export class ValidatorSet {
   /** Sorted by address, no duplicates, every power > 0. */
   readonly validators: readonly Validator[];
   readonly totalPower: bigint;
   readonly quorum: QuorumRule;
   readonly #index = new Map<Address, number>();
-  readonly #orders = new Map<string, readonly Validator[]>();
+  readonly #orders = new Map<string, ProposerDraw>();
+  #lastDraw: ProposerDraw | undefined;
 
   constructor(validators: readonly Validator[], options: { unsafeQuorumForSimulation?: QuorumRule } = {}) {
     if (validators.length === 0) throw new RangeError('a validator set needs at least one validator');
@@ -123,37 +133,54 @@ export class ValidatorSet {
 
   /** Weighted shuffle of the set for `height` (see the file comment). Cached per (seed, height). */
   proposerOrder(height: number, seed: Uint8Array): readonly Validator[] {
+    const draw = this.#drawFor(height, seed);
+    while (draw.left.length > 0) this.#drawNext(draw, height, seed);
+    return draw.order;
+  }
+
+  /**
+   * The draw of (height, seed), as far as it has gone: each position of the order costs a
+   * hash and a bigint division, and most heights only ever ask for round 0's proposer,
+   * so positions are drawn when first asked for. The same seed array as the last call
+   * (the chain's last block hash, for a whole height) skips the key's hex encoding.
+   */
+  #drawFor(height: number, seed: Uint8Array): ProposerDraw {
+    const last = this.#lastDraw;
+    if (last !== undefined && last.height === height && last.seed === seed) return last;
     const key = `${height}:${bytesToHex(seed)}`;
-    const cached = this.#orders.get(key);
-    if (cached) return cached;
-    const left = [...this.validators];
-    let leftPower = this.totalPower;
-    const order: Validator[] = [];
-    for (let i = 0; left.length > 0; i++) {
-      const draw = keccak256(new Writer(64 + seed.length).string(PROPOSER_DOMAIN).bytes(seed).u64(height).u32(i).finish());
-      const target = BigInt(bytesToHex(draw)) % leftPower;
-      let acc = 0n;
-      let pick = left.length - 1;
-      for (let j = 0; j < left.length; j++) {
-        acc += left[j].power;
-        if (target < acc) {
-          pick = j;
-          break;
-        }
-      }
-      const [chosen] = left.splice(pick, 1);
-      order.push(chosen);
-      leftPower -= chosen.power;
+    let draw = this.#orders.get(key);
+    if (draw === undefined) {
+      draw = { height, seed, left: [...this.validators], leftPower: this.totalPower, order: [] };
+      if (this.#orders.size >= ORDER_CACHE_MAX) this.#orders.delete(this.#orders.keys().next().value as string);
+      this.#orders.set(key, draw);
     }
-    if (this.#orders.size >= ORDER_CACHE_MAX) this.#orders.delete(this.#orders.keys().next().value as string);
-    const frozen = Object.freeze(order);
-    this.#orders.set(key, frozen);
-    return frozen;
+    draw.seed = seed;
+    this.#lastDraw = draw;
+    return draw;
+  }
+
+  #drawNext(d: ProposerDraw, height: number, seed: Uint8Array): void {
+    const digest = keccak256(new Writer(64 + seed.length).string(PROPOSER_DOMAIN).bytes(seed).u64(height).u32(d.order.length).finish());
+    const target = BigInt(bytesToHex(digest)) % d.leftPower;
+    let acc = 0n;
+    let pick = d.left.length - 1;
+    for (let j = 0; j < d.left.length; j++) {
+      acc += d.left[j].power;
+      if (target < acc) {
+        pick = j;
+        break;
+      }
+    }
+    const [chosen] = d.left.splice(pick, 1);
+    d.order.push(chosen);
+    d.leftPower -= chosen.power;
   }
 
   proposer(height: number, round: number, seed: Uint8Array): Validator {
     if (!Number.isSafeInteger(round) || round < 0) throw new RangeError(`round must be a non-negative integer, got ${round}`);
-    const order = this.proposerOrder(height, seed);
-    return order[round % order.length];
+    const d = this.#drawFor(height, seed);
+    const at = round % this.validators.length;
+    while (d.order.length <= at) this.#drawNext(d, height, seed);
+    return d.order[at];
   }
 }

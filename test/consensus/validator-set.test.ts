@@ -1,4 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { Writer } from '../../src/codec/binary';
+import { keccak256 } from '../../src/crypto/keccak';
+import { bytesToHex } from '../../src/util/bytes';
 import { ValidatorSet } from '../../src/consensus/validator-set';
 import type { Address } from '../../src/util/bytes';
 import { hash } from './helpers';
@@ -68,5 +72,49 @@ describe('ValidatorSet', () => {
     const counts = new Array(6).fill(0);
     for (let h = 1; h <= 6000; h++) counts[six.indexOf(six.proposer(h, 0, SEED).address)]++;
     for (const c of counts) expect(Math.abs(c - 1000)).toBeLessThan(150);
+  });
+
+  it('draws positions on demand: any order of questions gives the full draw, which matches its definition', () => {
+    // The definition (the file comment): position i is drawn from those left, weighted by
+    // power, with keccak256(domain ‖ seed ‖ u64 height ‖ u32 i) mod the power left.
+    const reference = (vs: readonly { address: Address; power: bigint }[], height: number, seed: Uint8Array) => {
+      const left = [...vs];
+      let leftPower = left.reduce((a, v) => a + v.power, 0n);
+      const order: Address[] = [];
+      for (let i = 0; left.length > 0; i++) {
+        const draw = keccak256(new Writer(96).string('exchange-chain/proposer/v1').bytes(seed).u64(height).u32(i).finish());
+        const target = BigInt(bytesToHex(draw)) % leftPower;
+        let acc = 0n;
+        let pick = left.length - 1;
+        for (let j = 0; j < left.length; j++) {
+          acc += left[j].power;
+          if (target < acc) {
+            pick = j;
+            break;
+          }
+        }
+        const [chosen] = left.splice(pick, 1);
+        order.push(chosen.address);
+        leftPower -= chosen.power;
+      }
+      return order;
+    };
+    fc.assert(
+      fc.property(
+        fc.array(fc.bigInt({ min: 1n, max: 10n ** 20n }), { minLength: 1, maxLength: 9 }),
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.integer({ min: 1, max: 2 ** 40 }),
+        fc.array(fc.nat(40), { maxLength: 12 }),
+        (powers, seed, height, rounds) => {
+          const vs = powers.map((power, i) => ({ address: addr(i), power }));
+          const want = reference(new ValidatorSet(vs).validators, height, seed);
+          const lazy = new ValidatorSet(vs);
+          for (const r of rounds) expect(lazy.proposer(height, r, Uint8Array.from(seed)).address).toBe(want[r % want.length]);
+          expect(lazy.proposerOrder(height, seed).map((v) => v.address)).toEqual(want);
+          for (const r of rounds) expect(lazy.proposer(height, r, seed).address).toBe(want[r % want.length]);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
