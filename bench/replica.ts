@@ -8,11 +8,14 @@
  *  - index: the read-side index (Indexer.indexBlock).
  * Figures are µs of this process's CPU per order (user + system, all threads), fsync off
  * so disk waits do not count; and the same blocks' wall time with fsync on.
+ * Also the index's record cache once full (a new record, a hit, an update per round):
+ * BoundedCache against the strict Map LRU it replaced.
  */
 import { decodeTx, encodeTx, TxKind, type Tx } from '../src/codec/tx';
 import { canonicalCommit, type Block } from '../src/codec/block';
 import { Chain } from '../src/chain/chain';
-import { Indexer } from '../src/indexer/indexer';
+import { Indexer, ORDER_CACHE_MAX } from '../src/indexer/indexer';
+import { BoundedCache } from '../src/util/cache';
 import { TxPool } from '../actors/mempool/pool';
 import { batchDigest, placeOrderDigest, restSigningHash } from '../src/crypto/exchange-digest';
 import { sign } from '../src/crypto/secp256k1';
@@ -98,6 +101,39 @@ async function run(prepared: Uint8Array[][], syncWrites: boolean, perTx: number)
   return { orders, cpuUsPerOrder: { admit: per(spent.admit), decode: per(spent.decode), apply: per(spent.apply), index: per(spent.index), total: per(spent.admit + spent.decode + spent.apply + spent.index) }, wallUsPerOrder: +((wallMs * 1000) / orders).toFixed(1) };
 }
 
+/** The strict LRU on one Map the indexer used before BoundedCache, kept as this bench's baseline. */
+class MapLru<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(k: string): V | undefined {
+    const v = this.map.get(k);
+    if (v !== undefined) {
+      this.map.delete(k);
+      this.map.set(k, v);
+    }
+    return v;
+  }
+  set(k: string, v: V): void {
+    this.map.delete(k);
+    this.map.set(k, v);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
+  }
+}
+
+/** µs per index-cache round (a new order's record, a hit on a recent one, an update), the cache full at ORDER_CACHE_MAX. */
+function cacheRound(cache: { get(k: string): unknown; set(k: string, v: unknown): void }): number {
+  let id = 0;
+  for (let i = 0; i < ORDER_CACHE_MAX * 1.2; i++) cache.set(String(id++), { i });
+  const n = 200_000;
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    cache.set(String(id++), { i });
+    cache.get(String(id - 1 - (i % 500)));
+    cache.set(String(id - 1 - (i % 300)), { i });
+  }
+  return +(((performance.now() - t0) * 1000) / n).toFixed(2);
+}
+
 export async function benchReplica(): Promise<Record<string, unknown>> {
   // BENCH_REPLICA_ORDERS_PER_TX=1: single POST /v1/order transactions instead of batches.
   const perTx = Number(process.env.BENCH_REPLICA_ORDERS_PER_TX ?? 10);
@@ -117,6 +153,7 @@ export async function benchReplica(): Promise<Record<string, unknown>> {
     cpuUsPerOrderTotalOfThreeRuns: runs.map((r) => r.cpuUsPerOrder.total),
     wallUsPerOrderFsyncOff: noSync.wallUsPerOrder,
     wallUsPerOrderFsyncOn: synced.wallUsPerOrder,
+    indexCacheUsPerRound: { boundedCache: cacheRound(new BoundedCache<string, unknown>(ORDER_CACHE_MAX)), mapLruBefore: cacheRound(new MapLru<unknown>(ORDER_CACHE_MAX)) },
     conditions: 'one process, no network; CPU of all threads (LevelDB included) by phase, the least of three runs; a warm-up run of 40 blocks first',
   };
 }

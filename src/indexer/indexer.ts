@@ -18,6 +18,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { ClassicLevel } from 'classic-level';
 import { writeBatch, type Op } from '../storage/batch';
+import { BoundedCache } from '../util/cache';
 import type { Receipt } from '../state/context';
 import type { OrderPlacedEvent, OrderStatus, OrderUpdatedEvent, TradeExecutedEvent } from '../state/events';
 import { formatDecimal } from '../util/decimal';
@@ -464,26 +465,7 @@ interface Staging {
   readCandles: Map<string, CandleRecord | undefined>;
 }
 
-/** A bounded map that forgets the least recently used entry. */
-class Lru<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get(k: string): V | undefined {
-    const v = this.map.get(k);
-    if (v !== undefined) {
-      this.map.delete(k);
-      this.map.set(k, v);
-    }
-    return v;
-  }
-  set(k: string, v: V): void {
-    this.map.delete(k);
-    this.map.set(k, v);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
-  }
-}
-
-/** Committed records kept in memory (bounded): most fills hit recent orders and active traders. */
+/** Committed records kept in memory (BoundedCache): most fills hit recent orders and active traders. */
 export const ORDER_CACHE_MAX = 50_000;
 export const ACCOUNT_CACHE_MAX = 50_000;
 
@@ -502,8 +484,8 @@ export class Indexer {
   private readonly pairs: Map<string, number>;
   /** The latest candle per `${pairId}:${interval}` as stored: trades hit the current bucket. */
   private readonly latestCandles = new Map<string, CandleRecord>();
-  private readonly orderCache = new Lru<OrderRecord>(ORDER_CACHE_MAX);
-  private readonly accountCache = new Lru<AccountRecord>(ACCOUNT_CACHE_MAX);
+  private readonly orderCache = new BoundedCache<string, OrderRecord>(ORDER_CACHE_MAX);
+  private readonly accountCache = new BoundedCache<string, AccountRecord>(ACCOUNT_CACHE_MAX);
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   /** The height the database holds: behind `height` after blocks with nothing to index. */
