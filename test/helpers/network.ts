@@ -10,6 +10,16 @@ import { peerIdOfPublicKey } from '../../src/net/libp2p';
 import { hexToBytes } from '../../src/util/bytes';
 import { devnetGenesis, ROOT, tempDir, waitFor } from './devnet';
 
+/**
+ * Node processes still running: killed if this process exits without stopping them (a
+ * crashed test run, a bench whose output pipe closed), so none is left behind holding
+ * CPU and ports. A SIGKILLed parent cannot do this; nothing can.
+ */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const p of live) p.kill('SIGKILL');
+});
+
 export interface NetNode {
   index: number;
   url: string;
@@ -67,6 +77,8 @@ export class LocalNetwork {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     node.proc = proc;
+    live.add(proc);
+    proc.once('exit', () => live.delete(proc));
     proc.stdout!.on('data', (d) => (node.output += d));
     proc.stderr!.on('data', (d) => (node.output += d));
     await waitFor(
