@@ -7,6 +7,19 @@ import { bytesToHex, hexToBytes } from '../src/util/bytes';
 import { DEVNET_KEYS, ROOT, tempDir, waitFor } from '../test/helpers/devnet';
 
 /**
+ * Order `i` of the bench streams: a limit order on BTC or ETH, up to 50 ticks off a
+ * fixed price on its side, except every fourth, which crosses (so matching, settlement
+ * and fees run).
+ */
+export function benchOrder(i: number, symbol: 'ETH' | 'BTC', sell: boolean): { symbol: string; side: string; price: string; amount: string } {
+  const base = symbol === 'ETH' ? 2000 : 60000;
+  const crossing = i % 4 === 3;
+  const offset = (i % 50) + 1;
+  const px = crossing ? (sell ? base - 100 : base + 100) : sell ? base + offset : base - offset;
+  return { symbol, side: sell ? 'sell' : 'buy', price: String(px), amount: symbol === 'ETH' ? '0.01' : '0.001' };
+}
+
+/**
  * `total` signed POST /v1/order bodies: resting limit orders on both sides of ETH and BTC
  * from 16 accounts, every fourth order crossing (so matching, settlement and fees run),
  * no self-trades. Signing is the trader's cost, not the node's: done before timing.
@@ -17,13 +30,8 @@ export function signedOrderBodies(total: number): string[] {
   const bodies: string[] = [];
   for (let i = 0; i < total; i++) {
     const acc = accounts[i % accounts.length];
-    const symbol = i % 2 ? 'ETH' : 'BTC';
-    const base = symbol === 'ETH' ? 2000 : 60000;
-    const sell = (i >> 1) % 2 === 1;
-    const crossing = i % 4 === 3;
-    const offset = (i % 50) + 1;
-    const px = crossing ? (sell ? base - 100 : base + 100) : sell ? base + offset : base - offset;
-    const o = { symbol, side: sell ? 'sell' : 'buy', type: 'limit', price: String(px), amount: symbol === 'ETH' ? '0.01' : '0.001' };
+    const { symbol, side, price, amount } = benchOrder(i, i % 2 ? 'ETH' : 'BTC', (i >> 1) % 2 === 1);
+    const o = { symbol, side, type: 'limit', price, amount };
     const n = nonce++;
     const sig = sign(restSigningHash(placeOrderDigest({ ...o, nonce: n })), hexToBytes(acc.privateKey));
     bodies.push(JSON.stringify({ ...o, trader: acc.address, nonce: n.toString(), signature: bytesToHex(sig) }));
@@ -43,17 +51,8 @@ export function signedBatchBodies(totalOrders: number, perBatch: number): string
   for (let b = 0; b * perBatch < totalOrders; b++) {
     const acc = accounts[b % accounts.length];
     const orders: { symbol: string; side: string; price: string; amount: string }[] = [];
-    for (let j = 0; j < perBatch; j++) {
-      const i = b * perBatch + j;
-      const symbol = j % 2 ? 'ETH' : 'BTC';
-      const base = symbol === 'ETH' ? 2000 : 60000;
-      // One account per batch: alternate sides across batches so crossing batches meet other accounts.
-      const sell = b % 2 === 1;
-      const crossing = i % 4 === 3;
-      const offset = (i % 50) + 1;
-      const px = crossing ? (sell ? base - 100 : base + 100) : sell ? base + offset : base - offset;
-      orders.push({ symbol, side: sell ? 'sell' : 'buy', price: String(px), amount: symbol === 'ETH' ? '0.01' : '0.001' });
-    }
+    // One account per batch: alternate sides across batches so crossing batches meet other accounts.
+    for (let j = 0; j < perBatch; j++) orders.push(benchOrder(b * perBatch + j, j % 2 ? 'ETH' : 'BTC', b % 2 === 1));
     const n = nonce++;
     const sig = sign(restSigningHash(batchDigest(orders, n)), hexToBytes(acc.privateKey));
     bodies.push(JSON.stringify({ orders, trader: acc.address, nonce: n.toString(), signature: bytesToHex(sig) }));

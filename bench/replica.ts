@@ -21,6 +21,7 @@ import { batchDigest, placeOrderDigest, restSigningHash } from '../src/crypto/ex
 import { sign } from '../src/crypto/secp256k1';
 import { hexToBytes, type Address } from '../src/util/bytes';
 import { DEVNET_KEYS, devnetGenesis, tempDir } from '../test/helpers/devnet';
+import { benchOrder } from './load';
 
 const { genesis, hash } = devnetGenesis(6);
 const proposer = DEVNET_KEYS.validators[0].address;
@@ -43,14 +44,7 @@ function batchBlocks(blocks: number, txsPerBlock: number, perTx: number): Uint8A
       const acc = accounts[k % accounts.length];
       const sell = k % 2 === 1;
       const orders = [];
-      for (let j = 0; j < perTx; j++, i++) {
-        const symbol = j % 2 ? 'ETH' : 'BTC';
-        const base = symbol === 'ETH' ? 2000 : 60000;
-        const crossing = i % 4 === 3;
-        const offset = (i % 50) + 1;
-        const px = crossing ? (sell ? base - 100 : base + 100) : sell ? base + offset : base - offset;
-        orders.push({ symbol, side: sell ? 'sell' : 'buy', price: String(px), amount: symbol === 'ETH' ? '0.01' : '0.001' });
-      }
+      for (let j = 0; j < perTx; j++, i++) orders.push(benchOrder(i, j % 2 ? 'ETH' : 'BTC', sell));
       if (perTx === 1) {
         const n = nonce++;
         const o = { ...orders[0], type: 'limit' };

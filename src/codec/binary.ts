@@ -185,7 +185,7 @@ export class Writer {
     const s = this.scratch;
     if (s === FINISHED) throw new Error('Writer finished twice');
     const out = this.buf.slice(0, this.pos);
-    if (s !== FINISHED && s.buf.length <= SCRATCH_KEEP_MAX && scratchPool.length < SCRATCH_POOL_MAX) scratchPool.push(s);
+    if (s.buf.length <= SCRATCH_KEEP_MAX && scratchPool.length < SCRATCH_POOL_MAX) scratchPool.push(s);
     this.scratch = FINISHED;
     this.buf = FINISHED.buf;
     this.view = FINISHED.view;

@@ -109,17 +109,12 @@ export class VoteSet {
       // A second, different vote: check the kept one now and count it if good, so the
       // new one meets it as a conflict (evidence) on the regular path below.
       this.#late[index] = undefined;
-      if (!this.#checkAndCount(late, index)) {
+      if (this.#addChecked(late, index, false).status === 'invalid') {
         this.#late[index] = vote;
         return { status: 'late' };
       }
     }
     return this.#addChecked(vote, index, trusted);
-  }
-
-  /** Checks a late vote's signature and counts it; false when the signature is bad. */
-  #checkAndCount(vote: Vote, index: number): boolean {
-    return this.#addChecked(vote, index, false).status !== 'invalid';
   }
 
   #addChecked(vote: Vote, index: number, trusted: boolean): AddVoteResult {

@@ -329,14 +329,16 @@ function u32(n: number): Uint8Array {
 
 const TWO_32 = 2 ** 32;
 
+/** A non-negative safe integer as a big-endian u64 at `offset`, without a BigInt. */
+function writeSafeU64(b: Buffer, n: number, offset: number): void {
+  b.writeUInt32BE(Math.floor(n / TWO_32), offset);
+  b.writeUInt32BE(n % TWO_32, offset + 4);
+}
+
 function u64(n: number | bigint): Uint8Array {
   const b = Buffer.allocUnsafe(8);
-  if (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0) {
-    b.writeUInt32BE(Math.floor(n / TWO_32), 0);
-    b.writeUInt32BE(n % TWO_32, 4);
-  } else {
-    b.writeBigUInt64BE(BigInt(n), 0);
-  }
+  if (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0) writeSafeU64(b, n, 0);
+  else b.writeBigUInt64BE(BigInt(n), 0);
   return b;
 }
 
@@ -407,8 +409,7 @@ function prefixEnd(prefix: Uint8Array): Uint8Array {
 
 function position(height: number, receipt: number, event: number): Uint8Array {
   const b = Buffer.allocUnsafe(16);
-  b.writeUInt32BE(Math.floor(height / TWO_32), 0);
-  b.writeUInt32BE(height % TWO_32, 4);
+  writeSafeU64(b, height, 0);
   b.writeUInt32BE(receipt, 8);
   b.writeUInt32BE(event, 12);
   return b;

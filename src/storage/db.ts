@@ -50,7 +50,6 @@ function key(bucket: Bucket, k: Uint8Array): Uint8Array {
   return out;
 }
 
-export type { Op } from './batch';
 
 export interface CommittedBlock {
   block: Block;
@@ -194,11 +193,6 @@ function pushChanges(ops: Op[], changes: StateChange[]): void {
   }
 }
 
-
-/**
- * Receipts are not hashed, so they need no canonical form: native JSON with bigints
- * tagged is several times cheaper than the canonical encoder on this hot path.
- */
 /**
  * A block's receipts as stored: V8's structured-clone serialization, which keeps bigints
  * and is native (2.6× faster to write and 7× faster to read than JSON with a bigint
