@@ -559,6 +559,7 @@ export class Indexer {
     if (this.closed) return;
     this.closed = true;
     await this.queue.catch(() => undefined);
+    // Best effort: a height left behind only means the next start re-reads a few empty blocks.
     if (this.height > this.storedHeight) await this.db.put(metaKey('height'), u64(this.height)).catch(() => undefined);
     await this.db.close();
   }
