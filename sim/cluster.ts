@@ -26,7 +26,7 @@
  *    node's state root (State.root() after applyBlock) is the same at every height it
  *    committed, and a restarted node reloads its state to the stored root; execution
  *    never throws and a decided block always validates; every decision carries
- *    a commit with more than 2/3 of the power in valid signatures; no honest validator
+ *    a commit with 2/3 of the power or more in valid signatures; no honest validator
  *    ever sends two different signed messages for one (height, round, step) (across its
  *    restarts too); every evidence an honest node reports is valid and names the
  *    Byzantine validator.
@@ -618,7 +618,7 @@ export class Simulation {
     });
   }
 
-  /** An independent check of the commit a decision carries: > 2/3 valid precommits for the block. */
+  /** An independent check of the commit a decision carries: a quorum (≥ 2/3) of valid precommits for the block. */
   #checkCommit(node: SimNode, height: number, hash: Uint8Array, commit: Commit): void {
     let power = 0n;
     const seen = new Set<string>();

@@ -1,7 +1,7 @@
 /**
  * Block sync: a node that was down (or is new) asks a peer for the committed blocks
  * after its head, each with the commit that made it final, and applies them after
- * checking each commit on its own (more than 2/3 of the power precommitted that block).
+ * checking each commit on its own (2/3 of the power or more precommitted that block).
  * It trusts no peer: a block whose commit does not verify, or that does not extend its
  * head, is refused and the next peer is asked.
  *

@@ -1,5 +1,5 @@
 /**
- * Verifying a commit on its own: more than 2/3 of the voting power precommitted this
+ * Verifying a commit on its own: 2/3 of the voting power or more precommitted this
  * block hash at (height, round). Used wherever a block arrives with its proof rather
  * than through our own vote counting: block sync, the last commit a block carries.
  */
@@ -36,6 +36,6 @@ export function checkCommit(
     if (!known?.(s.validator, s.signature) && !verifier.verify(digest, s.signature, s.validator)) return `bad commit signature of ${s.validator}`;
     power += validators.powerOf(s.validator);
   }
-  if (!validators.hasQuorum(power)) return `commit carries ${power} of ${validators.totalPower} voting power, not more than 2/3`;
+  if (!validators.hasQuorum(power)) return `commit carries ${power} of ${validators.totalPower} voting power, less than 2/3`;
   return null;
 }

@@ -2,11 +2,16 @@
  * The validator set of a height: addresses with voting power, the quorum rule, and the
  * proposer of each (height, round).
  *
- * Quorum: strictly more than 2/3 of the total power (`3·p > 2·T`). Exactly 2/3 is not
- * enough: with n = 3f + 1 and f faulty, two quorums of more than 2/3 always share more
- * than 1/3, hence at least one honest validator, which is what makes two conflicting
- * commits impossible. "f + 1" (round skipping) is strictly more than 1/3 (`3·p > T`): at
- * least one honest validator is in that round.
+ * Quorum: 2/3 of the total power or more (`3·p ≥ 2·T`), as the spec words it ("2/3 or
+ * more votes commit a block"; decision 59). The fault model is faulty power strictly
+ * below 1/3 (one of six equal validators). Two quorums then share at least 1/3 of the
+ * power, which is more than the faulty power, so at least one honest validator is in
+ * both, which is what makes two conflicting commits impossible; and the honest power,
+ * more than 2/3, is a quorum on its own, so the chain stays live. With six equal
+ * validators a quorum is four (strictly more than 2/3 would be five: the same safety
+ * under this fault model, but every round would wait for the fifth vote). Where the
+ * set's size is 3k + 1 (4, 7, …) the two rules agree. "f + 1" (round skipping) is
+ * strictly more than 1/3 (`3·p > T`): at least one honest validator is in that round.
  *
  * Proposer selection (documented in docs/consensus.md): per height, a weighted
  * shuffle. From `seed` (the previous block's VRF output once that exists; any 32 bytes
@@ -32,7 +37,7 @@ export interface Validator {
 }
 
 /**
- * p is a quorum iff p·den > T·num (or >= when inclusive). The default is {2, 3, strict}.
+ * p is a quorum iff p·den > T·num (or >= when inclusive). The default is {2, 3, inclusive}.
  * Anything else breaks safety: it exists so the simulator can show its checker catches
  * a broken quorum. Never configure it in a node.
  */
@@ -42,7 +47,7 @@ export interface QuorumRule {
   inclusive: boolean;
 }
 
-export const TWO_THIRDS: QuorumRule = Object.freeze({ num: 2n, den: 3n, inclusive: false });
+export const TWO_THIRDS: QuorumRule = Object.freeze({ num: 2n, den: 3n, inclusive: true });
 
 const PROPOSER_DOMAIN = 'exchange-chain/proposer/v1';
 const ORDER_CACHE_MAX = 8;
@@ -112,7 +117,7 @@ export class ValidatorSet {
     return v;
   }
 
-  /** Strictly more than 2/3 of the total power (under the default rule). */
+  /** 2/3 of the total power or more (under the default rule). */
   hasQuorum(power: bigint): boolean {
     const { num, den, inclusive } = this.quorum;
     return inclusive ? power * den >= this.totalPower * num : power * den > this.totalPower * num;

@@ -7,8 +7,8 @@
  * else: a quorum of signatures for B is a proof of B whatever else the equivocators
  * signed (CometBFT's votesByBlock does the same), and otherwise a node that happened to
  * receive a Byzantine validator's other vote first could never assemble the commit the
- * rest of the network decided with. Two values can both reach a quorum only if more
- * than 1/3 of the power double-signs, which is outside the fault model.
+ * rest of the network decided with. Two values can both reach a quorum only if 1/3 of
+ * the power or more double-signs, which is outside the fault model (less than 1/3).
  *
  * Cost: an identical duplicate is recognised by content and dropped unverified; any new
  * vote costs one signature verification and O(1) bigint additions; reports are O(1)
@@ -17,11 +17,11 @@
  *
  * Late votes. Once a value holds a quorum, a validator's first vote arriving after it
  * changes nothing the node acts on: the majority is the first value to reach a quorum
- * and stays, "+2/3 any" already holds, and another value can reach a quorum only if more
- * than 1/3 of the power double-signs. Such a vote is kept unchecked and uncounted (at
- * most one per validator) instead of costing a signature check: in a healthy round a
- * node hears the last validators' prevotes after its own quorum, about two of every five
- * prevote checks. It never counts, never goes into a commit and is never relayed. It is
+ * and stays, "+2/3 any" already holds, and another value can reach a quorum only if 1/3
+ * of the power or more double-signs. Such a vote is kept unchecked and uncounted (at
+ * most one per validator) instead of costing a signature check: in a healthy round of
+ * six a node's quorum is its own vote and three others, so the last two prevotes are
+ * late. It never counts, never goes into a commit and is never relayed. It is
  * checked only if the same validator sends a different vote, so that double signing
  * still becomes evidence: then the kept vote is checked and, if good, counted first.
  *

@@ -72,7 +72,7 @@ describe('ChainConsensusApp.validate', () => {
     expect(app.validate(encodeBlock({ ...good, header: { ...good.header, parentHash: new Uint8Array(32).fill(7) } }))).toBeNull();
   });
 
-  it('block 2 must carry a valid commit of block 1 (more than 2/3, signatures checked)', async () => {
+  it('block 2 must carry a valid commit of block 1 (2/3 of the power or more, signatures checked)', async () => {
     const b1 = next();
     const c1 = commitFor(b1, 5);
     await chain.commit(b1, c1);
@@ -80,7 +80,8 @@ describe('ChainConsensusApp.validate', () => {
     now += 10;
     expect(app.validate(encodeBlock(next({ lastCommit: c1 })))).not.toBeNull();
     expect(app.validate(encodeBlock(next({ lastCommit: null })))).toBeNull();
-    expect(app.validate(encodeBlock(next({ lastCommit: commitFor(b1, 4) })))).toBeNull();
+    expect(app.validate(encodeBlock(next({ lastCommit: commitFor(b1, 3) })))).toBeNull();
+    expect(app.validate(encodeBlock(next({ lastCommit: commitFor(b1, 4) })))).not.toBeNull(); // exactly 2/3
     const forged = { ...c1, signatures: c1.signatures.map((s, i) => (i === 0 ? { ...s, signature: c1.signatures[1].signature } : s)) };
     expect(app.validate(encodeBlock(next({ lastCommit: forged })))).toBeNull();
     // Time must move past the parent's.

@@ -23,12 +23,13 @@ function commitOf(signerIdx: number[], blockHash = block, height = 7, round = 1)
 const check = (c: Commit, h = 7, b = block, known?: (v: string, s: Uint8Array) => boolean) => checkCommit(CHAIN_ID, set, secp256k1Verifier, h, b, c, known);
 
 describe('checkCommit', () => {
-  it('accepts more than 2/3 of the power precommitting the block', () => {
+  it('accepts 2/3 of the power or more precommitting the block', () => {
     expect(check(commitOf([0, 1, 2, 3, 4]))).toBeNull();
   });
 
-  it('refuses exactly 2/3, another height or block, and the nil (zero) hash', () => {
-    expect(check(commitOf([0, 1, 2, 3]))).toMatch(/not more than 2\/3/);
+  it('refuses less than 2/3, another height or block, and the nil (zero) hash', () => {
+    expect(check(commitOf([0, 1, 2]))).toMatch(/less than 2\/3/);
+    expect(check(commitOf([0, 1, 2, 3]))).toBeNull(); // exactly 2/3
     expect(check(commitOf([0, 1, 2, 3, 4]), 8)).toMatch(/height/);
     expect(check(commitOf([0, 1, 2, 3, 4]), 7, hash('other'))).toMatch(/another block/);
     // Nil precommits sign the zero hash: five of them must not "commit" it.

@@ -12,35 +12,44 @@ const B = hash('block B');
 const C = hash('block C');
 
 describe('quorum arithmetic', () => {
-  it('exactly 2/3 is not a quorum, strictly more is', () => {
+  it('exactly 2/3 is a quorum, less is not', () => {
     const set = new ValidatorSet([
       { address: '0x' + '11'.repeat(20) as `0x${string}`, power: 1n },
       { address: '0x' + '22'.repeat(20) as `0x${string}`, power: 1n },
       { address: '0x' + '33'.repeat(20) as `0x${string}`, power: 1n },
     ]);
-    expect(set.hasQuorum(2n)).toBe(false); // 2 of 3 = exactly 2/3
-    expect(set.hasQuorum(3n)).toBe(true);
-    expect(set.quorumPower).toBe(3n);
+    expect(set.hasQuorum(1n)).toBe(false);
+    expect(set.hasQuorum(2n)).toBe(true); // 2 of 3 = exactly 2/3
+    expect(set.quorumPower).toBe(2n);
   });
 
-  it('6 equal validators: 4 of 6 (exactly 2/3) is not enough, 5 is; more than 1/3 is 3', () => {
+  it('6 equal validators: 4 of 6 (exactly 2/3) is a quorum, 3 is not; more than 1/3 is 3', () => {
     const { set } = fixture([10n, 10n, 10n, 10n, 10n, 10n]);
     expect(set.totalPower).toBe(60n);
-    expect(set.hasQuorum(40n)).toBe(false);
-    expect(set.hasQuorum(41n)).toBe(true);
-    expect(set.quorumPower).toBe(41n);
+    expect(set.hasQuorum(39n)).toBe(false);
+    expect(set.hasQuorum(40n)).toBe(true);
+    expect(set.quorumPower).toBe(40n);
     expect(set.hasOneThird(20n)).toBe(false);
     expect(set.hasOneThird(21n)).toBe(true);
   });
 
-  it('property: hasQuorum(p) iff 3p > 2T, and quorumPower is the least such p', () => {
+  it('4 and 7 equal validators: the same quorum as strictly more than 2/3 (3 and 5)', () => {
+    expect(fixture([1n, 1n, 1n, 1n]).set.quorumPower).toBe(3n);
+    expect(fixture([1n, 1n, 1n, 1n, 1n, 1n, 1n]).set.quorumPower).toBe(5n);
+  });
+
+  it('property: hasQuorum(p) iff 3p >= 2T, and quorumPower is the least such p; any two quorums overlap in more than any faulty power below 1/3', () => {
     fc.assert(
       fc.property(fc.array(fc.bigInt({ min: 1n, max: 10n ** 24n }), { minLength: 1, maxLength: 21 }), fc.bigInt({ min: 0n, max: 10n ** 26n }), (powers, p) => {
         const set = new ValidatorSet(powers.map((power, i) => ({ address: `0x${(i + 1).toString(16).padStart(40, '0')}` as `0x${string}`, power })));
         const total = powers.reduce((a, b) => a + b, 0n);
-        expect(set.hasQuorum(p)).toBe(3n * p > 2n * total);
+        expect(set.hasQuorum(p)).toBe(3n * p >= 2n * total);
         expect(set.hasQuorum(set.quorumPower)).toBe(true);
         expect(set.hasQuorum(set.quorumPower - 1n)).toBe(false);
+        // Two quorums share at least 2q - T; the largest faulty power the model allows is
+        // the largest f with 3f < T. The overlap must exceed it.
+        const maxFaulty = (total - 1n) / 3n;
+        expect(2n * set.quorumPower - total > maxFaulty).toBe(true);
         expect(set.hasOneThird(p)).toBe(3n * p > total);
       }),
     );
@@ -51,15 +60,15 @@ describe('VoteSet', () => {
   const { set, keys } = fixture([10n, 10n, 10n, 10n, 10n, 10n]);
   const newSet = (type: 'prevote' | 'precommit' = 'prevote', verifier = secp256k1Verifier) => new VoteSet(CHAIN_ID, 5, 2, type, set, verifier);
 
-  it('reports +2/3 for a block only past exactly 2/3 of the power', () => {
+  it('reports +2/3 for a block from exactly 2/3 of the power on', () => {
     const vs = newSet();
-    for (let i = 0; i < 4; i++) expect(vs.add(vote(keys[i], 'prevote', 5, 2, B)).status).toBe('added');
-    expect(vs.powerFor(B)).toBe(40n);
-    expect(vs.hasTwoThirdsFor(B)).toBe(false); // 40 of 60: exactly 2/3
+    for (let i = 0; i < 3; i++) expect(vs.add(vote(keys[i], 'prevote', 5, 2, B)).status).toBe('added');
+    expect(vs.powerFor(B)).toBe(30n);
+    expect(vs.hasTwoThirdsFor(B)).toBe(false);
     expect(vs.hasTwoThirdsAny()).toBe(false);
     expect(vs.twoThirdsMajority()).toBeUndefined();
-    vs.add(vote(keys[4], 'prevote', 5, 2, B));
-    expect(vs.hasTwoThirdsFor(B)).toBe(true);
+    vs.add(vote(keys[3], 'prevote', 5, 2, B));
+    expect(vs.hasTwoThirdsFor(B)).toBe(true); // 40 of 60: exactly 2/3
     expect(vs.twoThirdsMajority()?.blockHash).toEqual(B);
   });
 
@@ -68,15 +77,14 @@ describe('VoteSet', () => {
     vs.add(vote(keys[0], 'prevote', 5, 2, B));
     vs.add(vote(keys[1], 'prevote', 5, 2, C));
     vs.add(vote(keys[2], 'prevote', 5, 2, null));
-    vs.add(vote(keys[3], 'prevote', 5, 2, null));
     expect(vs.hasTwoThirdsAny()).toBe(false);
-    vs.add(vote(keys[4], 'prevote', 5, 2, null));
+    vs.add(vote(keys[3], 'prevote', 5, 2, null));
     expect(vs.hasTwoThirdsAny()).toBe(true);
-    expect(vs.powerFor(null)).toBe(30n);
+    expect(vs.powerFor(null)).toBe(20n);
     expect(vs.twoThirdsMajority()).toBeUndefined();
-    vs.add(vote(keys[5], 'prevote', 5, 2, null));
-    expect(vs.powerFor(null)).toBe(40n);
-    expect(vs.twoThirdsMajority()).toBeUndefined(); // 4 nil of 6 is exactly 2/3
+    vs.add(vote(keys[4], 'prevote', 5, 2, null));
+    expect(vs.powerFor(null)).toBe(30n);
+    expect(vs.twoThirdsMajority()).toBeUndefined(); // 3 nil of 6 is half
   });
 
   it('weighted: a quorum is about power, not heads', () => {
@@ -131,13 +139,13 @@ describe('VoteSet', () => {
   it('a double voter is not counted twice for +2/3 any, but its signature for B still proves B', () => {
     const vs = newSet('precommit');
     vs.add(vote(keys[0], 'precommit', 5, 2, C)); // the equivocator's first vote
-    for (let i = 1; i < 5; i++) vs.add(vote(keys[i], 'precommit', 5, 2, B));
-    expect(vs.hasTwoThirdsFor(B)).toBe(false); // 40: honest alone are exactly 2/3
+    for (let i = 1; i < 4; i++) vs.add(vote(keys[i], 'precommit', 5, 2, B));
+    expect(vs.hasTwoThirdsFor(B)).toBe(false); // 30: three honest are half
     expect(vs.add(vote(keys[0], 'precommit', 5, 2, B)).status).toBe('conflict');
-    expect(vs.power).toBe(50n); // 5 validators once each
-    expect(vs.hasTwoThirdsFor(B)).toBe(true); // 5 signatures for B
+    expect(vs.power).toBe(40n); // 4 validators once each
+    expect(vs.hasTwoThirdsFor(B)).toBe(true); // 4 signatures for B
     const commit = vs.makeCommit(B);
-    expect(commit?.signatures.length).toBe(5);
+    expect(commit?.signatures.length).toBe(4);
   });
 
   it('bounds what an equivocator can make it hold, but keeps its votes for values that matter', () => {
@@ -173,24 +181,27 @@ describe('VoteSet', () => {
 
   describe('late votes (first votes after the quorum)', () => {
     const quorum = (vs: VoteSet) => {
-      for (let i = 0; i < 5; i++) expect(vs.add(vote(keys[i], 'prevote', 5, 2, B)).status).toBe('added');
+      for (let i = 0; i < 4; i++) expect(vs.add(vote(keys[i], 'prevote', 5, 2, B)).status).toBe('added');
       expect(vs.twoThirdsMajority()?.blockHash).toEqual(B);
     };
 
     it('are kept unchecked and uncounted, never in votes() or a commit', () => {
       const counting = new CountingVerifier();
       const vs = newSet('precommit', counting);
-      for (let i = 0; i < 5; i++) expect(vs.add(vote(keys[i], 'precommit', 5, 2, B)).status).toBe('added');
-      expect(counting.calls).toBe(5);
+      for (let i = 0; i < 4; i++) expect(vs.add(vote(keys[i], 'precommit', 5, 2, B)).status).toBe('added');
+      expect(counting.calls).toBe(4);
       const late = vote(keys[5], 'precommit', 5, 2, B);
       expect(vs.add(late).status).toBe('late');
       expect(vs.add(late).status).toBe('duplicate');
-      expect(counting.calls).toBe(5); // not checked
-      expect(vs.count).toBe(5);
-      expect(vs.powerFor(B)).toBe(50n);
-      expect(vs.lateCount).toBe(1);
-      expect(vs.votes()).toHaveLength(5);
-      expect(vs.makeCommit(B)!.signatures.map((x) => x.validator)).not.toContain(keys[5].address);
+      expect(vs.add(vote(keys[4], 'precommit', 5, 2, B)).status).toBe('late');
+      expect(counting.calls).toBe(4); // not checked
+      expect(vs.count).toBe(4);
+      expect(vs.powerFor(B)).toBe(40n);
+      expect(vs.lateCount).toBe(2);
+      expect(vs.votes()).toHaveLength(4);
+      const signers = vs.makeCommit(B)!.signatures.map((x) => x.validator);
+      expect(signers).not.toContain(keys[5].address);
+      expect(signers).not.toContain(keys[4].address);
     });
 
     it('a bad signature after the quorum costs nothing and counts for nothing', () => {
@@ -199,7 +210,7 @@ describe('VoteSet', () => {
       quorum(vs);
       const forged = { ...vote(keys[5], 'prevote', 5, 2, C), signature: vote(keys[4], 'prevote', 5, 2, C).signature };
       expect(vs.add(forged).status).toBe('late');
-      expect(counting.calls).toBe(5);
+      expect(counting.calls).toBe(4);
       expect(vs.powerFor(C)).toBe(0n);
     });
 
@@ -210,11 +221,11 @@ describe('VoteSet', () => {
       expect(vs.add(vote(keys[5], 'prevote', 5, 2, B)).status).toBe('late');
       const res = vs.add(vote(keys[5], 'prevote', 5, 2, C));
       expect(res.status).toBe('conflict');
-      expect(counting.calls).toBe(7); // both checked now
+      expect(counting.calls).toBe(6); // both checked now
       const ev = (res as { evidence: Parameters<typeof encodeEvidence>[0] }).evidence;
       expect(checkEvidence(CHAIN_ID, set, secp256k1Verifier, decodeEvidence(encodeEvidence(ev)))).toBeNull();
       expect(vs.lateCount).toBe(0);
-      expect(vs.powerFor(B)).toBe(60n); // the late vote counted once checked
+      expect(vs.powerFor(B)).toBe(50n); // the late vote counted once checked
       expect(vs.powerFor(C)).toBe(10n);
     });
 
@@ -226,7 +237,7 @@ describe('VoteSet', () => {
       expect(vs.add(vote(keys[5], 'prevote', 5, 2, B)).status).toBe('late');
       expect(vs.lateCount).toBe(1);
       expect(vs.powerFor(C)).toBe(0n);
-      expect(vs.powerFor(B)).toBe(50n);
+      expect(vs.powerFor(B)).toBe(40n);
     });
 
     it('before the quorum every vote is checked', () => {
@@ -234,9 +245,11 @@ describe('VoteSet', () => {
       const vs = newSet('prevote', counting);
       const forged = { ...vote(keys[1], 'prevote', 5, 2, B), signature: vote(keys[0], 'prevote', 5, 2, B).signature };
       expect(vs.add(forged).status).toBe('invalid');
-      for (let i = 0; i < 4; i++) expect(vs.add(vote(keys[i], 'prevote', 5, 2, B)).status).toBe('added');
-      expect(counting.calls).toBe(5);
+      for (let i = 0; i < 3; i++) expect(vs.add(vote(keys[i], 'prevote', 5, 2, B)).status).toBe('added');
+      expect(counting.calls).toBe(4);
       expect(vs.lateCount).toBe(0);
+      expect(vs.add(vote(keys[3], 'prevote', 5, 2, B)).status).toBe('added'); // the vote that makes the quorum is checked too
+      expect(counting.calls).toBe(5);
     });
   });
 });
