@@ -64,3 +64,14 @@ describe('incremental state tree', () => {
     expect(a.root()).not.toEqual(b.root());
   });
 });
+
+describe('state tree: the root is part of consensus', () => {
+  it('gives the roots it has always given (golden vectors: a change to the hashing is a chain fork)', () => {
+    const t = new StateTree();
+    expect(Buffer.from(t.root()).toString('hex')).toBe('b65906575bf94fb8c2940976bb95c9931bf1098dfe40ffcd95245fb2cc488bb1');
+    for (let i = 0; i < 5000; i++) t.update(Uint8Array.of(i >> 8, i & 255, 7), Uint8Array.of(i & 255, (i * 7) & 255, 1));
+    expect(Buffer.from(t.root()).toString('hex')).toBe('da9c06063d9924cae939fb010b4335914cc8fedcfc4c9a38c4b149ed4bd27b64');
+    for (let i = 0; i < 5000; i += 3) t.update(Uint8Array.of(i >> 8, i & 255, 7), i % 2 ? null : Uint8Array.of(9));
+    expect(Buffer.from(t.root()).toString('hex')).toBe('a40a4b5ed49c21f60f35ad9066d839f63246b05b860d8dde7872cf18eec05c52');
+  });
+});
