@@ -169,7 +169,7 @@ export function benchBookLiquidation(positions = 100_000, blocks = 2_000): Recor
   }
   // The positions' USDC came from deposits: the supply carries it, so the invariants hold.
   mint(state, margins, 0n);
-  for (const [k, p] of state.positions.entries()) mint(state, -p.cost, 0n);
+  for (const [, p] of state.positions.entries()) mint(state, -p.cost, 0n);
   setPrices();
   const setupMs = performance.now() - t0;
   state.meta.set('head', { height: 0, timestampMs: clock.now, blockHash: '0x' });

@@ -6,7 +6,6 @@
  */
 import { verifyTyped } from './verify';
 import type { SessionCreateBody, SessionRevokeBody, SetAgentCapsBody, SetAgentModeBody } from '../../codec/txs/sessions';
-import type { Address } from '../../util/bytes';
 import { AGENT_MODES, AGENT_MODE_WIRE, type AgentStateValue } from '../../../machines/agent-mode';
 import { createRefusal } from '../../../machines/session';
 import type { TxOp } from '../context';
