@@ -21,7 +21,7 @@ export enum Bucket {
   BlockHash = 2,
   /** height u64 -> encoded Commit that finalized the block */
   Commit = 3,
-  /** height u64 -> receipts of the block (JSON, bigints tagged {"$big": "…"}) */
+  /** height u64 -> receipts of the block (encodeReceipts: shaped V8 serialization; older folders V8 or JSON) */
   Receipts = 4,
   /** tx hash -> height u64 ‖ index u32 */
   TxIndex = 5,
@@ -194,20 +194,109 @@ function pushChanges(ops: Op[], changes: StateChange[]): void {
 }
 
 /**
- * A block's receipts as stored: V8's structured-clone serialization, which keeps bigints
- * and is native (2.6× faster to write and 7× faster to read than JSON with a bigint
- * replacer, and 20% smaller). Receipts are node-local (no hash commits to these bytes),
- * so the format may change with the runtime: newer V8 reads older versions.
+ * A block's receipts as stored (decision 60): a tag byte 0x01, then V8's structured-clone
+ * serialization (bigints stay bigints, native speed; decision 57) of the receipts with
+ * their field names and repeated strings factored out. Each receipt and each of its
+ * events becomes an array [shape, refs, ...values]: a shape is the object's key list,
+ * stored once per block; a string value met before in the block (an address, a symbol,
+ * a status) is replaced by the number of its first occurrence, and bit i of `refs` says
+ * that value i is such a number. The decoder numbers first occurrences in the same walk
+ * order, so the string table itself is not stored. Values below the events' first level
+ * (arrays, nested objects) are stored as they are. A block of batched orders stores well
+ * under half the bytes plain V8 serialization did, and LevelDB's writes and compaction
+ * scale with the bytes. Receipts are node-local (no hash commits to these bytes); older
+ * data folders hold plain V8 serialization (0xFF) or JSON ('['), and both are read.
  */
+const SHAPED_TAG = 0x01;
+/** Values at positions past this many in one object are never replaced by a reference (`refs` is a 31-bit mask). */
+const MAX_REF_POSITIONS = 31;
+
+interface ShapedReceipts {
+  /** Key lists, by shape id. */
+  k: string[][];
+  r: unknown[][];
+}
+
 export function encodeReceipts(receipts: Receipt[]): Uint8Array {
-  const b = v8.serialize(receipts);
-  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+  /** Shape ids by the object's `type` (events) or key count (receipts), then by key list. */
+  const shapes = new Map<unknown, number[]>();
+  const keyLists: string[][] = [];
+  const strings = new Map<string, number>();
+  const shapeId = (o: Record<string, unknown>, keys: string[]): number => {
+    const tag = typeof o.type === 'string' ? o.type : keys.length;
+    let ids = shapes.get(tag);
+    if (ids === undefined) shapes.set(tag, (ids = []));
+    for (const id of ids) {
+      const known = keyLists[id];
+      if (known.length !== keys.length) continue;
+      let same = true;
+      for (let i = 0; i < keys.length && same; i++) same = known[i] === keys[i];
+      if (same) return id;
+    }
+    ids.push(keyLists.length);
+    keyLists.push(keys);
+    return keyLists.length - 1;
+  };
+  const flat = (o: Record<string, unknown>, isReceipt: boolean): unknown[] => {
+    const keys = Object.keys(o);
+    const id = shapeId(o, keys);
+    const out: unknown[] = [id, 0];
+    let refs = 0;
+    for (let i = 0; i < keys.length; i++) {
+      const v = o[keys[i]];
+      if (isReceipt && keys[i] === 'events' && Array.isArray(v)) out.push(v.map((e) => flat(e as Record<string, unknown>, false)));
+      else if (typeof v === 'string' && i < MAX_REF_POSITIONS) {
+        const at = strings.get(v);
+        if (at === undefined) {
+          strings.set(v, strings.size);
+          out.push(v);
+        } else {
+          out.push(at);
+          refs |= 1 << i;
+        }
+      } else out.push(v);
+    }
+    out[1] = refs;
+    return out;
+  };
+  const r = receipts.map((x) => flat(x as unknown as Record<string, unknown>, true));
+  const body = v8.serialize({ k: keyLists, r } satisfies ShapedReceipts);
+  const out = new Uint8Array(body.length + 1);
+  out[0] = SHAPED_TAG;
+  out.set(body, 1);
+  return out;
 }
 
 /** V8's serialization starts with its version tag 0xFF; a data folder written before it holds JSON ('['). */
 const V8_VERSION_TAG = 0xff;
 
+function decodeShaped(bytes: Uint8Array): Receipt[] {
+  const { k, r } = v8.deserialize(bytes.subarray(1)) as ShapedReceipts;
+  const table: string[] = [];
+  const obj = (a: unknown[], isReceipt: boolean): Record<string, unknown> => {
+    const keys = k[a[0] as number];
+    if (keys === undefined || a.length !== keys.length + 2) throw new Error(`stored receipts: bad shape ${String(a[0])}`);
+    const refs = a[1] as number;
+    const o: Record<string, unknown> = {};
+    for (let i = 0; i < keys.length; i++) {
+      const v = a[i + 2];
+      if (isReceipt && keys[i] === 'events' && Array.isArray(v)) o[keys[i]] = v.map((e) => obj(e as unknown[], false));
+      else if (i < MAX_REF_POSITIONS && (refs >>> i) & 1) {
+        const str = table[v as number];
+        if (str === undefined) throw new Error(`stored receipts: string reference ${String(v)} of ${table.length}`);
+        o[keys[i]] = str;
+      } else {
+        if (typeof v === 'string' && i < MAX_REF_POSITIONS) table.push(v);
+        o[keys[i]] = v;
+      }
+    }
+    return o;
+  };
+  return r.map((x) => obj(x, true) as unknown as Receipt);
+}
+
 export function decodeReceipts(bytes: Uint8Array): Receipt[] {
+  if (bytes[0] === SHAPED_TAG) return decodeShaped(bytes);
   if (bytes[0] === V8_VERSION_TAG) return v8.deserialize(bytes) as Receipt[];
   return JSON.parse(new TextDecoder().decode(bytes), (_k, v) =>
     v !== null && typeof v === 'object' && typeof v.$big === 'string' && Object.keys(v).length === 1 ? BigInt(v.$big) : v,
