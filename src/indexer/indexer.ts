@@ -28,22 +28,22 @@ import { isOrderId, parseEvent } from './parse';
 export enum IndexBucket {
   /**
    * utf8 name -> value. 'height' -> u64 last indexed height; 'schema' -> u32 layout
-   * version; 'identity' -> utf8 chain identity (e.g. genesis hash); 'stats' -> JSON StatsRecord
+   * version; 'identity' -> utf8 chain identity (e.g. genesis hash); 'stats' -> StatsRecord (`recordCodec`)
    */
   Meta = 0,
   /** utf8 symbol -> u32 pair id (first seen in an event) */
   Pair = 1,
-  /** pair id u32 ‖ position (height u64 ‖ receipt u32 ‖ event u32) -> JSON TradeRecord */
+  /** pair id u32 ‖ position (height u64 ‖ receipt u32 ‖ event u32) -> TradeRecord (a JSON array of its values, `recordCodec`) */
   Trade = 2,
-  /** address (20 bytes) ‖ position (16 bytes) ‖ side u8 (0 buy, 1 sell) -> JSON FillRecord */
+  /** address (20 bytes) ‖ position (16 bytes) ‖ side u8 (0 buy, 1 sell) -> FillRecord (`recordCodec`) */
   Fill = 3,
-  /** pair id u32 ‖ interval seconds u32 ‖ bucket start u64 (Unix seconds) -> JSON candle */
+  /** pair id u32 ‖ interval seconds u32 ‖ bucket start u64 (Unix seconds) -> CandleRecord (`recordCodec`) */
   Candle = 4,
-  /** order id u64 -> JSON OrderRecord */
+  /** order id u64 -> OrderRecord (`recordCodec`) */
   Order = 5,
   /** owner address (20 bytes) ‖ order id u64 -> empty */
   AccountOrder = 6,
-  /** address (20 bytes) -> JSON AccountRecord (orders placed, trades, volume, agent flag, first seen) */
+  /** address (20 bytes) -> AccountRecord (`recordCodec`: orders placed, trades, volume, agent flag, first seen) */
   Account = 7,
   /**
    * board u8 (0 all, 1 agents) ‖ (2^128 − 1 − volume) u128 ‖ address (20 bytes) -> empty.
@@ -55,7 +55,7 @@ export enum IndexBucket {
 }
 
 /** Bumped whenever a key or value layout changes: an index of another schema is rebuilt. */
-export const INDEX_SCHEMA_VERSION = 2;
+export const INDEX_SCHEMA_VERSION = 3;
 
 export const TRADES_LIMIT_MAX = 200;
 export const FILLS_LIMIT_MAX = 200;
@@ -233,7 +233,6 @@ interface TradeRecord {
   txHash: string;
   time: number;
 }
-const TRADE_BIG = ['price', 'size', 'usdc', 'takerFee'] as const;
 
 interface FillRecord {
   symbol: string;
@@ -246,7 +245,6 @@ interface FillRecord {
   orderId: string;
   fee: bigint;
 }
-const FILL_BIG = ['price', 'size', 'usdc', 'fee'] as const;
 
 interface OrderRecord {
   orderId: string;
@@ -271,7 +269,6 @@ interface OrderRecord {
   time: number;
   updatedTime: number;
 }
-const ORDER_BIG = ['price', 'size', 'filled', 'remaining', 'filledUsdc', 'tradedSize'] as const;
 
 interface AccountRecord {
   /** OrderPlaced events of this owner. */
@@ -282,7 +279,6 @@ interface AccountRecord {
   /** Unix ms when first seen as an agent; null while never. */
   firstSeen: number | null;
 }
-const ACCOUNT_BIG = ['volume'] as const;
 
 interface StatsRecord {
   totalOrders: number;
@@ -291,28 +287,70 @@ interface StatsRecord {
   humanTrades: number;
   volumeUsdc: bigint;
 }
-const STATS_BIG = ['volumeUsdc'] as const;
-const CANDLE_BIG = ['open', 'high', 'low', 'close', 'volume'] as const;
 
 const EMPTY_STATS: Readonly<StatsRecord> = Object.freeze({ totalOrders: 0, totalTrades: 0, agentTrades: 0, humanTrades: 0, volumeUsdc: 0n });
 
 const textEncoder = new TextEncoder();
 const textDecoder = new TextDecoder();
 
-/** JSON with the listed bigint fields as decimal strings (key order kept: deterministic bytes). */
-function encodeJson(value: object, bigFields: readonly string[]): Uint8Array {
-  const copy: Record<string, unknown> = { ...value };
-  for (const f of bigFields) copy[f] = (copy[f] as bigint).toString();
-  // Buffer.from takes small strings from Node's shared pool instead of a new
-  // ArrayBuffer each; the batch copies the bytes into LevelDB's write batch at once.
-  return Buffer.from(JSON.stringify(copy), 'utf8');
+/**
+ * A stored record: a JSON array of its values in a fixed field order (schema 3), bigints
+ * as decimal strings, an absent optional field as null. Field names are not stored: they
+ * were two fifths of an order record's bytes. `fields` must name every field of T (the
+ * compiler checks), so a field added to a record and forgotten here does not compile.
+ */
+interface RecordCodec<T> {
+  encode(value: T): Uint8Array;
+  decode(bytes: Uint8Array): T;
 }
 
-function decodeJson<T>(bytes: Uint8Array, bigFields: readonly string[]): T {
-  const obj = JSON.parse(textDecoder.decode(bytes)) as Record<string, unknown>;
-  for (const f of bigFields) obj[f] = BigInt(obj[f] as string);
-  return obj as T;
+type Covers<T, F extends readonly string[]> = [Exclude<keyof T, F[number]>] extends [never] ? F : never;
+
+function recordCodec<T>() {
+  return <const F extends readonly (keyof T & string)[]>(fields: Covers<T, F>, big: readonly F[number][], optional: readonly F[number][] = []): RecordCodec<T> => {
+    const n = fields.length;
+    const isBig = fields.map((f) => big.includes(f));
+    const isOptional = fields.map((f) => optional.includes(f));
+    return {
+      encode(value: T): Uint8Array {
+        const v = value as Record<string, unknown>;
+        const out = new Array<unknown>(n);
+        for (let i = 0; i < n; i++) {
+          const x = v[fields[i]];
+          out[i] = isBig[i] ? (x as bigint).toString() : x === undefined ? null : x;
+        }
+        // Buffer.from takes small strings from Node's shared pool instead of a new
+        // ArrayBuffer each; the batch copies the bytes into LevelDB's write batch at once.
+        return Buffer.from(JSON.stringify(out), 'utf8');
+      },
+      decode(bytes: Uint8Array): T {
+        const a = JSON.parse(textDecoder.decode(bytes)) as unknown[];
+        if (!Array.isArray(a) || a.length !== n) throw new Error(`index record of ${Array.isArray(a) ? a.length : 'no'} values, expected ${n}`);
+        const o: Record<string, unknown> = {};
+        for (let i = 0; i < n; i++) {
+          const x = a[i];
+          if (isOptional[i] && x === null) continue;
+          o[fields[i]] = isBig[i] ? BigInt(x as string) : x;
+        }
+        return o as T;
+      },
+    };
+  };
 }
+
+const TRADE = recordCodec<TradeRecord>()(
+  ['symbol', 'pairId', 'price', 'size', 'usdc', 'buyer', 'seller', 'buyerIsAgent', 'sellerIsAgent', 'takerSide', 'makerOrderId', 'takerOrderId', 'takerFee', 'txHash', 'time'],
+  ['price', 'size', 'usdc', 'takerFee'],
+);
+const FILL = recordCodec<FillRecord>()(['symbol', 'side', 'price', 'size', 'usdc', 'txHash', 'time', 'orderId', 'fee'], ['price', 'size', 'usdc', 'fee']);
+const ORDER = recordCodec<OrderRecord>()(
+  ['orderId', 'owner', 'symbol', 'pairId', 'side', 'orderType', 'price', 'size', 'leverage', 'isAgent', 'status', 'filled', 'remaining', 'filledUsdc', 'tradedSize', 'reason', 'txHash', 'time', 'updatedTime'],
+  ['price', 'size', 'filled', 'remaining', 'filledUsdc', 'tradedSize'],
+  ['reason'],
+);
+const ACCOUNT = recordCodec<AccountRecord>()(['orders', 'trades', 'volume', 'isAgent', 'firstSeen'], ['volume']);
+const STATS = recordCodec<StatsRecord>()(['totalOrders', 'totalTrades', 'agentTrades', 'humanTrades', 'volumeUsdc'], ['volumeUsdc']);
+const CANDLE = recordCodec<CandleRecord>()(['time', 'open', 'high', 'low', 'close', 'volume'], ['open', 'high', 'low', 'close', 'volume']);
 
 // ---------------------------------------------------------------------------------
 // Keys
@@ -519,7 +557,7 @@ export class Indexer {
         const ops: Op[] = [
           { type: 'put', key: metaKey('schema'), value: u32(INDEX_SCHEMA_VERSION) },
           { type: 'put', key: metaKey('height'), value: u64(0) },
-          { type: 'put', key: metaKey('stats'), value: encodeJson(EMPTY_STATS, STATS_BIG) },
+          { type: 'put', key: metaKey('stats'), value: STATS.encode(EMPTY_STATS) },
         ];
         if (opts.identity !== undefined) ops.push({ type: 'put', key: metaKey('identity'), value: textEncoder.encode(opts.identity) });
         await writeBatch(db, ops, false);
@@ -536,7 +574,7 @@ export class Indexer {
         }
         await db.put(metaKey('identity'), textEncoder.encode(opts.identity));
       }
-      const stats = statsV ? decodeJson<StatsRecord>(statsV, STATS_BIG) : { ...EMPTY_STATS };
+      const stats = statsV ? STATS.decode(statsV) : { ...EMPTY_STATS };
       const pairs = new Map<string, number>();
       const start = Uint8Array.of(IndexBucket.Pair);
       for await (const [k, v] of db.iterator({ gte: start, lt: prefixEnd(start) })) {
@@ -647,7 +685,7 @@ export class Indexer {
     if (pairId === undefined) return [];
     const rows = await this.scan(key(IndexBucket.Trade, u32(pairId)), n, true);
     return rows.map(([, v]) => {
-      const t = decodeJson<TradeRecord>(v, TRADE_BIG);
+      const t = TRADE.decode(v);
       return {
         symbol: t.symbol,
         price: price(t.price),
@@ -669,7 +707,7 @@ export class Indexer {
     if (a === undefined) return [];
     const rows = await this.scan(key(IndexBucket.Fill, addressBytes(a)), n, true);
     return rows.map(([, v]) => {
-      const f = decodeJson<FillRecord>(v, FILL_BIG);
+      const f = FILL.decode(v);
       return {
         symbol: f.symbol,
         side: sideName(f.side),
@@ -693,7 +731,7 @@ export class Indexer {
     const rows = await this.scan(key(IndexBucket.Candle, u32(pairId), u32(CANDLE_INTERVALS[interval])), n, true);
     rows.reverse();
     return rows.map(([, v]) => {
-      const c = decodeJson<CandleRecord>(v, CANDLE_BIG);
+      const c = CANDLE.decode(v);
       return { time: c.time, open: price(c.open), high: price(c.high), low: price(c.low), close: price(c.close), volume: size(c.volume) };
     });
   }
@@ -706,14 +744,14 @@ export class Indexer {
     const keys = await this.scanKeys(key(IndexBucket.AccountOrder, addressBytes(a)), n, true);
     const values = await this.db.getMany(keys.map((k) => key(IndexBucket.Order, k.subarray(21, 29))));
     const out: OrderItem[] = [];
-    for (const v of values) if (v) out.push(orderItem(decodeJson<OrderRecord>(v, ORDER_BIG)));
+    for (const v of values) if (v) out.push(orderItem(ORDER.decode(v)));
     return out;
   }
 
   async order(orderId: string): Promise<OrderItem | undefined> {
     if (!isOrderId(orderId)) return undefined;
     const v = await this.db.get(key(IndexBucket.Order, orderIdKey(orderId)));
-    return v ? orderItem(decodeJson<OrderRecord>(v, ORDER_BIG)) : undefined;
+    return v ? orderItem(ORDER.decode(v)) : undefined;
   }
 
   /** How many orders the address has placed (OrderPlaced events), whatever became of them. */
@@ -789,7 +827,7 @@ export class Indexer {
   private async accountRecords(addrs: string[]): Promise<(AccountRecord | undefined)[]> {
     if (addrs.length === 0) return [];
     const values = await this.db.getMany(addrs.map((a) => key(IndexBucket.Account, addressBytes(a))));
-    return values.map((v) => (v ? decodeJson<AccountRecord>(v, ACCOUNT_BIG) : undefined));
+    return values.map((v) => (v ? ACCOUNT.decode(v) : undefined));
   }
 
   private newStaging(): Staging {
@@ -889,15 +927,15 @@ export class Indexer {
     let n = 0;
     for (const id of ids) {
       const v = values[n++];
-      st.readOrders.set(id, v ? decodeJson<OrderRecord>(v, ORDER_BIG) : undefined);
+      st.readOrders.set(id, v ? ORDER.decode(v) : undefined);
     }
     for (const a of as) {
       const v = values[n++];
-      st.readAccounts.set(a, v ? decodeJson<AccountRecord>(v, ACCOUNT_BIG) : undefined);
+      st.readAccounts.set(a, v ? ACCOUNT.decode(v) : undefined);
     }
     for (const [k] of cs) {
       const v = values[n++];
-      st.readCandles.set(k, v ? decodeJson<CandleRecord>(v, CANDLE_BIG) : undefined);
+      st.readCandles.set(k, v ? CANDLE.decode(v) : undefined);
     }
   }
 
@@ -966,7 +1004,7 @@ export class Indexer {
       txHash,
       time,
     };
-    st.puts.push({ type: 'put', key: key(IndexBucket.Trade, u32(pairId), pos), value: encodeJson(trade, TRADE_BIG) });
+    st.puts.push({ type: 'put', key: key(IndexBucket.Trade, u32(pairId), pos), value: TRADE.encode(trade) });
 
     // Fills, one per side, from that side's point of view.
     const buyerTakes = ev.takerSide === 0;
@@ -982,7 +1020,7 @@ export class Indexer {
         orderId: takes ? ev.takerOrderId : ev.makerOrderId,
         fee: takes ? ev.takerFee : 0n,
       };
-      st.puts.push({ type: 'put', key: key(IndexBucket.Fill, addressBytes(address), pos, Uint8Array.of(side)), value: encodeJson(rec, FILL_BIG) });
+      st.puts.push({ type: 'put', key: key(IndexBucket.Fill, addressBytes(address), pos, Uint8Array.of(side)), value: FILL.encode(rec) });
     };
     fill(0, ev.buyer, buyerTakes);
     fill(1, ev.seller, !buyerTakes);
@@ -1033,7 +1071,7 @@ export class Indexer {
     const cached = this.orderCache.get(orderId);
     if (cached) return cached;
     const v = await this.db.get(key(IndexBucket.Order, orderIdKey(orderId)));
-    const rec = v ? decodeJson<OrderRecord>(v, ORDER_BIG) : undefined;
+    const rec = v ? ORDER.decode(v) : undefined;
     st.readOrders.set(orderId, rec);
     return rec;
   }
@@ -1047,7 +1085,7 @@ export class Indexer {
         orig = this.accountCache.get(address);
         if (!orig) {
           const v = await this.db.get(key(IndexBucket.Account, addressBytes(address)));
-          orig = v ? decodeJson<AccountRecord>(v, ACCOUNT_BIG) : undefined;
+          orig = v ? ACCOUNT.decode(v) : undefined;
         }
       }
       e = { address, orig, cur: orig ? { ...orig } : { ...ZERO_ACCOUNT } };
@@ -1065,16 +1103,16 @@ export class Indexer {
     if (latest && latest.time === start) return latest;
     // A bucket's first trade (or an older bucket): one read.
     const v = await this.db.get(key(IndexBucket.Candle, u32(pairId), u32(interval), u64(start)));
-    return v ? decodeJson<CandleRecord>(v, CANDLE_BIG) : undefined;
+    return v ? CANDLE.decode(v) : undefined;
   }
 
   /** Writes the staged blocks and the new height in one batch, then publishes the in-memory state. */
   private async flush(st: Staging): Promise<void> {
     const ops: Op[] = st.puts.slice();
-    for (const o of st.orders.values()) ops.push({ type: 'put', key: key(IndexBucket.Order, orderIdKey(o.orderId)), value: encodeJson(o, ORDER_BIG) });
+    for (const o of st.orders.values()) ops.push({ type: 'put', key: key(IndexBucket.Order, orderIdKey(o.orderId)), value: ORDER.encode(o) });
     for (const { address, orig, cur } of st.accounts.values()) {
       if (orig && orig.orders === cur.orders && orig.trades === cur.trades && orig.volume === cur.volume && orig.isAgent === cur.isAgent) continue;
-      ops.push({ type: 'put', key: key(IndexBucket.Account, addressBytes(address)), value: encodeJson(cur, ACCOUNT_BIG) });
+      ops.push({ type: 'put', key: key(IndexBucket.Account, addressBytes(address)), value: ACCOUNT.encode(cur) });
       const wasRanked = orig !== undefined && orig.trades > 0;
       const moved = !wasRanked || orig.volume !== cur.volume;
       if (wasRanked && moved) ops.push({ type: 'del', key: rankKey(0, orig.volume, address) });
@@ -1088,9 +1126,9 @@ export class Indexer {
       }
     }
     for (const { pairId, interval, rec } of st.candles.values()) {
-      ops.push({ type: 'put', key: key(IndexBucket.Candle, u32(pairId), u32(interval), u64(rec.time)), value: encodeJson(rec, CANDLE_BIG) });
+      ops.push({ type: 'put', key: key(IndexBucket.Candle, u32(pairId), u32(interval), u64(rec.time)), value: CANDLE.encode(rec) });
     }
-    ops.push({ type: 'put', key: metaKey('stats'), value: encodeJson(st.stats, STATS_BIG) });
+    ops.push({ type: 'put', key: metaKey('stats'), value: STATS.encode(st.stats) });
     ops.push({ type: 'put', key: metaKey('height'), value: u64(st.height) });
     await writeBatch(this.db, ops, false);
     this.storedHeight = st.height;

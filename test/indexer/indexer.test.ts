@@ -293,6 +293,31 @@ describe('schema versions', () => {
     await db.close();
     await expect(Indexer.open(path)).rejects.toThrow(IndexerIncompatibleError);
   });
+
+  it('schema 3 stores records as JSON arrays of values, without field names, and reads them back', async () => {
+    const path = freshDir();
+    const idx = await Indexer.open(path);
+    await indexAll(idx);
+    const before = await idx.order('5');
+    await idx.close();
+    const db = new ClassicLevel<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
+    await db.open();
+    let orders = 0;
+    for await (const [k, v] of db.iterator({ gte: Uint8Array.of(5), lt: Uint8Array.of(6) })) {
+      expect(k[0]).toBe(5);
+      const text = Buffer.from(v).toString('utf8');
+      expect(text.startsWith('[')).toBe(true);
+      expect(text).not.toContain('"orderId"');
+      expect(JSON.parse(text)).toHaveLength(19);
+      orders++;
+    }
+    await db.close();
+    expect(orders).toBeGreaterThan(0);
+    expect(INDEX_SCHEMA_VERSION).toBe(3);
+    const again = await Indexer.open(path);
+    expect(await again.order('5')).toEqual(before);
+    await again.close();
+  });
 });
 
 describe('delete and rebuild', () => {
