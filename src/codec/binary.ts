@@ -19,6 +19,11 @@ export class CodecError extends Error {
 
 /** 2^53 − 1: bigints up to here convert to a double exactly. */
 const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
+const TWO_64 = 1n << 64n;
+const TWO_128 = 1n << 128n;
+/** Big-endian halves of a bigint below 2^128 (Writer.big). */
+const BIG_BYTES = new Uint8Array(16);
+const BIG_VIEW = new DataView(BIG_BYTES.buffer);
 
 /** A lowercase hex digit's value (bigint.toString(16) writes lowercase). */
 function nibble(c: number): number {
@@ -123,6 +128,24 @@ export class Writer {
         n = Math.floor(n / 256);
       }
       this.pos += len;
+      return this;
+    }
+    if (v < TWO_128) {
+      // Sizes and values in 18 decimals: two 64-bit halves through a DataView, about a
+      // third of the string round trip's time; the same bytes.
+      if (v < TWO_64) {
+        BIG_VIEW.setBigUint64(0, 0n);
+        BIG_VIEW.setBigUint64(8, v);
+      } else {
+        BIG_VIEW.setBigUint64(0, v >> 64n);
+        BIG_VIEW.setBigUint64(8, BigInt.asUintN(64, v));
+      }
+      let i = 0;
+      while (BIG_BYTES[i] === 0) i++;
+      const len = 16 - i;
+      this.u8(len);
+      this.ensure(len);
+      for (; i < 16; i++) this.buf[this.pos++] = BIG_BYTES[i];
       return this;
     }
     let hex = v.toString(16);

@@ -26,7 +26,7 @@ describe('canonical binary codec', () => {
       return Uint8Array.from([bytes.length, ...bytes]);
     };
     const edges: bigint[] = [0n, 1n, 255n, 256n];
-    for (const bits of [8, 16, 24, 32, 40, 47, 48, 49, 52, 53, 54, 56, 63, 64, 65, 128, 255]) {
+    for (const bits of [8, 16, 24, 32, 40, 47, 48, 49, 52, 53, 54, 56, 63, 64, 65, 96, 120, 127, 128, 129, 255]) {
       const p = 1n << BigInt(bits);
       edges.push(p - 1n, p, p + 1n);
     }
