@@ -91,6 +91,38 @@ export async function closedLoop(pools: Pool[], path: string, bodies: string[], 
 }
 
 /**
+ * Sends the bodies as POSTs to `path` at a fixed rate (requests per second), round robin
+ * over `pools`, whatever the answers do: an open loop, as independent traders load an
+ * exchange. Each latency counts from the request's scheduled time, so a request that
+ * waited behind slow ones in the client counts that wait too (no coordinated omission).
+ * `seconds` runs from the first scheduled send to the last answer.
+ */
+export async function openLoop(pools: Pool[], path: string, bodies: string[], requestsPerSec: number, inspect?: (status: number, body: string) => void): Promise<LoadResult> {
+  const latencies: number[] = [];
+  const statuses = new Map<number, number>();
+  const intervalMs = 1000 / requestsPerSec;
+  const start = performance.now();
+  const inFlight: Promise<void>[] = [];
+  for (let i = 0; i < bodies.length; i++) {
+    const due = start + i * intervalMs;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    const pool = pools[i % pools.length];
+    inFlight.push(
+      (async () => {
+        const res = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body: bodies[i] });
+        if (inspect) inspect(res.statusCode, await res.body.text());
+        else await res.body.arrayBuffer();
+        latencies.push(performance.now() - due);
+        statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+      })(),
+    );
+  }
+  await Promise.all(inFlight);
+  return { seconds: (performance.now() - start) / 1000, latencies, statuses };
+}
+
+/**
  * A single-validator devnet node as its own process (as in production), on a random
  * port and a temporary folder. BENCH_NODE_PROFILE=<dir> CPU-profiles it; BENCH_NODE_FLAGS
  * adds flags. `stop()` ends it and removes the folder.

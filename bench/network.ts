@@ -7,7 +7,9 @@
  *    only once its block is final: orders/s sustained and submit-to-final p50/p99 at
  *    1, 3, 6, 12, 24, 48 and 384 requests in flight of one order each, then 1–48 in
  *    flight of signed ten-order batches; for each shape, the busiest level that keeps
- *    p50 ≤ 50 ms and p99 ≤ 150 ms;
+ *    p50 ≤ 50 ms and p99 ≤ 150 ms; then open loops of ten-order batches offered at
+ *    1,000, 2,000 and 3,000 orders/s for 10 s each (latency from each request's
+ *    scheduled time), the last being the issue's target rate;
  *  - each node's RSS and CPU share.
  * Before measuring: BENCH_WARMUP_S (40) seconds idle, then (before the load sweep) an
  * unmeasured pass of BENCH_WARM_ORDERS (3,000) batched and a third as many single orders.
@@ -15,13 +17,17 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Pool } from 'undici';
-import { closedLoop, signedBatchBodies, signedOrderBodies } from './load';
+import { closedLoop, openLoop, signedBatchBodies, signedOrderBodies } from './load';
 import { LocalNetwork } from '../test/helpers/network';
 
 const quantile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(s.length * p))];
 };
+
+/** Offered rates of the open-loop levels (orders per second), and how long each runs. */
+const OPEN_LOOP_ORDERS_PER_SEC = [1_000, 2_000, 3_000];
+const OPEN_LOOP_SECONDS = 10;
 
 function procStat(pid: number): { cpuMs: number; rssMiB: number; peakRssMiB: number } {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -115,6 +121,31 @@ export async function benchNetwork(opts: { idleSeconds?: number; warmupSeconds?:
         nodeCpuPctOfCore: net.nodes.map((n, i) => Math.round(((procStat(n.proc!.pid!).cpuMs - cpu1[i]) / 1000 / seconds) * 100)),
       });
     }
+    // Open loops: signed ten-order batches offered at a fixed rate for about ten seconds,
+    // as independent traders send them, latency from each request's scheduled time. The
+    // issue's figure is the 3,000 orders/s level: does the network keep up, and at what
+    // latency.
+    const open: { offeredOrdersPerSec: number; orders: number; ordersNotFinal: number; ordersPerSecToFinal: number; latencyMsP50: number; latencyMsP99: number; blocksPerSec: number }[] = [];
+    for (const offered of OPEN_LOOP_ORDERS_PER_SEC) {
+      const orders = offered * OPEN_LOOP_SECONDS;
+      const bodies = signedBatchBodies(orders, 10);
+      const hStart = await net.height(1);
+      let refused = 0;
+      const { seconds, latencies, statuses } = await openLoop(pools, '/v1/order/batch', bodies, offered / 10, (status, body) => {
+        if (status === 200) refused += (JSON.parse(body).data.orders as { status: string }[]).filter((o) => o.status === 'rejected').length;
+      });
+      const hEnd = await net.height(1);
+      const final = (statuses.get(200) ?? 0) * 10 - refused;
+      open.push({
+        offeredOrdersPerSec: offered,
+        orders,
+        ordersNotFinal: orders - final,
+        ordersPerSecToFinal: Math.round(final / seconds),
+        latencyMsP50: +quantile(latencies, 0.5).toFixed(1),
+        latencyMsP99: +quantile(latencies, 0.99).toFixed(1),
+        blocksPerSec: +((hEnd - hStart) / seconds).toFixed(1),
+      });
+    }
     await Promise.all(pools.map((p) => p.close()));
     const rss = net.nodes.map((n) => procStat(n.proc!.pid!));
     const bestOf = (perRequest: number) => {
@@ -143,9 +174,11 @@ export async function benchNetwork(opts: { idleSeconds?: number; warmupSeconds?:
       batchedMaxLatencyMsP50: topBatched.latencyMsP50,
       batchedMaxLatencyMsP99: topBatched.latencyMsP99,
       batchedBestWithinLatencyTarget: bestOf(10),
+      openLoop: `signed ten-order batches offered at a fixed rate for ${OPEN_LOOP_SECONDS} s, latency from each request's scheduled time:`,
+      ...Object.fromEntries(open.map((l) => [`  batch×10 offered ${l.offeredOrdersPerSec}/s`, l])),
       nodeRssMiB: rss.map((r) => r.rssMiB),
       nodePeakRssMiB: rss.map((r) => r.peakRssMiB),
-      conditions: `6 validator processes + this load process on ${os.cpus().length} cores; measured after ${warmupSeconds} s of idle warm-up and an unmeasured pass of ${Math.round(warmOrders / 3)} single and ${warmOrders} batched orders; libp2p TCP loopback; fsync per block and per signed vote; closed-loop requests spread over the 6 REST ports, answered once final; orders pre-signed; load avg ${os.loadavg()[0].toFixed(1)}`,
+      conditions: `6 validator processes + this load process on ${os.cpus().length} cores; measured after ${warmupSeconds} s of idle warm-up and an unmeasured pass of ${Math.round(warmOrders / 3)} single and ${warmOrders} batched orders; libp2p TCP loopback; fsync per block and per signed vote; closed- and open-loop requests spread over the 6 REST ports, answered once final; orders pre-signed; load avg ${os.loadavg()[0].toFixed(1)}`,
     };
   } finally {
     await net.stop();
