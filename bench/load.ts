@@ -67,27 +67,28 @@ export interface LoadResult {
   statuses: Map<number, number>;
 }
 
+/** One POST; its latency counted from `since` and its status tallied into `into`. */
+async function post(pool: Pool, path: string, body: string, since: number, into: LoadResult, inspect?: (status: number, body: string) => void): Promise<void> {
+  const res = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body });
+  if (inspect) inspect(res.statusCode, await res.body.text());
+  else await res.body.arrayBuffer();
+  into.latencies.push(performance.now() - since);
+  into.statuses.set(res.statusCode, (into.statuses.get(res.statusCode) ?? 0) + 1);
+}
+
 /** Sends every body as a POST to `path` with `concurrency` requests in flight, spread over `pools`. */
 export async function closedLoop(pools: Pool[], path: string, bodies: string[], concurrency: number, inspect?: (status: number, body: string) => void): Promise<LoadResult> {
-  const latencies: number[] = [];
-  const statuses = new Map<number, number>();
+  const result: LoadResult = { seconds: 0, latencies: [], statuses: new Map() };
   let next = 0;
   const start = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async (_, w) => {
       const pool = pools[w % pools.length];
-      while (next < bodies.length) {
-        const body = bodies[next++];
-        const t = performance.now();
-        const res = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body });
-        if (inspect) inspect(res.statusCode, await res.body.text());
-        else await res.body.arrayBuffer();
-        latencies.push(performance.now() - t);
-        statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
-      }
+      while (next < bodies.length) await post(pool, path, bodies[next++], performance.now(), result, inspect);
     }),
   );
-  return { seconds: (performance.now() - start) / 1000, latencies, statuses };
+  result.seconds = (performance.now() - start) / 1000;
+  return result;
 }
 
 /**
@@ -98,8 +99,7 @@ export async function closedLoop(pools: Pool[], path: string, bodies: string[], 
  * `seconds` runs from the first scheduled send to the last answer.
  */
 export async function openLoop(pools: Pool[], path: string, bodies: string[], requestsPerSec: number, inspect?: (status: number, body: string) => void): Promise<LoadResult> {
-  const latencies: number[] = [];
-  const statuses = new Map<number, number>();
+  const result: LoadResult = { seconds: 0, latencies: [], statuses: new Map() };
   const intervalMs = 1000 / requestsPerSec;
   const start = performance.now();
   const inFlight: Promise<void>[] = [];
@@ -107,19 +107,11 @@ export async function openLoop(pools: Pool[], path: string, bodies: string[], re
     const due = start + i * intervalMs;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    const pool = pools[i % pools.length];
-    inFlight.push(
-      (async () => {
-        const res = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body: bodies[i] });
-        if (inspect) inspect(res.statusCode, await res.body.text());
-        else await res.body.arrayBuffer();
-        latencies.push(performance.now() - due);
-        statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
-      })(),
-    );
+    inFlight.push(post(pools[i % pools.length], path, bodies[i], due, result, inspect));
   }
   await Promise.all(inFlight);
-  return { seconds: (performance.now() - start) / 1000, latencies, statuses };
+  result.seconds = (performance.now() - start) / 1000;
+  return result;
 }
 
 /**

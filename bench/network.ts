@@ -29,6 +29,9 @@ const quantile = (xs: number[], p: number) => {
 const OPEN_LOOP_ORDERS_PER_SEC = [1_000, 2_000, 3_000];
 const OPEN_LOOP_SECONDS = 10;
 
+/** A batch answers 200 with each order's outcome: an order refused inside it is not final. */
+const rejectedInBatch = (body: string) => (JSON.parse(body).data.orders as { status: string }[]).filter((o) => o.status === 'rejected').length;
+
 function procStat(pid: number): { cpuMs: number; rssMiB: number; peakRssMiB: number } {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -99,11 +102,10 @@ export async function benchNetwork(opts: { idleSeconds?: number; warmupSeconds?:
       const bodies = batched ? signedBatchBodies(level.orders, level.perRequest) : signedOrderBodies(level.orders);
       const hStart = await net.height(1);
       const cpu1 = net.nodes.map((n) => procStat(n.proc!.pid!).cpuMs);
-      // A batch answers 200 with each order's outcome: an order refused inside it is not final.
       let refusedInBatches = 0;
       const inspect = batched
         ? (status: number, body: string) => {
-            if (status === 200) refusedInBatches += (JSON.parse(body).data.orders as { status: string }[]).filter((o) => o.status === 'rejected').length;
+            if (status === 200) refusedInBatches += rejectedInBatch(body);
           }
         : undefined;
       const { seconds, latencies, statuses } = await closedLoop(pools, batched ? '/v1/order/batch' : '/v1/order', bodies, level.concurrency, inspect);
@@ -132,7 +134,7 @@ export async function benchNetwork(opts: { idleSeconds?: number; warmupSeconds?:
       const hStart = await net.height(1);
       let refused = 0;
       const { seconds, latencies, statuses } = await openLoop(pools, '/v1/order/batch', bodies, offered / 10, (status, body) => {
-        if (status === 200) refused += (JSON.parse(body).data.orders as { status: string }[]).filter((o) => o.status === 'rejected').length;
+        if (status === 200) refused += rejectedInBatch(body);
       });
       const hEnd = await net.height(1);
       const final = (statuses.get(200) ?? 0) * 10 - refused;

@@ -284,9 +284,8 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
       verifier = knownKeyVerifier(n.config.genesis.validators);
       const store = n.chain().store;
       privvalFile?.close();
-      const opened = await openPrivValState(join(n.config.dataDir, 'privval'), store);
-      privvalFile = opened.file;
-      const { file, saved } = opened;
+      const { file, saved } = await openPrivValState(join(n.config.dataDir, 'privval'), store);
+      privvalFile = file;
       privval = new LocalPrivValidator(new Secp256k1Signer(key), (state) => file.write(encodePrivValState(state)), saved ? decodePrivValState(saved) : null);
       verified = await n.actors.mempool.ask<Map<string, Address>>((reply) => ({ type: 'verifiedCache', reply }));
       // Catch up before taking part: wait briefly for a first peer, then sync.

@@ -50,7 +50,6 @@ function key(bucket: Bucket, k: Uint8Array): Uint8Array {
   return out;
 }
 
-
 export interface CommittedBlock {
   block: Block;
   commit: Commit;

@@ -18,80 +18,61 @@ describe('PrivValFile: the privval state in two alternating slots', () => {
   afterEach(() => {
     for (const d of dirs.splice(0)) d.remove();
   });
-
-  it('starts empty, and a reopened file holds the last state written', async () => {
+  /** A fresh folder holding the given states, written in order. */
+  const written = async (...states: string[]) => {
     const d = dir();
     const f = await PrivValFile.open(d);
-    expect(f.latest).toBeUndefined();
-    await f.write(bytes('first'));
-    await f.write(bytes('second, longer than the first'));
-    await f.write(bytes('third'));
+    for (const st of states) await f.write(bytes(st));
     f.close();
+    return d;
+  };
+  /** What a reopened file holds. */
+  const reopened = async (d: string) => {
     const g = await PrivValFile.open(d);
-    expect(text(g.latest)).toBe('third');
+    const latest = text(g.latest);
     g.close();
+    return latest;
+  };
+  /** Rewrites one slot's bytes on disk (what a crash or a bad disk leaves). */
+  const damage = (d: string, slot: 'a' | 'b', change: (b: Buffer) => Buffer) => fs.writeFileSync(join(d, slot), change(fs.readFileSync(join(d, slot))));
+
+  it('starts empty, and a reopened file holds the last state written', async () => {
+    expect(await reopened(dir())).toBeUndefined();
+    const d = await written('first', 'second, longer than the first', 'third');
+    expect(await reopened(d)).toBe('third');
   });
 
   it('alternates slots: tearing the newest write falls back to the state before it', async () => {
-    const d = dir();
-    const f = await PrivValFile.open(d);
-    await f.write(bytes('one')); // sequence 1: slot b
-    await f.write(bytes('two')); // sequence 2: slot a
-    await f.write(bytes('three, the newest')); // sequence 3: slot b
-    f.close();
+    // Sequence 1 goes to slot b, 2 to a, 3 to b.
+    const d = await written('one', 'two', 'three, the newest');
     expect(decodeSlot(fs.readFileSync(join(d, 'a')))?.seq).toBe(2n);
     expect(decodeSlot(fs.readFileSync(join(d, 'b')))?.seq).toBe(3n);
     // A crash in the middle of writing slot b: its tail never reached the disk.
-    const b = fs.readFileSync(join(d, 'b'));
-    fs.writeFileSync(join(d, 'b'), b.subarray(0, b.length - 4));
+    damage(d, 'b', (b) => b.subarray(0, b.length - 4));
     const g = await PrivValFile.open(d);
     expect(text(g.latest)).toBe('two');
     // The next write goes on from the intact state and wins again after a reopen.
     await g.write(bytes('four'));
     g.close();
-    const h = await PrivValFile.open(d);
-    expect(text(h.latest)).toBe('four');
-    h.close();
+    expect(await reopened(d)).toBe('four');
   });
 
   it('a flipped byte in the newest slot fails its checksum', async () => {
-    const d = dir();
-    const f = await PrivValFile.open(d);
-    await f.write(bytes('old state'));
-    await f.write(bytes('new state'));
-    f.close();
-    const a = fs.readFileSync(join(d, 'a'));
-    a[a.length - 1] ^= 1;
-    fs.writeFileSync(join(d, 'a'), a);
-    const g = await PrivValFile.open(d);
-    expect(text(g.latest)).toBe('old state');
-    g.close();
+    const d = await written('old state', 'new state');
+    damage(d, 'a', (a) => ((a[a.length - 1] ^= 1), a));
+    expect(await reopened(d)).toBe('old state');
   });
 
   it('refuses to start when no slot is intact after writes completed', async () => {
-    const d = dir();
-    const f = await PrivValFile.open(d);
-    await f.write(bytes('one'));
-    await f.write(bytes('two'));
-    f.close();
-    for (const s of ['a', 'b']) {
-      const buf = fs.readFileSync(join(d, s));
-      buf[21] ^= 0xff;
-      fs.writeFileSync(join(d, s), buf);
-    }
+    const d = await written('one', 'two');
+    for (const slot of ['a', 'b'] as const) damage(d, slot, (buf) => ((buf[21] ^= 0xff), buf));
     await expect(PrivValFile.open(d)).rejects.toThrow(PrivValFileError);
   });
 
   it('a torn first write leaves a fresh validator (nothing it wrote was ever released)', async () => {
-    const d = dir();
-    const f = await PrivValFile.open(d);
-    await f.write(bytes('the very first state'));
-    f.close();
-    const b = fs.readFileSync(join(d, 'b'));
-    fs.writeFileSync(join(d, 'b'), b.subarray(0, 10));
-    const g = await PrivValFile.open(d);
-    expect(g.latest).toBeUndefined();
-    g.close();
+    const d = await written('the very first state');
+    damage(d, 'b', (b) => b.subarray(0, 10));
+    expect(await reopened(d)).toBeUndefined();
   });
 
   it('writes issued without waiting land in order', async () => {
