@@ -44,8 +44,14 @@ export interface FinalTx {
 /** What route plugins get: the node, and submission that resolves once final. */
 export interface ApiDeps {
   node: NodeContext;
-  /** The index, when open (it may be rebuilding). */
+  /** The index, when open (it may be rebuilding), as it is now. */
   indexer(): import('../../src/indexer/indexer').Indexer | undefined;
+  /**
+   * The index once it holds every block up to `height` (default: the chain's head when
+   * called), waiting at most INDEX_WAIT_MS; undefined while it is starting. Reads of
+   * indexed data go through this: what was final before a read arrived is in its answer.
+   */
+  indexAt(height?: number): Promise<import('../../src/indexer/indexer').Indexer | undefined>;
   /**
    * Submits a transaction and resolves once it is final. Routes that built the
    * transaction pass the Tx itself and the signer they already verified, so it is
@@ -103,39 +109,21 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       final.catch(() => undefined);
       throw err;
     }
-    const result = await final;
-    await waitIndexed(result.height);
-    return result;
+    return final;
   };
 
   /**
-   * Read-your-writes: a trader who placed an order and then lists their orders must see
-   * it, so an answer waits (bounded) until the index has the block too. One shared
-   * watcher polls the index height for all waiting answers; if the index is rebuilding,
-   * answers go out anyway once the bound passes.
+   * Read-your-writes without slowing writes: an answer goes out once its transaction is
+   * final, and a read of indexed data waits (bounded) until the index has every block
+   * committed before the read arrived, so a trader who placed an order and then lists
+   * their orders sees it. (Writes used to wait for the index instead; under load that
+   * put the index on every order's path to its answer.)
    */
-  const indexWaiters: { height: number; deadline: number; resolve(): void }[] = [];
-  let watcher: NodeJS.Timeout | undefined;
-  const watchIndex = () => {
-    const ix = node().indexer();
-    const indexed = ix ? ix.indexedHeight() : Infinity;
-    const now = performance.now();
-    for (let i = indexWaiters.length - 1; i >= 0; i--) {
-      const w = indexWaiters[i];
-      if (w.height <= indexed || now > w.deadline) {
-        indexWaiters.splice(i, 1);
-        w.resolve();
-      }
-    }
-    watcher = indexWaiters.length ? setTimeout(watchIndex, 1) : undefined;
-  };
-  const waitIndexed = (height: number): Promise<void> => {
-    const ix = node().indexer();
-    if (!ix || ix.indexedHeight() >= height) return Promise.resolve();
-    return new Promise((resolve) => {
-      indexWaiters.push({ height, deadline: performance.now() + INDEX_WAIT_MS, resolve });
-      watcher ??= setTimeout(watchIndex, 1);
-    });
+  const indexAt = async (height?: number) => {
+    const n = node();
+    const ix = n.indexer();
+    if (ix && ix.indexedHeight() < (height ??= n.chain().height)) await ix.waitForHeight(height, INDEX_WAIT_MS);
+    return n.indexer();
   };
 
   return {
@@ -148,7 +136,7 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       const submit = async (tx: Tx): Promise<void> => {
         await n.actors.mempool.ask<PoolEntry>((reply) => ({ type: 'submit', tx, reply }));
       };
-      deps = { node: n, submitAndWait, submit, indexer: () => n.indexer() };
+      deps = { node: n, submitAndWait, submit, indexer: () => n.indexer(), indexAt };
       await app.register(cors, { origin: '*', methods: ['GET', 'POST', 'DELETE', 'OPTIONS'] });
       await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
       await app.register(rpcRoutes, { deps });
@@ -183,8 +171,6 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       }
     },
     async stop() {
-      clearTimeout(watcher);
-      for (const w of indexWaiters.splice(0)) w.resolve();
       for (const w of waiters.values()) {
         clearTimeout(w.timer);
         w.reject(new ApiError(503, 'SHUTTING_DOWN', 'the node is stopping'));

@@ -531,6 +531,8 @@ export class Indexer {
   private storedHeight: number;
   private malformed = 0;
   private orphans = 0;
+  /** Callers of waitForHeight, each with its timer: resolved as the height passes theirs. */
+  private readonly heightWaiters = new Set<{ height: number; done(): void }>();
 
   private constructor(
     private readonly db: ClassicLevel<Uint8Array, Uint8Array>,
@@ -597,6 +599,7 @@ export class Indexer {
     if (this.closed) return;
     this.closed = true;
     await this.queue.catch(() => undefined);
+    for (const w of this.heightWaiters) w.done();
     // Best effort: a height left behind only means the next start re-reads a few empty blocks.
     if (this.height > this.storedHeight) await this.db.put(metaKey('height'), u64(this.height)).catch(() => undefined);
     await this.db.close();
@@ -605,6 +608,34 @@ export class Indexer {
   /** The last height whose events are in the index (0: nothing yet; genesis has no block). */
   indexedHeight(): number {
     return this.height;
+  }
+
+  /**
+   * Resolves once indexedHeight() reaches `height` (true), or after `timeoutMs` or at
+   * close (false). Read-your-writes for the API: a read waits for the blocks committed
+   * before it arrived, instead of every write waiting for the index.
+   */
+  waitForHeight(height: number, timeoutMs: number): Promise<boolean> {
+    if (this.height >= height) return Promise.resolve(true);
+    if (this.closed) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const w = {
+        height,
+        done: () => {
+          clearTimeout(timer);
+          this.heightWaiters.delete(w);
+          resolve(this.height >= height);
+        },
+      };
+      const timer = setTimeout(w.done, timeoutMs);
+      this.heightWaiters.add(w);
+    });
+  }
+
+  /** Publishes a new indexed height and wakes the waiters it satisfies. */
+  private advanceTo(height: number): void {
+    this.height = height;
+    for (const w of this.heightWaiters) if (w.height <= height) w.done();
   }
 
   /** Exchange events skipped since open because their fields did not have the contract's types. */
@@ -633,7 +664,7 @@ export class Indexer {
         // Nothing to index (an empty block, or only events the index does not keep): no
         // write. The stored height lags; a restart re-reads these blocks from the chain
         // store and finds nothing in them either. Bounded by HEIGHT_CHECKPOINT_BLOCKS.
-        this.height = height;
+        this.advanceTo(height);
         return;
       }
       await this.flush(st);
@@ -1134,7 +1165,6 @@ export class Indexer {
     this.storedHeight = st.height;
 
     // Published only once the batch is on disk: a failed batch leaves memory as the disk is.
-    this.height = st.height;
     this.statsRec = st.stats;
     for (const [symbol, pairId] of st.pairs) this.pairs.set(symbol, pairId);
     for (const { pairId, interval, rec } of st.candles.values()) {
@@ -1146,6 +1176,7 @@ export class Indexer {
     for (const [a, e] of st.accounts) this.accountCache.set(a, e.cur);
     this.malformed += st.malformed;
     this.orphans += st.orphans;
+    this.advanceTo(st.height);
   }
 }
 

@@ -254,6 +254,31 @@ describe('indexing step by step', () => {
     await idx.close();
   });
 
+  it('waitForHeight: true once the height is indexed (with or without a write), false on timeout or close', async () => {
+    const idx = await Indexer.open(freshDir());
+    const blocks = fixtureBlocks();
+    expect(await idx.waitForHeight(0, 10)).toBe(true);
+    const toOne = idx.waitForHeight(1, 5_000);
+    const toTwo = idx.waitForHeight(2, 5_000);
+    let settled = 0;
+    void toOne.then(() => settled++);
+    void toTwo.then(() => settled++);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(settled).toBe(0);
+    await idx.indexBlock(1, blocks[0].timestampMs, blocks[0].receipts); // a write
+    expect(await toOne).toBe(true);
+    await new Promise((r) => setImmediate(r));
+    expect(settled).toBe(1);
+    await idx.indexBlock(2, blocks[1].timestampMs + 1, []); // nothing to index: no write, the height still moves
+    expect(await toTwo).toBe(true);
+    const t0 = performance.now();
+    expect(await idx.waitForHeight(3, 50)).toBe(false);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(45);
+    const atClose = idx.waitForHeight(3, 5_000);
+    await idx.close();
+    expect(await atClose).toBe(false);
+  });
+
   it('skips malformed exchange events and updates of unknown orders, deterministically', async () => {
     const idx = await Indexer.open(freshDir());
     try {

@@ -31,9 +31,12 @@ export const marketRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
   const state = () => deps.node.chain().state;
   const limits = genesis.limits;
 
-  /** The index, if it is (nearly) level with the chain; 503 while it rebuilds or lags. */
-  const index = (): Indexer => {
-    const ix = deps.indexer();
+  /**
+   * The index with every block final before this read (read-your-writes; bounded wait),
+   * if it is (nearly) level with the chain; 503 while it rebuilds or lags.
+   */
+  const index = async (): Promise<Indexer> => {
+    const ix = await deps.indexAt();
     const behind = ix ? deps.node.chain().height - ix.indexedHeight() : Infinity;
     if (behind > INDEX_MAX_LAG_BLOCKS) {
       throw new ApiError(503, 'NOT_SYNCED', `the index is ${ix ? `${behind} blocks behind the chain` : 'starting'}; retry shortly`);
@@ -54,7 +57,7 @@ export const marketRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
   };
   /** Last trade, else the book's mid, else the pair's reference price. */
   const lastPrice = async (p: PairParams): Promise<string> => {
-    const [last] = await index().trades(p.symbol, 1);
+    const [last] = await (await index()).trades(p.symbol, 1);
     if (last) return last.price;
     return price6(midPrice(p.id) ?? p.initialPrice);
   };
@@ -65,7 +68,7 @@ export const marketRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
    */
   const isRegisteredAgent = async (a: Address): Promise<boolean> => {
     if (hasAgentSettings(state(), a)) return true;
-    const ix = deps.indexer();
+    const ix = await deps.indexAt();
     return ix ? (await ix.agent(a)) !== undefined : false;
   };
   const agentItem = (a: Address, traded: AgentItem | undefined) => {
@@ -112,7 +115,7 @@ export const marketRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
       const p = pairBySymbol(req.params.symbol);
       const { interval, limit } = req.query;
       if (!isCandleInterval(interval)) throw new ApiError(400, 'INVALID_INTERVAL', `interval: one of ${CANDLE_INTERVAL_NAMES.join(', ')}`);
-      const data = await index().candles(p.symbol, interval, limit);
+      const data = await (await index()).candles(p.symbol, interval, limit);
       return { success: true, data, symbol: p.symbol, interval, count: data.length, timestamp: Date.now() };
     },
   });
@@ -122,7 +125,7 @@ export const marketRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const p = pairBySymbol(req.params.symbol);
-      return ok(await index().trades(p.symbol, req.query.limit));
+      return ok(await (await index()).trades(p.symbol, req.query.limit));
     },
   });
 
@@ -147,7 +150,7 @@ export const marketRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
   );
 
   app.get('/v1/stats', async () => {
-    const s = await index().stats();
+    const s = await (await index()).stats();
     return ok({ totalPairs: state().pairs.size, totalOrders: s.totalOrders, tvl: usdc(state().supply().usdc), agentTrades: s.agentTrades, humanTrades: s.humanTrades, totalTrades: s.totalTrades, volume: s.volumeUsdc });
   });
 
@@ -155,7 +158,7 @@ export const marketRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
     schema: { querystring: { type: 'object', additionalProperties: false, properties: { type: { type: 'string', enum: ['agents', 'all'], default: 'all' }, limit: limitQuery(500, 100), ...networkQuery } }, response: errors },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
-      return ok((await index().leaderboard(req.query.type, req.query.limit)).map((item, i) => ({ rank: i + 1, ...item })));
+      return ok((await (await index()).leaderboard(req.query.type, req.query.limit)).map((item, i) => ({ rank: i + 1, ...item })));
     },
   });
 
@@ -179,7 +182,7 @@ export const marketRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
     schema: { querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(AGENTS_LIMIT_MAX, 100), ...networkQuery } }, response: errors },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
-      const traded = await index().agents(AGENTS_LIMIT_MAX);
+      const traded = await (await index()).agents(AGENTS_LIMIT_MAX);
       const seen = new Set(traded.map((t) => t.address));
       // Then the accounts that set caps or a mode but never traded through a session key.
       const configured = [...state().agents.entries()].map(([a]) => a as Address).filter((a) => !seen.has(a)).sort();
@@ -193,7 +196,7 @@ export const marketRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const a = toAddress(req.params.address);
-      const traded = await index().agent(a);
+      const traded = await (await index()).agent(a);
       const registered = traded !== undefined || hasAgentSettings(state(), a);
       return ok({ ...agentItem(a, traded), isAgent: registered, caps: agentCapsObject(state(), a) });
     },
@@ -203,7 +206,7 @@ export const marketRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
     schema: { params: { type: 'object', properties: { address } }, querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(limits.maxOrdersListed, limits.maxOrdersListed), ...networkQuery } }, response: errors },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
-      return ok(await index().orders(req.params.address.toLowerCase(), req.query.limit));
+      return ok(await (await index()).orders(req.params.address.toLowerCase(), req.query.limit));
     },
   });
 
@@ -211,14 +214,14 @@ export const marketRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
     schema: { params: { type: 'object', properties: { address } }, querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(200, 50), ...networkQuery } }, response: errors },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
-      return ok(await index().fills(req.params.address.toLowerCase(), req.query.limit));
+      return ok(await (await index()).fills(req.params.address.toLowerCase(), req.query.limit));
     },
   });
 
   app.get<{ Params: { orderId: string } }>('/v1/order/:orderId', {
     schema: { params: { type: 'object', properties: { orderId: { type: 'string', pattern: '^[1-9][0-9]{0,17}$' } } }, response: errors },
     handler: async (req) => {
-      const item = await index().order(req.params.orderId);
+      const item = await (await index()).order(req.params.orderId);
       if (!item) throw new ApiError(404, 'UNKNOWN_ORDER', `orderId: no order ${req.params.orderId}`);
       return ok(item);
     },

@@ -183,7 +183,7 @@ export const tradingRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, 
       throwIfFailed(final);
       const ev = (final.receipt.events as any[]).find((e) => e.type === 'CancelAll');
       const cancelledIds: string[] = ev?.cancelledIds ?? [];
-      const totalOrders = (await deps.indexer()?.orderCount(trader)) ?? cancelledIds.length;
+      const totalOrders = (await (await deps.indexAt(final.height))?.orderCount(trader)) ?? cancelledIds.length;
       return ok({
         trader,
         totalOrders,

@@ -131,7 +131,7 @@ async function subscribe(deps: ApiDeps, hub: WsHub, c: Client, params: unknown[]
     if (pairId === undefined) return { error: `${kind}: params[1].symbol must name a pair` };
     const symbol = state.pairs.get(String(pairId))!.symbol;
     sub = { kind, symbol, pairId };
-    snapshot = kind === 'orderbook' ? bookSnapshot(deps, pairId, symbol) : ((await deps.indexer()?.trades(symbol, 50)) ?? []);
+    snapshot = kind === 'orderbook' ? bookSnapshot(deps, pairId, symbol) : ((await (await deps.indexAt())?.trades(symbol, 50)) ?? []);
   } else if (kind === 'orders' || kind === 'fills') {
     if (!isAddress(opts?.address)) return { error: `${kind}: params[1].address must be an address` };
     const address = (opts!.address as string).toLowerCase();
@@ -141,7 +141,7 @@ async function subscribe(deps: ApiDeps, hub: WsHub, c: Client, params: unknown[]
         const o = state.orders.get(String(id))!;
         return { orderId: String(o.id), pairId: o.pairId, side: o.side === 0 ? 'buy' : 'sell', price: price6(o.price), amount: size18(o.size), remaining: size18(o.remaining), status: o.remaining < o.size ? 'partial' : 'open' };
       });
-    } else snapshot = (await deps.indexer()?.fills(address, 50)) ?? [];
+    } else snapshot = (await (await deps.indexAt())?.fills(address, 50)) ?? [];
   } else return { error: `unknown subscription ${String(kind).slice(0, 32)}; use newHeads, trades, orderbook, orders or fills` };
   const id = hub.newId();
   c.subs.set(id, sub);
