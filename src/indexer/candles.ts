@@ -39,6 +39,33 @@ export function bucketStart(timestampMs: number, intervalSec: number): number {
   return Math.floor(timestampMs / (intervalSec * 1000)) * intervalSec;
 }
 
+/** The OHLCV of consecutive trades in one bucket (a block's trades of one pair), in chain order. */
+export interface BlockCandle {
+  open: bigint;
+  high: bigint;
+  low: bigint;
+  close: bigint;
+  volume: bigint;
+}
+
+/**
+ * The candle after the trades `agg` sums up, in chain order: the same as merging them
+ * one by one with mergeTrade. `prev` must be the candle of the same bucket (or
+ * undefined: the bucket's first trades); returns a new object.
+ */
+export function mergeTrades(prev: CandleRecord | undefined, time: number, agg: BlockCandle): CandleRecord {
+  if (prev === undefined) return { time, open: agg.open, high: agg.high, low: agg.low, close: agg.close, volume: agg.volume };
+  if (prev.time !== time) throw new Error(`mergeTrades: bucket ${time} into candle ${prev.time}`);
+  return {
+    time,
+    open: prev.open,
+    high: agg.high > prev.high ? agg.high : prev.high,
+    low: agg.low < prev.low ? agg.low : prev.low,
+    close: agg.close,
+    volume: prev.volume + agg.volume,
+  };
+}
+
 /**
  * The candle after one more trade, in chain order. `prev` must be the candle of the
  * same bucket (or undefined for the bucket's first trade); returns a new object.

@@ -22,7 +22,7 @@ import { BoundedCache } from '../util/cache';
 import type { Receipt } from '../state/context';
 import type { OrderPlacedEvent, OrderStatus, OrderUpdatedEvent, TradeExecutedEvent } from '../state/events';
 import { formatDecimal } from '../util/decimal';
-import { CANDLE_INTERVALS, bucketStart, isCandleInterval, mergeTrade, type CandleInterval, type CandleRecord } from './candles';
+import { CANDLE_INTERVALS, bucketStart, isCandleInterval, mergeTrades, type BlockCandle, type CandleInterval, type CandleRecord } from './candles';
 import { isOrderId, parseEvent } from './parse';
 
 export enum IndexBucket {
@@ -904,19 +904,31 @@ export class Indexer {
       return;
     }
     await this.readAhead(st, staged, time);
+    // Every record the events touch is now in the staging maps: the rest is synchronous.
+    const blockCandles = new Map<number, BlockCandle>();
     for (const s of staged) {
-      if (s.ev.type === 'OrderPlaced') await this.stagePlaced(st, s.ev, s.txHash, time);
-      else if (s.ev.type === 'TradeExecuted') await this.stageTrade(st, s.ev, (s as { pos: Uint8Array }).pos, s.txHash, time);
-      else await this.stageUpdated(st, s.ev, time);
+      if (s.ev.type === 'OrderPlaced') this.stagePlaced(st, s.ev, s.txHash, time);
+      else if (s.ev.type === 'TradeExecuted') this.stageTrade(st, s.ev, (s as { pos: Uint8Array }).pos, s.txHash, time, blockCandles);
+      else this.stageUpdated(st, s.ev, time);
+    }
+    // Candles: a block's trades share its time, so they fall in one bucket per interval.
+    // One read-modify-write per pair and interval, of the block's OHLCV (mergeTrades).
+    for (const [pairId, agg] of blockCandles) {
+      for (const interval of INTERVAL_SECONDS) {
+        const start = bucketStart(time, interval);
+        const k = `${pairId}:${interval}:${start}`;
+        st.candles.set(k, { pairId, interval, rec: mergeTrades(this.candleNow(st, k), start, agg) });
+      }
     }
     st.height = height;
     st.blocks++;
   }
 
   /**
-   * Reads, in ONE getMany, every stored record the block's events will modify and that
-   * is neither staged nor cached: orders, accounts, candle buckets. The staging code
-   * still falls back to single reads, so this is only an optimisation.
+   * Puts in the staging maps every record the block's events will read: from the
+   * staging itself, the caches, or (for the rest, in ONE getMany) the database: orders,
+   * accounts, candle buckets. Staging then never awaits (orderNow, accountNow,
+   * candleNow), and never depends on what the caches keep meanwhile.
    */
   private async readAhead(st: Staging, staged: StagedEvent[], time: number): Promise<void> {
     const placedHere = new Set<string>();
@@ -924,10 +936,17 @@ export class Indexer {
     const addrs = new Set<string>();
     const candles = new Map<string, Uint8Array>();
     const wantOrder = (id: string): void => {
-      if (!placedHere.has(id) && !st.orders.has(id) && !st.readOrders.has(id) && this.orderCache.get(id) === undefined) orderIds.add(id);
+      if (st.orders.has(id) || st.readOrders.has(id)) return;
+      // An order placed in this block is not stored yet (ids are never reused).
+      const cached = placedHere.has(id) ? undefined : this.orderCache.get(id);
+      if (cached !== undefined || placedHere.has(id)) st.readOrders.set(id, cached);
+      else orderIds.add(id);
     };
     const wantAccount = (a: string): void => {
-      if (!st.accounts.has(a) && !st.readAccounts.has(a) && this.accountCache.get(a) === undefined) addrs.add(a);
+      if (st.accounts.has(a) || st.readAccounts.has(a)) return;
+      const cached = this.accountCache.get(a);
+      if (cached !== undefined) st.readAccounts.set(a, cached);
+      else addrs.add(a);
     };
     for (const { ev } of staged) {
       if (ev.type === 'OrderPlaced') {
@@ -944,8 +963,10 @@ export class Indexer {
         for (const interval of INTERVAL_SECONDS) {
           const start = bucketStart(time, interval);
           const k = `${pairId}:${interval}:${start}`;
-          if (st.candles.has(k) || st.readCandles.has(k) || this.latestCandles.get(`${pairId}:${interval}`)?.time === start) continue;
-          candles.set(k, key(IndexBucket.Candle, u32(pairId), u32(interval), u64(start)));
+          if (st.candles.has(k) || st.readCandles.has(k) || candles.has(k)) continue;
+          const latest = this.latestCandles.get(`${pairId}:${interval}`);
+          if (latest?.time === start) st.readCandles.set(k, latest);
+          else candles.set(k, key(IndexBucket.Candle, u32(pairId), u32(interval), u64(start)));
         }
       }
     }
@@ -980,7 +1001,7 @@ export class Indexer {
     return this.pairs.get(symbol) ?? st.pairs.get(symbol) ?? fallback;
   }
 
-  private async stagePlaced(st: Staging, ev: OrderPlacedEvent, txHash: string, time: number): Promise<void> {
+  private stagePlaced(st: Staging, ev: OrderPlacedEvent, txHash: string, time: number): void {
     st.stats.totalOrders++;
     this.notePair(st, ev.symbol, ev.pairId);
     st.orders.set(ev.orderId, {
@@ -1004,12 +1025,12 @@ export class Indexer {
       updatedTime: time,
     });
     st.puts.push({ type: 'put', key: key(IndexBucket.AccountOrder, addressBytes(ev.owner), orderIdKey(ev.orderId)), value: EMPTY });
-    const owner = (await this.account(st, ev.owner)).cur;
+    const owner = this.accountNow(st, ev.owner).cur;
     owner.orders++;
     if (ev.isAgent) markAgent(owner, time);
   }
 
-  private async stageTrade(st: Staging, ev: TradeExecutedEvent, pos: Uint8Array, txHash: string, time: number): Promise<void> {
+  private stageTrade(st: Staging, ev: TradeExecutedEvent, pos: Uint8Array, txHash: string, time: number, blockCandles: Map<number, BlockCandle>): void {
     const s = st.stats;
     s.totalTrades++;
     if (ev.buyerIsAgent || ev.sellerIsAgent) s.agentTrades++;
@@ -1057,12 +1078,12 @@ export class Indexer {
     fill(1, ev.seller, !buyerTakes);
 
     // Per-address aggregates (a self-trade counts once).
-    const buyer = (await this.account(st, ev.buyer)).cur;
+    const buyer = this.accountNow(st, ev.buyer).cur;
     buyer.trades++;
     buyer.volume += ev.usdc;
     if (ev.buyerIsAgent) markAgent(buyer, time);
     if (ev.seller !== ev.buyer) {
-      const seller = (await this.account(st, ev.seller)).cur;
+      const seller = this.accountNow(st, ev.seller).cur;
       seller.trades++;
       seller.volume += ev.usdc;
       if (ev.sellerIsAgent) markAgent(seller, time);
@@ -1071,21 +1092,28 @@ export class Indexer {
     }
 
     // The two orders' average price.
-    for (const id of ev.makerOrderId === ev.takerOrderId ? [ev.makerOrderId] : [ev.makerOrderId, ev.takerOrderId]) {
-      const o = await this.loadOrder(st, id);
-      if (o) st.orders.set(id, { ...o, filledUsdc: o.filledUsdc + ev.usdc, tradedSize: o.tradedSize + ev.size, updatedTime: time });
-    }
+    this.addTraded(st, ev.makerOrderId, ev, time);
+    if (ev.takerOrderId !== ev.makerOrderId) this.addTraded(st, ev.takerOrderId, ev, time);
 
-    // Candles: read-modify-write of the current bucket of every interval.
-    for (const interval of INTERVAL_SECONDS) {
-      const start = bucketStart(time, interval);
-      const prev = await this.loadCandle(st, pairId, interval, start);
-      st.candles.set(`${pairId}:${interval}:${start}`, { pairId, interval, rec: mergeTrade(prev, start, ev.price, ev.size) });
+    // Candles: the block's OHLCV per pair, merged into the buckets once the block is staged.
+    const agg = blockCandles.get(pairId);
+    if (agg === undefined) blockCandles.set(pairId, { open: ev.price, high: ev.price, low: ev.price, close: ev.price, volume: ev.size });
+    else {
+      if (ev.price > agg.high) agg.high = ev.price;
+      if (ev.price < agg.low) agg.low = ev.price;
+      agg.close = ev.price;
+      agg.volume += ev.size;
     }
   }
 
-  private async stageUpdated(st: Staging, ev: OrderUpdatedEvent, time: number): Promise<void> {
-    const o = await this.loadOrder(st, ev.orderId);
+  /** A trade of `orderId` adds to its traded notional and size (for its average price). */
+  private addTraded(st: Staging, orderId: string, ev: TradeExecutedEvent, time: number): void {
+    const o = this.orderNow(st, orderId);
+    if (o) st.orders.set(orderId, { ...o, filledUsdc: o.filledUsdc + ev.usdc, tradedSize: o.tradedSize + ev.size, updatedTime: time });
+  }
+
+  private stageUpdated(st: Staging, ev: OrderUpdatedEvent, time: number): void {
+    const o = this.orderNow(st, ev.orderId);
     if (!o) {
       st.orphans++;
       return;
@@ -1095,46 +1123,32 @@ export class Indexer {
     st.orders.set(ev.orderId, next);
   }
 
-  private async loadOrder(st: Staging, orderId: string): Promise<OrderRecord | undefined> {
+  /** An order as the staged events left it (after readAhead; undefined: never placed). */
+  private orderNow(st: Staging, orderId: string): OrderRecord | undefined {
     const staged = st.orders.get(orderId);
     if (staged) return staged;
-    if (st.readOrders.has(orderId)) return st.readOrders.get(orderId);
-    const cached = this.orderCache.get(orderId);
-    if (cached) return cached;
-    const v = await this.db.get(key(IndexBucket.Order, orderIdKey(orderId)));
-    const rec = v ? ORDER.decode(v) : undefined;
-    st.readOrders.set(orderId, rec);
-    return rec;
+    if (!st.readOrders.has(orderId)) throw new Error(`indexer: order ${orderId} was not read ahead`);
+    return st.readOrders.get(orderId);
   }
 
-  private async account(st: Staging, address: string): Promise<AccountEntry> {
+  /** An address's aggregates being staged (after readAhead). */
+  private accountNow(st: Staging, address: string): AccountEntry {
     let e = st.accounts.get(address);
     if (!e) {
-      let orig: AccountRecord | undefined;
-      if (st.readAccounts.has(address)) orig = st.readAccounts.get(address);
-      else {
-        orig = this.accountCache.get(address);
-        if (!orig) {
-          const v = await this.db.get(key(IndexBucket.Account, addressBytes(address)));
-          orig = v ? ACCOUNT.decode(v) : undefined;
-        }
-      }
+      if (!st.readAccounts.has(address)) throw new Error(`indexer: account ${address} was not read ahead`);
+      const orig = st.readAccounts.get(address);
       e = { address, orig, cur: orig ? { ...orig } : { ...ZERO_ACCOUNT } };
       st.accounts.set(address, e);
     }
     return e;
   }
 
-  private async loadCandle(st: Staging, pairId: number, interval: number, start: number): Promise<CandleRecord | undefined> {
-    const k = `${pairId}:${interval}:${start}`;
+  /** A candle bucket `${pairId}:${interval}:${start}` as staged or stored (after readAhead; undefined: no trade yet). */
+  private candleNow(st: Staging, k: string): CandleRecord | undefined {
     const staged = st.candles.get(k);
     if (staged) return staged.rec;
-    if (st.readCandles.has(k)) return st.readCandles.get(k);
-    const latest = this.latestCandles.get(`${pairId}:${interval}`);
-    if (latest && latest.time === start) return latest;
-    // A bucket's first trade (or an older bucket): one read.
-    const v = await this.db.get(key(IndexBucket.Candle, u32(pairId), u32(interval), u64(start)));
-    return v ? CANDLE.decode(v) : undefined;
+    if (!st.readCandles.has(k)) throw new Error(`indexer: candle ${k} was not read ahead`);
+    return st.readCandles.get(k);
   }
 
   /** Writes the staged blocks and the new height in one batch, then publishes the in-memory state. */

@@ -114,4 +114,29 @@ describe('Writer scratch buffers', () => {
       { numRuns: 1000 },
     );
   });
+
+  it('reads strings back as written, and any bytes exactly as a fatal TextDecoder does (the short ASCII path included)', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ maxLength: 14 }), fc.string({ unit: 'grapheme', maxLength: 20 }), fc.string({ unit: 'binary', maxLength: 40 })), (s) => {
+        const canonical = new TextDecoder().decode(new TextEncoder().encode(s)); // lone surrogates become U+FFFD
+        expect(new Reader(new Writer(8).string(s).finish()).string()).toBe(canonical);
+      }),
+      { numRuns: 1000 },
+    );
+    const fatal = new TextDecoder('utf-8', { fatal: true });
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 16 }), (bytes) => {
+        const r = new Reader(new Writer(8).bytes(bytes).finish());
+        let want: string | undefined;
+        try {
+          want = fatal.decode(bytes);
+        } catch {
+          want = undefined;
+        }
+        if (want === undefined) expect(() => r.string()).toThrow(/UTF-8/);
+        else expect(r.string()).toBe(want);
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });

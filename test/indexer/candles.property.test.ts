@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CANDLE_INTERVALS, CANDLE_INTERVAL_NAMES, mergeTrade, type CandleRecord } from '../../src/indexer/candles';
+import { CANDLE_INTERVALS, CANDLE_INTERVAL_NAMES, mergeTrade, mergeTrades, type CandleRecord } from '../../src/indexer/candles';
 import { Indexer } from '../../src/indexer/indexer';
 import type { Receipt } from '../../src/state/context';
 import type { TradeExecutedEvent } from '../../src/state/events';
@@ -140,5 +140,26 @@ describe('candles (property)', () => {
         });
       }),
     );
+  });
+
+  it('mergeTrades of a block\'s trades equals merging them one by one, onto any earlier candle', () => {
+    const trade = fc.record({ price: fc.bigInt({ min: 1n, max: 10n ** 15n }), size: fc.bigInt({ min: 1n, max: 10n ** 24n }) });
+    fc.assert(
+      fc.property(fc.array(trade, { maxLength: 20 }), fc.array(trade, { minLength: 1, maxLength: 50 }), (before, block) => {
+        let prev: CandleRecord | undefined;
+        for (const t of before) prev = mergeTrade(prev, 60, t.price, t.size);
+        let oneByOne = prev;
+        for (const t of block) oneByOne = mergeTrade(oneByOne, 60, t.price, t.size);
+        const agg = { open: block[0].price, high: block[0].price, low: block[0].price, close: block[0].price, volume: 0n };
+        for (const t of block) {
+          if (t.price > agg.high) agg.high = t.price;
+          if (t.price < agg.low) agg.low = t.price;
+          agg.close = t.price;
+          agg.volume += t.size;
+        }
+        expect(mergeTrades(prev, 60, agg)).toEqual(oneByOne);
+      }),
+    );
+    expect(() => mergeTrades({ time: 0, open: 1n, high: 1n, low: 1n, close: 1n, volume: 1n }, 60, { open: 1n, high: 1n, low: 1n, close: 1n, volume: 1n })).toThrow(/bucket 60/);
   });
 });
