@@ -33,7 +33,12 @@ import type { ActorBehavior } from '../actor';
 import type { PoolEntry } from '../mempool/pool';
 import { CodecError } from '../../src/codec/binary';
 
-export type ApiMsg = { type: 'committed'; block: Block; result: BlockResult };
+/**
+ * 'applied': a BFT-decided block is applied in memory (its waiting requests are
+ * answered); 'committed': it is on disk too (WebSocket pushes, and the answers of
+ * blocks that had no 'applied').
+ */
+export type ApiMsg = { type: 'committed' | 'applied'; block: Block; result: BlockResult };
 
 export interface FinalTx {
   receipt: Receipt;
@@ -122,7 +127,8 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
   const indexAt = async (height?: number) => {
     const n = node();
     const ix = n.indexer();
-    if (ix && ix.indexedHeight() < (height ??= n.chain().height)) await ix.waitForHeight(height, INDEX_WAIT_MS);
+    // The head as applied in memory: an answer may go out before its block is on disk.
+    if (ix && ix.indexedHeight() < (height ??= n.chain().state.head().height)) await ix.waitForHeight(height, INDEX_WAIT_MS);
     return n.indexer();
   };
 
@@ -160,7 +166,7 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
     },
     handle(msg) {
       const height = msg.block.header.height;
-      if (deps) wsHub.onCommitted(deps, msg.block, msg.result);
+      if (deps && msg.type === 'committed') wsHub.onCommitted(deps, msg.block, msg.result);
       const blockHash = bytesToHex(msg.result.blockHash);
       for (const receipt of msg.result.receipts) {
         const w = waiters.get(receipt.txHash);

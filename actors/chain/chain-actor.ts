@@ -1,7 +1,8 @@
 /**
  * The executor-and-store concern: the only writer of the chain. It applies each
- * finalized block and persists it in one batch, then tells the mempool and the API
- * what was committed. A broken invariant halts the node; it never limps on.
+ * finalized block and persists it in one batch, then tells the indexer, the mempool and
+ * the API what was committed (the API may hear of a BFT-decided block already once it
+ * is applied: ackAtApply). A broken invariant halts the node; it never limps on.
  */
 import type { Block, Commit } from '../../src/codec/block';
 import type { Tx } from '../../src/codec/tx';
@@ -19,6 +20,15 @@ export type ChainMsg = {
   verified?: VerifiedCache;
   /** The block's transactions already decoded (this node proposed it), aligned with block.txs. */
   decoded?: Tx[];
+  /**
+   * Answer the API's waiting requests once the block is applied in memory, before it is
+   * on this node's disk (decision 63). Only for a block decided by BFT consensus: every
+   * validator that precommitted it wrote the block with its lock to its privval file
+   * before that precommit left, and keeps it there until the block is in its own store,
+   * so a decided block outlives any crash of any number of nodes. The solo producer has
+   * no such copy: its blocks are answered once on disk.
+   */
+  ackAtApply?: boolean;
   reply: Reply<BlockResult>;
 };
 
@@ -37,7 +47,8 @@ export function chainBehavior(node: () => NodeContext, holder: ChainHolder): Act
       const chain = holder.current!;
       let result: BlockResult;
       try {
-        result = await chain.commit(msg.block, msg.commit, msg.verified, msg.decoded);
+        const applied = msg.ackAtApply ? (r: BlockResult) => node().actors.api.send({ type: 'applied', block: msg.block, result: r }) : undefined;
+        result = await chain.commit(msg.block, msg.commit, msg.verified, msg.decoded, applied);
       } catch (err) {
         msg.reply.reject(err);
         if (err instanceof InvariantError) {

@@ -147,7 +147,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
     const n = node();
     const v = app!.take(d.blockHash) ?? app!.validate(d.block);
     if (v === null) throw new Error(`decided block ${bytesToHex(d.blockHash)} at ${d.height} does not validate here`);
-    await n.actors.chain.ask<BlockResult>((reply) => ({ type: 'commit', block: v.block, commit: d.commit, verified, decoded: v.decoded, reply }));
+    await n.actors.chain.ask<BlockResult>((reply) => ({ type: 'commit', block: v.block, commit: d.commit, verified, decoded: v.decoded, ackAtApply: true, reply }));
     app!.committed(d.height, d.block, d.commit);
     lastCommit = d.commit;
     // The core would drop them as stale; clearing saves a wakeup and a mailbox trip each.

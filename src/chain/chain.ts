@@ -26,6 +26,9 @@ export interface ChainOptions {
 }
 
 export class Chain implements ChainView {
+  /** The store write of the block last applied, while it is in flight. */
+  private writing: Promise<void> | undefined;
+
   private constructor(
     readonly store: ChainStore,
     readonly state: State,
@@ -96,8 +99,12 @@ export class Chain implements ChainView {
     return buildNextBlock(this, p);
   }
 
-  /** Applies and persists a finalized block. Throws (and the node halts) on divergence. */
-  async commit(block: Block, commit: Commit, verified?: VerifiedCache, decoded?: Tx[]): Promise<BlockResult> {
+  /**
+   * Applies and persists a finalized block. Throws (and the node halts) on divergence.
+   * `onApplied` runs once the block is applied in memory, before it is on disk (see
+   * ChainMsg.ackAtApply for who may answer then).
+   */
+  async commit(block: Block, commit: Commit, verified?: VerifiedCache, decoded?: Tx[], onApplied?: (result: BlockResult) => void): Promise<BlockResult> {
     const h = block.header;
     if (!equalBytes(h.parentHash, this._lastBlockHash)) {
       throw new InvariantError(`block ${h.height} parent ${bytesToHex(h.parentHash)} is not head ${bytesToHex(this._lastBlockHash)}`);
@@ -106,12 +113,28 @@ export class Chain implements ChainView {
       throw new InvariantError(`block ${h.height} last-commit hash mismatch`);
     }
     const result = applyBlock(this.state, block, verified, decoded);
-    await this.store.commitBlock({ block, commit, ...result });
+    onApplied?.(result);
+    const write = this.store.commitBlock({ block, commit, ...result });
+    this.writing = write;
+    try {
+      await write;
+    } finally {
+      if (this.writing === write) this.writing = undefined;
+    }
     this._height = h.height;
     this._lastBlockHash = result.blockHash;
     this._lastTimestampMs = h.timestampMs;
     this._stateRoot = result.stateRoot;
     return result;
+  }
+
+  /**
+   * Resolves once the block applied in memory, if any, is in the store too (or its write
+   * failed): a store read after an answer given at apply time waits here before it
+   * reports a transaction or block as unknown.
+   */
+  async stored(): Promise<void> {
+    await this.writing?.catch(() => undefined);
   }
 
   async close(): Promise<void> {

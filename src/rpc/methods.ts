@@ -85,7 +85,12 @@ async function blockByHeight(ctx: RpcContext, height: number, full: boolean): Pr
 
 async function txAt(ctx: RpcContext, hash: string) {
   const chain = ctx.node.chain();
-  const loc = await chain.store.getTxLocation(hash.toLowerCase());
+  let loc = await chain.store.getTxLocation(hash.toLowerCase());
+  if (!loc) {
+    // Answered at apply time (decision 63), its block may still be on its way to disk.
+    await chain.stored();
+    loc = await chain.store.getTxLocation(hash.toLowerCase());
+  }
   if (!loc) return null;
   const [block, receipts] = await Promise.all([chain.store.getBlock(loc.height), chain.store.getReceipts(loc.height)]);
   if (!block || !receipts) return null;

@@ -1,0 +1,96 @@
+/**
+ * Decision 63: a block decided by BFT consensus is answered once applied in memory,
+ * before it is on this node's disk. Shown with the store's write held back on purpose:
+ *  - Chain.commit calls onApplied with the block applied (state head moved) while the
+ *    store does not have the block yet; Chain.stored() waits for the write;
+ *  - the chain actor sends the API 'applied' before the write only when the commit asks
+ *    for it (ackAtApply), and 'committed' to the API, indexer and mempool after it.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { chainBehavior, type ChainMsg } from '../../actors/chain/chain-actor';
+import type { ActorContext } from '../../actors/actor';
+import { canonicalCommit, type Block } from '../../src/codec/block';
+import { encodeTx, TxKind } from '../../src/codec/tx';
+import { signFaucet } from '../../src/codec/txs/faucet';
+import { Chain } from '../../src/chain/chain';
+import type { NodeContext } from '../../src/node/context';
+import type { BlockResult } from '../../src/state/apply';
+import { bytesToHex, hexToBytes } from '../../src/util/bytes';
+import { createLogger } from '../../src/util/log';
+import { DEVNET_KEYS, devnetGenesis, tempDir } from '../helpers/devnet';
+
+const { genesis, hash } = devnetGenesis(1);
+const proposer = DEVNET_KEYS.validators[0].address;
+const commitOf = (b: Block) => canonicalCommit({ height: b.header.height, round: 0, blockHash: new Uint8Array(32), signatures: [] });
+
+describe('answers at apply time (decision 63)', () => {
+  const dirs: { remove(): void }[] = [];
+  const chains: Chain[] = [];
+  afterEach(async () => {
+    for (const c of chains.splice(0)) await c.close();
+    for (const d of dirs.splice(0)) d.remove();
+  });
+
+  /** A chain whose store writes wait for release(); a block with one faucet transaction. */
+  const setup = async () => {
+    const dir = tempDir('ack-at-apply-');
+    dirs.push(dir);
+    const chain = await Chain.open({ dataDir: dir.path, genesis, genesisHash: hash, syncWrites: false });
+    chains.push(chain);
+    const key = hexToBytes(DEVNET_KEYS.faucet.privateKey);
+    const tx = encodeTx(genesis.chainId, TxKind.Faucet, signFaucet(genesis.chainId, { to: DEVNET_KEYS.accounts[0].address, usdc: 5n, nativeWei: 0n, nonce: 1n }, key));
+    const block = chain.buildBlock({ txs: [tx.bytes], timestampMs: genesis.genesisTimeMs + 1_000, proposer, lastCommit: null });
+    const write = chain.store.commitBlock.bind(chain.store);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    chain.store.commitBlock = async (c) => {
+      await held;
+      return write(c);
+    };
+    return { chain, block, txHash: bytesToHex(tx.hash), release };
+  };
+
+  it('Chain.commit: onApplied sees the block applied and not yet stored; stored() waits for the write', async () => {
+    const { chain, block, txHash, release } = await setup();
+    const seen: { head: number; storedHeight: number }[] = [];
+    let appliedResult: BlockResult | undefined;
+    const done = chain.commit(block, commitOf(block), undefined, undefined, (r) => {
+      appliedResult = r;
+      seen.push({ head: chain.state.head().height, storedHeight: chain.height });
+    });
+    await new Promise((r) => setTimeout(r, 30));
+    expect(seen).toEqual([{ head: 1, storedHeight: 0 }]);
+    expect(await chain.store.getTxLocation(txHash)).toBeUndefined();
+    let storedDone = false;
+    const stored = chain.stored().then(() => (storedDone = true));
+    await new Promise((r) => setTimeout(r, 30));
+    expect(storedDone).toBe(false);
+    release();
+    await stored;
+    expect(await chain.store.getTxLocation(txHash)).toMatchObject({ height: 1, index: 0 });
+    const result = await done;
+    expect(appliedResult).toBe(result);
+    expect(chain.height).toBe(1);
+  });
+
+  it('the chain actor tells the API at apply time only when asked (ackAtApply), everyone once the block is stored', async () => {
+    for (const ackAtApply of [true, false]) {
+      const { chain, block, release } = await setup();
+      const sent: string[] = [];
+      const actor = (name: string) => ({ send: (m: { type: string }) => (sent.push(`${name}:${m.type}`), true) });
+      const node = { actors: { api: actor('api'), indexer: actor('indexer'), mempool: actor('mempool') }, halt: () => undefined } as unknown as NodeContext;
+      const behavior = chainBehavior(() => node, { current: chain });
+      const ctx: ActorContext = { log: createLogger({ destination: 'silent' }), name: 'chain', signal: new AbortController().signal };
+      let answered = false;
+      const reply = { resolve: () => (answered = true), reject: (e: unknown) => Promise.reject(e) };
+      const handled = behavior.handle({ type: 'commit', block, commit: commitOf(block), ackAtApply, reply } as ChainMsg, ctx);
+      await new Promise((r) => setTimeout(r, 30));
+      expect(sent).toEqual(ackAtApply ? ['api:applied'] : []);
+      expect(answered).toBe(false);
+      release();
+      await handled;
+      expect(answered).toBe(true);
+      expect(sent).toEqual([...(ackAtApply ? ['api:applied'] : []), 'indexer:committed', 'mempool:committed', 'api:committed']);
+    }
+  });
+});
