@@ -9,7 +9,8 @@
  *    flight of signed ten-order batches; for each shape, the busiest level that keeps
  *    p50 ≤ 50 ms and p99 ≤ 150 ms; then open loops of ten-order batches offered at
  *    1,000, 2,000 and 3,000 orders/s for 10 s each (latency from each request's
- *    scheduled time), the last being the issue's target rate;
+ *    scheduled time), the last being the issue's target rate, each with the six
+ *    processes' CPU per final order;
  *  - each node's RSS and CPU share.
  * Before measuring: BENCH_WARMUP_S (40) seconds idle, then (before the load sweep) an
  * unmeasured pass of BENCH_WARM_ORDERS (3,000) batched and a third as many single orders.
@@ -127,16 +128,18 @@ export async function benchNetwork(opts: { idleSeconds?: number; warmupSeconds?:
     // as independent traders send them, latency from each request's scheduled time. The
     // issue's figure is the 3,000 orders/s level: does the network keep up, and at what
     // latency.
-    const open: { offeredOrdersPerSec: number; orders: number; ordersNotFinal: number; ordersPerSecToFinal: number; latencyMsP50: number; latencyMsP99: number; blocksPerSec: number }[] = [];
+    const open: { offeredOrdersPerSec: number; orders: number; ordersNotFinal: number; ordersPerSecToFinal: number; latencyMsP50: number; latencyMsP99: number; blocksPerSec: number; nodesCpuPctOfCore: number; nodesCpuUsPerOrder: number }[] = [];
     for (const offered of OPEN_LOOP_ORDERS_PER_SEC) {
       const orders = offered * OPEN_LOOP_SECONDS;
       const bodies = signedBatchBodies(orders, 10);
       const hStart = await net.height(1);
+      const cpu1 = net.nodes.map((n) => procStat(n.proc!.pid!).cpuMs);
       let refused = 0;
       const { seconds, latencies, statuses } = await openLoop(pools, '/v1/order/batch', bodies, offered / 10, (status, body) => {
         if (status === 200) refused += rejectedInBatch(body);
       });
       const hEnd = await net.height(1);
+      const nodesCpuMs = net.nodes.reduce((sum, n, i) => sum + procStat(n.proc!.pid!).cpuMs - cpu1[i], 0);
       const final = (statuses.get(200) ?? 0) * 10 - refused;
       open.push({
         offeredOrdersPerSec: offered,
@@ -146,6 +149,10 @@ export async function benchNetwork(opts: { idleSeconds?: number; warmupSeconds?:
         latencyMsP50: +quantile(latencies, 0.5).toFixed(1),
         latencyMsP99: +quantile(latencies, 0.99).toFixed(1),
         blocksPerSec: +((hEnd - hStart) / seconds).toFixed(1),
+        // All six processes together (200 = both cores), and their CPU per final order:
+        // the budget the latency target has to fit in (docs/consensus.md).
+        nodesCpuPctOfCore: Math.round((nodesCpuMs / 1000 / seconds) * 100),
+        nodesCpuUsPerOrder: Math.round((nodesCpuMs * 1000) / Math.max(1, final)),
       });
     }
     await Promise.all(pools.map((p) => p.close()));
