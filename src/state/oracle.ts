@@ -38,12 +38,43 @@ export function setOracleMedian(state: State, pairId: number, price: bigint, tim
 }
 
 /**
+ * What computeMedians reads, per State, as of its last run: the staleness bound, the
+ * pairs, and per active validator its power and its fresh observation (the record
+ * itself: records are immutable, a new observation is a new object). Equal inputs give
+ * equal medians, which endBlockOracle already stored (nothing else writes them), so a
+ * block whose inputs did not change skips the computation. A cache only: a State
+ * without an entry (a restart) computes, and writes the same.
+ */
+const lastMedianInputs = new WeakMap<State, unknown[]>();
+
+function medianInputs(state: State, blockTimeMs: number): unknown[] {
+  const set = activeValidators(state);
+  const maxStalenessMs = state.params().oracle.maxStalenessMs;
+  const inputs: unknown[] = [maxStalenessMs, state.pairs.sortedKeys().join(), set.totalPower];
+  for (const v of set.validators) {
+    const obs = state.oracleObservations.get(v.address);
+    inputs.push(v.address, v.power, obs && obs.timestampMs <= blockTimeMs && isFresh(obs.timestampMs, blockTimeMs, maxStalenessMs) ? obs : null);
+  }
+  return inputs;
+}
+
+function sameInputs(a: unknown[] | undefined, b: unknown[]): boolean {
+  if (a === undefined || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
  * End of block: per pair (ascending id), the weighted median of the fresh observations
  * that carry a price for it, when they hold more than 2/3 of the total voting power;
  * otherwise the stored median stays as it is and ages until it is no longer fresh.
- * A median never moves back in time, and an unchanged one is not rewritten.
+ * A median never moves back in time, and an unchanged one is not rewritten. Skipped
+ * when nothing it reads changed since the last block (lastMedianInputs).
  */
 export function endBlockOracle(state: State, blockTimeMs: number): void {
+  const inputs = medianInputs(state, blockTimeMs);
+  if (sameInputs(lastMedianInputs.get(state), inputs)) return;
+  lastMedianInputs.set(state, inputs);
   for (const m of computeMedians(state, blockTimeMs)) {
     const prev = state.oracleMedians.get(String(m.pairId));
     if (prev && (m.timestampMs < prev.timestampMs || (m.timestampMs === prev.timestampMs && m.price === prev.price))) continue;

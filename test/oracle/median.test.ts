@@ -149,3 +149,41 @@ describe('endBlockOracle over state (powers 1, 2, 3, 4 of 10)', () => {
     expect(state.flush().changes).toEqual([]);
   });
 });
+
+describe('endBlockOracle skips blocks whose inputs did not change', () => {
+  it('stores, block after block, exactly what computing the medians every block stores (a model over random observations and time)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            // Mostly short steps (nothing goes stale), some past the 5 s staleness bound.
+            dt: fc.oneof(fc.integer({ min: 1, max: 400 }), fc.integer({ min: 2_000, max: 7_000 })),
+            obs: fc.array(
+              fc.record({ v: fc.integer({ min: 0, max: 3 }), back: fc.integer({ min: 0, max: 4_000 }), pairs: fc.subarray([1, 2, 3], { minLength: 1 }), base: fc.bigInt({ min: 1n, max: 1_000n }) }),
+              { maxLength: 3 },
+            ),
+          }),
+          { minLength: 1, maxLength: 25 },
+        ),
+        (steps) => {
+          const state = freshState([1n, 2n, 3n, 4n]);
+          const model = new Map<number, { price: bigint; timestampMs: number }>();
+          let t = T0 + 10_000;
+          for (const step of steps) {
+            t += step.dt;
+            const txs = step.obs.map((o) => observation(signers[o.v], t - o.back, o.pairs.map((pairId, i) => ({ pairId, price: o.base + BigInt(i) }))));
+            applyAt(state, txs, t);
+            // The rule of endBlockOracle, computed every block from the block's state.
+            for (const m of computeMedians(state, t)) {
+              const prev = model.get(m.pairId);
+              if (prev && (m.timestampMs < prev.timestampMs || (m.timestampMs === prev.timestampMs && m.price === prev.price))) continue;
+              model.set(m.pairId, { price: m.price, timestampMs: m.timestampMs });
+            }
+            for (const pairId of [1, 2, 3]) expect(state.oracleMedians.get(String(pairId)) ?? null).toEqual(model.get(pairId) ?? null);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
