@@ -6,40 +6,22 @@
  *  - the chain actor sends the API 'applied' before the write only when the commit asks
  *    for it (ackAtApply), and 'committed' to the API, indexer and mempool after it.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chainBehavior, type ChainMsg } from '../../actors/chain/chain-actor';
 import type { ActorContext } from '../../actors/actor';
-import { canonicalCommit, type Block } from '../../src/codec/block';
-import { encodeTx, TxKind } from '../../src/codec/tx';
-import { signFaucet } from '../../src/codec/txs/faucet';
-import { Chain } from '../../src/chain/chain';
 import type { NodeContext } from '../../src/node/context';
 import type { BlockResult } from '../../src/state/apply';
-import { bytesToHex, hexToBytes } from '../../src/util/bytes';
+import { bytesToHex } from '../../src/util/bytes';
 import { createLogger } from '../../src/util/log';
-import { DEVNET_KEYS, devnetGenesis, tempDir } from '../helpers/devnet';
-
-const { genesis, hash } = devnetGenesis(1);
-const proposer = DEVNET_KEYS.validators[0].address;
-const commitOf = (b: Block) => canonicalCommit({ height: b.header.height, round: 0, blockHash: new Uint8Array(32), signatures: [] });
+import { commitOf, faucetTxs, useTempChains } from './fixture';
 
 describe('answers at apply time (decision 63)', () => {
-  const dirs: { remove(): void }[] = [];
-  const chains: Chain[] = [];
-  afterEach(async () => {
-    for (const c of chains.splice(0)) await c.close();
-    for (const d of dirs.splice(0)) d.remove();
-  });
+  const chains = useTempChains('ack-at-apply-');
 
   /** A chain whose store writes wait for release(); a block with one faucet transaction. */
   const setup = async () => {
-    const dir = tempDir('ack-at-apply-');
-    dirs.push(dir);
-    const chain = await Chain.open({ dataDir: dir.path, genesis, genesisHash: hash, syncWrites: false });
-    chains.push(chain);
-    const key = hexToBytes(DEVNET_KEYS.faucet.privateKey);
-    const tx = encodeTx(genesis.chainId, TxKind.Faucet, signFaucet(genesis.chainId, { to: DEVNET_KEYS.accounts[0].address, usdc: 5n, nativeWei: 0n, nonce: 1n }, key));
-    const block = chain.buildBlock({ txs: [tx.bytes], timestampMs: genesis.genesisTimeMs + 1_000, proposer, lastCommit: null });
+    const [tx] = faucetTxs([1n]);
+    const { chain, block } = await chains.open([tx]);
     const write = chain.store.commitBlock.bind(chain.store);
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));

@@ -4,35 +4,16 @@
  * decodes anything else itself. A decoded entry with a wrong hash makes the reuse
  * visible: the block's tx root no longer matches.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { canonicalCommit, type Block } from '../../src/codec/block';
-import { decodeTx, encodeTx, TxKind, type Tx } from '../../src/codec/tx';
-import { signFaucet } from '../../src/codec/txs/faucet';
-import { Chain } from '../../src/chain/chain';
-import { hexToBytes } from '../../src/util/bytes';
-import { DEVNET_KEYS, devnetGenesis, tempDir } from '../helpers/devnet';
-
-const { genesis, hash } = devnetGenesis(1);
-const proposer = DEVNET_KEYS.validators[0].address;
-const commitOf = (b: Block) => canonicalCommit({ height: b.header.height, round: 0, blockHash: new Uint8Array(32), signatures: [] });
+import { describe, expect, it } from 'vitest';
+import { decodeTx, type Tx } from '../../src/codec/tx';
+import { commitOf, faucetTxs, useTempChains } from './fixture';
 
 describe('applyBlock and decoded transactions', () => {
-  const dirs: { remove(): void }[] = [];
-  const chains: Chain[] = [];
-  afterEach(async () => {
-    for (const c of chains.splice(0)) await c.close();
-    for (const d of dirs.splice(0)) d.remove();
-  });
-
+  const chains = useTempChains('decoded-reuse-');
   const setup = async () => {
-    const dir = tempDir('decoded-reuse-');
-    dirs.push(dir);
-    const chain = await Chain.open({ dataDir: dir.path, genesis, genesisHash: hash, syncWrites: false });
-    chains.push(chain);
-    const key = hexToBytes(DEVNET_KEYS.faucet.privateKey);
-    const txs = [1n, 2n].map((nonce) => encodeTx(genesis.chainId, TxKind.Faucet, signFaucet(genesis.chainId, { to: DEVNET_KEYS.accounts[0].address, usdc: 5n, nativeWei: 0n, nonce }, key)).bytes);
-    const block = chain.buildBlock({ txs, timestampMs: genesis.genesisTimeMs + 1_000, proposer, lastCommit: null });
-    return { chain, block, txs };
+    const txs = faucetTxs([1n, 2n]);
+    const { chain, block } = await chains.open(txs);
+    return { chain, block, txs: txs.map((t) => t.bytes) };
   };
   const wrongHash = (t: Tx): Tx => ({ ...t, hash: new Uint8Array(32).fill(7) });
 
