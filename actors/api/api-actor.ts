@@ -49,8 +49,6 @@ export interface FinalTx {
 /** What route plugins get: the node, and submission that resolves once final. */
 export interface ApiDeps {
   node: NodeContext;
-  /** The index, when open (it may be rebuilding), as it is now. */
-  indexer(): import('../../src/indexer/indexer').Indexer | undefined;
   /**
    * The index once it holds every block up to `height` (default: the chain's head when
    * called), waiting at most INDEX_WAIT_MS; undefined while it is starting. Reads of
@@ -67,7 +65,7 @@ export interface ApiDeps {
   submit(tx: Tx): Promise<void>;
 }
 
-/** How long an answer waits for the index to catch up with its block. */
+/** How long a read of indexed data waits for the index to hold the blocks final before it. */
 export const INDEX_WAIT_MS = 1_000;
 
 /** Largest request body the server reads (a block's worth of one tx is far smaller). */
@@ -142,7 +140,7 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       const submit = async (tx: Tx): Promise<void> => {
         await n.actors.mempool.ask<PoolEntry>((reply) => ({ type: 'submit', tx, reply }));
       };
-      deps = { node: n, submitAndWait, submit, indexer: () => n.indexer(), indexAt };
+      deps = { node: n, submitAndWait, submit, indexAt };
       await app.register(cors, { origin: '*', methods: ['GET', 'POST', 'DELETE', 'OPTIONS'] });
       await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
       await app.register(rpcRoutes, { deps });

@@ -938,8 +938,9 @@ export class Indexer {
     const wantOrder = (id: string): void => {
       if (st.orders.has(id) || st.readOrders.has(id)) return;
       // An order placed in this block is not stored yet (ids are never reused).
-      const cached = placedHere.has(id) ? undefined : this.orderCache.get(id);
-      if (cached !== undefined || placedHere.has(id)) st.readOrders.set(id, cached);
+      if (placedHere.has(id)) return void st.readOrders.set(id, undefined);
+      const cached = this.orderCache.get(id);
+      if (cached !== undefined) st.readOrders.set(id, cached);
       else orderIds.add(id);
     };
     const wantAccount = (a: string): void => {

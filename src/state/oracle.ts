@@ -16,7 +16,7 @@
 import type { Address } from '../util/bytes';
 import type { OracleObservationRecord } from './records';
 import type { State } from './state';
-import { activeValidators } from './validators';
+import { activeValidators, type ValidatorSetView } from './validators';
 
 /**
  * The pair's current oracle median: `price` ×1e6; `timestampMs` the time by which the
@@ -38,25 +38,14 @@ export function setOracleMedian(state: State, pairId: number, price: bigint, tim
 }
 
 /**
- * What computeMedians reads, per State, as of its last run: the staleness bound, the
- * pairs, and per active validator its power and its fresh observation (the record
- * itself: records are immutable, a new observation is a new object). Equal inputs give
- * equal medians, which endBlockOracle already stored (nothing else writes them), so a
- * block whose inputs did not change skips the computation. A cache only: a State
- * without an entry (a restart) computes, and writes the same.
+ * What the medians were last computed from, per State: the pairs, the validator set (its
+ * view object, one per stored set) and the fresh observation records (immutable: a new
+ * observation is a new object). The medians depend on nothing else, and endBlockOracle
+ * alone writes them, so a block with the same inputs would store nothing new and skips
+ * the computation. A cache only: a State without an entry (a restart) computes, and
+ * writes the same.
  */
 const lastMedianInputs = new WeakMap<State, unknown[]>();
-
-function medianInputs(state: State, blockTimeMs: number): unknown[] {
-  const set = activeValidators(state);
-  const maxStalenessMs = state.params().oracle.maxStalenessMs;
-  const inputs: unknown[] = [maxStalenessMs, state.pairs.sortedKeys().join(), set.totalPower];
-  for (const v of set.validators) {
-    const obs = state.oracleObservations.get(v.address);
-    inputs.push(v.address, v.power, obs && obs.timestampMs <= blockTimeMs && isFresh(obs.timestampMs, blockTimeMs, maxStalenessMs) ? obs : null);
-  }
-  return inputs;
-}
 
 function sameInputs(a: unknown[] | undefined, b: unknown[]): boolean {
   if (a === undefined || a.length !== b.length) return false;
@@ -72,10 +61,12 @@ function sameInputs(a: unknown[] | undefined, b: unknown[]): boolean {
  * when nothing it reads changed since the last block (lastMedianInputs).
  */
 export function endBlockOracle(state: State, blockTimeMs: number): void {
-  const inputs = medianInputs(state, blockTimeMs);
+  const f = freshObservations(state, blockTimeMs);
+  const pairIds = state.pairs.sortedKeys();
+  const inputs: unknown[] = [pairIds.join(), f.set, ...f.fresh.map((x) => x.obs)];
   if (sameInputs(lastMedianInputs.get(state), inputs)) return;
   lastMedianInputs.set(state, inputs);
-  for (const m of computeMedians(state, blockTimeMs)) {
+  for (const m of mediansOf(pairIds, f)) {
     const prev = state.oracleMedians.get(String(m.pairId));
     if (prev && (m.timestampMs < prev.timestampMs || (m.timestampMs === prev.timestampMs && m.price === prev.price))) continue;
     setOracleMedian(state, m.pairId, m.price, m.timestampMs);
@@ -141,16 +132,30 @@ export function quorumTimestamp(entries: readonly WeightedPrice[], totalPower: b
 
 /** Per pair (ascending id), the median the fresh observations support at blockTimeMs; pairs without a quorum are absent. */
 export function computeMedians(state: State, blockTimeMs: number): { pairId: number; price: bigint; timestampMs: number }[] {
+  return mediansOf(state.pairs.sortedKeys(), freshObservations(state, blockTimeMs));
+}
+
+interface FreshObservations {
+  set: ValidatorSetView;
+  /** The active validators' observations fresh at the block's time, in the set's (address) order. */
+  fresh: { validator: Address; power: bigint; obs: OracleObservationRecord }[];
+}
+
+function freshObservations(state: State, blockTimeMs: number): FreshObservations {
   const set = activeValidators(state);
-  if (set.totalPower === 0n) return [];
   const maxStalenessMs = state.params().oracle.maxStalenessMs;
-  const fresh: { validator: Address; power: bigint; obs: OracleObservationRecord }[] = [];
+  const fresh: FreshObservations['fresh'] = [];
   for (const v of set.validators) {
     const obs = state.oracleObservations.get(v.address);
     if (obs && obs.timestampMs <= blockTimeMs && isFresh(obs.timestampMs, blockTimeMs, maxStalenessMs)) fresh.push({ validator: v.address, power: v.power, obs });
   }
-  if (!fresh.length) return [];
-  const pairIds = state.pairs.sortedKeys().map(Number).sort((a, b) => a - b);
+  return { set, fresh };
+}
+
+/** The medians of `pairKeys` (the pairs table's keys) that `fresh` supports. */
+function mediansOf(pairKeys: string[], { set, fresh }: FreshObservations): { pairId: number; price: bigint; timestampMs: number }[] {
+  if (set.totalPower === 0n || !fresh.length) return [];
+  const pairIds = pairKeys.map(Number).sort((a, b) => a - b);
   const out: { pairId: number; price: bigint; timestampMs: number }[] = [];
   for (const pairId of pairIds) {
     const entries: WeightedPrice[] = [];

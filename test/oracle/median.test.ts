@@ -183,7 +183,22 @@ describe('endBlockOracle skips blocks whose inputs did not change', () => {
           }
         },
       ),
-      { numRuns: 300 },
+      {
+        numRuns: 300,
+        // Always tried: an observation goes stale while the rest still hold a quorum, and
+        // the median moves though no new observation arrived.
+        examples: [
+          [
+            [
+              { dt: 2_000, obs: [{ v: 1, back: 0, pairs: [3], base: 2n }] },
+              { dt: 2_324, obs: [] },
+              { dt: 106, obs: [{ v: 2, back: 0, pairs: [3], base: 2n }, { v: 3, back: 0, pairs: [3], base: 1n }] },
+              { dt: 2_570, obs: [] },
+              { dt: 1, obs: [] },
+            ],
+          ],
+        ],
+      },
     );
   });
 });
