@@ -23,8 +23,7 @@ import { join } from 'node:path';
 import type { Commit } from '../../src/codec/block';
 import { blockHash, encodeBlock } from '../../src/codec/block';
 import { ChainConsensusApp } from '../../src/chain/consensus-app';
-import { checkSyncedBlock } from '../../src/chain/sync';
-import type { SyncResponse } from '../../src/chain/sync';
+import { checkSyncResponse, type SyncAnswer } from '../../src/chain/sync';
 import { ConsensusCore, inputFromMessage, type ConsensusInput, type ConsensusOutput } from '../../src/consensus/core';
 import { checkEvidence, encodeEvidence, evidenceHash, evidenceHeight, evidenceOffender, type Evidence } from '../../src/consensus/evidence';
 import { encodeMessage, voteSigningHash, type ConsensusMessage, type Vote } from '../../src/consensus/messages';
@@ -50,6 +49,8 @@ export type ConsensusMsg =
 
 /** More heights behind than this: block sync instead of one certificate per height. */
 const SYNC_GAP = 3;
+/** How long a peer that answered block sync with a block without a valid commit is not asked again. */
+const SYNC_REFUSAL_MS = 60_000;
 const MAX_EVIDENCE_KEPT = 1_000;
 /** How long a starting node waits for a first peer before it decides it is alone. */
 const FIRST_PEER_WAIT_MS = 3_000;
@@ -70,6 +71,8 @@ export interface ConsensusInfo {
   step: string;
   syncing: boolean;
   blocksSynced: number;
+  /** Block-sync answers refused because a block in them had no valid commit (the peer was then skipped). */
+  syncPeersRefused: number;
   evidence: EvidenceRecord[];
   counters: Record<string, number>;
   proposalsUntimely: number;
@@ -88,6 +91,9 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
   let roundZeroAt = 0;
   let syncing = false;
   let blocksSynced = 0;
+  let syncPeersRefused = 0;
+  /** Peers whose block-sync answers were refused, and until when they are not asked (local policy, wall time). */
+  const syncRefused = new Map<string, number>();
   let proposalsUntimely = 0;
   /** Pending timers and the height each is for: those of a decided height are cleared, not left to fire stale. */
   const timers = new Map<NodeJS.Timeout, number>();
@@ -101,6 +107,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
     step: core ? Step[core.step] : 'Syncing',
     syncing,
     blocksSynced,
+    syncPeersRefused,
     evidence: [...evidence.values()],
     counters: { ...(core?.counters ?? {}) } as unknown as Record<string, number>,
     proposalsUntimely,
@@ -233,7 +240,14 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
     await run(await core.start());
   };
 
-  /** Applies committed blocks from peers until none has more; true when it moved. */
+  /**
+   * Applies committed blocks from peers until none has more; true when it moved. A peer
+   * whose answer holds a block that does not prove itself (checkSyncResponse) is not
+   * asked again for SYNC_REFUSAL_MS and the next peer is asked: a lying peer can neither
+   * feed the node a block nor stop it catching up from the honest ones, nor make it
+   * fetch and check its forgeries again at every consensus message that shows the node
+   * behind.
+   */
   const syncToHead = async (): Promise<boolean> => {
     const n = node();
     syncing = true;
@@ -242,18 +256,27 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
       for (;;) {
         const chain = n.chain();
         const from = chain.height + 1;
-        const res = await p2p().ask<SyncResponse | null>((reply) => ({ type: 'sync', fromHeight: from, reply }), 30_000);
-        if (res === null) break;
-        let height = from;
-        for (const b of res.blocks) {
-          const why = checkSyncedBlock(chain.chainId, validators, verifier, height, b);
-          if (why !== null) throw new Error(`block sync: peer sent a bad block ${height}: ${why}`);
+        const now = Date.now();
+        const exclude = new Set<string>();
+        for (const [peer, until] of syncRefused) {
+          if (until > now) exclude.add(peer);
+          else syncRefused.delete(peer);
+        }
+        const answer = await p2p().ask<SyncAnswer | null>((reply) => ({ type: 'sync', fromHeight: from, exclude, reply }), 30_000);
+        if (answer === null) break;
+        const { blocks, refused: why } = checkSyncResponse(chain.chainId, validators, verifier, from, answer.response);
+        for (const b of blocks) {
           await n.actors.chain.ask<BlockResult>((reply) => ({ type: 'commit', block: b.block, commit: b.commit, reply }), 60_000);
-          height++;
           blocksSynced++;
           moved = true;
         }
-        if (res.peerHead < height) break;
+        if (why !== null) {
+          syncRefused.set(answer.peer, Date.now() + SYNC_REFUSAL_MS);
+          syncPeersRefused++;
+          n.log.warn({ peer: answer.peer, why }, 'block sync: refused a peer that sent a block without a valid commit');
+          continue;
+        }
+        if (answer.response.peerHead < from + blocks.length) break;
       }
     } finally {
       syncing = false;

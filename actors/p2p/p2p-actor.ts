@@ -22,7 +22,7 @@
  *   /exchange/<chainId>/sync/1    block sync (src/chain/sync.ts)
  */
 import { Reader, Writer } from '../../src/codec/binary';
-import { decodeSyncRequest, decodeSyncResponse, encodeSyncRequest, serveSync, SYNC_MAX_BLOCKS, syncProtocol, type SyncResponse } from '../../src/chain/sync';
+import { decodeSyncRequest, decodeSyncResponse, encodeSyncRequest, forgeSyncResponse, serveSync, SYNC_MAX_BLOCKS, syncProtocol, type SyncAnswer } from '../../src/chain/sync';
 import { decodeEvidence } from '../../src/consensus/evidence';
 import { decodeMessage, type ConsensusMessage } from '../../src/consensus/messages';
 import { Libp2pTransport, peerIdOfPublicKey } from '../../src/net/libp2p';
@@ -43,8 +43,8 @@ export type P2PMsg =
   | { type: 'direct'; to: Address; data: Uint8Array }
   /** End of the turn: what was queued this turn leaves, one bundle per peer. */
   | { type: 'flush' }
-  /** Committed blocks after `fromHeight` from some peer; null when no peer had any. */
-  | { type: 'sync'; fromHeight: number; reply: Reply<SyncResponse | null> };
+  /** Committed blocks from `fromHeight` on from some peer not in `exclude`, and who sent them; null when no such peer had any. */
+  | { type: 'sync'; fromHeight: number; exclude?: ReadonlySet<string>; reply: Reply<SyncAnswer | null> };
 
 export interface P2PHolder {
   transport?: Libp2pTransport;
@@ -254,10 +254,10 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
     }
   };
 
-  const sync = async (fromHeight: number): Promise<SyncResponse | null> => {
+  const sync = async (fromHeight: number, exclude: ReadonlySet<string> = new Set()): Promise<SyncAnswer | null> => {
     const t = transport!;
     const { genesis } = node().config;
-    const peers = t.peers().filter((p) => addressOf.has(p));
+    const peers = t.peers().filter((p) => addressOf.has(p) && !exclude.has(p));
     // Start with a different peer each time, so one slow or lying peer cannot stall us.
     const start = peers.length === 0 ? 0 : fromHeight % peers.length;
     for (let i = 0; i < peers.length; i++) {
@@ -265,7 +265,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
       try {
         const answer = await t.request(peer, syncProtocol(genesis.chainId), encodeSyncRequest({ fromHeight, maxBlocks: SYNC_MAX_BLOCKS }), SYNC_TIMEOUT_MS);
         const res = decodeSyncResponse(answer, genesis.consensus.maxBlockBytes);
-        if (res.blocks.length > 0) return res;
+        if (res.blocks.length > 0) return { peer, response: res };
       } catch (err) {
         node().log.warn({ err: (err as Error).message, peer }, 'sync request failed');
       }
@@ -298,7 +298,8 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
       await transport.handleDirect(directProtocol(config.genesis.chainId), receiveBundle);
       await transport.handle(syncProtocol(config.genesis.chainId), async (data) => {
         const chain = node().chain();
-        return serveSync(chain.store, chain.height, decodeSyncRequest(data));
+        const served = await serveSync(chain.store, chain.height, decodeSyncRequest(data));
+        return node().config.faults?.forgeSyncBlocks ? forgeSyncResponse(served, config.genesis.consensus.maxBlockBytes) : served;
       });
       holder.transport = transport;
     },
@@ -330,7 +331,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
           return;
         case 'sync':
           // Not awaited: the mailbox keeps flowing while the peer answers.
-          sync(msg.fromHeight).then(msg.reply.resolve, msg.reply.reject);
+          sync(msg.fromHeight, msg.exclude).then(msg.reply.resolve, msg.reply.reject);
           return;
       }
     },

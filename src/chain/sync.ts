@@ -2,14 +2,15 @@
  * Block sync: a node that was down (or is new) asks a peer for the committed blocks
  * after its head, each with the commit that made it final, and applies them after
  * checking each commit on its own (2/3 of the power or more precommitted that block).
- * It trusts no peer: a block whose commit does not verify, or that does not extend its
- * head, is refused and the next peer is asked.
+ * It trusts no peer: a block whose commit does not verify, or that is not the height it
+ * asked for, is refused (checkSyncResponse), and that peer is not asked again until this
+ * catch-up ends: the next peer is (the consensus actor's syncToHead).
  *
  *   request:  u8 version | u64 fromHeight | u32 maxBlocks
  *   response: u8 version | u64 peerHead | u32 n | n × (bytes block | bytes commit)
  */
 import { Reader, Writer } from '../codec/binary';
-import { blockHash, decodeBlock, decodeCommit, type Block, type Commit } from '../codec/block';
+import { blockHash, decodeBlock, decodeCommit, encodeBlock, type Block, type Commit } from '../codec/block';
 import { checkCommit } from '../consensus/commit';
 import type { SignatureVerifier } from '../consensus/signer';
 import type { ValidatorSet } from '../consensus/validator-set';
@@ -40,6 +41,12 @@ export interface SyncResponse {
   blocks: SyncedBlock[];
 }
 
+/** A sync response and the peer (libp2p id) that sent it. */
+export interface SyncAnswer {
+  peer: string;
+  response: SyncResponse;
+}
+
 export function encodeSyncRequest(r: SyncRequest): Uint8Array {
   return new Writer(16).u8(SYNC_VERSION).u64(r.fromHeight).u32(r.maxBlocks).finish();
 }
@@ -63,9 +70,33 @@ export async function serveSync(store: ChainStore, head: number, req: SyncReques
     if (parts.length > 0 && size > SYNC_MAX_RESPONSE_BYTES) break;
     parts.push(stored);
   }
+  return encodeSyncResponse(head, parts);
+}
+
+function encodeSyncResponse(head: number, parts: { block: Uint8Array; commit: Uint8Array }[]): Uint8Array {
+  const size = parts.reduce((n, p) => n + p.block.length + p.commit.length + 8, 0);
   const w = new Writer(size + 16).u8(SYNC_VERSION).u64(head).u32(parts.length);
   for (const p of parts) w.bytes(p.block).bytes(p.commit);
   return w.finish();
+}
+
+/**
+ * Devnet fault injection (`--faulty-sync`, tests of the syncing node's defences): the
+ * same response with every block's timestamp moved by 1 ms. Each block still decodes,
+ * but its hash is no longer the one its commit's precommits signed.
+ */
+export function forgeSyncResponse(bytes: Uint8Array, maxBlockBytes: number): Uint8Array {
+  const r = new Reader(bytes, SYNC_MAX_RESPONSE_BYTES);
+  r.u8();
+  const head = r.u64();
+  const n = r.u32();
+  const parts: { block: Uint8Array; commit: Uint8Array }[] = [];
+  for (let i = 0; i < n; i++) {
+    const block = decodeBlock(r.bytes(SYNC_MAX_RESPONSE_BYTES), maxBlockBytes);
+    const forged = { ...block, header: { ...block.header, timestampMs: block.header.timestampMs + 1 } };
+    parts.push({ block: encodeBlock(forged, maxBlockBytes), commit: r.bytes(SYNC_MAX_RESPONSE_BYTES) });
+  }
+  return encodeSyncResponse(head, parts);
 }
 
 export function decodeSyncResponse(bytes: Uint8Array, maxBlockBytes: number): SyncResponse {
@@ -82,6 +113,29 @@ export function decodeSyncResponse(bytes: Uint8Array, maxBlockBytes: number): Sy
   }
   r.end();
   return { peerHead, blocks };
+}
+
+/**
+ * One peer's answer to a request from `fromHeight`: the blocks that prove themselves, in
+ * order, up to the first that does not; `refused` says why that one did not (null: all
+ * did). The blocks before a refused one are still final blocks (each carries its own
+ * commit), so they are applied; the peer is not asked again.
+ */
+export function checkSyncResponse(
+  chainId: number,
+  validators: ValidatorSet,
+  verifier: SignatureVerifier,
+  fromHeight: number,
+  response: SyncResponse,
+): { blocks: SyncedBlock[]; refused: string | null } {
+  const blocks: SyncedBlock[] = [];
+  for (const b of response.blocks) {
+    const height = fromHeight + blocks.length;
+    const why = checkSyncedBlock(chainId, validators, verifier, height, b);
+    if (why !== null) return { blocks, refused: `block ${height}: ${why}` };
+    blocks.push(b);
+  }
+  return { blocks, refused: null };
 }
 
 /** null when `b` is the committed block of `height` by its commit; otherwise why not. */

@@ -39,6 +39,8 @@ export interface NodeConfig {
   faults?: {
     /** Sign and gossip a second, conflicting vote after each vote, with this key (double signing). */
     equivocateWithKey?: Uint8Array;
+    /** Answer block-sync requests with forged blocks (their commits no longer match). */
+    forgeSyncBlocks?: boolean;
   };
 }
 

@@ -1,8 +1,8 @@
-/** Block sync: the wire format is strict and bounded, the server serves what it has, a bad block is named. */
+/** Block sync: the wire format is strict and bounded, the server serves what it has, a bad block is named, and a peer's answer is taken up to its first bad block. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockHash, canonicalCommit, type Block, type Commit } from '../../src/codec/block';
 import { Chain } from '../../src/chain/chain';
-import { checkSyncedBlock, decodeSyncRequest, decodeSyncResponse, encodeSyncRequest, serveSync, SYNC_MAX_BLOCKS } from '../../src/chain/sync';
+import { checkSyncedBlock, checkSyncResponse, decodeSyncRequest, decodeSyncResponse, encodeSyncRequest, forgeSyncResponse, serveSync, SYNC_MAX_BLOCKS } from '../../src/chain/sync';
 import { voteSigningHash } from '../../src/consensus/messages';
 import { Secp256k1Signer, secp256k1Verifier } from '../../src/consensus/signer';
 import { ValidatorSet } from '../../src/consensus/validator-set';
@@ -67,5 +67,23 @@ describe('block sync', () => {
     // Truncated answers are refused whole.
     const raw = await serveSync(chain.store, chain.height, { fromHeight: 1, maxBlocks: 2 });
     expect(() => decodeSyncResponse(raw.subarray(0, raw.length - 3), genesis.consensus.maxBlockBytes)).toThrow();
+  });
+
+  it("takes a peer's answer up to its first block that does not prove itself, and says why", async () => {
+    const max = genesis.consensus.maxBlockBytes;
+    const honest = decodeSyncResponse(await serveSync(chain.store, chain.height, { fromHeight: 2, maxBlocks: 4 }), max);
+    expect(checkSyncResponse(genesis.chainId, validators, secp256k1Verifier, 2, honest)).toEqual({ blocks: honest.blocks, refused: null });
+    // Asked from another height, the same answer is refused at once.
+    expect(checkSyncResponse(genesis.chainId, validators, secp256k1Verifier, 3, honest)).toMatchObject({ blocks: [], refused: expect.stringMatching(/block 3: .*height 2 for 3/) });
+    // A weak commit in the middle: the blocks before it are taken, the rest are not.
+    const broken = { ...honest, blocks: honest.blocks.map((b, i) => (i === 2 ? { ...b, commit: commitFor(b.block, 3) } : b)) };
+    const r = checkSyncResponse(genesis.chainId, validators, secp256k1Verifier, 2, broken);
+    expect(r.blocks.map((b) => b.block.header.height)).toEqual([2, 3]);
+    expect(r.refused).toMatch(/^block 4: .*2\/3/);
+    // The devnet fault (--faulty-sync): every block still decodes, none proves itself.
+    const forged = decodeSyncResponse(forgeSyncResponse(await serveSync(chain.store, chain.height, { fromHeight: 2, maxBlocks: 4 }), max), max);
+    expect(forged.peerHead).toBe(5);
+    expect(forged.blocks.map((b) => b.block.header.timestampMs)).toEqual(honest.blocks.map((b) => b.block.header.timestampMs + 1));
+    expect(checkSyncResponse(genesis.chainId, validators, secp256k1Verifier, 2, forged)).toMatchObject({ blocks: [], refused: expect.stringMatching(/^block 2: /) });
   });
 });
