@@ -19,7 +19,19 @@
  *    from there, reopening its state the way Chain.open does;
  *  - clock skew: each node's clock is off by a constant of up to ±clockSkewMs;
  *  - one Byzantine validator (for the whole run): equivocating proposals (two different
- *    blocks for one height/round to two groups of peers) and double votes.
+ *    blocks for one height/round to two groups of peers), double votes, and block-sync
+ *    answers with forged blocks (half of its answers).
+ *
+ * Block sync runs as the node's consensus actor runs it (actors/consensus/bft.ts
+ * syncToHead, over the p2p actor's request-response): a node that sees a message more
+ * than 3 heights ahead asks a live peer (the first one rotating with the height asked)
+ * for the blocks after its head, served from that peer's disk by the real serveSync,
+ * checks them with the real checkSyncResponse, applies the good ones, refuses a peer
+ * that sent a forged block for 60 s, and asks again until no peer has more; then its
+ * consensus restarts at the new height. Requests and answers cross the same faulty
+ * network; an unanswered request times out after SYNC_TIMEOUT_MS and the next peer is
+ * asked. While it syncs, the node's timers, messages and pending applies wait, as in
+ * the actor's mailbox.
  *
  * Checked:
  *  - SAFETY: no two honest nodes decide different blocks at one height; every honest
@@ -39,6 +51,16 @@
 import { performance } from 'node:perf_hooks';
 import { Step } from '../machines/consensus-round';
 import { blockHash, encodeBlock, encodeCommit, type Block, type Commit } from '../src/codec/block';
+import {
+  checkSyncResponse,
+  decodeSyncRequest,
+  decodeSyncResponse,
+  encodeSyncRequest,
+  forgeSyncResponse,
+  serveSync,
+  SYNC_MAX_BLOCKS,
+  type SyncedBlock,
+} from '../src/chain/sync';
 import { ChainConsensusApp, type ValidatedBlock } from '../src/chain/consensus-app';
 import { TxPool } from '../actors/mempool/pool';
 import { TxError } from '../src/state/errors';
@@ -79,6 +101,7 @@ export const FAULT_KINDS = [
   'lostToCrash',
   'equivocatingProposal',
   'doubleVote',
+  'forgedSyncAnswer',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 export type FaultCounts = Record<FaultKind, number>;
@@ -110,6 +133,8 @@ export interface SimOptions {
   unsafeQuorum?: QuorumRule;
   /** A scripted partition, besides (or instead of) the random faults. */
   forcedPartition?: { groups: number[][]; fromMs: number; toMs: number };
+  /** A deliberately broken block sync (to show the checker catches it): answers applied without checking their commits. */
+  unsafeSync?: boolean;
   /** A deliberate execution bug (to show the checker catches it): at `atMs`, a stray write into that node's state. */
   divergeState?: { node: number; atMs: number };
   timeouts?: Partial<TimeoutConfig>;
@@ -167,6 +192,14 @@ export interface TxCounts {
   failed: number;
 }
 
+export interface SyncCounts {
+  requests: number;
+  answers: number;
+  blocksApplied: number;
+  refused: number;
+  timeouts: number;
+}
+
 export interface SimResult {
   seed: number;
   simulatedMs: number;
@@ -184,6 +217,8 @@ export interface SimResult {
   txs: TxCounts;
   /** Proposals dropped before the core for a stale time (ChainConsensusApp.isTimely, as the node does). */
   proposalsUntimely: number;
+  /** Block sync: requests sent, answers with blocks, blocks applied from them, answers refused (a forged block), requests timed out. */
+  sync: SyncCounts;
   /** Simulated ms after the heal until every honest node had committed the new heights; -1 if never. */
   recoveryMs: number;
   violations: Violation[];
@@ -192,10 +227,10 @@ export interface SimResult {
   trace: string[];
 }
 
-type Channel = 'consensus' | 'tx';
+type Channel = 'consensus' | 'tx' | 'syncRequest' | 'syncResponse';
 
 type SimEvent =
-  | { kind: 'deliver'; atUs: number; seq: number; to: number; from: number; channel: Channel; bytes: Uint8Array }
+  | { kind: 'deliver'; atUs: number; seq: number; to: number; from: number; channel: Channel; bytes: Uint8Array; tag: number }
   | { kind: 'timer'; atUs: number; seq: number; node: number; incarnation: number; height: number; round: number; step: Step }
   | { kind: 'apply'; atUs: number; seq: number; node: number; incarnation: number; height: number; hash: Uint8Array; block: Uint8Array; commit: Commit }
   | { kind: 'action'; atUs: number; seq: number; run: () => Promise<void> | void };
@@ -220,6 +255,8 @@ interface SimNode {
 interface LiveNode {
   chain: SimChain;
   pool: TxPool;
+  /** Kept across core restarts within an incarnation, as the actor keeps it. */
+  privval: LocalPrivValidator;
   app: ChainConsensusApp;
   core: ConsensusCore;
   /** The commit of the head block: the next block's lastCommit. */
@@ -228,6 +265,23 @@ interface LiveNode {
   builds: { height: number; round: number }[];
   /** When round 0 of the current height started (pacing, as the node's consensus actor does). */
   roundZeroAtUs: number;
+  /** The block sync under way, if any (the actor is busy in syncToHead meanwhile). */
+  sync: SyncSession | null;
+  /** Events for this node that arrived while it synced: handled once it is done, as its mailbox would. */
+  deferred: SimEvent[];
+  /** Peers whose sync answers were refused, and until when they are not asked (the actor's syncRefused). */
+  syncRefusedUntilUs: Map<number, number>;
+}
+
+interface SyncSession {
+  /** Peers to ask for the current height, in order, and how many were asked. */
+  order: number[];
+  next: number;
+  /** The peer asked last, and a token that tells its answer or timeout from stale ones. */
+  peer: number;
+  token: number;
+  /** Blocks were applied in this catch-up (the core restarts at the new height). */
+  moved: boolean;
 }
 
 interface Submitted {
@@ -242,6 +296,15 @@ const CLOCK_START_MS = 1_000;
 const POOL_LIMITS = { maxTxs: 10_000, maxBytes: 64 * 1024 * 1024 };
 
 const US = 1000;
+/** A message this many heights ahead of the core starts block sync (actors/consensus/bft.ts SYNC_GAP). */
+const SYNC_GAP = 3;
+/** A peer that sent a forged block is not asked for this long (bft.ts SYNC_REFUSAL_MS). */
+const SYNC_REFUSAL_MS = 60_000;
+/**
+ * An unanswered sync request gives up after this (the p2p actor waits 10 s; the simulated
+ * network delivers within 410 ms or drops, so 1 s only shortens the wait for a drop).
+ */
+const SYNC_TIMEOUT_MS = 1_000;
 /** Certificates a booting node's app is handed from its disk (ChainConsensusApp's default keep). */
 const CERTIFICATES_KEPT = 1_024;
 
@@ -285,6 +348,8 @@ export class Simulation {
   /** Admitted by an honest node after the heal: must be committed (checked at the end). */
   readonly #mustCommit: Submitted[] = [];
   #proposalsUntimely = 0;
+  readonly #sync: SyncCounts = { requests: 0, answers: 0, blocksApplied: 0, refused: 0, timeouts: 0 };
+  #syncToken = 0;
   #digest = keccak256(utf8.encode('sim-digest'));
   #healHeight = -1;
   readonly #reachedAtUs: number[] = [];
@@ -385,11 +450,17 @@ export class Simulation {
           this.faults.lostToCrash++;
           return;
         }
+        if (ev.channel === 'consensus' && node.live.sync !== null) {
+          node.live.deferred.push(ev);
+          return;
+        }
         this.#messagesDelivered++;
         if (ev.channel === 'tx') {
           this.#onGossipTx(node, node.live, ev.bytes);
           return;
         }
+        if (ev.channel === 'syncRequest') return this.#serveSync(node, ev.from, ev.bytes, ev.tag);
+        if (ev.channel === 'syncResponse') return this.#onSyncAnswer(node, node.live, ev.from, ev.bytes, ev.tag);
         let message: ConsensusMessage;
         try {
           message = decodeMessage(ev.bytes);
@@ -403,12 +474,21 @@ export class Simulation {
           if (this.opts.traceNodes?.includes(node.index)) this.#traceLine(`node ${node.index} drops untimely ${describeMessage(message)}`);
           return;
         }
+        if (messageHeight(message) > node.live.core.height + SYNC_GAP) {
+          // Far behind: block sync (the message is dropped, as the actor drops it).
+          await this.#startSync(node, node.live, false);
+          return;
+        }
         await this.#input(node, inputFromMessage(message, this.nodes[ev.from].address));
         return;
       }
       case 'timer': {
         const node = this.nodes[ev.node];
         if (node.live === null || node.incarnation !== ev.incarnation) return;
+        if (node.live.sync !== null) {
+          node.live.deferred.push(ev);
+          return;
+        }
         if (ev.step === Step.NewHeight) node.live.roundZeroAtUs = this.#nowUs;
         await this.#input(node, { type: 'timeout', height: ev.height, round: ev.round, step: ev.step });
         return;
@@ -542,6 +622,28 @@ export class Simulation {
       },
       loaded,
     );
+    const pool = new TxPool({ ...POOL_LIMITS, maxTxBytes: this.genesis.consensus.maxTxBytes }, () => chain.state);
+    const live: LiveNode = {
+      chain,
+      pool,
+      privval,
+      app: null as unknown as ChainConsensusApp,
+      core: null as unknown as ConsensusCore,
+      lastCommit: null,
+      builds: [],
+      roundZeroAtUs: this.#nowUs,
+      sync: null,
+      deferred: [],
+      syncRefusedUntilUs: new Map(),
+    };
+    node.live = live;
+    this.#traceLine(`boot node ${node.index} at height ${chain.height + 1}${loaded?.lastSigned ? ` (last signed ${loaded.lastSigned.height}/${loaded.lastSigned.round}/${loaded.lastSigned.step})` : ''}`);
+    await this.#startCore(node, live);
+  }
+
+  /** A fresh app and core at the chain's next height (at boot, and after a block sync moved the chain: bft.ts newCore). */
+  async #startCore(node: SimNode, live: LiveNode): Promise<void> {
+    const chain = live.chain;
     const builds: LiveNode['builds'] = [];
     const app = new ChainConsensusApp(() => chain, {
       validators: this.validators,
@@ -549,25 +651,25 @@ export class Simulation {
       requestBlock: (height, round) => builds.push({ height, round }),
       now: () => this.#clockMs(node),
     });
-    // Certificates for lagging peers, from the store. (The node serves earlier blocks by
-    // block sync, which the simulator does not run; certificates stand in for it.)
+    // Certificates for lagging peers, from the store (the node serves them from its store too).
     for (let h = Math.max(1, chain.height - CERTIFICATES_KEPT + 1); h <= chain.height; h++) {
       const b = node.disk.blocks[h - 1];
       app.committed(h, b.bytes, b.commit);
     }
-    const pool = new TxPool({ ...POOL_LIMITS, maxTxBytes: this.genesis.consensus.maxTxBytes }, () => chain.state);
     const core = new ConsensusCore({
       chainId: this.genesis.chainId,
       validators: this.validators,
-      privValidator: privval,
+      privValidator: live.privval,
       verifier: this.verifier,
       app,
       timeouts: this.#timeouts,
       height: chain.height + 1,
     });
-    const live: LiveNode = { chain, pool, app, core, lastCommit: node.disk.blocks.at(-1)?.commit ?? null, builds, roundZeroAtUs: this.#nowUs };
-    node.live = live;
-    this.#traceLine(`boot node ${node.index} at height ${chain.height + 1}${loaded?.lastSigned ? ` (last signed ${loaded.lastSigned.height}/${loaded.lastSigned.round}/${loaded.lastSigned.step})` : ''}`);
+    live.app = app;
+    live.core = core;
+    live.builds = builds;
+    live.lastCommit = node.disk.blocks.at(-1)?.commit ?? null;
+    live.roundZeroAtUs = this.#nowUs;
     let outputs: ConsensusOutput[];
     try {
       outputs = await core.start();
@@ -638,7 +740,11 @@ export class Simulation {
   async #apply(ev: Extract<SimEvent, { kind: 'apply' }>): Promise<void> {
     const node = this.nodes[ev.node];
     const live = node.live;
-    if (live === null || node.incarnation !== ev.incarnation) return; // crashed before applying
+    if (live === null || node.incarnation !== ev.incarnation) return; // crashed before applying, or its core was replaced after a sync
+    if (live.sync !== null) {
+      live.deferred.push(ev);
+      return;
+    }
     const v = live.app.take(ev.hash) ?? live.app.validate(ev.block);
     if (v === null || !equalBytes(v.hash, ev.hash)) {
       this.#violation('exception', `node ${node.index}: the block it decided at ${ev.height} does not validate on its chain`);
@@ -651,6 +757,13 @@ export class Simulation {
       this.#violation('state', `node ${node.index} could not apply block ${ev.height}: ${(err as Error).message}`);
       return;
     }
+    this.#committed(node, live, ev.height, ev.block, ev.commit, result);
+    await this.#input(node, { type: 'commitDone', height: ev.height });
+  }
+
+  /** What follows a block's commit on a node, decided or synced: the app, the pool, and the cross-node checks. */
+  #committed(node: SimNode, live: LiveNode, height: number, bytes: Uint8Array, commit: Commit, result: BlockResult): void {
+    const ev = { height, block: bytes, commit };
     live.app.committed(ev.height, ev.block, ev.commit);
     live.lastCommit = ev.commit;
     live.pool.removeCommitted(result.receipts.map((r) => r.txHash));
@@ -668,7 +781,131 @@ export class Simulation {
         this.#reachedAtUs[node.index] = this.#nowUs;
       }
     }
-    await this.#input(node, { type: 'commitDone', height: ev.height });
+  }
+
+  // ------------------------------------------------------------------ block sync
+
+  /** syncToHead: ask the live peers not refused, the first one rotating with the height asked (the p2p actor's `sync`). */
+  async #startSync(node: SimNode, live: LiveNode, moved: boolean): Promise<void> {
+    const from = live.chain.height + 1;
+    const peers = this.nodes.filter((x) => x.index !== node.index && x.live !== null && (live.syncRefusedUntilUs.get(x.index) ?? -1) <= this.#nowUs).map((x) => x.index);
+    const start = peers.length === 0 ? 0 : from % peers.length;
+    const order = peers.map((_, i) => peers[(start + i) % peers.length]);
+    live.sync = { order, next: 0, peer: -1, token: 0, moved };
+    this.#traceLine(`node ${node.index} syncs from ${from}, peers ${JSON.stringify(order)}`);
+    await this.#askNext(node, live);
+  }
+
+  async #askNext(node: SimNode, live: LiveNode): Promise<void> {
+    const s = live.sync as SyncSession;
+    if (s.next >= s.order.length) {
+      await this.#endSync(node, live);
+      return;
+    }
+    s.peer = s.order[s.next++];
+    s.token = ++this.#syncToken;
+    const token = s.token;
+    this.#sync.requests++;
+    this.#send(node.index, s.peer, 'syncRequest', encodeSyncRequest({ fromHeight: live.chain.height + 1, maxBlocks: SYNC_MAX_BLOCKS }), token);
+    this.#at(this.#nowUs + SYNC_TIMEOUT_MS * US, async () => {
+      if (node.live !== live || live.sync !== s || s.token !== token) return;
+      this.#sync.timeouts++;
+      await this.#askNext(node, live);
+    });
+  }
+
+  /** A peer serves sync from its disk (the p2p actor's handler); the Byzantine one forges half of its answers. */
+  async #serveSync(server: SimNode, to: number, bytes: Uint8Array, tag: number): Promise<void> {
+    const disk = server.disk;
+    const store = {
+      getEncodedBlockAndCommit: async (h: number) => {
+        const b = disk.blocks[h - 1];
+        return b === undefined ? undefined : { block: b.bytes, commit: encodeCommit(b.commit) };
+      },
+    };
+    let answer = await serveSync(store, disk.height, decodeSyncRequest(bytes));
+    if (server.byzantine && this.prng.chance(0.5) && disk.height >= decodeSyncRequest(bytes).fromHeight) {
+      answer = forgeSyncResponse(answer, this.genesis.consensus.maxBlockBytes);
+      this.faults.forgedSyncAnswer++;
+    }
+    this.#send(server.index, to, 'syncResponse', answer, tag);
+  }
+
+  /** An answer to this node's sync request: checked, its good blocks applied, its peer refused if it forged one. */
+  async #onSyncAnswer(node: SimNode, live: LiveNode, from: number, bytes: Uint8Array, tag: number): Promise<void> {
+    const s = live.sync;
+    if (s === null || s.peer !== from || s.token !== tag) return; // late, duplicated, or not asked
+    s.token = 0;
+    let response;
+    try {
+      response = decodeSyncResponse(bytes, this.genesis.consensus.maxBlockBytes);
+    } catch (err) {
+      this.#violation('exception', `node ${node.index} could not decode a sync answer from ${from}: ${(err as Error).message}`);
+      return;
+    }
+    if (response.blocks.length === 0) {
+      await this.#askNext(node, live);
+      return;
+    }
+    this.#sync.answers++;
+    const fromHeight = live.chain.height + 1;
+    const { blocks, refused } = this.opts.unsafeSync
+      ? { blocks: response.blocks, refused: null }
+      : checkSyncResponse(this.genesis.chainId, this.validators, this.verifier, fromHeight, response);
+    for (const b of blocks) {
+      if (!this.#applySynced(node, live, b)) return;
+      s.moved = true;
+    }
+    if (refused !== null) {
+      this.#sync.refused++;
+      if (!this.nodes[from].byzantine) this.#violation('exception', `node ${node.index} refused a sync answer from honest node ${from}: ${refused}`);
+      live.syncRefusedUntilUs.set(from, this.#nowUs + SYNC_REFUSAL_MS * US);
+      this.#traceLine(`node ${node.index} refuses sync answer of ${from}: ${refused}`);
+      await this.#startSync(node, live, s.moved);
+      return;
+    }
+    if (response.peerHead >= fromHeight + blocks.length) await this.#startSync(node, live, s.moved);
+    else await this.#endSync(node, live);
+  }
+
+  /** A block from sync, proven by its commit: applied as the chain actor applies it, and held to the decisions. */
+  #applySynced(node: SimNode, live: LiveNode, b: SyncedBlock): boolean {
+    const height = b.block.header.height;
+    const hex = bytesToHex(blockHash(b.block.header));
+    if (!node.byzantine) {
+      const prev = this.#decided.get(height);
+      if (prev === undefined) {
+        this.#decided.set(height, hex);
+        this.#digest = keccak256(concatBytes(this.#digest, blockHash(b.block.header)));
+      } else if (prev !== hex) {
+        this.#violation('safety', `height ${height}: node ${node.index} synced ${hex}, an honest node decided ${prev}`);
+        return false;
+      }
+    }
+    let result: BlockResult;
+    try {
+      result = live.chain.commit(b.block, b.bytes, b.commit, live.pool.verified);
+    } catch (err) {
+      this.#violation('state', `node ${node.index} could not apply synced block ${height}: ${(err as Error).message}`);
+      return false;
+    }
+    this.#sync.blocksApplied++;
+    this.#committed(node, live, height, b.bytes, b.commit, result);
+    return true;
+  }
+
+  /** The catch-up is over: a node that moved restarts its consensus at the new height (bft.ts newCore); what waited is handled. */
+  async #endSync(node: SimNode, live: LiveNode): Promise<void> {
+    const s = live.sync as SyncSession;
+    live.sync = null;
+    const deferred = live.deferred;
+    live.deferred = [];
+    if (s.moved) {
+      node.incarnation++; // the old core's timers and decisions are void
+      this.#traceLine(`node ${node.index} synced to ${live.chain.height}`);
+      await this.#startCore(node, live);
+    }
+    for (const ev of deferred) this.#push({ ...ev, atUs: this.#nowUs } as DistributiveOmit<SimEvent, 'seq'>);
   }
 
   #countCommitted(result: BlockResult): void {
@@ -746,7 +983,8 @@ export class Simulation {
     for (let to = 0; to < this.nodes.length; to++) if (to !== from) this.#send(from, to, channel, bytes);
   }
 
-  #send(from: number, to: number, channel: Channel, bytes: Uint8Array): void {
+  /** `tag`: which request a sync answer is for (a request-response stream tells them apart on the node). */
+  #send(from: number, to: number, channel: Channel, bytes: Uint8Array, tag = 0): void {
     const n = this.nodes.length;
     if (this.#cut[from * n + to] > 0) {
       this.faults.partitionBlocked++;
@@ -767,7 +1005,7 @@ export class Simulation {
         this.faults.delaySpike++;
         delayUs += this.prng.uniform(20, 400) * US;
       }
-      this.#push({ kind: 'deliver', atUs: this.#nowUs + Math.round(delayUs), to, from, channel, bytes });
+      this.#push({ kind: 'deliver', atUs: this.#nowUs + Math.round(delayUs), to, from, channel, bytes, tag });
     }
   }
 
@@ -1002,12 +1240,26 @@ export class Simulation {
       evidenceReported: this.#evidenceReported,
       evidenceOffences: this.#offences.size,
       txs: { ...this.txs },
+      sync: { ...this.#sync },
       proposalsUntimely: this.#proposalsUntimely,
       recoveryMs,
       violations: [...this.violations],
       digest: bytesToHex(this.#digest),
       trace: [...this.#trace],
     };
+  }
+}
+
+function messageHeight(m: ConsensusMessage): number {
+  switch (m.kind) {
+    case 'proposal':
+      return m.proposal.height;
+    case 'vote':
+      return m.vote.height;
+    case 'status':
+      return m.status.height;
+    case 'certificate':
+      return m.certificate.height;
   }
 }
 

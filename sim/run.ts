@@ -6,7 +6,7 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { ArgsError, parseArgs, type RunArgs } from './args';
-import { FAULT_KINDS, type FaultCounts, type SimResult, type TxCounts } from './cluster';
+import { FAULT_KINDS, type FaultCounts, type SimResult, type SyncCounts, type TxCounts } from './cluster';
 import { SeedRunner } from './seeds';
 
 async function main(): Promise<number> {
@@ -42,6 +42,8 @@ async function main(): Promise<number> {
   let recoveryMaxSeed = 0;
   let recoverySum = 0;
   let untimely = 0;
+  const sync: SyncCounts = { requests: 0, answers: 0, blocksApplied: 0, refused: 0, timeouts: 0 };
+  let seedsRefused = 0;
   const txs: TxCounts = { submitted: 0, admitted: 0, refused: 0, gossipAdmitted: 0, committed: 0, ok: 0, failed: 0 };
   const failed: SimResult[] = [];
   const runner = new SeedRunner(args.options, args.jobs);
@@ -65,6 +67,8 @@ async function main(): Promise<number> {
     for (const k of FAULT_KINDS) faults[k] += r.faults[k];
     for (const k of Object.keys(txs) as (keyof TxCounts)[]) txs[k] += r.txs[k];
     untimely += r.proposalsUntimely;
+    for (const k of Object.keys(sync) as (keyof SyncCounts)[]) sync[k] += r.sync[k];
+    if (r.sync.refused > 0) seedsRefused++;
     if (r.violations.length > 0) {
       failed.push(r);
       console.log(`FAIL seed ${r.seed}: ${r.violations.length} violation(s)`);
@@ -94,6 +98,10 @@ async function main(): Promise<number> {
       `admitted ${txs.admitted}, refused at the door ${txs.refused}, gossiped copies admitted ${txs.gossipAdmitted}`,
   );
   console.log(`proposals dropped as untimely: ${untimely}`);
+  console.log(
+    `block sync: ${sync.requests} requests, ${sync.answers} answers with blocks, ${sync.blocksApplied} blocks applied from them, ` +
+      `${sync.refused} forged answers refused (in ${seedsRefused} seeds), ${sync.timeouts} requests timed out`,
+  );
   console.log(`evidence reported by honest nodes: ${evidence} reports of ${offences} distinct double signs (seeds with a Byzantine validator: ${byzSeeds}, with evidence: ${byzSeedsDetected})`);
   console.log(`recovery after the heal: max ${recoveryMax.toFixed(0)} ms (seed ${recoveryMaxSeed}), mean ${(recoverySum / Math.max(1, seedsRun)).toFixed(0)} ms (bound ${o.livenessBoundMs} ms)`);
   console.log(`violations: ${failed.reduce((n, r) => n + r.violations.length, 0)}${failed.length ? ` in seeds ${failed.map((r) => r.seed).join(', ')}` : ''}`);

@@ -60,7 +60,7 @@ export function decodeSyncRequest(bytes: Uint8Array): SyncRequest {
 }
 
 /** Reads up to maxBlocks committed blocks from the store, stopping before the response grows too large. */
-export async function serveSync(store: ChainStore, head: number, req: SyncRequest): Promise<Uint8Array> {
+export async function serveSync(store: Pick<ChainStore, 'getEncodedBlockAndCommit'>, head: number, req: SyncRequest): Promise<Uint8Array> {
   const parts: { block: Uint8Array; commit: Uint8Array }[] = [];
   let size = 0;
   for (let h = Math.max(1, req.fromHeight); h <= head && parts.length < req.maxBlocks; h++) {

@@ -1,7 +1,7 @@
 /**
  * CI's run of the deterministic simulation: 200 seeds of 6 validators running the real
- * consensus, mempool and execution code under faults and one Byzantine validator
- * (sim/cluster.ts), on up to two worker threads. A failing seed is printed with the
+ * consensus, mempool, block sync and execution code under faults and one Byzantine
+ * validator (sim/cluster.ts), on up to two worker threads. A failing seed is printed with the
  * command that replays it.
  */
 import { availableParallelism } from 'node:os';
@@ -16,7 +16,7 @@ const PER_TEST = 50;
 describe('deterministic simulation: 6 validators, real execution, faults, one Byzantine', () => {
   const runner = new SeedRunner({ ...DEFAULT_SIM_OPTIONS, ...CI }, Math.min(2, availableParallelism()));
   afterAll(() => runner.close());
-  const totals = { seeds: 0, heights: 0, evidence: 0, crashes: 0, partitions: 0, drops: 0, equivocations: 0, txs: 0, txsOk: 0, txsFailed: 0 };
+  const totals = { seeds: 0, heights: 0, evidence: 0, crashes: 0, partitions: 0, drops: 0, equivocations: 0, txs: 0, txsOk: 0, txsFailed: 0, synced: 0, forgedRefused: 0 };
 
   for (let from = 1; from <= SEEDS; from += PER_TEST) {
     const seeds = Array.from({ length: PER_TEST }, (_, i) => from + i);
@@ -41,6 +41,11 @@ describe('deterministic simulation: 6 validators, real execution, faults, one By
         totals.txs += r.txs.committed;
         totals.txsOk += r.txs.ok;
         totals.txsFailed += r.txs.failed;
+        totals.synced += r.sync.blocksApplied;
+        totals.forgedRefused += r.sync.refused;
+        // Refused answers were forged ones (an honest answer refused, or a forgery applied, is a violation above);
+        // a forged answer can also be lost, or come after its request timed out.
+        expect(r.sync.refused).toBeLessThanOrEqual(r.faults.forgedSyncAnswer);
       }
     });
   }
@@ -56,5 +61,8 @@ describe('deterministic simulation: 6 validators, real execution, faults, one By
     expect(totals.txs).toBeGreaterThan(4_000);
     expect(totals.txsOk).toBeGreaterThan(3_000);
     expect(totals.txsFailed).toBeGreaterThan(300);
+    // Nodes back from a crash caught up by block sync, past the Byzantine node's forged answers.
+    expect(totals.synced).toBeGreaterThan(1_000);
+    expect(totals.forgedRefused).toBeGreaterThan(10);
   });
 });

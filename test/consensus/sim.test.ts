@@ -57,6 +57,20 @@ describe('the safety checker can fail', () => {
     expect(r.violations[0].message).toMatch(/node 2|another honest node/);
   });
 
+  it('block sync: nodes back from a crash catch up past forged answers; a sync that skips the commit checks is caught', async () => {
+    for (const seed of [17, 25]) {
+      const r = await runSeed(seed, SHORT);
+      if (r.violations.length > 0) expect.fail(describeFailure(r));
+      expect(r.sync.blocksApplied).toBeGreaterThan(0);
+      expect(r.faults.forgedSyncAnswer).toBeGreaterThan(0);
+      expect(r.sync.refused).toBeGreaterThan(0);
+      const broken = await runSeed(seed, { ...SHORT, unsafeSync: true });
+      expect(broken.violations.length).toBeGreaterThan(0);
+      expect(broken.violations[0].kind).toBe('safety');
+      expect(broken.violations[0].message).toMatch(/synced 0x[0-9a-f]+, an honest node decided/);
+    }
+  });
+
   it('the same partition with the real quorum is safe (and heals)', async () => {
     const { forcedPartition } = unsafeScenario(6, SHORT.durationMs as number);
     const r = await runSeed(1, { ...SHORT, byzantine: false, faults: false, forcedPartition });
