@@ -58,7 +58,9 @@ import {
   encodeSyncRequest,
   forgeSyncResponse,
   serveSync,
+  SYNC_GAP,
   SYNC_MAX_BLOCKS,
+  SYNC_REFUSAL_MS,
   type SyncedBlock,
 } from '../src/chain/sync';
 import { ChainConsensusApp, type ValidatedBlock } from '../src/chain/consensus-app';
@@ -69,6 +71,7 @@ import { checkEvidence, evidenceHash, evidenceOffender, type Evidence } from '..
 import {
   decodeMessage,
   encodeMessage,
+  messageHeight,
   proposalSigningHash,
   voteSigningHash,
   type ConsensusMessage,
@@ -296,10 +299,6 @@ const CLOCK_START_MS = 1_000;
 const POOL_LIMITS = { maxTxs: 10_000, maxBytes: 64 * 1024 * 1024 };
 
 const US = 1000;
-/** A message this many heights ahead of the core starts block sync (actors/consensus/bft.ts SYNC_GAP). */
-const SYNC_GAP = 3;
-/** A peer that sent a forged block is not asked for this long (bft.ts SYNC_REFUSAL_MS). */
-const SYNC_REFUSAL_MS = 60_000;
 /**
  * An unanswered sync request gives up after this (the p2p actor waits 10 s; the simulated
  * network delivers within 410 ms or drops, so 1 s only shortens the wait for a drop).
@@ -1247,19 +1246,6 @@ export class Simulation {
       digest: bytesToHex(this.#digest),
       trace: [...this.#trace],
     };
-  }
-}
-
-function messageHeight(m: ConsensusMessage): number {
-  switch (m.kind) {
-    case 'proposal':
-      return m.proposal.height;
-    case 'vote':
-      return m.vote.height;
-    case 'status':
-      return m.status.height;
-    case 'certificate':
-      return m.certificate.height;
   }
 }
 

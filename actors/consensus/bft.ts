@@ -23,10 +23,10 @@ import { join } from 'node:path';
 import type { Commit } from '../../src/codec/block';
 import { blockHash, encodeBlock } from '../../src/codec/block';
 import { ChainConsensusApp } from '../../src/chain/consensus-app';
-import { checkSyncResponse, type SyncAnswer } from '../../src/chain/sync';
+import { checkSyncResponse, SYNC_GAP, SYNC_REFUSAL_MS, type SyncAnswer } from '../../src/chain/sync';
 import { ConsensusCore, inputFromMessage, type ConsensusInput, type ConsensusOutput } from '../../src/consensus/core';
 import { checkEvidence, encodeEvidence, evidenceHash, evidenceHeight, evidenceOffender, type Evidence } from '../../src/consensus/evidence';
-import { encodeMessage, voteSigningHash, type ConsensusMessage, type Vote } from '../../src/consensus/messages';
+import { encodeMessage, messageHeight, voteSigningHash, type ConsensusMessage, type Vote } from '../../src/consensus/messages';
 import { timeoutConfig } from '../../src/consensus/params';
 import { decodePrivValState, encodePrivValState, LocalPrivValidator } from '../../src/consensus/privval';
 import { knownKeyVerifier, Secp256k1Signer, type SignatureVerifier } from '../../src/consensus/signer';
@@ -47,10 +47,6 @@ export type ConsensusMsg =
   | { type: 'timer'; generation: number; height: number; round: number; step: Step }
   | { type: 'evidence'; evidence: Evidence; gossiped: boolean };
 
-/** More heights behind than this: block sync instead of one certificate per height. */
-const SYNC_GAP = 3;
-/** How long a peer that answered block sync with a block without a valid commit is not asked again. */
-const SYNC_REFUSAL_MS = 60_000;
 const MAX_EVIDENCE_KEPT = 1_000;
 /** How long a starting node waits for a first peer before it decides it is alone. */
 const FIRST_PEER_WAIT_MS = 3_000;
@@ -285,18 +281,6 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
     return moved;
   };
 
-  const messageHeight = (m: ConsensusMessage): number => {
-    switch (m.kind) {
-      case 'proposal':
-        return m.proposal.height;
-      case 'vote':
-        return m.vote.height;
-      case 'status':
-        return m.status.height;
-      case 'certificate':
-        return m.certificate.height;
-    }
-  };
 
   return {
     async start() {

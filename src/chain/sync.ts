@@ -18,6 +18,10 @@ import type { ChainStore } from '../storage/db';
 
 const SYNC_VERSION = 1;
 export const SYNC_MAX_BLOCKS = 256;
+/** A consensus message more heights ahead than this starts block sync (fewer: the core's certificate exchange). */
+export const SYNC_GAP = 3;
+/** How long a peer that answered block sync with a block without a valid commit is not asked again (local policy). */
+export const SYNC_REFUSAL_MS = 60_000;
 export const SYNC_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 export function syncProtocol(chainId: number): string {

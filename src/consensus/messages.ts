@@ -208,6 +208,20 @@ export interface DecodeLimits {
 }
 
 /** `u8 version | u8 kind | body`; one encoding per message. */
+/** The height a consensus message is about. */
+export function messageHeight(m: ConsensusMessage): number {
+  switch (m.kind) {
+    case 'proposal':
+      return m.proposal.height;
+    case 'vote':
+      return m.vote.height;
+    case 'status':
+      return m.status.height;
+    case 'certificate':
+      return m.certificate.height;
+  }
+}
+
 export function encodeMessage(m: ConsensusMessage): Uint8Array {
   const w = new Writer(m.kind === 'proposal' ? 256 + m.proposal.block.length : m.kind === 'certificate' ? 512 + m.certificate.block.length : 160);
   w.u8(MESSAGE_VERSION);

@@ -115,6 +115,25 @@ export class LocalNetwork {
     return ((await res.json()) as { data: any }).data;
   }
 
+  /**
+   * Waits until a block after `fromHeight` (as validator `via` has it) records `signer` in
+   * its parent's commit: that validator votes again.
+   */
+  async waitForSigner(signer: string, fromHeight: number, via = 1, timeoutMs = 60_000): Promise<void> {
+    let h = fromHeight + 1;
+    await waitFor(
+      async () => {
+        while (h <= (await this.height(via))) {
+          if ((await this.block(via, h)).lastCommit?.signers.includes(signer)) return true;
+          h++;
+        }
+        return undefined;
+      },
+      timeoutMs,
+      `a commit signed by ${signer}`,
+    );
+  }
+
   /** Waits until every listed validator has reached `height`. */
   async waitHeight(height: number, which: number[] = this.nodes.map((n) => n.index), timeoutMs = 60_000): Promise<void> {
     await waitFor(

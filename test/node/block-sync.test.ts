@@ -59,17 +59,6 @@ describe('block sync with peers that forge blocks', () => {
 
     // It takes part again: a later block's record of its parent's commit carries its signature.
     const four = status.validators[3].address;
-    let h = head + 1;
-    await waitFor(
-      async () => {
-        while (h <= (await net.height(1))) {
-          if ((await net.block(1, h)).lastCommit?.signers.includes(four)) return true;
-          h++;
-        }
-        return undefined;
-      },
-      60_000,
-      'a commit signed by the restarted validator',
-    );
+    await net.waitForSigner(four, head);
   }, 300_000);
 });

@@ -103,18 +103,7 @@ describe('a six-validator network of real processes', () => {
     await expectAgreement(head, [1, 6], Math.max(1, at - 5));
     // It votes again: a later block's record of the parent's commit carries its signature.
     const six = (await net.status(6)).validators[5].address;
-    let h = head + 1;
-    await waitFor(
-      async () => {
-        while (h <= (await net.height(1))) {
-          if ((await net.block(1, h)).lastCommit?.signers.includes(six)) return true;
-          h++;
-        }
-        return undefined;
-      },
-      60_000,
-      'a commit signed by the restarted validator',
-    );
+    await net.waitForSigner(six, head);
   }, 180_000);
 
   it('a validator frozen with SIGSTOP rejoins after SIGCONT', async () => {
