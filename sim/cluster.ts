@@ -467,15 +467,15 @@ export class Simulation {
           this.#violation('exception', `node ${ev.to} could not decode a message from ${ev.from}: ${(err as Error).message}`);
           return;
         }
+        if (messageHeight(message) > node.live.core.height + SYNC_GAP) {
+          // Far behind: block sync (the message is dropped, as the actor drops it).
+          await this.#startSync(node, node.live, false);
+          return;
+        }
         // As the node's consensus actor does: a fresh proposal must carry a recent time.
         if (message.kind === 'proposal' && !node.live.app.isTimely(message.proposal)) {
           this.#proposalsUntimely++;
           if (this.opts.traceNodes?.includes(node.index)) this.#traceLine(`node ${node.index} drops untimely ${describeMessage(message)}`);
-          return;
-        }
-        if (messageHeight(message) > node.live.core.height + SYNC_GAP) {
-          // Far behind: block sync (the message is dropped, as the actor drops it).
-          await this.#startSync(node, node.live, false);
           return;
         }
         await this.#input(node, inputFromMessage(message, this.nodes[ev.from].address));

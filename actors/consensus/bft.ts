@@ -281,7 +281,6 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
     return moved;
   };
 
-
   return {
     async start() {
       const n = node();

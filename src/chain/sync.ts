@@ -3,8 +3,8 @@
  * after its head, each with the commit that made it final, and applies them after
  * checking each commit on its own (2/3 of the power or more precommitted that block).
  * It trusts no peer: a block whose commit does not verify, or that is not the height it
- * asked for, is refused (checkSyncResponse), and that peer is not asked again until this
- * catch-up ends: the next peer is (the consensus actor's syncToHead).
+ * asked for, is refused (checkSyncResponse), that peer is not asked again for
+ * SYNC_REFUSAL_MS, and the next peer is asked (the consensus actor's syncToHead).
  *
  *   request:  u8 version | u64 fromHeight | u32 maxBlocks
  *   response: u8 version | u64 peerHead | u32 n | n × (bytes block | bytes commit)
@@ -123,7 +123,7 @@ export function decodeSyncResponse(bytes: Uint8Array, maxBlockBytes: number): Sy
  * One peer's answer to a request from `fromHeight`: the blocks that prove themselves, in
  * order, up to the first that does not; `refused` says why that one did not (null: all
  * did). The blocks before a refused one are still final blocks (each carries its own
- * commit), so they are applied; the peer is not asked again.
+ * commit), so they are applied; the peer is not asked again for SYNC_REFUSAL_MS.
  */
 export function checkSyncResponse(
   chainId: number,
