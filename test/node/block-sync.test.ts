@@ -7,8 +7,11 @@
  *  2. Validator 4 restarts: its only peers are the liars. It must refuse their answers,
  *     apply none of their blocks, stay up, and stop asking them (decision 64). Before,
  *     the first forged block crashed its consensus actor, and every restart asked again.
- *  3. Validator 1 restarts, the chain moves again, and validator 4 catches up from it,
- *     agrees with everyone and votes again.
+ *     (It may still climb through the consensus core's certificate exchange, one height
+ *     per round trip: certificates are checked the same way, and the liars, honest in
+ *     consensus, serve real ones; with it the chain can even resume without validator 1.)
+ *  3. Validator 1 restarts, the chain moves on, and validator 4 agrees with it at every
+ *     height checked and votes again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/devnet';
