@@ -36,6 +36,8 @@ export class LocalNetwork {
     return join(this.dir.path, `validator-${index}`);
   }
   private readonly args: string[][] = [];
+  /** Processes this helper is stopping or killing (their exit is expected). */
+  private readonly ending = new Set<ChildProcess>();
   /** Each validator's libp2p address (with its peer id). */
   readonly p2pAddrs: string[] = [];
 
@@ -78,7 +80,12 @@ export class LocalNetwork {
     });
     node.proc = proc;
     live.add(proc);
-    proc.once('exit', () => live.delete(proc));
+    proc.once('exit', (code, signal) => {
+      live.delete(proc);
+      // A validator that ends by itself (a halt, a crash) says why in its output: show it,
+      // or a test that later times out waiting for it leaves nothing to go on.
+      if (!this.ending.has(proc)) process.stderr.write(`validator ${index} exited by itself (code ${code}, signal ${signal}); its last output:\n${node.output.slice(-6_000)}\n`);
+    });
     proc.stdout!.on('data', (d) => (node.output += d));
     proc.stderr!.on('data', (d) => (node.output += d));
     await waitFor(
@@ -96,6 +103,7 @@ export class LocalNetwork {
     const proc = this.nodes[index - 1].proc;
     if (!proc || proc.exitCode !== null) return;
     const exited = new Promise((r) => proc.once('exit', r));
+    this.ending.add(proc);
     proc.kill('SIGKILL');
     await exited;
     this.nodes[index - 1].proc = undefined;
@@ -152,6 +160,7 @@ export class LocalNetwork {
         const proc = n.proc;
         if (!proc || proc.exitCode !== null) return;
         const exited = new Promise((r) => proc.once('exit', r));
+        this.ending.add(proc);
         proc.kill('SIGCONT');
         proc.kill('SIGTERM');
         const t = setTimeout(() => proc.kill('SIGKILL'), 10_000);
