@@ -698,13 +698,7 @@ export class Simulation {
     const hex = bytesToHex(d.blockHash);
     this.#traceLine(`node ${node.index} decides ${d.height}/${d.round} ${hex.slice(0, 10)}`);
     if (!node.byzantine) {
-      const prev = this.#decided.get(d.height);
-      if (prev === undefined) {
-        this.#decided.set(d.height, hex);
-        this.#digest = keccak256(concatBytes(this.#digest, d.blockHash));
-      } else if (prev !== hex) {
-        this.#violation('safety', `height ${d.height}: node ${node.index} decided ${hex}, another honest node decided ${prev}`);
-      }
+      this.#holdToDecisions(node, d.height, d.blockHash, 'decided');
       this.#checkCommit(node, d.height, d.blockHash, d.commit);
     }
     this.#push({
@@ -717,6 +711,23 @@ export class Simulation {
       block: d.block,
       commit: d.commit,
     });
+  }
+
+  /**
+   * Safety: the first honest block at a height is the decision (and goes into the digest);
+   * any other an honest node decides or syncs there is a violation. False on a violation.
+   */
+  #holdToDecisions(node: SimNode, height: number, hash: Uint8Array, how: 'decided' | 'synced'): boolean {
+    const hex = bytesToHex(hash);
+    const prev = this.#decided.get(height);
+    if (prev === undefined) {
+      this.#decided.set(height, hex);
+      this.#digest = keccak256(concatBytes(this.#digest, hash));
+      return true;
+    }
+    if (prev === hex) return true;
+    this.#violation('safety', `height ${height}: node ${node.index} ${how} ${hex}, ${how === 'decided' ? 'another' : 'an'} honest node decided ${prev}`);
+    return false;
   }
 
   /** An independent check of the commit a decision carries: a quorum (≥ 2/3) of valid precommits for the block. */
@@ -762,21 +773,20 @@ export class Simulation {
 
   /** What follows a block's commit on a node, decided or synced: the app, the pool, and the cross-node checks. */
   #committed(node: SimNode, live: LiveNode, height: number, bytes: Uint8Array, commit: Commit, result: BlockResult): void {
-    const ev = { height, block: bytes, commit };
-    live.app.committed(ev.height, ev.block, ev.commit);
-    live.lastCommit = ev.commit;
+    live.app.committed(height, bytes, commit);
+    live.lastCommit = commit;
     live.pool.removeCommitted(result.receipts.map((r) => r.txHash));
     if (!node.byzantine) {
       const root = bytesToHex(result.stateRoot);
-      const prev = this.#roots.get(ev.height);
+      const prev = this.#roots.get(height);
       if (prev === undefined) {
-        this.#roots.set(ev.height, root);
+        this.#roots.set(height, root);
         this.#countCommitted(result);
       } else if (prev !== root) {
-        this.#violation('state', `height ${ev.height}: node ${node.index} has state root ${root}, another honest node ${prev}`);
+        this.#violation('state', `height ${height}: node ${node.index} has state root ${root}, another honest node ${prev}`);
       }
-      this.#pruneSigned(node.address, ev.height);
-      if (this.#healHeight >= 0 && this.#reachedAtUs[node.index] < 0 && ev.height >= this.#healHeight + this.opts.livenessHeights) {
+      this.#pruneSigned(node.address, height);
+      if (this.#healHeight >= 0 && this.#reachedAtUs[node.index] < 0 && height >= this.#healHeight + this.opts.livenessHeights) {
         this.#reachedAtUs[node.index] = this.#nowUs;
       }
     }
@@ -822,8 +832,9 @@ export class Simulation {
         return b === undefined ? undefined : { block: b.bytes, commit: encodeCommit(b.commit) };
       },
     };
-    let answer = await serveSync(store, disk.height, decodeSyncRequest(bytes));
-    if (server.byzantine && this.prng.chance(0.5) && disk.height >= decodeSyncRequest(bytes).fromHeight) {
+    const request = decodeSyncRequest(bytes);
+    let answer = await serveSync(store, disk.height, request);
+    if (server.byzantine && this.prng.chance(0.5) && disk.height >= request.fromHeight) {
       answer = forgeSyncResponse(answer, this.genesis.consensus.maxBlockBytes);
       this.faults.forgedSyncAnswer++;
     }
@@ -870,17 +881,7 @@ export class Simulation {
   /** A block from sync, proven by its commit: applied as the chain actor applies it, and held to the decisions. */
   #applySynced(node: SimNode, live: LiveNode, b: SyncedBlock): boolean {
     const height = b.block.header.height;
-    const hex = bytesToHex(blockHash(b.block.header));
-    if (!node.byzantine) {
-      const prev = this.#decided.get(height);
-      if (prev === undefined) {
-        this.#decided.set(height, hex);
-        this.#digest = keccak256(concatBytes(this.#digest, blockHash(b.block.header)));
-      } else if (prev !== hex) {
-        this.#violation('safety', `height ${height}: node ${node.index} synced ${hex}, an honest node decided ${prev}`);
-        return false;
-      }
-    }
+    if (!node.byzantine && !this.#holdToDecisions(node, height, blockHash(b.block.header), 'synced')) return false;
     let result: BlockResult;
     try {
       result = live.chain.commit(b.block, b.bytes, b.commit, live.pool.verified);

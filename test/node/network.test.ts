@@ -26,6 +26,21 @@ import { decodeSlot } from '../../src/storage/privval-file';
 const N = 6;
 let net: LocalNetwork;
 
+/**
+ * A network for the tests of the enclosing describe: started before them (handed to
+ * `started`), stopped after them, so the file's two networks never run at once.
+ */
+function networkPerSuite(size: number, started: (net: LocalNetwork) => void, extra?: (index: number) => string[]): void {
+  let running: LocalNetwork | undefined;
+  beforeAll(async () => {
+    running = await LocalNetwork.start(size, extra);
+    started(running);
+  }, 120_000);
+  afterAll(async () => {
+    await running?.stop();
+  }, 60_000);
+}
+
 /** Every validator in `which` has the same block hash and state root at each height up to `upTo`. */
 async function expectAgreement(upTo: number, which = [1, 2, 3, 4, 5, 6], from = 1): Promise<void> {
   for (let h = from; h <= upTo; h++) {
@@ -40,13 +55,7 @@ async function expectAgreement(upTo: number, which = [1, 2, 3, 4, 5, 6], from = 
 }
 
 describe('a six-validator network of real processes', () => {
-  beforeAll(async () => {
-    net = await LocalNetwork.start(N);
-  }, 120_000);
-
-  afterAll(async () => {
-    await net?.stop();
-  }, 60_000);
+  networkPerSuite(N, (started) => (net = started));
 
   it('agrees on every block, and a transaction sent to one validator is final on all', async () => {
     await net.waitHeight(10);
@@ -208,14 +217,7 @@ describe('a six-validator network of real processes', () => {
  */
 describe('block sync with peers that forge blocks', () => {
   let sync: LocalNetwork;
-
-  beforeAll(async () => {
-    sync = await LocalNetwork.start(4, (i) => (i === 2 || i === 3 ? ['--faulty-sync'] : []));
-  }, 120_000);
-
-  afterAll(async () => {
-    await sync?.stop();
-  }, 60_000);
+  networkPerSuite(4, (started) => (sync = started), (i) => (i === 2 || i === 3 ? ['--faulty-sync'] : []));
 
   it('a restarted validator refuses forged blocks, stays up, and catches up once an honest peer is back', async () => {
     await sync.waitHeight(5);
