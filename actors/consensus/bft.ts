@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import type { Commit } from '../../src/codec/block';
 import { blockHash, encodeBlock } from '../../src/codec/block';
 import { ChainConsensusApp } from '../../src/chain/consensus-app';
-import { checkSyncResponse, SYNC_GAP, SYNC_REFUSAL_MS, type SyncAnswer } from '../../src/chain/sync';
+import { checkSyncResponse, SYNC_BUDGET_MS, SYNC_GAP, SyncPeers, type SyncAttempt } from '../../src/chain/sync';
 import { ConsensusCore, inputFromMessage, type ConsensusInput, type ConsensusOutput } from '../../src/consensus/core';
 import { checkEvidence, encodeEvidence, evidenceHash, evidenceHeight, evidenceOffender, type Evidence } from '../../src/consensus/evidence';
 import { encodeMessage, messageHeight, voteSigningHash, type ConsensusMessage, type Vote } from '../../src/consensus/messages';
@@ -69,6 +69,8 @@ export interface ConsensusInfo {
   blocksSynced: number;
   /** Block-sync answers refused because a block in them had no valid commit (the peer was then skipped). */
   syncPeersRefused: number;
+  /** Block-sync requests a peer did not answer in time, or failed (the peer was then skipped for a while). */
+  syncPeersUnanswered: number;
   evidence: EvidenceRecord[];
   counters: Record<string, number>;
   proposalsUntimely: number;
@@ -87,9 +89,8 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
   let roundZeroAt = 0;
   let syncing = false;
   let blocksSynced = 0;
-  let syncPeersRefused = 0;
-  /** Peers whose block-sync answers were refused, and until when they are not asked (local policy, wall time). */
-  const syncRefused = new Map<string, number>();
+  /** Peers block sync passes over for a while: liars, and peers that did not answer (local policy, wall time). */
+  const syncPeers = new SyncPeers();
   let proposalsUntimely = 0;
   /** Pending timers and the height each is for: those of a decided height are cleared, not left to fire stale. */
   const timers = new Map<NodeJS.Timeout, number>();
@@ -103,7 +104,8 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
     step: core ? Step[core.step] : 'Syncing',
     syncing,
     blocksSynced,
-    syncPeersRefused,
+    syncPeersRefused: syncPeers.refused,
+    syncPeersUnanswered: syncPeers.unanswered,
     evidence: [...evidence.values()],
     counters: { ...(core?.counters ?? {}) } as unknown as Record<string, number>,
     proposalsUntimely,
@@ -242,7 +244,10 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
    * asked again for SYNC_REFUSAL_MS and the next peer is asked: a lying peer can neither
    * feed the node a block nor stop it catching up from the honest ones, nor make it
    * fetch and check its forgeries again at every consensus message that shows the node
-   * behind.
+   * behind. A peer that does not answer in time is passed over for SYNC_UNANSWERED_MS,
+   * and one call waits SYNC_BUDGET_MS at most: a stalling peer cannot hold the actor
+   * (before, its stream was never timed out, the wait here ended in ASK_TIMEOUT, and the
+   * supervisor restarted consensus, which asked the same peer first again).
    */
   const syncToHead = async (): Promise<boolean> => {
     const n = node();
@@ -252,13 +257,17 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
       for (;;) {
         const chain = n.chain();
         const from = chain.height + 1;
-        const now = Date.now();
-        const exclude = new Set<string>();
-        for (const [peer, until] of syncRefused) {
-          if (until > now) exclude.add(peer);
-          else syncRefused.delete(peer);
+        let attempt: SyncAttempt;
+        try {
+          // The p2p actor gives up asking after SYNC_BUDGET_MS; this wait is only a backstop.
+          attempt = await p2p().ask<SyncAttempt>((reply) => ({ type: 'sync', fromHeight: from, exclude: syncPeers.excluded(), reply }), SYNC_BUDGET_MS + 5_000);
+        } catch (err) {
+          // Not a reason to restart consensus: the next message that shows us behind syncs again.
+          n.log.warn({ err: (err as Error).message }, 'block sync: no answer from the p2p actor');
+          break;
         }
-        const answer = await p2p().ask<SyncAnswer | null>((reply) => ({ type: 'sync', fromHeight: from, exclude, reply }), 30_000);
+        for (const peer of attempt.unanswered) syncPeers.noAnswer(peer);
+        const answer = attempt.answer;
         if (answer === null) break;
         const { blocks, refused: why } = checkSyncResponse(chain.chainId, validators, verifier, from, answer.response);
         for (const b of blocks) {
@@ -267,8 +276,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
           moved = true;
         }
         if (why !== null) {
-          syncRefused.set(answer.peer, Date.now() + SYNC_REFUSAL_MS);
-          syncPeersRefused++;
+          syncPeers.refuse(answer.peer);
           n.log.warn({ peer: answer.peer, why }, 'block sync: refused a peer that sent a block without a valid commit');
           continue;
         }

@@ -22,7 +22,7 @@
  *   /exchange/<chainId>/sync/1    block sync (src/chain/sync.ts)
  */
 import { Reader, Writer } from '../../src/codec/binary';
-import { decodeSyncRequest, decodeSyncResponse, encodeSyncRequest, forgeSyncResponse, serveSync, SYNC_MAX_BLOCKS, syncProtocol, type SyncAnswer } from '../../src/chain/sync';
+import { askPeersInTurn, decodeSyncRequest, decodeSyncResponse, encodeSyncRequest, forgeSyncResponse, serveSync, SYNC_MAX_BLOCKS, syncProtocol, type SyncAttempt } from '../../src/chain/sync';
 import { decodeEvidence } from '../../src/consensus/evidence';
 import { decodeMessage, type ConsensusMessage } from '../../src/consensus/messages';
 import { Libp2pTransport, peerIdOfPublicKey } from '../../src/net/libp2p';
@@ -44,7 +44,7 @@ export type P2PMsg =
   /** End of the turn: what was queued this turn leaves, one bundle per peer. */
   | { type: 'flush' }
   /** Committed blocks from `fromHeight` on from some peer not in `exclude`, and who sent them; null when no such peer had any. */
-  | { type: 'sync'; fromHeight: number; exclude?: ReadonlySet<string>; reply: Reply<SyncAnswer | null> };
+  | { type: 'sync'; fromHeight: number; exclude?: ReadonlySet<string>; reply: Reply<SyncAttempt> };
 
 export interface P2PHolder {
   transport?: Libp2pTransport;
@@ -52,7 +52,6 @@ export interface P2PHolder {
 
 const MAX_TX_BATCH_BYTES = 1 << 20;
 const MAX_BUNDLE_ITEMS = 4_096;
-const SYNC_TIMEOUT_MS = 10_000;
 
 export function directProtocol(chainId: number): string {
   return `/exchange/${chainId}/direct/1`;
@@ -65,6 +64,13 @@ export enum DirectItem {
   /** A batch of transactions the sender admitted (encodeTxBatch). */
   Txs = 2,
 }
+
+/**
+ * What a validator with the devnet fault `--stall-sync` answers block sync with: nothing,
+ * ever. The asker's timeout resets the stream; the handler's await is left pending (a
+ * few hundred bytes per request, on a faulty devnet node only).
+ */
+const stalled = new Promise<Uint8Array>(() => {});
 
 /** Transactions from a validator's bundle: the mempool tallies them; nobody waits for the answer. */
 const IGNORED_REPLY: Reply<GossipTally> = { resolve: () => {}, reject: () => {} };
@@ -254,23 +260,18 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
     }
   };
 
-  const sync = async (fromHeight: number, exclude: ReadonlySet<string> = new Set()): Promise<SyncAnswer | null> => {
+  /** Asks the connected validators (but `exclude`) in turn for the blocks from `fromHeight`. */
+  const sync = async (fromHeight: number, exclude: ReadonlySet<string> = new Set()): Promise<SyncAttempt> => {
     const t = transport!;
     const { genesis } = node().config;
     const peers = t.peers().filter((p) => addressOf.has(p) && !exclude.has(p));
-    // Start with a different peer each time, so one slow or lying peer cannot stall us.
-    const start = peers.length === 0 ? 0 : fromHeight % peers.length;
-    for (let i = 0; i < peers.length; i++) {
-      const peer = peers[(start + i) % peers.length];
-      try {
-        const answer = await t.request(peer, syncProtocol(genesis.chainId), encodeSyncRequest({ fromHeight, maxBlocks: SYNC_MAX_BLOCKS }), SYNC_TIMEOUT_MS);
-        const res = decodeSyncResponse(answer, genesis.consensus.maxBlockBytes);
-        if (res.blocks.length > 0) return { peer, response: res };
-      } catch (err) {
-        node().log.warn({ err: (err as Error).message, peer }, 'sync request failed');
-      }
-    }
-    return null;
+    const request = encodeSyncRequest({ fromHeight, maxBlocks: SYNC_MAX_BLOCKS });
+    return askPeersInTurn(
+      peers,
+      fromHeight,
+      async (peer, timeoutMs) => decodeSyncResponse(await t.request(peer, syncProtocol(genesis.chainId), request, timeoutMs), genesis.consensus.maxBlockBytes),
+      { onFailure: (peer, err) => node().log.warn({ err: (err as Error).message, peer }, 'sync request failed') },
+    );
   };
 
   return {
@@ -297,9 +298,11 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
       await transport.start(handlers);
       await transport.handleDirect(directProtocol(config.genesis.chainId), receiveBundle);
       await transport.handle(syncProtocol(config.genesis.chainId), async (data) => {
+        const faults = node().config.faults;
+        if (faults?.stallSync) return stalled;
         const chain = node().chain();
         const served = await serveSync(chain.store, chain.height, decodeSyncRequest(data));
-        return node().config.faults?.forgeSyncBlocks ? forgeSyncResponse(served, config.genesis.consensus.maxBlockBytes) : served;
+        return faults?.forgeSyncBlocks ? forgeSyncResponse(served, config.genesis.consensus.maxBlockBytes) : served;
       });
       holder.transport = transport;
     },

@@ -4,7 +4,10 @@
  * checking each commit on its own (2/3 of the power or more precommitted that block).
  * It trusts no peer: a block whose commit does not verify, or that is not the height it
  * asked for, is refused (checkSyncResponse), that peer is not asked again for
- * SYNC_REFUSAL_MS, and the next peer is asked (the consensus actor's syncToHead).
+ * SYNC_REFUSAL_MS, and the next peer is asked (the consensus actor's syncToHead). Nor
+ * does it wait on one: a peer that does not answer within SYNC_REQUEST_TIMEOUT_MS (it
+ * stalls, is frozen, or breaks the stream) is passed over for SYNC_UNANSWERED_MS, and
+ * one call asks peers for at most SYNC_BUDGET_MS in all (askPeersInTurn, SyncPeers).
  *
  *   request:  u8 version | u64 fromHeight | u32 maxBlocks
  *   response: u8 version | u64 peerHead | u32 n | n × (bytes block | bytes commit)
@@ -23,6 +26,12 @@ export const SYNC_GAP = 3;
 /** How long a peer that answered block sync with a block without a valid commit is not asked again (local policy). */
 export const SYNC_REFUSAL_MS = 60_000;
 export const SYNC_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+/** How long one peer has to answer one sync request (a full answer is up to 32 MiB). */
+export const SYNC_REQUEST_TIMEOUT_MS = 10_000;
+/** How long a peer that did not answer (timed out, broke the stream) is not asked again (local policy). */
+export const SYNC_UNANSWERED_MS = 10_000;
+/** One sync call's time across peers in all: the consensus actor waits a little longer than this. */
+export const SYNC_BUDGET_MS = 25_000;
 
 export function syncProtocol(chainId: number): string {
   return `/exchange/${chainId}/sync/1`;
@@ -49,6 +58,86 @@ export interface SyncResponse {
 export interface SyncAnswer {
   peer: string;
   response: SyncResponse;
+}
+
+/** What one sync call got: the first answer with blocks (null: none), and the peers that did not answer. */
+export interface SyncAttempt {
+  answer: SyncAnswer | null;
+  unanswered: string[];
+}
+
+/**
+ * Asks `peers` in turn, starting at a position that moves with the height asked for (so
+ * one slow or lying peer is not always asked first), until one answers with blocks. A
+ * peer whose request fails (its own timeout, a broken stream, an undecodable answer) is
+ * listed in `unanswered` and the next is asked; no peer is asked once `budgetMs` has
+ * passed, and a request never gets more time than is left of it.
+ */
+export async function askPeersInTurn(
+  peers: readonly string[],
+  fromHeight: number,
+  request: (peer: string, timeoutMs: number) => Promise<SyncResponse>,
+  opts: { requestTimeoutMs?: number; budgetMs?: number; now?: () => number; onFailure?: (peer: string, err: unknown) => void } = {},
+): Promise<SyncAttempt> {
+  const now = opts.now ?? (() => performance.now());
+  const deadline = now() + (opts.budgetMs ?? SYNC_BUDGET_MS);
+  const unanswered: string[] = [];
+  const start = peers.length === 0 ? 0 : fromHeight % peers.length;
+  for (let i = 0; i < peers.length; i++) {
+    const left = deadline - now();
+    if (left < 1) break;
+    const peer = peers[(start + i) % peers.length];
+    try {
+      const response = await request(peer, Math.min(opts.requestTimeoutMs ?? SYNC_REQUEST_TIMEOUT_MS, left));
+      if (response.blocks.length > 0) return { answer: { peer, response }, unanswered };
+    } catch (err) {
+      unanswered.push(peer);
+      opts.onFailure?.(peer, err);
+    }
+  }
+  return { answer: null, unanswered };
+}
+
+/**
+ * Which peers block sync passes over, and until when: a peer refused for a block without
+ * a valid commit for SYNC_REFUSAL_MS, one that did not answer for SYNC_UNANSWERED_MS.
+ * Local policy in wall time; it touches no state.
+ */
+export class SyncPeers {
+  readonly #until = new Map<string, number>();
+  /** Answers refused (a block in them did not prove itself). */
+  refused = 0;
+  /** Requests a peer did not answer in time, or failed. */
+  unanswered = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** The peers not to ask now (the expired ones are forgotten). */
+  excluded(): Set<string> {
+    const now = this.now();
+    const out = new Set<string>();
+    for (const [peer, until] of this.#until) {
+      if (until > now) out.add(peer);
+      else this.#until.delete(peer);
+    }
+    return out;
+  }
+
+  refuse(peer: string): void {
+    this.refused++;
+    this.#skip(peer, SYNC_REFUSAL_MS);
+  }
+
+  noAnswer(peer: string): void {
+    this.unanswered++;
+    this.#skip(peer, SYNC_UNANSWERED_MS);
+  }
+
+  #skip(peer: string, ms: number): void {
+    const until = this.now() + ms;
+    // A liar that then also stalls stays passed over for the longer of the two.
+    if ((this.#until.get(peer) ?? 0) < until) this.#until.set(peer, until);
+  }
 }
 
 export function encodeSyncRequest(r: SyncRequest): Uint8Array {

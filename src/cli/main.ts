@@ -32,6 +32,7 @@ const START_FLAGS = {
   bootstrap: { type: 'string', help: 'comma-separated multiaddrs (/ip4/…/tcp/…/p2p/…) of peers; default: the genesis endpoints' },
   equivocate: { type: 'bool', default: false, help: 'devnet fault injection: this validator double-signs every vote (tests of evidence)' },
   'faulty-sync': { type: 'bool', default: false, help: 'devnet fault injection: this validator answers block-sync requests with forged blocks (tests of sync)' },
+  'stall-sync': { type: 'bool', default: false, help: 'devnet fault injection: this validator never answers block-sync requests (tests of sync)' },
   'exit-with-parent': { type: 'bool', default: false, help: 'stop when the parent process goes away (set by the local-network launcher)' },
   'block-time-ms': { type: 'int', help: 'block interval (default: the genesis value)' },
   'log-level': { type: 'string', default: 'info', help: 'trace|debug|info|warn|error|fatal|silent' },
@@ -68,8 +69,9 @@ async function start(argv: string[]): Promise<void> {
   const index: number = f['validator-index'] ?? 1;
   const baseDir = f['data-dir'] ?? `data/${genesis.network}-${genesis.validators.length}v`;
   const dataDir = resolve(f['data-dir'] ?? join(baseDir, `validator-${index}`));
-  if (f.equivocate && genesis.network !== 'devnet') throw new Error('--equivocate is a devnet-only fault injection');
-  if (f['faulty-sync'] && genesis.network !== 'devnet') throw new Error('--faulty-sync is a devnet-only fault injection');
+  for (const fault of ['equivocate', 'faulty-sync', 'stall-sync'] as const) {
+    if (f[fault] && genesis.network !== 'devnet') throw new Error(`--${fault} is a devnet-only fault injection`);
+  }
   const key = genesis.network === 'devnet' ? validatorKey(f.keys, genesis, index) : undefined;
   const log = createLogger({ level: f['log-level'], name: `${genesis.network}-v${index}` });
   const node = new Node(
@@ -79,7 +81,10 @@ async function start(argv: string[]): Promise<void> {
       genesisHash: hash,
       validatorKey: key,
       p2p: multi ? await p2pConfig(genesis, index, f['p2p-host'], f['p2p-port'], f.bootstrap) : undefined,
-      faults: (f.equivocate && key) || f['faulty-sync'] ? { equivocateWithKey: f.equivocate ? key : undefined, forgeSyncBlocks: f['faulty-sync'] } : undefined,
+      faults:
+        (f.equivocate && key) || f['faulty-sync'] || f['stall-sync']
+          ? { equivocateWithKey: f.equivocate ? key : undefined, forgeSyncBlocks: f['faulty-sync'], stallSync: f['stall-sync'] }
+          : undefined,
       api: { host: f.host, port: f.port },
       sessionApi: { host: '127.0.0.1', port: f['session-port'] },
       blockTimeMs: f['block-time-ms'] ?? genesis.consensus.blockTimeMs,

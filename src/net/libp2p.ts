@@ -237,6 +237,11 @@ export class Libp2pTransport implements Transport {
     });
   }
 
+  /**
+   * One request and its answer. `timeoutMs` bounds the whole exchange, not just the
+   * dial: a peer that accepts the stream and never answers (stalls, or is frozen) has it
+   * aborted at the deadline, and the call rejects.
+   */
   async request(peer: string, protocol: string, data: Uint8Array, timeoutMs = 5_000): Promise<Uint8Array> {
     const signal = AbortSignal.timeout(timeoutMs);
     // Parsing a peer id decompresses its public key (pure-JS curve math): once per peer.
@@ -246,17 +251,26 @@ export class Libp2pTransport implements Transport {
       this.peerIds.set(peer, id);
     }
     const stream = await this.node!.dialProtocol(id as never, protocol, { signal });
-    const answers = await pipe(
-      [data],
-      (source) => lp.encode(source),
-      stream,
-      (source) => lp.decode(source, { maxDataLength: MAX_REQUEST_BYTES }),
-      async (source) => {
-        for await (const a of source) return a.subarray();
-        throw new Error(`peer ${peer} closed ${protocol} without answering`);
-      },
-    );
-    return answers;
+    const late = new Error(`peer ${peer} did not answer ${protocol} within ${timeoutMs} ms`);
+    const onAbort = () => stream.abort(late);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await pipe(
+        [data],
+        (source) => lp.encode(source),
+        stream,
+        (source) => lp.decode(source, { maxDataLength: MAX_REQUEST_BYTES }),
+        async (source) => {
+          for await (const a of source) return a.subarray();
+          throw new Error(`peer ${peer} closed ${protocol} without answering`);
+        },
+      );
+    } catch (err) {
+      throw signal.aborted ? late : err;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
   }
 
   /**

@@ -41,6 +41,8 @@ export interface NodeConfig {
     equivocateWithKey?: Uint8Array;
     /** Answer block-sync requests with forged blocks (their commits no longer match). */
     forgeSyncBlocks?: boolean;
+    /** Never answer block-sync requests (the asker times out). */
+    stallSync?: boolean;
   };
 }
 

@@ -2,7 +2,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockHash, canonicalCommit, type Block, type Commit } from '../../src/codec/block';
 import { Chain } from '../../src/chain/chain';
-import { checkSyncedBlock, checkSyncResponse, decodeSyncRequest, decodeSyncResponse, encodeSyncRequest, forgeSyncResponse, serveSync, SYNC_MAX_BLOCKS } from '../../src/chain/sync';
+import {
+  askPeersInTurn,
+  checkSyncedBlock,
+  checkSyncResponse,
+  decodeSyncRequest,
+  decodeSyncResponse,
+  encodeSyncRequest,
+  forgeSyncResponse,
+  serveSync,
+  SYNC_MAX_BLOCKS,
+  SYNC_REFUSAL_MS,
+  SYNC_UNANSWERED_MS,
+  SyncPeers,
+  type SyncResponse,
+} from '../../src/chain/sync';
 import { voteSigningHash } from '../../src/consensus/messages';
 import { Secp256k1Signer, secp256k1Verifier } from '../../src/consensus/signer';
 import { ValidatorSet } from '../../src/consensus/validator-set';
@@ -85,5 +99,67 @@ describe('block sync', () => {
     expect(forged.peerHead).toBe(5);
     expect(forged.blocks.map((b) => b.block.header.timestampMs)).toEqual(honest.blocks.map((b) => b.block.header.timestampMs + 1));
     expect(checkSyncResponse(genesis.chainId, validators, secp256k1Verifier, 2, forged)).toMatchObject({ blocks: [], refused: expect.stringMatching(/^block 2: /) });
+  });
+
+  describe('asking peers in turn', () => {
+    const answer: SyncResponse = { peerHead: 9, blocks: [{ block: {} as Block, commit: {} as Commit, bytes: new Uint8Array() }] };
+    /** A peer that never answers: its request fails at its own timeout, as Libp2pTransport.request does. */
+    const stall = (timeoutMs: number) => new Promise<SyncResponse>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs));
+
+    it('passes over peers that stall, fail or have nothing, and takes the first answer with blocks', async () => {
+      const asked: [string, number][] = [];
+      const failures: string[] = [];
+      const behaviour: Record<string, (t: number) => Promise<SyncResponse>> = {
+        a: stall,
+        b: async () => Promise.reject(new Error('stream reset')),
+        c: async () => ({ peerHead: 3, blocks: [] }),
+        d: async () => answer,
+        e: async () => answer,
+      };
+      // fromHeight 5 over five peers starts at peers[0]; 7 would start at peers[2].
+      const got = await askPeersInTurn(Object.keys(behaviour), 5, (peer, t) => (asked.push([peer, t]), behaviour[peer](t)), {
+        requestTimeoutMs: 50,
+        onFailure: (peer) => failures.push(peer),
+      });
+      expect(got.answer).toEqual({ peer: 'd', response: answer });
+      expect(got.unanswered).toEqual(['a', 'b']);
+      expect(failures).toEqual(['a', 'b']);
+      expect(asked.map(([p]) => p)).toEqual(['a', 'b', 'c', 'd']);
+      expect(asked.every(([, t]) => t === 50)).toBe(true);
+      const other = await askPeersInTurn(Object.keys(behaviour), 7, async (peer, t) => (asked.push([peer, t]), behaviour[peer](t)));
+      expect(other.answer?.peer).toBe('d');
+      expect(asked.slice(4).map(([p]) => p)).toEqual(['c', 'd']);
+    });
+
+    it('stops asking once its budget is spent, and never gives a request more time than is left', async () => {
+      const asked: [string, number][] = [];
+      const started = performance.now();
+      const got = await askPeersInTurn(['a', 'b', 'c', 'd', 'e'], 0, (peer, t) => (asked.push([peer, t]), stall(t)), { requestTimeoutMs: 60, budgetMs: 150 });
+      const took = performance.now() - started;
+      expect(got.answer).toBeNull();
+      // 60 + 60 + the 30 left: three peers asked, the last with what was left of the budget.
+      expect(asked.map(([p]) => p)).toEqual(['a', 'b', 'c']);
+      expect(asked[2][1]).toBeLessThanOrEqual(31);
+      expect(got.unanswered).toEqual(['a', 'b', 'c']);
+      expect(took).toBeLessThan(400);
+      expect(await askPeersInTurn([], 3, () => Promise.reject(new Error('no peer to ask')))).toEqual({ answer: null, unanswered: [] });
+    });
+
+    it('passes over a liar for a minute and a peer that did not answer for ten seconds', () => {
+      let now = 1_000_000;
+      const peers = new SyncPeers(() => now);
+      peers.refuse('liar');
+      peers.noAnswer('slow');
+      expect([...peers.excluded()].sort()).toEqual(['liar', 'slow']);
+      now += SYNC_UNANSWERED_MS;
+      expect([...peers.excluded()]).toEqual(['liar']);
+      // A liar that also stalls keeps the longer exclusion.
+      peers.noAnswer('liar');
+      now += SYNC_REFUSAL_MS - SYNC_UNANSWERED_MS - 1;
+      expect([...peers.excluded()]).toEqual(['liar']);
+      now += 1;
+      expect(peers.excluded().size).toBe(0);
+      expect({ refused: peers.refused, unanswered: peers.unanswered }).toEqual({ refused: 1, unanswered: 2 });
+    });
   });
 });

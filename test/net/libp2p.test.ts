@@ -158,6 +158,31 @@ describe('libp2p transport', () => {
     expect(got.map((m) => m[0])).toEqual([1, 2]);
   });
 
+  it('gives up on a request the peer never answers once its timeout passes, and the stream is freed', async () => {
+    const keys = DEVNET_KEYS.validators.slice(4, 6).map((v) => hexToBytes(v.ecdsaPrivateKey));
+    const b = new Libp2pTransport({ chainId: 713799, privateKey: keys[1], listen: ['/ip4/127.0.0.1/tcp/0'], bootstrap: [], log });
+    await b.start(recorder().handlers);
+    nodes.push(b);
+    let asked = 0;
+    await b.handle('/exchange/test/stall/1', () => {
+      asked++;
+      return new Promise<Uint8Array>(() => {}); // never answers
+    });
+    await b.handle('/exchange/test/echo/1', async (data) => data);
+    const a = new Libp2pTransport({ chainId: 713799, privateKey: keys[0], listen: ['/ip4/127.0.0.1/tcp/0'], bootstrap: [b.listenAddresses()[0]], log, redialMs: 200 });
+    await a.start(recorder().handlers);
+    nodes.push(a);
+    await waitFor(() => a.peers().length === 1 || undefined, 10_000, 'connected');
+    const started = performance.now();
+    await expect(a.request(b.id, '/exchange/test/stall/1', Uint8Array.of(1), 400)).rejects.toThrow(/did not answer .* within 400 ms/);
+    const took = performance.now() - started;
+    expect(asked).toBe(1);
+    expect(took).toBeGreaterThanOrEqual(390);
+    expect(took).toBeLessThan(5_000);
+    // The connection still serves the next request.
+    expect([...(await a.request(b.id, '/exchange/test/echo/1', Uint8Array.of(7, 8), 5_000))]).toEqual([7, 8]);
+  });
+
   it('bundles messages and refuses malformed bundles', () => {
     const items = [new Uint8Array([1, 2, 3]), new Uint8Array(0), new Uint8Array(200).fill(9)];
     const bytes = encodeBundle(items);
