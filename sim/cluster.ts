@@ -29,8 +29,9 @@
  * checks them with the real checkSyncResponse, applies the good ones, refuses a peer
  * that sent a forged block for 60 s, and asks again until no peer has more; then its
  * consensus restarts at the new height. Requests and answers cross the same faulty
- * network; an unanswered request times out after SYNC_TIMEOUT_MS and the next peer is
- * asked. While it syncs, the node's timers, messages and pending applies wait, as in
+ * network; an unanswered request times out after SYNC_TIMEOUT_MS, the next peer is
+ * asked, and the silent one is passed over for 10 s (the real SyncPeers, on the
+ * simulated clock). While it syncs, the node's timers, messages and pending applies wait, as in
  * the actor's mailbox.
  *
  * Checked:
@@ -60,7 +61,7 @@ import {
   serveSync,
   SYNC_GAP,
   SYNC_MAX_BLOCKS,
-  SYNC_REFUSAL_MS,
+  SyncPeers,
   type SyncedBlock,
 } from '../src/chain/sync';
 import { ChainConsensusApp, type ValidatedBlock } from '../src/chain/consensus-app';
@@ -272,8 +273,8 @@ interface LiveNode {
   sync: SyncSession | null;
   /** Events for this node that arrived while it synced: handled once it is done, as its mailbox would. */
   deferred: SimEvent[];
-  /** Peers whose sync answers were refused, and until when they are not asked (the actor's syncRefused). */
-  syncRefusedUntilUs: Map<number, number>;
+  /** Peers block sync passes over for a while: liars and silent ones (the actor's SyncPeers, on the simulated clock). */
+  syncPeers: SyncPeers;
 }
 
 interface SyncSession {
@@ -633,7 +634,7 @@ export class Simulation {
       roundZeroAtUs: this.#nowUs,
       sync: null,
       deferred: [],
-      syncRefusedUntilUs: new Map(),
+      syncPeers: new SyncPeers(() => this.#nowUs / US),
     };
     node.live = live;
     this.#traceLine(`boot node ${node.index} at height ${chain.height + 1}${loaded?.lastSigned ? ` (last signed ${loaded.lastSigned.height}/${loaded.lastSigned.round}/${loaded.lastSigned.step})` : ''}`);
@@ -797,7 +798,8 @@ export class Simulation {
   /** syncToHead: ask the live peers not refused, the first one rotating with the height asked (the p2p actor's `sync`). */
   async #startSync(node: SimNode, live: LiveNode, moved: boolean): Promise<void> {
     const from = live.chain.height + 1;
-    const peers = this.nodes.filter((x) => x.index !== node.index && x.live !== null && (live.syncRefusedUntilUs.get(x.index) ?? -1) <= this.#nowUs).map((x) => x.index);
+    const excluded = live.syncPeers.excluded();
+    const peers = this.nodes.filter((x) => x.index !== node.index && x.live !== null && !excluded.has(String(x.index))).map((x) => x.index);
     const start = peers.length === 0 ? 0 : from % peers.length;
     const order = peers.map((_, i) => peers[(start + i) % peers.length]);
     live.sync = { order, next: 0, peer: -1, token: 0, moved };
@@ -819,6 +821,7 @@ export class Simulation {
     this.#at(this.#nowUs + SYNC_TIMEOUT_MS * US, async () => {
       if (node.live !== live || live.sync !== s || s.token !== token) return;
       this.#sync.timeouts++;
+      live.syncPeers.noAnswer(String(s.peer));
       await this.#askNext(node, live);
     });
   }
@@ -869,7 +872,7 @@ export class Simulation {
     if (refused !== null) {
       this.#sync.refused++;
       if (!this.nodes[from].byzantine) this.#violation('exception', `node ${node.index} refused a sync answer from honest node ${from}: ${refused}`);
-      live.syncRefusedUntilUs.set(from, this.#nowUs + SYNC_REFUSAL_MS * US);
+      live.syncPeers.refuse(String(from));
       this.#traceLine(`node ${node.index} refuses sync answer of ${from}: ${refused}`);
       await this.#startSync(node, live, s.moved);
       return;
