@@ -62,6 +62,8 @@ import {
   SYNC_GAP,
   SYNC_MAX_BLOCKS,
   SyncPeers,
+  SYNC_RETRY_MS,
+  AheadClaims,
   type SyncedBlock,
 } from '../src/chain/sync';
 import { ChainConsensusApp, type ValidatedBlock } from '../src/chain/consensus-app';
@@ -106,11 +108,12 @@ export const FAULT_KINDS = [
   'equivocatingProposal',
   'doubleVote',
   'forgedSyncAnswer',
+  'claimAhead',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 export type FaultCounts = Record<FaultKind, number>;
 
-export type ViolationKind = 'safety' | 'state' | 'commit' | 'double-sign' | 'evidence' | 'evidence-missed' | 'liveness' | 'exception';
+export type ViolationKind = 'safety' | 'state' | 'commit' | 'double-sign' | 'evidence' | 'evidence-missed' | 'liveness' | 'sync' | 'exception';
 
 export interface Violation {
   kind: ViolationKind;
@@ -139,6 +142,8 @@ export interface SimOptions {
   forcedPartition?: { groups: number[][]; fromMs: number; toMs: number };
   /** A deliberately broken block sync (to show the checker catches it): answers applied without checking their commits. */
   unsafeSync?: boolean;
+  /** A deliberately broken sync trigger (to show the checker catches it): any one message far ahead starts a sync, as before decision 66. */
+  unsafeSyncTrigger?: boolean;
   /** A deliberate execution bug (to show the checker catches it): at `atMs`, a stray write into that node's state. */
   divergeState?: { node: number; atMs: number };
   timeouts?: Partial<TimeoutConfig>;
@@ -202,6 +207,8 @@ export interface SyncCounts {
   blocksApplied: number;
   refused: number;
   timeouts: number;
+  /** Messages far ahead that started no sync (too little power that far ahead, or a sync just found nothing). */
+  aheadIgnored: number;
 }
 
 export interface SimResult {
@@ -275,6 +282,10 @@ interface LiveNode {
   deferred: SimEvent[];
   /** Peers block sync passes over for a while: liars and silent ones (the actor's SyncPeers, on the simulated clock). */
   syncPeers: SyncPeers;
+  /** Heights validators showed far ahead of this node (the actor's AheadClaims). */
+  aheadClaims: AheadClaims;
+  /** Until when messages start no sync (the last one found nothing to apply). */
+  noSyncUntilUs: number;
 }
 
 interface SyncSession {
@@ -348,7 +359,7 @@ export class Simulation {
   /** Admitted by an honest node after the heal: must be committed (checked at the end). */
   readonly #mustCommit: Submitted[] = [];
   #proposalsUntimely = 0;
-  readonly #sync: SyncCounts = { requests: 0, answers: 0, blocksApplied: 0, refused: 0, timeouts: 0 };
+  readonly #sync: SyncCounts = { requests: 0, answers: 0, blocksApplied: 0, refused: 0, timeouts: 0, aheadIgnored: 0 };
   #syncToken = 0;
   #digest = keccak256(utf8.encode('sim-digest'));
   #healHeight = -1;
@@ -468,8 +479,16 @@ export class Simulation {
           this.#violation('exception', `node ${ev.to} could not decode a message from ${ev.from}: ${(err as Error).message}`);
           return;
         }
-        if (messageHeight(message) > node.live.core.height + SYNC_GAP) {
-          // Far behind: block sync (the message is dropped, as the actor drops it).
+        const height = messageHeight(message);
+        if (height > node.live.core.height + SYNC_GAP) {
+          // Far behind, if more than a third of the power says so (decision 66): block
+          // sync. The message is dropped, as the actor drops it.
+          const shown = this.opts.unsafeSyncTrigger ? height : node.live.aheadClaims.claim(this.nodes[ev.from].address, height);
+          if (shown <= node.live.core.height + SYNC_GAP || this.#nowUs < node.live.noSyncUntilUs) {
+            this.#sync.aheadIgnored++;
+            return;
+          }
+          this.#checkBehind(node, node.live, shown);
           await this.#startSync(node, node.live, false);
           return;
         }
@@ -565,6 +584,7 @@ export class Simulation {
       switch (o.type) {
         case 'broadcast':
           this.#observeSigned(node, o.message);
+          if (node.byzantine) this.#claimAhead(node, o.message);
           if (node.byzantine && this.#equivocate(node, o.message)) break;
           this.#broadcast(node.index, 'consensus', encodeMessage(o.message));
           break;
@@ -635,6 +655,8 @@ export class Simulation {
       sync: null,
       deferred: [],
       syncPeers: new SyncPeers(() => this.#nowUs / US),
+      aheadClaims: new AheadClaims(this.validators),
+      noSyncUntilUs: 0,
     };
     node.live = live;
     this.#traceLine(`boot node ${node.index} at height ${chain.height + 1}${loaded?.lastSigned ? ` (last signed ${loaded.lastSigned.height}/${loaded.lastSigned.round}/${loaded.lastSigned.step})` : ''}`);
@@ -668,6 +690,7 @@ export class Simulation {
     live.app = app;
     live.core = core;
     live.builds = builds;
+    live.aheadClaims.reached(chain.height);
     live.lastCommit = node.disk.blocks.at(-1)?.commit ?? null;
     live.roundZeroAtUs = this.#nowUs;
     let outputs: ConsensusOutput[];
@@ -903,6 +926,7 @@ export class Simulation {
     live.sync = null;
     const deferred = live.deferred;
     live.deferred = [];
+    if (!s.moved) live.noSyncUntilUs = this.#nowUs + SYNC_RETRY_MS * US;
     if (s.moved) {
       node.incarnation++; // the old core's timers and decisions are void
       this.#traceLine(`node ${node.index} synced to ${live.chain.height}`);
@@ -1143,6 +1167,32 @@ export class Simulation {
       this.#send(node.index, to, 'consensus', peers.indexOf(to) < cutAt ? b : a);
     }
     return true;
+  }
+
+  /**
+   * The Byzantine validator follows some of its votes with a status message 1,000 heights
+   * ahead, to every peer (what `--claim-ahead` does on the node): no honest node may start
+   * a block sync on its word alone (#checkBehind).
+   */
+  #claimAhead(node: SimNode, m: ConsensusMessage): void {
+    if (m.kind !== 'vote' || m.vote.validator !== node.address || !this.prng.chance(0.3)) return;
+    const bitmap = new Uint8Array(Math.ceil(this.validators.size / 8));
+    const status = { height: m.vote.height + 1_000, round: 0, hasProposal: false, prevotes: bitmap, precommits: bitmap, polRound: -1, polPrevotes: bitmap };
+    this.#broadcast(node.index, 'consensus', encodeMessage({ kind: 'status', status }));
+    this.faults.claimAhead++;
+  }
+
+  /**
+   * A sync started by messages: more than a third of the power showed `shown`, so an
+   * honest node must have been there (its chain at `shown` - 1 or beyond: a message is
+   * at most one height past its sender's chain, and disks keep their blocks). Otherwise
+   * the node synced on the word of the faulty validator.
+   */
+  #checkBehind(node: SimNode, live: LiveNode, shown: number): void {
+    const honestTop = Math.max(...this.nodes.filter((x) => !x.byzantine && x.index !== node.index).map((x) => x.disk.height));
+    if (honestTop + 1 < shown) {
+      this.#violation('sync', `node ${node.index} at height ${live.core.height} started a block sync for height ${shown}, which no honest node has reached (highest ${honestTop})`);
+    }
   }
 
   #altProposal(node: SimNode, p: Proposal): ConsensusMessage | undefined {

@@ -42,7 +42,7 @@ async function main(): Promise<number> {
   let recoveryMaxSeed = 0;
   let recoverySum = 0;
   let untimely = 0;
-  const sync: SyncCounts = { requests: 0, answers: 0, blocksApplied: 0, refused: 0, timeouts: 0 };
+  const sync: SyncCounts = { requests: 0, answers: 0, blocksApplied: 0, refused: 0, timeouts: 0, aheadIgnored: 0 };
   let seedsRefused = 0;
   const txs: TxCounts = { submitted: 0, admitted: 0, refused: 0, gossipAdmitted: 0, committed: 0, ok: 0, failed: 0 };
   const failed: SimResult[] = [];
@@ -100,7 +100,8 @@ async function main(): Promise<number> {
   console.log(`proposals dropped as untimely: ${untimely}`);
   console.log(
     `block sync: ${sync.requests} requests, ${sync.answers} answers with blocks, ${sync.blocksApplied} blocks applied from them, ` +
-      `${sync.refused} forged answers refused (in ${seedsRefused} seeds), ${sync.timeouts} requests timed out`,
+      `${sync.refused} forged answers refused (in ${seedsRefused} seeds), ${sync.timeouts} requests timed out; ` +
+      `${sync.aheadIgnored} messages far ahead started no sync`,
   );
   console.log(`evidence reported by honest nodes: ${evidence} reports of ${offences} distinct double signs (seeds with a Byzantine validator: ${byzSeeds}, with evidence: ${byzSeedsDetected})`);
   console.log(`recovery after the heal: max ${recoveryMax.toFixed(0)} ms (seed ${recoveryMaxSeed}), mean ${(recoverySum / Math.max(1, seedsRun)).toFixed(0)} ms (bound ${o.livenessBoundMs} ms)`);

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import type { Commit } from '../../src/codec/block';
 import { blockHash, encodeBlock } from '../../src/codec/block';
 import { ChainConsensusApp } from '../../src/chain/consensus-app';
-import { checkSyncResponse, SYNC_BUDGET_MS, SYNC_GAP, SyncPeers, type SyncAttempt } from '../../src/chain/sync';
+import { AheadClaims, checkSyncResponse, SYNC_BUDGET_MS, SYNC_GAP, SYNC_RETRY_MS, SyncPeers, type SyncAttempt } from '../../src/chain/sync';
 import { ConsensusCore, inputFromMessage, type ConsensusInput, type ConsensusOutput } from '../../src/consensus/core';
 import { checkEvidence, encodeEvidence, evidenceHash, evidenceHeight, evidenceOffender, type Evidence } from '../../src/consensus/evidence';
 import { encodeMessage, messageHeight, voteSigningHash, type ConsensusMessage, type Vote } from '../../src/consensus/messages';
@@ -71,6 +71,10 @@ export interface ConsensusInfo {
   syncPeersRefused: number;
   /** Block-sync requests a peer did not answer in time, or failed (the peer was then skipped for a while). */
   syncPeersUnanswered: number;
+  /** Block syncs that messages far ahead started (validators with more than a third of the power far ahead). */
+  syncsStarted: number;
+  /** Messages far ahead that started none (too few validators that far ahead, or a sync just found nothing). */
+  messagesAheadIgnored: number;
   evidence: EvidenceRecord[];
   counters: Record<string, number>;
   proposalsUntimely: number;
@@ -91,6 +95,11 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
   let blocksSynced = 0;
   /** Peers block sync passes over for a while: liars, and peers that did not answer (local policy, wall time). */
   const syncPeers = new SyncPeers();
+  let aheadClaims: AheadClaims;
+  let syncsStarted = 0;
+  let messagesAheadIgnored = 0;
+  /** performance.now() before which messages start no sync (the last one found nothing to apply). */
+  let noSyncUntil = 0;
   let proposalsUntimely = 0;
   /** Pending timers and the height each is for: those of a decided height are cleared, not left to fire stale. */
   const timers = new Map<NodeJS.Timeout, number>();
@@ -106,6 +115,8 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
     blocksSynced,
     syncPeersRefused: syncPeers.refused,
     syncPeersUnanswered: syncPeers.unanswered,
+    syncsStarted,
+    messagesAheadIgnored,
     evidence: [...evidence.values()],
     counters: { ...(core?.counters ?? {}) } as unknown as Record<string, number>,
     proposalsUntimely,
@@ -146,6 +157,17 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
     const conflicting = { type: v.type, height: v.height, round: v.round, blockHash, validator: v.validator };
     const signature = sign(voteSigningHash(node().config.genesis.chainId, conflicting), key);
     p2p().send({ type: 'consensus', topic: Topic.Votes, data: encodeMessage({ kind: 'vote', vote: { ...conflicting, signature } }) });
+  };
+
+  /**
+   * Devnet fault injection: after each vote, a status message claiming a height 1,000
+   * ahead, to every validator (tests of the sync trigger, decision 66).
+   */
+  const claimAhead = (v: Vote) => {
+    if (!node().config.faults?.claimAhead) return;
+    const bitmap = new Uint8Array(Math.ceil(validators.size / 8));
+    const status = { height: v.height + 1_000, round: 0, hasProposal: false, prevotes: bitmap, precommits: bitmap, polRound: -1, polPrevotes: bitmap };
+    p2p().send({ type: 'consensus', topic: Topic.Votes, data: encodeMessage({ kind: 'status', status }) });
   };
 
   const applyDecision = async (d: Extract<ConsensusOutput, { type: 'decide' }>) => {
@@ -192,7 +214,10 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
       switch (o.type) {
         case 'broadcast':
           p2p().send({ type: 'consensus', topic: o.message.kind === 'proposal' ? Topic.Proposals : Topic.Votes, data: encodeMessage(o.message) });
-          if (o.message.kind === 'vote' && o.message.vote.validator === privval?.address) equivocate(o.message.vote);
+          if (o.message.kind === 'vote' && o.message.vote.validator === privval?.address) {
+            equivocate(o.message.vote);
+            claimAhead(o.message.vote);
+          }
           break;
         case 'send':
           p2p().send({ type: 'direct', to: o.to, data: encodeMessage(o.message) });
@@ -234,6 +259,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
       timeouts: timeoutConfig(n.config.genesis.consensus),
       height: chain.height + 1,
     });
+    aheadClaims.reached(chain.height);
     roundZeroAt = performance.now();
     await run(await core.start());
   };
@@ -295,6 +321,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
       const key = n.config.validatorKey;
       if (!key) throw new Error('the consensus actor needs a validator key');
       validators = ValidatorSet.fromGenesis(n.config.genesis.validators);
+      aheadClaims = new AheadClaims(validators);
       verifier = knownKeyVerifier(n.config.genesis.validators);
       const store = n.chain().store;
       privvalFile?.close();
@@ -326,9 +353,18 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
         }
         case 'message': {
           const m = msg.message;
-          if (messageHeight(m) > core.height + SYNC_GAP) {
-            // Far behind: catch up by block sync, then start consensus at the new head.
+          const height = messageHeight(m);
+          if (height > core.height + SYNC_GAP) {
+            // Far behind, if validators with more than a third of the power say so: catch
+            // up by block sync, then start consensus at the new head. The message is dropped.
+            const shown = msg.from === undefined ? aheadClaims.shown() : aheadClaims.claim(msg.from, height);
+            if (shown <= core.height + SYNC_GAP || performance.now() < noSyncUntil) {
+              messagesAheadIgnored++;
+              return;
+            }
+            syncsStarted++;
             if (await syncToHead()) await newCore();
+            else noSyncUntil = performance.now() + SYNC_RETRY_MS;
             return;
           }
           if (m.kind === 'proposal' && !app!.isTimely(m.proposal)) {

@@ -18,11 +18,18 @@ import { checkCommit } from '../consensus/commit';
 import type { SignatureVerifier } from '../consensus/signer';
 import type { ValidatorSet } from '../consensus/validator-set';
 import type { ChainStore } from '../storage/db';
+import type { Address } from '../util/bytes';
 
 const SYNC_VERSION = 1;
 export const SYNC_MAX_BLOCKS = 256;
-/** A consensus message more heights ahead than this starts block sync (fewer: the core's certificate exchange). */
+/**
+ * Consensus messages more heights ahead than this, from validators with more than a
+ * third of the power, start block sync (AheadClaims; fewer: the core's certificate
+ * exchange).
+ */
 export const SYNC_GAP = 3;
+/** After a block sync that found nothing to apply, messages start none for this long. */
+export const SYNC_RETRY_MS = 1_000;
 /** How long a peer that answered block sync with a block without a valid commit is not asked again (local policy). */
 export const SYNC_REFUSAL_MS = 60_000;
 export const SYNC_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
@@ -137,6 +144,45 @@ export class SyncPeers {
     const until = this.now() + ms;
     // A liar that then also stalls stays passed over for the longer of the two.
     if ((this.#until.get(peer) ?? 0) < until) this.#until.set(peer, until);
+  }
+}
+
+/**
+ * Whether the validators' messages show this node behind (decision 66). It keeps each
+ * validator's highest height seen in a message far ahead of the node (the sender is the
+ * authenticated peer, not a field of the message), and `shown()` is the height that
+ * validators holding more than a third of the power have each reached: faulty power is
+ * below a third, so at least one honest validator is there, and the node really is
+ * behind it. One faulty validator claiming a far height, however often, starts no sync;
+ * before, every such message made the consensus actor ask every peer for blocks they
+ * did not have, and one validator sending them could stall the others' consensus.
+ */
+export class AheadClaims {
+  readonly #heights = new Map<Address, number>();
+
+  constructor(private readonly validators: ValidatorSet) {}
+
+  /** Records that `validator` sent a message at `height`; returns shown(). */
+  claim(validator: Address, height: number): number {
+    if (!this.validators.has(validator)) return this.shown();
+    if ((this.#heights.get(validator) ?? 0) < height) this.#heights.set(validator, height);
+    return this.shown();
+  }
+
+  /** The highest height that validators with more than a third of the power have each shown (0: none). */
+  shown(): number {
+    const byHeight = [...this.#heights].sort((a, b) => b[1] - a[1]);
+    let power = 0n;
+    for (const [validator, height] of byHeight) {
+      power += this.validators.powerOf(validator);
+      if (this.validators.hasOneThird(power)) return height;
+    }
+    return 0;
+  }
+
+  /** Forgets the claims the node has reached (its head is now `height`). */
+  reached(height: number): void {
+    for (const [validator, h] of this.#heights) if (h <= height) this.#heights.delete(validator);
   }
 }
 

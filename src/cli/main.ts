@@ -33,6 +33,7 @@ const START_FLAGS = {
   equivocate: { type: 'bool', default: false, help: 'devnet fault injection: this validator double-signs every vote (tests of evidence)' },
   'faulty-sync': { type: 'bool', default: false, help: 'devnet fault injection: this validator answers block-sync requests with forged blocks (tests of sync)' },
   'stall-sync': { type: 'bool', default: false, help: 'devnet fault injection: this validator never answers block-sync requests (tests of sync)' },
+  'claim-ahead': { type: 'bool', default: false, help: 'devnet fault injection: this validator follows each vote with a status message 1,000 heights ahead (tests of the sync trigger)' },
   'exit-with-parent': { type: 'bool', default: false, help: 'stop when the parent process goes away (set by the local-network launcher)' },
   'block-time-ms': { type: 'int', help: 'block interval (default: the genesis value)' },
   'log-level': { type: 'string', default: 'info', help: 'trace|debug|info|warn|error|fatal|silent' },
@@ -69,7 +70,7 @@ async function start(argv: string[]): Promise<void> {
   const index: number = f['validator-index'] ?? 1;
   const baseDir = f['data-dir'] ?? `data/${genesis.network}-${genesis.validators.length}v`;
   const dataDir = resolve(f['data-dir'] ?? join(baseDir, `validator-${index}`));
-  for (const fault of ['equivocate', 'faulty-sync', 'stall-sync'] as const) {
+  for (const fault of ['equivocate', 'faulty-sync', 'stall-sync', 'claim-ahead'] as const) {
     if (f[fault] && genesis.network !== 'devnet') throw new Error(`--${fault} is a devnet-only fault injection`);
   }
   const key = genesis.network === 'devnet' ? validatorKey(f.keys, genesis, index) : undefined;
@@ -82,8 +83,8 @@ async function start(argv: string[]): Promise<void> {
       validatorKey: key,
       p2p: multi ? await p2pConfig(genesis, index, f['p2p-host'], f['p2p-port'], f.bootstrap) : undefined,
       faults:
-        (f.equivocate && key) || f['faulty-sync'] || f['stall-sync']
-          ? { equivocateWithKey: f.equivocate ? key : undefined, forgeSyncBlocks: f['faulty-sync'], stallSync: f['stall-sync'] }
+        (f.equivocate && key) || f['faulty-sync'] || f['stall-sync'] || f['claim-ahead']
+          ? { equivocateWithKey: f.equivocate ? key : undefined, forgeSyncBlocks: f['faulty-sync'], stallSync: f['stall-sync'], claimAhead: f['claim-ahead'] }
           : undefined,
       api: { host: f.host, port: f.port },
       sessionApi: { host: '127.0.0.1', port: f['session-port'] },

@@ -43,6 +43,8 @@ export interface NodeConfig {
     forgeSyncBlocks?: boolean;
     /** Never answer block-sync requests (the asker times out). */
     stallSync?: boolean;
+    /** After each vote, send every validator a status message claiming a height 1,000 ahead. */
+    claimAhead?: boolean;
   };
 }
 

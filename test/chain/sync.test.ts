@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockHash, canonicalCommit, type Block, type Commit } from '../../src/codec/block';
 import { Chain } from '../../src/chain/chain';
 import {
+  AheadClaims,
   askPeersInTurn,
   checkSyncedBlock,
   checkSyncResponse,
@@ -161,5 +162,22 @@ describe('block sync', () => {
       expect(peers.excluded().size).toBe(0);
       expect({ refused: peers.refused, unanswered: peers.unanswered }).toEqual({ refused: 1, unanswered: 2 });
     });
+  });
+
+  it('says the node is behind only when validators with more than a third of the power are ahead', () => {
+    const addrs = genesis.validators.map((v) => v.address);
+    const claims = new AheadClaims(validators);
+    // One validator, however far and however often: no proof (faulty power is below a third).
+    for (let i = 0; i < 100; i++) expect(claims.claim(addrs[5], 1_000 + i)).toBe(0);
+    // Two of six is a third, not more.
+    expect(claims.claim(addrs[0], 40)).toBe(0);
+    // A third one: three of six are at 30 or beyond, so an honest one is.
+    expect(claims.claim(addrs[1], 30)).toBe(30);
+    expect(claims.claim(addrs[1], 45)).toBe(40);
+    expect(claims.claim(addrs[1], 20)).toBe(40); // a lower claim changes nothing
+    expect(claims.claim('0x00000000000000000000000000000000000000aa', 5_000)).toBe(40); // not a validator
+    claims.reached(40);
+    expect(claims.shown()).toBe(0); // validator 0's claim is reached; 1 (45) and 5 (1,099) are two
+    expect(claims.claim(addrs[2], 50)).toBe(45);
   });
 });

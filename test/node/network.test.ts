@@ -3,9 +3,10 @@
  * they agree on every block; a transaction sent to one is final on all; one killed
  * with SIGKILL does not stop the others and, restarted, catches up by block sync to
  * the same state root; one frozen with SIGSTOP rejoins after SIGCONT; a validator that
- * double-signs every vote is reported with evidence by the others and breaks nothing.
+ * double-signs every vote is reported with evidence by the others and breaks nothing;
+ * one that claims heights far ahead makes nobody sync.
  * Then, on a four-validator network of its own, block sync against peers that forge
- * blocks (below).
+ * blocks or never answer (below).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -148,6 +149,32 @@ describe('a six-validator network of real processes', () => {
     await net.waitHeight(head + 10);
     await expectAgreement(head + 10, [1, 2, 3, 4, 5, 6], head - 10);
   }, 180_000);
+
+  it('starts no block sync for one validator claiming heights far ahead, and keeps its pace', async () => {
+    // Validator 4 (no longer double-signing) follows each vote with a status message
+    // 1,000 heights ahead. Faulty power is below a third, so one validator's claim is no
+    // proof that anyone is there (decision 66); before, every such message made each
+    // honest validator ask all its peers for blocks they did not have.
+    await net.kill(4);
+    await net.launch(4, ['--claim-ahead']);
+    const honest = [1, 2, 3, 5, 6];
+    await waitFor(async () => ((await net.status(1)).consensus.messagesAheadIgnored > 20 ? true : undefined), 30_000, 'claims from validator 4');
+    const before = await Promise.all(honest.map((i) => net.status(i)));
+    const started = performance.now();
+    await new Promise((r) => setTimeout(r, 5_000));
+    const after = await Promise.all(honest.map((i) => net.status(i)));
+    const seconds = (performance.now() - started) / 1000;
+    for (let k = 0; k < honest.length; k++) {
+      const [b, a] = [before[k].consensus, after[k].consensus];
+      expect(a.syncsStarted, `syncs on validator ${honest[k]}`).toBe(b.syncsStarted);
+      expect(a.messagesAheadIgnored - b.messagesAheadIgnored, `claims ignored by validator ${honest[k]}`).toBeGreaterThan(50);
+    }
+    // Blocks still come at about the idle pace (22 ms; at least a third of it on a loaded machine).
+    expect((after[0].height - before[0].height) / seconds).toBeGreaterThan(15);
+    const head = await net.height(1);
+    await net.waitHeight(head + 5);
+    await expectAgreement(head + 5, [1, 2, 3, 4, 5, 6], head - 5);
+  }, 120_000);
 
   it('publishes its consensus messages and transactions on the gossip topics to a full node that subscribes', async () => {
     // Validators send each other consensus messages and transactions point to point and
