@@ -23,16 +23,17 @@
  *    answers with forged blocks (half of its answers).
  *
  * Block sync runs as the node's consensus actor runs it (actors/consensus/bft.ts
- * syncToHead, over the p2p actor's request-response): a node that sees a message more
- * than 3 heights ahead asks a live peer (the first one rotating with the height asked)
+ * syncToHead, over the p2p actor's request-response): a node that sees messages more
+ * than 3 heights ahead from validators with more than a third of the power (the real
+ * AheadClaims) asks a live peer (the first one rotating with the height asked)
  * for the blocks after its head, served from that peer's disk by the real serveSync,
  * checks them with the real checkSyncResponse, applies the good ones, refuses a peer
  * that sent a forged block for 60 s, and asks again until no peer has more; then its
  * consensus restarts at the new height. Requests and answers cross the same faulty
  * network; an unanswered request times out after SYNC_TIMEOUT_MS, the next peer is
  * asked, and the silent one is passed over for 10 s (the real SyncPeers, on the
- * simulated clock). While it syncs, the node's timers, messages and pending applies wait, as in
- * the actor's mailbox.
+ * simulated clock). While it syncs, the node's timers, messages and pending applies
+ * wait, as in the actor's mailbox.
  *
  * Checked:
  *  - SAFETY: no two honest nodes decide different blocks at one height; every honest
@@ -53,7 +54,9 @@ import { performance } from 'node:perf_hooks';
 import { Step } from '../machines/consensus-round';
 import { blockHash, encodeBlock, encodeCommit, type Block, type Commit } from '../src/codec/block';
 import {
+  AheadClaims,
   checkSyncResponse,
+  claimAheadStatus,
   decodeSyncRequest,
   decodeSyncResponse,
   encodeSyncRequest,
@@ -61,9 +64,8 @@ import {
   serveSync,
   SYNC_GAP,
   SYNC_MAX_BLOCKS,
-  SyncPeers,
   SYNC_RETRY_MS,
-  AheadClaims,
+  SyncPeers,
   type SyncedBlock,
 } from '../src/chain/sync';
 import { ChainConsensusApp, type ValidatedBlock } from '../src/chain/consensus-app';
@@ -926,11 +928,12 @@ export class Simulation {
     live.sync = null;
     const deferred = live.deferred;
     live.deferred = [];
-    if (!s.moved) live.noSyncUntilUs = this.#nowUs + SYNC_RETRY_MS * US;
     if (s.moved) {
       node.incarnation++; // the old core's timers and decisions are void
       this.#traceLine(`node ${node.index} synced to ${live.chain.height}`);
       await this.#startCore(node, live);
+    } else {
+      live.noSyncUntilUs = this.#nowUs + SYNC_RETRY_MS * US;
     }
     for (const ev of deferred) this.#push({ ...ev, atUs: this.#nowUs } as DistributiveOmit<SimEvent, 'seq'>);
   }
@@ -1176,9 +1179,7 @@ export class Simulation {
    */
   #claimAhead(node: SimNode, m: ConsensusMessage): void {
     if (m.kind !== 'vote' || m.vote.validator !== node.address || !this.prng.chance(0.3)) return;
-    const bitmap = new Uint8Array(Math.ceil(this.validators.size / 8));
-    const status = { height: m.vote.height + 1_000, round: 0, hasProposal: false, prevotes: bitmap, precommits: bitmap, polRound: -1, polPrevotes: bitmap };
-    this.#broadcast(node.index, 'consensus', encodeMessage({ kind: 'status', status }));
+    this.#broadcast(node.index, 'consensus', encodeMessage(claimAheadStatus(m.vote.height, this.validators.size)));
     this.faults.claimAhead++;
   }
 

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import type { Commit } from '../../src/codec/block';
 import { blockHash, encodeBlock } from '../../src/codec/block';
 import { ChainConsensusApp } from '../../src/chain/consensus-app';
-import { AheadClaims, checkSyncResponse, SYNC_BUDGET_MS, SYNC_GAP, SYNC_RETRY_MS, SyncPeers, type SyncAttempt } from '../../src/chain/sync';
+import { AheadClaims, checkSyncResponse, claimAheadStatus, SYNC_BUDGET_MS, SYNC_GAP, SYNC_RETRY_MS, SyncPeers, type SyncAttempt } from '../../src/chain/sync';
 import { ConsensusCore, inputFromMessage, type ConsensusInput, type ConsensusOutput } from '../../src/consensus/core';
 import { checkEvidence, encodeEvidence, evidenceHash, evidenceHeight, evidenceOffender, type Evidence } from '../../src/consensus/evidence';
 import { encodeMessage, messageHeight, voteSigningHash, type ConsensusMessage, type Vote } from '../../src/consensus/messages';
@@ -165,9 +165,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
    */
   const claimAhead = (v: Vote) => {
     if (!node().config.faults?.claimAhead) return;
-    const bitmap = new Uint8Array(Math.ceil(validators.size / 8));
-    const status = { height: v.height + 1_000, round: 0, hasProposal: false, prevotes: bitmap, precommits: bitmap, polRound: -1, polPrevotes: bitmap };
-    p2p().send({ type: 'consensus', topic: Topic.Votes, data: encodeMessage({ kind: 'status', status }) });
+    p2p().send({ type: 'consensus', topic: Topic.Votes, data: encodeMessage(claimAheadStatus(v.height, validators.size)) });
   };
 
   const applyDecision = async (d: Extract<ConsensusOutput, { type: 'decide' }>) => {

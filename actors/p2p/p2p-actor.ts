@@ -43,7 +43,7 @@ export type P2PMsg =
   | { type: 'direct'; to: Address; data: Uint8Array }
   /** End of the turn: what was queued this turn leaves, one bundle per peer. */
   | { type: 'flush' }
-  /** Committed blocks from `fromHeight` on from some peer not in `exclude`, and who sent them; null when no such peer had any. */
+  /** Committed blocks from `fromHeight` on from some peer not in `exclude`, and who sent them (answer null: no such peer had any), and the peers that did not answer. */
   | { type: 'sync'; fromHeight: number; exclude?: ReadonlySet<string>; reply: Reply<SyncAttempt> };
 
 export interface P2PHolder {

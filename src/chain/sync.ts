@@ -15,6 +15,7 @@
 import { Reader, Writer } from '../codec/binary';
 import { blockHash, decodeBlock, decodeCommit, encodeBlock, type Block, type Commit } from '../codec/block';
 import { checkCommit } from '../consensus/commit';
+import type { ConsensusMessage } from '../consensus/messages';
 import type { SignatureVerifier } from '../consensus/signer';
 import type { ValidatorSet } from '../consensus/validator-set';
 import type { ChainStore } from '../storage/db';
@@ -236,6 +237,15 @@ export function forgeSyncResponse(bytes: Uint8Array, maxBlockBytes: number): Uin
     parts.push({ block: encodeBlock(forged, maxBlockBytes), commit: r.bytes(SYNC_MAX_RESPONSE_BYTES) });
   }
   return encodeSyncResponse(head, parts);
+}
+
+/**
+ * Devnet fault injection (`--claim-ahead`, tests of the sync trigger): a status message
+ * for a height 1,000 past `height`, claiming nothing else, for a set of `validators`.
+ */
+export function claimAheadStatus(height: number, validators: number): ConsensusMessage {
+  const bitmap = new Uint8Array(Math.ceil(validators / 8));
+  return { kind: 'status', status: { height: height + 1_000, round: 0, hasProposal: false, prevotes: bitmap, precommits: bitmap, polRound: -1, polPrevotes: bitmap } };
 }
 
 export function decodeSyncResponse(bytes: Uint8Array, maxBlockBytes: number): SyncResponse {

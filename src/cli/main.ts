@@ -82,10 +82,7 @@ async function start(argv: string[]): Promise<void> {
       genesisHash: hash,
       validatorKey: key,
       p2p: multi ? await p2pConfig(genesis, index, f['p2p-host'], f['p2p-port'], f.bootstrap) : undefined,
-      faults:
-        (f.equivocate && key) || f['faulty-sync'] || f['stall-sync'] || f['claim-ahead']
-          ? { equivocateWithKey: f.equivocate ? key : undefined, forgeSyncBlocks: f['faulty-sync'], stallSync: f['stall-sync'], claimAhead: f['claim-ahead'] }
-          : undefined,
+      faults: { equivocateWithKey: f.equivocate ? key : undefined, forgeSyncBlocks: f['faulty-sync'], stallSync: f['stall-sync'], claimAhead: f['claim-ahead'] },
       api: { host: f.host, port: f.port },
       sessionApi: { host: '127.0.0.1', port: f['session-port'] },
       blockTimeMs: f['block-time-ms'] ?? genesis.consensus.blockTimeMs,

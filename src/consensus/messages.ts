@@ -207,7 +207,6 @@ export interface DecodeLimits {
   maxBlockBytes: number;
 }
 
-/** `u8 version | u8 kind | body`; one encoding per message. */
 /** The height a consensus message is about. */
 export function messageHeight(m: ConsensusMessage): number {
   switch (m.kind) {
@@ -222,6 +221,7 @@ export function messageHeight(m: ConsensusMessage): number {
   }
 }
 
+/** `u8 version | u8 kind | body`; one encoding per message. */
 export function encodeMessage(m: ConsensusMessage): Uint8Array {
   const w = new Writer(m.kind === 'proposal' ? 256 + m.proposal.block.length : m.kind === 'certificate' ? 512 + m.certificate.block.length : 160);
   w.u8(MESSAGE_VERSION);
