@@ -5,7 +5,7 @@
  */
 import Fastify from 'fastify';
 import { Pool } from 'undici';
-import type { ApiMsg } from '../actors/api/api-actor';
+import type { ApiMsg } from '../actors/api/messages';
 import { startNode, tempDir, waitFor } from '../test/helpers/devnet';
 
 /** Requests/s with undici's Pool (keep-alive, cheap per request), `concurrency` in flight. */

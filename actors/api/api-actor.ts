@@ -4,7 +4,6 @@
  * chain actor's 'committed' messages arrive in this actor's mailbox and release them.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Block } from '../../src/codec/block';
 import { decodeTx, type Tx } from '../../src/codec/tx';
 import { ApiError, installErrorHandling, installValidation } from '../../src/api/envelope';
 import cors from '@fastify/cors';
@@ -24,56 +23,21 @@ import { withdrawRoutes } from '../../src/api/routes/withdraw';
 import { perpRoutes } from '../../src/api/routes/perps';
 import { sessionRoutes } from '../../src/api/routes/sessions';
 import type { Logger } from '../../src/util/log';
-import type { BlockResult } from '../../src/state/apply';
-import type { Receipt } from '../../src/state/context';
 import { TxError } from '../../src/state/errors';
 import type { NodeContext } from '../../src/node/context';
 import { bytesToHex, type Address } from '../../src/util/bytes';
+import { privateKeyToAddress } from '../../src/crypto/secp256k1';
+import type { FinalTx } from '../../src/api/final';
+import { BODY_LIMIT_BYTES, INDEX_WAIT_MS, WS_MAX_PAYLOAD_BYTES } from '../../src/api/limits';
+import type { NodeApi } from '../../src/api/node-api';
 import type { ActorBehavior } from '../actor';
-import type { PoolEntry } from '../mempool/pool';
+import type { PoolEntry } from '../mempool/messages';
+import type { ApiMsg } from './messages';
 import { CodecError } from '../../src/codec/binary';
-
-/**
- * 'applied': a BFT-decided block is applied in memory (its waiting requests are
- * answered); 'committed': it is on disk too (WebSocket pushes, and the answers of
- * blocks that had no 'applied').
- */
-export type ApiMsg = { type: 'committed' | 'applied'; block: Block; result: BlockResult };
-
-export interface FinalTx {
-  receipt: Receipt;
-  height: number;
-  blockHash: string;
-}
-
-/** What route plugins get: the node, and submission that resolves once final. */
-export interface ApiDeps {
-  node: NodeContext;
-  /**
-   * The index once it holds every block up to `height` (default: the chain's head when
-   * called), waiting at most INDEX_WAIT_MS; undefined while it is starting. Reads of
-   * indexed data go through this: what was final before a read arrived is in its answer.
-   */
-  indexAt(height?: number): Promise<import('../../src/indexer/indexer').Indexer | undefined>;
-  /**
-   * Submits a transaction and resolves once it is final. Routes that built the
-   * transaction pass the Tx itself and the signer they already verified, so it is
-   * neither decoded nor recovered again at the mempool.
-   */
-  submitAndWait(tx: Uint8Array | Tx, signer?: Address): Promise<FinalTx>;
-  /** Admits a transaction to the mempool without waiting for finality (eth_sendRawTransaction). */
-  submit(tx: Tx): Promise<void>;
-}
-
-/** How long a read of indexed data waits for the index to hold the blocks final before it. */
-export const INDEX_WAIT_MS = 1_000;
-
-/** Largest request body the server reads (a block's worth of one tx is far smaller). */
-export const BODY_LIMIT_BYTES = 256 * 1024;
 
 export function apiBehavior(node: () => NodeContext, onListening?: (address: string) => void): ActorBehavior<ApiMsg> {
   let app: FastifyInstance | undefined;
-  let deps: ApiDeps | undefined;
+  let api: NodeApi | undefined;
   const wsHub = new WsHub();
   /** The session-and-agent port (config.sessionApi), when configured. */
   let sessionApp: FastifyInstance | undefined;
@@ -137,34 +101,32 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, return503OnClosing: true });
       installErrorHandling(app, ctx.log);
       installValidation(app);
-      const submit = async (tx: Tx): Promise<void> => {
-        await n.actors.mempool.ask<PoolEntry>((reply) => ({ type: 'submit', tx, reply }));
-      };
-      deps = { node: n, submitAndWait, submit, indexAt };
+      const served = nodeApi(n, submitAndWait, indexAt);
+      api = served;
       await app.register(cors, { origin: '*', methods: ['GET', 'POST', 'DELETE', 'OPTIONS'] });
-      await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
-      await app.register(rpcRoutes, { deps });
-      await app.register(wsRoutes, { deps, hub: wsHub });
-      await app.register(chainInfoRoutes, { deps });
-      await app.register(healthRoutes, { deps });
-      await app.register(statusRoutes, { deps });
-      await app.register(blockRoutes, { deps });
-      await app.register(txRoutes, { deps });
-      await app.register(tradingRoutes, { deps });
-      await app.register(marketRoutes, { deps });
-      await app.register(nativeRoutes, { deps });
-      await app.register(withdrawRoutes, { deps });
-      await app.register(perpRoutes, { deps });
-      await app.register(sessionRoutes, { deps });
-      if (n.config.genesis.faucet) await app.register(faucetRoutes, { deps });
+      await app.register(websocket, { options: { maxPayload: WS_MAX_PAYLOAD_BYTES } });
+      await app.register(rpcRoutes, { node: served });
+      await app.register(wsRoutes, { node: served, hub: wsHub });
+      await app.register(chainInfoRoutes, { node: served });
+      await app.register(healthRoutes, { node: served });
+      await app.register(statusRoutes, { node: served });
+      await app.register(blockRoutes, { node: served });
+      await app.register(txRoutes, { node: served });
+      await app.register(tradingRoutes, { node: served });
+      await app.register(marketRoutes, { node: served });
+      await app.register(nativeRoutes, { node: served });
+      await app.register(withdrawRoutes, { node: served });
+      await app.register(perpRoutes, { node: served });
+      await app.register(sessionRoutes, { node: served });
+      if (n.config.genesis.faucet) await app.register(faucetRoutes, { node: served });
       const address = await app.listen({ host: n.config.api.host, port: n.config.api.port });
       ctx.log.info({ address }, 'API listening');
       onListening?.(address);
-      if (n.config.sessionApi) sessionApp = await listenSessionApi(n, deps, ctx.log);
+      if (n.config.sessionApi) sessionApp = await listenSessionApi(n.config, served, ctx.log);
     },
     handle(msg) {
       const height = msg.block.header.height;
-      if (deps && msg.type === 'committed') wsHub.onCommitted(deps, msg.block, msg.result);
+      if (api && msg.type === 'committed') wsHub.onCommitted(api, msg.block, msg.result);
       const blockHash = bytesToHex(msg.result.blockHash);
       for (const receipt of msg.result.receipts) {
         const w = waiters.get(receipt.txHash);
@@ -188,10 +150,27 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
   };
 }
 
-/** A final but failed transaction answers with the status its error class carries. */
-export function throwIfFailed(final: FinalTx): void {
-  const r = final.receipt;
-  if (r.status === 'failed') throw new ApiError(r.errorStatus ?? 422, r.code ?? 'REJECTED', r.message ?? 'rejected by execution');
+/**
+ * The node as the routes see it (src/api/node-api.ts): built here, from the node's
+ * context, so that no route reaches an actor or the context itself.
+ */
+function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexAt: NodeApi['indexAt']): NodeApi {
+  return {
+    genesis: n.config.genesis,
+    genesisHash: n.config.genesisHash,
+    blockTimeMs: n.config.blockTimeMs,
+    validatorAddress: n.config.validatorKey ? privateKeyToAddress(n.config.validatorKey) : undefined,
+    chain: () => n.chain(),
+    indexAt,
+    submitAndWait,
+    async submit(tx) {
+      await n.actors.mempool.ask<PoolEntry>((reply) => ({ type: 'submit', tx, reply }));
+    },
+    status() {
+      const consensus = n.consensusInfo?.();
+      return { syncing: consensus?.syncing ?? false, p2p: n.p2pInfo?.() ?? null, consensus: consensus ?? null, actors: n.actorStats() };
+    },
+  };
 }
 
 /** Where each node's session-and-agent listener is bound (tests bind port 0), by config. */
@@ -206,15 +185,15 @@ export function sessionApiAddress(config: NodeContext['config']): string | undef
  * bound to 127.0.0.1 by default): only the /session/* and /agent/* routes, with the
  * same envelope, validation and submission as {base_url}.
  */
-export async function listenSessionApi(n: NodeContext, deps: ApiDeps, log: Logger): Promise<FastifyInstance> {
-  const { host, port } = n.config.sessionApi!;
+export async function listenSessionApi(config: NodeContext['config'], node: NodeApi, log: Logger): Promise<FastifyInstance> {
+  const { host, port } = config.sessionApi!;
   const sessionApp = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, return503OnClosing: true });
   installErrorHandling(sessionApp, log);
   installValidation(sessionApp);
   await sessionApp.register(cors, { origin: '*', methods: ['GET', 'POST', 'OPTIONS'] });
-  await sessionApp.register(sessionRoutes, { deps });
+  await sessionApp.register(sessionRoutes, { node });
   const address = await sessionApp.listen({ host, port });
-  sessionApiAddresses.set(n.config, address);
+  sessionApiAddresses.set(config, address);
   log.info({ address }, 'session and agent API listening');
   return sessionApp;
 }

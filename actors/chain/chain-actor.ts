@@ -4,33 +4,13 @@
  * the API what was committed (the API may hear of a BFT-decided block already once it
  * is applied: ackAtApply). A broken invariant halts the node; it never limps on.
  */
-import type { Block, Commit } from '../../src/codec/block';
-import type { Tx } from '../../src/codec/tx';
 import { join } from 'node:path';
 import { Chain } from '../../src/chain/chain';
-import type { BlockResult, VerifiedCache } from '../../src/state/apply';
+import type { BlockResult } from '../../src/state/apply';
 import { InvariantError } from '../../src/state/state';
 import type { NodeContext } from '../../src/node/context';
-import type { ActorBehavior, Reply } from '../actor';
-
-export type ChainMsg = {
-  type: 'commit';
-  block: Block;
-  commit: Commit;
-  verified?: VerifiedCache;
-  /** The block's transactions already decoded (this node proposed it), aligned with block.txs. */
-  decoded?: Tx[];
-  /**
-   * Answer the API's waiting requests once the block is applied in memory, before it is
-   * on this node's disk (decision 63). Only for a block decided by BFT consensus: every
-   * validator that precommitted it wrote the block with its lock to its privval file
-   * before that precommit left, and keeps it there until the block is in its own store,
-   * so a decided block outlives any crash of any number of nodes. The solo producer has
-   * no such copy: its blocks are answered once on disk.
-   */
-  ackAtApply?: boolean;
-  reply: Reply<BlockResult>;
-};
+import type { ActorBehavior } from '../actor';
+import type { ChainMsg } from './messages';
 
 export interface ChainHolder {
   current?: Chain;

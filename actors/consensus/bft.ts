@@ -26,7 +26,7 @@ import { ChainConsensusApp } from '../../src/chain/consensus-app';
 import { AheadClaims, checkSyncResponse, claimAheadStatus, SYNC_BUDGET_MS, SYNC_GAP, SYNC_RETRY_MS, SyncPeers, type SyncAttempt } from '../../src/chain/sync';
 import { ConsensusCore, inputFromMessage, type ConsensusInput, type ConsensusOutput } from '../../src/consensus/core';
 import { checkEvidence, encodeEvidence, evidenceHash, evidenceHeight, evidenceOffender, type Evidence } from '../../src/consensus/evidence';
-import { encodeMessage, messageHeight, voteSigningHash, type ConsensusMessage, type Vote } from '../../src/consensus/messages';
+import { encodeMessage, messageHeight, voteSigningHash, type Vote } from '../../src/consensus/messages';
 import { timeoutConfig } from '../../src/consensus/params';
 import { decodePrivValState, encodePrivValState, LocalPrivValidator } from '../../src/consensus/privval';
 import { knownKeyVerifier, Secp256k1Signer, type SignatureVerifier } from '../../src/consensus/signer';
@@ -40,45 +40,12 @@ import type { BlockResult } from '../../src/state/apply';
 import type { Address } from '../../src/util/bytes';
 import { bytesToHex } from '../../src/util/bytes';
 import type { ActorBehavior } from '../actor';
-import type { Batch } from '../mempool/mempool-actor';
-
-export type ConsensusMsg =
-  | { type: 'message'; message: ConsensusMessage; from: Address | undefined }
-  | { type: 'timer'; generation: number; height: number; round: number; step: Step }
-  | { type: 'evidence'; evidence: Evidence; gossiped: boolean };
+import type { Batch } from '../mempool/messages';
+import type { ConsensusInfo, ConsensusMsg, EvidenceRecord } from './messages';
 
 const MAX_EVIDENCE_KEPT = 1_000;
 /** How long a starting node waits for a first peer before it decides it is alone. */
 const FIRST_PEER_WAIT_MS = 3_000;
-
-export interface EvidenceRecord {
-  kind: Evidence['kind'];
-  offender: Address;
-  height: number;
-  hash: string;
-  /** true: we saw both messages ourselves; false: a peer gossiped it. */
-  observed: boolean;
-}
-
-/** What /status shows of consensus. */
-export interface ConsensusInfo {
-  height: number;
-  round: number;
-  step: string;
-  syncing: boolean;
-  blocksSynced: number;
-  /** Block-sync answers refused because a block in them had no valid commit (the peer was then skipped). */
-  syncPeersRefused: number;
-  /** Block-sync requests a peer did not answer in time, or failed (the peer was then skipped for a while). */
-  syncPeersUnanswered: number;
-  /** Block syncs that messages far ahead started (validators with more than a third of the power far ahead). */
-  syncsStarted: number;
-  /** Messages far ahead that started none (too few validators that far ahead, or a sync just found nothing). */
-  messagesAheadIgnored: number;
-  evidence: EvidenceRecord[];
-  counters: Record<string, number>;
-  proposalsUntimely: number;
-}
 
 export function bftBehavior(node: () => NodeContext, self: () => { send(m: ConsensusMsg): boolean }, info: { current?: () => ConsensusInfo }): ActorBehavior<ConsensusMsg> {
   let core: ConsensusCore | undefined;

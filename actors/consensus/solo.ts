@@ -9,9 +9,8 @@ import { canonicalCommit, precommitSigningHash, blockHash, type Commit } from '.
 import { privateKeyToAddress, sign } from '../../src/crypto/secp256k1';
 import type { NodeContext } from '../../src/node/context';
 import type { ActorBehavior } from '../actor';
-import type { Batch } from '../mempool/mempool-actor';
-
-export type ProducerMsg = { type: 'tick' };
+import type { Batch } from '../mempool/messages';
+import type { ProducerMsg } from './messages';
 
 export function hasSoloMajority(node: NodeContext): boolean {
   const key = node.config.validatorKey;

@@ -7,18 +7,12 @@
  * derived data: one written for another schema or another chain, or one ahead of the
  * chain store (the chain was reset), is deleted and rebuilt from the store.
  */
-import type { Receipt } from '../../src/state/context';
 import { Indexer, IndexerIncompatibleError, type ChainStoreLike } from '../../src/indexer/indexer';
 import type { Logger } from '../../src/util/log';
 import type { ActorBehavior } from '../actor';
+import type { IndexerMsg } from './messages';
 
 export type { ChainStoreLike } from '../../src/indexer/indexer';
-
-export type IndexerMsg = {
-  type: 'committed';
-  block: { header: { height: number; timestampMs: number } };
-  result: { receipts: Receipt[] };
-};
 
 /** Where the API finds the open index; undefined while (re)starting. */
 export interface IndexerHolder {

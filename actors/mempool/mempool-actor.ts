@@ -1,39 +1,9 @@
 /** The mempool concern: admits checked transactions, hands batches to the proposer, forgets committed ones. */
-import type { Block } from '../../src/codec/block';
-import type { Tx } from '../../src/codec/tx';
-import type { Address } from '../../src/util/bytes';
-import type { BlockResult } from '../../src/state/apply';
 import type { NodeContext } from '../../src/node/context';
-import type { ActorBehavior, Reply } from '../actor';
-import { TxPool, type PoolEntry } from './pool';
+import type { ActorBehavior } from '../actor';
+import { TxPool } from './pool';
+import type { GossipTally, MempoolMsg } from './messages';
 import { TxError } from '../../src/state/errors';
-
-/** A proposer's batch: the encoded transactions, the same decoded, and the signers already recovered. */
-export interface Batch {
-  txs: Uint8Array[];
-  decoded: Tx[];
-  verified: Map<string, Address>;
-}
-
-export type MempoolMsg =
-  /** `signer` only from this node's own API, which verified the signature already. */
-  | { type: 'submit'; tx: Tx; signer?: Address; reply: Reply<PoolEntry> }
-  | { type: 'submitBytes'; bytes: Uint8Array; reply: Reply<PoolEntry> }
-  /** Transactions gossiped by a peer: each checked once; the tally decides the gossip verdict. */
-  | { type: 'submitGossip'; txs: Uint8Array[]; reply: Reply<GossipTally> }
-  | { type: 'batch'; maxTxs: number; maxBytes: number; reply: Reply<Batch> }
-  /** The signers the pool recovered, by tx hash: a block of gossiped txs is applied without recovering again. */
-  | { type: 'verifiedCache'; reply: Reply<Map<string, Address>> }
-  | { type: 'committed'; block: Block; result: BlockResult };
-
-export interface GossipTally {
-  added: number;
-  duplicate: number;
-  /** Refused for being malformed or badly signed: the sender is at fault. */
-  invalid: number;
-  /** Refused for the state (nonce, funds, full pool): not the sender's fault. */
-  refused: number;
-}
 
 export function mempoolBehavior(node: () => NodeContext, holder: { pool?: TxPool }): ActorBehavior<MempoolMsg> {
   return {

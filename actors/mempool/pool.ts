@@ -12,15 +12,7 @@ import { opFor } from '../../src/state/ops';
 import type { State } from '../../src/state/state';
 import { bytesToHex, type Address } from '../../src/util/bytes';
 import { CodecError } from '../../src/codec/binary';
-
-export interface PoolEntry {
-  tx: Tx;
-  hashHex: string;
-  signer: Address;
-  nonceKey?: string;
-  /** Ethereum transfers: the sender whose pending count this entry holds. */
-  ethSender?: Address;
-}
+import type { PoolEntry } from './messages';
 
 export interface PoolLimits {
   maxTxs: number;

@@ -22,8 +22,7 @@ import { DevnetPriceSource, type DevnetPair } from '../../src/oracle/devnet-sour
 import type { NodeContext } from '../../src/node/context';
 import { TxError } from '../../src/state/errors';
 import { ActorError, type ActorBehavior } from '../actor';
-
-export type OracleMsg = { type: 'tick' };
+import type { OracleMsg } from './messages';
 
 /** Where prices come from: a price ×1e6 for a pair during a whole Unix second. */
 export interface PriceSource {

@@ -31,20 +31,8 @@ import type { NodeContext } from '../../src/node/context';
 import type { Address } from '../../src/util/bytes';
 import { hexToBytes } from '../../src/util/bytes';
 import type { ActorBehavior, Reply } from '../actor';
-import type { GossipTally } from '../mempool/mempool-actor';
-
-export type P2PMsg =
-  /** A transaction this node admitted: batched and gossiped to every validator's mempool. */
-  | { type: 'gossipTx'; bytes: Uint8Array }
-  | { type: 'publish'; topic: Topic; data: Uint8Array }
-  /** A consensus message (encoded) for every validator, and for subscribers of its gossip topic. */
-  | { type: 'consensus'; topic: Topic.Proposals | Topic.Votes; data: Uint8Array }
-  /** One consensus message to one validator. */
-  | { type: 'direct'; to: Address; data: Uint8Array }
-  /** End of the turn: what was queued this turn leaves, one bundle per peer. */
-  | { type: 'flush' }
-  /** Committed blocks from `fromHeight` on from some peer not in `exclude`, and who sent them (answer null: no such peer had any), and the peers that did not answer. */
-  | { type: 'sync'; fromHeight: number; exclude?: ReadonlySet<string>; reply: Reply<SyncAttempt> };
+import type { GossipTally } from '../mempool/messages';
+import type { P2PMsg } from './messages';
 
 export interface P2PHolder {
   transport?: Libp2pTransport;

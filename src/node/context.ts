@@ -5,12 +5,12 @@
  * `chain()`; only the chain actor writes it.
  */
 import type { SupervisedActor } from '../../actors/actor';
-import type { ChainMsg } from '../../actors/chain/chain-actor';
-import type { MempoolMsg } from '../../actors/mempool/mempool-actor';
-import type { ApiMsg } from '../../actors/api/api-actor';
-import type { IndexerMsg } from '../../actors/indexer/indexer-actor';
-import type { P2PMsg } from '../../actors/p2p/p2p-actor';
-import type { ConsensusMsg, ConsensusInfo } from '../../actors/consensus/bft';
+import type { ChainMsg } from '../../actors/chain/messages';
+import type { MempoolMsg } from '../../actors/mempool/messages';
+import type { ApiMsg } from '../../actors/api/messages';
+import type { IndexerMsg } from '../../actors/indexer/messages';
+import type { P2PInfo, P2PMsg } from '../../actors/p2p/messages';
+import type { ConsensusMsg, ConsensusInfo } from '../../actors/consensus/messages';
 import type { Indexer } from '../indexer/indexer';
 import type { Chain } from '../chain/chain';
 import type { Genesis } from '../genesis/types';
@@ -63,7 +63,7 @@ export interface NodeContext {
     consensus?: SupervisedActor<ConsensusMsg>;
   };
   /** The p2p transport's identity, peers and counters (undefined without p2p). */
-  p2pInfo?(): { peerId: string; peers: string[]; listen: string[]; stats: unknown } | undefined;
+  p2pInfo?(): P2PInfo | undefined;
   /** BFT consensus's view (undefined on a solo or follower node). */
   consensusInfo?(): ConsensusInfo | undefined;
   /** The open index (trades, candles, fills, orders history), undefined while (re)starting. */

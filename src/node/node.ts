@@ -4,16 +4,23 @@
  * actor with a bounded mailbox; they talk only through mailboxes.
  */
 import { SupervisedActor } from '../../actors/actor';
-import { apiBehavior, type ApiMsg } from '../../actors/api/api-actor';
-import { chainBehavior, type ChainHolder, type ChainMsg } from '../../actors/chain/chain-actor';
-import { hasSoloMajority, soloProducerBehavior, type ProducerMsg } from '../../actors/consensus/solo';
-import { mempoolBehavior, type MempoolMsg } from '../../actors/mempool/mempool-actor';
-import { indexerBehavior, type IndexerHolder, type IndexerMsg } from '../../actors/indexer/indexer-actor';
+import { apiBehavior } from '../../actors/api/api-actor';
+import type { ApiMsg } from '../../actors/api/messages';
+import { chainBehavior, type ChainHolder } from '../../actors/chain/chain-actor';
+import type { ChainMsg } from '../../actors/chain/messages';
+import { hasSoloMajority, soloProducerBehavior } from '../../actors/consensus/solo';
+import { bftBehavior } from '../../actors/consensus/bft';
+import type { ConsensusInfo, ConsensusMsg, ProducerMsg } from '../../actors/consensus/messages';
+import { mempoolBehavior } from '../../actors/mempool/mempool-actor';
+import type { MempoolMsg } from '../../actors/mempool/messages';
 import type { TxPool } from '../../actors/mempool/pool';
+import { indexerBehavior, type IndexerHolder } from '../../actors/indexer/indexer-actor';
+import type { IndexerMsg } from '../../actors/indexer/messages';
 import { Supervisor } from '../../actors/supervisor';
-import { oracleBehavior, type OracleMsg } from '../../actors/oracle/oracle-actor';
-import { p2pBehavior, type P2PHolder, type P2PMsg } from '../../actors/p2p/p2p-actor';
-import { bftBehavior, type ConsensusInfo, type ConsensusMsg } from '../../actors/consensus/bft';
+import { oracleBehavior } from '../../actors/oracle/oracle-actor';
+import type { OracleMsg } from '../../actors/oracle/messages';
+import { p2pBehavior, type P2PHolder } from '../../actors/p2p/p2p-actor';
+import type { P2PInfo, P2PMsg } from '../../actors/p2p/messages';
 import { Chain } from '../chain/chain';
 import { bytesToHex } from '../util/bytes';
 import { join } from 'node:path';
@@ -107,7 +114,7 @@ export class Node implements NodeContext {
     return this.indexerHolder.current;
   }
 
-  p2pInfo(): { peerId: string; peers: string[]; listen: string[]; stats: unknown } | undefined {
+  p2pInfo(): P2PInfo | undefined {
     const t = this.p2pHolder.transport;
     return t ? { peerId: t.id, peers: t.peers(), listen: t.listenAddresses(), stats: t.stats() } : undefined;
   }

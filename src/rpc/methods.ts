@@ -7,9 +7,9 @@
  */
 import { decodeFunctionData, encodeFunctionResult, parseAbi, type Hex as ViemHex } from 'viem';
 import { blockHash as hashHeader } from '../codec/block';
-import { decodeTx, encodeTx, TxKind, type Tx } from '../codec/tx';
-
-import type { NodeContext } from '../node/context';
+import { decodeTx, encodeTx, TxKind } from '../codec/tx';
+import type { NodeApi } from '../api/node-api';
+import { RPC_FEE_HISTORY_MAX_BLOCKS, RPC_MAX_BATCH_REQUESTS } from '../api/limits';
 import { agentCapsOf } from '../state/agents';
 import { TxError } from '../state/errors';
 import { parseEthTransfer, TRANSFER_GAS } from '../state/eth-tx';
@@ -27,17 +27,16 @@ export class RpcError extends Error {
   }
 }
 
-export interface RpcContext {
-  node: NodeContext;
-  /** Admits a transaction to the mempool (throws TxError when refused); does not wait for finality. */
-  submit(tx: Tx): Promise<void>;
-}
+/**
+ * What JSON-RPC needs of the node: the genesis, the chain at its head, and admission to
+ * the mempool (`submit` throws TxError when refused; it does not wait for finality).
+ */
+export type RpcContext = Pick<NodeApi, 'genesis' | 'chain' | 'submit'>;
 
 const orderbookAbi = parseAbi(ORDERBOOK_ABI);
 const agentCapsAbi = parseAbi(AGENT_CAPS_ABI);
 /** Gas limit reported for blocks: enough for the most transfers a block can hold. */
 const BLOCK_GAS_LIMIT = 30_000_000n;
-const MAX_BATCH = 100;
 
 const badParams = (msg: string) => new RpcError(JSONRPC_ERRORS.INVALID_PARAMS, msg);
 
@@ -55,7 +54,7 @@ const BLOCK_TAGS = new Set(['latest', 'pending', 'safe', 'finalized', 'earliest'
 
 /** A block tag or number → a height; only the head's state exists (no archive). */
 function heightOf(ctx: RpcContext, tag: unknown, i: number): number {
-  const head = ctx.node.chain().height;
+  const head = ctx.chain().height;
   if (tag === undefined || tag === 'latest' || tag === 'pending' || tag === 'safe' || tag === 'finalized') return head;
   if (tag === 'earliest') return 0;
   if (typeof tag === 'string' && /^0x[0-9a-fA-F]{1,16}$/.test(tag)) return Number(BigInt(tag));
@@ -66,7 +65,7 @@ function heightOf(ctx: RpcContext, tag: unknown, i: number): number {
 /** State reads answer for the head only; finality is single-block, so 'latest' is final. */
 function stateAt(ctx: RpcContext, tag: unknown, i: number) {
   const h = heightOf(ctx, tag, i);
-  const chain = ctx.node.chain();
+  const chain = ctx.chain();
   if (h !== chain.height && !(h > chain.height && typeof tag === 'string' && BLOCK_TAGS.has(tag))) {
     throw new RpcError(JSONRPC_ERRORS.SERVER, `state at block ${h} is not kept (this node keeps the head's state only; head is ${chain.height})`);
   }
@@ -74,8 +73,8 @@ function stateAt(ctx: RpcContext, tag: unknown, i: number) {
 }
 
 async function blockByHeight(ctx: RpcContext, height: number, full: boolean): Promise<unknown> {
-  const chain = ctx.node.chain();
-  const g = ctx.node.config.genesis;
+  const chain = ctx.chain();
+  const g = ctx.genesis;
   if (height === 0) return formatGenesisBlock(bytesToHex(chain.genesisHash), g.genesisTimeMs, (await chain.store.getStateRoot(0))!, g.fees.gasPriceWei, BLOCK_GAS_LIMIT);
   if (height > chain.height) return null;
   const [block, receipts, stateRoot] = await Promise.all([chain.store.getBlock(height), chain.store.getReceipts(height), chain.store.getStateRoot(height)]);
@@ -84,7 +83,7 @@ async function blockByHeight(ctx: RpcContext, height: number, full: boolean): Pr
 }
 
 async function txAt(ctx: RpcContext, hash: string) {
-  const chain = ctx.node.chain();
+  const chain = ctx.chain();
   let loc = await chain.store.getTxLocation(hash.toLowerCase());
   if (!loc) {
     // Answered at apply time (decision 63), its block may still be on its way to disk.
@@ -94,7 +93,7 @@ async function txAt(ctx: RpcContext, hash: string) {
   if (!loc) return null;
   const [block, receipts] = await Promise.all([chain.store.getBlock(loc.height), chain.store.getReceipts(loc.height)]);
   if (!block || !receipts) return null;
-  const g = ctx.node.config.genesis;
+  const g = ctx.genesis;
   const txs = block.txs.map((b) => decodeTx(b, g.consensus.maxTxBytes));
   const blockHash = hashHeader(block.header);
   return {
@@ -146,11 +145,11 @@ function ethCall(ctx: RpcContext, call: Record<string, unknown>, tag: unknown): 
 type Handler = (ctx: RpcContext, params: unknown[]) => unknown | Promise<unknown>;
 
 export const METHODS: Record<string, Handler> = {
-  eth_chainId: (ctx) => q(ctx.node.config.genesis.chainId),
-  net_version: (ctx) => String(ctx.node.config.genesis.chainId),
+  eth_chainId: (ctx) => q(ctx.genesis.chainId),
+  net_version: (ctx) => String(ctx.genesis.chainId),
   web3_clientVersion: () => `${CLIENT_VERSION}/node-${process.version}`,
-  eth_blockNumber: (ctx) => q(ctx.node.chain().height),
-  eth_gasPrice: (ctx) => q(ctx.node.config.genesis.fees.gasPriceWei),
+  eth_blockNumber: (ctx) => q(ctx.chain().height),
+  eth_gasPrice: (ctx) => q(ctx.genesis.fees.gasPriceWei),
   eth_maxPriorityFeePerGas: () => '0x0',
   eth_syncing: () => false,
   eth_accounts: () => [],
@@ -178,10 +177,10 @@ export const METHODS: Record<string, Handler> = {
   eth_call: (ctx, p) => ethCall(ctx, param(p, 0, (v): v is Record<string, unknown> => !!v && typeof v === 'object', 'a call object'), p[1]),
   eth_sendRawTransaction: async (ctx, p) => {
     const raw = hexToBytes(param(p, 0, (v): v is string => isHex(v) && v.length > 2, 'signed transaction bytes (hex)'));
-    const tx = encodeTx(ctx.node.config.genesis.chainId, TxKind.EthTx, { raw });
+    const tx = encodeTx(ctx.genesis.chainId, TxKind.EthTx, { raw });
     try {
       // The parse answers EVM-disabled, wrong chain and malformed input precisely.
-      parseEthTransfer(raw, ctx.node.config.genesis.chainId);
+      parseEthTransfer(raw, ctx.genesis.chainId);
       await ctx.submit(tx);
     } catch (err) {
       if (err instanceof TxError) throw new RpcError(err.status === 400 && err.code === 'MALFORMED_TX' ? JSONRPC_ERRORS.INVALID_PARAMS : JSONRPC_ERRORS.SERVER, err.message, { code: err.code });
@@ -203,17 +202,17 @@ export const METHODS: Record<string, Handler> = {
   eth_getBlockByNumber: (ctx, p) => blockByHeight(ctx, heightOf(ctx, p[0], 0), param(p, 1, isBool, 'a boolean (full transactions)')),
   eth_getBlockByHash: async (ctx, p) => {
     const hash = param(p, 0, isHash, 'a 32-byte block hash');
-    const chain = ctx.node.chain();
+    const chain = ctx.chain();
     if (hash.toLowerCase() === bytesToHex(chain.genesisHash)) return blockByHeight(ctx, 0, false);
     const h = await chain.store.getHeightByHash(hexToBytes(hash));
     return h === undefined ? null : blockByHeight(ctx, h, param(p, 1, isBool, 'a boolean (full transactions)'));
   },
   eth_feeHistory: (ctx, p) => {
-    const count = Math.min(1024, Math.max(1, Number(typeof p[0] === 'number' ? p[0] : BigInt(param(p, 0, isString, 'a block count')))));
+    const count = Math.min(RPC_FEE_HISTORY_MAX_BLOCKS, Math.max(1, Number(typeof p[0] === 'number' ? p[0] : BigInt(param(p, 0, isString, 'a block count')))));
     const newest = heightOf(ctx, p[1], 1);
     const oldest = Math.max(0, newest - count + 1);
     const n = newest - oldest + 1;
-    const price = q(ctx.node.config.genesis.fees.gasPriceWei);
+    const price = q(ctx.genesis.fees.gasPriceWei);
     const percentiles = Array.isArray(p[2]) ? p[2] : [];
     return {
       oldestBlock: q(oldest),
@@ -266,7 +265,7 @@ async function one(ctx: RpcContext, req: unknown): Promise<unknown | undefined> 
 export async function handleJsonRpc(ctx: RpcContext, body: unknown): Promise<unknown | undefined> {
   if (Array.isArray(body)) {
     if (body.length === 0) return response(null, { error: { code: JSONRPC_ERRORS.INVALID_REQUEST, message: 'empty batch' } });
-    if (body.length > MAX_BATCH) return response(null, { error: { code: JSONRPC_ERRORS.INVALID_REQUEST, message: `batch of ${body.length} exceeds ${MAX_BATCH}` } });
+    if (body.length > RPC_MAX_BATCH_REQUESTS) return response(null, { error: { code: JSONRPC_ERRORS.INVALID_REQUEST, message: `batch of ${body.length} exceeds ${RPC_MAX_BATCH_REQUESTS}` } });
     const out = [];
     for (const req of body) {
       const r = await one(ctx, req);

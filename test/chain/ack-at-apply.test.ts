@@ -7,7 +7,8 @@
  *    for it (ackAtApply), and 'committed' to the API, indexer and mempool after it.
  */
 import { describe, expect, it } from 'vitest';
-import { chainBehavior, type ChainMsg } from '../../actors/chain/chain-actor';
+import { chainBehavior } from '../../actors/chain/chain-actor';
+import type { ChainMsg } from '../../actors/chain/messages';
 import type { ActorContext } from '../../actors/actor';
 import type { NodeContext } from '../../src/node/context';
 import type { BlockResult } from '../../src/state/apply';

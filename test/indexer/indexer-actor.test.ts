@@ -4,7 +4,8 @@
  * index that is ahead of the store, and exposes the open Indexer through its holder.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { indexerBehavior, type IndexerHolder, type IndexerMsg } from '../../actors/indexer/indexer-actor';
+import { indexerBehavior, type IndexerHolder } from '../../actors/indexer/indexer-actor';
+import type { IndexerMsg } from '../../actors/indexer/messages';
 import { SupervisedActor } from '../../actors/actor';
 import { Indexer } from '../../src/indexer/indexer';
 import type { Receipt } from '../../src/state/context';

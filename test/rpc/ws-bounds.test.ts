@@ -1,6 +1,7 @@
 /** WebSocket bounds: subscriptions per connection, and the slow-consumer policy. */
 import { describe, expect, it } from 'vitest';
-import { WS_MAX_BUFFERED_BYTES, WS_MAX_SUBSCRIPTIONS, WsHub } from '../../src/api/routes/ws';
+import { WsHub } from '../../src/api/routes/ws';
+import { WS_MAX_BUFFERED_BYTES, WS_MAX_SUBSCRIPTIONS } from '../../src/api/limits';
 import { useDevnetNode, waitFor } from '../helpers/devnet';
 
 const devnet = useDevnetNode();

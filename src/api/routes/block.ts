@@ -1,22 +1,22 @@
 /** GET /block/{height}: a committed block's header, its tx hashes, and the state root after it. */
 import type { FastifyPluginAsync } from 'fastify';
-import type { ApiDeps } from '../../../actors/api/api-actor';
+import type { NodeApi } from '../node-api';
 import { blockHash } from '../../codec/block';
 import { decodeTx } from '../../codec/tx';
 import { bytesToHex } from '../../util/bytes';
 import { ApiError, errorSchema, ok } from '../envelope';
 
-export const blockRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { deps }) => {
+export const blockRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
   app.get<{ Params: { height: string } }>('/block/:height', {
     schema: { response: { '4xx': errorSchema } },
     handler: async (req) => {
       if (!/^[0-9]{1,15}$/.test(req.params.height)) throw new ApiError(400, 'INVALID_REQUEST', 'height: must be a non-negative integer');
       const height = Number(req.params.height);
-      const chain = deps.node.chain();
+      const chain = node.chain();
       const block = height >= 1 && height <= chain.height ? await chain.store.getBlock(height) : undefined;
       if (!block) throw new ApiError(404, 'NOT_FOUND', `no committed block at height ${height}`);
       const h = block.header;
-      const maxTx = deps.node.config.genesis.consensus.maxTxBytes;
+      const maxTx = node.genesis.consensus.maxTxBytes;
       return ok({
         height: h.height,
         hash: bytesToHex(blockHash(h)),

@@ -1,13 +1,13 @@
 /** Chain information: GET /chain-config and GET /v1/network (spec "Other read addresses"). */
 import type { FastifyPluginAsync } from 'fastify';
-import type { ApiDeps } from '../../../actors/api/api-actor';
+import type { NodeApi } from '../node-api';
 import { AGENT_CAPS_PRECOMPILE, EXCHANGE_ADDRESS, ORDERBOOK_PRECOMPILE } from '../../rpc/constants';
 import { bytesToHex } from '../../util/bytes';
 import { ok } from '../envelope';
 import { usdc } from '../common';
 
-export const chainInfoRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { deps }) => {
-  const g = deps.node.config.genesis;
+export const chainInfoRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+  const g = node.genesis;
   const contracts = {
     exchange: EXCHANGE_ADDRESS,
     orderbookPrecompile: ORDERBOOK_PRECOMPILE,
@@ -19,8 +19,8 @@ export const chainInfoRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app
     ok({
       chainId: g.chainId,
       network: g.network,
-      genesisHash: bytesToHex(deps.node.config.genesisHash),
-      blockTimeMs: deps.node.config.blockTimeMs,
+      genesisHash: bytesToHex(node.genesisHash),
+      blockTimeMs: node.blockTimeMs,
       finality: 'single-block',
       nativeToken: g.nativeToken,
       eip712Domain: { name: 'ExchangeSession', version: '1', chainId: g.chainId, verifyingContract: EXCHANGE_ADDRESS },
@@ -43,13 +43,13 @@ export const chainInfoRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app
   );
 
   app.get('/v1/network', async () => {
-    const chain = deps.node.chain();
+    const chain = node.chain();
     return ok({
       chainId: g.chainId,
       network: g.network,
       blockHeight: chain.height,
       latestBlockTimeMs: chain.lastTimestampMs,
-      blockTimeMs: deps.node.config.blockTimeMs,
+      blockTimeMs: node.blockTimeMs,
       rpc: '/',
       ws: '/ws',
       contracts,

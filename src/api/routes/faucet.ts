@@ -4,21 +4,21 @@
  * any transaction, answering once final. Bounds per request and per address are
  * genesis parameters enforced by execution.
  */
-import { privateKeyToAddress } from '../../crypto/secp256k1';
 import type { FastifyPluginAsync } from 'fastify';
-import { throwIfFailed, type ApiDeps } from '../../../actors/api/api-actor';
+import type { NodeApi } from '../node-api';
+import { throwIfFailed } from '../final';
 import { encodeTx, TxKind } from '../../codec/tx';
 import { signFaucet, type FaucetBody } from '../../codec/txs/faucet';
 import { hexToBytes, toAddress } from '../../util/bytes';
 import { formatDecimal, parseDecimal, NATIVE_DECIMALS, USDC_DECIMALS } from '../../util/decimal';
 import { ApiError, errorSchema, ok } from '../envelope';
 
-export const faucetRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { deps }) => {
-  const { genesis } = deps.node.config;
+export const faucetRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+  const { genesis } = node;
   const faucet = genesis.faucet!;
   const key = hexToBytes(faucet.privateKey);
   let lastNonce = 0n;
-  const me = deps.node.config.validatorKey ? privateKeyToAddress(deps.node.config.validatorKey) : undefined;
+  const me = node.validatorAddress;
   const nodeSlot = BigInt(Math.max(0, genesis.validators.findIndex((v) => v.address === me)) % 100);
 
   app.post<{ Body: { address: string; amount?: string } }>('/faucet', {
@@ -74,7 +74,7 @@ export const faucetRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
       lastNonce = now > lastNonce ? now : lastNonce + 100n;
       const unsigned = { to, usdc, nativeWei: faucet.nativeWeiPerRequest, nonce: lastNonce };
       const body: FaucetBody = signFaucet(genesis.chainId, unsigned, key);
-      const final = await deps.submitAndWait(encodeTx(genesis.chainId, TxKind.Faucet, body));
+      const final = await node.submitAndWait(encodeTx(genesis.chainId, TxKind.Faucet, body));
       throwIfFailed(final);
       return ok({
         address: to,

@@ -1,8 +1,8 @@
 /** GET /health: `{status, chain, chainId}` at the top level (spec), plus the head height. */
 import type { FastifyPluginAsync } from 'fastify';
-import type { ApiDeps } from '../../../actors/api/api-actor';
+import type { NodeApi } from '../node-api';
 
-export const healthRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { deps }) => {
+export const healthRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
   app.get('/health', {
     schema: {
       response: {
@@ -20,8 +20,8 @@ export const healthRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
       },
     },
     handler: async () => {
-      const { genesis } = deps.node.config;
-      return { status: 'ok', chain: genesis.network, chainId: genesis.chainId, height: deps.node.chain().height, timestamp: Date.now() };
+      const { genesis } = node;
+      return { status: 'ok', chain: genesis.network, chainId: genesis.chainId, height: node.chain().height, timestamp: Date.now() };
     },
   });
 };

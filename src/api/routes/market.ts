@@ -4,9 +4,9 @@
  * fills, orders history, leaderboard and stats from the indexer.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { ApiDeps } from '../../../actors/api/api-actor';
+import type { IndexReader, NodeApi } from '../node-api';
 import { CANDLE_INTERVAL_NAMES, isCandleInterval } from '../../indexer/candles';
-import { AGENTS_LIMIT_MAX, type AgentItem, type Indexer } from '../../indexer/indexer';
+import { AGENTS_LIMIT_MAX, type AgentItem } from '../../indexer/indexer';
 import { AGENT_MODES, AGENT_MODE_WIRE } from '../../../machines/agent-mode';
 import { agentCapsOf, hasAgentSettings } from '../../state/agents';
 import { activeSession } from '../../state/sessions';
@@ -15,29 +15,28 @@ import type { Address } from '../../util/bytes';
 import type { PairParams } from '../../genesis/types';
 import { toAddress } from '../../util/bytes';
 import { ApiError, errorSchema, ok } from '../envelope';
+import { INDEX_MAX_LAG_BLOCKS } from '../limits';
 import { address, checkNetwork, price6, size18, usdc } from '../common';
 
 const errors = { '4xx': errorSchema, '5xx': errorSchema };
-/** About a second of blocks: a lag beyond this means the index is rebuilding, not just busy. */
-const INDEX_MAX_LAG_BLOCKS = 45;
 const networkQuery = { network: { type: 'string', maxLength: 16 } } as const;
 
 function limitQuery(max: number, dflt: number) {
   return { type: 'integer', minimum: 1, maximum: max, default: dflt } as const;
 }
 
-export const marketRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { deps }) => {
-  const { genesis } = deps.node.config;
-  const state = () => deps.node.chain().state;
+export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+  const { genesis } = node;
+  const state = () => node.chain().state;
   const limits = genesis.limits;
 
   /**
    * The index with every block final before this read (read-your-writes; bounded wait),
    * if it is (nearly) level with the chain; 503 while it rebuilds or lags.
    */
-  const index = async (): Promise<Indexer> => {
-    const ix = await deps.indexAt();
-    const behind = ix ? deps.node.chain().height - ix.indexedHeight() : Infinity;
+  const index = async (): Promise<IndexReader> => {
+    const ix = await node.indexAt();
+    const behind = ix ? node.chain().height - ix.indexedHeight() : Infinity;
     if (behind > INDEX_MAX_LAG_BLOCKS) {
       throw new ApiError(503, 'NOT_SYNCED', `the index is ${ix ? `${behind} blocks behind the chain` : 'starting'}; retry shortly`);
     }
@@ -68,7 +67,7 @@ export const marketRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
    */
   const isRegisteredAgent = async (a: Address): Promise<boolean> => {
     if (hasAgentSettings(state(), a)) return true;
-    const ix = await deps.indexAt();
+    const ix = await node.indexAt();
     return ix ? (await ix.agent(a)) !== undefined : false;
   };
   const agentItem = (a: Address, traded: AgentItem | undefined) => {

@@ -9,7 +9,8 @@
  * agent mode and caps.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { throwIfFailed, type ApiDeps } from '../../../actors/api/api-actor';
+import type { NodeApi } from '../node-api';
+import { throwIfFailed } from '../final';
 import { encodeTx, TxKind } from '../../codec/tx';
 import { hashTypedMessage } from '../../crypto/eip712';
 import { verifySigner } from '../../crypto/secp256k1';
@@ -25,10 +26,10 @@ const uintString = { type: 'string', pattern: '^(0|[1-9][0-9]{0,77})$' } as cons
 /** 6-decimal units as a JSON number (exact below 2^53 units = 9 billion USDC). */
 const num = (v: bigint) => Number(v);
 
-export const nativeRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { deps }) => {
-  const { genesis } = deps.node.config;
+export const nativeRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+  const { genesis } = node;
   const chainId = genesis.chainId;
-  const state = () => deps.node.chain().state;
+  const state = () => node.chain().state;
 
   /**
    * The `trader` signer rule at the door, as of the head block: the owner itself, or
@@ -79,7 +80,7 @@ export const nativeRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
       } as never);
       if (!verifySigner(hash, signature, signer)) throw new ApiError(401, 'INVALID_SIGNATURE', `signature: does not recover to ${signer}`);
       requireTraderNow(owner, signer);
-      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.NativePlace, { ...body, signature }), signer);
+      const final = await node.submitAndWait(encodeTx(chainId, TxKind.NativePlace, { ...body, signature }), signer);
       throwIfFailed(final);
       const events = final.receipt.events as any[];
       const placed = events.find((e) => e.type === 'OrderPlaced');
@@ -112,7 +113,7 @@ export const nativeRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, {
       const order = state().orders.get(String(orderId));
       if (!order) throw new ApiError(404, 'UNKNOWN_ORDER', `order_id: no open order ${orderId}`);
       if (order.owner !== owner) throw new ApiError(403, 'NOT_OWNER', `order ${orderId} does not belong to ${owner}`);
-      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.NativeCancel, { owner, signer, orderId, nonce, signature }), signer);
+      const final = await node.submitAndWait(encodeTx(chainId, TxKind.NativeCancel, { owner, signer, orderId, nonce, signature }), signer);
       throwIfFailed(final);
       return { success: true, order_id: String(orderId), status: 'cancelled', tx_hash: final.receipt.txHash };
     },

@@ -7,7 +7,8 @@
  * consensus and the answer waits until it is final; execution's refusals are 422.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { throwIfFailed, type ApiDeps, type FinalTx } from '../../../actors/api/api-actor';
+import type { NodeApi } from '../node-api';
+import { throwIfFailed, type FinalTx } from '../final';
 import { encodeTx, TxKind } from '../../codec/tx';
 import { perpCloseMessage, perpOpenMessage, perpTpslMessage } from '../../codec/txs/perps';
 import { hashPersonalMessage } from '../../crypto/eip191';
@@ -61,10 +62,10 @@ function positionIdField(sent: number | string): { positionId: string; positionI
   return { positionId, positionIdQuoted, id: shape(() => parsePositionId(positionId, positionIdQuoted)) };
 }
 
-export const perpRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { deps }) => {
-  const { genesis } = deps.node.config;
+export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+  const { genesis } = node;
   const chainId = genesis.chainId;
-  const state = () => deps.node.chain().state;
+  const state = () => node.chain().state;
   const nowMs = () => state().head().timestampMs;
   const pairsSorted = () => [...state().pairs.entries()].map(([, p]) => p).sort((a, b) => a.id - b.id);
 
@@ -125,7 +126,7 @@ export const perpRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { d
       const n = nonceOf(b.nonce);
       const fields = { wallet: b.wallet, pairId: b.pairId, isLong: b.isLong, leverage: b.leverage, margin: b.margin, ...n };
       const { signer, signature } = requireSigned(perpOpenMessage(fields), b);
-      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.PerpOpen, { ...fields, signer, signature }), signer);
+      const final = await node.submitAndWait(encodeTx(chainId, TxKind.PerpOpen, { ...fields, signer, signature }), signer);
       throwIfFailed(final);
       const e = event(final, 'PerpOpened');
       return ok({
@@ -155,7 +156,7 @@ export const perpRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { d
       const fields = { wallet: b.wallet, positionId, positionIdQuoted, size: b.size, ...n };
       const { owner, signer, signature } = requireSigned(perpCloseMessage(fields), b);
       positionOf(owner, id);
-      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.PerpClose, { ...fields, signer, signature }), signer);
+      const final = await node.submitAndWait(encodeTx(chainId, TxKind.PerpClose, { ...fields, signer, signature }), signer);
       throwIfFailed(final);
       const e = (final.receipt.events as any[]).find((x) => x.type === 'PerpClosed' && x.positionId === String(id));
       return ok({
@@ -186,7 +187,7 @@ export const perpRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { d
       const fields = { wallet: b.wallet, positionId, positionIdQuoted, takeProfit: b.takeProfit, stopLoss: b.stopLoss, ...n };
       const { owner, signer, signature } = requireSigned(perpTpslMessage(fields), b);
       positionOf(owner, id);
-      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.PerpTpsl, { ...fields, signer, signature }), signer);
+      const final = await node.submitAndWait(encodeTx(chainId, TxKind.PerpTpsl, { ...fields, signer, signature }), signer);
       throwIfFailed(final);
       const e = event(final, 'PerpTpslSet');
       const target = (v: bigint) => (v === 0n ? '' : price6(v));
@@ -332,7 +333,7 @@ export const perpRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { d
         return { pairId: p.id, symbol: p.symbol, price: op ? price6(op.price) : null, timestampMs: op?.timestampMs ?? null, ageMs: op ? now - op.timestampMs : null, fresh: op?.fresh ?? false };
       });
       return ok({
-        height: deps.node.chain().height, blockTimeMs: now, markets: pairsSorted().length, positions, openInterest: usdc(openInterest),
+        height: node.chain().height, blockTimeMs: now, markets: pairsSorted().length, positions, openInterest: usdc(openInterest),
         pool: { poolUsdc: usdc(v.usdc), realPoolValue: usdc(v.realPoolValue), traderUnrealizedPnl: usdc(v.traderPnl) },
         liquidations: st.liquidations, adlEvents: st.adlEvents,
         lastLiquidation: st.lastLiquidation ? { ...st.lastLiquidation, price: price6(st.lastLiquidation.price), shortfall: usdc(st.lastLiquidation.shortfall) } : null,
@@ -374,7 +375,7 @@ export const perpRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { d
       const nonce = parseNonce(b.nonce);
       const signature = parseSignatureField(b.signature);
       const signer = poolSigner('PoolDeposit', { owner, amount, nonce }, signature, owner);
-      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.PoolDeposit, { owner, signer, amount, nonce, signature }), signer);
+      const final = await node.submitAndWait(encodeTx(chainId, TxKind.PoolDeposit, { owner, signer, amount, nonce, signature }), signer);
       throwIfFailed(final);
       const e = event(final, 'PoolDeposited');
       return ok({ owner, amount: usdc(BigInt(e.amount)), shares: String(e.shares), poolValue: usdc(BigInt(e.poolValue)), unlockMs: e.unlockMs, txHash: final.receipt.txHash });
@@ -399,7 +400,7 @@ export const perpRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { d
       const nonce = parseNonce(b.nonce);
       const signature = parseSignatureField(b.signature);
       const signer = poolSigner('PoolWithdraw', { owner, shares, nonce }, signature, owner);
-      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.PoolWithdraw, { owner, signer, shares, nonce, signature }), signer);
+      const final = await node.submitAndWait(encodeTx(chainId, TxKind.PoolWithdraw, { owner, signer, shares, nonce, signature }), signer);
       throwIfFailed(final);
       const e = event(final, 'PoolWithdrawn');
       return ok({ owner, shares: String(e.shares), amount: usdc(BigInt(e.amount)), poolValue: usdc(BigInt(e.poolValue)), txHash: final.receipt.txHash });

@@ -3,15 +3,11 @@
  * invalid JSON answers the JSON-RPC parse error (-32700) rather than the REST envelope.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { ApiDeps } from '../../../actors/api/api-actor';
+import type { NodeApi } from '../node-api';
 import { handleJsonRpc, parseError, type RpcContext } from '../../rpc/methods';
 
-export function rpcContext(deps: ApiDeps): RpcContext {
-  return { node: deps.node, submit: (tx) => deps.submit(tx) };
-}
-
-export const rpcRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { deps }) => {
-  const ctx = rpcContext(deps);
+export const rpcRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+  const ctx: RpcContext = node;
   // Encapsulated: only this plugin's routes see the raw body.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));

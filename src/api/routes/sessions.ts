@@ -10,7 +10,8 @@
  * (403 OWNER_ONLY): a session key can only trade.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { throwIfFailed, type ApiDeps } from '../../../actors/api/api-actor';
+import type { NodeApi } from '../node-api';
+import { throwIfFailed } from '../final';
 import { encodeTx, TxKind } from '../../codec/tx';
 import { hashTypedMessage, type Eip712Messages, type Eip712PrimaryType } from '../../crypto/eip712';
 import { verifySigner } from '../../crypto/secp256k1';
@@ -54,9 +55,9 @@ export function agentCapsObject(state: State, owner: Address) {
   };
 }
 
-export const sessionRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { deps }) => {
-  const chainId = deps.node.config.genesis.chainId;
-  const state = () => deps.node.chain().state;
+export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+  const chainId = node.genesis.chainId;
+  const state = () => node.chain().state;
   const headTimeMs = () => state().head().timestampMs;
 
   /**
@@ -72,7 +73,7 @@ export const sessionRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, 
   };
 
   const submit = async (kind: TxKind, body: Record<string, unknown>, signer: Address) => {
-    const final = await deps.submitAndWait(encodeTx(chainId, kind, body), signer);
+    const final = await node.submitAndWait(encodeTx(chainId, kind, body), signer);
     throwIfFailed(final);
     return { success: true as const, status: 'submitted' as const, tx_hash: final.receipt.txHash };
   };

@@ -6,7 +6,8 @@
  * waits until it is final.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { throwIfFailed, type ApiDeps, type FinalTx } from '../../../actors/api/api-actor';
+import type { NodeApi } from '../node-api';
+import { throwIfFailed, type FinalTx } from '../final';
 import { encodeTx, TxKind } from '../../codec/tx';
 import type { BatchItem } from '../../codec/txs/orders';
 import { MAX_BATCH_ORDERS } from '../../codec/txs/orders';
@@ -80,10 +81,10 @@ function orderResult(final: FinalTx, symbol: string, side: string, amount: strin
   };
 }
 
-export const tradingRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { deps }) => {
-  const { genesis } = deps.node.config;
+export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+  const { genesis } = node;
   const chainId = genesis.chainId;
-  const state = () => deps.node.chain().state;
+  const state = () => node.chain().state;
   const knownSymbol = (symbol: string, field: string) => {
     if (!state().symbolToPair.has(symbol)) throw new ApiError(400, 'UNKNOWN_PAIR', `${field}: no pair ${symbol}`);
   };
@@ -109,7 +110,7 @@ export const tradingRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, 
       const signature = parseSignatureField(b.signature);
       requireSigner(placeOrderDigest({ symbol: b.symbol, side: b.side, type: b.type, price, amount: b.amount, nonce }), signature, trader);
       const tx = encodeTx(chainId, TxKind.RestOrder, { trader, symbol: b.symbol, side: b.side, type: b.type, price, amount: b.amount, nonce, signature });
-      const final = await deps.submitAndWait(tx, trader);
+      const final = await node.submitAndWait(tx, trader);
       throwIfFailed(final);
       return ok(orderResult(final, b.symbol, b.side, b.amount, b.price));
     },
@@ -150,7 +151,7 @@ export const tradingRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, 
       const signature = parseSignatureField(b.signature);
       requireSigner(batchDigest(b.orders, nonce), signature, trader);
       const orders = b.orders.map((o) => ({ symbol: o.symbol, side: o.side, price: o.price, amount: o.amount }));
-      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.RestBatch, { trader, orders, nonce, signature }), trader);
+      const final = await node.submitAndWait(encodeTx(chainId, TxKind.RestBatch, { trader, orders, nonce, signature }), trader);
       throwIfFailed(final);
       // Results in submission order: each order's id and status, or why it was refused.
       const events = final.receipt.events as any[];
@@ -179,11 +180,11 @@ export const tradingRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, 
       const nonce = parseNonce(b.nonce);
       const signature = parseSignatureField(b.signature);
       requireSigner(cancelAllDigest(nonce), signature, trader);
-      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.RestCancelAll, { trader, nonce, signature }), trader);
+      const final = await node.submitAndWait(encodeTx(chainId, TxKind.RestCancelAll, { trader, nonce, signature }), trader);
       throwIfFailed(final);
       const ev = (final.receipt.events as any[]).find((e) => e.type === 'CancelAll');
       const cancelledIds: string[] = ev?.cancelledIds ?? [];
-      const totalOrders = (await (await deps.indexAt(final.height))?.orderCount(trader)) ?? cancelledIds.length;
+      const totalOrders = (await (await node.indexAt(final.height))?.orderCount(trader)) ?? cancelledIds.length;
       return ok({
         trader,
         totalOrders,
@@ -209,7 +210,7 @@ export const tradingRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, 
       const order = state().orders.get(orderId);
       if (!order) throw new ApiError(404, 'UNKNOWN_ORDER', `orderId: no open order ${orderId}`);
       if (order.owner !== trader) throw new ApiError(403, 'NOT_OWNER', `order ${orderId} does not belong to ${trader}`);
-      const final = await deps.submitAndWait(encodeTx(chainId, TxKind.RestCancel, { trader, orderId, nonce, signature }), trader);
+      const final = await node.submitAndWait(encodeTx(chainId, TxKind.RestCancel, { trader, orderId, nonce, signature }), trader);
       throwIfFailed(final);
       return ok({ orderId, status: 'cancelled', txHash: final.receipt.txHash });
     },

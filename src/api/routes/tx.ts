@@ -4,25 +4,27 @@
  * GET /tx/{hash} answers its receipt and block.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { throwIfFailed, type ApiDeps } from '../../../actors/api/api-actor';
+import type { NodeApi } from '../node-api';
+import { throwIfFailed } from '../final';
 import { hexToBytes, isHex } from '../../util/bytes';
 import { ApiError, errorSchema, ok } from '../envelope';
 import { plainJson } from '../common';
+import { TX_BODY_MAX_BYTES } from '../limits';
 
 
-export const txRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { deps }) => {
+export const txRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
   app.post<{ Body: { tx: string } }>('/tx', {
     schema: {
       body: {
         type: 'object',
         required: ['tx'],
         additionalProperties: false,
-        properties: { tx: { type: 'string', pattern: '^0x([0-9a-fA-F]{2})+$', maxLength: 2 + 2 * 65536 } },
+        properties: { tx: { type: 'string', pattern: '^0x([0-9a-fA-F]{2})+$', maxLength: 2 + 2 * TX_BODY_MAX_BYTES } },
       },
       response: { '4xx': errorSchema, '5xx': errorSchema },
     },
     handler: async (req) => {
-      const final = await deps.submitAndWait(hexToBytes(req.body.tx));
+      const final = await node.submitAndWait(hexToBytes(req.body.tx));
       throwIfFailed(final);
       return ok({ txHash: final.receipt.txHash, height: final.height, blockHash: final.blockHash, receipt: plainJson(final.receipt) });
     },
@@ -33,7 +35,7 @@ export const txRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { dep
     handler: async (req) => {
       const { hash } = req.params;
       if (!isHex(hash, 32)) throw new ApiError(400, 'INVALID_REQUEST', 'hash: must be 0x plus 64 hex characters');
-      const chain = deps.node.chain();
+      const chain = node.chain();
       const loc = await chain.store.getTxLocation(hash.toLowerCase());
       if (!loc) throw new ApiError(404, 'NOT_FOUND', `transaction ${hash} is not in a committed block`);
       const receipts = await chain.store.getReceipts(loc.height);

@@ -5,7 +5,8 @@
  * trade). Answers once final: `{success, status: "requested", withdrawal_id, amount, fee, tx_hash}`.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { throwIfFailed, type ApiDeps } from '../../../actors/api/api-actor';
+import type { NodeApi } from '../node-api';
+import { throwIfFailed } from '../final';
 import { encodeTx, TxKind } from '../../codec/tx';
 import { hashTypedMessage } from '../../crypto/eip712';
 import { verifySigner } from '../../crypto/secp256k1';
@@ -13,8 +14,8 @@ import { toAddress } from '../../util/bytes';
 import { ApiError, errorSchema } from '../envelope';
 import { address, nonceSchema, parseNonce, parseSignatureField, signatureSchema } from '../common';
 
-export const withdrawRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app, { deps }) => {
-  const { genesis } = deps.node.config;
+export const withdrawRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+  const { genesis } = node;
   app.post<{ Body: { owner: string; amount: string; destination: string; nonce: number | string; signature?: string; session_key?: string } }>('/withdraw', {
     schema: {
       body: {
@@ -43,7 +44,7 @@ export const withdrawRoutes: FastifyPluginAsync<{ deps: ApiDeps }> = async (app,
       const signature = parseSignatureField(b.signature);
       const hash = hashTypedMessage(genesis.chainId, 'Withdraw', { owner, amount, destination, nonce } as never);
       if (!verifySigner(hash, signature, signer)) throw new ApiError(401, 'INVALID_SIGNATURE', `signature: does not recover to ${signer}`);
-      const final = await deps.submitAndWait(encodeTx(genesis.chainId, TxKind.Withdraw, { owner, signer, amount, destination, nonce, signature }), signer);
+      const final = await node.submitAndWait(encodeTx(genesis.chainId, TxKind.Withdraw, { owner, signer, amount, destination, nonce, signature }), signer);
       throwIfFailed(final);
       const ev = (final.receipt.events as any[]).find((e) => e.type === 'WithdrawalRequested');
       return { success: true, status: 'requested', withdrawal_id: ev.withdrawalId, amount: String(ev.amount), fee: String(ev.fee), tx_hash: final.receipt.txHash };

@@ -9,20 +9,16 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { WebSocket } from 'ws';
-import type { ApiDeps } from '../../../actors/api/api-actor';
+import type { NodeApi } from '../node-api';
 import type { Block } from '../../codec/block';
 import type { BlockResult } from '../../state/apply';
 import { isAddress } from '../../util/bytes';
 import { formatBlock, q } from '../../rpc/format';
 import { handleJsonRpc, type RpcContext } from '../../rpc/methods';
 import { JSONRPC_ERRORS } from '../../rpc/constants';
-import { rpcContext } from './rpc';
 import { plainJson, price6, size18, usdc } from '../common';
+import { WS_BOOK_DEPTH_ORDERS, WS_MAX_BUFFERED_BYTES, WS_MAX_SUBSCRIPTIONS, WS_PING_MS } from '../limits';
 
-export const WS_MAX_SUBSCRIPTIONS = 32;
-export const WS_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
-export const WS_PING_MS = 20_000;
-const BOOK_DEPTH = 50;
 
 type Sub =
   | { kind: 'newHeads' }
@@ -64,9 +60,9 @@ export class WsHub {
   }
 
   /** After each committed block: headers, trades, book changes, a trader's orders and fills. */
-  onCommitted(deps: ApiDeps, block: Block, result: BlockResult): void {
+  onCommitted(node: NodeApi, block: Block, result: BlockResult): void {
     if (this.clients.size === 0) return;
-    const g = deps.node.config.genesis;
+    const g = node.genesis;
     let head: unknown;
     const events = result.receipts.flatMap((r) => (r.status === 'ok' ? r.events.map((e) => ({ e, txHash: r.txHash })) : []));
     const touchedPairs = new Set<number>();
@@ -82,7 +78,7 @@ export class WsHub {
             for (const { e, txHash } of events) if (e.type === 'TradeExecuted' && e.pairId === s.pairId) this.notify(c, id, tradeItem(e, txHash, block.header.timestampMs));
             break;
           case 'orderbook':
-            if (touchedPairs.has(s.pairId)) this.notify(c, id, bookSnapshot(deps, s.pairId, s.symbol));
+            if (touchedPairs.has(s.pairId)) this.notify(c, id, bookSnapshot(node, s.pairId, s.symbol));
             break;
           case 'orders':
             for (const { e, txHash } of events) if ((e.type === 'OrderPlaced' || e.type === 'OrderUpdated') && e.owner === s.address) this.notify(c, id, { ...plainJson<Record<string, unknown>>(e), txHash });
@@ -112,16 +108,16 @@ function tradeItem(e: Record<string, unknown>, txHash: string, timeMs: number) {
   };
 }
 
-function bookSnapshot(deps: ApiDeps, pairId: number, symbol: string) {
-  const { bids, asks } = deps.node.chain().state.book(pairId).topOrders(BOOK_DEPTH);
+function bookSnapshot(node: NodeApi, pairId: number, symbol: string) {
+  const { bids, asks } = node.chain().state.book(pairId).topOrders(WS_BOOK_DEPTH_ORDERS);
   const level = (o: { id: bigint; price: bigint; remaining: bigint; isAgent: boolean; owner: string }) => ({ id: String(o.id), price: price6(o.price), amount: size18(o.remaining), isAgent: o.isAgent });
   return { symbol, bids: bids.map(level), asks: asks.map(level) };
 }
 
-async function subscribe(deps: ApiDeps, hub: WsHub, c: Client, params: unknown[]): Promise<{ id: string; snapshot?: unknown } | { error: string }> {
+async function subscribe(node: NodeApi, hub: WsHub, c: Client, params: unknown[]): Promise<{ id: string; snapshot?: unknown } | { error: string }> {
   if (c.subs.size >= WS_MAX_SUBSCRIPTIONS) return { error: `at most ${WS_MAX_SUBSCRIPTIONS} subscriptions per connection` };
   const [kind, opts] = params as [unknown, Record<string, unknown> | undefined];
-  const state = deps.node.chain().state;
+  const state = node.chain().state;
   const pairOf = (symbol: unknown) => (typeof symbol === 'string' ? state.symbolToPair.get(symbol.toUpperCase()) : undefined);
   let sub: Sub;
   let snapshot: unknown;
@@ -131,7 +127,7 @@ async function subscribe(deps: ApiDeps, hub: WsHub, c: Client, params: unknown[]
     if (pairId === undefined) return { error: `${kind}: params[1].symbol must name a pair` };
     const symbol = state.pairs.get(String(pairId))!.symbol;
     sub = { kind, symbol, pairId };
-    snapshot = kind === 'orderbook' ? bookSnapshot(deps, pairId, symbol) : ((await (await deps.indexAt())?.trades(symbol, 50)) ?? []);
+    snapshot = kind === 'orderbook' ? bookSnapshot(node, pairId, symbol) : ((await (await node.indexAt())?.trades(symbol, 50)) ?? []);
   } else if (kind === 'orders' || kind === 'fills') {
     if (!isAddress(opts?.address)) return { error: `${kind}: params[1].address must be an address` };
     const address = (opts!.address as string).toLowerCase();
@@ -141,15 +137,15 @@ async function subscribe(deps: ApiDeps, hub: WsHub, c: Client, params: unknown[]
         const o = state.orders.get(String(id))!;
         return { orderId: String(o.id), pairId: o.pairId, side: o.side === 0 ? 'buy' : 'sell', price: price6(o.price), amount: size18(o.size), remaining: size18(o.remaining), status: o.remaining < o.size ? 'partial' : 'open' };
       });
-    } else snapshot = (await (await deps.indexAt())?.fills(address, 50)) ?? [];
+    } else snapshot = (await (await node.indexAt())?.fills(address, 50)) ?? [];
   } else return { error: `unknown subscription ${String(kind).slice(0, 32)}; use newHeads, trades, orderbook, orders or fills` };
   const id = hub.newId();
   c.subs.set(id, sub);
   return { id, snapshot };
 }
 
-export const wsRoutes: FastifyPluginAsync<{ deps: ApiDeps; hub: WsHub }> = async (app, { deps, hub }) => {
-  const ctx: RpcContext = rpcContext(deps);
+export const wsRoutes: FastifyPluginAsync<{ node: NodeApi; hub: WsHub }> = async (app, { node, hub }) => {
+  const ctx: RpcContext = node;
   const ping = setInterval(() => {
     for (const c of hub.clients) {
       if (!c.alive) {
@@ -180,7 +176,7 @@ export const wsRoutes: FastifyPluginAsync<{ deps: ApiDeps; hub: WsHub }> = async
         return;
       }
       if (msg && typeof msg === 'object' && !Array.isArray(msg) && msg.method === 'eth_subscribe') {
-        const r = await subscribe(deps, hub, c, Array.isArray(msg.params) ? msg.params : []);
+        const r = await subscribe(node, hub, c, Array.isArray(msg.params) ? msg.params : []);
         if ('error' in r) hub.send(c, { jsonrpc: '2.0', id: msg.id ?? null, error: { code: JSONRPC_ERRORS.INVALID_PARAMS, message: r.error } });
         else {
           hub.send(c, { jsonrpc: '2.0', id: msg.id ?? null, result: r.id });

@@ -1,0 +1,47 @@
+/**
+ * What the consensus actors accept in their mailboxes (the BFT engine,
+ * actors/consensus/bft.ts, and the solo producer, actors/consensus/solo.ts), and what
+ * /status shows of consensus. A leaf module: types only, no actor behaviour and nothing
+ * of src/node (see actors/chain/messages.ts).
+ */
+import type { Step } from '../../machines/consensus-round';
+import type { Evidence } from '../../src/consensus/evidence';
+import type { ConsensusMessage } from '../../src/consensus/messages';
+import type { Address } from '../../src/util/bytes';
+
+export type ConsensusMsg =
+  | { type: 'message'; message: ConsensusMessage; from: Address | undefined }
+  | { type: 'timer'; generation: number; height: number; round: number; step: Step }
+  | { type: 'evidence'; evidence: Evidence; gossiped: boolean };
+
+/** The solo producer's one message: time to build the next block. */
+export type ProducerMsg = { type: 'tick' };
+
+export interface EvidenceRecord {
+  kind: Evidence['kind'];
+  offender: Address;
+  height: number;
+  hash: string;
+  /** true: we saw both messages ourselves; false: a peer gossiped it. */
+  observed: boolean;
+}
+
+/** What /status shows of consensus. */
+export interface ConsensusInfo {
+  height: number;
+  round: number;
+  step: string;
+  syncing: boolean;
+  blocksSynced: number;
+  /** Block-sync answers refused because a block in them had no valid commit (the peer was then skipped). */
+  syncPeersRefused: number;
+  /** Block-sync requests a peer did not answer in time, or failed (the peer was then skipped for a while). */
+  syncPeersUnanswered: number;
+  /** Block syncs that messages far ahead started (validators with more than a third of the power far ahead). */
+  syncsStarted: number;
+  /** Messages far ahead that started none (too few validators that far ahead, or a sync just found nothing). */
+  messagesAheadIgnored: number;
+  evidence: EvidenceRecord[];
+  counters: Record<string, number>;
+  proposalsUntimely: number;
+}

@@ -1,0 +1,29 @@
+/**
+ * What the p2p actor (actors/p2p/p2p-actor.ts) accepts in its mailbox. A leaf module:
+ * types only, no actor behaviour and nothing of src/node (see actors/chain/messages.ts).
+ */
+import type { SyncAttempt } from '../../src/chain/sync';
+import type { Topic } from '../../src/net/transport';
+import type { Address } from '../../src/util/bytes';
+import type { Reply } from '../actor';
+
+export type P2PMsg =
+  /** A transaction this node admitted: batched and gossiped to every validator's mempool. */
+  | { type: 'gossipTx'; bytes: Uint8Array }
+  | { type: 'publish'; topic: Topic; data: Uint8Array }
+  /** A consensus message (encoded) for every validator, and for subscribers of its gossip topic. */
+  | { type: 'consensus'; topic: Topic.Proposals | Topic.Votes; data: Uint8Array }
+  /** One consensus message to one validator. */
+  | { type: 'direct'; to: Address; data: Uint8Array }
+  /** End of the turn: what was queued this turn leaves, one bundle per peer. */
+  | { type: 'flush' }
+  /** Committed blocks from `fromHeight` on from some peer not in `exclude`, and who sent them (answer null: no such peer had any), and the peers that did not answer. */
+  | { type: 'sync'; fromHeight: number; exclude?: ReadonlySet<string>; reply: Reply<SyncAttempt> };
+
+/** What /status shows of the p2p transport: identity, peers, listen addresses, counters. */
+export interface P2PInfo {
+  peerId: string;
+  peers: string[];
+  listen: string[];
+  stats: unknown;
+}

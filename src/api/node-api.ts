@@ -1,0 +1,89 @@
+/**
+ * What a route may see of the node: the chain's identity and parameters, the executed
+ * chain at its head (read only), the index, submission, and what /status shows. This is
+ * the whole of the routes' (and JSON-RPC's) dependency on the node: nothing here names
+ * an actor, a mailbox or the node's context, so the same routes serve a validator, the
+ * solo producer and a node that follows the chain without a consensus actor (its
+ * `status().consensus` is null). The API actor (actors/api/api-actor.ts) builds it from
+ * the node and registers the routes with it; fastify's habit: a plugin imports nothing
+ * from the app that registers it.
+ */
+import type { Block } from '../codec/block';
+import type { Tx } from '../codec/tx';
+import type { Genesis } from '../genesis/types';
+import type { Indexer } from '../indexer/indexer';
+import type { Receipt } from '../state/context';
+import type { State } from '../state/state';
+import type { Address } from '../util/bytes';
+import type { FinalTx } from './final';
+
+/** The committed blocks, receipts and transaction locations, as stored. */
+export interface BlockReader {
+  getBlock(height: number): Promise<Block | undefined>;
+  getStateRoot(height: number): Promise<Uint8Array | undefined>;
+  getReceipts(height: number): Promise<Receipt[] | undefined>;
+  getTxLocation(txHash: string): Promise<{ height: number; index: number } | undefined>;
+  getHeightByHash(hash: Uint8Array): Promise<number | undefined>;
+}
+
+/** The executed chain at its head. */
+export interface ChainReader {
+  readonly chainId: number;
+  readonly genesisHash: Uint8Array;
+  /** Height of the last block applied (its requests may be answered before it is on disk: `stored()`). */
+  readonly height: number;
+  readonly lastBlockHash: Uint8Array;
+  readonly lastTimestampMs: number;
+  /** State root after the head block. */
+  readonly stateRoot: Uint8Array;
+  /** The executed state at the head. Routes only read it: execution (the chain actor) is its one writer. */
+  readonly state: State;
+  readonly store: BlockReader;
+  /** Resolves once every applied block is on disk too. */
+  stored(): Promise<void>;
+}
+
+/** The read side of the index (trades, fills, candles, orders history, leaderboard, stats, agents). */
+export type IndexReader = Pick<
+  Indexer,
+  'indexedHeight' | 'trades' | 'fills' | 'candles' | 'orders' | 'order' | 'orderCount' | 'leaderboard' | 'stats' | 'agents' | 'agent'
+>;
+
+/** What /status shows beside the head: sync, the p2p transport, consensus and each actor's counters. */
+export interface NodeStatus {
+  /** Catching up by block sync (false on a node without BFT consensus). */
+  syncing: boolean;
+  /** The p2p transport's identity, peers, listen addresses and counters; null without p2p. */
+  p2p: { peerId: string; peers: string[]; listen: string[]; stats: unknown } | null;
+  /** Consensus's view (height, round, step, sync and evidence counters); null on a solo or follower node. */
+  consensus: object | null;
+  /** Each running part's lifecycle state and mailbox counters, by name. */
+  actors: Record<string, unknown>;
+}
+
+export interface NodeApi {
+  readonly genesis: Genesis;
+  readonly genesisHash: Uint8Array;
+  /** The target interval between blocks. */
+  readonly blockTimeMs: number;
+  /** This node's validator address; undefined on a node that does not validate. */
+  readonly validatorAddress: Address | undefined;
+  /** The executed chain at its head. */
+  chain(): ChainReader;
+  /**
+   * The index once it holds every block up to `height` (default: the chain's head when
+   * called), waiting at most INDEX_WAIT_MS (src/api/limits.ts); undefined while it is
+   * starting. Reads of indexed data go through this: what was final before a read
+   * arrived is in its answer.
+   */
+  indexAt(height?: number): Promise<IndexReader | undefined>;
+  /**
+   * Submits a transaction and resolves once it is final. Routes that built the
+   * transaction pass the Tx itself and the signer the door verified (src/api/door.ts),
+   * so it is neither decoded nor recovered again at the mempool.
+   */
+  submitAndWait(tx: Uint8Array | Tx, signer?: Address): Promise<FinalTx>;
+  /** Admits a transaction to the mempool without waiting for finality (eth_sendRawTransaction). */
+  submit(tx: Tx): Promise<void>;
+  status(): NodeStatus;
+}
