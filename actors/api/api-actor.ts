@@ -1,7 +1,10 @@
 /**
- * The API concern: serves REST (and later JSON-RPC and the WebSocket) on {base_url}.
- * Requests that submit a transaction wait until the block carrying it is final; the
- * chain actor's 'committed' messages arrive in this actor's mailbox and release them.
+ * The API concern: serves REST, JSON-RPC and the WebSocket on {base_url} (and the
+ * session-and-agent routes on their own port). It builds the node's face the routes see
+ * (src/api/node-api.ts: NodeApi) from the node's context and registers the routes with
+ * it; the routes import nothing of actors or src/node. Requests that submit a
+ * transaction wait until the block carrying it is final; the chain actor's 'applied'
+ * and 'committed' messages arrive in this actor's mailbox and release them.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { decodeTx, type Tx } from '../../src/codec/tx';

@@ -1,0 +1,68 @@
+/**
+ * Import rules of the repository (issue 19, docs/architecture.md "Imports point one
+ * way"), checked by dependency-cruiser in `npm test` (`npm run lint:imports`):
+ *   - no import circle anywhere;
+ *   - the pure core (src/state, src/codec, src/crypto, machines) imports no I/O: no
+ *     actor, no API, no node wiring, no fastify, libp2p or LevelDB;
+ *   - the API (routes, the door, JSON-RPC) sees the node only through src/api/node-api.ts:
+ *     nothing of actors/ or src/node;
+ *   - an actor's message module is a leaf: it imports no actor behaviour and nothing
+ *     of src/node, and the node's context imports only such leaves.
+ * Type-only imports count (tsPreCompilationDeps): a type is a dependency too.
+ * test/arch/imports.test.ts shows each rule failing on a tree built to break it.
+ */
+
+/** Packages that do I/O: the web server, the network stack, the database. */
+const IO_PACKAGES = ['fastify', '@fastify/[^/]+', 'libp2p', '@libp2p/[^/]+', '@chainsafe/[^/]+', 'classic-level'];
+/** A package by name, resolved into node_modules or left unresolved. */
+const ioPackage = `(^|/)node_modules/(${IO_PACKAGES.join('|')})(/|$)|^(${IO_PACKAGES.join('|')})$`;
+const PURE_CORE = '^(src/(state|codec|crypto)|machines)/';
+/** An actor's leaf module (its messages) and the generic actor runtime they may name (Reply). */
+const ACTOR_LEAVES = '^actors/([^/]+/messages\\.ts|actor\\.ts|mailbox\\.ts)$';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import circle: the layers must point one way (docs/architecture.md).',
+      from: { path: '^(src|actors|machines|sim|bench|test)/' },
+      to: { circular: true },
+    },
+    {
+      name: 'pure-core-no-io',
+      severity: 'error',
+      comment: 'The pure core (src/state, src/codec, src/crypto, machines) imports no actor, API, node wiring, fastify, libp2p or classic-level.',
+      from: { path: PURE_CORE },
+      to: { path: [`^(actors|src/api|src/node)/`, ioPackage] },
+    },
+    {
+      name: 'api-sees-node-api-only',
+      severity: 'error',
+      comment: 'Routes, the door and JSON-RPC see the node through src/api/node-api.ts only: nothing of actors/ or src/node.',
+      from: { path: '^src/(api|rpc)/' },
+      to: { path: '^(actors|src/node)/' },
+    },
+    {
+      name: 'actor-messages-are-leaves',
+      severity: 'error',
+      comment: "An actor's message module names types only: no actor behaviour, nothing of src/node.",
+      from: { path: '^actors/[^/]+/messages\\.ts$' },
+      to: { path: '^(actors|src/node)/', pathNot: ACTOR_LEAVES },
+    },
+    {
+      name: 'node-context-imports-leaves',
+      severity: 'error',
+      comment: "The node's context names each actor's mailbox by its message module, never by its behaviour.",
+      from: { path: '^src/node/context\\.ts$' },
+      to: { path: '^actors/', pathNot: ACTOR_LEAVES },
+    },
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|data)/' },
+    moduleSystems: ['es6', 'cjs'],
+  },
+};

@@ -1,0 +1,77 @@
+/**
+ * The import rules (.dependency-cruiser.cjs, run by `npm test` as `npm run lint:imports`)
+ * hold on the real tree, and fail on a small tree built to break each of them. The bad
+ * tree is written to a temporary folder at test time, so it is never part of the
+ * source tree, the typecheck or the test run.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const repo = resolve(__dirname, '../..');
+const config = join(repo, '.dependency-cruiser.cjs');
+const depcruise = join(repo, 'node_modules/.bin/depcruise');
+
+interface Violation {
+  from: string;
+  to: string;
+  rule: { name: string; severity: string };
+}
+
+/** Cruises `paths` under `cwd` with the repository's rules; the violations found. */
+function cruise(cwd: string, paths: string[]): Violation[] {
+  const r = spawnSync(depcruise, ['--config', config, '--output-type', 'json', ...paths], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (!r.stdout) throw new Error(`depcruise printed nothing (exit ${r.status}): ${r.stderr}`);
+  return (JSON.parse(r.stdout) as { summary: { violations: Violation[] } }).summary.violations;
+}
+
+const bad = mkdtempSync(join(tmpdir(), 'arch-fixture-'));
+afterAll(() => rmSync(bad, { recursive: true, force: true }));
+
+function write(path: string, text: string): void {
+  mkdirSync(dirname(join(bad, path)), { recursive: true });
+  writeFileSync(join(bad, path), text);
+}
+
+describe('import rules', () => {
+  it('the repository has no import circle and no forbidden import', () => {
+    expect(cruise(repo, ['src', 'actors', 'machines', 'sim', 'bench', 'test'])).toEqual([]);
+  });
+
+  it('fail on a tree with a circle, I/O in the pure core, an actor in a route, and a message module that imports behaviour', () => {
+    // The real packages, so that 'classic-level' resolves as it would in the repository.
+    symlinkSync(join(repo, 'node_modules'), join(bad, 'node_modules'), 'dir');
+    write('tsconfig.json', JSON.stringify({ compilerOptions: { module: 'ESNext', moduleResolution: 'Bundler', strict: true } }));
+    // A type-only import counts: the state would still name the database.
+    write('src/state/store.ts', "import type { ClassicLevel } from 'classic-level';\nexport type Db = ClassicLevel<string, string>;\n");
+    write('machines/net.ts', "import { createLibp2p } from 'libp2p';\nexport const start = createLibp2p;\n");
+    write('src/codec/api.ts', "import { ApiError } from '../api/envelope';\nexport const e = ApiError;\n");
+    write('src/api/envelope.ts', 'export class ApiError extends Error {}\n');
+    // A circle of two.
+    write('src/chain/a.ts', "import { b } from './b';\nexport const a = () => b();\n");
+    write('src/chain/b.ts', "import { a } from './a';\nexport const b = (): unknown => a;\n");
+    // A route that reaches into an actor, and an actor's message module that imports behaviour.
+    write('src/api/routes/orders.ts', "import type { ApiMsg } from '../../../actors/api/messages';\nexport type M = ApiMsg;\n");
+    write('actors/api/messages.ts', "import type { Node } from '../../src/node/node';\nexport type ApiMsg = { node: Node };\n");
+    write('src/node/node.ts', 'export class Node {}\n');
+    write('src/node/context.ts', "import type { Behaviour } from '../../actors/api/api-actor';\nexport type Ctx = Behaviour;\n");
+    write('actors/api/api-actor.ts', 'export type Behaviour = { start(): void };\n');
+
+    // Each rule, by the file that breaks it and what it imports (a package by name, or by
+    // its resolved file: node_modules may be a link elsewhere). A circle is reported once.
+    const found = cruise(bad, ['src', 'actors', 'machines'])
+      .map((v) => `${v.rule.name}: ${v.from} → ${v.to.replace(/^.*node_modules\/((@[^/]+\/)?[^/]+).*$/, '$1')}`)
+      .sort();
+    expect(found).toEqual([
+      'actor-messages-are-leaves: actors/api/messages.ts → src/node/node.ts',
+      'api-sees-node-api-only: src/api/routes/orders.ts → actors/api/messages.ts',
+      'no-circular: src/chain/a.ts → src/chain/b.ts',
+      'node-context-imports-leaves: src/node/context.ts → actors/api/api-actor.ts',
+      'pure-core-no-io: machines/net.ts → libp2p',
+      'pure-core-no-io: src/codec/api.ts → src/api/envelope.ts',
+      'pure-core-no-io: src/state/store.ts → classic-level',
+    ]);
+  });
+});
