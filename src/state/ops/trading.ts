@@ -13,7 +13,7 @@ import type { PairParams } from '../../genesis/types';
 import type { Address } from '../../util/bytes';
 import type { ExecContext } from '../context';
 import { badRequest, forbidden, rejected, TxError } from '../errors';
-import type { OrderStatus } from '../events';
+import type { CancelReason, OrderStatus } from '../events';
 import type { OpenOrder, Position } from '../records';
 import { notional, orderLock, settleFill, takerFee } from '../settlement';
 import { requireAgentOrder } from '../agents';
@@ -198,7 +198,7 @@ function settleMaker(ctx: ExecContext, makerId: bigint, price: bigint, size: big
 }
 
 /** Removes a resting order from book and state and releases its lock. */
-function removeOrder(ctx: ExecContext, id: bigint, reason: string): OpenOrder {
+function removeOrder(ctx: ExecContext, id: bigint, reason: CancelReason): OpenOrder {
   const { state } = ctx;
   const key = String(id);
   const order = state.orders.get(key)!;
@@ -227,7 +227,7 @@ export function cancelOrder(ctx: ExecContext, owner: Address, id: bigint): OpenO
  * cancel does (event reason `reason`): the first step of an orderbook liquidation
  * (src/state/perps/book-liquidation.ts). Runs at the end of a block; cannot fail.
  */
-export function cancelPairOrders(ctx: ExecContext, owner: Address, pairId: number, reason: string): bigint[] {
+export function cancelPairOrders(ctx: ExecContext, owner: Address, pairId: number, reason: CancelReason): bigint[] {
   const ids = ctx.state.openOrderIds(owner).filter((id) => ctx.state.orders.get(String(id))!.pairId === pairId);
   for (const id of ids) {
     if (!ctx.state.book(pairId).cancel(id)) throw new InvariantError(`order ${id} is in state but not in the book`);

@@ -24,6 +24,7 @@ import { orderRefusal, type OrderFacts } from '../../../machines/agent-mode';
 import type { Address } from '../../util/bytes';
 import type { ExecContext } from '../context';
 import { badRequest, forbidden, rejected, TxError } from '../errors';
+import type { CloseReason } from '../events';
 import { oraclePrice } from '../oracle';
 import { EMPTY_PERP_MARKET, PERP_RECENT_RATES, type PerpMarket, type PerpPosition } from '../records';
 import type { State } from '../state';
@@ -194,7 +195,7 @@ function credit(state: State, to: Address, usdc: bigint): void {
 
 // ---- close ----------------------------------------------------------------------------
 
-export type CloseReason = 'close' | 'tp' | 'sl' | 'liquidation' | 'adl';
+export type { CloseReason } from '../events';
 
 /** Prices the indexes hold as numbers: exact below 2^53. */
 const MAX_PRICE = BigInt(Number.MAX_SAFE_INTEGER);
