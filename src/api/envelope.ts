@@ -5,13 +5,14 @@
  */
 import { Ajv } from 'ajv';
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { TxError } from '../state/errors';
+import { TxError, type ErrorCode } from '../state/errors';
 import type { Logger } from '../util/log';
 
+/** A refusal the API answers itself (request shape, unknown resource, the node's state): one of the envelope's codes. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
   ) {
     super(message);
@@ -23,7 +24,7 @@ export function ok<T>(data: T): { success: true; data: T; timestamp: number } {
   return { success: true, data, timestamp: Date.now() };
 }
 
-export function errorBody(code: string, message: string) {
+export function errorBody(code: ErrorCode, message: string) {
   return { success: false as const, error: { code, message }, timestamp: Date.now() };
 }
 

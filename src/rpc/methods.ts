@@ -125,8 +125,10 @@ function ethCall(ctx: RpcContext, call: Record<string, unknown>, tag: unknown): 
       return encodeFunctionResult({ abi: orderbookAbi, functionName: 'getAvailableLiquidity', result: book.availableLiquidity(side, worst) });
     }
     const { bids, asks } = book.topOrders(PRECOMPILE_MAX_ORDERS);
-    const list = (decoded.functionName === 'getPairBids' ? bids : asks).map((o) => ({ orderId: o.id, owner: o.owner, price: o.price, size: o.remaining, isAgent: o.isAgent }));
-    return encodeFunctionResult({ abi: orderbookAbi, functionName: decoded.functionName, result: list } as never);
+    const list = (orders: typeof bids) => orders.map((o) => ({ orderId: o.id, owner: o.owner, price: o.price, size: o.remaining, isAgent: o.isAgent }));
+    return decoded.functionName === 'getPairBids'
+      ? encodeFunctionResult({ abi: orderbookAbi, functionName: 'getPairBids', result: list(bids) })
+      : encodeFunctionResult({ abi: orderbookAbi, functionName: 'getPairAsks', result: list(asks) });
   }
   if (to === AGENT_CAPS_PRECOMPILE) {
     let owner: Address;

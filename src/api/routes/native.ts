@@ -10,15 +10,13 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { NodeApi } from '../node-api';
-import { throwIfFailed } from '../final';
-import { encodeTx, TxKind } from '../../codec/tx';
-import { hashTypedMessage } from '../../crypto/eip712';
-import { verifySigner } from '../../crypto/secp256k1';
-import { toAddress, type Address } from '../../util/bytes';
-import { traderRefusal, traderRefusalMessage } from '../../state/sessions';
+import { eventOf, lastEventOf, throwIfFailed } from '../final';
+import { admitAtDoor } from '../door';
+import { TxKind } from '../../codec/tx';
+import { toAddress } from '../../util/bytes';
 import { poolValuation } from '../../state/perps/pool';
 import { ApiError, errorSchema } from '../envelope';
-import { address, nonceSchema, parseNonce, parseSignatureField, signatureSchema } from '../common';
+import { address, nonceSchema, parseNonce, signatureSchema } from '../common';
 
 const errors = { '4xx': errorSchema, '5xx': errorSchema };
 const uintString = { type: 'string', pattern: '^(0|[1-9][0-9]{0,77})$' } as const;
@@ -28,18 +26,7 @@ const num = (v: bigint) => Number(v);
 
 export const nativeRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
   const { genesis } = node;
-  const chainId = genesis.chainId;
   const state = () => node.chain().state;
-
-  /**
-   * The `trader` signer rule at the door, as of the head block: the owner itself, or
-   * its live session key; anything else is 403 before the nonce is spent. Execution
-   * decides again at its own block time (src/state/sessions.ts).
-   */
-  const requireTraderNow = (owner: Address, signer: Address) => {
-    const code = traderRefusal(state(), owner, signer, state().head().timestampMs);
-    if (code) throw new ApiError(403, code, traderRefusalMessage(code, owner, signer));
-  };
 
   app.post<{
     Body: { pair_id: number; side: string; size: string; owner: string; session_key?: string; order_type: string; price?: string; leverage?: number; signature?: string; nonce: number | string };
@@ -68,23 +55,25 @@ export const nativeRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       const b = req.body;
       const owner = toAddress(b.owner);
       const signer = toAddress(b.session_key ?? b.owner);
-      if (!state().pairs.has(String(b.pair_id))) throw new ApiError(400, 'UNKNOWN_PAIR', `pair_id: no pair ${b.pair_id}`);
-      const body = {
-        owner, signer, pairId: b.pair_id, side: b.side === 'Buy' ? 0 : 1, orderType: b.order_type === 'Limit' ? 1 : 0,
-        price: BigInt(b.price ?? '0'), size: BigInt(b.size), leverage: b.leverage ?? 1, nonce: parseNonce(b.nonce),
-      };
-      if (body.orderType === 1 && body.price === 0n) throw new ApiError(400, 'INVALID_PRICE', 'price: a limit order needs a positive price');
-      const signature = parseSignatureField(b.signature);
-      const hash = hashTypedMessage(chainId, 'PlaceOrder', {
-        owner, pairId: BigInt(body.pairId), side: BigInt(body.side), orderType: BigInt(body.orderType), price: body.price, size: body.size, leverage: BigInt(body.leverage), nonce: body.nonce,
-      } as never);
-      if (!verifySigner(hash, signature, signer)) throw new ApiError(401, 'INVALID_SIGNATURE', `signature: does not recover to ${signer}`);
-      requireTraderNow(owner, signer);
-      const final = await node.submitAndWait(encodeTx(chainId, TxKind.NativePlace, { ...body, signature }), signer);
+      const nonce = parseNonce(b.nonce);
+      const orderType = b.order_type === 'Limit' ? 1 : 0;
+      const price = BigInt(b.price ?? '0');
+      // Who may sign is the operation's `trader` rule: the owner or its live session key (src/api/door.ts).
+      const { tx } = admitAtDoor(state(), TxKind.NativePlace, {
+        signature: b.signature,
+        signers: [signer],
+        body: (signature) => ({
+          owner, signer, pairId: b.pair_id, side: b.side === 'Buy' ? 0 : 1, orderType, price, size: BigInt(b.size), leverage: b.leverage ?? 1, nonce, signature,
+        }),
+        routeRules: (body) => {
+          if (!state().pairs.has(String(body.pairId))) throw new ApiError(400, 'UNKNOWN_PAIR', `pair_id: no pair ${body.pairId}`);
+          if (body.orderType === 1 && body.price === 0n) throw new ApiError(400, 'INVALID_PRICE', 'price: a limit order needs a positive price');
+        },
+      });
+      const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
-      const events = final.receipt.events as any[];
-      const placed = events.find((e) => e.type === 'OrderPlaced');
-      const updated = [...events].reverse().find((e) => e.type === 'OrderUpdated' && e.orderId === placed.orderId);
+      const placed = eventOf(final, 'OrderPlaced');
+      const updated = lastEventOf(final, 'OrderUpdated', (e) => e.orderId === placed.orderId);
       return { success: true, order_id: placed.orderId, status: updated.status, filled: String(updated.filled), remaining: String(updated.remaining), tx_hash: final.receipt.txHash };
     },
   });
@@ -105,15 +94,11 @@ export const nativeRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       const signer = toAddress(b.session_key ?? b.owner);
       const orderId = BigInt(b.order_id);
       const nonce = parseNonce(b.nonce);
-      const signature = parseSignatureField(b.signature);
-      if (!verifySigner(hashTypedMessage(chainId, 'CancelOrder', { owner, orderId, nonce } as never), signature, signer)) {
-        throw new ApiError(401, 'INVALID_SIGNATURE', `signature: does not recover to ${signer}`);
-      }
-      requireTraderNow(owner, signer);
+      const { tx } = admitAtDoor(state(), TxKind.NativeCancel, { signature: b.signature, signers: [signer], body: (signature) => ({ owner, signer, orderId, nonce, signature }) });
       const order = state().orders.get(String(orderId));
       if (!order) throw new ApiError(404, 'UNKNOWN_ORDER', `order_id: no open order ${orderId}`);
       if (order.owner !== owner) throw new ApiError(403, 'NOT_OWNER', `order ${orderId} does not belong to ${owner}`);
-      const final = await node.submitAndWait(encodeTx(chainId, TxKind.NativeCancel, { owner, signer, orderId, nonce, signature }), signer);
+      const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
       return { success: true, order_id: String(orderId), status: 'cancelled', tx_hash: final.receipt.txHash };
     },

@@ -2,30 +2,26 @@
  * Perpetuals engine REST (spec "Perpetuals engine REST"; DECISIONS "Orders and
  * trading", "Signatures"): markets, positions, funding, the pool, engine stats, and the
  * signed writes open / close / tpsl (personal signature over the JSON payload) and pool
- * deposit / withdraw (EIP-712). Checks at the door in DECISIONS order: shape (400),
- * signature (401), who may (403), nonce (409); then the transaction goes through
+ * deposit / withdraw (EIP-712). The route builds the transaction and the door
+ * (src/api/door.ts) asks its operation (src/state/ops/perps.ts) in DECISIONS order:
+ * shape (400), signature (401), who may sign (403); then the route's lookups (unknown
+ * position 404), the nonce at the mempool (409); then the transaction goes through
  * consensus and the answer waits until it is final; execution's refusals are 422.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { NodeApi } from '../node-api';
-import { throwIfFailed, type FinalTx } from '../final';
-import { encodeTx, TxKind } from '../../codec/tx';
-import { perpCloseMessage, perpOpenMessage, perpTpslMessage } from '../../codec/txs/perps';
-import { hashPersonalMessage } from '../../crypto/eip191';
-import { hashTypedMessage, type Eip712Messages } from '../../crypto/eip712';
-import { verifySigner } from '../../crypto/secp256k1';
-import { TxError } from '../../state/errors';
-import { parseCloseSize, parseMargin, parsePositionId, parseTarget } from '../../state/ops/perps';
+import { admitAtDoor, ownerOrSessionKey } from '../door';
+import { eventOf, throwIfFailed } from '../final';
+import { TxKind } from '../../codec/tx';
 import { oraclePrice } from '../../state/oracle';
 import { perpMarket, perpStats, positionView } from '../../state/perps/engine';
 import { fundingRate, MIN_PERP_MARGIN } from '../../state/perps/math';
+import { parseMargin } from '../../state/ops/perps';
 import { openInterestCap, poolValuation, profitLimit } from '../../state/perps/pool';
 import { bookLiqStats } from '../../state/perps/book-liquidation';
-import type { PerpPosition } from '../../state/records';
-import { activeSession, traderRefusal, traderRefusalMessage } from '../../state/sessions';
 import { toAddress, type Address } from '../../util/bytes';
 import { formatDecimal, parseDecimal } from '../../util/decimal';
-import { address, checkNetwork, decimalString, networkSchema, nonceSchema, parseNonce, parseSignatureField, price6, signatureSchema, size18, usdc } from '../common';
+import { address, checkNetwork, decimalString, networkSchema, nonceSchema, parseNonce, price6, signatureSchema, size18, usdc } from '../common';
 import { ApiError, errorSchema, ok } from '../envelope';
 
 const errors = { '4xx': errorSchema, '5xx': errorSchema };
@@ -41,59 +37,24 @@ interface SignedPerp {
   network?: string;
 }
 
-/** Shape errors raised by execution's parsers answer as the API's own. */
-function shape<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    if (err instanceof TxError) throw new ApiError(err.status, err.code, err.message);
-    throw err;
-  }
-}
-
-function event(final: FinalTx, type: string): any {
-  return (final.receipt.events as any[]).find((e) => e.type === type);
-}
-
-/** `positionId` as sent (a JSON number or a string: the signed text depends on which) and its value (400 when malformed). */
-function positionIdField(sent: number | string): { positionId: string; positionIdQuoted: boolean; id: bigint } {
-  const positionId = String(sent);
-  const positionIdQuoted = typeof sent === 'string';
-  return { positionId, positionIdQuoted, id: shape(() => parsePositionId(positionId, positionIdQuoted)) };
-}
-
 export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
   const { genesis } = node;
-  const chainId = genesis.chainId;
   const state = () => node.chain().state;
   const nowMs = () => state().head().timestampMs;
   const pairsSorted = () => [...state().pairs.entries()].map(([, p]) => p).sort((a, b) => a.id - b.id);
 
-  /** Nonce as signed (a JSON number or a decimal string) and its value. */
-  const nonceOf = (n: number | string) => {
-    const nonce = parseNonce(n);
-    if (typeof n === 'number' && !Number.isSafeInteger(n)) throw new ApiError(400, 'INVALID_NONCE', 'nonce: a JSON number nonce must be a safe integer (send a string beyond 2^53)');
-    return { nonce, nonceQuoted: typeof n === 'string' };
-  };
+  /** Nonce as signed (a JSON number or a decimal string: the signed text depends on which) and its value. */
+  const nonceOf = (n: number | string) => ({ nonce: parseNonce(n), nonceQuoted: typeof n === 'string' });
+  /** `positionId` as sent: a JSON number or a string (the signed text depends on which). */
+  const positionIdOf = (sent: number | string) => ({ positionId: String(sent), positionIdQuoted: typeof sent === 'string' });
+  /** The owner (`wallet`) and who signed: `sessionWallet`, else the wallet. */
+  const parties = (b: SignedPerp) => ({ owner: toAddress(b.wallet), signer: toAddress(b.sessionWallet ?? b.wallet) });
 
-  /** Signature over the JSON text by the signer (sessionWallet, else the wallet), then the trader rule at the head block. */
-  const requireSigned = (message: string, b: SignedPerp): { owner: Address; signer: Address; signature: Uint8Array } => {
-    const owner = toAddress(b.wallet);
-    const signer = toAddress(b.sessionWallet ?? b.wallet);
-    const signature = parseSignatureField(b.signature);
-    if (!verifySigner(hashPersonalMessage(message), signature, signer)) {
-      throw new ApiError(401, 'INVALID_SIGNATURE', `signature: does not recover to ${b.sessionWallet ? 'sessionWallet' : 'wallet'} ${signer}`);
-    }
-    const code = traderRefusal(state(), owner, signer, nowMs());
-    if (code) throw new ApiError(403, code, traderRefusalMessage(code, owner, signer));
-    return { owner, signer, signature };
-  };
-
-  const positionOf = (owner: Address, id: bigint): PerpPosition => {
+  /** An open position of `owner` (404 unknown, 403 another's): no operation counterpart at the door yet. */
+  const positionOf = (owner: Address, id: bigint): void => {
     const pos = state().perpPositions.get(String(id));
     if (!pos) throw new ApiError(404, 'UNKNOWN_POSITION', `positionId: no open position ${id}`);
     if (pos.owner !== owner) throw new ApiError(403, 'NOT_OWNER', `position ${id} does not belong to ${owner}`);
-    return pos;
   };
 
   const signedProps = { wallet: address, nonce: nonceSchema, signature: signatureSchema, sessionWallet: address, network: networkSchema } as const;
@@ -118,21 +79,25 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
     handler: async (req) => {
       const b = req.body;
       checkNetwork(genesis, b.network);
-      const margin = shape(() => parseMargin(b.margin));
-      if (margin < MIN_PERP_MARGIN) throw new ApiError(400, 'INVALID_MARGIN', 'margin: at least 1 USDC');
-      const pair = state().pairs.get(String(b.pairId));
-      if (!pair) throw new ApiError(400, 'UNKNOWN_PAIR', `pairId: no pair ${b.pairId}`);
-      if (b.leverage > pair.maxLeverage) throw new ApiError(400, 'INVALID_LEVERAGE', `leverage: at most ${pair.maxLeverage} on ${pair.symbol}`);
-      const n = nonceOf(b.nonce);
-      const fields = { wallet: b.wallet, pairId: b.pairId, isLong: b.isLong, leverage: b.leverage, margin: b.margin, ...n };
-      const { signer, signature } = requireSigned(perpOpenMessage(fields), b);
-      const final = await node.submitAndWait(encodeTx(chainId, TxKind.PerpOpen, { ...fields, signer, signature }), signer);
+      const { signer } = parties(b);
+      const { tx } = admitAtDoor(state(), TxKind.PerpOpen, {
+        signature: b.signature,
+        signers: [signer],
+        body: (signature) => ({ wallet: b.wallet, pairId: b.pairId, isLong: b.isLong, leverage: b.leverage, margin: b.margin, ...nonceOf(b.nonce), signer, signature }),
+        routeRules: (body) => {
+          if (parseMargin(body.margin) < MIN_PERP_MARGIN) throw new ApiError(400, 'INVALID_MARGIN', 'margin: at least 1 USDC');
+          const pair = state().pairs.get(String(body.pairId));
+          if (!pair) throw new ApiError(400, 'UNKNOWN_PAIR', `pairId: no pair ${body.pairId}`);
+          if (body.leverage > pair.maxLeverage) throw new ApiError(400, 'INVALID_LEVERAGE', `leverage: at most ${pair.maxLeverage} on ${pair.symbol}`);
+        },
+      });
+      const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
-      const e = event(final, 'PerpOpened');
+      const e = eventOf(final, 'PerpOpened');
       return ok({
-        positionId: e.positionId as string, pairId: e.pairId, symbol: e.symbol, isLong: e.isLong, side: e.isLong ? 'long' : 'short',
-        size: size18(BigInt(e.size)), entryPrice: price6(BigInt(e.entryPrice)), margin: usdc(BigInt(e.margin)), leverage: e.leverage,
-        liquidationPrice: price6(BigInt(e.liquidationPrice)), fee: usdc(BigInt(e.fee)), isAgent: e.isAgent, txHash: final.receipt.txHash,
+        positionId: e.positionId, pairId: e.pairId, symbol: e.symbol, isLong: e.isLong, side: e.isLong ? 'long' : 'short',
+        size: size18(e.size), entryPrice: price6(e.entryPrice), margin: usdc(e.margin), leverage: e.leverage,
+        liquidationPrice: price6(e.liquidationPrice), fee: usdc(e.fee), isAgent: e.isAgent, txHash: final.receipt.txHash,
       });
     },
   });
@@ -150,18 +115,20 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
     handler: async (req) => {
       const b = req.body;
       checkNetwork(genesis, b.network);
-      const { positionId, positionIdQuoted, id } = positionIdField(b.positionId);
-      shape(() => parseCloseSize(b.size));
-      const n = nonceOf(b.nonce);
-      const fields = { wallet: b.wallet, positionId, positionIdQuoted, size: b.size, ...n };
-      const { owner, signer, signature } = requireSigned(perpCloseMessage(fields), b);
+      const { owner, signer } = parties(b);
+      const { tx } = admitAtDoor(state(), TxKind.PerpClose, {
+        signature: b.signature,
+        signers: [signer],
+        body: (signature) => ({ wallet: b.wallet, ...positionIdOf(b.positionId), size: b.size, ...nonceOf(b.nonce), signer, signature }),
+      });
+      const id = BigInt(tx.body.positionId);
       positionOf(owner, id);
-      const final = await node.submitAndWait(encodeTx(chainId, TxKind.PerpClose, { ...fields, signer, signature }), signer);
+      const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
-      const e = (final.receipt.events as any[]).find((x) => x.type === 'PerpClosed' && x.positionId === String(id));
+      const e = eventOf(final, 'PerpClosed', (x) => x.positionId === String(id));
       return ok({
-        positionId: String(id), status: BigInt(e.remaining) === 0n ? 'closed' : 'reduced', closedSize: size18(BigInt(e.size)), remainingSize: size18(BigInt(e.remaining)),
-        price: price6(BigInt(e.price)), pnl: usdc(BigInt(e.pnl)), funding: usdc(BigInt(e.funding)), fee: usdc(BigInt(e.fee)), payout: usdc(BigInt(e.payout)),
+        positionId: String(id), status: e.remaining === 0n ? 'closed' : 'reduced', closedSize: size18(e.size), remainingSize: size18(e.remaining),
+        price: price6(e.price), pnl: usdc(e.pnl), funding: usdc(e.funding), fee: usdc(e.fee), payout: usdc(e.payout),
         txHash: final.receipt.txHash,
       });
     },
@@ -180,18 +147,19 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
     handler: async (req) => {
       const b = req.body;
       checkNetwork(genesis, b.network);
-      const { positionId, positionIdQuoted, id } = positionIdField(b.positionId);
-      shape(() => parseTarget(b.takeProfit, 'takeProfit'));
-      shape(() => parseTarget(b.stopLoss, 'stopLoss'));
-      const n = nonceOf(b.nonce);
-      const fields = { wallet: b.wallet, positionId, positionIdQuoted, takeProfit: b.takeProfit, stopLoss: b.stopLoss, ...n };
-      const { owner, signer, signature } = requireSigned(perpTpslMessage(fields), b);
+      const { owner, signer } = parties(b);
+      const { tx } = admitAtDoor(state(), TxKind.PerpTpsl, {
+        signature: b.signature,
+        signers: [signer],
+        body: (signature) => ({ wallet: b.wallet, ...positionIdOf(b.positionId), takeProfit: b.takeProfit, stopLoss: b.stopLoss, ...nonceOf(b.nonce), signer, signature }),
+      });
+      const id = BigInt(tx.body.positionId);
       positionOf(owner, id);
-      const final = await node.submitAndWait(encodeTx(chainId, TxKind.PerpTpsl, { ...fields, signer, signature }), signer);
+      const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
-      const e = event(final, 'PerpTpslSet');
+      const e = eventOf(final, 'PerpTpslSet');
       const target = (v: bigint) => (v === 0n ? '' : price6(v));
-      return ok({ positionId: String(id), takeProfit: target(BigInt(e.takeProfit)), stopLoss: target(BigInt(e.stopLoss)), txHash: final.receipt.txHash });
+      return ok({ positionId: String(id), takeProfit: target(e.takeProfit), stopLoss: target(e.stopLoss), txHash: final.receipt.txHash });
     },
   });
 
@@ -347,15 +315,6 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
 
   // ---- the pool: EIP-712, owner-only -----------------------------------------------------
 
-  /** The owner, or else the owner's live session key (refused at the door, 403 OWNER_ONLY); anything else 401. */
-  const poolSigner = <P extends 'PoolDeposit' | 'PoolWithdraw'>(type: P, message: Eip712Messages[P], signature: Uint8Array, owner: Address): Address => {
-    const hash = hashTypedMessage(chainId, type, message);
-    if (verifySigner(hash, signature, owner)) return owner;
-    const session = activeSession(state(), owner, nowMs());
-    if (session && verifySigner(hash, signature, session.sessionKey)) return session.sessionKey;
-    throw new ApiError(401, 'INVALID_SIGNATURE', `signature: does not recover to the owner ${owner}`);
-  };
-
   app.post<{ Body: { owner: string; amount: string; nonce: number | string; signature?: string; network?: string } }>('/v1/pool/deposit', {
     schema: {
       body: {
@@ -373,12 +332,16 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
       const amount = parseDecimal(b.amount, 6);
       if (amount === null || amount === 0n) throw new ApiError(400, 'INVALID_AMOUNT', 'amount: must be a positive USDC decimal string with at most 6 decimals');
       const nonce = parseNonce(b.nonce);
-      const signature = parseSignatureField(b.signature);
-      const signer = poolSigner('PoolDeposit', { owner, amount, nonce }, signature, owner);
-      const final = await node.submitAndWait(encodeTx(chainId, TxKind.PoolDeposit, { owner, signer, amount, nonce, signature }), signer);
+      // Owner-only (src/state/sessions.ts): the owner's live session key is refused 403 OWNER_ONLY, anyone else 401.
+      const { tx, signer } = admitAtDoor(state(), TxKind.PoolDeposit, {
+        signature: b.signature,
+        signers: ownerOrSessionKey(state(), owner),
+        body: (signature, signer) => ({ owner, signer, amount, nonce, signature }),
+      });
+      const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
-      const e = event(final, 'PoolDeposited');
-      return ok({ owner, amount: usdc(BigInt(e.amount)), shares: String(e.shares), poolValue: usdc(BigInt(e.poolValue)), unlockMs: e.unlockMs, txHash: final.receipt.txHash });
+      const e = eventOf(final, 'PoolDeposited');
+      return ok({ owner, amount: usdc(e.amount), shares: String(e.shares), poolValue: usdc(e.poolValue), unlockMs: e.unlockMs, txHash: final.receipt.txHash });
     },
   });
 
@@ -398,12 +361,15 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
       const owner = toAddress(b.owner);
       const shares = BigInt(b.shares);
       const nonce = parseNonce(b.nonce);
-      const signature = parseSignatureField(b.signature);
-      const signer = poolSigner('PoolWithdraw', { owner, shares, nonce }, signature, owner);
-      const final = await node.submitAndWait(encodeTx(chainId, TxKind.PoolWithdraw, { owner, signer, shares, nonce, signature }), signer);
+      const { tx, signer } = admitAtDoor(state(), TxKind.PoolWithdraw, {
+        signature: b.signature,
+        signers: ownerOrSessionKey(state(), owner),
+        body: (signature, signer) => ({ owner, signer, shares, nonce, signature }),
+      });
+      const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
-      const e = event(final, 'PoolWithdrawn');
-      return ok({ owner, shares: String(e.shares), amount: usdc(BigInt(e.amount)), poolValue: usdc(BigInt(e.poolValue)), txHash: final.receipt.txHash });
+      const e = eventOf(final, 'PoolWithdrawn');
+      return ok({ owner, shares: String(e.shares), amount: usdc(e.amount), poolValue: usdc(e.poolValue), txHash: final.receipt.txHash });
     },
   });
 };

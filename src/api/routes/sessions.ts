@@ -4,24 +4,23 @@
  * and agent port (config `sessionApi`, default 9001).
  *
  * Writes are owner-signed EIP-712 typed data (64- or 65-byte signatures) and answer
- * `{success: true, status: "submitted", tx_hash}` once the transaction is final. A
- * signature that recovers to neither the owner nor the owner's live session key is 401;
- * one by the session key is handed to the door, whose owner-only signer rule refuses it
- * (403 OWNER_ONLY): a session key can only trade.
+ * `{success: true, status: "submitted", tx_hash}` once the transaction is final. The
+ * route builds the transaction and the door (src/api/door.ts) asks its operation
+ * (src/state/ops/sessions.ts): a signature that recovers to neither the owner nor the
+ * owner's live session key is 401; one by the session key meets the operation's
+ * owner-only signer rule (403 OWNER_ONLY): a session key can only trade.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { NodeApi } from '../node-api';
-import { throwIfFailed } from '../final';
-import { encodeTx, TxKind } from '../../codec/tx';
-import { hashTypedMessage, type Eip712Messages, type Eip712PrimaryType } from '../../crypto/eip712';
-import { verifySigner } from '../../crypto/secp256k1';
+import { throwIfFailed, type FinalTx } from '../final';
+import { admitAtDoor, ownerOrSessionKey } from '../door';
+import { TxKind } from '../../codec/tx';
 import { AGENT_MODES, AGENT_MODE_WIRE } from '../../../machines/agent-mode';
 import { agentCapsOf } from '../../state/agents';
-import { agentCapsShape, agentModeShape, sessionCreateShape } from '../../state/ops/sessions';
 import { activeSession } from '../../state/sessions';
 import type { State } from '../../state/state';
 import { toAddress, type Address } from '../../util/bytes';
-import { address, nonceSchema, parseNonce, parseSignatureField, signatureSchema } from '../common';
+import { address, nonceSchema, parseNonce, signatureSchema } from '../common';
 import { ApiError, errorSchema } from '../envelope';
 
 const errors = { '4xx': errorSchema, '5xx': errorSchema };
@@ -56,24 +55,10 @@ export function agentCapsObject(state: State, owner: Address) {
 }
 
 export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
-  const chainId = node.genesis.chainId;
   const state = () => node.chain().state;
   const headTimeMs = () => state().head().timestampMs;
 
-  /**
-   * Who signed: the owner, or else the owner's live session key (whose operation the
-   * door will refuse, 403); anything else is 401.
-   */
-  const signerOf = <P extends Eip712PrimaryType>(type: P, message: Eip712Messages[P], signature: Uint8Array, owner: Address): Address => {
-    const hash = hashTypedMessage(chainId, type, message);
-    if (verifySigner(hash, signature, owner)) return owner;
-    const session = activeSession(state(), owner, headTimeMs());
-    if (session && verifySigner(hash, signature, session.sessionKey)) return session.sessionKey;
-    throw new ApiError(401, 'INVALID_SIGNATURE', `signature: does not recover to the owner ${owner}`);
-  };
-
-  const submit = async (kind: TxKind, body: Record<string, unknown>, signer: Address) => {
-    const final = await node.submitAndWait(encodeTx(chainId, kind, body), signer);
+  const submitted = (final: FinalTx) => {
     throwIfFailed(final);
     return { success: true as const, status: 'submitted' as const, tx_hash: final.receipt.txHash };
   };
@@ -92,12 +77,13 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
       const b = req.body;
       const owner = toAddress(b.owner);
       const sessionKey = toAddress(b.session_key);
-      const expiresAt = BigInt(b.expires_at);
-      sessionCreateShape({ owner, sessionKey, expiresAt });
       const nonce = parseNonce(b.nonce);
-      const signature = parseSignatureField(b.signature);
-      const signer = signerOf('SessionCreate', { sessionKey, expiresAt, nonce }, signature, owner);
-      return submit(TxKind.SessionCreate, { owner, signer, sessionKey, expiresAt, nonce, signature }, signer);
+      const { tx, signer } = admitAtDoor(state(), TxKind.SessionCreate, {
+        signature: b.signature,
+        signers: ownerOrSessionKey(state(), owner),
+        body: (signature, signer) => ({ owner, signer, sessionKey, expiresAt: BigInt(b.expires_at), nonce, signature }),
+      });
+      return submitted(await node.submitAndWait(tx, signer));
     },
   });
 
@@ -114,11 +100,14 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
     handler: async (req) => {
       const owner = toAddress(req.body.owner);
       const nonce = parseNonce(req.body.nonce);
-      const signature = parseSignatureField(req.body.signature);
-      const signer = signerOf('SessionRevoke', { owner, nonce }, signature, owner);
+      const { tx, signer } = admitAtDoor(state(), TxKind.SessionRevoke, {
+        signature: req.body.signature,
+        signers: ownerOrSessionKey(state(), owner),
+        body: (signature, signer) => ({ owner, signer, nonce, signature }),
+      });
       // Nothing to revoke: answered without spending the nonce (execution says the same).
-      if (signer === owner && !activeSession(state(), owner, headTimeMs())) throw new ApiError(404, 'NO_ACTIVE_SESSION', `owner: ${owner} has no active session`);
-      return submit(TxKind.SessionRevoke, { owner, signer, nonce, signature }, signer);
+      if (!activeSession(state(), owner, headTimeMs())) throw new ApiError(404, 'NO_ACTIVE_SESSION', `owner: ${owner} has no active session`);
+      return submitted(await node.submitAndWait(tx, signer));
     },
   });
 
@@ -167,11 +156,13 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
       const b = req.body;
       const owner = toAddress(b.owner);
       const caps = { maxLeverage: BigInt(b.max_leverage), allowedOrderTypes: b.allowed_order_types, maxInputPerTrade: BigInt(b.max_input_per_trade), maxTotalPosition: BigInt(b.max_total_position) };
-      agentCapsShape(caps);
       const nonce = parseNonce(b.nonce);
-      const signature = parseSignatureField(b.signature);
-      const signer = signerOf('SetAgentCaps', { owner, ...caps, allowedOrderTypes: BigInt(caps.allowedOrderTypes), nonce }, signature, owner);
-      return submit(TxKind.SetAgentCaps, { owner, signer, ...caps, nonce, signature }, signer);
+      const { tx, signer } = admitAtDoor(state(), TxKind.SetAgentCaps, {
+        signature: b.signature,
+        signers: ownerOrSessionKey(state(), owner),
+        body: (signature, signer) => ({ owner, signer, ...caps, nonce, signature }),
+      });
+      return submitted(await node.submitAndWait(tx, signer));
     },
   });
 
@@ -188,11 +179,13 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
     handler: async (req) => {
       const b = req.body;
       const owner = toAddress(b.owner);
-      agentModeShape({ mode: b.mode });
       const nonce = parseNonce(b.nonce);
-      const signature = parseSignatureField(b.signature);
-      const signer = signerOf('SetAgentMode', { owner, mode: BigInt(b.mode), nonce }, signature, owner);
-      return submit(TxKind.SetAgentMode, { owner, signer, mode: b.mode, nonce, signature }, signer);
+      const { tx, signer } = admitAtDoor(state(), TxKind.SetAgentMode, {
+        signature: b.signature,
+        signers: ownerOrSessionKey(state(), owner),
+        body: (signature, signer) => ({ owner, signer, mode: b.mode, nonce, signature }),
+      });
+      return submitted(await node.submitAndWait(tx, signer));
     },
   });
 

@@ -1,24 +1,24 @@
 /**
  * Exchange REST trading (spec "Exchange REST: trading"): POST /v1/order,
  * POST /v1/order/batch, DELETE /v1/order/{orderId}, DELETE /v1/order/cancel-all.
- * Checks at the door in DECISIONS order — shape (400), signature (401), ownership
- * (403/404), nonce (409) — then the transaction goes through consensus and the answer
- * waits until it is final.
+ * The route builds the transaction and the door (src/api/door.ts) asks its operation
+ * (src/state/ops/orders.ts) in DECISIONS order — shape (400), signature (401), who may
+ * sign (403); then the route's own lookups (unknown order 404, not the owner 403), the
+ * nonce at the mempool (409); then the transaction goes through consensus and the
+ * answer waits until it is final.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { NodeApi } from '../node-api';
-import { throwIfFailed, type FinalTx } from '../final';
-import { encodeTx, TxKind } from '../../codec/tx';
+import { findEvent } from '../../state/events';
+import { TxKind } from '../../codec/tx';
 import type { BatchItem } from '../../codec/txs/orders';
 import { MAX_BATCH_ORDERS } from '../../codec/txs/orders';
-import { batchDigest, cancelAllDigest, cancelDigest, placeOrderDigest, restSigningHash } from '../../crypto/exchange-digest';
-import { verifySigner } from '../../crypto/secp256k1';
-import { parseRestOrder } from '../../state/ops/orders';
-import { TxError } from '../../state/errors';
-import { toAddress, type Address } from '../../util/bytes';
+import { toAddress } from '../../util/bytes';
 import { SIZE_ONE } from '../../state/settlement';
+import { admitAtDoor } from '../door';
+import { eventOf, lastEventOf, throwIfFailed, type FinalTx } from '../final';
+import type { NodeApi } from '../node-api';
 import { ApiError, errorSchema, ok } from '../envelope';
-import { address, checkNetwork, decimalString, networkSchema, nonceSchema, parseNonce, parseSignatureField, price6, signatureSchema, size18 } from '../common';
+import { address, checkNetwork, decimalString, networkSchema, nonceSchema, parseNonce, price6, signatureSchema, size18 } from '../common';
 
 const errors = { '4xx': errorSchema, '5xx': errorSchema };
 
@@ -55,27 +55,21 @@ const signedSchema = {
   properties: { trader: address, signature: signatureSchema, nonce: nonceSchema, network: networkSchema },
 } as const;
 
-/** Signature check at the door: 401 before the transaction is ever admitted. */
-function requireSigner(digest: Uint8Array, sig: Uint8Array, trader: Address): void {
-  if (!verifySigner(restSigningHash(digest), sig, trader)) throw new ApiError(401, 'INVALID_SIGNATURE', `signature: does not recover to trader ${trader}`);
-}
-
 function orderResult(final: FinalTx, symbol: string, side: string, amount: string, price: string | undefined) {
-  const events = final.receipt.events as any[];
-  const placed = events.find((e) => e.type === 'OrderPlaced');
-  const updated = [...events].reverse().find((e) => e.type === 'OrderUpdated' && e.orderId === placed.orderId);
-  const trades = events.filter((e) => e.type === 'TradeExecuted' && e.takerOrderId === placed.orderId);
-  const filled = trades.reduce((s: bigint, t: any) => s + BigInt(t.size), 0n);
-  const notional = trades.reduce((s: bigint, t: any) => s + BigInt(t.usdc), 0n);
+  const placed = eventOf(final, 'OrderPlaced');
+  const updated = lastEventOf(final, 'OrderUpdated', (e) => e.orderId === placed.orderId);
+  const trades = final.receipt.events.flatMap((e) => (e.type === 'TradeExecuted' && e.takerOrderId === placed.orderId ? [e] : []));
+  const filled = trades.reduce((s, t) => s + t.size, 0n);
+  const notional = trades.reduce((s, t) => s + t.usdc, 0n);
   // A market order reports its average fill price (DECISIONS); a limit order its limit.
   const shownPrice = placed.orderType === 0 ? (filled > 0n ? price6((notional * SIZE_ONE) / filled) : '0') : (price ?? '0');
   return {
-    orderId: placed.orderId as string,
+    orderId: placed.orderId,
     symbol,
     side,
     price: shownPrice,
     amount,
-    status: updated.status as string,
+    status: updated.status,
     filled: size18(filled),
     txHash: final.receipt.txHash,
   };
@@ -83,18 +77,10 @@ function orderResult(final: FinalTx, symbol: string, side: string, amount: strin
 
 export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
   const { genesis } = node;
-  const chainId = genesis.chainId;
   const state = () => node.chain().state;
+  /** The pair a symbol names must exist (execution refuses it too, once in a block). */
   const knownSymbol = (symbol: string, field: string) => {
     if (!state().symbolToPair.has(symbol)) throw new ApiError(400, 'UNKNOWN_PAIR', `${field}: no pair ${symbol}`);
-  };
-  const shape = (fn: () => unknown) => {
-    try {
-      return fn();
-    } catch (err) {
-      if (err instanceof TxError) throw new ApiError(err.status, err.code, err.message);
-      throw err;
-    }
   };
 
   app.post<{ Body: OrderBody }>('/v1/order', {
@@ -103,13 +89,13 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
       const b = req.body;
       checkNetwork(genesis, b.network);
       const trader = toAddress(b.trader);
-      const price = b.price ?? '';
-      shape(() => parseRestOrder({ ...b, price }));
-      knownSymbol(b.symbol, 'symbol');
       const nonce = parseNonce(b.nonce);
-      const signature = parseSignatureField(b.signature);
-      requireSigner(placeOrderDigest({ symbol: b.symbol, side: b.side, type: b.type, price, amount: b.amount, nonce }), signature, trader);
-      const tx = encodeTx(chainId, TxKind.RestOrder, { trader, symbol: b.symbol, side: b.side, type: b.type, price, amount: b.amount, nonce, signature });
+      const { tx } = admitAtDoor(state(), TxKind.RestOrder, {
+        signature: b.signature,
+        signers: [trader],
+        body: (signature) => ({ trader, symbol: b.symbol, side: b.side, type: b.type, price: b.price ?? '', amount: b.amount, nonce, signature }),
+        routeRules: (body) => knownSymbol(body.symbol, 'symbol'),
+      });
       const final = await node.submitAndWait(tx, trader);
       throwIfFailed(final);
       return ok(orderResult(final, b.symbol, b.side, b.amount, b.price));
@@ -143,28 +129,29 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
       const b = req.body;
       checkNetwork(genesis, b.network);
       const trader = toAddress(b.trader);
-      b.orders.forEach((o, i) => {
-        shape(() => parseRestOrder(o, `orders[${i}].`));
-        knownSymbol(o.symbol, `orders[${i}].symbol`);
-      });
       const nonce = parseNonce(b.nonce);
-      const signature = parseSignatureField(b.signature);
-      requireSigner(batchDigest(b.orders, nonce), signature, trader);
       const orders = b.orders.map((o) => ({ symbol: o.symbol, side: o.side, price: o.price, amount: o.amount }));
-      const final = await node.submitAndWait(encodeTx(chainId, TxKind.RestBatch, { trader, orders, nonce, signature }), trader);
+      const { tx } = admitAtDoor(state(), TxKind.RestBatch, {
+        signature: b.signature,
+        signers: [trader],
+        body: (signature) => ({ trader, orders, nonce, signature }),
+        routeRules: (body) => body.orders.forEach((o, i) => knownSymbol(o.symbol, `orders[${i}].symbol`)),
+      });
+      const final = await node.submitAndWait(tx, trader);
       throwIfFailed(final);
       // Results in submission order: each order's id and status, or why it was refused.
-      const events = final.receipt.events as any[];
+      const events = final.receipt.events;
+      const placedInOrder = events.flatMap((e) => (e.type === 'OrderPlaced' ? [e] : []));
       const results: unknown[] = [];
       let cursor = 0;
       b.orders.forEach((o, index) => {
-        const rejected = events.find((e) => e.type === 'OrderRejected' && e.index === index);
+        const rejected = findEvent(events, 'OrderRejected', (e) => e.index === index);
         if (rejected) {
           results.push({ index, symbol: o.symbol, side: o.side, price: o.price, amount: o.amount, status: 'rejected', error: { code: rejected.code, message: rejected.message } });
           return;
         }
-        const placed = events.filter((e) => e.type === 'OrderPlaced')[cursor++];
-        const updated = [...events].reverse().find((e) => e.type === 'OrderUpdated' && e.orderId === placed.orderId);
+        const placed = placedInOrder[cursor++];
+        const updated = lastEventOf(final, 'OrderUpdated', (e) => e.orderId === placed.orderId);
         results.push({ index, orderId: placed.orderId, symbol: o.symbol, side: o.side, price: o.price, amount: o.amount, status: updated.status });
       });
       return ok({ trader, orders: results, txHash: final.receipt.txHash });
@@ -178,12 +165,10 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
       checkNetwork(genesis, b.network);
       const trader = toAddress(b.trader);
       const nonce = parseNonce(b.nonce);
-      const signature = parseSignatureField(b.signature);
-      requireSigner(cancelAllDigest(nonce), signature, trader);
-      const final = await node.submitAndWait(encodeTx(chainId, TxKind.RestCancelAll, { trader, nonce, signature }), trader);
+      const { tx } = admitAtDoor(state(), TxKind.RestCancelAll, { signature: b.signature, signers: [trader], body: (signature) => ({ trader, nonce, signature }) });
+      const final = await node.submitAndWait(tx, trader);
       throwIfFailed(final);
-      const ev = (final.receipt.events as any[]).find((e) => e.type === 'CancelAll');
-      const cancelledIds: string[] = ev?.cancelledIds ?? [];
+      const cancelledIds = findEvent(final.receipt.events, 'CancelAll')?.cancelledIds ?? [];
       const totalOrders = (await (await node.indexAt(final.height))?.orderCount(trader)) ?? cancelledIds.length;
       return ok({
         trader,
@@ -202,15 +187,13 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
       const b = req.body;
       const { orderId } = req.params;
       checkNetwork(genesis, b.network);
-      if (!/^[1-9][0-9]{0,17}$/.test(orderId)) throw new ApiError(400, 'INVALID_ORDER_ID', 'orderId: must be a decimal order id');
       const trader = toAddress(b.trader);
       const nonce = parseNonce(b.nonce);
-      const signature = parseSignatureField(b.signature);
-      requireSigner(cancelDigest(orderId, nonce), signature, trader);
+      const { tx } = admitAtDoor(state(), TxKind.RestCancel, { signature: b.signature, signers: [trader], body: (signature) => ({ trader, orderId, nonce, signature }) });
       const order = state().orders.get(orderId);
       if (!order) throw new ApiError(404, 'UNKNOWN_ORDER', `orderId: no open order ${orderId}`);
       if (order.owner !== trader) throw new ApiError(403, 'NOT_OWNER', `order ${orderId} does not belong to ${trader}`);
-      const final = await node.submitAndWait(encodeTx(chainId, TxKind.RestCancel, { trader, orderId, nonce, signature }), trader);
+      const final = await node.submitAndWait(tx, trader);
       throwIfFailed(final);
       return ok({ orderId, status: 'cancelled', txHash: final.receipt.txHash });
     },

@@ -6,16 +6,14 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { NodeApi } from '../node-api';
-import { throwIfFailed } from '../final';
-import { encodeTx, TxKind } from '../../codec/tx';
-import { hashTypedMessage } from '../../crypto/eip712';
-import { verifySigner } from '../../crypto/secp256k1';
+import { admitAtDoor } from '../door';
+import { eventOf, throwIfFailed } from '../final';
+import { TxKind } from '../../codec/tx';
 import { toAddress } from '../../util/bytes';
-import { ApiError, errorSchema } from '../envelope';
-import { address, nonceSchema, parseNonce, parseSignatureField, signatureSchema } from '../common';
+import { errorSchema } from '../envelope';
+import { address, nonceSchema, parseNonce, signatureSchema } from '../common';
 
 export const withdrawRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
-  const { genesis } = node;
   app.post<{ Body: { owner: string; amount: string; destination: string; nonce: number | string; signature?: string; session_key?: string } }>('/withdraw', {
     schema: {
       body: {
@@ -39,14 +37,12 @@ export const withdrawRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app,
       const signer = toAddress(b.session_key ?? b.owner);
       const amount = BigInt(b.amount);
       const destination = toAddress(b.destination);
-      if (amount < genesis.fees.minWithdrawalUsdc) throw new ApiError(400, 'BELOW_MINIMUM', `amount: the minimum withdrawal is ${genesis.fees.minWithdrawalUsdc} USDC units`);
       const nonce = parseNonce(b.nonce);
-      const signature = parseSignatureField(b.signature);
-      const hash = hashTypedMessage(genesis.chainId, 'Withdraw', { owner, amount, destination, nonce } as never);
-      if (!verifySigner(hash, signature, signer)) throw new ApiError(401, 'INVALID_SIGNATURE', `signature: does not recover to ${signer}`);
-      const final = await node.submitAndWait(encodeTx(genesis.chainId, TxKind.Withdraw, { owner, signer, amount, destination, nonce, signature }), signer);
+      // The minimum (400), the signature (401) and owner-only (403: a session key can only trade) are the operation's (src/state/ops/withdraw.ts).
+      const { tx } = admitAtDoor(node.chain().state, TxKind.Withdraw, { signature: b.signature, signers: [signer], body: (signature) => ({ owner, signer, amount, destination, nonce, signature }) });
+      const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
-      const ev = (final.receipt.events as any[]).find((e) => e.type === 'WithdrawalRequested');
+      const ev = eventOf(final, 'WithdrawalRequested');
       return { success: true, status: 'requested', withdrawal_id: ev.withdrawalId, amount: String(ev.amount), fee: String(ev.fee), tx_hash: final.receipt.txHash };
     },
   });

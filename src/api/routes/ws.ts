@@ -87,7 +87,7 @@ export class WsHub {
           case 'fills':
             for (const { e, txHash } of events) {
               if (e.type !== 'TradeExecuted' || (e.buyer !== s.address && e.seller !== s.address)) continue;
-              this.notify(c, id, { ...tradeItem(e, txHash, block.header.timestampMs), side: e.buyer === s.address ? 'buy' : 'sell', usdcSettled: usdc(e.usdc as bigint) });
+              this.notify(c, id, { ...tradeItem(e, txHash, block.header.timestampMs), side: e.buyer === s.address ? 'buy' : 'sell', usdcSettled: usdc(e.usdc) });
             }
             break;
         }
@@ -145,6 +145,11 @@ async function subscribe(node: NodeApi, hub: WsHub, c: Client, params: unknown[]
   return { id, snapshot };
 }
 
+/** A JSON object, read as a JSON-RPC request whose fields are still to be checked. */
+function isRequestObject(v: unknown): v is { method?: unknown; params?: unknown; id?: unknown } {
+  return !!v && typeof v === 'object' && !Array.isArray(v);
+}
+
 export const wsRoutes: FastifyPluginAsync<{ node: NodeApi; hub: WsHub }> = async (app, { node, hub }) => {
   const ctx: RpcContext = node;
   const ping = setInterval(() => {
@@ -169,14 +174,14 @@ export const wsRoutes: FastifyPluginAsync<{ node: NodeApi; hub: WsHub }> = async
     socket.on('pong', () => (c.alive = true));
     socket.on('close', () => hub.clients.delete(c));
     socket.on('message', async (data: Buffer) => {
-      let msg: any;
+      let msg: unknown;
       try {
         msg = JSON.parse(data.toString('utf8'));
       } catch {
         hub.send(c, { jsonrpc: '2.0', id: null, error: { code: JSONRPC_ERRORS.PARSE, message: 'parse error' } });
         return;
       }
-      if (msg && typeof msg === 'object' && !Array.isArray(msg) && msg.method === 'eth_subscribe') {
+      if (isRequestObject(msg) && msg.method === 'eth_subscribe') {
         const r = await subscribe(node, hub, c, Array.isArray(msg.params) ? msg.params : []);
         if ('error' in r) hub.send(c, { jsonrpc: '2.0', id: msg.id ?? null, error: { code: JSONRPC_ERRORS.INVALID_PARAMS, message: r.error } });
         else {
@@ -185,7 +190,7 @@ export const wsRoutes: FastifyPluginAsync<{ node: NodeApi; hub: WsHub }> = async
         }
         return;
       }
-      if (msg && typeof msg === 'object' && !Array.isArray(msg) && msg.method === 'eth_unsubscribe') {
+      if (isRequestObject(msg) && msg.method === 'eth_unsubscribe') {
         const id = Array.isArray(msg.params) ? msg.params[0] : undefined;
         hub.send(c, { jsonrpc: '2.0', id: msg.id ?? null, result: typeof id === 'string' && c.subs.delete(id) });
         return;
