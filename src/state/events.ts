@@ -2,11 +2,13 @@
  * Events execution emits into receipts: the contract between execution and the
  * indexer, the WebSocket and the API. `ChainEvent` is the union of every kind; an emit
  * site with an unknown kind or a missing or mistyped field does not compile. Amounts
- * are bigint: prices ×1e6, sizes ×1e18, USDC 6 decimals, native tokens in wei. Order,
+ * are bigint, their scale in the type (src/util/fixed.ts): prices Price6 (×1e6), sizes
+ * Size18 (×1e18), USDC Usdc6 (6 decimals); native tokens in wei. Order,
  * position and withdrawal ids are decimal strings of their chain-wide counters.
  * Fields are only ever added: receipts already stored keep what they were written with.
  */
 import type { Address } from '../util/bytes';
+import type { Price6, Size18, Usdc6 } from '../util/fixed';
 import type { ErrorCode, RejectionStatus } from './errors';
 
 export type OrderStatus = 'open' | 'partial' | 'filled' | 'cancelled' | 'rejected';
@@ -28,8 +30,8 @@ export interface OrderPlacedEvent {
   side: 0 | 1; // 0 Buy, 1 Sell
   orderType: 0 | 1; // 0 Market, 1 Limit
   /** Limit price, or a market order's worst price (0 when none). */
-  price: bigint;
-  size: bigint;
+  price: Price6;
+  size: Size18;
   leverage: number;
   isAgent: boolean;
 }
@@ -39,10 +41,10 @@ export interface TradeExecutedEvent {
   type: 'TradeExecuted';
   pairId: number;
   symbol: string;
-  price: bigint;
-  size: bigint;
+  price: Price6;
+  size: Size18;
   /** price × size / 1e18, exact USDC units. */
-  usdc: bigint;
+  usdc: Usdc6;
   buyer: Address;
   seller: Address;
   buyerIsAgent: boolean;
@@ -51,7 +53,7 @@ export interface TradeExecutedEvent {
   makerOrderId: string;
   takerOrderId: string;
   /** Taker fee in USDC units (maker fee is 0). */
-  takerFee: bigint;
+  takerFee: Usdc6;
 }
 
 /** An order's status or filled amount changed (after placement, on each fill, on cancel). */
@@ -61,8 +63,8 @@ export interface OrderUpdatedEvent {
   owner: Address;
   pairId: number;
   status: OrderStatus;
-  filled: bigint;
-  remaining: bigint;
+  filled: Size18;
+  remaining: Size18;
   /** Why it ended when cancelled by the engine. */
   reason?: CancelReason;
 }
@@ -89,7 +91,7 @@ export interface BadDebtEvent {
   type: 'BadDebt';
   owner: Address;
   pairId: number;
-  usdc: bigint;
+  usdc: Usdc6;
 }
 
 /** The three events the indexer builds trades, fills and orders from. */
@@ -101,7 +103,7 @@ export type ExchangeEvent = OrderPlacedEvent | TradeExecutedEvent | OrderUpdated
 export interface FaucetCreditEvent {
   type: 'FaucetCredit';
   to: Address;
-  usdc: bigint;
+  usdc: Usdc6;
   nativeWei: bigint;
 }
 
@@ -120,8 +122,8 @@ export interface WithdrawalRequestedEvent {
   type: 'WithdrawalRequested';
   withdrawalId: string;
   owner: Address;
-  amount: bigint;
-  fee: bigint;
+  amount: Usdc6;
+  fee: Usdc6;
   destination: Address;
 }
 
@@ -150,9 +152,9 @@ export interface AgentCapsSetEvent {
   /** Bitmask of order types (bit 0 Market, bit 1 Limit). */
   allowedOrderTypes: number;
   /** USDC units. */
-  maxInputPerTrade: bigint;
+  maxInputPerTrade: Usdc6;
   /** Size units (×1e18). */
-  maxTotalPosition: bigint;
+  maxTotalPosition: Size18;
 }
 
 export interface AgentModeSetEvent {
@@ -184,12 +186,12 @@ export interface PerpOpenedEvent {
   pairId: number;
   symbol: string;
   isLong: boolean;
-  size: bigint;
-  entryPrice: bigint;
-  margin: bigint;
+  size: Size18;
+  entryPrice: Price6;
+  margin: Usdc6;
   leverage: number;
-  fee: bigint;
-  liquidationPrice: bigint;
+  fee: Usdc6;
+  liquidationPrice: Price6;
   isAgent: boolean;
 }
 
@@ -205,21 +207,21 @@ export interface PerpClosedEvent {
   isLong: boolean;
   reason: CloseReason;
   /** Size closed. */
-  size: bigint;
-  remaining: bigint;
-  price: bigint;
-  entryPrice: bigint;
-  pnl: bigint;
+  size: Size18;
+  remaining: Size18;
+  price: Price6;
+  entryPrice: Price6;
+  pnl: Usdc6;
   /** Funding realized (positive: paid by the position). */
-  funding: bigint;
-  fee: bigint;
-  payout: bigint;
+  funding: Usdc6;
+  fee: Usdc6;
+  payout: Usdc6;
   /** Present when positive: loss and funding the margin could not cover. */
-  shortfall?: bigint;
+  shortfall?: Usdc6;
   /** Present when positive: profit kept back by ADL. */
-  withheld?: bigint;
+  withheld?: Usdc6;
   /** Present when positive: profit the pool could not pay. */
-  haircut?: bigint;
+  haircut?: Usdc6;
 }
 
 export interface PerpTpslSetEvent {
@@ -228,8 +230,8 @@ export interface PerpTpslSetEvent {
   owner: Address;
   pairId: number;
   /** Prices ×1e6; 0 unset. */
-  takeProfit: bigint;
-  stopLoss: bigint;
+  takeProfit: Price6;
+  stopLoss: Price6;
 }
 
 /** ADL covering one position's shortfall from the other side of its market. */
@@ -237,8 +239,8 @@ export interface AdlShortfallEvent {
   type: 'AdlExecuted';
   cause: 'shortfall';
   pairId: number;
-  shortfall: bigint;
-  recovered: bigint;
+  shortfall: Usdc6;
+  recovered: Usdc6;
   positions: number;
 }
 
@@ -246,9 +248,9 @@ export interface AdlShortfallEvent {
 export interface AdlPoolThresholdEvent {
   type: 'AdlExecuted';
   cause: 'pool-threshold';
-  profitBefore: bigint;
-  profitAfter: bigint;
-  poolUsdc: bigint;
+  profitBefore: Usdc6;
+  profitAfter: Usdc6;
+  poolUsdc: Usdc6;
   positions: number;
 }
 
@@ -260,18 +262,18 @@ export interface FundingSettledEvent {
   ratePer8hPpb: bigint;
   rateHourlyPpb: bigint;
   avgPremiumPpb: bigint;
-  amount: bigint;
-  price: bigint;
-  longSize: bigint;
-  shortSize: bigint;
+  amount: Usdc6;
+  price: Price6;
+  longSize: Size18;
+  shortSize: Size18;
 }
 
 export interface PoolDepositedEvent {
   type: 'PoolDeposited';
   owner: Address;
-  amount: bigint;
+  amount: Usdc6;
   shares: bigint;
-  poolValue: bigint;
+  poolValue: Usdc6;
   totalShares: bigint;
   unlockMs: number;
 }
@@ -280,8 +282,8 @@ export interface PoolWithdrawnEvent {
   type: 'PoolWithdrawn';
   owner: Address;
   shares: bigint;
-  amount: bigint;
-  poolValue: bigint;
+  amount: Usdc6;
+  poolValue: Usdc6;
   totalShares: bigint;
 }
 
@@ -292,17 +294,17 @@ export interface BookLiquidatedEvent {
   pairId: number;
   symbol: string;
   /** Signed, ×1e18. */
-  size: bigint;
-  price: bigint;
-  cost: bigint;
-  margin: bigint;
-  pnl: bigint;
-  fee: bigint;
-  payout: bigint;
+  size: Size18;
+  price: Price6;
+  cost: Usdc6;
+  margin: Usdc6;
+  pnl: Usdc6;
+  fee: Usdc6;
+  payout: Usdc6;
   /** Present when the equity was negative. */
-  shortfall?: bigint;
-  coveredByOwner?: bigint;
-  coveredByPool?: bigint;
+  shortfall?: Usdc6;
+  coveredByOwner?: Usdc6;
+  coveredByPool?: Usdc6;
   ordersCancelled: string[];
 }
 

@@ -19,6 +19,7 @@ import { notional, orderLock, settleFill, takerFee } from '../settlement';
 import { requireAgentOrder } from '../agents';
 import { InvariantError } from '../state';
 import type { State } from '../state';
+import type { Price6, Size18, Usdc6 } from '../../util/fixed';
 
 export interface OrderInput {
   owner: Address;
@@ -27,8 +28,8 @@ export interface OrderInput {
   side: 0 | 1;
   orderType: 0 | 1; // 0 Market, 1 Limit
   /** Limit price; for a market order the worst acceptable price, 0n for none. */
-  price: bigint;
-  size: bigint;
+  price: Price6;
+  size: Size18;
   leverage: number;
   /** Signed by the owner's session key: must equal signer ≠ owner (asserted). */
   isAgent: boolean;
@@ -37,10 +38,10 @@ export interface OrderInput {
 export interface OrderOutcome {
   orderId: bigint;
   status: OrderStatus;
-  filled: bigint;
-  remaining: bigint;
+  filled: Size18;
+  remaining: Size18;
   /** Σ notional of the fills (USDC units): the average price is notional × 1e18 / filled. */
-  notional: bigint;
+  notional: Usdc6;
 }
 
 export function pairOrThrow(state: State, pairId: number): PairParams {
@@ -170,7 +171,7 @@ export function placeOrder(ctx: ExecContext, o: OrderInput): OrderOutcome {
 }
 
 /** A maker's side of a fill: its lock pays its opening margin; closing realizes PnL. */
-function settleMaker(ctx: ExecContext, makerId: bigint, price: bigint, size: bigint, makerRemaining: bigint): void {
+function settleMaker(ctx: ExecContext, makerId: bigint, price: Price6, size: Size18, makerRemaining: Size18): void {
   const { state } = ctx;
   const key = String(makerId);
   const order = state.orders.get(key);
