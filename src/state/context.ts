@@ -3,12 +3,11 @@ import type { Tx } from '../codec/tx';
 import type { Address, Hex } from '../util/bytes';
 import type { ChainParams } from './records';
 import type { State } from './state';
+import type { ErrorCode, Rejection, RejectionStatus } from './errors';
+import type { ChainEvent } from './events';
 
-/** An event emitted by execution, stored in the receipt of its transaction. */
-export interface ChainEvent {
-  type: string;
-  [field: string]: unknown;
-}
+/** An event emitted by execution, stored in the receipt of its transaction: the union of src/state/events.ts. */
+export type { ChainEvent } from './events';
 
 export interface Receipt {
   txHash: Hex;
@@ -17,11 +16,21 @@ export interface Receipt {
   signer: Address | null;
   status: 'ok' | 'failed';
   /** Error code and message when failed. */
-  code?: string;
+  code?: ErrorCode;
   message?: string;
   /** HTTP status class of the failure (DECISIONS envelope), for the API answer. */
-  errorStatus?: number;
+  errorStatus?: RejectionStatus;
   events: ChainEvent[];
+}
+
+/**
+ * A failed receipt's reason as the one Rejection value the door also throws; null for
+ * an ok receipt. A failed receipt written without a status or code (never by this
+ * execution) reads as 422 REJECTED.
+ */
+export function receiptRejection(r: Receipt): Rejection | null {
+  if (r.status !== 'failed') return null;
+  return { status: r.errorStatus ?? 422, code: r.code ?? 'REJECTED', message: r.message ?? 'rejected by execution' };
 }
 
 /** What an operation sees while it executes: state, parameters, the block, and an event sink. */

@@ -1,20 +1,171 @@
 /**
- * A transaction refused by validation or execution. `status` is the HTTP status the
- * API answers with (DECISIONS: 400 shape, 401 signature, 403 not allowed, 409 nonce,
- * 422 execution); `code` is the UPPER_SNAKE error code of the envelope.
+ * Why a transaction or request is refused: the error codes of the envelope (docs/api.md
+ * "Errors of these routes"), the statuses they answer with, and TxError, the refusal
+ * execution and the door (mempool, API) throw. `status` is the HTTP status the API
+ * answers with (DECISIONS: 400 shape, 401 signature, 403 not allowed, 404 unknown,
+ * 409 nonce, 422 execution); `code` is the UPPER_SNAKE error code of the envelope. A
+ * code outside `ErrorCode` does not compile at a throw site: a new refusal is added
+ * here, where docs/api.md's lists are checked against it.
  */
-export class TxError extends Error {
+
+/** 400: the shape of the request or transaction, naming the field. */
+export type ShapeErrorCode =
+  | 'INVALID_REQUEST'
+  | 'MALFORMED_TX'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'UNSUPPORTED_TX_TYPE'
+  | 'EVM_DISABLED'
+  | 'INTRINSIC_GAS_TOO_LOW'
+  | 'FEE_TOO_LOW'
+  | 'WRONG_CHAIN'
+  | 'WRONG_NETWORK'
+  | 'INVALID_SIGNATURE_FORMAT'
+  | 'INVALID_NONCE'
+  | 'INVALID_AMOUNT'
+  | 'BELOW_MINIMUM'
+  | 'INVALID_PRICE'
+  | 'INVALID_SIDE'
+  | 'INVALID_TYPE'
+  | 'INVALID_SYMBOL'
+  | 'INVALID_LEVERAGE'
+  | 'INVALID_MARGIN'
+  | 'INVALID_ORDER_ID'
+  | 'INVALID_POSITION_ID'
+  | 'INVALID_BATCH'
+  | 'INVALID_TPSL'
+  | 'INVALID_WALLET'
+  | 'INVALID_SHARES'
+  | 'INVALID_INTERVAL'
+  | 'INVALID_SESSION_KEY'
+  | 'INVALID_EXPIRY'
+  | 'INVALID_MODE'
+  | 'INVALID_CAPS'
+  | 'INVALID_OBSERVATION'
+  | 'UNKNOWN_PAIR';
+
+/** 401: the signature is missing or recovers to someone else. */
+export type SignatureErrorCode = 'MISSING_SIGNATURE' | 'INVALID_SIGNATURE';
+
+/** 403: the signer may not do this (machines/session.ts, machines/agent.ts refusals among them). */
+export type ForbiddenErrorCode =
+  | 'NOT_OWNER'
+  | 'OWNER_ONLY'
+  | 'NOT_AUTHORIZED'
+  | 'SESSION_REVOKED'
+  | 'SESSION_EXPIRED'
+  | 'AGENT_MODE_OFF'
+  | 'AGENT_REDUCE_ONLY'
+  | 'CAP_LEVERAGE'
+  | 'CAP_ORDER_TYPE'
+  | 'CAP_INPUT'
+  | 'CAP_POSITION'
+  | 'NOT_FAUCET'
+  | 'NOT_VALIDATOR';
+
+/** 404: the thing named does not exist (or no longer). */
+export type NotFoundErrorCode = 'NOT_FOUND' | 'UNKNOWN_ORDER' | 'UNKNOWN_POSITION' | 'NO_ACTIVE_SESSION';
+
+/** 409: the nonce, the transaction or the observation's time was already used. */
+export type ConflictErrorCode = 'NONCE_USED' | 'NONCE_MISMATCH' | 'NONCE_TOO_LOW' | 'NONCE_TOO_HIGH' | 'DUPLICATE_TX' | 'OBSERVATION_NOT_NEWER';
+
+/** 422: refused by execution against the state at the block's time. */
+export type ExecutionErrorCode =
+  | 'INSUFFICIENT_BALANCE'
+  | 'INSUFFICIENT_FUNDS'
+  | 'INSUFFICIENT_SHARES'
+  | 'MARGIN_REQUIRED'
+  | 'NO_LIQUIDITY'
+  | 'NO_ORACLE_PRICE'
+  | 'ORACLE_STALE'
+  | 'OPEN_INTEREST_CAP'
+  | 'POSITION_TOO_SMALL'
+  | 'POOL_LOCKED'
+  | 'POOL_UTILIZED'
+  | 'POOL_INSOLVENT'
+  | 'DEPOSIT_TOO_SMALL'
+  | 'FAUCET_DISABLED'
+  | 'FAUCET_LIMIT'
+  | 'OBSERVATION_STALE'
+  | 'OBSERVATION_IN_FUTURE'
+  | 'INVALID_EXPIRY'
+  /** A failed receipt without a code (never written by this execution; the API's fallback). */
+  | 'REJECTED';
+
+/** The node's own state: 5xx. */
+export type NodeErrorCode = 'MEMPOOL_FULL' | 'NOT_SYNCED' | 'SHUTTING_DOWN' | 'NOT_FINAL_YET' | 'INTERNAL';
+
+/** Every code the envelope answers with. */
+export type ErrorCode =
+  | ShapeErrorCode
+  | SignatureErrorCode
+  | ForbiddenErrorCode
+  | NotFoundErrorCode
+  | ConflictErrorCode
+  | ExecutionErrorCode
+  | NodeErrorCode;
+
+/** The statuses a refused transaction answers with (the door's 503 when the node cannot take it). */
+export type RejectionStatus = 400 | 401 | 403 | 404 | 409 | 422 | 503;
+
+/**
+ * A refused operation's reason, one value wherever it is refused: thrown at the door
+ * (mempool, API) as a TxError, stored in a failed receipt (`errorStatus`, `code`,
+ * `message`: see receiptRejection in src/state/context.ts) and in an `OrderRejected`
+ * event of a batch.
+ */
+export interface Rejection {
+  readonly status: RejectionStatus;
+  readonly code: ErrorCode;
+  readonly message: string;
+}
+
+export class TxError extends Error implements Rejection {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 422 | 503,
-    readonly code: string,
+    readonly status: RejectionStatus,
+    readonly code: ErrorCode,
     message: string,
   ) {
     super(message);
     this.name = 'TxError';
   }
+
+  /** The reason as a plain value (what a receipt or an event stores). */
+  rejection(): Rejection {
+    return { status: this.status, code: this.code, message: this.message };
+  }
 }
 
-export const badRequest = (code: string, message: string) => new TxError(400, code, message);
+export const badRequest = (code: ShapeErrorCode, message: string) => new TxError(400, code, message);
 export const unauthorized = (message: string) => new TxError(401, 'INVALID_SIGNATURE', message);
-export const forbidden = (code: string, message: string) => new TxError(403, code, message);
-export const rejected = (code: string, message: string) => new TxError(422, code, message);
+export const forbidden = (code: ForbiddenErrorCode, message: string) => new TxError(403, code, message);
+export const rejected = (code: ExecutionErrorCode, message: string) => new TxError(422, code, message);
+
+/** Every ErrorCode once, at run time: a missing or unknown key does not compile. */
+const CODES: { readonly [C in ErrorCode]: true } = {
+  INVALID_REQUEST: true, MALFORMED_TX: true, PAYLOAD_TOO_LARGE: true, UNSUPPORTED_MEDIA_TYPE: true, UNSUPPORTED_TX_TYPE: true,
+  EVM_DISABLED: true, INTRINSIC_GAS_TOO_LOW: true, FEE_TOO_LOW: true, WRONG_CHAIN: true, WRONG_NETWORK: true,
+  INVALID_SIGNATURE_FORMAT: true, INVALID_NONCE: true, INVALID_AMOUNT: true, BELOW_MINIMUM: true, INVALID_PRICE: true,
+  INVALID_SIDE: true, INVALID_TYPE: true, INVALID_SYMBOL: true, INVALID_LEVERAGE: true, INVALID_MARGIN: true,
+  INVALID_ORDER_ID: true, INVALID_POSITION_ID: true, INVALID_BATCH: true, INVALID_TPSL: true, INVALID_WALLET: true,
+  INVALID_SHARES: true, INVALID_INTERVAL: true, INVALID_SESSION_KEY: true, INVALID_EXPIRY: true, INVALID_MODE: true,
+  INVALID_CAPS: true, INVALID_OBSERVATION: true, UNKNOWN_PAIR: true,
+  MISSING_SIGNATURE: true, INVALID_SIGNATURE: true,
+  NOT_OWNER: true, OWNER_ONLY: true, NOT_AUTHORIZED: true, SESSION_REVOKED: true, SESSION_EXPIRED: true,
+  AGENT_MODE_OFF: true, AGENT_REDUCE_ONLY: true, CAP_LEVERAGE: true, CAP_ORDER_TYPE: true, CAP_INPUT: true,
+  CAP_POSITION: true, NOT_FAUCET: true, NOT_VALIDATOR: true,
+  NOT_FOUND: true, UNKNOWN_ORDER: true, UNKNOWN_POSITION: true, NO_ACTIVE_SESSION: true,
+  NONCE_USED: true, NONCE_MISMATCH: true, NONCE_TOO_LOW: true, NONCE_TOO_HIGH: true, DUPLICATE_TX: true,
+  INSUFFICIENT_BALANCE: true, INSUFFICIENT_FUNDS: true, INSUFFICIENT_SHARES: true, MARGIN_REQUIRED: true, NO_LIQUIDITY: true,
+  NO_ORACLE_PRICE: true, ORACLE_STALE: true, OPEN_INTEREST_CAP: true, POSITION_TOO_SMALL: true, POOL_LOCKED: true,
+  POOL_UTILIZED: true, POOL_INSOLVENT: true, DEPOSIT_TOO_SMALL: true, FAUCET_DISABLED: true, FAUCET_LIMIT: true,
+  OBSERVATION_NOT_NEWER: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, REJECTED: true,
+  MEMPOOL_FULL: true, NOT_SYNCED: true, SHUTTING_DOWN: true, NOT_FINAL_YET: true, INTERNAL: true,
+};
+
+/** Every code the envelope answers with, in a fixed order. */
+export const ERROR_CODES: readonly ErrorCode[] = Object.keys(CODES) as ErrorCode[];
+
+export function isErrorCode(v: unknown): v is ErrorCode {
+  return typeof v === 'string' && Object.hasOwn(CODES, v);
+}

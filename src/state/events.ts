@@ -1,11 +1,22 @@
 /**
  * Events execution emits into receipts: the contract between execution and the
- * indexer, the WebSocket and the API. Amounts are bigint: prices ×1e6, sizes ×1e18,
- * USDC 6 decimals. Order ids are decimal strings of the chain-wide counter.
+ * indexer, the WebSocket and the API. `ChainEvent` is the union of every kind; an emit
+ * site with an unknown kind or a missing or mistyped field does not compile. Amounts
+ * are bigint, their scale in the type (src/util/fixed.ts): prices Price6 (×1e6), sizes
+ * Size18 (×1e18), USDC Usdc6 (6 decimals); native tokens in wei. Order,
+ * position and withdrawal ids are decimal strings of their chain-wide counters.
+ * Fields are only ever added: receipts already stored keep what they were written with.
  */
 import type { Address } from '../util/bytes';
+import type { Price6, Size18, Usdc6 } from '../util/fixed';
+import type { ErrorCode, RejectionStatus } from './errors';
 
 export type OrderStatus = 'open' | 'partial' | 'filled' | 'cancelled' | 'rejected';
+
+/** Why the engine ended a resting or incoming order: a market order's unfilled rest, a self-trade, its owner, an orderbook liquidation. */
+export type CancelReason = 'market-rest' | 'self-trade' | 'user' | 'liquidation';
+
+// ---- the exchange (src/state/ops/trading.ts, orders.ts) ---------------------------------
 
 /** An order was accepted by execution (before any matching). */
 export interface OrderPlacedEvent {
@@ -19,8 +30,8 @@ export interface OrderPlacedEvent {
   side: 0 | 1; // 0 Buy, 1 Sell
   orderType: 0 | 1; // 0 Market, 1 Limit
   /** Limit price, or a market order's worst price (0 when none). */
-  price: bigint;
-  size: bigint;
+  price: Price6;
+  size: Size18;
   leverage: number;
   isAgent: boolean;
 }
@@ -30,10 +41,10 @@ export interface TradeExecutedEvent {
   type: 'TradeExecuted';
   pairId: number;
   symbol: string;
-  price: bigint;
-  size: bigint;
+  price: Price6;
+  size: Size18;
   /** price × size / 1e18, exact USDC units. */
-  usdc: bigint;
+  usdc: Usdc6;
   buyer: Address;
   seller: Address;
   buyerIsAgent: boolean;
@@ -42,7 +53,7 @@ export interface TradeExecutedEvent {
   makerOrderId: string;
   takerOrderId: string;
   /** Taker fee in USDC units (maker fee is 0). */
-  takerFee: bigint;
+  takerFee: Usdc6;
 }
 
 /** An order's status or filled amount changed (after placement, on each fill, on cancel). */
@@ -52,10 +63,292 @@ export interface OrderUpdatedEvent {
   owner: Address;
   pairId: number;
   status: OrderStatus;
-  filled: bigint;
-  remaining: bigint;
-  /** Why it ended when cancelled by the engine: 'market-rest', 'self-trade', 'user'. */
-  reason?: string;
+  filled: Size18;
+  remaining: Size18;
+  /** Why it ended when cancelled by the engine. */
+  reason?: CancelReason;
 }
 
+/** One order of a REST batch was refused; the others stand (src/state/ops/orders.ts). */
+export interface OrderRejectedEvent {
+  type: 'OrderRejected';
+  /** Position of the order in the batch. */
+  index: number;
+  code: ErrorCode;
+  message: string;
+  errorStatus: RejectionStatus;
+}
+
+/** A REST cancel-all: the ids of the orders it cancelled, in id order. */
+export interface CancelAllEvent {
+  type: 'CancelAll';
+  trader: Address;
+  cancelledIds: string[];
+}
+
+/** A maker's fill left its free balance negative (USDC units short). */
+export interface BadDebtEvent {
+  type: 'BadDebt';
+  owner: Address;
+  pairId: number;
+  usdc: Usdc6;
+}
+
+/** The three events the indexer builds trades, fills and orders from. */
 export type ExchangeEvent = OrderPlacedEvent | TradeExecutedEvent | OrderUpdatedEvent;
+
+// ---- funds -----------------------------------------------------------------------------------
+
+/** The devnet faucet credited an address (USDC units, wei). */
+export interface FaucetCreditEvent {
+  type: 'FaucetCredit';
+  to: Address;
+  usdc: Usdc6;
+  nativeWei: bigint;
+}
+
+/** A native-token transfer of an Ethereum transaction (wei; gas at the chain's price). */
+export interface TransferEvent {
+  type: 'Transfer';
+  from: Address;
+  to: Address;
+  value: bigint;
+  gasUsed: bigint;
+  effectiveGasPrice: bigint;
+}
+
+/** A withdrawal request: amount + fee (USDC units) moved from free to locked. */
+export interface WithdrawalRequestedEvent {
+  type: 'WithdrawalRequested';
+  withdrawalId: string;
+  owner: Address;
+  amount: Usdc6;
+  fee: Usdc6;
+  destination: Address;
+}
+
+// ---- sessions and agents (src/state/ops/sessions.ts) ------------------------------------------
+
+export interface SessionCreatedEvent {
+  type: 'SessionCreated';
+  owner: Address;
+  sessionKey: Address;
+  expiresAtMs: number;
+  /** The session key this one replaced while still active, else null. */
+  replaced: Address | null;
+}
+
+export interface SessionRevokedEvent {
+  type: 'SessionRevoked';
+  owner: Address;
+  sessionKey: Address;
+}
+
+export interface AgentCapsSetEvent {
+  type: 'AgentCapsSet';
+  owner: Address;
+  /** Basis points. */
+  maxLeverageBps: bigint;
+  /** Bitmask of order types (bit 0 Market, bit 1 Limit). */
+  allowedOrderTypes: number;
+  /** USDC units. */
+  maxInputPerTrade: Usdc6;
+  /** Size units (×1e18). */
+  maxTotalPosition: Size18;
+}
+
+export interface AgentModeSetEvent {
+  type: 'AgentModeSet';
+  owner: Address;
+  /** 0 OFF, 1 REDUCE_ONLY, 2 ACTIVE. */
+  mode: number;
+  /** Its wire name: OFF, REDUCE_ONLY or ACTIVE (machines/agent-mode.ts AGENT_MODE_WIRE). */
+  modeName: string;
+}
+
+// ---- the oracle (src/state/ops/oracle.ts) --------------------------------------------------
+
+export interface OracleObservationEvent {
+  type: 'OracleObservation';
+  validator: Address;
+  timestampMs: number;
+  /** How many prices the observation carried. */
+  prices: number;
+}
+
+// ---- perps (src/state/perps) ---------------------------------------------------------------
+
+export interface PerpOpenedEvent {
+  type: 'PerpOpened';
+  positionId: string;
+  owner: Address;
+  signer: Address;
+  pairId: number;
+  symbol: string;
+  isLong: boolean;
+  size: Size18;
+  entryPrice: Price6;
+  margin: Usdc6;
+  leverage: number;
+  fee: Usdc6;
+  liquidationPrice: Price6;
+  isAgent: boolean;
+}
+
+/** Why a perp position (or part of it) closed. */
+export type CloseReason = 'close' | 'tp' | 'sl' | 'liquidation' | 'adl';
+
+export interface PerpClosedEvent {
+  type: 'PerpClosed';
+  positionId: string;
+  owner: Address;
+  pairId: number;
+  symbol: string;
+  isLong: boolean;
+  reason: CloseReason;
+  /** Size closed. */
+  size: Size18;
+  remaining: Size18;
+  price: Price6;
+  entryPrice: Price6;
+  pnl: Usdc6;
+  /** Funding realized (positive: paid by the position). */
+  funding: Usdc6;
+  fee: Usdc6;
+  payout: Usdc6;
+  /** Present when positive: loss and funding the margin could not cover. */
+  shortfall?: Usdc6;
+  /** Present when positive: profit kept back by ADL. */
+  withheld?: Usdc6;
+  /** Present when positive: profit the pool could not pay. */
+  haircut?: Usdc6;
+}
+
+export interface PerpTpslSetEvent {
+  type: 'PerpTpslSet';
+  positionId: string;
+  owner: Address;
+  pairId: number;
+  /** Prices ×1e6; 0 unset. */
+  takeProfit: Price6;
+  stopLoss: Price6;
+}
+
+/** ADL covering one position's shortfall from the other side of its market. */
+export interface AdlShortfallEvent {
+  type: 'AdlExecuted';
+  cause: 'shortfall';
+  pairId: number;
+  shortfall: Usdc6;
+  recovered: Usdc6;
+  positions: number;
+}
+
+/** ADL bringing traders' unrealized profit back within the pool threshold. */
+export interface AdlPoolThresholdEvent {
+  type: 'AdlExecuted';
+  cause: 'pool-threshold';
+  profitBefore: Usdc6;
+  profitAfter: Usdc6;
+  poolUsdc: Usdc6;
+  positions: number;
+}
+
+export type AdlExecutedEvent = AdlShortfallEvent | AdlPoolThresholdEvent;
+
+export interface FundingSettledEvent {
+  type: 'FundingSettled';
+  pairId: number;
+  ratePer8hPpb: bigint;
+  rateHourlyPpb: bigint;
+  avgPremiumPpb: bigint;
+  amount: Usdc6;
+  price: Price6;
+  longSize: Size18;
+  shortSize: Size18;
+}
+
+export interface PoolDepositedEvent {
+  type: 'PoolDeposited';
+  owner: Address;
+  amount: Usdc6;
+  shares: bigint;
+  poolValue: Usdc6;
+  totalShares: bigint;
+  unlockMs: number;
+}
+
+export interface PoolWithdrawnEvent {
+  type: 'PoolWithdrawn';
+  owner: Address;
+  shares: bigint;
+  amount: Usdc6;
+  poolValue: Usdc6;
+  totalShares: bigint;
+}
+
+/** An orderbook position liquidated at the end of a block (src/state/perps/book-liquidation.ts). */
+export interface BookLiquidatedEvent {
+  type: 'BookLiquidated';
+  owner: Address;
+  pairId: number;
+  symbol: string;
+  /** Signed, ×1e18. */
+  size: Size18;
+  price: Price6;
+  cost: Usdc6;
+  margin: Usdc6;
+  pnl: Usdc6;
+  fee: Usdc6;
+  payout: Usdc6;
+  /** Present when the equity was negative. */
+  shortfall?: Usdc6;
+  coveredByOwner?: Usdc6;
+  coveredByPool?: Usdc6;
+  ordersCancelled: string[];
+}
+
+/** Every event execution emits. */
+export type ChainEvent =
+  | OrderPlacedEvent
+  | TradeExecutedEvent
+  | OrderUpdatedEvent
+  | OrderRejectedEvent
+  | CancelAllEvent
+  | BadDebtEvent
+  | FaucetCreditEvent
+  | TransferEvent
+  | WithdrawalRequestedEvent
+  | SessionCreatedEvent
+  | SessionRevokedEvent
+  | AgentCapsSetEvent
+  | AgentModeSetEvent
+  | OracleObservationEvent
+  | PerpOpenedEvent
+  | PerpClosedEvent
+  | PerpTpslSetEvent
+  | AdlExecutedEvent
+  | FundingSettledEvent
+  | PoolDepositedEvent
+  | PoolWithdrawnEvent
+  | BookLiquidatedEvent;
+
+export type ChainEventType = ChainEvent['type'];
+
+/** The event of one kind: `EventOf<'PerpClosed'>`. */
+export type EventOf<T extends ChainEventType> = Extract<ChainEvent, { type: T }>;
+
+/** The first event of kind `type` in `events` (a receipt's), narrowed. */
+export function findEvent<T extends ChainEventType>(events: readonly ChainEvent[], type: T, where?: (e: EventOf<T>) => boolean): EventOf<T> | undefined {
+  for (const e of events) if (e.type === type && (!where || where(e as EventOf<T>))) return e as EventOf<T>;
+  return undefined;
+}
+
+/** The last event of kind `type` in `events`, narrowed. */
+export function findLastEvent<T extends ChainEventType>(events: readonly ChainEvent[], type: T, where?: (e: EventOf<T>) => boolean): EventOf<T> | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i];
+    if (e.type === type && (!where || where(e as EventOf<T>))) return e as EventOf<T>;
+  }
+  return undefined;
+}

@@ -2,6 +2,7 @@
 import { Reader, Writer } from '../codec/binary';
 import type { Genesis, PairParams } from '../genesis/types';
 import type { Address } from '../util/bytes';
+import type { Price6, Size18, Usdc6 } from '../util/fixed';
 import { jsonCodec, type RecordCodec } from './table';
 
 /** Table ids: the first byte of every state key. A retired number is never reused. */
@@ -42,11 +43,11 @@ export enum TableId {
 
 export interface Account {
   /** USDC, 6 decimals: free to trade or withdraw. */
-  usdcFree: bigint;
+  usdcFree: Usdc6;
   /** USDC locked by resting orders and pending withdrawals. */
-  usdcLocked: bigint;
+  usdcLocked: Usdc6;
   /** USDC held as margin of open positions. */
-  usdcInPositions: bigint;
+  usdcInPositions: Usdc6;
   /** Native token, wei. */
   nativeWei: bigint;
   /** Ethereum-style transaction count (eth_sendRawTransaction nonces). */
@@ -165,11 +166,11 @@ function untagBigints(v: any): unknown {
  */
 export interface Position {
   /** Signed, ×1e18: positive long, negative short. */
-  size: bigint;
+  size: Size18;
   /** Signed USDC units paid for the open size. */
-  cost: bigint;
+  cost: Usdc6;
   /** USDC units held as margin (counted in the account's usdcInPositions). */
-  margin: bigint;
+  margin: Usdc6;
 }
 
 export const positionCodec: RecordCodec<Position> = {
@@ -189,12 +190,12 @@ export interface OpenOrder {
   signer: Address;
   pairId: number;
   side: 0 | 1;
-  price: bigint;
-  size: bigint;
-  remaining: bigint;
+  price: Price6;
+  size: Size18;
+  remaining: Size18;
   leverage: number;
   /** USDC units still locked for the unfilled rest (part of the owner's usdcLocked). */
-  locked: bigint;
+  locked: Usdc6;
   isAgent: boolean;
   /** Block time of placement. */
   createdMs: number;
@@ -273,8 +274,8 @@ export const sessionCodec: RecordCodec<SessionRecord> = {
 export interface AgentCapsRecord {
   maxLeverageBps: bigint;
   allowedOrderTypes: number;
-  maxInputPerTrade: bigint;
-  maxTotalPosition: bigint;
+  maxInputPerTrade: Usdc6;
+  maxTotalPosition: Size18;
 }
 
 /**
@@ -310,8 +311,8 @@ export const agentCodec: RecordCodec<AgentRecord> = {
 export interface Withdrawal {
   id: bigint;
   owner: Address;
-  amount: bigint;
-  fee: bigint;
+  amount: Usdc6;
+  fee: Usdc6;
   destination: Address;
   createdMs: number;
 }
@@ -352,7 +353,7 @@ export const oracleObservationCodec: RecordCodec<OracleObservationRecord> = {
 
 /** A pair's oracle median (TableId.OracleMedian): the price ×1e6 and the time its quorum had observed by. */
 export interface OracleMedianRecord {
-  price: bigint;
+  price: Price6;
   timestampMs: number;
 }
 
@@ -381,20 +382,20 @@ export interface PerpPosition {
   pairId: number;
   isLong: boolean;
   /** ×1e18. */
-  size: bigint;
+  size: Size18;
   /** Oracle price at open, ×1e6. */
-  entryPrice: bigint;
+  entryPrice: Price6;
   /** USDC units deposited as margin (less funding realized by partial closes). */
-  margin: bigint;
+  margin: Usdc6;
   leverage: number;
   /** The side's cumulative funding index when funding was last realized (signed). */
   fundingIndex: bigint;
   /** ×1e6; 0 = unset. */
-  takeProfit: bigint;
+  takeProfit: Price6;
   /** ×1e6; 0 = unset. */
-  stopLoss: bigint;
+  stopLoss: Price6;
   /** ×1e6: the liquidation price at the last write (funding accrued since moves it; reads recompute). 0 = none. */
-  liquidationPrice: bigint;
+  liquidationPrice: Price6;
   openedMs: number;
   /** Signed by the owner's session key. */
   isAgent: boolean;
@@ -446,9 +447,9 @@ export interface FundingRecord {
   timeMs: number;
   rateHourlyPpb: bigint;
   /** USDC units that moved from the paying side to the receiving side. */
-  amount: bigint;
+  amount: Usdc6;
   /** Oracle price used, ×1e6. */
-  price: bigint;
+  price: Price6;
 }
 
 /** Per pair: the funding state (positions' sizes and entry notionals are derived, not stored). */
@@ -458,7 +459,7 @@ export interface PerpMarket {
   /** The same for shorts. */
   fundingIndexShort: bigint;
   /** USDC realized from payers and not yet realized by receivers (signed: receivers may realize first). */
-  fundingPot: bigint;
+  fundingPot: Usdc6;
   /** Σ of the premium samples (ppb) taken since the last settlement; missing samples count 0. */
   premiumSumPpb: bigint;
   /** Newest first, at most PERP_RECENT_RATES. */
@@ -495,7 +496,7 @@ export const perpMarketCodec: RecordCodec<PerpMarket> = {
 /** The liquidity pool: counterparty to every perp position. */
 export interface PoolRecord {
   /** USDC units the pool holds. Never negative. */
-  usdc: bigint;
+  usdc: Usdc6;
   /** Shares outstanding, including the protocol's (genesis) shares. */
   totalShares: bigint;
   /** Shares minted at genesis for perps.initialPoolUsdc: owned by no account, never withdrawn. */

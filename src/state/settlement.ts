@@ -10,11 +10,12 @@
  * proceeds − cost share.
  */
 import type { Position } from './records';
+import { SIZE_ONE, type Price6, type Size18, type Usdc6 } from '../util/fixed';
 
-export const SIZE_ONE = 10n ** 18n;
+export { SIZE_ONE };
 
 /** USDC units of price (×1e6) × size (×1e18): floor(price × size / 1e18). */
-export function notional(price: bigint, size: bigint): bigint {
+export function notional(price: Price6, size: Size18): Usdc6 {
   return (price * size) / SIZE_ONE;
 }
 
@@ -28,15 +29,15 @@ export function abs(v: bigint): bigint {
 
 /** The USDC side of an account. `free` may only go negative through a maker's loss beyond its means (bad debt). */
 export interface Wallet {
-  free: bigint;
-  inPositions: bigint;
+  free: Usdc6;
+  inPositions: Usdc6;
 }
 
 export interface FillSettlement {
   position: Position;
   wallet: Wallet;
   /** Realized PnL of the closing part (0 when only opening). */
-  realized: bigint;
+  realized: Usdc6;
 }
 
 /**
@@ -47,8 +48,8 @@ export interface FillSettlement {
 export function settleFill(
   position: Position,
   wallet: Wallet,
-  signedSize: bigint,
-  price: bigint,
+  signedSize: Size18,
+  price: Price6,
   leverage: number,
   role: 'taker' | 'maker',
 ): FillSettlement {
@@ -91,11 +92,11 @@ export function settleFill(
 }
 
 /** Taker fee: rounded up, so no fill trades free of fees by rounding. */
-export function takerFee(usdc: bigint, feeBps: number): bigint {
+export function takerFee(usdc: Usdc6, feeBps: number): Usdc6 {
   return ceilDiv(usdc * BigInt(feeBps), 10_000n);
 }
 
 /** USDC a resting order locks: its notional ÷ leverage, rounded up. */
-export function orderLock(price: bigint, size: bigint, leverage: number): bigint {
+export function orderLock(price: Price6, size: Size18, leverage: number): Usdc6 {
   return ceilDiv(notional(price, size), BigInt(leverage));
 }

@@ -32,7 +32,7 @@ import { join } from 'node:path';
 import { CANDLE_INTERVAL_NAMES } from '../../src/indexer/candles';
 import type { Indexer } from '../../src/indexer/indexer';
 import type { ChainEvent, Receipt } from '../../src/state/context';
-import type { OrderPlacedEvent, OrderStatus, OrderUpdatedEvent, TradeExecutedEvent } from '../../src/state/events';
+import type { CancelReason, OrderPlacedEvent, OrderStatus, OrderUpdatedEvent, TradeExecutedEvent } from '../../src/state/events';
 import { metaCodec } from '../../src/state/records';
 import type { Address, Hex } from '../../src/util/bytes';
 import { parseDecimal } from '../../src/util/decimal';
@@ -85,7 +85,7 @@ export function placed(o: {
   };
 }
 
-export function updated(id: number, owner: Address, symbol: string, status: OrderStatus, filled: string, remaining: string, reason?: string): OrderUpdatedEvent {
+export function updated(id: number, owner: Address, symbol: string, status: OrderStatus, filled: string, remaining: string, reason?: CancelReason): OrderUpdatedEvent {
   return {
     type: 'OrderUpdated',
     orderId: String(id),

@@ -7,6 +7,7 @@ import { cpSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CANDLE_INTERVAL_NAMES, type CandleInterval } from '../../src/indexer/candles';
 import { HEIGHT_CHECKPOINT_BLOCKS, INDEX_SCHEMA_VERSION, Indexer, IndexerGapError, IndexerIncompatibleError, type CandleItem } from '../../src/indexer/indexer';
+import type { ChainEvent } from '../../src/state/events';
 import { A, B, C, FakeStore, fixtureBlocks, H1, H2, snapshot, T0, T0S, tempDir, txh } from './fixture';
 
 const dir = tempDir();
@@ -282,7 +283,7 @@ describe('indexing step by step', () => {
   it('skips malformed exchange events and updates of unknown orders, deterministically', async () => {
     const idx = await Indexer.open(freshDir());
     try {
-      const bad = { type: 'TradeExecuted', pairId: 1, symbol: 'ETH', price: 5 /* not a bigint */ };
+      const bad = { type: 'TradeExecuted', pairId: 1, symbol: 'ETH', price: 5 /* not a bigint */ } as unknown as ChainEvent;
       await idx.indexBlock(1, T0, [
         { txHash: txh(1, 0), index: 0, kind: 'order', signer: H1, status: 'ok', events: [bad, { type: 'OrderUpdated', orderId: '77', owner: H1, pairId: 1, status: 'filled', filled: 1n, remaining: 0n }] },
       ]);

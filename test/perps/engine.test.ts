@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Tx } from '../../src/codec/tx';
 import type { WithdrawBody } from '../../src/codec/txs/withdraw';
+import type { PerpClosedEvent } from '../../src/state/events';
 import { withdrawOp } from '../../src/state/ops/withdraw';
 import { placeOrder } from '../../src/state/ops/trading';
 import { closePosition, coverShortfall, openPosition, setTpsl } from '../../src/state/perps/engine';
@@ -215,7 +216,7 @@ describe('ADL of a loss beyond margin', () => {
     expect(adl).toMatchObject({ reason: 'adl', withheld: 66_666_666n });
     expect(events.find((e) => e.type === 'AdlExecuted')).toMatchObject({ shortfall: 66_666_666n, recovered: 66_666_666n });
     // The pool received the long's whole margin and paid the short's closed profit less what ADL kept back.
-    expect(f.poolUsdc() - pool0).toBe(100n * USDC - ((adl!.pnl as bigint) - 66_666_666n));
+    expect(f.poolUsdc() - pool0).toBe(100n * USDC - (((adl as PerpClosedEvent).pnl as bigint) - 66_666_666n));
     // The short was reduced, not closed: only the size needed.
     expect(f.position(short.id)!.size).toBeLessThan(short.size);
     expect([carol, dave].map((a) => f.state.account(a))).toEqual(bystander);
@@ -249,7 +250,7 @@ describe('ADL on the pool threshold', () => {
     expect(adl).toBeGreaterThan(0);
     // The higher PnL-ratio × leverage position (alice's 50x) went first.
     const closes = f.blockEvents.filter((e) => e.type === 'PerpClosed' && e.reason === 'adl');
-    expect(closes[0].owner).toBe(alice);
+    expect((closes[0] as PerpClosedEvent).owner).toBe(alice);
   });
 });
 

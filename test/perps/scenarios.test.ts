@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Tx } from '../../src/codec/tx';
 import type { WithdrawBody } from '../../src/codec/txs/withdraw';
+import type { FundingSettledEvent } from '../../src/state/events';
 import { withdrawOp } from '../../src/state/ops/withdraw';
 import { placeOrder } from '../../src/state/ops/trading';
 import { closePosition, openPosition, setTpsl } from '../../src/state/perps/engine';
@@ -109,7 +110,7 @@ describe('a thin market pushed against the pool', () => {
     f.must((ctx) => placeOrder(ctx, { owner: maker, signer: maker, pairId: POL.id, side: 1, orderType: 1, price: 410_000n, size: 50n * 10n ** 18n, leverage: 1, isAgent: false }));
     const pool0 = f.poolUsdc();
     const events = f.advanceTo(genesis.genesisTimeMs + 3_600_000 + 1, { [POL.id]: price }, 1000);
-    const settled = events.find((e) => e.type === 'FundingSettled' && e.pairId === POL.id)!;
+    const settled = events.find((e) => e.type === 'FundingSettled' && e.pairId === POL.id)! as FundingSettledEvent;
     expect(settled.rateHourlyPpb).toBe(40_000_000n); // the 4% cap
     // 4% of 2,000 USDC of notional on the smaller side = 80 USDC, long to short.
     expect(settled.amount).toBe(80n * USDC);

@@ -12,6 +12,7 @@ import type { WebSocket } from 'ws';
 import type { ApiDeps } from '../../../actors/api/api-actor';
 import type { Block } from '../../codec/block';
 import type { BlockResult } from '../../state/apply';
+import type { TradeExecutedEvent } from '../../state/events';
 import { isAddress } from '../../util/bytes';
 import { formatBlock, q } from '../../rpc/format';
 import { handleJsonRpc, type RpcContext } from '../../rpc/methods';
@@ -70,7 +71,7 @@ export class WsHub {
     let head: unknown;
     const events = result.receipts.flatMap((r) => (r.status === 'ok' ? r.events.map((e) => ({ e, txHash: r.txHash })) : []));
     const touchedPairs = new Set<number>();
-    for (const { e } of events) if (typeof e.pairId === 'number') touchedPairs.add(e.pairId);
+    for (const { e } of events) if ('pairId' in e && typeof e.pairId === 'number') touchedPairs.add(e.pairId);
     for (const c of this.clients) {
       for (const [id, s] of c.subs) {
         switch (s.kind) {
@@ -105,9 +106,9 @@ export class WsHub {
   }
 }
 
-function tradeItem(e: Record<string, unknown>, txHash: string, timeMs: number) {
+function tradeItem(e: TradeExecutedEvent, txHash: string, timeMs: number) {
   return {
-    symbol: e.symbol, price: price6(e.price as bigint), amount: size18(e.size as bigint), buyer: e.buyer, seller: e.seller,
+    symbol: e.symbol, price: price6(e.price), amount: size18(e.size), buyer: e.buyer, seller: e.seller,
     buyerIsAgent: e.buyerIsAgent, takerSide: e.takerSide === 0 ? 'buy' : 'sell', txHash, time: timeMs,
   };
 }

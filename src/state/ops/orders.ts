@@ -6,6 +6,7 @@ import { batchDigest, cancelAllDigest, cancelDigest, placeOrderDigest, restSigni
 import { verifySigner } from '../../crypto/secp256k1';
 import type { Address } from '../../util/bytes';
 import { parseDecimal } from '../../util/decimal';
+import { PRICE_DECIMALS, price6, SIZE_DECIMALS, size18, type Price6, type Size18 } from '../../util/fixed';
 import type { ExecContext, TxOp } from '../context';
 import { badRequest, TxError, unauthorized } from '../errors';
 import { cancelAll, cancelOrder, placeOrder, type OrderInput } from './trading';
@@ -17,8 +18,8 @@ export interface ParsedRestOrder {
   symbol: string;
   side: 0 | 1;
   orderType: 0 | 1;
-  price: bigint;
-  size: bigint;
+  price: Price6;
+  size: Size18;
 }
 
 /** Shape of one REST order (400 naming the field). `type` absent means limit (batch items). */
@@ -28,15 +29,15 @@ export function parseRestOrder(o: { symbol: string; side: string; type?: string;
   if (o.side !== 'buy' && o.side !== 'sell') throw badRequest('INVALID_SIDE', `${f('side')}: must be "buy" or "sell"`);
   const type = o.type ?? 'limit';
   if (type !== 'limit' && type !== 'market') throw badRequest('INVALID_TYPE', `${f('type')}: must be "limit" or "market"`);
-  const size = parseDecimal(o.amount, 18);
+  const size = parseDecimal(o.amount, SIZE_DECIMALS);
   if (size === null || size === 0n) throw badRequest('INVALID_AMOUNT', `${f('amount')}: must be a positive decimal string with at most 18 decimals`);
-  let price = 0n;
+  let price: Price6 = 0n;
   if (type === 'limit' || o.price !== '') {
-    const p = parseDecimal(o.price, 6);
+    const p = parseDecimal(o.price, PRICE_DECIMALS);
     if (p === null || p === 0n) throw badRequest('INVALID_PRICE', `${f('price')}: must be a positive decimal string with at most 6 decimals`);
-    price = p;
+    price = price6(p);
   }
-  return { symbol: o.symbol, side: o.side === 'buy' ? 0 : 1, orderType: type === 'limit' ? 1 : 0, price, size };
+  return { symbol: o.symbol, side: o.side === 'buy' ? 0 : 1, orderType: type === 'limit' ? 1 : 0, price, size: size18(size) };
 }
 
 /**

@@ -13,12 +13,13 @@ import type { PairParams } from '../../genesis/types';
 import type { Address } from '../../util/bytes';
 import type { ExecContext } from '../context';
 import { badRequest, forbidden, rejected, TxError } from '../errors';
-import type { OrderStatus } from '../events';
+import type { CancelReason, OrderStatus } from '../events';
 import type { OpenOrder, Position } from '../records';
 import { notional, orderLock, settleFill, takerFee } from '../settlement';
 import { requireAgentOrder } from '../agents';
 import { InvariantError } from '../state';
 import type { State } from '../state';
+import type { Price6, Size18, Usdc6 } from '../../util/fixed';
 
 export interface OrderInput {
   owner: Address;
@@ -27,8 +28,8 @@ export interface OrderInput {
   side: 0 | 1;
   orderType: 0 | 1; // 0 Market, 1 Limit
   /** Limit price; for a market order the worst acceptable price, 0n for none. */
-  price: bigint;
-  size: bigint;
+  price: Price6;
+  size: Size18;
   leverage: number;
   /** Signed by the owner's session key: must equal signer ≠ owner (asserted). */
   isAgent: boolean;
@@ -37,10 +38,10 @@ export interface OrderInput {
 export interface OrderOutcome {
   orderId: bigint;
   status: OrderStatus;
-  filled: bigint;
-  remaining: bigint;
+  filled: Size18;
+  remaining: Size18;
   /** Σ notional of the fills (USDC units): the average price is notional × 1e18 / filled. */
-  notional: bigint;
+  notional: Usdc6;
 }
 
 export function pairOrThrow(state: State, pairId: number): PairParams {
@@ -170,7 +171,7 @@ export function placeOrder(ctx: ExecContext, o: OrderInput): OrderOutcome {
 }
 
 /** A maker's side of a fill: its lock pays its opening margin; closing realizes PnL. */
-function settleMaker(ctx: ExecContext, makerId: bigint, price: bigint, size: bigint, makerRemaining: bigint): void {
+function settleMaker(ctx: ExecContext, makerId: bigint, price: Price6, size: Size18, makerRemaining: Size18): void {
   const { state } = ctx;
   const key = String(makerId);
   const order = state.orders.get(key);
@@ -198,7 +199,7 @@ function settleMaker(ctx: ExecContext, makerId: bigint, price: bigint, size: big
 }
 
 /** Removes a resting order from book and state and releases its lock. */
-function removeOrder(ctx: ExecContext, id: bigint, reason: string): OpenOrder {
+function removeOrder(ctx: ExecContext, id: bigint, reason: CancelReason): OpenOrder {
   const { state } = ctx;
   const key = String(id);
   const order = state.orders.get(key)!;
@@ -227,7 +228,7 @@ export function cancelOrder(ctx: ExecContext, owner: Address, id: bigint): OpenO
  * cancel does (event reason `reason`): the first step of an orderbook liquidation
  * (src/state/perps/book-liquidation.ts). Runs at the end of a block; cannot fail.
  */
-export function cancelPairOrders(ctx: ExecContext, owner: Address, pairId: number, reason: string): bigint[] {
+export function cancelPairOrders(ctx: ExecContext, owner: Address, pairId: number, reason: CancelReason): bigint[] {
   const ids = ctx.state.openOrderIds(owner).filter((id) => ctx.state.orders.get(String(id))!.pairId === pairId);
   for (const id of ids) {
     if (!ctx.state.book(pairId).cancel(id)) throw new InvariantError(`order ${id} is in state but not in the book`);

@@ -45,6 +45,7 @@
 import type { Address } from '../../util/bytes';
 import { IdIndex } from './idindex';
 import { SortedLevels } from './levels';
+import type { Price6, Size18, Usdc6 } from '../../util/fixed';
 
 export const BUY = 0;
 export const SELL = 1;
@@ -54,8 +55,8 @@ export interface RestingOrder {
   id: bigint;
   owner: Address;
   side: Side;
-  price: bigint;
-  remaining: bigint;
+  price: Price6;
+  remaining: Size18;
   isAgent: boolean;
 }
 
@@ -64,21 +65,21 @@ export interface Fill {
   maker: Address;
   makerIsAgent: boolean;
   /** The maker's price. */
-  price: bigint;
-  size: bigint;
+  price: Price6;
+  size: Size18;
   /** Maker's remaining size after this fill; 0 = fully filled and removed. */
-  makerRemaining: bigint;
+  makerRemaining: Size18;
 }
 
 /** Treat as read-only: an empty `fills` / `selfTradeCancelled` is a shared frozen array. */
 export interface TakerResult {
   fills: Fill[];
   /** Σ fills[i].size. */
-  filled: bigint;
+  filled: Size18;
   /** Σ floor(fills[i].price × fills[i].size / 1e18). */
-  notional: bigint;
+  notional: Usdc6;
   /** size − filled. For a market order this part is cancelled. */
-  remaining: bigint;
+  remaining: Size18;
   /** True when the unfilled rest now rests on the book (limit orders only). */
   rested: boolean;
   /** Resting orders of the taker's owner removed by self-trade prevention, in walk order. */
@@ -87,19 +88,19 @@ export interface TakerResult {
 
 export interface SimulatedFill {
   makerId: bigint;
-  price: bigint;
-  size: bigint;
+  price: Price6;
+  size: Size18;
 }
 
 export interface SimulationResult {
   fills: SimulatedFill[];
-  filled: bigint;
-  notional: bigint;
+  filled: Size18;
+  notional: Usdc6;
 }
 
 export interface DepthLevel {
-  price: bigint;
-  size: bigint;
+  price: Price6;
+  size: Size18;
   orders: number;
 }
 
@@ -107,8 +108,8 @@ export interface LimitOrderInput {
   id: bigint;
   owner: Address;
   side: Side;
-  price: bigint;
-  size: bigint;
+  price: Price6;
+  size: Size18;
   isAgent: boolean;
 }
 
@@ -116,9 +117,9 @@ export interface MarketOrderInput {
   id: bigint;
   owner: Address;
   side: Side;
-  size: bigint;
+  size: Size18;
   /** Worst acceptable price (buy: highest, sell: lowest); null = no bound. */
-  worstPrice: bigint | null;
+  worstPrice: Price6 | null;
   isAgent: boolean;
 }
 

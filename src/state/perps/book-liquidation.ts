@@ -32,22 +32,23 @@ import type { State } from '../state';
 import { absBig, notional } from './math';
 import { bookLiquidatable, bookUpnl, POOL_BOOK_OWNER } from './book-index';
 import { payFromPool, payToPool } from './pool';
+import type { Price6, Size18, Usdc6 } from '../../util/fixed';
 
 export interface BookLiquidation {
   owner: Address;
   pairId: number;
   /** Signed size taken over by the pool. */
-  size: bigint;
-  price: bigint;
-  margin: bigint;
-  pnl: bigint;
-  fee: bigint;
+  size: Size18;
+  price: Price6;
+  margin: Usdc6;
+  pnl: Usdc6;
+  fee: Usdc6;
   /** USDC to the owner's free balance. */
-  payout: bigint;
+  payout: Usdc6;
   /** Loss beyond margin (−equity when negative). */
-  shortfall: bigint;
-  coveredByOwner: bigint;
-  coveredByPool: bigint;
+  shortfall: Usdc6;
+  coveredByOwner: Usdc6;
+  coveredByPool: Usdc6;
   ordersCancelled: bigint[];
 }
 
@@ -76,7 +77,7 @@ function writePosition(state: State, owner: Address, pairId: number, p: Position
  * rest opens at the price. `debt` is a loss the pool also pays (a liquidated position's
  * shortfall). What its USDC cannot pay stays in the position's cost.
  */
-export function poolTakeOver(state: State, pairId: number, signedSize: bigint, price: bigint, debt: bigint): { realized: bigint; paid: bigint; unpaid: bigint } {
+export function poolTakeOver(state: State, pairId: number, signedSize: Size18, price: Price6, debt: Usdc6): { realized: Usdc6; paid: Usdc6; unpaid: Usdc6 } {
   const held = state.position(POOL_BOOK_OWNER, pairId);
   const dir = signedSize > 0n ? 1n : -1n;
   const qty = absBig(signedSize);
@@ -113,7 +114,7 @@ export function poolTakeOver(state: State, pairId: number, signedSize: bigint, p
 }
 
 /** Liquidates one orderbook position at `price` (the caller confirmed the rule). */
-export function liquidateBookPosition(ctx: ExecContext, owner: Address, pairId: number, price: bigint): BookLiquidation {
+export function liquidateBookPosition(ctx: ExecContext, owner: Address, pairId: number, price: Price6): BookLiquidation {
   const { state, params } = ctx;
   const ordersCancelled = cancelPairOrders(ctx, owner, pairId, 'liquidation');
   const pos = state.position(owner, pairId);

@@ -24,6 +24,7 @@ import { orderRefusal, type OrderFacts } from '../../../machines/agent-mode';
 import type { Address } from '../../util/bytes';
 import type { ExecContext } from '../context';
 import { badRequest, forbidden, rejected, TxError } from '../errors';
+import type { CloseReason } from '../events';
 import { oraclePrice } from '../oracle';
 import { EMPTY_PERP_MARKET, PERP_RECENT_RATES, type PerpMarket, type PerpPosition } from '../records';
 import type { State } from '../state';
@@ -48,6 +49,7 @@ import {
 } from './math';
 import { openInterestCap, payFromPool, payToPool, poolValuation, profitLimit } from './pool';
 import { liquidateBook } from './book-liquidation';
+import type { Price6, Size18, Usdc6 } from '../../util/fixed';
 
 // ---- records --------------------------------------------------------------------------
 
@@ -76,7 +78,7 @@ function nextPositionId(state: State): bigint {
 }
 
 /** The collateral standing behind a position now: margin less the funding it owes. */
-export function collateralOf(state: State, p: PerpPosition): { owed: bigint; collateral: bigint } {
+export function collateralOf(state: State, p: PerpPosition): { owed: Usdc6; collateral: Usdc6 } {
   const owed = fundingOwed(p.size, sideIndex(perpMarket(state, p.pairId), p.isLong), p.fundingIndex);
   return { owed, collateral: p.margin - owed };
 }
@@ -133,7 +135,7 @@ export interface OpenInput {
   isLong: boolean;
   leverage: number;
   /** USDC units. */
-  margin: bigint;
+  margin: Usdc6;
   isAgent: boolean;
 }
 
@@ -194,7 +196,7 @@ function credit(state: State, to: Address, usdc: bigint): void {
 
 // ---- close ----------------------------------------------------------------------------
 
-export type CloseReason = 'close' | 'tp' | 'sl' | 'liquidation' | 'adl';
+export type { CloseReason } from '../events';
 
 /** Prices the indexes hold as numbers: exact below 2^53. */
 const MAX_PRICE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -202,20 +204,20 @@ const MAX_PRICE = BigInt(Number.MAX_SAFE_INTEGER);
 export interface Settled {
   positionId: bigint;
   /** Size closed. */
-  size: bigint;
+  size: Size18;
   full: boolean;
-  pnl: bigint;
+  pnl: Usdc6;
   /** Funding realized (positive: paid by the position). */
-  funding: bigint;
-  fee: bigint;
+  funding: Usdc6;
+  fee: Usdc6;
   /** USDC to the owner's free balance. */
-  payout: bigint;
+  payout: Usdc6;
   /** Loss and funding the margin could not cover (bad debt): ADL recovers it. */
-  shortfall: bigint;
+  shortfall: Usdc6;
   /** Profit kept back by ADL to cover another position's shortfall. */
-  withheld: bigint;
+  withheld: Usdc6;
   /** Profit the pool could not pay (it never goes negative). */
-  haircut: bigint;
+  haircut: Usdc6;
 }
 
 /**
@@ -225,7 +227,7 @@ export interface Settled {
  * the owner. Whatever the margin cannot cover is the returned shortfall. Never throws
  * a TxError: it serves transactions and the end-of-block steps alike.
  */
-export function settlePosition(ctx: ExecContext, pos: PerpPosition, closeSize: bigint, price: bigint, reason: CloseReason, withhold = 0n): Settled {
+export function settlePosition(ctx: ExecContext, pos: PerpPosition, closeSize: Size18, price: Price6, reason: CloseReason, withhold: Usdc6 = 0n): Settled {
   const { state, params } = ctx;
   const pair = state.pairs.get(String(pos.pairId))!;
   const market = perpMarket(state, pos.pairId);
@@ -319,7 +321,7 @@ function ownedPosition(state: State, owner: Address, positionId: bigint): PerpPo
 }
 
 /** A close by its owner (or the owner's session key): at the fresh oracle price; `size` 0 or ≥ the position closes it all. */
-export function closePosition(ctx: ExecContext, owner: Address, positionId: bigint, size: bigint): Settled {
+export function closePosition(ctx: ExecContext, owner: Address, positionId: bigint, size: Size18): Settled {
   const { state, header } = ctx;
   const pos = ownedPosition(state, owner, positionId);
   const op = oraclePrice(state, pos.pairId, header.timestampMs);
@@ -331,7 +333,7 @@ export function closePosition(ctx: ExecContext, owner: Address, positionId: bigi
 }
 
 /** Sets (or with 0, unsets) the position's take-profit and stop-loss prices. */
-export function setTpsl(ctx: ExecContext, owner: Address, positionId: bigint, takeProfit: bigint, stopLoss: bigint): PerpPosition {
+export function setTpsl(ctx: ExecContext, owner: Address, positionId: bigint, takeProfit: Price6, stopLoss: Price6): PerpPosition {
   const { state } = ctx;
   const pos = ownedPosition(state, owner, positionId);
   if (takeProfit > MAX_PRICE || stopLoss > MAX_PRICE) throw badRequest('INVALID_TPSL', `takeProfit, stopLoss: at most ${MAX_PRICE} (×1e-6)`);
@@ -371,7 +373,7 @@ function rankInProfit(state: State, ids: Iterable<number>, price: bigint): Ranke
  * much less). Nobody without an opposing open position pays anything. Returns what was
  * recovered.
  */
-export function coverShortfall(ctx: ExecContext, pairId: number, lossWasLong: boolean, shortfall: bigint, price: bigint): bigint {
+export function coverShortfall(ctx: ExecContext, pairId: number, lossWasLong: boolean, shortfall: Usdc6, price: Price6): Usdc6 {
   const { state } = ctx;
   const m = state.perp.market(pairId);
   const ranked = rankInProfit(state, (lossWasLong ? m.short : m.long).ids, price);
@@ -541,7 +543,7 @@ const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const toKey = (v: bigint) => Number(v > SAFE ? SAFE : v < -SAFE ? -SAFE : v);
 
 /** Candidates of a market's liquidation scan: the index entries the price reaches, ascending id. */
-export function liquidationCandidates(state: State, pairId: number, price: bigint): number[] {
+export function liquidationCandidates(state: State, pairId: number, price: Price6): number[] {
   const m = state.perp.markets.get(pairId);
   if (!m) return [];
   const mm = maintenanceBps(state, pairId);

@@ -6,7 +6,7 @@
  * billion (ppb); funding indices ×FUNDING_SCALE per 1e18 units of size. Every division
  * rounds in a stated direction, so every validator computes the same figures.
  */
-import { SIZE_ONE } from '../settlement';
+import { SIZE_ONE, type Price6, type Size18, type Usdc6 } from '../../util/fixed';
 
 export const BPS = 10_000n;
 export const PPB = 1_000_000_000n;
@@ -15,7 +15,7 @@ export const FUNDING_SCALE = 10n ** 30n;
 /** 8 hours: the period the spec's interest rate and clamp are quoted for. */
 export const FUNDING_PERIOD_MS = 8n * 3_600_000n;
 /** Smallest margin of a perp open, USDC units (1 USDC). */
-export const MIN_PERP_MARGIN = 1_000_000n;
+export const MIN_PERP_MARGIN: Usdc6 = 1_000_000n;
 
 /** ⌊a / b⌋ for b > 0 and any sign of a. */
 export function floorDiv(a: bigint, b: bigint): bigint {
@@ -32,52 +32,52 @@ export function absBig(v: bigint): bigint {
 }
 
 /** USDC units of price × size: ⌊price × size / 1e18⌋. */
-export function notional(price: bigint, size: bigint): bigint {
+export function notional(price: Price6, size: Size18): Usdc6 {
   return (price * size) / SIZE_ONE;
 }
 
 /** Size opened by `margin` at `leverage` and `price`: ⌊margin × leverage × 1e18 / price⌋. */
-export function openSize(margin: bigint, leverage: number, price: bigint): bigint {
+export function openSize(margin: Usdc6, leverage: number, price: Price6): Size18 {
   return (margin * BigInt(leverage) * SIZE_ONE) / price;
 }
 
 /** Taker fee: ⌈notional × bps / 10,000⌉. */
-export function perpFee(notionalUsdc: bigint, feeBps: number): bigint {
+export function perpFee(notionalUsdc: Usdc6, feeBps: number): Usdc6 {
   return ceilDiv(notionalUsdc * BigInt(feeBps), BPS);
 }
 
 /** Unrealized PnL at `price` (positive: the trader gains, the pool loses). */
-export function upnl(isLong: boolean, entryPrice: bigint, size: bigint, price: bigint): bigint {
+export function upnl(isLong: boolean, entryPrice: Price6, size: Size18, price: Price6): Usdc6 {
   const entry = notional(entryPrice, size);
   const now = notional(price, size);
   return isLong ? now - entry : entry - now;
 }
 
 /** Funding the position owes since it last realized (negative: it is owed), rounded up. */
-export function fundingOwed(size: bigint, indexNow: bigint, indexAt: bigint): bigint {
+export function fundingOwed(size: Size18, indexNow: bigint, indexAt: bigint): Usdc6 {
   return ceilDiv(size * (indexNow - indexAt), FUNDING_SCALE);
 }
 
 /** Maintenance margin: ⌊notional at the mark × maintenanceMarginBps / 10,000⌋. */
-export function maintenanceMargin(price: bigint, size: bigint, mmBps: number): bigint {
+export function maintenanceMargin(price: Price6, size: Size18, mmBps: number): Usdc6 {
   return (notional(price, size) * BigInt(mmBps)) / BPS;
 }
 
 export interface PositionTerms {
   isLong: boolean;
-  entryPrice: bigint;
-  size: bigint;
+  entryPrice: Price6;
+  size: Size18;
   /** Margin less funding owed: what stands behind the position. */
-  collateral: bigint;
+  collateral: Usdc6;
 }
 
 /** Equity at `price`: collateral + unrealized PnL. */
-export function equity(t: PositionTerms, price: bigint): bigint {
+export function equity(t: PositionTerms, price: Price6): Usdc6 {
   return t.collateral + upnl(t.isLong, t.entryPrice, t.size, price);
 }
 
 /** The liquidation rule: equity below maintenance at the oracle price. */
-export function liquidatable(t: PositionTerms, price: bigint, mmBps: number): boolean {
+export function liquidatable(t: PositionTerms, price: Price6, mmBps: number): boolean {
   return equity(t, price) < maintenanceMargin(price, t.size, mmBps);
 }
 
@@ -88,7 +88,7 @@ export function liquidatable(t: PositionTerms, price: bigint, mmBps: number): bo
  * iff price ≥ it. Found by bisection around the closed form
  *   long  (N − collateral) / (size × (1 − mm)),   short (N + collateral) / (size × (1 + mm)).
  */
-export function liquidationPrice(t: PositionTerms, mmBps: number): bigint {
+export function liquidationPrice(t: PositionTerms, mmBps: number): Price6 {
   if (t.size <= 0n) return 0n;
   const pred = (p: bigint) => liquidatable(t, p, mmBps);
   const N = notional(t.entryPrice, t.size);
@@ -157,7 +157,7 @@ export function shortShift(index: bigint, mmBps: number): bigint {
 }
 
 /** Index key of a position: its liquidation price at funding index 0, widened by the slack. */
-export function liquidationKey(p: { isLong: boolean; entryPrice: bigint; size: bigint; margin: bigint; fundingIndex: bigint }, mmBps: number): number {
+export function liquidationKey(p: { isLong: boolean; entryPrice: Price6; size: Size18; margin: Usdc6; fundingIndex: bigint }, mmBps: number): number {
   const collateral = p.margin - fundingOwed(p.size, 0n, p.fundingIndex);
   const base = liquidationPrice({ isLong: p.isLong, entryPrice: p.entryPrice, size: p.size, collateral }, mmBps);
   const mm = BigInt(mmBps);
@@ -205,7 +205,7 @@ export function fundingRate(avgPremiumPpb: bigint, intervalMs: number, p: Fundin
 }
 
 /** Premium of the book's mid over the oracle price, ppb, truncated toward zero. */
-export function premiumPpb(mid: bigint, oracle: bigint): bigint {
+export function premiumPpb(mid: Price6, oracle: Price6): bigint {
   return ((mid - oracle) * PPB) / oracle;
 }
 
@@ -216,7 +216,7 @@ export function premiumPpb(mid: bigint, oracle: bigint): bigint {
  * ⌈T × SCALE / payerSize⌉, the receivers' falls by ⌊T × SCALE / receiverSize⌋, so
  * payers never pay less and receivers never get more than T (dust stays in the pot).
  */
-export function fundingSettlement(ratePpb: bigint, price: bigint, longSize: bigint, shortSize: bigint): { amount: bigint; longStep: bigint; shortStep: bigint } {
+export function fundingSettlement(ratePpb: bigint, price: Price6, longSize: Size18, shortSize: Size18): { amount: Usdc6; longStep: bigint; shortStep: bigint } {
   if (ratePpb === 0n || longSize === 0n || shortSize === 0n) return { amount: 0n, longStep: 0n, shortStep: 0n };
   const smaller = longSize < shortSize ? longSize : shortSize;
   const amount = (notional(price, smaller) * absBig(ratePpb)) / PPB;
@@ -232,7 +232,7 @@ export function fundingSettlement(ratePpb: bigint, price: bigint, longSize: bigi
 // ---- ADL ranking ---------------------------------------------------------------------
 
 /** ADL score: PnL ratio × leverage, in ppm: upnl × leverage × 1e6 / margin (0 when not in profit). */
-export function adlScore(upnlUsdc: bigint, leverage: number, margin: bigint): bigint {
+export function adlScore(upnlUsdc: Usdc6, leverage: number, margin: Usdc6): bigint {
   if (upnlUsdc <= 0n || margin <= 0n) return 0n;
   return (upnlUsdc * BigInt(leverage) * 1_000_000n) / margin;
 }
@@ -247,14 +247,14 @@ export function compareAdl(a: { score: bigint; upnl: bigint; id: bigint }, b: { 
 // ---- pool shares ---------------------------------------------------------------------
 
 /** Shares minted for a deposit: amount × totalShares / poolValue (⌊⌋); 1:1 for an empty pool. */
-export function sharesForDeposit(amount: bigint, totalShares: bigint, poolValue: bigint): bigint {
+export function sharesForDeposit(amount: Usdc6, totalShares: bigint, poolValue: Usdc6): bigint {
   if (totalShares === 0n) return amount;
   if (poolValue <= 0n) return 0n;
   return (amount * totalShares) / poolValue;
 }
 
 /** USDC for burning shares: shares × poolValue / totalShares (⌊⌋). */
-export function usdcForShares(shares: bigint, totalShares: bigint, poolValue: bigint): bigint {
+export function usdcForShares(shares: bigint, totalShares: bigint, poolValue: Usdc6): Usdc6 {
   if (totalShares === 0n || poolValue <= 0n) return 0n;
   return (shares * poolValue) / totalShares;
 }

@@ -20,16 +20,17 @@ import type { PoolRecord } from '../records';
 import type { State } from '../state';
 import { BPS, notional, sharesForDeposit, usdcForShares } from './math';
 import { bookUpnl } from './book-index';
+import type { Price6, Size18, Usdc6 } from '../../util/fixed';
 
 export interface MarketMark {
   pairId: number;
   /** Oracle price ×1e6 (the last median, fresh or not). */
-  price: bigint;
+  price: Price6;
   fresh: boolean;
-  longUpnl: bigint;
-  shortUpnl: bigint;
+  longUpnl: Usdc6;
+  shortUpnl: Usdc6;
   /** notional(price, long size + short size). */
-  openInterest: bigint;
+  openInterest: Usdc6;
   positions: number;
 }
 
@@ -60,13 +61,13 @@ export function marketMarks(state: State, nowMs: number): MarketMark[] {
 /** An orderbook position the pool holds (taken over in a liquidation), marked at the oracle price. */
 export interface BookMark {
   pairId: number;
-  price: bigint;
+  price: Price6;
   fresh: boolean;
   /** Signed size and cost of the pool's position. */
-  size: bigint;
-  cost: bigint;
+  size: Size18;
+  cost: Usdc6;
   /** The pool's unrealized PnL on it (positive: the pool gains). */
-  upnl: bigint;
+  upnl: Usdc6;
 }
 
 /** The pool's orderbook positions, ascending pair id, marked at the oracle price (entry when none: PnL 0). */
@@ -82,15 +83,15 @@ export function bookMarks(state: State, nowMs: number): BookMark[] {
 }
 
 export interface PoolValuation {
-  usdc: bigint;
+  usdc: Usdc6;
   totalShares: bigint;
   /** Traders' net unrealized PnL against the pool. */
-  traderPnl: bigint;
+  traderPnl: Usdc6;
   /** Traders' unrealized profit: Σ over market sides of max(side PnL, 0): what the pool would pay if the winning sides closed now. */
-  traderProfit: bigint;
+  traderProfit: Usdc6;
   /** The pool's unrealized PnL on the orderbook positions it holds (in realPoolValue). */
-  bookUpnl: bigint;
-  realPoolValue: bigint;
+  bookUpnl: Usdc6;
+  realPoolValue: Usdc6;
   /** Some market with open positions (perp, or the pool's orderbook ones) has no fresh oracle price. */
   stale: boolean;
   marks: MarketMark[];
@@ -119,12 +120,12 @@ export function poolValuation(state: State, nowMs: number): PoolValuation {
 }
 
 /** The open-interest cap of a market: openInterestCapBps of the pool's value (0 when the value is not positive). */
-export function openInterestCap(capBps: number, realPoolValue: bigint): bigint {
+export function openInterestCap(capBps: number, realPoolValue: Usdc6): Usdc6 {
   return realPoolValue > 0n ? (realPoolValue * BigInt(capBps)) / BPS : 0n;
 }
 
 /** ADL threshold: traders' profit may reach adlPoolPnlThresholdBps of the pool's USDC. */
-export function profitLimit(thresholdBps: number, poolUsdc: bigint): bigint {
+export function profitLimit(thresholdBps: number, poolUsdc: Usdc6): Usdc6 {
   return poolUsdc > 0n ? (poolUsdc * BigInt(thresholdBps)) / BPS : 0n;
 }
 
@@ -134,7 +135,7 @@ export function setPool(state: State, p: PoolRecord): void {
 }
 
 /** Pays out of the pool at most what it holds; returns what was paid. */
-export function payFromPool(state: State, wanted: bigint): bigint {
+export function payFromPool(state: State, wanted: Usdc6): Usdc6 {
   if (wanted <= 0n) return 0n;
   const pool = state.poolRecord();
   const paid = wanted < pool.usdc ? wanted : pool.usdc;
@@ -142,7 +143,7 @@ export function payFromPool(state: State, wanted: bigint): bigint {
   return paid;
 }
 
-export function payToPool(state: State, amount: bigint): void {
+export function payToPool(state: State, amount: Usdc6): void {
   if (amount <= 0n) return;
   const pool = state.poolRecord();
   setPool(state, { ...pool, usdc: pool.usdc + amount });
@@ -157,7 +158,7 @@ function requireFreshMarks(v: PoolValuation, what: string): void {
   }
 }
 
-export function poolDeposit(ctx: ExecContext, owner: Address, amount: bigint): { shares: bigint; value: bigint; unlockMs: number } {
+export function poolDeposit(ctx: ExecContext, owner: Address, amount: Usdc6): { shares: bigint; value: Usdc6; unlockMs: number } {
   const { state, params, header } = ctx;
   if (amount <= 0n) throw badRequest('INVALID_AMOUNT', 'amount: must be positive');
   const v = poolValuation(state, header.timestampMs);
@@ -177,7 +178,7 @@ export function poolDeposit(ctx: ExecContext, owner: Address, amount: bigint): {
   return { shares, value: v.realPoolValue, unlockMs };
 }
 
-export function poolWithdraw(ctx: ExecContext, owner: Address, shares: bigint): { amount: bigint } {
+export function poolWithdraw(ctx: ExecContext, owner: Address, shares: bigint): { amount: Usdc6 } {
   const { state, params, header } = ctx;
   if (shares <= 0n) throw badRequest('INVALID_SHARES', 'shares: must be positive');
   const held = state.poolShares.get(owner);
