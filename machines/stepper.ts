@@ -69,7 +69,9 @@ export function compileFlatStepper<V extends string, C extends object, E extends
     const byEvent = new Map<string, Compiled<C, E>[]>();
     for (const [eventType, raw] of Object.entries(node.on ?? {})) {
       const list: Compiled<C, E>[] = [];
-      for (const t of listOf(raw as object | readonly object[])) {
+      for (const raw1 of listOf(raw as string | object | readonly (string | object)[])) {
+        // `EVENT: 'target'` is shorthand for `{ target }`.
+        const t = typeof raw1 === 'string' ? { target: raw1 } : raw1;
         const { guard, target, actions, reenter, ...rest } = t as { guard?: unknown; target?: unknown; actions?: unknown; reenter?: unknown };
         if (Object.keys(rest).length > 0) fail(`${name} ${eventType}: transition keys ${Object.keys(rest).join(', ')}`);
         if (reenter !== undefined && typeof reenter !== 'boolean') fail(`${name} ${eventType}: reenter`);
