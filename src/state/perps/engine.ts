@@ -24,7 +24,7 @@
  */
 import { openRefusal, closesAll, tpslRefusal, tpslTrigger, type OpenFacts } from '../../../machines/position';
 import { agentRefusalMessage } from '../agents';
-import { orderRefusal, type OrderFacts } from '../../../machines/agent-mode';
+import { orderRefusal, ordersAllowedWithoutFacts, type OrderFacts } from '../../../machines/agent-mode';
 import type { Address } from '../../util/bytes';
 import type { ExecContext } from '../context';
 import { badRequest, forbidden, rejected, TxError } from '../errors';
@@ -117,7 +117,7 @@ export function positionView(state: State, p: PerpPosition, nowMs: number) {
  */
 function requirePerpAgent(state: State, owner: Address, pairId: number, isLong: boolean, leverage: number, margin: bigint, size: bigint): void {
   const rec = state.agents.get(owner);
-  if (rec === undefined || (rec.mode === 'active' && rec.caps === null)) return;
+  if (rec === undefined || ordersAllowedWithoutFacts(rec.mode, rec.caps)) return;
   let held = 0n;
   for (const id of state.perp.ownerIds(owner)) {
     const p = state.perpPositions.get(String(id))!;
