@@ -51,6 +51,7 @@ import {
   type Vote,
   type VoteType,
 } from './messages';
+import { NEXT_HEIGHT_BUFFER_MSGS, ROUNDS_AHEAD_MAX, SETTLE_STEPS_MAX } from './limits';
 import { timeoutDelayMs, type TimeoutConfig } from './params';
 import { DoubleSignError, type PrivValidator } from './privval';
 import type { SignatureVerifier } from './signer';
@@ -95,7 +96,8 @@ export interface ConsensusLimits {
   maxFutureMessages: number;
 }
 
-export const DEFAULT_LIMITS: ConsensusLimits = Object.freeze({ maxRoundsAhead: 1_000, maxFutureMessages: 512 });
+/** The bounds of src/consensus/limits.ts (their prices and relations are there). */
+export const DEFAULT_LIMITS: ConsensusLimits = Object.freeze({ maxRoundsAhead: ROUNDS_AHEAD_MAX, maxFutureMessages: NEXT_HEIGHT_BUFFER_MSGS });
 
 export interface ConsensusCoreOptions {
   chainId: number;
@@ -201,7 +203,7 @@ class HeightState {
 
 const DEFAULT_SEED = new Uint8Array(32);
 /** Each accepted machine event makes progress; a height needs far fewer than this. */
-const MAX_SETTLE_STEPS = 256;
+const MAX_SETTLE_STEPS = SETTLE_STEPS_MAX;
 
 export class ConsensusCore {
   readonly chainId: number;
