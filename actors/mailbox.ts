@@ -5,6 +5,8 @@
  * a slow consumer.
  */
 
+import type { Inbox } from './inbox';
+
 export type DropPolicy = 'drop-newest' | 'drop-oldest';
 
 export interface MailboxOptions<M> {
@@ -23,7 +25,7 @@ interface Waiter<M> {
   onAbort: (() => void) | undefined;
 }
 
-export class Mailbox<M> {
+export class Mailbox<M> implements Inbox<M> {
   readonly capacity: number;
   readonly policy: DropPolicy;
   private readonly onDrop: ((msg: M) => void) | undefined;
