@@ -17,8 +17,8 @@ const IO_PACKAGES = ['fastify', '@fastify/[^/]+', 'libp2p', '@libp2p/[^/]+', '@c
 /** A package by name, resolved into node_modules or left unresolved. */
 const ioPackage = `(^|/)node_modules/(${IO_PACKAGES.join('|')})(/|$)|^(${IO_PACKAGES.join('|')})$`;
 const PURE_CORE = '^(src/(state|codec|crypto)|machines)/';
-/** An actor's leaf module (its messages) and the generic actor runtime they may name (Reply). */
-const ACTOR_LEAVES = '^actors/([^/]+/messages\\.ts|actor\\.ts|mailbox\\.ts)$';
+/** An actor's leaf module (its messages) and the generic actor runtime they may name (Reply, LaneStats). */
+const ACTOR_LEAVES = '^actors/([^/]+/messages\\.ts|actor\\.ts|mailbox\\.ts|inbox\\.ts)$';
 
 module.exports = {
   forbidden: [

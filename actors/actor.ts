@@ -20,6 +20,7 @@ import {
   type RestartLimit,
 } from '../machines/actor-lifecycle';
 import type { Logger } from '../src/util/log';
+import type { Inbox, LaneStats } from './inbox';
 import { Mailbox, type DropPolicy } from './mailbox';
 
 export interface ActorContext {
@@ -58,10 +59,16 @@ export interface ActorStats {
   lastError: string | undefined;
 }
 
-export interface SupervisedActorOptions {
-  capacity: number;
+export interface SupervisedActorOptions<M = never> {
+  /** Messages the one-lane mailbox holds (actors/limits.ts names each actor's); give this or `inbox`. */
+  capacity?: number;
   /** Default 'drop-newest'. */
   dropPolicy?: DropPolicy;
+  /**
+   * Builds the actor's own queue instead of the one-lane mailbox (e.g. a LanedInbox,
+   * one bounded lane per message kind); `onEvict` fails the ask of an evicted message.
+   */
+  inbox?: (onEvict: (msg: M) => void) => Inbox<M>;
   /**
    * Restart delay; default { initialMs: 100, maxMs: 30_000 }. An instance that ran
    * resetAfterMs (default maxMs) before failing resets the exponential streak.
@@ -126,7 +133,7 @@ export class SupervisedActor<M> {
   readonly name: string;
   private readonly factory: () => ActorBehavior<M>;
   private readonly log: Logger;
-  private readonly mailbox: Mailbox<M>;
+  private readonly mailbox: Inbox<M>;
   private readonly lifecycle: Actor<typeof actorLifecycleMachine>;
   private readonly backoff: BackoffOptions;
   private readonly onGiveUp: ((err: unknown) => void) | undefined;
@@ -147,7 +154,7 @@ export class SupervisedActor<M> {
   /** Sent while not accepting, or discarded from the mailbox at stop / give-up. */
   private lostCount = 0;
 
-  constructor(name: string, factory: () => ActorBehavior<M>, opts: SupervisedActorOptions) {
+  constructor(name: string, factory: () => ActorBehavior<M>, opts: SupervisedActorOptions<M>) {
     if (name.length === 0) throw new RangeError('actor name must not be empty');
     validateOptions(opts);
     this.name = name;
@@ -159,16 +166,13 @@ export class SupervisedActor<M> {
     this.now = opts.now ?? (() => performance.now());
     this.yieldEvery = opts.yieldEvery ?? YIELD_EVERY_DEFAULT;
     const policy = opts.dropPolicy ?? 'drop-newest';
-    this.mailbox = new Mailbox<M>({
-      capacity: opts.capacity,
-      policy,
-      // Under drop-newest the refused message's sender learns it from send(); an
-      // evicted message's asker would otherwise wait for its timeout.
-      onDrop:
-        policy === 'drop-oldest'
-          ? (msg) => this.failAsk(msg, new ActorError('MESSAGE_DROPPED', `actor ${name}: mailbox full, oldest message evicted`))
-          : undefined,
-    });
+    // Under drop-newest the refused message's sender learns it from send(); an
+    // evicted message's asker would otherwise wait for its timeout.
+    const onEvict = (msg: M) => this.failAsk(msg, new ActorError('MESSAGE_DROPPED', `actor ${name}: mailbox full, message evicted`));
+    this.mailbox =
+      opts.inbox !== undefined
+        ? opts.inbox(onEvict)
+        : new Mailbox<M>({ capacity: opts.capacity as number, policy, onDrop: policy === 'drop-oldest' ? onEvict : undefined });
     this.lifecycle = createActor(actorLifecycleMachine, {
       input: { maxRestarts: opts.maxRestarts, resetAfterMs: opts.backoff?.resetAfterMs ?? this.backoff.maxMs },
     });
@@ -199,6 +203,11 @@ export class SupervisedActor<M> {
       status: this.state(),
       lastError: context.lastError,
     };
+  }
+
+  /** Per-lane counters when the actor's inbox has lanes (LanedInbox), else undefined. */
+  lanes(): Record<string, LaneStats> | undefined {
+    return this.mailbox.lanes?.();
   }
 
   /** The lifecycle snapshot (state and context), e.g. for a /status endpoint. */
@@ -490,8 +499,14 @@ export class SupervisedActor<M> {
   }
 }
 
-function validateOptions(opts: SupervisedActorOptions): void {
+function validateOptions<M>(opts: SupervisedActorOptions<M>): void {
   const { backoff, maxRestarts } = opts;
+  if ((opts.capacity === undefined) === (opts.inbox === undefined)) {
+    throw new RangeError('an actor needs either a mailbox capacity or an inbox, not both');
+  }
+  if (opts.inbox !== undefined && opts.dropPolicy !== undefined) {
+    throw new RangeError('dropPolicy is for the one-lane mailbox; an inbox sets its own policies');
+  }
   if (backoff !== undefined) {
     if (!(backoff.initialMs >= 0) || !(backoff.maxMs >= backoff.initialMs)) {
       throw new RangeError(`backoff needs 0 <= initialMs <= maxMs, got ${JSON.stringify(backoff)}`);

@@ -23,6 +23,10 @@ interface Waiter<M> {
   onAbort: (() => void) | undefined;
 }
 
+/**
+ * It is an Inbox (actors/inbox.ts) by its shape: SupervisedActor holds it as one, which
+ * checks it; not named here, so that inbox.ts, which builds on Mailbox, is imported one way.
+ */
 export class Mailbox<M> {
   readonly capacity: number;
   readonly policy: DropPolicy;

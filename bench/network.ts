@@ -21,7 +21,7 @@ import { Pool } from 'undici';
 import { closedLoop, openLoop, signedBatchBodies, signedOrderBodies } from './load';
 import { LocalNetwork } from '../test/helpers/network';
 
-const quantile = (xs: number[], p: number) => {
+export const quantile = (xs: number[], p: number): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(s.length * p))];
 };
@@ -33,7 +33,8 @@ const OPEN_LOOP_SECONDS = 10;
 /** A batch answers 200 with each order's outcome: an order refused inside it is not final. */
 const rejectedInBatch = (body: string) => (JSON.parse(body).data.orders as { status: string }[]).filter((o) => o.status === 'rejected').length;
 
-function procStat(pid: number): { cpuMs: number; rssMiB: number; peakRssMiB: number } {
+/** CPU time and resident memory of process `pid`, from /proc (Linux). */
+export function procStat(pid: number): { cpuMs: number; rssMiB: number; peakRssMiB: number } {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (k: string) => Number(status.match(new RegExp(`${k}:\\s+(\\d+)`))?.[1] ?? 0);

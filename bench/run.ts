@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- <suite>...]`: prints each figure with the conditions it was
- * measured under. Suites: crypto, chain, orderbook, rest, rpc, caps, network, p2p, perp, replica, privval (default: all).
+ * measured under. Suites: crypto, chain, orderbook, rest, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors (default: all).
  */
 import os from 'node:os';
 import { benchCaps } from './caps';
@@ -11,6 +11,8 @@ import { benchPerps } from './perps';
 import { benchRestOrders } from './rest-orders';
 import { benchRpc } from './rpc';
 import { benchNetwork } from './network';
+import { benchClaimAhead } from './claim-ahead';
+import { benchActors } from './actors';
 import { benchP2p } from './p2p';
 import { benchReplica } from './replica';
 import { benchPrivval } from './privval';
@@ -23,10 +25,12 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   caps: () => benchCaps(),
   rpc: () => benchRpc(),
   network: () => benchNetwork(),
+  'claim-ahead': () => benchClaimAhead(),
   p2p: () => benchP2p(),
   perp: () => benchPerps(),
   replica: () => benchReplica(),
   privval: () => benchPrivval(),
+  actors: () => benchActors(),
 };
 
 async function main() {

@@ -17,10 +17,12 @@
  *
  * Pure: no clock, no I/O. Execution (src/state/ops/sessions.ts) stores the snapshot's
  * value and context (TableId.Agent) and applies SET_MODE and SET_CAPS with the pure
- * `transition()`. For speed, an order does not run a transition: placeOrder calls
- * `orderRefusal`, built from the very functions this machine's guards are
- * (`capsRefusal`, `reduceOnlyRefusal`) and dispatching per mode exactly as the states
- * do; a property test checks `snapshot.can(ORDER)` equals `orderRefusal(...) === null`.
+ * `transition()`. For speed, an order does not run a transition (ORDER never changes
+ * the state): placeOrder and perp opens call `orderRefusal`, which reads each mode's
+ * ORDER transition from this machine's drawing at load (ORDER_GUARDS: which guards, in
+ * which order) and runs the very functions those guards are (`capsRefusal`,
+ * `reduceOnlyRefusal`); a property test checks `snapshot.can(ORDER)` equals
+ * `orderRefusal(...) === null`.
  */
 import { and, assertEvent, assign, setup } from 'xstate';
 
@@ -90,18 +92,6 @@ export function reduceOnlyRefusal(o: Pick<OrderFacts, 'positionBefore' | 'positi
   return sameSideOrClosed && absBig(after) < absBig(before) ? null : 'AGENT_REDUCE_ONLY';
 }
 
-/** The machine's ORDER handling as one function of the stored value and context (hot path). */
-export function orderRefusal(mode: AgentModeName, caps: AgentCaps | null, o: OrderFacts): AgentRefusal | null {
-  switch (mode) {
-    case 'off':
-      return 'AGENT_MODE_OFF';
-    case 'reduceOnly':
-      return reduceOnlyRefusal(o) ?? capsRefusal(caps, o);
-    case 'active':
-      return capsRefusal(caps, o);
-  }
-}
-
 const setModeTransitions = [
   { guard: { type: 'modeIs', params: { mode: 0 } }, target: 'off' },
   { guard: { type: 'modeIs', params: { mode: 1 } }, target: 'reduceOnly' },
@@ -169,4 +159,72 @@ export const agentModeMachine = setup({
 });
 
 export type AgentModeMachine = typeof agentModeMachine;
+
+// ---- ORDER, asked of the drawing (hot path) -------------------------------------------
+
+type OrderGuardName = 'withinCaps' | 'reducesWithoutFlip';
+
+/** The refusal each ORDER guard of the machine stands for (null: the guard passes). */
+const ORDER_GUARD_REFUSALS: Readonly<Record<OrderGuardName, (caps: AgentCaps | null, o: OrderFacts) => AgentRefusal | null>> = {
+  withinCaps: capsRefusal,
+  reducesWithoutFlip: (_caps, o) => reduceOnlyRefusal(o),
+};
+
+/**
+ * Per mode, the guards of its ORDER transition in drawn order, read from the machine's
+ * drawing at load (null: the mode has no ORDER transition, every order is refused). An
+ * ORDER transition must stay in its mode, with one guard or an `and` of guards named in
+ * ORDER_GUARD_REFUSALS; anything else throws here, so the drawing cannot move where
+ * `orderRefusal` does not follow.
+ */
+export const ORDER_GUARDS: Readonly<Record<AgentModeName, readonly OrderGuardName[] | null>> = (() => {
+  const regions = agentModeMachine.config.states as Record<string, { states?: Record<string, { on?: Record<string, unknown> }> }>;
+  const out = {} as Record<AgentModeName, readonly OrderGuardName[] | null>;
+  for (const mode of AGENT_MODES) {
+    const t = regions.mode.states?.[mode]?.on?.ORDER as { guard?: unknown; target?: unknown } | undefined;
+    if (t === undefined) {
+      out[mode] = null;
+      continue;
+    }
+    if (Array.isArray(t) || t.target !== mode) throw new Error(`agent-mode machine: ORDER in ${mode} must be one transition back to ${mode}`);
+    const g = t.guard;
+    const names = typeof g === 'string' ? [g] : typeof g === 'function' && Array.isArray((g as { guards?: unknown }).guards) ? (g as unknown as { guards: unknown[] }).guards : undefined;
+    if (names === undefined || !names.every((n): n is OrderGuardName => typeof n === 'string' && n in ORDER_GUARD_REFUSALS)) {
+      throw new Error(`agent-mode machine: the ORDER guard of ${mode} is not a named guard or an and() of named guards orderRefusal knows`);
+    }
+    out[mode] = names;
+  }
+  return out;
+})();
+
+/**
+ * The machine's ORDER in `mode` with `caps`, as one function of the stored value and
+ * context (per order, no transition): refused in a mode without an ORDER transition,
+ * else the refusal of the first of its guards (in drawn order) that fails, null when
+ * all pass. test/machines/agent-mode.test.ts checks it against `snapshot.can(ORDER)`.
+ */
+export function orderRefusal(mode: AgentModeName, caps: AgentCaps | null, o: OrderFacts): AgentRefusal | null {
+  const guards = ORDER_GUARDS[mode];
+  if (guards === null) return 'AGENT_MODE_OFF';
+  for (const g of guards) {
+    const refusal = ORDER_GUARD_REFUSALS[g](caps, o);
+    if (refusal !== null) return refusal;
+  }
+  return null;
+}
+
+/**
+ * Whether the machine takes every order in `mode` with `caps`, whatever the order: its
+ * ORDER guards are only `withinCaps` and no caps are set (the machine's initial state:
+ * a session key trades freely). Lets execution skip building the order's facts.
+ */
+export function ordersAllowedWithoutFacts(mode: AgentModeName, caps: AgentCaps | null): boolean {
+  const guards = ORDER_GUARDS[mode];
+  return guards !== null && caps === null && guards.every((g) => g === 'withinCaps');
+}
+
+/** Whether the order's margin is read (only `withinCaps` reads it, and only with caps set). */
+export function orderNeedsMargin(mode: AgentModeName, caps: AgentCaps | null): boolean {
+  return caps !== null && (ORDER_GUARDS[mode]?.includes('withinCaps') ?? false);
+}
 export type AgentStateValue = { mode: AgentModeName; caps: CapsStateName };

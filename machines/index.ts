@@ -1,8 +1,17 @@
 /**
- * Every XState machine of the node, by name: the auditors' view. Each entry can be
- * drawn (xstate/graph `toDirectedGraph`) and each live actor reports which state of
- * its machine it is in. Add one line per machine.
+ * Every XState machine of the node, by name, and what each one is to execution: the
+ * auditors' view. Each entry can be drawn (xstate/graph `toDirectedGraph`), says which
+ * file executes it and how, and names the test that shows the drawing and the execution
+ * agree (or, for a machine that does not execute yet, why not and what will). A machine
+ * is the executed truth: execution asks it what an event does in a state, through the
+ * machine itself, a stepper compiled from it (machines/stepper.ts), or its drawing read
+ * at load, never through an if-chain that mirrors it.
+ *
+ * test/machines/index.test.ts fails when a file of machines/ defines a machine that is
+ * not listed in MACHINE_ROLES, when a listed file does not exist or does not import its
+ * machine, or when the list and `machines` disagree. Add one entry per machine.
  */
+import type { AnyStateMachine } from 'xstate';
 import { actorLifecycleMachine } from './actor-lifecycle';
 import { consensusRoundMachine } from './consensus-round';
 import { sessionMachine } from './session';
@@ -18,3 +27,81 @@ export const machines = {
 } as const;
 
 export type MachineName = keyof typeof machines;
+
+export interface MachineRole {
+  id: MachineName;
+  machine: AnyStateMachine;
+  /** The file in machines/ that defines it. */
+  file: string;
+  /** How execution uses it (or why it does not execute yet, and what will). */
+  role: string;
+  /** Files that execute it: they import the machine file and step or run it. Empty: not executed yet. */
+  executedBy: readonly string[];
+  /** Tests showing that the drawing and the execution agree. */
+  agreementTest: readonly string[];
+}
+
+export const MACHINE_ROLES: readonly MachineRole[] = [
+  {
+    id: 'actor-lifecycle',
+    machine: actorLifecycleMachine,
+    file: 'machines/actor-lifecycle.ts',
+    role:
+      "The SupervisedActor's lifecycle is this machine run as an xstate actor (createActor): every step of the runtime " +
+      '(START, STARTED, FAIL, STOPPED, RETRY, STOP) is an event the machine must accept, the actor does what the state ' +
+      'it enters asks (build the behaviour in starting, handle messages in running, wait backoffDelayMs in backoff, ' +
+      "give up in gaveUp), and actor.status is the machine's state value.",
+    executedBy: ['actors/actor.ts'],
+    agreementTest: ['test/machines/actor-lifecycle.test.ts', 'test/actors/actor.test.ts'],
+  },
+  {
+    id: 'consensus-round',
+    machine: consensusRoundMachine,
+    file: 'machines/consensus-round.ts',
+    role:
+      'Stepped by the consensus core for every fact it counts (proposal, +2/3 prevotes or precommits, timeouts, new ' +
+      "round, commit done) through createRoundStepper, the machine's own transition with an inert scope; the core " +
+      'executes only the effects the step returns (propose, prevote, precommit, decide, scheduleTimeout, rebroadcast, ' +
+      'requestBlock), so it never signs a vote the machine did not ask for.',
+    executedBy: ['src/consensus/core.ts'],
+    agreementTest: ['test/consensus/consensus-round.test.ts', 'test/consensus/core.test.ts'],
+  },
+  {
+    id: 'session',
+    machine: sessionMachine,
+    file: 'machines/session.ts',
+    role:
+      'SessionCreate and SessionRevoke step the stored session (value + context, TableId.Session) with stepSession, ' +
+      'compiled from the machine (machines/stepper.ts): a CREATE the machine refuses after its guard allowed it halts ' +
+      'the node, a REVOKE it refuses is 404. A session\'s state at the block time is the TICK the machine takes at that ' +
+      "time (sessionStateAt); order authorization is the machine's guard function sessionRefusal on that state.",
+    executedBy: ['src/state/sessions.ts', 'src/state/ops/sessions.ts'],
+    agreementTest: ['test/machines/session.test.ts', 'test/sessions/execution.test.ts'],
+  },
+  {
+    id: 'agent-mode',
+    machine: agentModeMachine,
+    file: 'machines/agent-mode.ts',
+    role:
+      "SetAgentMode and SetAgentCaps apply SET_MODE and SET_CAPS to the stored snapshot (TableId.Agent) with xstate's " +
+      'pure transition() (two parallel regions: outside what the flat stepper covers, and one transaction each, so its ' +
+      'cost does not matter). ORDER never changes the state: every order (placeOrder, src/state/ops/trading.ts, through ' +
+      'requireAgentOrder) or perp open signed by a session key is judged ' +
+      "by orderRefusal, which runs the ORDER guards the machine draws for the owner's mode, read from the drawing at " +
+      'load (ORDER_GUARDS), with the functions those guards are.',
+    executedBy: ['src/state/agents.ts', 'src/state/ops/sessions.ts', 'src/state/perps/engine.ts'],
+    agreementTest: ['test/machines/agent-mode.test.ts', 'test/sessions/execution.test.ts'],
+  },
+  {
+    id: 'position',
+    machine: positionMachine,
+    file: 'machines/position.ts',
+    role:
+      'Every change of a perp position (open, close whole or part, TP/SL set, TP/SL hit, liquidation, ADL) is one ' +
+      'stepPosition call, the stepper compiled from the machine (machines/stepper.ts), on the stored record\'s state; ' +
+      'what the step leaves is stored (open with its size and targets) or deleted (closed, liquidated), and an event ' +
+      'the machine refuses halts the node (InvariantError). Its guard functions give the error codes before the step.',
+    executedBy: ['src/state/perps/position-step.ts', 'src/state/perps/engine.ts'],
+    agreementTest: ['test/machines/position.test.ts', 'test/perps/position-machine.test.ts'],
+  },
+];

@@ -18,12 +18,19 @@
  *
  * Execution (src/state/perps/engine.ts) stores the open position as a PerpPosition
  * record (closed and liquidated positions are deleted; their history is in the
- * receipts' events). For speed it does not run a transition per position per block: it
- * calls the guard functions below, the very functions this machine's guards are, and
- * test/perps/position-machine.test.ts checks `snapshot.can(event)` against them and
- * replays execution's outcomes through the machine.
+ * receipts' events) and asks this machine what every event does to it: each open,
+ * close, TP/SL change, TP/SL trigger, liquidation and ADL is one `stepPosition` call
+ * (src/state/perps/position-step.ts), and an event the machine refuses in the
+ * position's state halts the node (InvariantError). `stepPosition` is compiled from
+ * this machine (machines/stepper.ts): its drawing, its guards, and the context updates
+ * its actions make (POSITION_UPDATES, shared with the `assign`s below). The engine's
+ * error codes come from the guard functions the guards are (openRefusal, tpslRefusal),
+ * so a refusal is explained before it is stepped. test/perps/position-machine.test.ts
+ * checks `stepPosition` against xstate's `transition()` for every (state, event) and
+ * that every position change of the engine went through it.
  */
 import { assertEvent, assign, setup } from 'xstate';
+import { compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
 
 export type PositionStateName = 'none' | 'open' | 'closed' | 'liquidated';
 
@@ -118,24 +125,31 @@ export function tpslTrigger(c: Pick<PositionContext, 'isLong' | 'takeProfit' | '
   return null;
 }
 
+/** The context update each action makes: the machine's `assign`s and `stepPosition` both call these. */
+export const POSITION_UPDATES = {
+  start: (_context, event) => {
+    assertEvent(event, 'OPEN');
+    return { ...event.position };
+  },
+  reduce: (context, event) => {
+    assertEvent(event, ['CLOSE', 'ADL']);
+    return { size: context.size - event.size };
+  },
+  setTargets: (_context, event) => {
+    assertEvent(event, 'SET_TPSL');
+    return { takeProfit: event.takeProfit, stopLoss: event.stopLoss };
+  },
+} as const satisfies Record<string, ContextUpdate<PositionContext, PositionEvent>>;
+
 export const positionMachine = setup({
   types: {
     context: {} as PositionContext,
     events: {} as PositionEvent,
   },
   actions: {
-    start: assign(({ event }) => {
-      assertEvent(event, 'OPEN');
-      return { ...event.position };
-    }),
-    reduce: assign(({ context, event }) => {
-      assertEvent(event, ['CLOSE', 'ADL']);
-      return { size: context.size - event.size };
-    }),
-    setTargets: assign(({ event }) => {
-      assertEvent(event, 'SET_TPSL');
-      return { takeProfit: event.takeProfit, stopLoss: event.stopLoss };
-    }),
+    start: assign(({ context, event }) => POSITION_UPDATES.start(context, event)),
+    reduce: assign(({ context, event }) => POSITION_UPDATES.reduce(context, event)),
+    setTargets: assign(({ context, event }) => POSITION_UPDATES.setTargets(context, event)),
   },
   guards: {
     openAllowed: ({ event }) => {
@@ -192,3 +206,12 @@ export const positionMachine = setup({
 });
 
 export type PositionMachine = typeof positionMachine;
+
+export type PositionStep = FlatStep<PositionStateName, PositionContext>;
+
+/**
+ * What `event` does to a position in state `value` with `context`: the state and context
+ * xstate's `transition()` would leave, or undefined when the machine refuses the event
+ * there (no transition, or no guard passes). Compiled once from the machine.
+ */
+export const stepPosition = compileFlatStepper<PositionStateName, PositionContext, PositionEvent>(positionMachine, POSITION_UPDATES);

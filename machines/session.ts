@@ -15,13 +15,16 @@
  * A session is live while nowMs < expiresAtMs; at expiresAtMs it is expired.
  *
  * Execution (src/state/ops/sessions.ts) stores the snapshot's value and context in the
- * chain state (TableId.Session) and applies CREATE and REVOKE with the pure
- * `transition()`. Orders do not transition the machine: their authorization is the
- * guard function `sessionRefusal`, which reads the stored value at the block's time
- * with the same `isLive` the machine's TICK and REVOKE guards use, so a session whose
- * expiry passed without an event is treated exactly as TICK would leave it.
+ * chain state (TableId.Session) and applies CREATE and REVOKE with `stepSession`, the
+ * fast stepper compiled from this machine (machines/stepper.ts; agreement with
+ * `transition()`: test/machines/session.test.ts). No TICK is stored: time passes
+ * without transactions, so a read at the block's time (src/state/sessions.ts
+ * `sessionStateAt`) steps a TICK at that time through `stepSession` and uses the state
+ * it leaves. Orders do not transition the machine: their authorization is the guard
+ * function `sessionRefusal` on that state.
  */
 import { assertEvent, assign, setup } from 'xstate';
+import { compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
 
 type Addr = `0x${string}`;
 
@@ -78,16 +81,21 @@ export function sessionRefusal(value: SessionStateName, ctx: Pick<SessionContext
   return null;
 }
 
+/** The context update each action makes: the machine's `assign` and `stepSession` both call these. */
+export const SESSION_UPDATES = {
+  startSession: (_context, event) => {
+    assertEvent(event, 'CREATE');
+    return { sessionKey: event.sessionKey, expiresAtMs: event.expiresAtMs, createdAtMs: event.nowMs, nonce: event.nonce };
+  },
+} as const satisfies Record<string, ContextUpdate<SessionContext, SessionEvent>>;
+
 export const sessionMachine = setup({
   types: {
     context: {} as SessionContext,
     events: {} as SessionEvent,
   },
   actions: {
-    startSession: assign(({ event }) => {
-      assertEvent(event, 'CREATE');
-      return { sessionKey: event.sessionKey, expiresAtMs: event.expiresAtMs, createdAtMs: event.nowMs, nonce: event.nonce };
-    }),
+    startSession: assign(({ context, event }) => SESSION_UPDATES.startSession(context, event)),
   },
   guards: {
     createAllowed: ({ event }) => {
@@ -133,3 +141,12 @@ export const sessionMachine = setup({
 });
 
 export type SessionMachine = typeof sessionMachine;
+
+export type SessionStep = FlatStep<SessionStateName, SessionContext>;
+
+/**
+ * What `event` does to a session in state `value` with `context`: the state and context
+ * xstate's `transition()` would leave, or undefined when the machine refuses it.
+ * Compiled once from the machine.
+ */
+export const stepSession = compileFlatStepper<SessionStateName, SessionContext, SessionEvent>(sessionMachine, SESSION_UPDATES);

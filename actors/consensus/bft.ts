@@ -14,6 +14,12 @@
  * before the signature is released, so after any restart it cannot sign a conflicting
  * vote.
  *
+ * Messages come through an inbox with one bounded lane per kind (./inbox.ts): a flood of
+ * votes cannot push out proposals, and the actor's own timeouts have a lane that is
+ * served first and never refuses. One timer is pending at a time, the one of the step
+ * the core entered last (a new one replaces it, as CometBFT's timeout ticker does): only
+ * that step's timeout can act, so nothing that matters is ever dropped.
+ *
  * Blocks are paced: round 0 of the next height starts blockTimeMs after the previous
  * one started (or at once, when consensus took longer), a fixed cadence like the solo
  * producer's.
@@ -40,14 +46,21 @@ import type { BlockResult } from '../../src/state/apply';
 import type { Address } from '../../src/util/bytes';
 import { bytesToHex } from '../../src/util/bytes';
 import type { ActorBehavior } from '../actor';
+import type { LaneStats } from '../inbox';
+import { EVIDENCE_KEPT_MAX } from '../limits';
 import type { Batch } from '../mempool/messages';
 import type { ConsensusInfo, ConsensusMsg, EvidenceRecord } from './messages';
 
-const MAX_EVIDENCE_KEPT = 1_000;
 /** How long a starting node waits for a first peer before it decides it is alone. */
 const FIRST_PEER_WAIT_MS = 3_000;
 
-export function bftBehavior(node: () => NodeContext, self: () => { send(m: ConsensusMsg): boolean }, info: { current?: () => ConsensusInfo }): ActorBehavior<ConsensusMsg> {
+/** What the behaviour needs of its own actor: to send itself its timeouts, and its lanes' counters for /status. */
+export interface ConsensusSelf {
+  send(m: ConsensusMsg): boolean;
+  lanes(): Record<string, LaneStats> | undefined;
+}
+
+export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, info: { current?: () => ConsensusInfo }): ActorBehavior<ConsensusMsg> {
   let core: ConsensusCore | undefined;
   let app: ChainConsensusApp | undefined;
   let privval: LocalPrivValidator | undefined;
@@ -68,8 +81,17 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
   /** performance.now() before which messages start no sync (the last one found nothing to apply). */
   let noSyncUntil = 0;
   let proposalsUntimely = 0;
-  /** Pending timers and the height each is for: those of a decided height are cleared, not left to fire stale. */
-  const timers = new Map<NodeJS.Timeout, number>();
+  /**
+   * The one pending timer and the height it is for. Every step the core enters schedules
+   * its timeout and only the current step's can act, so a new timer replaces the pending
+   * one: timers fire in the order they were set, and the inbox's timeout lane, holding
+   * the latest fired, never has to refuse or drop one that matters.
+   */
+  let timer: { handle: NodeJS.Timeout; height: number } | undefined;
+  const clearTimer = () => {
+    if (timer !== undefined) clearTimeout(timer.handle);
+    timer = undefined;
+  };
   const evidence = new Map<string, EvidenceRecord>();
   const buildRequests: { height: number; round: number }[] = [];
 
@@ -87,6 +109,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
     evidence: [...evidence.values()],
     counters: { ...(core?.counters ?? {}) } as unknown as Record<string, number>,
     proposalsUntimely,
+    lanes: self().lanes() ?? {},
   });
 
   const p2p = () => {
@@ -100,17 +123,21 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
     // Pacing: the next height's round 0 starts one block time after this one's.
     if (o.step === Step.NewHeight) delay = Math.max(0, roundZeroAt + node().config.blockTimeMs - performance.now());
     const gen = generation;
-    const t = setTimeout(() => {
-      timers.delete(t);
-      self().send({ type: 'timer', generation: gen, height: o.height, round: o.round, step: o.step });
+    clearTimer();
+    const handle = setTimeout(() => {
+      if (timer?.handle === handle) timer = undefined;
+      // The timeout lane never refuses while the actor accepts messages: false means it is stopping.
+      if (!self().send({ type: 'timer', generation: gen, height: o.height, round: o.round, step: o.step })) {
+        node().log.warn({ height: o.height, round: o.round, step: Step[o.step] }, 'consensus timeout not delivered: the actor is stopping');
+      }
     }, delay);
-    timers.set(t, o.height);
+    timer = { handle, height: o.height };
   };
 
   const recordEvidence = (e: Evidence, observed: boolean): boolean => {
     const hash = bytesToHex(evidenceHash(e));
     if (evidence.has(hash)) return false;
-    if (evidence.size >= MAX_EVIDENCE_KEPT) evidence.delete(evidence.keys().next().value!);
+    if (evidence.size >= EVIDENCE_KEPT_MAX) evidence.delete(evidence.keys().next().value!);
     evidence.set(hash, { kind: e.kind, offender: evidenceOffender(e), height: evidenceHeight(e), hash, observed });
     node().log.warn({ kind: e.kind, offender: evidenceOffender(e), height: evidenceHeight(e), observed }, 'double-sign evidence');
     return true;
@@ -142,13 +169,8 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
     await n.actors.chain.ask<BlockResult>((reply) => ({ type: 'commit', block: v.block, commit: d.commit, verified, decoded: v.decoded, ackAtApply: true, reply }));
     app!.committed(d.height, d.block, d.commit);
     lastCommit = d.commit;
-    // The core would drop them as stale; clearing saves a wakeup and a mailbox trip each.
-    for (const [t, height] of timers) {
-      if (height <= d.height) {
-        clearTimeout(t);
-        timers.delete(t);
-      }
-    }
+    // The core would drop it as stale; clearing saves a wakeup and a trip through the inbox.
+    if (timer !== undefined && timer.height <= d.height) clearTimer();
   };
 
   const build = async (height: number, round: number): Promise<ConsensusInput | null> => {
@@ -205,8 +227,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
     const n = node();
     const chain = n.chain();
     generation++;
-    for (const t of timers.keys()) clearTimeout(t);
-    timers.clear();
+    clearTimer();
     buildRequests.length = 0;
     lastCommit = chain.height > 0 ? ((await chain.store.getCommit(chain.height)) ?? null) : null;
     app = new ChainConsensusApp(() => node().chain(), {
@@ -345,8 +366,7 @@ export function bftBehavior(node: () => NodeContext, self: () => { send(m: Conse
       privvalFile?.close();
       privvalFile = undefined;
       generation++;
-      for (const t of timers.keys()) clearTimeout(t);
-      timers.clear();
+      clearTimer();
       core = undefined;
     },
   };

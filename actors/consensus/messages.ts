@@ -8,6 +8,7 @@ import type { Step } from '../../machines/consensus-round';
 import type { Evidence } from '../../src/consensus/evidence';
 import type { ConsensusMessage } from '../../src/consensus/messages';
 import type { Address } from '../../src/util/bytes';
+import type { LaneStats } from '../inbox';
 
 export type ConsensusMsg =
   | { type: 'message'; message: ConsensusMessage; from: Address | undefined }
@@ -44,4 +45,6 @@ export interface ConsensusInfo {
   evidence: EvidenceRecord[];
   counters: Record<string, number>;
   proposalsUntimely: number;
+  /** The inbox's lanes (timeout, proposal, vote, status, certificate, evidence): capacity, policy, size and what each dropped. */
+  lanes: Record<string, LaneStats>;
 }

@@ -31,6 +31,8 @@ import type { NodeContext } from '../../src/node/context';
 import type { Address } from '../../src/util/bytes';
 import { hexToBytes } from '../../src/util/bytes';
 import type { ActorBehavior, Reply } from '../actor';
+import { BUNDLE_ITEMS_MAX, bundleBytesMax, TX_BATCH_BYTES_MAX, TX_BATCH_HEADROOM_BYTES } from '../limits';
+import { CONSENSUS_MESSAGE_OVERHEAD_BYTES } from '../../src/consensus/limits';
 import type { GossipTally } from '../mempool/messages';
 import type { P2PMsg } from './messages';
 
@@ -38,8 +40,9 @@ export interface P2PHolder {
   transport?: Libp2pTransport;
 }
 
-const MAX_TX_BATCH_BYTES = 1 << 20;
-const MAX_BUNDLE_ITEMS = 4_096;
+/** The bounds of actors/limits.ts, under the names this file has always used. */
+const MAX_TX_BATCH_BYTES = TX_BATCH_BYTES_MAX;
+const MAX_BUNDLE_ITEMS = BUNDLE_ITEMS_MAX;
 
 export function directProtocol(chainId: number): string {
   return `/exchange/${chainId}/direct/1`;
@@ -107,8 +110,9 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
   let flushScheduled = false;
   const directStats = { bundlesSent: 0, itemsSent: 0, bundlesReceived: 0, consensusReceived: 0, txBatchesReceived: 0, malformed: 0, fromNonValidators: 0 };
 
-  const maxConsensusBytes = () => node().config.genesis.consensus.maxBlockBytes + 64 * 1024;
+  const maxConsensusBytes = () => node().config.genesis.consensus.maxBlockBytes + CONSENSUS_MESSAGE_OVERHEAD_BYTES;
 
+  /** Into the consensus actor's lane for the message's kind (actors/consensus/inbox.ts): a full lane drops by its own policy and counts it. */
   const toConsensus = (message: ConsensusMessage, from: string) => {
     node().actors.consensus?.send({ type: 'message', message, from: addressOf.get(from) });
   };
@@ -217,7 +221,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
     let items: Uint8Array[];
     const max = maxConsensusBytes();
     try {
-      items = decodeBundle(data, max, MAX_BUNDLE_ITEMS * 1024 + max);
+      items = decodeBundle(data, max, bundleBytesMax(max));
     } catch (err) {
       directStats.malformed++;
       node().log.debug({ err: (err as Error).message, from }, 'malformed direct bundle');
@@ -300,7 +304,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
         case 'gossipTx':
           pendingTxs.push(msg.bytes);
           pendingBytes += msg.bytes.length + 4;
-          if (pendingTxs.length >= MAX_BUNDLE_ITEMS || pendingBytes >= MAX_TX_BATCH_BYTES - 65_536) flushTxs();
+          if (pendingTxs.length >= MAX_BUNDLE_ITEMS || pendingBytes >= MAX_TX_BATCH_BYTES - TX_BATCH_HEADROOM_BYTES) flushTxs();
           scheduleFlush();
           return;
         case 'publish':

@@ -22,6 +22,12 @@ import type { ChainStore } from '../storage/db';
 import type { Address } from '../util/bytes';
 
 const SYNC_VERSION = 1;
+/**
+ * Blocks one sync answer carries at most (the asker asks for this many, a server caps
+ * any request at it). The asker applies them back to back: every actor that hears of
+ * each committed block (indexer, mempool, API) must absorb this many in its mailbox
+ * (actors/limits.ts checks it).
+ */
 export const SYNC_MAX_BLOCKS = 256;
 /**
  * Consensus messages more heights ahead than this, from validators with more than a
@@ -33,13 +39,31 @@ export const SYNC_GAP = 3;
 export const SYNC_RETRY_MS = 1_000;
 /** How long a peer that answered block sync with a block without a valid commit is not asked again (local policy). */
 export const SYNC_REFUSAL_MS = 60_000;
+/**
+ * Bytes of blocks and commits a server puts in one answer before it stops adding more
+ * (it always sends at least one block). The asker holds the whole answer while it
+ * checks it: 32 MiB at most, plus one block (syncResponseBytesMax); the transport's
+ * frame limit must hold that (actors/limits.ts checks it).
+ */
 export const SYNC_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+/** Bytes of an answer besides its blocks and commits: version, peer head, count. */
+const SYNC_RESPONSE_HEADER_BYTES = 13;
+/** Bytes of the two length prefixes of one (block, commit) entry. */
+const SYNC_ENTRY_PREFIX_BYTES = 8;
 /** How long one peer has to answer one sync request (a full answer is up to 32 MiB). */
 export const SYNC_REQUEST_TIMEOUT_MS = 10_000;
 /** How long a peer that did not answer (timed out, broke the stream) is not asked again (local policy). */
 export const SYNC_UNANSWERED_MS = 10_000;
 /** One sync call's time across peers in all: the consensus actor waits a little longer than this. */
 export const SYNC_BUDGET_MS = 25_000;
+
+/**
+ * The largest answer serveSync builds: it stops before the entry that would pass
+ * SYNC_MAX_RESPONSE_BYTES, unless that entry is the first (one block always goes).
+ */
+export function syncResponseBytesMax(maxBlockBytes: number, commitBytes: number): number {
+  return SYNC_RESPONSE_HEADER_BYTES + Math.max(SYNC_MAX_RESPONSE_BYTES, maxBlockBytes + commitBytes + SYNC_ENTRY_PREFIX_BYTES);
+}
 
 export function syncProtocol(chainId: number): string {
   return `/exchange/${chainId}/sync/1`;
@@ -206,7 +230,7 @@ export async function serveSync(store: Pick<ChainStore, 'getEncodedBlockAndCommi
   for (let h = Math.max(1, req.fromHeight); h <= head && parts.length < req.maxBlocks; h++) {
     const stored = await store.getEncodedBlockAndCommit(h);
     if (!stored) break;
-    size += stored.block.length + stored.commit.length + 8;
+    size += stored.block.length + stored.commit.length + SYNC_ENTRY_PREFIX_BYTES;
     if (parts.length > 0 && size > SYNC_MAX_RESPONSE_BYTES) break;
     parts.push(stored);
   }

@@ -14,6 +14,7 @@ import { Node } from '../node/node';
 import { bytesToHex, hexToBytes } from '../util/bytes';
 import { createLogger } from '../util/log';
 import { parseFlags, usage, type FlagSpec } from './args';
+import { MEMPOOL_BYTES_MAX_DEFAULT, MEMPOOL_TXS_MAX_DEFAULT } from '../../actors/limits';
 
 const START_FLAGS = {
   genesis: { type: 'string', default: 'genesis/devnet.json', help: 'genesis file' },
@@ -87,7 +88,7 @@ async function start(argv: string[]): Promise<void> {
       sessionApi: { host: '127.0.0.1', port: f['session-port'] },
       blockTimeMs: f['block-time-ms'] ?? genesis.consensus.blockTimeMs,
       syncWrites: f.fsync,
-      mempool: { maxTxs: 200_000, maxBytes: 256 * 1024 * 1024 },
+      mempool: { maxTxs: MEMPOOL_TXS_MAX_DEFAULT, maxBytes: MEMPOOL_BYTES_MAX_DEFAULT },
       finalityTimeoutMs: 10_000,
     },
     log,

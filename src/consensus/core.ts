@@ -51,6 +51,7 @@ import {
   type Vote,
   type VoteType,
 } from './messages';
+import { NEXT_HEIGHT_BUFFER_MSGS, ROUNDS_AHEAD_MAX, SETTLE_STEPS_MAX } from './limits';
 import { timeoutDelayMs, type TimeoutConfig } from './params';
 import { DoubleSignError, type PrivValidator } from './privval';
 import type { SignatureVerifier } from './signer';
@@ -95,7 +96,8 @@ export interface ConsensusLimits {
   maxFutureMessages: number;
 }
 
-export const DEFAULT_LIMITS: ConsensusLimits = Object.freeze({ maxRoundsAhead: 1_000, maxFutureMessages: 512 });
+/** The bounds of src/consensus/limits.ts (their prices and relations are there). */
+export const DEFAULT_LIMITS: ConsensusLimits = Object.freeze({ maxRoundsAhead: ROUNDS_AHEAD_MAX, maxFutureMessages: NEXT_HEIGHT_BUFFER_MSGS });
 
 export interface ConsensusCoreOptions {
   chainId: number;
@@ -201,7 +203,7 @@ class HeightState {
 
 const DEFAULT_SEED = new Uint8Array(32);
 /** Each accepted machine event makes progress; a height needs far fewer than this. */
-const MAX_SETTLE_STEPS = 256;
+const MAX_SETTLE_STEPS = SETTLE_STEPS_MAX;
 
 export class ConsensusCore {
   readonly chainId: number;
@@ -343,6 +345,7 @@ export class ConsensusCore {
     }
   }
 
+  /** Entered by: a `proposal` input (gossip, a peer's status answer, or the next height's replay). */
   #onProposal(input: Extract<ConsensusInput, { type: 'proposal' }>, out: ConsensusOutput[]): void {
     const p = input.proposal;
     const hs = this.#hs;
@@ -389,6 +392,7 @@ export class ConsensusCore {
     }
   }
 
+  /** Entered by: a `vote` input (gossip, a peer's status answer, or the next height's replay). */
   #onVote(input: Extract<ConsensusInput, { type: 'vote' }>, out: ConsensusOutput[]): void {
     const v = input.vote;
     if (v.height !== this.#hs.height) return this.#otherHeight(input, v.height, v.validator, out);
@@ -399,6 +403,7 @@ export class ConsensusCore {
     this.#addVote(v, false, out);
   }
 
+  /** Entered by: #onVote (a peer's vote), #vote (our own) and #onCertificate (a certificate's precommits, verified). */
   #addVote(v: Vote, trusted: boolean, out: ConsensusOutput[]): void {
     const set = this.#voteSet(v.type, v.round);
     const res = set.add(v, trusted);
@@ -427,7 +432,7 @@ export class ConsensusCore {
     }
   }
 
-  /** A message of another height: buffer the next height's, ask for help when behind. */
+  /** A message of another height: buffer the next height's, ask for help when behind. Entered by: #onProposal, #onVote. */
   #otherHeight(input: ConsensusInput, height: number, sender: Address, out: ConsensusOutput[]): void {
     const h = this.#hs.height;
     if (height < h) {
@@ -454,6 +459,7 @@ export class ConsensusCore {
     out.push({ type: 'send', to: peer, message: { kind: 'status', status: this.#status(this.round) } });
   }
 
+  /** Entered by: a `blockReady` input, the application's answer to proposeBlock returning null (the node's `requestBlock`). */
   #onBlockReady(hash: Uint8Array, bytes: Uint8Array, out: ConsensusOutput[]): Promise<void> | void {
     const hs = this.#hs;
     const key = hashKey(hash);
@@ -466,7 +472,7 @@ export class ConsensusCore {
     this.#learnBlock(key, hash, bytes);
   }
 
-  /** A peer told us where it is: give it what it lacks. */
+  /** A peer told us where it is: give it what it lacks. Entered by: a `status` input (a peer's start, timeout rebroadcast, or request for help). */
   #onStatus(from: Address, s: StatusMessage, out: ConsensusOutput[]): void {
     const hs = this.#hs;
     if (s.height < hs.height) {
@@ -519,6 +525,7 @@ export class ConsensusCore {
     }
   }
 
+  /** Entered by: a `certificate` input, a peer's answer to our status when we were behind. */
   #onCertificate(c: Certificate, out: ConsensusOutput[]): void {
     const hs = this.#hs;
     const commit = c.commit;
@@ -657,6 +664,7 @@ export class ConsensusCore {
 
   // ------------------------------------------------------------------ effects
 
+  /** Entered by: the machine's `propose` action, on entering Propose (TIMEOUT(NewHeight), TIMEOUT(PrecommitWait), or NEW_ROUND on f+1 at a higher round). */
   async #propose(p: ProposeParams, out: ConsensusOutput[]): Promise<void> {
     const hs = this.#hs;
     const me = this.#privval?.address;
@@ -683,6 +691,7 @@ export class ConsensusCore {
     return this.#signProposal(p.round, block.hash, block.bytes, -1, out);
   }
 
+  /** Entered by: #propose (a block at hand or the valid value) and #onBlockReady (the block built for us). */
   async #signProposal(round: number, blockHash: Uint8Array, block: Uint8Array, polRound: number, out: ConsensusOutput[]): Promise<void> {
     const pv = this.#privval;
     if (pv === null) return;
@@ -710,6 +719,10 @@ export class ConsensusCore {
     }
   }
 
+  /**
+   * Entered by: the machine's `prevote` action (PROPOSAL or TIMEOUT(Propose) in Propose) and its
+   * `precommit` action (+2/3 prevotes for a block or nil, or TIMEOUT(PrevoteWait)).
+   */
   async #vote(type: VoteType, p: VoteParams, out: ConsensusOutput[]): Promise<void> {
     const pv = this.#privval;
     if (pv === null || !this.validators.has(pv.address)) return;
@@ -733,6 +746,7 @@ export class ConsensusCore {
     out.push({ type: 'broadcast', message: { kind: 'vote', vote } });
   }
 
+  /** Entered by: the machine's `decide` action (+2/3 precommits for a block we hold, or BLOCK_RECEIVED in Commit). */
   #decide(p: DecideParams, out: ConsensusOutput[]): void {
     const hs = this.#hs;
     const block = hs.blocks.get(p.blockHash);
@@ -744,6 +758,7 @@ export class ConsensusCore {
     out.push({ type: 'decide', height: p.height, round: p.round, blockHash, block, commit });
   }
 
+  /** Entered by: the machine's `rebroadcast` action, on TIMEOUT(Propose | Prevote | PrevoteWait | Precommit | PrecommitWait). */
   #rebroadcast(p: TimeoutParams, out: ConsensusOutput[]): void {
     const own = this.#hs.own.get(p.round);
     if (own?.proposal) out.push({ type: 'broadcast', message: { kind: 'proposal', proposal: own.proposal } });
@@ -759,6 +774,7 @@ export class ConsensusCore {
 
   // ------------------------------------------------------------------ helpers
 
+  /** Entered by: #fire, when a transition (COMMIT_DONE in Commit) moved the machine to the next height. */
   #enterHeight(height: number, out: ConsensusOutput[]): void {
     const caughtUp = this.#hs.caughtUp;
     this.#hs = this.#newHeightState(height);

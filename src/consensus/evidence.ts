@@ -11,6 +11,7 @@ import { compareBytes, equalBytes } from '../util/bytes';
 import { decodeVote, encodeVote, proposalSigningHash, voteSigningHash, type Proposal, type Vote } from './messages';
 import type { SignatureVerifier } from './signer';
 import type { ValidatorSet } from './validator-set';
+import { EVIDENCE_BYTES_MAX } from './limits';
 
 /** A proposal without its block bytes: the signature covers the hash, not the bytes. */
 export type SignedProposal = Omit<Proposal, 'block'>;
@@ -115,7 +116,7 @@ export function encodeEvidence(e: Evidence): Uint8Array {
 }
 
 export function decodeEvidence(bytes: Uint8Array): Evidence {
-  const r = new Reader(bytes, 1024);
+  const r = new Reader(bytes, EVIDENCE_BYTES_MAX);
   const kind = r.u8();
   let e: Evidence;
   if (kind === 1) {

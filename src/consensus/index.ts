@@ -8,3 +8,4 @@ export * from './evidence';
 export * from './privval';
 export * from './params';
 export * from './core';
+export * from './limits';

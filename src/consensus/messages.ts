@@ -17,14 +17,15 @@ import { decodeCommit, encodeCommit, precommitSigningHash, ZERO_HASH, type Commi
 import { keccak256 } from '../crypto/keccak';
 import type { Address } from '../util/bytes';
 import { bytesToHex, equalBytes } from '../util/bytes';
+import { BLOCK_BYTES_MAX_DEFAULT, commitBytesMax, VALIDATORS_MAX } from './limits';
 
 export const MESSAGE_VERSION = 1;
 export const HASH_BYTES = 32;
 export const SIGNATURE_BYTES = 65;
 /** Default bound on a proposal's block; the node passes genesis maxBlockBytes. */
-export const DEFAULT_MAX_BLOCK_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_MAX_BLOCK_BYTES = BLOCK_BYTES_MAX_DEFAULT;
 /** Bound on a status bitmap (validator sets are capped at 21 active; 1024 is generous). */
-export const MAX_VALIDATORS = 1024;
+export const MAX_VALIDATORS = VALIDATORS_MAX;
 
 export type VoteType = 'prevote' | 'precommit';
 
@@ -279,7 +280,7 @@ export function decodeMessage(bytes: Uint8Array, limits: DecodeLimits = { maxBlo
     case Kind.Certificate: {
       const height = r.u64();
       const block = r.bytes(limits.maxBlockBytes);
-      const commit = decodeCommit(r.bytes(64 + MAX_VALIDATORS * 85));
+      const commit = decodeCommit(r.bytes(commitBytesMax(MAX_VALIDATORS)));
       if (commit.height !== height) throw new CodecError('MISMATCH', 'certificate height differs from its commit');
       m = { kind: 'certificate', certificate: { height, block, commit } };
       break;

@@ -30,6 +30,7 @@ import { keccak256 } from '../crypto/keccak';
 import type { GenesisValidator } from '../genesis/types';
 import type { Address } from '../util/bytes';
 import { bytesToHex, isAddress } from '../util/bytes';
+import { VALIDATORS_MAX } from './limits';
 
 export interface Validator {
   readonly address: Address;
@@ -72,7 +73,7 @@ export class ValidatorSet {
 
   constructor(validators: readonly Validator[], options: { unsafeQuorumForSimulation?: QuorumRule } = {}) {
     if (validators.length === 0) throw new RangeError('a validator set needs at least one validator');
-    if (validators.length > 1024) throw new RangeError('at most 1024 validators');
+    if (validators.length > VALIDATORS_MAX) throw new RangeError(`at most ${VALIDATORS_MAX} validators`);
     const sorted = [...validators].map((v) => ({ address: v.address, power: v.power }));
     sorted.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
     let total = 0n;

@@ -39,6 +39,7 @@ import { duplicateVoteEvidence, type DuplicateVoteEvidence } from './evidence';
 import { hashKey, sameVoteContent, voteSigningHash, type HashKey, type Vote, type VoteType } from './messages';
 import type { SignatureVerifier } from './signer';
 import type { ValidatorSet } from './validator-set';
+import { VOTE_CLAIMS_MAX, VOTE_VARIANTS_MAX } from './limits';
 
 export type AddVoteResult =
   | { status: 'added' }
@@ -51,9 +52,9 @@ export type AddVoteResult =
   | { status: 'invalid'; reason: string };
 
 /** Votes kept per validator for values nobody else voted for (its first plus conflicting ones). */
-export const MAX_VARIANTS = 4;
+export const MAX_VARIANTS = VOTE_VARIANTS_MAX;
 /** Values a set accepts claims of a quorum for. */
-export const MAX_CLAIMS = 8;
+export const MAX_CLAIMS = VOTE_CLAIMS_MAX;
 
 interface Tally {
   blockHash: Uint8Array | null;

@@ -4,6 +4,7 @@
  * generator stages per message (a validator sends and receives a score of consensus
  * messages per block, so the per-message plumbing is the cost that repeats).
  */
+import { FRAME_HEADER_BYTES_MAX } from './limits';
 
 /** One frame: the varint length of `data`, then `data` (one allocation, one copy). */
 export function frame(data: Uint8Array): Uint8Array {
@@ -23,8 +24,8 @@ export function frame(data: Uint8Array): Uint8Array {
 
 export class FrameError extends Error {}
 
-/** The most bytes a varint length may take: 2^63 and up are refused long before. */
-const MAX_HEADER_BYTES = 9;
+/** The most bytes a varint length may take (src/net/limits.ts). */
+const MAX_HEADER_BYTES = FRAME_HEADER_BYTES_MAX;
 
 /**
  * Reassembles frames from chunks cut anywhere. `push` returns the frames a chunk

@@ -20,6 +20,7 @@ import type { Logger } from '../util/log';
 import { FrameDecoder, FrameError, frame } from './frames';
 import { installYamuxWindowPolicy } from './yamux-window';
 import { GossipError, TOPICS, Topic, type GossipHandlers, type RequestHandler, type Transport, type TransportStats } from './transport';
+import { DIRECT_QUEUE_BYTES_MAX, GOSSIP_MESSAGE_BYTES_DEFAULT, NET_FRAME_BYTES_MAX } from './limits';
 
 export interface Libp2pTransportOptions {
   chainId: number;
@@ -69,9 +70,9 @@ interface P2PNode {
 const ACCEPT = 'accept';
 const IGNORE = 'ignore';
 const REJECT = 'reject';
-const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
-/** Bytes of direct messages waiting for one peer's stream before the queue is dropped (a peer that stopped reading). */
-const MAX_DIRECT_QUEUE_BYTES = 32 * 1024 * 1024;
+/** The bounds of src/net/limits.ts, under the names this file has always used. */
+const MAX_REQUEST_BYTES = NET_FRAME_BYTES_MAX;
+const MAX_DIRECT_QUEUE_BYTES = DIRECT_QUEUE_BYTES_MAX;
 
 export function topicName(chainId: number, topic: Topic): string {
   return `/exchange/${chainId}/${topic}/1`;
@@ -131,7 +132,7 @@ export class Libp2pTransport implements Transport {
           // (pure-JS curve math) cost more CPU than everything else the node did. Message
           // ids are then content hashes, so a resent identical message is deduplicated.
           globalSignaturePolicy: 'StrictNoSign',
-          maxInboundDataLength: opts.maxMessageBytes ?? 8 * 1024 * 1024,
+          maxInboundDataLength: opts.maxMessageBytes ?? GOSSIP_MESSAGE_BYTES_DEFAULT,
           // A validator set is a full mesh of direct connections: a node's own messages go
           // to every peer at once (flood publish) and are not relayed by an eager mesh
           // (with a mesh as large as the set, each message crossed each link once per

@@ -1,7 +1,9 @@
 /**
  * One node, wired in a fixed order and stopped in reverse (Lodestar's habit):
  * store+executor (chain) → mempool → consensus → api. Every concern is a supervised
- * actor with a bounded mailbox; they talk only through mailboxes.
+ * actor with a bounded mailbox; they talk only through mailboxes. Every capacity is a
+ * named limit (actors/limits.ts), and their relations are checked before anything is
+ * built: a node whose limits do not fit together does not start.
  */
 import { SupervisedActor } from '../../actors/actor';
 import { apiBehavior } from '../../actors/api/api-actor';
@@ -21,6 +23,21 @@ import { oracleBehavior } from '../../actors/oracle/oracle-actor';
 import type { OracleMsg } from '../../actors/oracle/messages';
 import { p2pBehavior, type P2PHolder } from '../../actors/p2p/p2p-actor';
 import type { P2PInfo, P2PMsg } from '../../actors/p2p/messages';
+import { consensusInbox } from '../../actors/consensus/inbox';
+import {
+  ACTOR_BACKOFF_INITIAL_MS,
+  ACTOR_BACKOFF_MAX_MS,
+  ACTOR_RESTART_WINDOW_MS,
+  ACTOR_RESTARTS_MAX,
+  API_MAILBOX_MSGS,
+  CHAIN_MAILBOX_MSGS,
+  checkNodeLimits,
+  INDEXER_MAILBOX_MSGS,
+  MEMPOOL_MAILBOX_MSGS,
+  ORACLE_MAILBOX_MSGS,
+  P2P_MAILBOX_MSGS,
+  SOLO_PRODUCER_MAILBOX_MSGS,
+} from '../../actors/limits';
 import { Chain } from '../chain/chain';
 import { bytesToHex } from '../util/bytes';
 import { join } from 'node:path';
@@ -43,18 +60,20 @@ export class Node implements NodeContext {
   apiAddress: string | undefined;
 
   constructor(readonly config: NodeConfig, readonly log: Logger) {
+    // A relation between limits that does not hold stops the node here, naming both.
+    checkNodeLimits(config);
     this.stopped = new Promise((r) => (this.resolveStopped = r));
     this.supervisor = new Supervisor({ log });
     const self = () => this as NodeContext;
     const giveUp = (name: string) => (err: unknown) => this.halt(`actor ${name} kept failing`, err);
-    const opts = (name: string, capacity: number) => ({
-      capacity,
+    const supervision = (name: string) => ({
       log,
-      backoff: { initialMs: 50, maxMs: 5_000 },
-      maxRestarts: { count: 10, windowMs: 60_000 },
+      backoff: { initialMs: ACTOR_BACKOFF_INITIAL_MS, maxMs: ACTOR_BACKOFF_MAX_MS },
+      maxRestarts: { count: ACTOR_RESTARTS_MAX, windowMs: ACTOR_RESTART_WINDOW_MS },
       onGiveUp: giveUp(name),
     });
-    const chain = new SupervisedActor<ChainMsg>('chain', () => chainBehavior(self, this.holder), opts('chain', 64));
+    const opts = (name: string, capacity: number) => ({ capacity, ...supervision(name) });
+    const chain = new SupervisedActor<ChainMsg>('chain', () => chainBehavior(self, this.holder), opts('chain', CHAIN_MAILBOX_MSGS));
     const indexer = new SupervisedActor<IndexerMsg>(
       'indexer',
       () =>
@@ -65,24 +84,25 @@ export class Node implements NodeContext {
           holder: this.indexerHolder,
           identity: bytesToHex(config.genesisHash),
         }),
-      opts('indexer', 4_096),
+      opts('indexer', INDEXER_MAILBOX_MSGS),
     );
-    const mempool = new SupervisedActor<MempoolMsg>('mempool', () => mempoolBehavior(self, this.pool), opts('mempool', 100_000));
-    const api = new SupervisedActor<ApiMsg>('api', () => apiBehavior(self, (a) => (this.apiAddress = a)), opts('api', 1_024));
+    const mempool = new SupervisedActor<MempoolMsg>('mempool', () => mempoolBehavior(self, this.pool), opts('mempool', MEMPOOL_MAILBOX_MSGS));
+    const api = new SupervisedActor<ApiMsg>('api', () => apiBehavior(self, (a) => (this.apiAddress = a)), opts('api', API_MAILBOX_MSGS));
     this.actors = { chain, indexer, mempool, api };
     this.supervisor.add(chain);
     this.supervisor.add(indexer);
     this.supervisor.add(mempool);
     if (config.p2p && !hasSoloMajority(this)) {
       // A multi-validator network: gossip, sync and BFT consensus.
-      const p2p: SupervisedActor<P2PMsg> = new SupervisedActor<P2PMsg>('p2p', () => p2pBehavior(self, this.p2pHolder, () => p2p), opts('p2p', 100_000));
+      const p2p: SupervisedActor<P2PMsg> = new SupervisedActor<P2PMsg>('p2p', () => p2pBehavior(self, this.p2pHolder, () => p2p), opts('p2p', P2P_MAILBOX_MSGS));
       this.actors.p2p = p2p;
       this.supervisor.add(p2p);
       if (config.validatorKey) {
         const consensus: SupervisedActor<ConsensusMsg> = new SupervisedActor<ConsensusMsg>(
           'consensus',
           () => bftBehavior(self, () => consensus, this.consensusHolder),
-          opts('consensus', 100_000),
+          // One bounded lane per message kind; the actor's own timeouts in a lane that never refuses.
+          { inbox: consensusInbox, ...supervision('consensus') },
         );
         this.actors.consensus = consensus;
         this.supervisor.add(consensus);
@@ -91,7 +111,7 @@ export class Node implements NodeContext {
       const producer: SupervisedActor<ProducerMsg> = new SupervisedActor<ProducerMsg>(
         'consensus',
         () => soloProducerBehavior(self, () => producer),
-        opts('consensus', 4),
+        opts('consensus', SOLO_PRODUCER_MAILBOX_MSGS),
       );
       this.supervisor.add(producer);
     } else {
@@ -99,7 +119,7 @@ export class Node implements NodeContext {
     }
     if (config.validatorKey) {
       // Signs this validator's price observation every second (docs/oracle.md).
-      const oracle: SupervisedActor<OracleMsg> = new SupervisedActor<OracleMsg>('oracle', () => oracleBehavior(self, () => oracle), opts('oracle', 4));
+      const oracle: SupervisedActor<OracleMsg> = new SupervisedActor<OracleMsg>('oracle', () => oracleBehavior(self, () => oracle), opts('oracle', ORACLE_MAILBOX_MSGS));
       this.supervisor.add(oracle);
     }
     this.supervisor.add(api);

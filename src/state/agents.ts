@@ -4,14 +4,17 @@
  * a session key, and the read the 0x080B precompile will serve (`agentCapsOf`).
  *
  * Per-order cost: one table lookup; nothing more when the owner never set mode or caps
- * (the machine's initial state: active, no caps). Otherwise the order's facts and the
- * machine's guard functions (`orderRefusal`), no machine transition.
+ * (the machine's initial state: active, no caps). Otherwise the order's facts and
+ * `orderRefusal`, which runs the ORDER guards the machine draws for the owner's mode
+ * (read from the machine at load), no machine transition: ORDER never changes state.
  */
 import { transition, type SnapshotFrom } from 'xstate';
 import {
   AGENT_MODES,
   agentModeMachine,
+  orderNeedsMargin,
   orderRefusal,
+  ordersAllowedWithoutFacts,
   type AgentEvent,
   type AgentModeName,
   type AgentRefusal,
@@ -132,9 +135,9 @@ export function orderFacts(o: AgentOrder, position: Position, fills: readonly { 
 
 /** Why the owner's agent state refuses this session-key order; null when it passes. */
 export function agentOrderRefusal(rec: AgentRecord | undefined, o: AgentOrder, position: Position, fills: readonly { price: bigint; size: bigint }[]): { code: AgentRefusal; facts: OrderFacts } | null {
-  // No record, or active without caps: the machine's ORDER guard is true for any order.
-  if (rec === undefined || (rec.mode === 'active' && rec.caps === null)) return null;
-  const facts = orderFacts(o, position, fills, rec.caps !== null && rec.mode !== 'off');
+  // No record (the initial state), or a state whose ORDER guards pass any order: no facts needed.
+  if (rec === undefined || ordersAllowedWithoutFacts(rec.mode, rec.caps)) return null;
+  const facts = orderFacts(o, position, fills, orderNeedsMargin(rec.mode, rec.caps));
   const code = orderRefusal(rec.mode, rec.caps, facts);
   return code ? { code, facts } : null;
 }

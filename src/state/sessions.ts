@@ -2,9 +2,10 @@
  * Session keys in the chain state, and the one rule of who may sign what.
  *
  * Sessions: TableId.Session holds, per owner, the snapshot of machines/session.ts
- * (value + context). State-changing operations run the machine's pure `transition()`
- * (src/state/ops/sessions.ts); reads and order authorization use the machine's own
- * guard functions at a given block time.
+ * (value + context). State-changing operations step the machine (`stepSession`, compiled
+ * from it: src/state/ops/sessions.ts); reads and order authorization take the state a
+ * TICK at the block's time leaves (`sessionStateAt`, stepped the same way) and the
+ * machine's guard function `sessionRefusal`.
  *
  * Who may sign (spec Authentication 4: "a session key can only trade; it cannot withdraw
  * or transfer ownership"): every transaction kind declares a SignerRule in SIGNER_RULES,
@@ -23,8 +24,18 @@
  * session key": otherwise anyone could name a victim's address as their session key and
  * thereby block the victim's own withdrawals.
  */
-import { transition, type SnapshotFrom } from 'xstate';
-import { EMPTY_SESSION_CONTEXT, isLive, sessionMachine, sessionRefusal, type SessionEvent, type SessionRefusal, type SessionStateName } from '../../machines/session';
+import type { SnapshotFrom } from 'xstate';
+import {
+  EMPTY_SESSION_CONTEXT,
+  sessionMachine,
+  sessionRefusal,
+  stepSession,
+  type SessionContext,
+  type SessionEvent,
+  type SessionRefusal,
+  type SessionStateName,
+  type SessionStep,
+} from '../../machines/session';
 import { TxKind } from '../codec/tx';
 import type { Address } from '../util/bytes';
 import type { ExecContext, TxOp } from './context';
@@ -43,23 +54,28 @@ export function sessionSnapshot(rec: SessionRecord | undefined): SessionSnapshot
   return sessionMachine.resolveState({ value: state, context });
 }
 
-/** The record to store for a snapshot (never `none`: nothing leads back there). */
-export function sessionRecordOf(s: SessionSnapshot): SessionRecord {
+/** The record to store for a snapshot or step (never `none`: nothing leads back there). */
+export function sessionRecordOf(s: { value: string; context: SessionContext }): SessionRecord {
   const value = s.value as SessionStateName;
   const c = s.context;
   if (value === 'none' || c.sessionKey === null) throw new Error('a session record is never written for state none');
   return { state: value, sessionKey: c.sessionKey, expiresAtMs: c.expiresAtMs, createdAtMs: c.createdAtMs, nonce: c.nonce };
 }
 
-/** Applies one event with the machine's pure transition function. */
-export function sessionTransition(rec: SessionRecord | undefined, event: SessionEvent): SessionSnapshot {
-  return transition(sessionMachine, sessionSnapshot(rec), event)[0];
+/** What one event does to the stored session, asked of the machine; undefined when it refuses the event. */
+export function sessionTransition(rec: SessionRecord | undefined, event: SessionEvent): SessionStep | undefined {
+  return rec ? stepSession(rec.state, contextOf(rec), event) : stepSession('none', EMPTY_SESSION_CONTEXT, event);
 }
 
-/** The machine's state at `nowMs`: what a TICK at that time would leave. */
+function contextOf(rec: SessionRecord): SessionContext {
+  return { sessionKey: rec.sessionKey, expiresAtMs: rec.expiresAtMs, createdAtMs: rec.createdAtMs, nonce: rec.nonce };
+}
+
+/** The machine's state at `nowMs`: what a TICK at that time leaves (the stored state when it has no TICK to take). */
 export function sessionStateAt(rec: SessionRecord | undefined, nowMs: number): SessionStateName {
   if (!rec) return 'none';
-  return rec.state === 'active' && !isLive(rec, nowMs) ? 'expired' : rec.state;
+  // The record carries the context's fields; TICK's guard reads expiresAtMs and changes nothing else.
+  return stepSession(rec.state, rec, { type: 'TICK', nowMs })?.value ?? rec.state;
 }
 
 /** The owner's session if it is active at `nowMs`. */
@@ -74,7 +90,7 @@ export function activeSession(state: State, owner: Address, nowMs: number): Sess
 export function traderRefusal(state: State, owner: Address, signer: Address, nowMs: number): SessionRefusal | null {
   if (signer === owner) return null;
   const rec = state.sessions.get(owner);
-  return sessionRefusal(rec ? rec.state : 'none', rec ?? EMPTY_SESSION_CONTEXT, signer, nowMs);
+  return sessionRefusal(sessionStateAt(rec, nowMs), rec ?? EMPTY_SESSION_CONTEXT, signer, nowMs);
 }
 
 const REFUSAL_TEXT: Record<SessionRefusal, string> = {

@@ -427,13 +427,15 @@ describe('SupervisedActor', () => {
 
   it('stop() during backoff does not wait out the delay', async () => {
     const rec = recordingFactory();
-    const actor = new SupervisedActor<Msg>('relayer', rec.factory, options({ backoff: { initialMs: 60_000, maxMs: 60_000 } }));
+    const backoffMs = 60_000;
+    const actor = new SupervisedActor<Msg>('relayer', rec.factory, options({ backoff: { initialMs: backoffMs, maxMs: backoffMs } }));
     await actor.start();
     actor.send({ kind: 'boom', n: 1 });
     await reached(actor, 'backoff');
     const t0 = performance.now();
     await actor.stop();
-    expect(performance.now() - t0).toBeLessThan(1_000);
+    // Against the delay, not this machine's speed: waiting it out would take all of it.
+    expect(performance.now() - t0).toBeLessThan(backoffMs / 2);
     expect(actor.status).toBe('stopped');
     expect(rec.started).toEqual([1]);
   });
@@ -464,22 +466,28 @@ describe('SupervisedActor', () => {
     ).toThrow(RangeError);
   });
 
-  it('sustains well over 100k messages/s with synchronous handlers', async () => {
+  // The rate (100,000 messages/s is the requirement) is a figure of `npm run bench -- actors`:
+  // it depends on the machine and its load.
+  it('handles 500k messages with synchronous handlers, in order, none dropped', async () => {
     let sum = 0;
-    const actor = new SupervisedActor<number>('bench', () => ({ handle: (n) => void (sum += n) }), options({ capacity: 10_000 }));
+    let next = 0;
+    let outOfOrder = 0;
+    const handle = (n: number) => {
+      if (n !== next++) outOfOrder++;
+      sum += n;
+    };
+    const actor = new SupervisedActor<number>('bench', () => ({ handle }), options({ capacity: 10_000 }));
     await actor.start();
     const total = 500_000;
-    const t0 = performance.now();
     let sent = 0;
     while (sent < total) {
       while (sent < total && actor.stats.mailboxSize < 10_000) actor.send(sent++);
       await new Promise((r) => setImmediate(r));
     }
     await vi.waitFor(() => expect(actor.stats.processed).toBe(total), { timeout: 20_000, interval: 5 });
-    const perSecond = total / ((performance.now() - t0) / 1_000);
     expect(sum).toBe((total * (total - 1)) / 2);
+    expect(outOfOrder).toBe(0);
     expect(actor.stats.dropped).toBe(0);
-    expect(perSecond).toBeGreaterThan(100_000);
     await actor.stop();
   });
 });

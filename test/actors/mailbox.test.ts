@@ -118,36 +118,45 @@ describe('Mailbox', () => {
     expect(mb.poll()).toBeUndefined();
   });
 
-  it('moves 1M messages through a small ring quickly (no O(n) shifts)', async () => {
+  // How fast the ring moves messages is a figure of `npm run bench -- actors`, not asserted
+  // here: it depends on the machine and its load.
+  it('moves 1M messages through a small ring that fills and wraps, in order, none dropped', async () => {
     const mb = new Mailbox<number>({ capacity: 1_024 });
     const total = 1_000_000;
     let sum = 0;
+    let outOfOrder = 0;
     const consumer = (async () => {
-      for (let i = 0; i < total; i++) sum += await mb.take();
+      for (let i = 0; i < total; i++) {
+        const m = await mb.take();
+        if (m !== i) outOfOrder++;
+        sum += m;
+      }
     })();
-    const t0 = performance.now();
     let sent = 0;
+    let most = 0;
     while (sent < total) {
       while (sent < total && mb.size < mb.capacity) mb.push(sent++);
+      most = Math.max(most, mb.size);
       await new Promise((r) => setImmediate(r));
     }
     await consumer;
-    const elapsedMs = performance.now() - t0;
     expect(sum).toBe((total * (total - 1)) / 2);
+    expect(outOfOrder).toBe(0);
     expect(mb.dropped).toBe(0);
-    // 100k msgs/s is the requirement; 1M in well under 10 s leaves a wide margin on slow CI.
-    expect(elapsedMs).toBeLessThan(10_000);
+    expect(most).toBe(mb.capacity); // the ring was full, so it wrapped around many times
+    expect(mb.size).toBe(0);
   });
 
-  it('a full large ring takes O(1) per operation', () => {
+  // That a push into a full ring costs the same at any capacity (O(1), no Array.shift) is
+  // shown by `npm run bench -- actors` (ns per push at capacity 1,024 and 200,000).
+  it('a full large ring evicts exactly its head on each push and keeps the newest', () => {
     const capacity = 200_000;
     const mb = new Mailbox<number>({ capacity, policy: 'drop-oldest' });
-    const t0 = performance.now();
     for (let i = 0; i < capacity * 3; i++) mb.push(i); // two thirds of these evict the head
-    const elapsedMs = performance.now() - t0;
     expect(mb.size).toBe(capacity);
     expect(mb.dropped).toBe(capacity * 2);
     expect(mb.poll()).toBe(capacity * 2);
-    expect(elapsedMs).toBeLessThan(2_000); // Array.shift on a 200k array would take minutes
+    expect(mb.poll()).toBe(capacity * 2 + 1);
+    expect(mb.size).toBe(capacity - 2);
   });
 });

@@ -11,7 +11,10 @@ import {
   AGENT_MODES,
   agentModeMachine,
   capsRefusal,
+  ORDER_GUARDS,
+  orderNeedsMargin,
   orderRefusal,
+  ordersAllowedWithoutFacts,
   reduceOnlyRefusal,
   type AgentCaps,
   type AgentEvent,
@@ -253,5 +256,33 @@ describe('agent-mode machine, every path (xstate/graph)', () => {
     // so simple paths cannot contain them; the adjacency test above covers those.
     const selfLoops = new Set(['reduceOnly|ORDER|reduceOnly', 'active|ORDER|active', 'off|SET_MODE|off', 'reduceOnly|SET_MODE|reduceOnly', 'active|SET_MODE|active']);
     expect([...taken].sort()).toEqual([...declaredEdges()].filter((e) => !selfLoops.has(e)).sort());
+  });
+});
+
+describe('ORDER asked of the drawing', () => {
+  it('ORDER_GUARDS is read from the machine: no ORDER in off, and(reducesWithoutFlip, withinCaps) in reduceOnly, withinCaps in active', () => {
+    expect(ORDER_GUARDS).toEqual({ off: null, reduceOnly: ['reducesWithoutFlip', 'withinCaps'], active: ['withinCaps'] });
+  });
+
+  it('the shortcuts execution takes agree with the machine: orders allowed without facts are allowed whatever the order; margin unread changes nothing', () => {
+    const facts = fc.record({
+      orderType: fc.constantFrom(0 as const, 1 as const),
+      leverage: fc.integer({ min: 1, max: 60 }),
+      margin: fc.bigInt({ min: 0n, max: 2_000n }),
+      positionBefore: fc.bigInt({ min: -20n, max: 20n }),
+      positionAfter: fc.bigInt({ min: -20n, max: 20n }),
+    });
+    fc.assert(
+      fc.property(fc.constantFrom(...AGENT_MODES), fc.option(fc.constant(caps), { nil: null }), facts, fc.bigInt({ min: 0n, max: 2_000n }), (mode, c, o, otherMargin) => {
+        const s = at(mode, c);
+        if (ordersAllowedWithoutFacts(mode, c)) expect(s.can({ type: 'ORDER', order: o })).toBe(true);
+        if (!orderNeedsMargin(mode, c)) expect(s.can({ type: 'ORDER', order: { ...o, margin: otherMargin } })).toBe(s.can({ type: 'ORDER', order: o }));
+      }),
+      { numRuns: 500 },
+    );
+    expect(ordersAllowedWithoutFacts('active', null)).toBe(true);
+    expect(ordersAllowedWithoutFacts('active', caps)).toBe(false);
+    expect(ordersAllowedWithoutFacts('off', null)).toBe(false);
+    expect(ordersAllowedWithoutFacts('reduceOnly', null)).toBe(false);
   });
 });

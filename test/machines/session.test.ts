@@ -1,6 +1,8 @@
 /**
  * The session machine (machines/session.ts): pure transitions with time as event data,
- * its guard functions, and every drawn transition walked by xstate/graph paths.
+ * its guard functions, every drawn transition walked by xstate/graph paths, and the
+ * stepper execution calls (`stepSession`) agreeing with `transition()` for every state
+ * × event, refused ones included.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +14,8 @@ import {
   SESSION_STATES,
   sessionMachine,
   sessionRefusal,
+  stepSession,
+  type SessionContext,
   type SessionEvent,
   type SessionStateName,
 } from '../../machines/session';
@@ -211,5 +215,67 @@ describe('session machine, every path (xstate/graph)', () => {
     }
     expect(new Set(paths.map((p) => p.state.value))).toEqual(new Set(SESSION_STATES));
     expect([...taken].sort()).toEqual([...declaredEdges()].sort());
+  });
+});
+
+describe('stepSession, the stepper execution calls, agrees with transition()', () => {
+  /** xstate's answer: undefined when refused (the same snapshot comes back, checked). */
+  function viaXstate(value: SessionStateName, context: SessionContext, event: SessionEvent) {
+    const s: Snapshot = sessionMachine.resolveState({ value, context });
+    const [next] = transition(sessionMachine, s, event);
+    if (!s.can(event)) {
+      expect(next.value).toBe(value);
+      expect(next.context).toEqual(context);
+      return undefined;
+    }
+    return { value: next.value, context: next.context };
+  }
+
+  const contexts: SessionContext[] = [
+    { sessionKey: null, expiresAtMs: 0, createdAtMs: 0, nonce: 0n },
+    { sessionKey: K1, expiresAtMs: 1_000, createdAtMs: 0, nonce: 1n },
+  ];
+  const events: SessionEvent[] = [
+    create(K1, 0, 1_000, 1n), create(K2, 100, 2_000, 2n), create(K1, 100, 100, 3n), create(K2, 0, MAX + 1, 4n),
+    revoke(500), revoke(1_000), revoke(5_000), tick(999), tick(1_000), tick(5_000),
+  ];
+
+  it('for every state × context × event, refused ones included, taking every drawn transition', () => {
+    const taken = new Set<string>();
+    let refused = 0;
+    for (const value of SESSION_STATES) {
+      for (const context of contexts) {
+        for (const event of events) {
+          const want = viaXstate(value, context, event);
+          expect(stepSession(value, context, event), `${value} ${stringify(context)} ${stringify(event)}`).toEqual(want);
+          if (want) taken.add(`${value}|${event.type}|${want.value}`);
+          else refused++;
+        }
+      }
+    }
+    expect([...taken].sort()).toEqual([...declaredEdges()].sort());
+    expect(refused).toBeGreaterThan(0);
+  });
+
+  it('on random runs', () => {
+    const key = fc.constantFrom(K1, K2);
+    const now = fc.integer({ min: 0, max: 3 * MAX });
+    const event: fc.Arbitrary<SessionEvent> = fc.oneof(
+      fc.record({ type: fc.constant('CREATE' as const), sessionKey: key, expiresAtMs: fc.integer({ min: 0, max: 4 * MAX }), nowMs: now, maxDurationMs: fc.constant(MAX), nonce: fc.bigInt({ min: 0n, max: 9n }) }),
+      fc.record({ type: fc.constant('REVOKE' as const), nowMs: now }),
+      fc.record({ type: fc.constant('TICK' as const), nowMs: now }),
+    );
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 12 }), (evs) => {
+        let at: { value: SessionStateName; context: SessionContext } = { value: 'none', context: { sessionKey: null, expiresAtMs: 0, createdAtMs: 0, nonce: 0n } };
+        for (const e of evs) {
+          const want = viaXstate(at.value, at.context, e);
+          const got = stepSession(at.value, at.context, e);
+          expect(got).toEqual(want);
+          if (got) at = got;
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });

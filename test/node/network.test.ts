@@ -150,7 +150,7 @@ describe('a six-validator network of real processes', () => {
     await expectAgreement(head + 10, [1, 2, 3, 4, 5, 6], head - 10);
   }, 180_000);
 
-  it('starts no block sync for one validator claiming heights far ahead, and keeps its pace', async () => {
+  it('starts no block sync for one validator claiming heights far ahead, and every honest validator keeps committing', async () => {
     // Validator 4 (no longer double-signing) follows each vote with a status message
     // 1,000 heights ahead. Faulty power is below a third, so one validator's claim is no
     // proof that anyone is there (decision 66); before, every such message made each
@@ -160,21 +160,29 @@ describe('a six-validator network of real processes', () => {
     const honest = [1, 2, 3, 5, 6];
     await waitFor(async () => ((await net.status(1)).consensus.messagesAheadIgnored > 20 ? true : undefined), 30_000, 'claims from validator 4');
     const before = await Promise.all(honest.map((i) => net.status(i)));
-    const started = performance.now();
-    await new Promise((r) => setTimeout(r, 5_000));
-    const after = await Promise.all(honest.map((i) => net.status(i)));
-    const seconds = (performance.now() - started) / 1000;
+    // The window is counted in claims and heights, not seconds, so a busy machine only
+    // makes it longer: every honest validator ignores 50 more claims and commits 25 more
+    // heights. How fast blocks come under the fault, beside the same network without it,
+    // is a figure of `npm run bench -- claim-ahead`, not a property of this machine.
+    const after = await waitFor(
+      async () => {
+        const now = await Promise.all(honest.map((i) => net.status(i)));
+        const done = now.every((s, k) => s.consensus.messagesAheadIgnored - before[k].consensus.messagesAheadIgnored > 50 && s.height >= before[k].height + 25);
+        return done ? now : undefined;
+      },
+      90_000,
+      'claims ignored and heights committed by every honest validator',
+    );
     for (let k = 0; k < honest.length; k++) {
-      const [b, a] = [before[k].consensus, after[k].consensus];
-      expect(a.syncsStarted, `syncs on validator ${honest[k]}`).toBe(b.syncsStarted);
-      expect(a.messagesAheadIgnored - b.messagesAheadIgnored, `claims ignored by validator ${honest[k]}`).toBeGreaterThan(50);
+      const [b, a] = [before[k], after[k]];
+      expect(a.consensus.syncsStarted, `syncs on validator ${honest[k]}`).toBe(b.consensus.syncsStarted);
+      expect(a.consensus.messagesAheadIgnored - b.consensus.messagesAheadIgnored, `claims ignored by validator ${honest[k]}`).toBeGreaterThan(50);
+      expect(a.height - b.height, `heights committed by validator ${honest[k]}`).toBeGreaterThanOrEqual(25);
     }
-    // Blocks still come at about the idle pace (22 ms; at least a third of it on a loaded machine).
-    expect((after[0].height - before[0].height) / seconds).toBeGreaterThan(15);
     const head = await net.height(1);
     await net.waitHeight(head + 5);
     await expectAgreement(head + 5, [1, 2, 3, 4, 5, 6], head - 5);
-  }, 120_000);
+  }, 180_000);
 
   it('publishes its consensus messages and transactions on the gossip topics to a full node that subscribes', async () => {
     // Validators send each other consensus messages and transactions point to point and

@@ -1,7 +1,8 @@
 /**
  * Execution rules of the session and agent kinds. Each is owner-only (SIGNER_RULES in
  * src/state/sessions.ts, applied to every kind in ops/index.ts), and each changes state
- * only through its machine's pure transition: what the drawn machine allows is what
+ * only through its machine: the session machine's compiled stepper (`stepSession`), the
+ * agent-mode machine's pure `transition()`. What the drawn machine allows is what
  * execution does.
  */
 import { verifyTyped } from './verify';
@@ -11,7 +12,7 @@ import { createRefusal } from '../../../machines/session';
 import type { TxOp } from '../context';
 import { agentRecord, agentRecordOf, agentTransition } from '../agents';
 import { badRequest, rejected, TxError } from '../errors';
-import { sessionRecordOf, sessionSnapshot, sessionStateAt, sessionTransition } from '../sessions';
+import { sessionRecordOf, sessionStateAt, sessionTransition } from '../sessions';
 import { InvariantError } from '../state';
 
 export const U64_MAX = (1n << 64n) - 1n;
@@ -52,7 +53,7 @@ export const sessionCreateOp: TxOp<SessionCreateBody> = {
     }
     const prev = ctx.state.sessions.get(b.owner);
     const next = sessionTransition(prev, event);
-    if (next.value !== 'active') throw new InvariantError(`session machine refused an allowed CREATE for ${b.owner}`);
+    if (next?.value !== 'active') throw new InvariantError(`session machine refused an allowed CREATE for ${b.owner}`);
     ctx.state.sessions.set(b.owner, sessionRecordOf(next));
     ctx.emit({
       type: 'SessionCreated', owner: b.owner, sessionKey: b.sessionKey, expiresAtMs: event.expiresAtMs,
@@ -69,7 +70,7 @@ export const sessionRevokeOp: TxOp<SessionRevokeBody> = {
     const prev = ctx.state.sessions.get(owner);
     const event = { type: 'REVOKE' as const, nowMs: ctx.header.timestampMs };
     // Only an active, live session has a REVOKE transition to `revoked`.
-    const next = sessionSnapshot(prev).can(event) ? sessionTransition(prev, event) : undefined;
+    const next = sessionTransition(prev, event);
     if (next?.value !== 'revoked') throw new TxError(404, 'NO_ACTIVE_SESSION', `owner ${owner} has no active session to revoke`);
     ctx.state.sessions.set(owner, sessionRecordOf(next));
     ctx.emit({ type: 'SessionRevoked', owner, sessionKey: prev!.sessionKey });

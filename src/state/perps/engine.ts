@@ -8,8 +8,12 @@
  * positions: book-liquidation.ts), then ADL when traders' profit passes the pool threshold. A market whose oracle price is not fresh is paused: no
  * open, close, TP/SL, liquidation or funding on it until a fresh price arrives.
  *
- * Each position's life is machines/position.ts; the engine calls that machine's guard
- * functions (openRefusal, closesAll, tpslRefusal, tpslTrigger) and `liquidatable`.
+ * Each position's life is machines/position.ts, and the machine decides it: every
+ * change of a position (open, close, TP/SL set or hit, liquidation, ADL) is stepped
+ * through it (position-step.ts), and what the step leaves (open with its size and
+ * targets, or closed/liquidated: deleted) is what is stored; an event it refuses halts
+ * the node. The guard functions (openRefusal, tpslRefusal, tpslTrigger) give the error
+ * codes and pick the candidates; `liquidatable` is the CHECK_BLOCK fact.
  *
  * Money moves only between the owner's free balance and margin, the pool, the market's
  * funding pot and the fee account, each move written on both sides, so
@@ -20,7 +24,7 @@
  */
 import { openRefusal, closesAll, tpslRefusal, tpslTrigger, type OpenFacts } from '../../../machines/position';
 import { agentRefusalMessage } from '../agents';
-import { orderRefusal, type OrderFacts } from '../../../machines/agent-mode';
+import { orderRefusal, ordersAllowedWithoutFacts, type OrderFacts } from '../../../machines/agent-mode';
 import type { Address } from '../../util/bytes';
 import type { ExecContext } from '../context';
 import { badRequest, forbidden, rejected, TxError } from '../errors';
@@ -50,6 +54,7 @@ import {
 import { openInterestCap, payFromPool, payToPool, poolValuation, profitLimit } from './pool';
 import { liquidateBook } from './book-liquidation';
 import type { Price6, Size18, Usdc6 } from '../../util/fixed';
+import { positionContext, settleEvent, stepStored, stepToOpen } from './position-step';
 
 // ---- records --------------------------------------------------------------------------
 
@@ -114,7 +119,7 @@ export function positionView(state: State, p: PerpPosition, nowMs: number) {
  */
 function requirePerpAgent(state: State, owner: Address, pairId: number, isLong: boolean, leverage: number, margin: bigint, size: bigint): void {
   const rec = state.agents.get(owner);
-  if (rec === undefined || (rec.mode === 'active' && rec.caps === null)) return;
+  if (rec === undefined || ordersAllowedWithoutFacts(rec.mode, rec.caps)) return;
   let held = 0n;
   for (const id of state.perp.ownerIds(owner)) {
     const p = state.perpPositions.get(String(id))!;
@@ -178,6 +183,7 @@ export function openPosition(ctx: ExecContext, o: OpenInput): PerpPosition {
     liquidationPrice: liquidationPrice({ isLong: o.isLong, entryPrice: price, size, collateral: o.margin }, pair.maintenanceMarginBps),
     openedMs: now, isAgent: o.isAgent,
   };
+  stepToOpen(null, pair.maintenanceMarginBps, { type: 'OPEN', facts, position: positionContext(position, pair.maintenanceMarginBps) });
   state.accounts.set(o.owner, { ...account, usdcFree: account.usdcFree - o.margin - fee, usdcInPositions: account.usdcInPositions + o.margin });
   credit(state, params.feeAccount, fee);
   state.perpPositions.set(String(id), position);
@@ -235,9 +241,12 @@ export function settlePosition(ctx: ExecContext, pos: PerpPosition, closeSize: S
   const owed = fundingOwed(pos.size, index, pos.fundingIndex);
   const account = state.account(pos.owner);
   let inPositions = account.usdcInPositions;
-  // A part that would leave less than the minimum margin closes the whole position: no
-  // dust positions (their liquidation keys would be wide, checked every block).
-  const full = closesAll(pos.size, closeSize, pos.margin - owed, MIN_PERP_MARGIN);
+  // The machine decides whether this closes the whole position: a part that would leave
+  // less than the minimum margin closes it whole (no dust positions: their liquidation
+  // keys would be wide, checked every block); TP/SL, liquidation close it whole.
+  const fresh = oraclePrice(state, pos.pairId, ctx.header.timestampMs)?.fresh ?? false;
+  const stepped = stepStored(pos, pair.maintenanceMarginBps, settleEvent(pos, pos.margin - owed, closeSize, price, fresh, reason, pair.maintenanceMarginBps));
+  const full = stepped.value !== 'open';
   const size = full ? pos.size : closeSize;
 
   let potDelta = 0n;
@@ -300,7 +309,7 @@ export function settlePosition(ctx: ExecContext, pos: PerpPosition, closeSize: S
   credit(state, params.feeAccount, fee);
   if (full) state.perpPositions.delete(String(pos.id));
   else {
-    const next = { ...pos, size: pos.size - size, margin: keepMargin, fundingIndex: index };
+    const next = { ...pos, size: stepped.context.size, margin: keepMargin, fundingIndex: index };
     next.liquidationPrice = liquidationPrice({ isLong: next.isLong, entryPrice: next.entryPrice, size: next.size, collateral: next.margin }, pair.maintenanceMarginBps);
     state.perpPositions.set(String(pos.id), next);
   }
@@ -340,7 +349,8 @@ export function setTpsl(ctx: ExecContext, owner: Address, positionId: bigint, ta
   if (tpslRefusal(pos.isLong, takeProfit, stopLoss)) {
     throw badRequest('INVALID_TPSL', pos.isLong ? 'stopLoss: a long\'s stop-loss must be below its take-profit' : 'stopLoss: a short\'s stop-loss must be above its take-profit');
   }
-  const next = { ...pos, takeProfit, stopLoss };
+  const stepped = stepToOpen(pos, maintenanceBps(state, pos.pairId), { type: 'SET_TPSL', takeProfit, stopLoss });
+  const next = { ...pos, takeProfit: stepped.context.takeProfit, stopLoss: stepped.context.stopLoss };
   state.perpPositions.set(String(pos.id), next);
   ctx.emit({ type: 'PerpTpslSet', positionId: String(pos.id), owner, pairId: pos.pairId, takeProfit, stopLoss });
   return next;

@@ -1,0 +1,59 @@
+/**
+ * What the one Byzantine validator of a simulation run (sim/cluster.ts) does besides
+ * running the honest code: equivocating proposals (two different blocks for one
+ * height/round, to two groups of peers), double votes, and status messages claiming
+ * heights far ahead. Its forged block-sync answers are served in sim/sync.ts.
+ */
+import { claimAheadStatus } from '../src/chain/sync';
+import { encodeMessage, proposalSigningHash, voteSigningHash, type ConsensusMessage, type Proposal, type Vote } from '../src/consensus/messages';
+import type { SimNode } from './model';
+import { buildBlock, type SimWorld } from './world';
+
+/** Sends conflicting messages to two groups of peers; false to send the message normally. */
+export function equivocate(w: SimWorld, node: SimNode, m: ConsensusMessage): boolean {
+  let alt: ConsensusMessage | undefined;
+  if (m.kind === 'proposal' && w.prng.chance(0.7)) {
+    alt = altProposal(w, node, m.proposal);
+    if (alt) w.faults.equivocatingProposal++;
+  } else if (m.kind === 'vote' && m.vote.validator === node.address && w.prng.chance(0.5)) {
+    alt = altVote(w, node, m.vote);
+    w.faults.doubleVote++;
+  }
+  if (alt === undefined) return false;
+  const peers = w.prng.shuffle(w.nodes.filter((x) => x.index !== node.index).map((x) => x.index));
+  const cutAt = w.prng.range(1, Math.max(1, peers.length - 1));
+  const a = encodeMessage(m);
+  const b = encodeMessage(alt);
+  for (const [i, to] of peers.entries()) w.net.send(node.index, to, 'consensus', i < cutAt ? a : b);
+  // Sometimes one peer gets both, in a random order: the double sign becomes visible.
+  if (w.prng.chance(0.5)) {
+    const to = w.prng.pick(peers);
+    w.net.send(node.index, to, 'consensus', peers.indexOf(to) < cutAt ? b : a);
+  }
+  return true;
+}
+
+/**
+ * The Byzantine validator follows some of its votes with a status message 1,000 heights
+ * ahead, to every peer (what `--claim-ahead` does on the node): no honest node may start
+ * a block sync on its word alone (Checker.checkBehind).
+ */
+export function claimAhead(w: SimWorld, node: SimNode, m: ConsensusMessage): void {
+  if (m.kind !== 'vote' || m.vote.validator !== node.address || !w.prng.chance(0.3)) return;
+  w.net.broadcast(node.index, 'consensus', encodeMessage(claimAheadStatus(m.vote.height, w.validators.size)));
+  w.faults.claimAhead++;
+}
+
+function altProposal(w: SimWorld, node: SimNode, p: Proposal): ConsensusMessage | undefined {
+  const built = node.live === null ? null : buildBlock(w, node, node.live, p.height, p.round, true);
+  if (built === null) return undefined;
+  const unsigned = { ...p, polRound: -1, blockHash: built.validated.hash, block: built.bytes };
+  const signature = node.signer.sign(proposalSigningHash(w.genesis.chainId, unsigned));
+  return { kind: 'proposal', proposal: { ...unsigned, signature } };
+}
+
+function altVote(w: SimWorld, node: SimNode, v: Vote): ConsensusMessage {
+  const blockHash = v.blockHash === null ? w.prng.bytes(32) : w.prng.chance(0.5) ? null : w.prng.bytes(32);
+  const unsigned = { ...v, blockHash };
+  return { kind: 'vote', vote: { ...unsigned, signature: node.signer.sign(voteSigningHash(w.genesis.chainId, unsigned)) } };
+}

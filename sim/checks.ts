@@ -1,0 +1,282 @@
+/**
+ * The checker of a simulation run (sim/cluster.ts): it watches every decision, commit,
+ * signed message, evidence and transaction of the honest nodes and records each broken
+ * property as a Violation, with the run's trace.
+ *  - SAFETY: no two honest nodes decide (or sync) different blocks at one height; every
+ *    honest node's state root is the same at every height it committed; every decision
+ *    carries a commit with 2/3 of the power or more in valid signatures; no honest
+ *    validator sends two different signed messages for one (height, round, step)
+ *    (across its restarts too); every evidence an honest node reports is valid and names
+ *    the Byzantine validator; no honest node starts a block sync on the faulty
+ *    validator's word alone.
+ *  - LIVENESS: after the heal, every honest node commits new heights within the bound,
+ *    and every transaction an honest node admitted after the heal is committed.
+ *  - Evidence: when the Byzantine node equivocated often, honest nodes reported it.
+ * It also keeps the run's digest: the first honest decision at each height, then the
+ * honest nodes' final state roots.
+ */
+import { Step } from '../machines/consensus-round';
+import { encodeCommit, type Commit } from '../src/codec/block';
+import { checkEvidence, evidenceHash, evidenceOffender, type Evidence } from '../src/consensus/evidence';
+import { proposalSigningHash, voteSigningHash, type ConsensusMessage } from '../src/consensus/messages';
+import type { SignatureVerifier } from '../src/consensus/signer';
+import type { ValidatorSet } from '../src/consensus/validator-set';
+import { keccak256 } from '../src/crypto/keccak';
+import type { BlockResult } from '../src/state/apply';
+import { bytesToHex, concatBytes, utf8, type Address } from '../src/util/bytes';
+import type { LiveNode, SimNode } from './model';
+import { US, type SimNetwork } from './network';
+import type { FaultCounts, SimOptions, TxCounts, Violation, ViolationKind } from './options';
+
+/** A transaction an honest node admitted after the heal: it must be committed. */
+interface Submitted {
+  hash: string;
+  atUs: number;
+  node: number;
+}
+
+export class Checker {
+  readonly violations: Violation[] = [];
+  /** Height -> hash decided by the first honest node. */
+  readonly #decided = new Map<number, string>();
+  /** Height -> state root after it, from the first honest node that committed it. */
+  readonly #roots = new Map<number, string>();
+  /** Honest signer -> "h/r/step" -> signing hash of what it sent. */
+  readonly #signed = new Map<Address, Map<string, string>>();
+  #evidenceReported = 0;
+  readonly #offences = new Set<string>();
+  /** Hashes of the transactions in committed blocks. */
+  readonly #committedTxs = new Set<string>();
+  /** Admitted by an honest node after the heal: must be committed (checked at the end). */
+  readonly #mustCommit: Submitted[] = [];
+  #digest = keccak256(utf8.encode('sim-digest'));
+  #healHeight = -1;
+  /** Per node: when it reached the heal height + livenessHeights (-1: not yet). */
+  readonly #reachedAtUs: number[] = [];
+  readonly #trace: string[] = [];
+
+  constructor(
+    private readonly opts: SimOptions,
+    private readonly clock: SimNetwork,
+    private readonly nodes: readonly SimNode[],
+    private readonly byAddress: ReadonlyMap<Address, number>,
+    private readonly chainId: number,
+    private readonly validators: ValidatorSet,
+    private readonly verifier: SignatureVerifier,
+    /** Counted here as blocks commit (each height once); the workload counts the rest. */
+    private readonly txs: TxCounts,
+  ) {
+    for (let i = 0; i < nodes.length; i++) this.#reachedAtUs.push(-1);
+  }
+
+  get evidenceReported(): number {
+    return this.#evidenceReported;
+  }
+
+  get offences(): number {
+    return this.#offences.size;
+  }
+
+  get trace(): string[] {
+    return [...this.#trace];
+  }
+
+  /** The height of the heal (the honest nodes' highest then), -1 before it. */
+  get healHeight(): number {
+    return this.#healHeight;
+  }
+
+  honest(): SimNode[] {
+    return this.nodes.filter((x) => !x.byzantine);
+  }
+
+  violation(kind: ViolationKind, message: string): void {
+    this.violations.push({ kind, atMs: this.clock.nowMs, message });
+    this.traceLine(`VIOLATION ${kind}: ${message}`);
+  }
+
+  traceLine(line: string): void {
+    if (this.opts.traceLines <= 0) return;
+    this.#trace.push(`${this.clock.nowMs.toFixed(3)}ms ${line}`);
+    if (this.#trace.length > this.opts.traceLines) this.#trace.shift();
+  }
+
+  // ------------------------------------------------------------------ safety
+
+  /**
+   * Safety: the first honest block at a height is the decision (and goes into the digest);
+   * any other an honest node decides or syncs there is a violation. False on a violation.
+   */
+  holdToDecisions(node: SimNode, height: number, hash: Uint8Array, how: 'decided' | 'synced'): boolean {
+    const hex = bytesToHex(hash);
+    const prev = this.#decided.get(height);
+    if (prev === undefined) {
+      this.#decided.set(height, hex);
+      this.#digest = keccak256(concatBytes(this.#digest, hash));
+      return true;
+    }
+    if (prev === hex) return true;
+    this.violation('safety', `height ${height}: node ${node.index} ${how} ${hex}, ${how === 'decided' ? 'another' : 'an'} honest node decided ${prev}`);
+    return false;
+  }
+
+  /** An independent check of the commit a decision carries: a quorum (≥ 2/3) of valid precommits for the block. */
+  checkCommit(node: SimNode, height: number, hash: Uint8Array, commit: Commit): void {
+    let power = 0n;
+    const seen = new Set<string>();
+    const digest = voteSigningHash(this.chainId, { type: 'precommit', height, round: commit.round, blockHash: hash });
+    for (const s of commit.signatures) {
+      if (seen.has(s.validator)) continue;
+      seen.add(s.validator);
+      if (this.verifier.verify(digest, s.signature, s.validator)) power += this.validators.powerOf(s.validator);
+    }
+    encodeCommit(commit); // must be canonical (sorted, no duplicates) to be carried in a block
+    if (commit.height !== height || !this.validators.hasQuorum(power)) {
+      this.violation('commit', `node ${node.index} decided ${height} with a commit of ${power} power of ${this.validators.totalPower}`);
+    }
+  }
+
+  /** A node committed `height` (decided or synced): an honest one's state root agrees, its transactions count, its liveness progress. */
+  committed(node: SimNode, height: number, result: BlockResult): void {
+    if (node.byzantine) return;
+    const root = bytesToHex(result.stateRoot);
+    const prev = this.#roots.get(height);
+    if (prev === undefined) {
+      this.#roots.set(height, root);
+      this.#countCommitted(result);
+    } else if (prev !== root) {
+      this.violation('state', `height ${height}: node ${node.index} has state root ${root}, another honest node ${prev}`);
+    }
+    this.#pruneSigned(node.address, height);
+    if (this.#healHeight >= 0 && this.#reachedAtUs[node.index] < 0 && height >= this.#healHeight + this.opts.livenessHeights) {
+      this.#reachedAtUs[node.index] = this.clock.nowUs;
+    }
+  }
+
+  #countCommitted(result: BlockResult): void {
+    for (const r of result.receipts) {
+      this.txs.committed++;
+      if (r.status === 'ok') this.txs.ok++;
+      else this.txs.failed++;
+      this.#committedTxs.add(r.txHash);
+    }
+  }
+
+  /** Every signed message an honest node sends as its own must agree with all it sent before. */
+  observeSigned(node: SimNode, m: ConsensusMessage): void {
+    if (node.byzantine) return;
+    let key: string;
+    let digest: Uint8Array;
+    if (m.kind === 'vote' && m.vote.validator === node.address) {
+      key = `${m.vote.height}/${m.vote.round}/${m.vote.type}`;
+      digest = voteSigningHash(this.chainId, m.vote);
+    } else if (m.kind === 'proposal' && m.proposal.proposer === node.address) {
+      key = `${m.proposal.height}/${m.proposal.round}/proposal`;
+      digest = proposalSigningHash(this.chainId, m.proposal);
+    } else {
+      return;
+    }
+    let mine = this.#signed.get(node.address);
+    if (mine === undefined) {
+      mine = new Map();
+      this.#signed.set(node.address, mine);
+    }
+    const hex = bytesToHex(digest);
+    const prev = mine.get(key);
+    if (prev === undefined) mine.set(key, hex);
+    else if (prev !== hex) this.violation('double-sign', `honest node ${node.index} signed two different messages at ${key}`);
+  }
+
+  #pruneSigned(address: Address, committedHeight: number): void {
+    const mine = this.#signed.get(address);
+    if (mine === undefined || committedHeight % 64 !== 0) return;
+    for (const key of mine.keys()) if (Number(key.slice(0, key.indexOf('/'))) < committedHeight - 64) mine.delete(key);
+  }
+
+  onEvidence(node: SimNode, e: Evidence): void {
+    if (node.byzantine) return;
+    this.#evidenceReported++;
+    const reason = checkEvidence(this.chainId, this.validators, this.verifier, e);
+    if (reason !== null) {
+      this.violation('evidence', `node ${node.index} reported invalid evidence: ${reason}`);
+      return;
+    }
+    this.#offences.add(bytesToHex(evidenceHash(e)));
+    const offender = this.byAddress.get(evidenceOffender(e));
+    if (offender === undefined || !this.nodes[offender].byzantine) {
+      this.violation('double-sign', `node ${node.index} holds valid evidence against honest validator ${offender}`);
+    }
+  }
+
+  /**
+   * A sync started by messages: more than a third of the power showed `shown`, so an
+   * honest node must have been there (its chain at `shown` - 1 or beyond: a message is
+   * at most one height past its sender's chain, and disks keep their blocks). Otherwise
+   * the node synced on the word of the faulty validator.
+   */
+  checkBehind(node: SimNode, live: LiveNode, shown: number): void {
+    const honestTop = Math.max(...this.nodes.filter((x) => !x.byzantine && x.index !== node.index).map((x) => x.disk.height));
+    if (honestTop + 1 < shown) {
+      this.violation('sync', `node ${node.index} at height ${live.core.height} started a block sync for height ${shown}, which no honest node has reached (highest ${honestTop})`);
+    }
+  }
+
+  // ------------------------------------------------------------------ liveness
+
+  /** The network healed with the honest nodes at most at this height. */
+  healed(): void {
+    this.#healHeight = Math.max(...this.honest().map((x) => x.disk.height));
+    this.traceLine(`heal at height ${this.#healHeight}`);
+  }
+
+  /** A node admitted a transaction from a client: after the heal, an honest node's must be committed. */
+  admitted(node: SimNode, hash: string): void {
+    if (!node.byzantine && this.#healHeight >= 0) this.#mustCommit.push({ hash, atUs: this.clock.nowUs, node: node.index });
+  }
+
+  checkLiveness(): void {
+    const target = this.#healHeight + this.opts.livenessHeights;
+    for (const node of this.honest()) {
+      if (node.disk.height < target) {
+        this.violation(
+          'liveness',
+          `node ${node.index} at height ${node.disk.height} (round ${node.live?.core.round}, step ${node.live ? Step[node.live.core.step] : 'down'}), ` +
+            `${this.opts.livenessBoundMs} ms after the heal at height ${this.#healHeight}; target ${target}`,
+        );
+      }
+    }
+  }
+
+  /** Every transaction an honest node admitted after the heal, early enough, is in a committed block. */
+  checkTxLiveness(): void {
+    const deadlineUs = this.clock.nowUs - this.opts.txLivenessMs * US;
+    for (const t of this.#mustCommit) {
+      if (t.atUs > deadlineUs || this.#committedTxs.has(t.hash)) continue;
+      this.violation('liveness', `transaction ${t.hash.slice(0, 12)} admitted by node ${t.node} at ${(t.atUs / US).toFixed(1)} ms (after the heal) was never committed`);
+      return;
+    }
+  }
+
+  // ------------------------------------------------------------------ at the end
+
+  /** The Byzantine node equivocated often: some honest node must have reported it. */
+  checkEvidenceSeen(byzantine: number | null, faults: FaultCounts): void {
+    const equivocations = faults.doubleVote + faults.equivocatingProposal;
+    if (byzantine !== null && equivocations >= 30 && this.#evidenceReported === 0 && this.violations.length === 0) {
+      this.violation('evidence-missed', `the Byzantine node equivocated ${equivocations} times and no honest node reported evidence`);
+    }
+  }
+
+  /** Simulated ms after the heal until every honest node had committed the new heights; -1 if never. */
+  recoveryMs(): number {
+    const honest = this.honest();
+    if (this.#healHeight < 0 || !honest.every((x) => this.#reachedAtUs[x.index] >= 0)) return -1;
+    return (Math.max(...honest.map((x) => this.#reachedAtUs[x.index])) - this.opts.faultPhaseMs * US) / US;
+  }
+
+  /** The digest of the run: the decisions, then each honest node's final state root (call once, at the end). */
+  finalDigest(): string {
+    for (const x of this.honest()) this.#digest = keccak256(concatBytes(this.#digest, x.disk.stateRoot));
+    return bytesToHex(this.#digest);
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * What a simulation run is asked (SimOptions and their defaults, the devnet-like
+ * timeouts) and what it answers (SimResult: the faults injected, the counts of
+ * transactions and block sync, the violations found, the digest two runs of one seed
+ * must share). Shared by the driver (sim/cluster.ts), its parts and the CLI.
+ */
+import type { TimeoutConfig } from '../src/consensus/params';
+import type { QuorumRule } from '../src/consensus/validator-set';
+
+export const FAULT_KINDS = [
+  'drop',
+  'duplicate',
+  'delaySpike',
+  'partitionSymmetric',
+  'partitionAsymmetric',
+  'partitionBlocked',
+  'crash',
+  'restart',
+  'lostToCrash',
+  'equivocatingProposal',
+  'doubleVote',
+  'forgedSyncAnswer',
+  'claimAhead',
+] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+export type FaultCounts = Record<FaultKind, number>;
+
+export type ViolationKind = 'safety' | 'state' | 'commit' | 'double-sign' | 'evidence' | 'evidence-missed' | 'liveness' | 'sync' | 'exception';
+
+export interface Violation {
+  kind: ViolationKind;
+  atMs: number;
+  message: string;
+}
+
+export interface SimOptions {
+  seed: number;
+  /** Number of validators (6). */
+  validators: number;
+  /** Voting powers, one per validator; equal when absent. */
+  powers?: bigint[];
+  durationMs: number;
+  /** Faults are injected before this time only; after it the network heals. */
+  faultPhaseMs: number;
+  /** After the heal, every honest node must have committed `livenessHeights` new heights within this. */
+  livenessBoundMs: number;
+  livenessHeights: number;
+  byzantine: boolean;
+  faults: boolean;
+  crypto: 'fast' | 'real';
+  /** Deliberately broken quorum rule (to show the checker catches it). */
+  unsafeQuorum?: QuorumRule;
+  /** A scripted partition, besides (or instead of) the random faults. */
+  forcedPartition?: { groups: number[][]; fromMs: number; toMs: number };
+  /** A deliberately broken block sync (to show the checker catches it): answers applied without checking their commits. */
+  unsafeSync?: boolean;
+  /** A deliberately broken sync trigger (to show the checker catches it): any one message far ahead starts a sync, as before decision 66. */
+  unsafeSyncTrigger?: boolean;
+  /** A deliberate execution bug (to show the checker catches it): at `atMs`, a stray write into that node's state. */
+  divergeState?: { node: number; atMs: number };
+  timeouts?: Partial<TimeoutConfig>;
+  /** Transactions submitted per simulated second (a Poisson stream); absent: drawn per seed, 2-10; 0: none. */
+  txPerSecond?: number;
+  /** Each node's clock is off by a constant drawn in ±this (with faults only). */
+  clockSkewMs: number;
+  /** A transaction an honest node admitted after the heal must be committed within this. */
+  txLivenessMs: number;
+  /** Stop at the first violation (the CLI does; tests may want them all). */
+  stopOnViolation: boolean;
+  /** Keep the last N trace lines and attach them to the result. */
+  traceLines: number;
+  /** Also trace every input and output of these nodes (debugging a seed). */
+  traceNodes?: number[];
+}
+
+export const DEFAULT_SIM_OPTIONS: Omit<SimOptions, 'seed'> = {
+  validators: 6,
+  durationMs: 40_000,
+  faultPhaseMs: 25_000,
+  livenessBoundMs: 12_000,
+  livenessHeights: 3,
+  byzantine: true,
+  faults: true,
+  crypto: 'fast',
+  clockSkewMs: 100,
+  txLivenessMs: 2_000,
+  stopOnViolation: true,
+  traceLines: 0,
+};
+
+/** Genesis-like timeouts (genesis/devnet.json). */
+export const SIM_TIMEOUTS = {
+  timeoutProposeMs: 300,
+  timeoutProposeDeltaMs: 100,
+  timeoutPrevoteMs: 100,
+  timeoutPrevoteDeltaMs: 50,
+  timeoutPrecommitMs: 100,
+  timeoutPrecommitDeltaMs: 50,
+};
+
+export interface TxCounts {
+  /** Drawn by the workload and sent to a node. */
+  submitted: number;
+  /** Admitted by the pool they were sent to. */
+  admitted: number;
+  /** Refused at the door (down node, or the pool said no). */
+  refused: number;
+  /** Gossiped copies a peer's pool admitted. */
+  gossipAdmitted: number;
+  /** In committed blocks (each height counted once), and of them those whose receipt is ok / failed. */
+  committed: number;
+  ok: number;
+  failed: number;
+}
+
+export interface SyncCounts {
+  requests: number;
+  answers: number;
+  blocksApplied: number;
+  refused: number;
+  timeouts: number;
+  /** Messages far ahead that started no sync (too little power that far ahead, or a sync just found nothing). */
+  aheadIgnored: number;
+}
+
+export interface SimResult {
+  seed: number;
+  simulatedMs: number;
+  wallMs: number;
+  /** Highest height committed by an honest node. */
+  heights: number;
+  /** Lowest height committed by an honest node at the end. */
+  minHonestHeight: number;
+  byzantine: number | null;
+  faults: FaultCounts;
+  messagesDelivered: number;
+  evidenceReported: number;
+  /** Distinct offences among them (one double sign seen by five nodes is one offence). */
+  evidenceOffences: number;
+  txs: TxCounts;
+  /** Proposals dropped before the core for a stale time (ChainConsensusApp.isTimely, as the node does). */
+  proposalsUntimely: number;
+  /** Block sync: requests sent, answers with blocks, blocks applied from them, answers refused (a forged block), requests timed out. */
+  sync: SyncCounts;
+  /** Simulated ms after the heal until every honest node had committed the new heights; -1 if never. */
+  recoveryMs: number;
+  violations: Violation[];
+  /** Hash over every decision: two runs of one seed must agree. */
+  digest: string;
+  trace: string[];
+}

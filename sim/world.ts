@@ -1,0 +1,66 @@
+/**
+ * What the parts of a simulation run share (sim/cluster.ts builds it): the options,
+ * the one seeded PRNG, the nodes, the validator set and verifier, the genesis, the
+ * clock, queue and network, the checker, and the counters the result reports. Also two
+ * things every part asks of a node: the time on its (skewed) clock, and the block it
+ * would propose.
+ */
+import type { ValidatedBlock } from '../src/chain/consensus-app';
+import { blockHash, encodeBlock, type Block } from '../src/codec/block';
+import type { TimeoutConfig } from '../src/consensus/params';
+import type { SignatureVerifier } from '../src/consensus/signer';
+import type { ValidatorSet } from '../src/consensus/validator-set';
+import type { Genesis } from '../src/genesis/types';
+import type { Address } from '../src/util/bytes';
+import type { Checker } from './checks';
+import type { LiveNode, SimNode } from './model';
+import type { SimNetwork } from './network';
+import type { FaultCounts, SimOptions, SyncCounts, TxCounts } from './options';
+import type { Prng } from './prng';
+
+export interface SimWorld {
+  readonly opts: SimOptions;
+  readonly prng: Prng;
+  readonly nodes: SimNode[];
+  readonly byAddress: ReadonlyMap<Address, number>;
+  readonly validators: ValidatorSet;
+  readonly verifier: SignatureVerifier;
+  readonly genesis: Genesis;
+  readonly genesisHash: Uint8Array;
+  readonly timeouts: TimeoutConfig;
+  readonly net: SimNetwork;
+  readonly check: Checker;
+  readonly faults: FaultCounts;
+  readonly txs: TxCounts;
+  readonly sync: SyncCounts;
+  /** Counters of the result that no part owns alone. */
+  readonly tally: { messagesDelivered: number; proposalsUntimely: number };
+}
+
+/** The simulated clocks start this long after the genesis time. */
+const CLOCK_START_MS = 1_000;
+
+/** The time on `node`'s clock (off by its constant skew), in ms since the epoch as the genesis counts it. */
+export function clockMs(w: SimWorld, node: SimNode): number {
+  return w.genesis.genesisTimeMs + CLOCK_START_MS + Math.round(w.net.nowMs + node.clockSkewMs);
+}
+
+/**
+ * The proposer's block, as the node's consensus actor builds it: the pool's batch in
+ * arrival order, on top of the head, timed by this node's clock. `variant`: a
+ * different block for the same (height, round) (a Byzantine proposer's second one).
+ */
+export function buildBlock(w: SimWorld, node: SimNode, live: LiveNode, height: number, round: number, variant: boolean): { validated: ValidatedBlock; bytes: Uint8Array } | null {
+  if (height !== live.chain.height + 1) return null;
+  const { consensus } = w.genesis;
+  let { txs, decoded } = live.pool.peekBatch(consensus.maxBlockTxs, consensus.maxBlockBytes);
+  let timestampMs = clockMs(w, node);
+  if (variant) {
+    timestampMs += w.prng.range(1, 50);
+    const keep = w.prng.int(txs.length + 1);
+    txs = txs.slice(0, keep);
+    decoded = decoded.slice(0, keep);
+  }
+  const block: Block = live.chain.buildBlock({ txs, decoded, timestampMs, proposer: node.address, round, lastCommit: live.lastCommit });
+  return { validated: { block, decoded, hash: blockHash(block.header) }, bytes: encodeBlock(block, consensus.maxBlockBytes) };
+}
