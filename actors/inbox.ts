@@ -14,7 +14,7 @@
  * only the one for the current step can still act). It never refuses a message, so
  * nothing sent to it is lost; the replaced ones are counted apart as superseded.
  */
-import { Mailbox, type DropPolicy } from './mailbox';
+import { Mailbox, Waiters, type DropPolicy } from './mailbox';
 
 /** What SupervisedActor needs of its queue; Mailbox and LanedInbox provide it. */
 export interface Inbox<M> {
@@ -71,19 +71,12 @@ interface Lane<M, K> {
   box: Mailbox<M>;
 }
 
-interface Waiter<M> {
-  resolve(msg: M): void;
-  reject(reason: unknown): void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
-}
-
 export class LanedInbox<M, K extends string> implements Inbox<M> {
   private readonly byName = new Map<K, Lane<M, K>>();
   private readonly priority: Lane<M, K>[] = [];
   private readonly rotation: Lane<M, K>[] = [];
   private readonly laneOf: (msg: M) => K;
-  private readonly waiters: Waiter<M>[] = [];
+  private readonly waiters = new Waiters<M>();
   /** Index in `rotation` of the lane served first next time. */
   private cursor = 0;
 
@@ -131,12 +124,8 @@ export class LanedInbox<M, K extends string> implements Inbox<M> {
     const lane = this.byName.get(name);
     if (lane === undefined) throw new Error(`no lane ${String(name)} in this inbox`);
     if (!lane.box.push(msg)) return false;
-    const waiter = this.waiters.shift();
-    if (waiter !== undefined) {
-      // A consumer waits, so every lane was empty: this message is the next one.
-      settle(waiter);
-      waiter.resolve(this.poll() as M);
-    }
+    // A consumer waits, so every lane was empty: this message is the next one.
+    this.waiters.serve(() => this.poll() as M);
     return true;
   }
 
@@ -156,19 +145,7 @@ export class LanedInbox<M, K extends string> implements Inbox<M> {
 
   take(signal?: AbortSignal): Promise<M> {
     if (this.size > 0) return Promise.resolve(this.poll() as M);
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise<M>((resolve, reject) => {
-      const waiter: Waiter<M> = { resolve, reject, signal, onAbort: undefined };
-      if (signal !== undefined) {
-        waiter.onAbort = () => {
-          const i = this.waiters.indexOf(waiter);
-          if (i >= 0) this.waiters.splice(i, 1);
-          reject(signal.reason);
-        };
-        signal.addEventListener('abort', waiter.onAbort, { once: true });
-      }
-      this.waiters.push(waiter);
-    });
+    return this.waiters.wait(signal);
   }
 
   clear(): M[] {
@@ -191,11 +168,5 @@ export class LanedInbox<M, K extends string> implements Inbox<M> {
       };
     }
     return out;
-  }
-}
-
-function settle<M>(waiter: Waiter<M>): void {
-  if (waiter.signal !== undefined && waiter.onAbort !== undefined) {
-    waiter.signal.removeEventListener('abort', waiter.onAbort);
   }
 }

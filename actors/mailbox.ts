@@ -24,6 +24,44 @@ interface Waiter<M> {
 }
 
 /**
+ * Consumers blocked waiting for a message, served in arrival order; one whose signal
+ * aborts leaves the queue (shared by Mailbox and the laned inbox of actors/inbox.ts).
+ */
+export class Waiters<M> {
+  private readonly queue: Waiter<M>[] = [];
+
+  get length(): number {
+    return this.queue.length;
+  }
+
+  /** The next message handed over by serve(); rejects with the signal's reason when it aborts first. */
+  wait(signal?: AbortSignal): Promise<M> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<M>((resolve, reject) => {
+      const waiter: Waiter<M> = { resolve, reject, signal, onAbort: undefined };
+      if (signal !== undefined) {
+        waiter.onAbort = () => {
+          const i = this.queue.indexOf(waiter);
+          if (i >= 0) this.queue.splice(i, 1);
+          reject(signal.reason);
+        };
+        signal.addEventListener('abort', waiter.onAbort, { once: true });
+      }
+      this.queue.push(waiter);
+    });
+  }
+
+  /** Hands `next()` to the longest-waiting consumer; false (and `next` not called) when none waits. */
+  serve(next: () => M): boolean {
+    const waiter = this.queue.shift();
+    if (waiter === undefined) return false;
+    if (waiter.signal !== undefined && waiter.onAbort !== undefined) waiter.signal.removeEventListener('abort', waiter.onAbort);
+    waiter.resolve(next());
+    return true;
+  }
+}
+
+/**
  * It is an Inbox (actors/inbox.ts) by its shape: SupervisedActor holds it as one, which
  * checks it; not named here, so that inbox.ts, which builds on Mailbox, is imported one way.
  */
@@ -34,7 +72,7 @@ export class Mailbox<M> {
   private readonly ring: (M | undefined)[];
   private head = 0;
   private length = 0;
-  private readonly waiters: Waiter<M>[] = [];
+  private readonly waiters = new Waiters<M>();
   private enqueuedCount = 0;
   private droppedCount = 0;
 
@@ -77,12 +115,9 @@ export class Mailbox<M> {
    * drop-oldest the message is always accepted and the oldest one is evicted instead.
    */
   push(msg: M): boolean {
-    const waiter = this.waiters.shift();
-    if (waiter !== undefined) {
-      // A consumer waits, so the ring is empty: hand the message over directly.
+    // A consumer waits, so the ring is empty: hand the message over directly.
+    if (this.waiters.serve(() => msg)) {
       this.enqueuedCount++;
-      settle(waiter);
-      waiter.resolve(msg);
       return true;
     }
     if (this.length === this.capacity) {
@@ -114,19 +149,7 @@ export class Mailbox<M> {
    */
   take(signal?: AbortSignal): Promise<M> {
     if (this.length > 0) return Promise.resolve(this.removeHead());
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise<M>((resolve, reject) => {
-      const waiter: Waiter<M> = { resolve, reject, signal, onAbort: undefined };
-      if (signal !== undefined) {
-        waiter.onAbort = () => {
-          const i = this.waiters.indexOf(waiter);
-          if (i >= 0) this.waiters.splice(i, 1);
-          reject(signal.reason);
-        };
-        signal.addEventListener('abort', waiter.onAbort, { once: true });
-      }
-      this.waiters.push(waiter);
-    });
+    return this.waiters.wait(signal);
   }
 
   /** Removes and returns every waiting message, oldest first (they count as neither taken nor dropped). */
@@ -142,11 +165,5 @@ export class Mailbox<M> {
     this.head = (this.head + 1) % this.capacity;
     this.length--;
     return msg;
-  }
-}
-
-function settle<M>(waiter: Waiter<M>): void {
-  if (waiter.signal !== undefined && waiter.onAbort !== undefined) {
-    waiter.signal.removeEventListener('abort', waiter.onAbort);
   }
 }
