@@ -3,7 +3,7 @@
  * sign price observations, the chain uses the voting-power-weighted median).
  *
  * - Each validator's latest accepted observation sits in TableId.OracleObservation
- *   (src/state/ops/oracle.ts accepts it).
+ *   (src/state/ops/oracle-observation.ts accepts it).
  * - At the end of every block, endBlockOracle computes per pair the weighted median of
  *   the fresh observations, when those carry more than 2/3 of the voting power
  *   (docs/decisions.md, the oracle quorum entry), and stores it in TableId.OracleMedian.

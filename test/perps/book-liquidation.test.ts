@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChainEvent } from '../../src/state/context';
-import { placeOrder } from '../../src/state/ops/trading';
+import { placeOrder } from '../../src/state/order-execution';
 import { oraclePrice } from '../../src/state/oracle';
 import { bookLiquidatable, bookLiquidationKey, bookLiquidationPrice, POOL_BOOK_OWNER } from '../../src/state/perps/book-index';
 import { poolValuation } from '../../src/state/perps/pool';

@@ -72,7 +72,7 @@ export const faucetRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       lastNonce = now > lastNonce ? now : lastNonce + 100n;
       const unsigned = { to, usdc, nativeWei: faucet.nativeWeiPerRequest, nonce: lastNonce };
       const body = signFaucet(genesis.chainId, unsigned, key);
-      // The per-request bound (400) and the faucet's key (403) are the operation's (src/state/ops/faucet.ts).
+      // The per-request bound (400) and the faucet's key (403) are the operation's (src/state/ops/faucet-credit.ts).
       const { tx, signer } = admitAtDoor(node.chain().state, TxKind.Faucet, { signature: body.signature, signers: [faucet.address], body: () => body });
       const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);

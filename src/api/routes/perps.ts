@@ -3,7 +3,7 @@
  * trading", "Signatures"): markets, positions, funding, the pool, engine stats, and the
  * signed writes open / close / tpsl (personal signature over the JSON payload) and pool
  * deposit / withdraw (EIP-712). The route builds the transaction and the door
- * (src/api/door.ts) asks its operation (src/state/ops/perps.ts) in DECISIONS order:
+ * (src/api/door.ts) asks its operation (src/state/ops/perp-positions.ts) in DECISIONS order:
  * shape (400), signature (401), who may sign (403); then the route's lookups (unknown
  * position 404), the nonce at the mempool (409); then the transaction goes through
  * consensus and the answer waits until it is final; execution's refusals are 422.
@@ -16,7 +16,7 @@ import { TxKind } from '../../codec/tx';
 import { oraclePrice } from '../../state/oracle';
 import { perpMarket, perpStats, positionView } from '../../state/perps/engine';
 import { fundingRate, MIN_PERP_MARGIN } from '../../state/perps/math';
-import { parseMargin } from '../../state/ops/perps';
+import { parseMargin } from '../../state/ops/perp-positions';
 import { openInterestCap, poolValuation, profitLimit } from '../../state/perps/pool';
 import { bookLiqStats } from '../../state/perps/book-liquidation';
 import { toAddress, type Address } from '../../util/bytes';

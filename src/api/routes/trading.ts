@@ -2,7 +2,7 @@
  * Exchange REST trading (spec "Exchange REST: trading"): POST /v1/order,
  * POST /v1/order/batch, DELETE /v1/order/{orderId}, DELETE /v1/order/cancel-all.
  * The route builds the transaction and the door (src/api/door.ts) asks its operation
- * (src/state/ops/orders.ts) in DECISIONS order — shape (400), signature (401), who may
+ * (src/state/ops/rest-orders.ts) in DECISIONS order — shape (400), signature (401), who may
  * sign (403); then the route's own lookups (unknown order 404, not the owner 403), the
  * nonce at the mempool (409); then the transaction goes through consensus and the
  * answer waits until it is final.

@@ -38,7 +38,7 @@ export const withdrawRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app,
       const amount = BigInt(b.amount);
       const destination = toAddress(b.destination);
       const nonce = parseNonce(b.nonce);
-      // The minimum (400), the signature (401) and owner-only (403: a session key can only trade) are the operation's (src/state/ops/withdraw.ts).
+      // The minimum (400), the signature (401) and owner-only (403: a session key can only trade) are the operation's (src/state/ops/withdrawal-request.ts).
       const { tx } = admitAtDoor(node.chain().state, TxKind.Withdraw, { signature: b.signature, signers: [signer], body: (signature) => ({ owner, signer, amount, destination, nonce, signature }) });
       const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);

@@ -8,7 +8,7 @@
  *
  * The validator signs observationSigningHash with its consensus ECDSA key (DECISIONS
  * "Validators"). There is no nonce: the timestamp, strictly increasing per validator,
- * is the replay protection (src/state/ops/oracle.ts).
+ * is the replay protection (src/state/ops/oracle-observation.ts).
  */
 import { keccak256 } from '../../crypto/keccak';
 import type { Address } from '../../util/bytes';

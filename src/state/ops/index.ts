@@ -2,13 +2,13 @@
 import { TxKind } from '../../codec/tx';
 import '../../codec/txs';
 import type { TxOp } from '../context';
-import { ethTxOp } from './eth';
-import { withdrawOp } from './withdraw';
-import { faucetOp } from './faucet';
-import { oracleObservationOp } from './oracle';
-import { perpCloseOp, perpOpenOp, perpTpslOp, poolDepositOp, poolWithdrawOp } from './perps';
-import { nativeCancelOp, nativePlaceOp, restBatchOp, restCancelAllOp, restCancelOp, restOrderOp } from './orders';
-import { sessionCreateOp, sessionRevokeOp, setAgentCapsOp, setAgentModeOp } from './sessions';
+import { ethTxOp } from './eth-transfer';
+import { withdrawOp } from './withdrawal-request';
+import { faucetOp } from './faucet-credit';
+import { oracleObservationOp } from './oracle-observation';
+import { perpCloseOp, perpOpenOp, perpTpslOp, poolDepositOp, poolWithdrawOp } from './perp-positions';
+import { nativeCancelOp, nativePlaceOp, restBatchOp, restCancelAllOp, restCancelOp, restOrderOp } from './rest-orders';
+import { sessionCreateOp, sessionRevokeOp, setAgentCapsOp, setAgentModeOp } from './session-keys';
 import { withSignerRule } from '../sessions';
 import { txKindName } from '../../codec/tx';
 

@@ -25,7 +25,7 @@
 import type { Address } from '../../util/bytes';
 import type { ExecContext } from '../context';
 import { oraclePrice } from '../oracle';
-import { cancelPairOrders } from '../ops/trading';
+import { cancelPairOrders } from '../order-execution';
 import type { Position } from '../records';
 import { takerFee } from '../settlement';
 import type { State } from '../state';

@@ -8,7 +8,7 @@
  * EIP-712 PoolDeposit / PoolWithdraw, owner-only (they move funds: a session key can
  * only trade).
  */
-import { verifyPersonal, verifyTyped } from './verify';
+import { verifyPersonal, verifyTyped } from './signature-checks';
 import {
   isWalletText,
   perpCloseMessage,

@@ -4,7 +4,7 @@
  * amount + fee move from free to locked when the request is final, where they stay until
  * the relayer pays out (the bridge issue; a failed payout returns them).
  */
-import { verifyTyped } from './verify';
+import { verifyTyped } from './signature-checks';
 import type { WithdrawBody } from '../../codec/txs/withdraw';
 import type { TxOp } from '../context';
 import { badRequest, rejected } from '../errors';

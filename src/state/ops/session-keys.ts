@@ -5,7 +5,7 @@
  * agent-mode machine's pure `transition()`. What the drawn machine allows is what
  * execution does.
  */
-import { verifyTyped } from './verify';
+import { verifyTyped } from './signature-checks';
 import type { SessionCreateBody, SessionRevokeBody, SetAgentCapsBody, SetAgentModeBody } from '../../codec/txs/sessions';
 import { AGENT_MODES, AGENT_MODE_WIRE, type AgentStateValue } from '../../../machines/agent-mode';
 import { createRefusal } from '../../../machines/session';

@@ -1,5 +1,5 @@
-/** Execution rules of the order transaction kinds; all go through ops/trading.ts. */
-import { verifyTyped } from './verify';
+/** Execution rules of the order transaction kinds; all go through order-execution.ts. */
+import { verifyTyped } from './signature-checks';
 import type { NativeCancelBody, NativePlaceBody, RestBatchBody, RestCancelAllBody, RestCancelBody, RestOrderBody } from '../../codec/txs/orders';
 import { MAX_BATCH_ORDERS } from '../../codec/txs/orders';
 import { batchDigest, cancelAllDigest, cancelDigest, placeOrderDigest, restSigningHash } from '../../crypto/exchange-digest';
@@ -9,7 +9,7 @@ import { parseDecimal } from '../../util/decimal';
 import { PRICE_DECIMALS, price6, SIZE_DECIMALS, size18, type Price6, type Size18 } from '../../util/fixed';
 import type { ExecContext, TxOp } from '../context';
 import { badRequest, TxError, unauthorized } from '../errors';
-import { cancelAll, cancelOrder, placeOrder, type OrderInput } from './trading';
+import { cancelAll, cancelOrder, placeOrder, type OrderInput } from '../order-execution';
 
 const SYMBOL_RE = /^[A-Z0-9]{1,12}$/;
 const ORDER_ID_RE = /^[1-9][0-9]{0,17}$/;

@@ -9,17 +9,17 @@
  * Nothing after step 3 begins can fail by design; if it does, it is a bug and the
  * node halts (InvariantError) rather than leave the engine and the tables apart.
  */
-import type { PairParams } from '../../genesis/types';
-import type { Address } from '../../util/bytes';
-import type { ExecContext } from '../context';
-import { badRequest, forbidden, rejected, TxError } from '../errors';
-import type { CancelReason, OrderStatus } from '../events';
-import type { OpenOrder, Position } from '../records';
-import { notional, orderLock, settleFill, takerFee } from '../settlement';
-import { requireAgentOrder } from '../agents';
-import { InvariantError } from '../state';
-import type { State } from '../state';
-import type { Price6, Size18, Usdc6 } from '../../util/fixed';
+import type { PairParams } from '../genesis/types';
+import type { Address } from '../util/bytes';
+import type { ExecContext } from './context';
+import { badRequest, forbidden, rejected, TxError } from './errors';
+import type { CancelReason, OrderStatus } from './events';
+import type { OpenOrder, Position } from './records';
+import { notional, orderLock, settleFill, takerFee } from './settlement';
+import { requireAgentOrder } from './agents';
+import { InvariantError } from './state';
+import type { State } from './state';
+import type { Price6, Size18, Usdc6 } from '../util/fixed';
 
 export interface OrderInput {
   owner: Address;
