@@ -15,7 +15,7 @@
  * key's orders without caps too); caps apply once set, in every mode. `withinCaps` with
  * no caps is true: the session key trades freely within the vault balance.
  *
- * Pure: no clock, no I/O. Execution (src/state/ops/session-keys.ts) stores the snapshot's
+ * Pure: no clock, no I/O. Execution (src/state/ops/agent-settings.ts) stores the snapshot's
  * value and context (TableId.Agent) and applies SET_MODE and SET_CAPS with the pure
  * `transition()`. For speed, an order does not run a transition (ORDER never changes
  * the state): placeOrder and perp opens call `orderRefusal`, which reads each mode's

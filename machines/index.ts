@@ -89,7 +89,7 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
       'requireAgentOrder) or perp open signed by a session key is judged ' +
       "by orderRefusal, which runs the ORDER guards the machine draws for the owner's mode, read from the drawing at " +
       'load (ORDER_GUARDS), with the functions those guards are.',
-    executedBy: ['src/state/agents.ts', 'src/state/ops/session-keys.ts', 'src/state/perps/engine.ts'],
+    executedBy: ['src/state/agents.ts', 'src/state/ops/agent-settings.ts', 'src/state/perps/engine.ts'],
     agreementTest: ['test/machines/agent-mode.test.ts', 'test/sessions/execution.test.ts'],
   },
   {

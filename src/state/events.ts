@@ -16,7 +16,7 @@ export type OrderStatus = 'open' | 'partial' | 'filled' | 'cancelled' | 'rejecte
 /** Why the engine ended a resting or incoming order: a market order's unfilled rest, a self-trade, its owner, an orderbook liquidation. */
 export type CancelReason = 'market-rest' | 'self-trade' | 'user' | 'liquidation';
 
-// ---- the exchange (src/state/order-execution.ts, ops/rest-orders.ts, ops/native-orders.ts) ---------------------------------
+// ---- the exchange (src/state/order-execution.ts, ops/rest-orders.ts, ops/native-orders.ts) ----
 
 /** An order was accepted by execution (before any matching). */
 export interface OrderPlacedEvent {
@@ -127,7 +127,7 @@ export interface WithdrawalRequestedEvent {
   destination: Address;
 }
 
-// ---- sessions and agents (src/state/ops/session-keys.ts) ------------------------------------------
+// ---- sessions and agents (src/state/ops/session-keys.ts, agent-settings.ts) ----------------------
 
 export interface SessionCreatedEvent {
   type: 'SessionCreated';

@@ -6,7 +6,7 @@
  * Writes are owner-signed EIP-712 typed data (64- or 65-byte signatures) and answer
  * `{success: true, status: "submitted", tx_hash}` once the transaction is final. The
  * route builds the transaction and the door (src/api/door.ts) asks its operation
- * (src/state/ops/session-keys.ts): a signature that recovers to neither the owner nor the
+ * (src/state/ops/session-keys.ts, src/state/ops/agent-settings.ts): a signature that recovers to neither the owner nor the
  * owner's live session key is 401; one by the session key meets the operation's
  * owner-only signer rule (403 OWNER_ONLY): a session key can only trade.
  */
