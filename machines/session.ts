@@ -1,5 +1,5 @@
 /**
- * One owner's session key (spec "Session (native)", DECISIONS "Time"), as a pure XState
+ * One owner's session key (contract [C-state-session-*], [D-time-block]), as a pure XState
  * machine. Pure: no I/O, no clock, no randomness. Time enters only as event data
  * (`nowMs`, the block's timestamp), so every validator computes the same state.
  *

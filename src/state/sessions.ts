@@ -7,8 +7,8 @@
  * TICK at the block's time leaves (`sessionStateAt`, stepped the same way) and the
  * machine's guard function `sessionRefusal`.
  *
- * Who may sign (spec Authentication 4: "a session key can only trade; it cannot withdraw
- * or transfer ownership"): every transaction kind declares a SignerRule in SIGNER_RULES,
+ * Who may sign (contract [C-auth-session-key]: "a session key can only trade: it can
+ * neither withdraw nor transfer ownership"): every transaction kind declares a SignerRule in SIGNER_RULES,
  * a mapped type over TxKind, so a new kind does not compile until it says who may sign
  * it, and src/state/ops/index.ts wraps every kind's execution rule with it at load:
  *   - `owner`:  the signer must be the account acted for (session, agent, REST, and any

@@ -1,5 +1,5 @@
 /**
- * Liquidation of orderbook positions (src/state/perps/book-liquidation.ts, docs/decisions.md
+ * Liquidation of orderbook positions (src/state/perps/book-liquidation.ts, decision
  * 53, docs/economics.md "Orderbook positions: liquidation"): hand-computed liquidation
  * prices and payouts, the pool taking the position over, counterparties realizing their
  * profit, bad debt paid by the pool, stale oracle pausing it, the index rebuilt on load,

@@ -1,9 +1,10 @@
 /**
- * Perpetuals engine REST (spec "Perpetuals engine REST"; DECISIONS "Orders and
- * trading", "Signatures"): markets, positions, funding, the pool, engine stats, and the
+ * Perpetuals engine REST (contract [C-perp-*], [D-orders-perp-positions],
+ * [D-signatures-perp]): markets, positions, funding, the pool, engine stats, and the
  * signed writes open / close / tpsl (personal signature over the JSON payload) and pool
  * deposit / withdraw (EIP-712). The route builds the transaction and the door
- * (src/api/door.ts) asks its operation (src/state/ops/perp-positions.ts) in DECISIONS order:
+ * (src/api/door.ts) asks its operation (src/state/ops/perp-positions.ts, src/state/ops/pool-shares.ts) in
+ * the order of contract [D-envelope-order]:
  * shape (400), signature (401), who may sign (403); then the route's lookups (unknown
  * position 404), the nonce at the mempool (409); then the transaction goes through
  * consensus and the answer waits until it is final; execution's refusals are 422.

@@ -1,6 +1,6 @@
 /**
- * Session and agent routes (spec "Session API", "Agent API"): native, so plain objects
- * (DECISIONS), errors in the envelope. Served on {base_url} and on the node's session
+ * Session and agent routes (contract [C-session-api], [C-agent-api]): native, so plain
+ * objects (contract [D-envelope-native]), errors in the envelope. Served on {base_url} and on the node's session
  * and agent port (config `sessionApi`, default 9001).
  *
  * Writes are owner-signed EIP-712 typed data (64- or 65-byte signatures) and answer

@@ -1,5 +1,5 @@
 /**
- * POST /withdraw (native route; DECISIONS): body owner, amount (integer string, USDC
+ * POST /withdraw (native route; contract [D-vault-withdraw]): body owner, amount (integer string, USDC
  * units the destination receives), destination, nonce, signature (EIP-712 Withdraw),
  * optional session_key (the signer, when not the owner: refused, a session key can only
  * trade). Answers once final: `{success, status: "requested", withdrawal_id, amount, fee, tx_hash}`.

@@ -1,5 +1,5 @@
 /**
- * Liquidation of orderbook positions (docs/decisions.md 53; docs/economics.md
+ * Liquidation of orderbook positions (decision 53; docs/economics.md
  * "Orderbook positions: liquidation"), every block after the perp liquidations.
  *
  * Per pair with a FRESH oracle price (a stale one pauses this market, as for perps), the

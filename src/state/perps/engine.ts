@@ -131,7 +131,7 @@ export function openPosition(ctx: ExecContext, o: OpenInput): PerpPosition {
   const size = op ? openSize(o.margin, o.leverage, price) : 0n;
   const facts: OpenFacts = { hasPrice: op !== undefined, fresh: op?.fresh ?? false, leverage: o.leverage, maxLeverage: pair.maxLeverage, margin: o.margin, minMargin: MIN_PERP_MARGIN, size };
   const refusal = openRefusal(facts);
-  // Shape (400) first, then who may (403), then execution (422): DECISIONS' order.
+  // Shape (400) first, then who may (403), then execution (422): contract [D-envelope-order].
   if (refusal === 'INVALID_LEVERAGE') throw badRequest('INVALID_LEVERAGE', `leverage: must be an integer from 1 to ${pair.maxLeverage} on ${pair.symbol}`);
   if (refusal === 'INVALID_MARGIN' && o.margin < MIN_PERP_MARGIN) throw badRequest('INVALID_MARGIN', `margin: at least ${MIN_PERP_MARGIN} USDC units (1 USDC)`);
   if (o.isAgent !== (o.signer !== o.owner)) throw new Error(`perp open: isAgent ${o.isAgent} but signer ${o.signer}, owner ${o.owner}`);

@@ -14,8 +14,8 @@ import { payFromPool } from './pool';
 
 /**
  * Funding, on the first block of each funding interval: per pair with a fresh price,
- * the rate of contract [C-limits-funding] from the interval's average premium, settled peer to peer through the
- * side indices (math.fundingSettlement). A market without positions has its pot's dust
+ * the rate of contract [C-limits-funding] from the interval's average premium, settled
+ * peer to peer through the side indices (math.fundingSettlement). A market without positions has its pot's dust
  * swept (to the fee account; a deficit is covered by the pool).
  */
 export function settleFunding(ctx: ExecContext): void {
