@@ -1,6 +1,6 @@
 /**
- * One owner's agent mode and caps (spec "Agent caps", the Agent mode state table;
- * DECISIONS "Orders and trading"), as a pure XState machine with two parallel regions.
+ * One owner's agent mode and caps (contract [C-res-agent-caps], [C-state-agent-*],
+ * [D-orders-agent-mode]), as a pure XState machine with two parallel regions.
  *
  *   mode:  off ◀──SET_MODE 0──▶ reduceOnly ◀──SET_MODE 1/2──▶ active   (initial active;
  *          every mode goes to every mode, including itself; a mode above 2 changes nothing)
@@ -15,7 +15,7 @@
  * key's orders without caps too); caps apply once set, in every mode. `withinCaps` with
  * no caps is true: the session key trades freely within the vault balance.
  *
- * Pure: no clock, no I/O. Execution (src/state/ops/sessions.ts) stores the snapshot's
+ * Pure: no clock, no I/O. Execution (src/state/ops/agent-settings.ts) stores the snapshot's
  * value and context (TableId.Agent) and applies SET_MODE and SET_CAPS with the pure
  * `transition()`. For speed, an order does not run a transition (ORDER never changes
  * the state): placeOrder and perp opens call `orderRefusal`, which reads each mode's
@@ -27,7 +27,7 @@
 import { and, assertEvent, assign, setup } from 'xstate';
 
 export type AgentModeName = 'off' | 'reduceOnly' | 'active';
-/** Wire numbers of the modes (spec: 0 OFF, 1 REDUCE_ONLY, 2 ACTIVE), index = number. */
+/** Wire numbers of the modes (contract [C-res-agent-caps]: 0 OFF, 1 REDUCE_ONLY, 2 ACTIVE), index = number. */
 export const AGENT_MODES: readonly AgentModeName[] = ['off', 'reduceOnly', 'active'];
 export const AGENT_MODE_WIRE: Readonly<Record<AgentModeName, string>> = { off: 'OFF', reduceOnly: 'REDUCE_ONLY', active: 'ACTIVE' };
 export type CapsStateName = 'notSet' | 'set';

@@ -75,7 +75,7 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
       'compiled from the machine (machines/stepper.ts): a CREATE the machine refuses after its guard allowed it halts ' +
       'the node, a REVOKE it refuses is 404. A session\'s state at the block time is the TICK the machine takes at that ' +
       "time (sessionStateAt); order authorization is the machine's guard function sessionRefusal on that state.",
-    executedBy: ['src/state/sessions.ts', 'src/state/ops/sessions.ts'],
+    executedBy: ['src/state/sessions.ts', 'src/state/ops/session-keys.ts'],
     agreementTest: ['test/machines/session.test.ts', 'test/sessions/execution.test.ts'],
   },
   {
@@ -85,11 +85,11 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
     role:
       "SetAgentMode and SetAgentCaps apply SET_MODE and SET_CAPS to the stored snapshot (TableId.Agent) with xstate's " +
       'pure transition() (two parallel regions: outside what the flat stepper covers, and one transaction each, so its ' +
-      'cost does not matter). ORDER never changes the state: every order (placeOrder, src/state/ops/trading.ts, through ' +
+      'cost does not matter). ORDER never changes the state: every order (placeOrder, src/state/order-execution.ts, through ' +
       'requireAgentOrder) or perp open signed by a session key is judged ' +
       "by orderRefusal, which runs the ORDER guards the machine draws for the owner's mode, read from the drawing at " +
       'load (ORDER_GUARDS), with the functions those guards are.',
-    executedBy: ['src/state/agents.ts', 'src/state/ops/sessions.ts', 'src/state/perps/engine.ts'],
+    executedBy: ['src/state/agents.ts', 'src/state/ops/agent-settings.ts', 'src/state/perps/engine.ts'],
     agreementTest: ['test/machines/agent-mode.test.ts', 'test/sessions/execution.test.ts'],
   },
   {

@@ -1,7 +1,7 @@
 /**
- * One isolated perp position (spec "Perpetual position" state table; DECISIONS "Orders
- * and trading"), as a pure XState machine. Pure: no I/O, no clock; prices and block
- * times arrive as event data.
+ * One isolated perp position (contract [C-state-position-*], [D-orders-perp-positions]),
+ * as a pure XState machine. Pure: no I/O, no clock; prices and block times arrive as
+ * event data.
  *
  *          OPEN [openAllowed]            CLOSE [closesAll] / ADL [closesAll]
  *   none ─────────────────────▶ open ─────────────────────────────────────▶ closed

@@ -1,5 +1,5 @@
 /**
- * One owner's session key (spec "Session (native)", DECISIONS "Time"), as a pure XState
+ * One owner's session key (contract [C-state-session-*], [D-time-block]), as a pure XState
  * machine. Pure: no I/O, no clock, no randomness. Time enters only as event data
  * (`nowMs`, the block's timestamp), so every validator computes the same state.
  *
@@ -14,7 +14,7 @@
  * One session per owner: a CREATE while active replaces the key, expiry and nonce.
  * A session is live while nowMs < expiresAtMs; at expiresAtMs it is expired.
  *
- * Execution (src/state/ops/sessions.ts) stores the snapshot's value and context in the
+ * Execution (src/state/ops/session-keys.ts) stores the snapshot's value and context in the
  * chain state (TableId.Session) and applies CREATE and REVOKE with `stepSession`, the
  * fast stepper compiled from this machine (machines/stepper.ts; agreement with
  * `transition()`: test/machines/session.test.ts). No TICK is stored: time passes

@@ -184,8 +184,8 @@ export function sessionApiAddress(config: NodeContext['config']): string | undef
 }
 
 /**
- * The second listener (spec: the session and agent API on each validator's port 9001,
- * bound to 127.0.0.1 by default): only the /session/* and /agent/* routes, with the
+ * The second listener (contract [C-limits-ports], [D-ports]: the session and agent API
+ * on each validator's port 9001, bound to 127.0.0.1 by default): only the /session/* and /agent/* routes, with the
  * same envelope, validation and submission as {base_url}.
  */
 export async function listenSessionApi(config: NodeContext['config'], node: NodeApi, log: Logger): Promise<FastifyInstance> {

@@ -55,7 +55,7 @@ export function soloProducerBehavior(node: () => NodeContext, self: () => { send
         }));
         const chain = n.chain();
         const proposer = privateKeyToAddress(key);
-        // The proposer's clock sets the time (DECISIONS "Time"); it must move forward.
+        // The proposer's clock sets the time (contract [D-time-proposer]); it must move forward.
         const block = chain.buildBlock({ txs, decoded, timestampMs: Date.now(), proposer, lastCommit });
         const hash = blockHash(block.header);
         const signature = sign(precommitSigningHash(chain.chainId, block.header.height, 0, hash), key);

@@ -6,7 +6,7 @@
  * The second observed is the one `lagSeconds` (default 1) before the current one, and
  * the observation's timestamp is its start. The chain refuses an observation timestamped
  * after the including block, and the proposer's clock may lag this validator's by up to
- * the allowed drift (DECISIONS "Time": 1 s): observing the second just completed keeps
+ * the allowed drift (contract [D-time-proposer]: 1 s): observing the second just completed keeps
  * the observation valid on any proposer within that drift, at the cost of a one-second
  * older price (the median stays far inside the staleness bound). One observation per
  * second is strictly newer than the last. On a network without a price source for it

@@ -156,7 +156,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
       }
       node().actors.consensus?.send({ type: 'evidence', evidence, gossiped: true });
     },
-    // Oracle observations travel as transactions (src/state/ops/oracle.ts); the topic is reserved.
+    // Oracle observations travel as transactions (src/state/ops/oracle-observation.ts); the topic is reserved.
     [Topic.Oracle]: () => {
       throw new GossipError('ignore', 'UNUSED_TOPIC');
     },

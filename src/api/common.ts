@@ -21,7 +21,7 @@ export function checkNetwork(genesis: Genesis, network: string | undefined): voi
   }
 }
 
-/** A missing signature is 401 (DECISIONS), a malformed one 400 naming the field. */
+/** A missing signature is 401 (contract [D-envelope-status]), a malformed one 400 naming the field. */
 export function parseSignatureField(sig: string | undefined): Uint8Array {
   if (sig === undefined || sig === '') throw new ApiError(401, 'MISSING_SIGNATURE', 'signature: required');
   if (!isHex(sig) || (sig.length !== 130 && sig.length !== 132)) {

@@ -1,7 +1,8 @@
 /**
  * The door of every signed write route: the route builds the transaction, and the door
  * asks the operation (src/state/ops: `opFor(kind)`) whether it may pass, with the very
- * functions execution runs on it (src/state/apply.ts), in the DECISIONS order:
+ * functions execution runs on it (src/state/apply.ts), in the order of contract
+ * [D-envelope-order]:
  *   shape (400) → signature (401) → who may sign (403)
  * so that each rule exists once, in its operation. The route keeps only what has no
  * operation counterpart yet (an unknown pair or order named in the request, answered

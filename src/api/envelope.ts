@@ -1,5 +1,6 @@
 /**
- * The response envelope of DECISIONS: success `{success: true, data, timestamp}`;
+ * The response envelope (contract [D-envelope-success], [D-envelope-error]): success
+ * `{success: true, data, timestamp}`;
  * every error `{success: false, error: {code, message}, timestamp}` with the HTTP
  * status of its class. One error handler for the whole server produces the latter.
  */

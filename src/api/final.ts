@@ -1,7 +1,7 @@
 /**
  * A submitted transaction once final: its receipt and block. A final but failed
- * transaction answers with the status and code its refusal carries (DECISIONS
- * envelope), so a route states only what its success looks like.
+ * transaction answers with the status and code its refusal carries (contract
+ * [D-envelope-status]), so a route states only what its success looks like.
  */
 import { receiptRejection, type Receipt } from '../state/context';
 import { findEvent, findLastEvent, type ChainEventType, type EventOf } from '../state/events';

@@ -133,7 +133,7 @@ export class ChainConsensusApp implements ConsensusApp {
     return true;
   }
 
-  /** The draw of `height` is seeded by the previous block's hash (docs/decisions.md). */
+  /** The draw of `height` is seeded by the previous block's hash (decision 47). */
   proposerSeed(height: number): Uint8Array {
     const chain = this.chain();
     if (height !== chain.height + 1) throw new Error(`proposer seed of ${height} asked at head ${chain.height}`);

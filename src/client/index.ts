@@ -136,7 +136,7 @@ export class ExchangeClient {
     readonly opts: { chainId: number; signatureForm?: SignatureForm } = { chainId: 713799 },
   ) {}
 
-  /** Milliseconds since the epoch (DECISIONS' recommended nonce), strictly increasing per client. */
+  /** Milliseconds since the epoch (the nonce contract [D-nonces-window] recommends), strictly increasing per client. */
   nextNonce(): bigint {
     const now = BigInt(Date.now());
     this.lastNonce = now > this.lastNonce ? now : this.lastNonce + 1n;
@@ -320,7 +320,7 @@ export class ExchangeClient {
 
   /**
    * The signed body of POST /v1/perp/open: `signer` personal-signs JSON.stringify of
-   * {action, wallet, pairId, isLong, leverage, margin, nonce} (DECISIONS). `wallet`
+   * {action, wallet, pairId, isLong, leverage, margin, nonce} (contract [D-signatures-perp]). `wallet`
    * defaults to the signer; a session key signing for its owner adds `sessionWallet`.
    */
   async perpOpenBody(signer: LocalAccount, p: PerpOpenParams) {

@@ -1,5 +1,5 @@
 /**
- * Double-sign evidence (DECISIONS "Validators": two conflicting signed votes for the
+ * Double-sign evidence (contract [D-validators-evidence]: two conflicting signed votes for the
  * same height, round and step). A conflicting pair of proposals for one (height, round)
  * is evidence too. Both members are held in a canonical order so one offence has one
  * encoding and one hash.

@@ -1,6 +1,6 @@
 /**
- * The two crypto seams of consensus. Production uses secp256k1 (DECISIONS
- * "Validators": consensus messages are signed with the validator's ECDSA key); the
+ * The two crypto seams of consensus. Production uses secp256k1 (contract
+ * [D-validators-keys]: consensus messages are signed with the validator's ECDSA key); the
  * simulator may plug a cheaper scheme behind the same interfaces (sim/fast-signer.ts).
  */
 import { decompressPublicKey, privateKeyToAddress, publicKeyToAddress, sign, verifySigner, verifyWithKey } from '../crypto/secp256k1';

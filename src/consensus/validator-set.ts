@@ -2,8 +2,8 @@
  * The validator set of a height: addresses with voting power, the quorum rule, and the
  * proposer of each (height, round).
  *
- * Quorum: 2/3 of the total power or more (`3·p ≥ 2·T`), as the spec words it ("2/3 or
- * more votes commit a block"; decision 59). The fault model is faulty power strictly
+ * Quorum: 2/3 of the total power or more (`3·p ≥ 2·T`), as contract [C-limits-validator-set]
+ * words it ("2/3 or more of the votes commit a block"; decision 59). The fault model is faulty power strictly
  * below 1/3 (one of six equal validators). Two quorums then share at least 1/3 of the
  * power, which is more than the faulty power, so at least one honest validator is in
  * both, which is what makes two conflicting commits impossible; and the honest power,

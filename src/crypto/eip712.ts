@@ -1,5 +1,6 @@
 /**
- * EIP-712 typed-data hashing for the native operations (DECISIONS "Signatures").
+ * EIP-712 typed-data hashing for the native operations (contract [C-auth-eip712],
+ * [D-signatures-native], [D-networks-domain]).
  *
  * Hand-written rather than a generic encoder: every type here is flat (only `address`
  * and `uintN` members, no strings, arrays or nested structs), so a struct hash is one

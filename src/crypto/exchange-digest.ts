@@ -1,5 +1,5 @@
 /**
- * Exchange REST trading digests (DECISIONS "Signatures"):
+ * Exchange REST trading digests (contract [C-auth-rest], [D-signatures-rest]):
  *   digest = keccak256(abi.encodePacked(...)) where every value is a Solidity `string`
  *   (its UTF-8 bytes exactly as sent on the wire, "" when absent) except the trailing
  *   `nonce`, a uint256 (32 bytes big-endian).
@@ -12,7 +12,8 @@
  * encodePacked has no separators, so digests of different operations can coincide:
  * cancelDigest("-all", n) === cancelAllDigest(n), and a place with symbol "batchETH"
  * can equal a batch. Callers must validate field shapes (decimal order id, known
- * symbol, side, type) BEFORE checking the signature; the format is fixed by DECISIONS.
+ * symbol, side, type) BEFORE checking the signature; the format is fixed by the
+ * contract (decision 8).
  */
 import { type Address, concatBytes, utf8 } from '../util/bytes';
 import { hashPersonalMessage } from './eip191';

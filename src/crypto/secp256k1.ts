@@ -1,5 +1,6 @@
 /**
- * ECDSA over secp256k1: signature parsing (the DECISIONS wire forms), public-key
+ * ECDSA over secp256k1: signature parsing (the wire forms of contract
+ * [D-signatures-forms]), public-key
  * recovery, Ethereum addresses, and signing.
  *
  * The hot path (every signed request and transaction) uses libsecp256k1 through the
@@ -238,7 +239,7 @@ function recoversTo(digest: Uint8Array, rs: Uint8Array, recovery: RecoveryId, wa
 
 /**
  * Main entry point: did `claimed` sign `digest`? 64-byte signatures try both recovery
- * ids against the claimed signer (DECISIONS); 65-byte ones use v. Returns false for
+ * ids against the claimed signer (contract [D-signatures-forms]); 65-byte ones use v. Returns false for
  * any malformed signature or claimed address, never throws for them.
  * @throws TypeError only if digest is not 32 bytes (a programming error).
  */

@@ -32,10 +32,10 @@ import type {
 
 export { canonicalJson } from './canonical';
 
-/** Chain ids: mainnet and testnet per DECISIONS.md; devnet's own id so signatures never replay across. */
+/** Chain ids: mainnet and testnet by contract [D-networks-ids]; devnet's own id so signatures never replay across. */
 export const CHAIN_IDS = { mainnet: 713714, testnet: 713715, devnet: 713799 } as const;
 
-/** Largest leverage the protocol allows anywhere (spec: "up to 50x"). */
+/** Largest leverage the protocol allows anywhere (contract [C-limits-leverage]: "up to 50x"). */
 export const PROTOCOL_MAX_LEVERAGE = 50;
 
 export const NETWORKS = ['devnet', 'testnet', 'mainnet'] as const;

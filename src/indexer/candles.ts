@@ -3,7 +3,7 @@
  * seconds). Shared by the Indexer and its property tests.
  */
 
-/** The candle intervals the API serves (spec: market data), in seconds. */
+/** The candle intervals the API serves (contract [C-market-candles]), in seconds. */
 export const CANDLE_INTERVALS = {
   '1m': 60,
   '3m': 180,

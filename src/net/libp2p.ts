@@ -1,7 +1,7 @@
 /**
  * The libp2p transport: TCP with noise and yamux, gossipsub for the topics, and a
  * length-prefixed request-response protocol for block sync. The peer identity is the
- * validator's secp256k1 key (DECISIONS "Validators"), so a peer id names a validator.
+ * validator's secp256k1 key (contract [D-validators-keys]), so a peer id names a validator.
  * Bootstrap peers come from configuration and are redialled until connected.
  */
 import { gossipsub } from '@chainsafe/libp2p-gossipsub';

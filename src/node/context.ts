@@ -24,7 +24,7 @@ export interface NodeConfig {
   validatorKey?: Uint8Array;
   /** Where the REST/JSON-RPC address listens; null for none. */
   api: { host: string; port: number } | null;
-  /** The session-and-agent API port (spec: 9001, loopback by default); absent or null for none. Needs `api`. */
+  /** The session-and-agent API port (contract [C-limits-ports]: 9001, loopback by default); absent or null for none. Needs `api`. */
   sessionApi?: { host: string; port: number } | null;
   blockTimeMs: number;
   /** fsync each block (default true): a committed block survives power loss, not only a crash. */

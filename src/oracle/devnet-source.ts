@@ -1,5 +1,5 @@
 /**
- * The devnet price source (DECISIONS "Orders and trading": deterministic and seeded
+ * The devnet price source (contract [D-orders-oracle]: deterministic and seeded
  * from genesis). For every pair and every whole second since genesis it defines one
  * price ×1e6, the same on every validator, from integer arithmetic and keccak only:
  *

@@ -1,6 +1,6 @@
 /**
- * Ethereum JSON-RPC 2.0: the spec's eleven methods and the ones wallets call besides
- * (DECISIONS): eth_getTransactionCount, eth_getBlockByNumber/ByHash, eth_feeHistory,
+ * Ethereum JSON-RPC 2.0: the eleven methods of contract [C-rpc-methods] and the
+ * ones wallets call besides (contract [D-rpc-extra]): eth_getTransactionCount, eth_getBlockByNumber/ByHash, eth_feeHistory,
  * eth_maxPriorityFeePerGas, eth_syncing, eth_accounts. Quantities are hex. Errors are
  * standard objects: -32700 parse, -32600 invalid request, -32601 unknown method,
  * -32602 bad params, -32000 execution.

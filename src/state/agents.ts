@@ -101,7 +101,7 @@ export interface AgentOrder {
 }
 
 /**
- * USDC units of new margin the order commits (DECISIONS: a reducing order needs none).
+ * USDC units of new margin the order commits (contract [D-orders-agent-mode]: a reducing order needs none).
  * The first |position| units of an order against the position close it; only the rest
  * opens exposure, costing ⌈notional ÷ leverage⌉: at the limit price for a limit order,
  * at the simulated fills for a market order (its unfilled rest is cancelled). The

@@ -18,7 +18,7 @@ export interface Receipt {
   /** Error code and message when failed. */
   code?: ErrorCode;
   message?: string;
-  /** HTTP status class of the failure (DECISIONS envelope), for the API answer. */
+  /** HTTP status class of the failure (contract [D-envelope-status]), for the API answer. */
   errorStatus?: RejectionStatus;
   events: ChainEvent[];
 }
@@ -43,7 +43,7 @@ export interface ExecContext {
 
 /** One transaction kind's execution rule (one file per kind under src/state/ops). */
 export interface TxOp<B = any> {
-  /** Field shapes (400), before the signature is even looked at (DECISIONS check order). */
+  /** Field shapes (400), before the signature is even looked at (contract [D-envelope-order]). */
   shape?(body: B, params: ChainParams): void;
   /** Checks the signature and returns the signer; throws TxError(401) otherwise. */
   verify(tx: Tx<B>, chainId: number): Address;

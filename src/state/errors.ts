@@ -2,7 +2,7 @@
  * Why a transaction or request is refused: the error codes of the envelope (docs/api.md
  * "Errors of these routes"), the statuses they answer with, and TxError, the refusal
  * execution and the door (mempool, API) throw. `status` is the HTTP status the API
- * answers with (DECISIONS: 400 shape, 401 signature, 403 not allowed, 404 unknown,
+ * answers with (contract [D-envelope-status]: 400 shape, 401 signature, 403 not allowed, 404 unknown,
  * 409 nonce, 422 execution); `code` is the UPPER_SNAKE error code of the envelope. A
  * code outside `ErrorCode` does not compile at a throw site: a new refusal is added
  * here, where docs/api.md's lists are checked against it.

@@ -16,7 +16,7 @@ export type OrderStatus = 'open' | 'partial' | 'filled' | 'cancelled' | 'rejecte
 /** Why the engine ended a resting or incoming order: a market order's unfilled rest, a self-trade, its owner, an orderbook liquidation. */
 export type CancelReason = 'market-rest' | 'self-trade' | 'user' | 'liquidation';
 
-// ---- the exchange (src/state/ops/trading.ts, orders.ts) ---------------------------------
+// ---- the exchange (src/state/order-execution.ts, ops/rest-orders.ts, ops/native-orders.ts) ----
 
 /** An order was accepted by execution (before any matching). */
 export interface OrderPlacedEvent {
@@ -69,7 +69,7 @@ export interface OrderUpdatedEvent {
   reason?: CancelReason;
 }
 
-/** One order of a REST batch was refused; the others stand (src/state/ops/orders.ts). */
+/** One order of a REST batch was refused; the others stand (src/state/ops/rest-orders.ts). */
 export interface OrderRejectedEvent {
   type: 'OrderRejected';
   /** Position of the order in the batch. */
@@ -127,7 +127,7 @@ export interface WithdrawalRequestedEvent {
   destination: Address;
 }
 
-// ---- sessions and agents (src/state/ops/sessions.ts) ------------------------------------------
+// ---- sessions and agents (src/state/ops/session-keys.ts, agent-settings.ts) ----------------------
 
 export interface SessionCreatedEvent {
   type: 'SessionCreated';
@@ -166,7 +166,7 @@ export interface AgentModeSetEvent {
   modeName: string;
 }
 
-// ---- the oracle (src/state/ops/oracle.ts) --------------------------------------------------
+// ---- the oracle (src/state/ops/oracle-observation.ts) --------------------------------------------------
 
 export interface OracleObservationEvent {
   type: 'OracleObservation';

@@ -1,5 +1,5 @@
 /**
- * Replay protection for signed exchange operations (DECISIONS "Nonces"): per signer,
+ * Replay protection for signed exchange operations (contract [D-nonces-*]): per signer,
  * a nonce is accepted once, and only if it is greater than the smallest of that
  * signer's 100 highest accepted nonces. The stored set is those (up to) 100 nonces,
  * ascending, so the check is a binary search and the state stays bounded per signer.

@@ -1,12 +1,12 @@
 /**
- * Oracle prices in state (docs/oracle.md, DECISIONS "Orders and trading": validators
+ * Oracle prices in state (docs/oracle.md, contract [D-orders-oracle]: validators
  * sign price observations, the chain uses the voting-power-weighted median).
  *
  * - Each validator's latest accepted observation sits in TableId.OracleObservation
- *   (src/state/ops/oracle.ts accepts it).
+ *   (src/state/ops/oracle-observation.ts accepts it).
  * - At the end of every block, endBlockOracle computes per pair the weighted median of
  *   the fresh observations, when those carry more than 2/3 of the voting power
- *   (docs/decisions.md, the oracle quorum entry), and stores it in TableId.OracleMedian.
+ *   (decision 31, the oracle quorum), and stores it in TableId.OracleMedian.
  * - oraclePrice reads it back with its freshness at a given time. Perp execution pauses
  *   opening, TP/SL and liquidation on a market whose price is not fresh.
  *

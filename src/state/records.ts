@@ -159,8 +159,8 @@ function untagBigints(v: any): unknown {
 }
 
 /**
- * An account's net position in one pair from orderbook trading (DECISIONS "Orders and
- * trading"). `cost` is the exact signed USDC paid for the open size (buys add, sells
+ * An account's net position in one pair from orderbook trading (contract
+ * [D-orders-book-positions]). `cost` is the exact signed USDC paid for the open size (buys add, sells
  * subtract), so the entry price is cost / size and Σ balances − Σ cost is conserved
  * exactly by every trade (docs/economics.md).
  */
@@ -270,7 +270,7 @@ export const sessionCodec: RecordCodec<SessionRecord> = {
   },
 };
 
-/** Agent caps as stored (integers only, spec "Agent caps"). */
+/** Agent caps as stored (integers only, contract [C-res-agent-caps]). */
 export interface AgentCapsRecord {
   maxLeverageBps: bigint;
   allowedOrderTypes: number;
@@ -370,8 +370,8 @@ export const oracleMedianCodec: RecordCodec<OracleMedianRecord> = {
 // ---- perpetuals (src/state/perps) -------------------------------------------------
 
 /**
- * An open isolated perp position against the liquidity pool (DECISIONS "Orders and
- * trading"). Closed positions are deleted; their history is in the receipts' events.
+ * An open isolated perp position against the liquidity pool (contract
+ * [D-orders-perp-positions]). Closed positions are deleted; their history is in the receipts' events.
  * `margin` is counted in the owner's usdcInPositions. Funding accrues lazily: what the
  * position owes (or is owed) is size × (the side's funding index − fundingIndex) /
  * FUNDING_SCALE, rounded up, realized when the position closes or shrinks.

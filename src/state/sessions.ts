@@ -3,12 +3,12 @@
  *
  * Sessions: TableId.Session holds, per owner, the snapshot of machines/session.ts
  * (value + context). State-changing operations step the machine (`stepSession`, compiled
- * from it: src/state/ops/sessions.ts); reads and order authorization take the state a
+ * from it: src/state/ops/session-keys.ts); reads and order authorization take the state a
  * TICK at the block's time leaves (`sessionStateAt`, stepped the same way) and the
  * machine's guard function `sessionRefusal`.
  *
- * Who may sign (spec Authentication 4: "a session key can only trade; it cannot withdraw
- * or transfer ownership"): every transaction kind declares a SignerRule in SIGNER_RULES,
+ * Who may sign (contract [C-auth-session-key]: "a session key can only trade: it can
+ * neither withdraw nor transfer ownership"): every transaction kind declares a SignerRule in SIGNER_RULES,
  * a mapped type over TxKind, so a new kind does not compile until it says who may sign
  * it, and src/state/ops/index.ts wraps every kind's execution rule with it at load:
  *   - `owner`:  the signer must be the account acted for (session, agent, REST, and any
@@ -122,7 +122,7 @@ const perpTrader = { who: 'trader', owner: (b: { wallet: string }) => b.wallet.t
 
 /** Who may sign each kind. A mapped type over TxKind: a kind without a rule does not compile. */
 export const SIGNER_RULES: { readonly [K in TxKind]: SignerRule } = {
-  // Signed by the genesis faucet key; the kind checks it (src/state/ops/faucet.ts).
+  // Signed by the genesis faucet key; the kind checks it (src/state/ops/faucet-credit.ts).
   [TxKind.Faucet]: { who: 'kind' },
   // An Ethereum transfer moves the recovered sender's own native tokens: the signer is
   // the account acted for by construction (a session key's moves only its own funds).
@@ -142,7 +142,7 @@ export const SIGNER_RULES: { readonly [K in TxKind]: SignerRule } = {
   [TxKind.SetAgentMode]: ownerField,
   // Moving funds out: the owner only (a session key can only trade).
   [TxKind.Withdraw]: ownerField,
-  // Signed by a validator's consensus key; the kind checks it is a current validator (src/state/ops/oracle.ts).
+  // Signed by a validator's consensus key; the kind checks it is a current validator (src/state/ops/oracle-observation.ts).
   [TxKind.OracleObservation]: { who: 'kind' },
   // Perp trading: the owner (`wallet`) or its live session key (`sessionWallet`); an
   // open by the session key answers to the agent mode and caps (src/state/perps/engine.ts).

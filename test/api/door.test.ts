@@ -1,6 +1,6 @@
 /**
- * The door (src/api/door.ts) asks a route's transaction of its operation in DECISIONS
- * order, and refuses with the operation's own reason: the same TxError the mempool's
+ * The door (src/api/door.ts) asks a route's transaction of its operation in the order
+ * of contract [D-envelope-order], and refuses with the operation's own reason: the same TxError the mempool's
  * door throws for the same transaction.
  */
 import { describe, expect, it } from 'vitest';
@@ -42,7 +42,7 @@ function withdrawal(amount: bigint, key: Uint8Array | undefined, nonce = 1n) {
 describe('the door', () => {
   const min = genesis.fees.minWithdrawalUsdc;
 
-  it('refuses in DECISIONS order: the shape (400) before a missing (401) or malformed (400) signature, then the signature (401)', () => {
+  it('refuses in the contract order: the shape (400) before a missing (401) or malformed (400) signature, then the signature (401)', () => {
     expect(refusal(() => admitAtDoor(state, TxKind.Withdraw, withdrawal(min - 1n, undefined)))).toMatchObject({ status: 400, code: 'BELOW_MINIMUM' });
     expect(refusal(() => admitAtDoor(state, TxKind.Withdraw, withdrawal(min, undefined)))).toMatchObject({ status: 401, code: 'MISSING_SIGNATURE' });
     expect(refusal(() => admitAtDoor(state, TxKind.Withdraw, { ...withdrawal(min, alice.key), signature: '0x1234' }))).toMatchObject({ status: 400, code: 'INVALID_SIGNATURE_FORMAT' });

@@ -1,6 +1,7 @@
 /**
  * The exchange REST and native routes through real HTTP, signed by viem wallets:
- * fields and types as the spec lists them, every limit, and every error class.
+ * fields and types as the contract lists them (contract [C-res-*], [C-trading-*],
+ * [C-market-*], [C-account-*], [C-native-*]), every limit, and every error class.
  */
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-/** EIP-712 encoder: the exact DECISIONS types, the domain, and input validation. */
+/** EIP-712 encoder: the exact types of contract [D-signatures-native], the domain, and input validation. */
 import { describe, expect, it } from 'vitest';
 import { keccak256 as viemKeccak256, stringToHex } from 'viem';
 import { bytesToHex, type Address } from '../../src/util/bytes';
@@ -16,8 +16,8 @@ import {
 } from '../../src/crypto/eip712';
 import { sampleMessage } from './helpers';
 
-/** Copied verbatim from DECISIONS.md: the wire contract. */
-const DECISIONS_TYPES = [
+/** As contract [C-auth-eip712] and [D-signatures-native] give them: the wire contract. */
+const CONTRACT_TYPES = [
   'SessionCreate(address sessionKey,uint256 expiresAt,uint256 nonce)',
   'SessionRevoke(address owner,uint256 nonce)',
   'SetAgentCaps(address owner,uint64 maxLeverage,uint32 allowedOrderTypes,uint128 maxInputPerTrade,uint128 maxTotalPosition,uint256 nonce)',
@@ -30,10 +30,10 @@ const DECISIONS_TYPES = [
 ];
 
 describe('EIP-712 types and domain', () => {
-  it('type strings are exactly those of DECISIONS, and nothing else', () => {
-    expect(Object.values(EIP712_TYPE_STRINGS).sort()).toEqual([...DECISIONS_TYPES].sort());
-    expect([...EIP712_PRIMARY_TYPES].sort()).toEqual(DECISIONS_TYPES.map((t) => t.slice(0, t.indexOf('('))).sort());
-    for (const t of DECISIONS_TYPES) {
+  it('type strings are exactly those of the contract, and nothing else', () => {
+    expect(Object.values(EIP712_TYPE_STRINGS).sort()).toEqual([...CONTRACT_TYPES].sort());
+    expect([...EIP712_PRIMARY_TYPES].sort()).toEqual(CONTRACT_TYPES.map((t) => t.slice(0, t.indexOf('('))).sort());
+    for (const t of CONTRACT_TYPES) {
       const name = t.slice(0, t.indexOf('(')) as Eip712PrimaryType;
       expect(bytesToHex(typeHash(name))).toBe(viemKeccak256(stringToHex(t)));
     }

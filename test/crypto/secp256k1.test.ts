@@ -1,6 +1,6 @@
 /**
  * Native libsecp256k1 against the @noble/curves reference, and the signature rules of
- * DECISIONS: wire forms, v values, ranges, EIP-2 low-s.
+ * contract [D-signatures-forms], [D-signatures-low-s]: wire forms, v values, ranges, EIP-2 low-s.
  */
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';

@@ -7,11 +7,10 @@
  *   - every contract id is defined once (docs/contract/*.md), and every id the code,
  *     the map or the docs cite (`[C-…]`, `[D-…]`, a whole section `[C-section-*]`, bare
  *     in the map) is defined;
- *   - no source file cites the contract in an old form (`DECISIONS`, `spec "…"`, …):
- *     the one form is `contract [C-…]` / `contract [D-…]`, and `decision N` for
- *     docs/decisions.md. The files that still do are listed in FILES_NOT_YET_REWRITTEN,
- *     which may only shrink: a new old-form citation fails, and so does a listed file
- *     that no longer has one (take it off the list).
+ *   - no comment in src/, actors/, machines/, sim/, bench/ or test/ cites the contract
+ *     in an old form (`DECISIONS`, `spec "…"`, `docs/decisions.md N`, …) or points
+ *     outside the repository: the one form is `contract [C-…]` / `contract [D-…]`, and
+ *     `decision N` for docs/decisions.md.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -24,7 +23,7 @@ const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
 const MAP = 'docs/spec-map.md';
 const CONTRACT_DIR = 'docs/contract';
 /** Where the code that may cite the contract lives. */
-const SOURCE_DIRS = ['src', 'actors', 'machines', 'sim'];
+const SOURCE_DIRS = ['src', 'actors', 'machines', 'sim', 'bench', 'test'];
 /** Roots a path in the map may start with (other backticked text is code: names, routes). */
 const PATH_ROOTS = /^(src|actors|machines|sim|test|docs|genesis|bench|scripts)\//;
 /** A contract id: `C-` (the specification) or `D-` (the decisions beside it), then lower-case words. */
@@ -76,72 +75,20 @@ function isDefined(defined: Map<string, string>, cited: string): boolean {
 }
 
 /**
- * The old ways the code cited the contract, before the one form. Matched in comments
- * only (`spec` is also a variable name in src/cli/args.ts).
+ * The old ways the code cited the contract, before the one form, and paths to files
+ * kept outside the repository. Matched in comments only (`spec` is also a variable name
+ * in src/cli/args.ts).
  */
 const OLD_CITATION_FORMS: ReadonlyArray<{ form: string; re: RegExp }> = [
   { form: 'DECISIONS / DECISIONS.md (now: contract [D-…])', re: /\bDECISIONS\b/ },
-  { form: 'spec, the spec\'s, spec "…", (spec: …) (now: contract [C-…])', re: /\bspec(?:'s|s)?\b/i },
+  // Not the names of the repository's own pages (docs/spec-map.md, docs/contract/spec.md).
+  { form: 'spec, the spec\'s, spec "…", (spec: …) (now: contract [C-…])', re: /(?<![\w/-])spec(?:'s|s)?\b(?![-.]\w)/i },
   { form: 'docs/decisions.md N (now: decision N)', re: /docs\/decisions\.md/ },
+  { form: 'a path outside the repository (now: the page in docs/ that restates it)', re: /\.\.\/shared\/|\/work\/|exchange-service\.md|ARCHITECTURE\.md|STYLE\.md/ },
 ];
 
-/**
- * Source files that still cite the contract in an old form, until the citations are
- * rewritten (issue 19 item 6). This list only shrinks; empty, every citation is in the
- * one form.
- */
-const FILES_NOT_YET_REWRITTEN: readonly string[] = [
-  'actors/api/api-actor.ts',
-  'actors/consensus/solo.ts',
-  'actors/oracle/oracle-actor.ts',
-  'machines/agent-mode.ts',
-  'machines/position.ts',
-  'machines/session.ts',
-  'src/api/common.ts',
-  'src/api/envelope.ts',
-  'src/api/routes/chain-info.ts',
-  'src/api/routes/faucet.ts',
-  'src/api/routes/health.ts',
-  'src/api/routes/market.ts',
-  'src/api/routes/native.ts',
-  'src/api/routes/perps.ts',
-  'src/api/routes/sessions.ts',
-  'src/api/routes/trading.ts',
-  'src/api/routes/withdraw.ts',
-  'src/api/routes/ws.ts',
-  'src/chain/consensus-app.ts',
-  'src/client/index.ts',
-  'src/codec/txs/oracle.ts',
-  'src/codec/txs/perps.ts',
-  'src/codec/txs/sessions.ts',
-  'src/codec/txs/withdraw.ts',
-  'src/consensus/evidence.ts',
-  'src/consensus/signer.ts',
-  'src/consensus/validator-set.ts',
-  'src/crypto/eip712.ts',
-  'src/crypto/exchange-digest.ts',
-  'src/crypto/secp256k1.ts',
-  'src/genesis/load.ts',
-  'src/indexer/candles.ts',
-  'src/net/libp2p.ts',
-  'src/node/context.ts',
-  'src/oracle/devnet-source.ts',
-  'src/rpc/methods.ts',
-  'src/state/agents.ts',
-  'src/state/context.ts',
-  'src/state/errors.ts',
-  'src/state/nonces.ts',
-  'src/state/oracle.ts',
-  'src/state/ops/sessions.ts',
-  'src/state/ops/trading.ts',
-  'src/state/ops/withdraw.ts',
-  'src/state/perps/book-index.ts',
-  'src/state/perps/book-liquidation.ts',
-  'src/state/perps/engine.ts',
-  'src/state/perps/math.ts',
-  'src/state/records.ts',
-  'src/state/sessions.ts',
-];
+/** This file: it holds the old forms as its own test data. */
+const SELF = 'test/docs/spec-map.test.ts';
 
 describe('docs/spec-map.md names only what exists', () => {
   it('every path it names exists', () => {
@@ -195,10 +142,11 @@ describe('contract ids', () => {
     expect(ids.filter((id) => id.startsWith('D-')).length).toBeGreaterThan(40);
   });
 
-  it('every id cited in src/, actors/, machines/ and sim/ is defined', () => {
+  it('every id cited in src/, actors/, machines/, sim/, bench/ and test/ is defined', () => {
     const undefinedCites: string[] = [];
     for (const dir of SOURCE_DIRS) {
       for (const file of filesUnder(dir, /\.ts$/)) {
+        if (file === SELF) continue;
         for (const id of citedIds(read(file))) if (!isDefined(defined, id)) undefinedCites.push(`${file}: ${id}`);
       }
     }
@@ -219,16 +167,17 @@ describe('contract ids', () => {
 });
 
 describe('one citation form', () => {
-  it('only the files not yet rewritten cite the contract in an old form, and each of them still does', () => {
+  it('no comment cites the contract in an old form or points outside the repository', () => {
     const offending: string[] = [];
     for (const dir of SOURCE_DIRS) {
       for (const file of filesUnder(dir, /\.ts$/)) {
-        const c = comments(read(file));
-        if (OLD_CITATION_FORMS.some(({ re }) => re.test(c))) offending.push(file);
+        if (file === SELF) continue;
+        for (const c of comments(read(file)).split('\n')) {
+          for (const { form, re } of OLD_CITATION_FORMS) if (re.test(c)) offending.push(`${file}: ${form}: ${c.trim()}`);
+        }
       }
     }
-    expect(offending.filter((f) => !FILES_NOT_YET_REWRITTEN.includes(f)), 'new citations in an old form').toEqual([]);
-    expect(FILES_NOT_YET_REWRITTEN.filter((f) => !offending.includes(f)), 'rewritten: take them off FILES_NOT_YET_REWRITTEN').toEqual([]);
+    expect(offending).toEqual([]);
   });
 
   it('the old forms are recognised', () => {
@@ -237,6 +186,8 @@ describe('one citation form', () => {
     expect(hits('/** (spec "Agent caps") */')).toBe(1);
     expect(hits('// the spec\'s rate')).toBe(1);
     expect(hits('// docs/decisions.md 53')).toBe(1);
+    expect(hits('// as ../shared/ARCHITECTURE.md says')).toBe(1);
+    expect(hits('// the map, docs/spec-map.md; the rules, docs/contract/spec.md')).toBe(0);
     expect(hits('// contract [C-limits-batch]; decision 58')).toBe(0);
     expect(hits('const spec = parse(flags, spec); // FlagSpec')).toBe(0);
   });

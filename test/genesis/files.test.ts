@@ -47,7 +47,7 @@ describe('committed genesis files', () => {
     expect(g.limits.maxSessionDurationMs).toBe(30 * 24 * 3600_000);
   });
 
-  it('both networks carry the spec pair table with its ids', () => {
+  it('both networks carry the contract pair table with its ids ([C-res-pair-ids])', () => {
     const expected: [string, number][] = [
       ['ETH', 1], ['BTC', 2], ['BNB', 3], ['SOL', 4], ['POL', 5], ['ARB', 6], ['OP', 7], ['AVAX', 8],
       ['LINK', 9], ['UNI', 10], ['DOGE', 11], ['XRP', 12], ['ADA', 13], ['DOT', 14], ['SUI', 15],

@@ -1,5 +1,6 @@
 /**
- * Bad input is refused at the door with the DECISIONS error envelope, and nothing is
+ * Bad input is refused at the door with the error envelope of contract
+ * [D-envelope-error], and nothing is
  * stored: malformed transactions, wrong chain id, bad signatures, oversized payloads,
  * bad faucet requests.
  */

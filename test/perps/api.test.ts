@@ -2,7 +2,7 @@
  * The perpetuals REST routes through real HTTP against a started devnet node whose
  * oracle actor signs devnet prices every second, signed by viem wallets (personal sign
  * over the JSON payload; EIP-712 PoolDeposit / PoolWithdraw): every route, its fields,
- * session keys and agent mode, and each error class in DECISIONS' order.
+ * session keys and agent mode, and each error class in the order of contract [D-envelope-order].
  */
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it, beforeAll } from 'vitest';
@@ -91,7 +91,7 @@ describe('positions through REST', () => {
     expect(await client.perpClose(sk, { wallet: bob.address, positionId: opened.positionId })).toMatchObject({ status: 'closed' });
   });
 
-  it('errors in DECISIONS order: 400 shape, 401 signature, 403 signer, 409 nonce, 404 unknown, 422 execution', async () => {
+  it('errors in the contract order: 400 shape, 401 signature, 403 signer, 409 nonce, 404 unknown, 422 execution', async () => {
     const body = await client.perpOpenBody(alice, { pairId: 1, isLong: true, leverage: 10, margin: '20' });
     const post = (b: unknown) => client.call('POST', '/v1/perp/open', b);
     const code = async (b: unknown) => {

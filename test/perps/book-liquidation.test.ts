@@ -1,5 +1,5 @@
 /**
- * Liquidation of orderbook positions (src/state/perps/book-liquidation.ts, docs/decisions.md
+ * Liquidation of orderbook positions (src/state/perps/book-liquidation.ts, decision
  * 53, docs/economics.md "Orderbook positions: liquidation"): hand-computed liquidation
  * prices and payouts, the pool taking the position over, counterparties realizing their
  * profit, bad debt paid by the pool, stale oracle pausing it, the index rebuilt on load,
@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChainEvent } from '../../src/state/context';
-import { placeOrder } from '../../src/state/ops/trading';
+import { placeOrder } from '../../src/state/order-execution';
 import { oraclePrice } from '../../src/state/oracle';
 import { bookLiquidatable, bookLiquidationKey, bookLiquidationPrice, POOL_BOOK_OWNER } from '../../src/state/perps/book-index';
 import { poolValuation } from '../../src/state/perps/pool';

@@ -1,9 +1,10 @@
 /**
  * Sessions and agents through real HTTP, signed by viem (`signTypedData`) in the 64-byte
- * wire form: every row of the spec's Session and Agent mode tables (401 and 400 rows
- * included), expiry by block time, a session key refused for everything but trading,
- * each cap at its boundary, REDUCE_ONLY, replays after revoke and re-create, the agent
- * reads, and the second listener (the session-and-agent port).
+ * wire form: every transition of the Session and Agent mode states (contract
+ * [C-state-session-*], [C-state-agent-*], 401 and 400 included), expiry by block time,
+ * a session key refused for everything but trading, each cap at its boundary,
+ * REDUCE_ONLY, replays after revoke and re-create, the agent reads, and the second
+ * listener (the session-and-agent port).
  */
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-/** Chain information: GET /chain-config and GET /v1/network (spec "Other read addresses"). */
+/** Chain information: GET /chain-config and GET /v1/network (contract [C-rpc-status], [C-account-network]). */
 import type { FastifyPluginAsync } from 'fastify';
 import type { NodeApi } from '../node-api';
 import { AGENT_CAPS_PRECOMPILE, EXCHANGE_ADDRESS, ORDERBOOK_PRECOMPILE } from '../../rpc/constants';

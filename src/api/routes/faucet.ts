@@ -65,14 +65,14 @@ export const faucetRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       if (usdc === null || usdc === 0n) {
         throw new ApiError(400, 'INVALID_AMOUNT', 'amount: must be a positive decimal string with at most 6 decimals');
       }
-      // Unique, increasing nonces for the faucet signer (milliseconds-based, per DECISIONS).
+      // Unique, increasing nonces for the faucet signer (milliseconds-based, contract [D-nonces-window]; decision 52).
       // Every validator of the network signs with the one faucet key: the low digits are
       // this node's own (its validator index), so two nodes never pick the same nonce.
       const now = BigInt(Date.now()) * 1000n + nodeSlot;
       lastNonce = now > lastNonce ? now : lastNonce + 100n;
       const unsigned = { to, usdc, nativeWei: faucet.nativeWeiPerRequest, nonce: lastNonce };
       const body = signFaucet(genesis.chainId, unsigned, key);
-      // The per-request bound (400) and the faucet's key (403) are the operation's (src/state/ops/faucet.ts).
+      // The per-request bound (400) and the faucet's key (403) are the operation's (src/state/ops/faucet-credit.ts).
       const { tx, signer } = admitAtDoor(node.chain().state, TxKind.Faucet, { signature: body.signature, signers: [faucet.address], body: () => body });
       const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);

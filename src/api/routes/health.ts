@@ -1,4 +1,4 @@
-/** GET /health: `{status, chain, chainId}` at the top level (spec), plus the head height. */
+/** GET /health: `{status, chain, chainId}` at the top level (contract [C-market-health], [D-envelope-success]), plus the head height. */
 import type { FastifyPluginAsync } from 'fastify';
 import type { NodeApi } from '../node-api';
 

@@ -1,6 +1,5 @@
 /**
- * Exchange REST market data and account reads (spec "market data", "protocol and
- * account"). Book, balances and pairs come from the executed state; trades, candles,
+ * Exchange REST market data and account reads (contract [C-market-*], [C-account-*]). Book, balances and pairs come from the executed state; trades, candles,
  * fills, orders history, leaderboard and stats from the indexer.
  */
 import type { FastifyPluginAsync } from 'fastify';
@@ -61,7 +60,7 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
     return price6(midPrice(p.id) ?? p.initialPrice);
   };
   /**
-   * A registered agent (docs/decisions.md): the owner set caps or a mode, or an order
+   * A registered agent (decision 16): the owner set caps or a mode, or an order
    * signed by its session key was placed. The second half comes from the index; while
    * the index is starting, only the first is known.
    */

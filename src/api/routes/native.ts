@@ -1,7 +1,7 @@
 /**
- * Native routes (no version prefix; plain objects per DECISIONS; integer strings in
+ * Native routes (no version prefix; plain objects, contract [D-envelope-native]; integer strings in
  * base units: price ×1e6, size ×1e18, USDC ×1e6). /balance and /reserves answer JSON
- * numbers in 6-decimal units, as the spec gives them.
+ * numbers in 6-decimal units (contract [C-res-vault-balance], [D-envelope-amounts]).
  *
  * /order/place and /order/cancel are signed by `session_key` (absent: the owner): the
  * owner itself or the owner's live session key (docs/api.md "Sessions and agents").

@@ -1,9 +1,10 @@
 /**
- * Perpetuals engine REST (spec "Perpetuals engine REST"; DECISIONS "Orders and
- * trading", "Signatures"): markets, positions, funding, the pool, engine stats, and the
+ * Perpetuals engine REST (contract [C-perp-*], [D-orders-perp-positions],
+ * [D-signatures-perp]): markets, positions, funding, the pool, engine stats, and the
  * signed writes open / close / tpsl (personal signature over the JSON payload) and pool
  * deposit / withdraw (EIP-712). The route builds the transaction and the door
- * (src/api/door.ts) asks its operation (src/state/ops/perps.ts) in DECISIONS order:
+ * (src/api/door.ts) asks its operation (src/state/ops/perp-positions.ts, src/state/ops/pool-shares.ts) in
+ * the order of contract [D-envelope-order]:
  * shape (400), signature (401), who may sign (403); then the route's lookups (unknown
  * position 404), the nonce at the mempool (409); then the transaction goes through
  * consensus and the answer waits until it is final; execution's refusals are 422.
@@ -14,9 +15,10 @@ import { admitAtDoor, ownerOrSessionKey } from '../door';
 import { eventOf, throwIfFailed } from '../final';
 import { TxKind } from '../../codec/tx';
 import { oraclePrice } from '../../state/oracle';
-import { perpMarket, perpStats, positionView } from '../../state/perps/engine';
+import { positionView } from '../../state/perps/engine';
+import { perpMarket, perpStats } from '../../state/perps/markets';
 import { fundingRate, MIN_PERP_MARGIN } from '../../state/perps/math';
-import { parseMargin } from '../../state/ops/perps';
+import { parseMargin } from '../../state/ops/perp-positions';
 import { openInterestCap, poolValuation, profitLimit } from '../../state/perps/pool';
 import { bookLiqStats } from '../../state/perps/book-liquidation';
 import { toAddress, type Address } from '../../util/bytes';

@@ -1,12 +1,12 @@
 /**
- * Session and agent routes (spec "Session API", "Agent API"): native, so plain objects
- * (DECISIONS), errors in the envelope. Served on {base_url} and on the node's session
+ * Session and agent routes (contract [C-session-api], [C-agent-api]): native, so plain
+ * objects (contract [D-envelope-native]), errors in the envelope. Served on {base_url} and on the node's session
  * and agent port (config `sessionApi`, default 9001).
  *
  * Writes are owner-signed EIP-712 typed data (64- or 65-byte signatures) and answer
  * `{success: true, status: "submitted", tx_hash}` once the transaction is final. The
  * route builds the transaction and the door (src/api/door.ts) asks its operation
- * (src/state/ops/sessions.ts): a signature that recovers to neither the owner nor the
+ * (src/state/ops/session-keys.ts, src/state/ops/agent-settings.ts): a signature that recovers to neither the owner nor the
  * owner's live session key is 401; one by the session key meets the operation's
  * owner-only signer rule (403 OWNER_ONLY): a session key can only trade.
  */

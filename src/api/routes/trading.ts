@@ -1,8 +1,8 @@
 /**
- * Exchange REST trading (spec "Exchange REST: trading"): POST /v1/order,
+ * Exchange REST trading (contract [C-trading-*]): POST /v1/order,
  * POST /v1/order/batch, DELETE /v1/order/{orderId}, DELETE /v1/order/cancel-all.
  * The route builds the transaction and the door (src/api/door.ts) asks its operation
- * (src/state/ops/orders.ts) in DECISIONS order — shape (400), signature (401), who may
+ * (src/state/ops/rest-orders.ts) in the order of contract [D-envelope-order] — shape (400), signature (401), who may
  * sign (403); then the route's own lookups (unknown order 404, not the owner 403), the
  * nonce at the mempool (409); then the transaction goes through consensus and the
  * answer waits until it is final.
@@ -61,7 +61,7 @@ function orderResult(final: FinalTx, symbol: string, side: string, amount: strin
   const trades = final.receipt.events.flatMap((e) => (e.type === 'TradeExecuted' && e.takerOrderId === placed.orderId ? [e] : []));
   const filled = trades.reduce((s, t) => s + t.size, 0n);
   const notional = trades.reduce((s, t) => s + t.usdc, 0n);
-  // A market order reports its average fill price (DECISIONS); a limit order its limit.
+  // A market order reports its average fill price (contract [D-orders-market-price]); a limit order its limit.
   const shownPrice = placed.orderType === 0 ? (filled > 0n ? price6((notional * SIZE_ONE) / filled) : '0') : (price ?? '0');
   return {
     orderId: placed.orderId,

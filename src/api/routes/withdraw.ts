@@ -1,5 +1,5 @@
 /**
- * POST /withdraw (native route; DECISIONS): body owner, amount (integer string, USDC
+ * POST /withdraw (native route; contract [D-vault-withdraw]): body owner, amount (integer string, USDC
  * units the destination receives), destination, nonce, signature (EIP-712 Withdraw),
  * optional session_key (the signer, when not the owner: refused, a session key can only
  * trade). Answers once final: `{success, status: "requested", withdrawal_id, amount, fee, tx_hash}`.
@@ -38,7 +38,7 @@ export const withdrawRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app,
       const amount = BigInt(b.amount);
       const destination = toAddress(b.destination);
       const nonce = parseNonce(b.nonce);
-      // The minimum (400), the signature (401) and owner-only (403: a session key can only trade) are the operation's (src/state/ops/withdraw.ts).
+      // The minimum (400), the signature (401) and owner-only (403: a session key can only trade) are the operation's (src/state/ops/withdrawal-request.ts).
       const { tx } = admitAtDoor(node.chain().state, TxKind.Withdraw, { signature: b.signature, signers: [signer], body: (signature) => ({ owner, signer, amount, destination, nonce, signature }) });
       const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);

@@ -1,8 +1,8 @@
 /**
  * WebSocket at /ws: JSON-RPC over the socket (every HTTP method works here too) plus
  * subscriptions. eth_subscribe params: ["newHeads"] (Ethereum headers, as viem's
- * watchBlocks expects); beyond the spec: ["trades", {symbol}], ["orderbook", {symbol}],
- * ["orders", {address}], ["fills", {address}], each answered first with a snapshot
+ * watchBlocks expects); topics the contract leaves open (contract [C-events-open]):
+ * ["trades", {symbol}], ["orderbook", {symbol}], ["orders", {address}], ["fills", {address}], each answered first with a snapshot
  * (the book's resting orders, the trader's every open order, recent trades/fills).
  * Bounds: 32 subscriptions per connection, 4 MiB of unsent data; a slower consumer is
  * closed with code 1008 and the reason. A ping every 20 s; no pong by the next, closed.

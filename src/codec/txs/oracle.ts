@@ -6,9 +6,9 @@
  * has one encoding and one hash), holds 1 to MAX_OBSERVATION_PRICES entries, and every
  * price is positive (×1e6); the decoder refuses anything else.
  *
- * The validator signs observationSigningHash with its consensus ECDSA key (DECISIONS
- * "Validators"). There is no nonce: the timestamp, strictly increasing per validator,
- * is the replay protection (src/state/ops/oracle.ts).
+ * The validator signs observationSigningHash with its consensus ECDSA key (contract
+ * [D-validators-keys], [D-orders-oracle]). There is no nonce: the timestamp, strictly increasing per validator,
+ * is the replay protection (src/state/ops/oracle-observation.ts).
  */
 import { keccak256 } from '../../crypto/keccak';
 import type { Address } from '../../util/bytes';

@@ -4,7 +4,7 @@
  * Perp kinds carry the signed payload's fields exactly as the client sent them (the
  * wallet's letter case, the margin's decimal text, whether the nonce and position id
  * were JSON numbers or strings), so every validator rebuilds the very JSON text that was
- * personal-signed (DECISIONS "Signatures": `JSON.stringify` of the payload, keys in the
+ * personal-signed (contract [D-signatures-perp]: `JSON.stringify` of the payload, keys in the
  * documented order, no whitespace) and verifies the signature itself.
  *
  * Pool kinds carry the EIP-712 PoolDeposit / PoolWithdraw members.

@@ -1,6 +1,6 @@
 /**
  * Session and agent transactions: the EIP-712 members of SessionCreate, SessionRevoke,
- * SetAgentCaps and SetAgentMode (DECISIONS "Signatures"), plus the account acted for
+ * SetAgentCaps and SetAgentMode (contract [C-auth-eip712], [D-signatures-native]), plus the account acted for
  * (`owner`) and the key that signed (`signer`). The signature is checked against
  * `signer`; who may sign for `owner` is one central rule (src/state/sessions.ts:
  * these kinds are owner-only, so a session key's signature is refused with 403).

@@ -1,4 +1,4 @@
-/** POST /withdraw: an EIP-712 Withdraw request (DECISIONS "Vault, bridge, withdrawals"). */
+/** POST /withdraw: an EIP-712 Withdraw request (contract [D-vault-withdraw]). */
 import type { Address } from '../../util/bytes';
 import { registerTxKind, TxKind } from '../tx';
 

@@ -1,14 +1,21 @@
-/** Transaction kind -> execution rule. Every registered codec kind must have one. */
+/**
+ * Transaction kind -> execution rule. Every registered codec kind must have one; each file
+ * beside this one holds the rule of one operation (or of one family of kinds) and is
+ * named after it.
+ */
 import { TxKind } from '../../codec/tx';
 import '../../codec/txs';
 import type { TxOp } from '../context';
-import { ethTxOp } from './eth';
-import { withdrawOp } from './withdraw';
-import { faucetOp } from './faucet';
-import { oracleObservationOp } from './oracle';
-import { perpCloseOp, perpOpenOp, perpTpslOp, poolDepositOp, poolWithdrawOp } from './perps';
-import { nativeCancelOp, nativePlaceOp, restBatchOp, restCancelAllOp, restCancelOp, restOrderOp } from './orders';
-import { sessionCreateOp, sessionRevokeOp, setAgentCapsOp, setAgentModeOp } from './sessions';
+import { ethTxOp } from './eth-transfer';
+import { withdrawOp } from './withdrawal-request';
+import { faucetOp } from './faucet-credit';
+import { oracleObservationOp } from './oracle-observation';
+import { perpCloseOp, perpOpenOp, perpTpslOp } from './perp-positions';
+import { poolDepositOp, poolWithdrawOp } from './pool-shares';
+import { restBatchOp, restCancelAllOp, restCancelOp, restOrderOp } from './rest-orders';
+import { nativeCancelOp, nativePlaceOp } from './native-orders';
+import { sessionCreateOp, sessionRevokeOp } from './session-keys';
+import { setAgentCapsOp, setAgentModeOp } from './agent-settings';
 import { withSignerRule } from '../sessions';
 import { txKindName } from '../../codec/tx';
 

@@ -1,7 +1,7 @@
 /**
  * Orderbook positions (the Position table, settled by src/state/settlement.ts) seen by
  * the liquidation step (src/state/perps/book-liquidation.ts; docs/economics.md
- * "Orderbook positions: liquidation"; docs/decisions.md 53).
+ * "Orderbook positions: liquidation"; decision 53).
  *
  * Formulas (pure, integer): an orderbook position of signed size S (×1e18), signed cost
  * C (USDC units paid for the open size) and margin M is worth, at price P,

@@ -1,5 +1,5 @@
 /**
- * Liquidation of orderbook positions (docs/decisions.md 53; docs/economics.md
+ * Liquidation of orderbook positions (decision 53; docs/economics.md
  * "Orderbook positions: liquidation"), every block after the perp liquidations.
  *
  * Per pair with a FRESH oracle price (a stale one pauses this market, as for perps), the
@@ -25,7 +25,7 @@
 import type { Address } from '../../util/bytes';
 import type { ExecContext } from '../context';
 import { oraclePrice } from '../oracle';
-import { cancelPairOrders } from '../ops/trading';
+import { cancelPairOrders } from '../order-execution';
 import type { Position } from '../records';
 import { takerFee } from '../settlement';
 import type { State } from '../state';

@@ -1,12 +1,14 @@
 /**
  * The perpetuals engine: isolated positions against the liquidity pool, at the oracle
- * price (DECISIONS "Orders and trading"; docs/economics.md "Perpetuals").
+ * price (contract [D-orders-perp-positions]; docs/economics.md "Perpetuals").
  *
  * Transactions: open, close (whole or part), set TP/SL. End of every block (after the
- * oracle's medians, src/state/apply.ts): funding on the first block of each hour, TP/SL
- * on each whole second crossed, liquidation every block (perp positions, then orderbook
- * positions: book-liquidation.ts), then ADL when traders' profit passes the pool threshold. A market whose oracle price is not fresh is paused: no
- * open, close, TP/SL, liquidation or funding on it until a fresh price arrives.
+ * oracle's medians, src/state/apply.ts): funding on the first block of each hour
+ * (funding.ts), TP/SL on each whole second crossed, liquidation every block (perp
+ * positions, then orderbook positions: book-liquidation.ts), then ADL when traders'
+ * profit passes the pool threshold. A market whose oracle price is not fresh is paused:
+ * no open, close, TP/SL, liquidation or funding on it until a fresh price arrives. The
+ * markets' records and the engine's stats are markets.ts.
  *
  * Each position's life is machines/position.ts, and the machine decides it: every
  * change of a position (open, close, TP/SL set or hit, liquidation, ADL) is stepped
@@ -30,15 +32,13 @@ import type { ExecContext } from '../context';
 import { badRequest, forbidden, rejected, TxError } from '../errors';
 import type { CloseReason } from '../events';
 import { oraclePrice } from '../oracle';
-import { EMPTY_PERP_MARKET, PERP_RECENT_RATES, type PerpMarket, type PerpPosition } from '../records';
+import type { PerpPosition } from '../records';
 import type { State } from '../state';
 import {
   adlScore,
   ceilDiv,
   compareAdl,
   fundingOwed,
-  fundingRate,
-  fundingSettlement,
   liquidatable,
   liquidationPrice,
   longShift,
@@ -47,7 +47,6 @@ import {
   notional,
   openSize,
   perpFee,
-  premiumPpb,
   shortShift,
   upnl,
 } from './math';
@@ -55,37 +54,15 @@ import { openInterestCap, payFromPool, payToPool, poolValuation, profitLimit } f
 import { liquidateBook } from './book-liquidation';
 import type { Price6, Size18, Usdc6 } from '../../util/fixed';
 import { positionContext, settleEvent, stepStored, stepToOpen } from './position-step';
+import { activeMarkets, bumpStats, collateralOf, maintenanceBps, perpMarket, sideIndex, setMarket, type PerpStats } from './markets';
+import { samplePremiums, settleFunding } from './funding';
 
-// ---- records --------------------------------------------------------------------------
-
-export function perpMarket(state: State, pairId: number): PerpMarket {
-  return state.perpMarkets.get(String(pairId)) ?? EMPTY_PERP_MARKET;
-}
-
-function setMarket(state: State, pairId: number, m: PerpMarket): void {
-  state.perpMarkets.set(String(pairId), m);
-}
-
-export function sideIndex(m: PerpMarket, isLong: boolean): bigint {
-  return isLong ? m.fundingIndexLong : m.fundingIndexShort;
-}
-
-function maintenanceBps(state: State, pairId: number): number {
-  const pair = state.pairs.get(String(pairId));
-  if (!pair) throw new Error(`perp position on unknown pair ${pairId}`);
-  return pair.maintenanceMarginBps;
-}
+// ---- records (the markets' own: markets.ts) ---------------------------------------------
 
 function nextPositionId(state: State): bigint {
   const id = (state.meta.get('nextPositionId') as bigint | undefined) ?? 1n;
   state.meta.set('nextPositionId', id + 1n);
   return id;
-}
-
-/** The collateral standing behind a position now: margin less the funding it owes. */
-export function collateralOf(state: State, p: PerpPosition): { owed: Usdc6; collateral: Usdc6 } {
-  const owed = fundingOwed(p.size, sideIndex(perpMarket(state, p.pairId), p.isLong), p.fundingIndex);
-  return { owed, collateral: p.margin - owed };
 }
 
 /** Everything a reader wants to know about a position at `nowMs` (GET /v1/perp/positions). */
@@ -154,7 +131,7 @@ export function openPosition(ctx: ExecContext, o: OpenInput): PerpPosition {
   const size = op ? openSize(o.margin, o.leverage, price) : 0n;
   const facts: OpenFacts = { hasPrice: op !== undefined, fresh: op?.fresh ?? false, leverage: o.leverage, maxLeverage: pair.maxLeverage, margin: o.margin, minMargin: MIN_PERP_MARGIN, size };
   const refusal = openRefusal(facts);
-  // Shape (400) first, then who may (403), then execution (422): DECISIONS' order.
+  // Shape (400) first, then who may (403), then execution (422): contract [D-envelope-order].
   if (refusal === 'INVALID_LEVERAGE') throw badRequest('INVALID_LEVERAGE', `leverage: must be an integer from 1 to ${pair.maxLeverage} on ${pair.symbol}`);
   if (refusal === 'INVALID_MARGIN' && o.margin < MIN_PERP_MARGIN) throw badRequest('INVALID_MARGIN', `margin: at least ${MIN_PERP_MARGIN} USDC units (1 USDC)`);
   if (o.isAgent !== (o.signer !== o.owner)) throw new Error(`perp open: isAgent ${o.isAgent} but signer ${o.signer}, owner ${o.owner}`);
@@ -432,99 +409,11 @@ export function adlForPool(ctx: ExecContext): number {
   return closed;
 }
 
-// ---- the end-of-block steps ----------------------------------------------------------------
-
-export interface PerpStats {
-  liquidations: number;
-  adlEvents: number;
-  lastLiquidation: { positionId: string; owner: Address; pairId: number; price: bigint; timeMs: number; shortfall: bigint } | null;
-  lastFundingMs: number | null;
-}
-
-export const EMPTY_PERP_STATS: PerpStats = { liquidations: 0, adlEvents: 0, lastLiquidation: null, lastFundingMs: null };
-
-export function perpStats(state: State): PerpStats {
-  return (state.meta.get('perpStats') as PerpStats | undefined) ?? EMPTY_PERP_STATS;
-}
-
-function bumpStats(state: State, f: (s: PerpStats) => PerpStats): void {
-  state.meta.set('perpStats', f(perpStats(state)));
-}
+// ---- the end-of-block steps (funding: funding.ts) ------------------------------------------
 
 const crossed = (prevMs: number, nowMs: number, intervalMs: number) => intervalMs > 0 && Math.floor(nowMs / intervalMs) > Math.floor(prevMs / intervalMs);
 
-/** Pair ids of markets holding positions, ascending. */
-function activeMarkets(state: State): number[] {
-  const out: number[] = [];
-  for (const [pairId, m] of state.perp.markets) if (m.long.count + m.short.count > 0) out.push(pairId);
-  return out.sort((a, b) => a - b);
-}
 
-function allPairIds(state: State): number[] {
-  return state.pairs.sortedKeys().map(Number).sort((a, b) => a - b);
-}
-
-/**
- * Funding, on the first block of each funding interval: per pair with a fresh price,
- * the spec's rate from the interval's average premium, settled peer to peer through the
- * side indices (math.fundingSettlement). A market without positions has its pot's dust
- * swept (to the fee account; a deficit is covered by the pool).
- */
-export function settleFunding(ctx: ExecContext): void {
-  const { state, params, header } = ctx;
-  const now = header.timestampMs;
-  const samples = BigInt(Math.max(1, Math.floor(params.limits.fundingIntervalMs / Math.max(1, params.limits.tpslCheckIntervalMs))));
-  for (const pairId of allPairIds(state)) {
-    const op = oraclePrice(state, pairId, now);
-    const market = perpMarket(state, pairId);
-    if (!op?.fresh) {
-      // No settlement on an old price; the interval's samples do not carry into the next.
-      if (market.premiumSumPpb !== 0n) setMarket(state, pairId, { ...market, premiumSumPpb: 0n });
-      continue;
-    }
-    const avgPremium = market.premiumSumPpb / samples;
-    const rate = fundingRate(avgPremium, params.limits.fundingIntervalMs, params.perps);
-    const book = state.perp.markets.get(pairId);
-    const longSize = book?.long.size ?? 0n;
-    const shortSize = book?.short.size ?? 0n;
-    const s = fundingSettlement(rate.perIntervalPpb, op.price, longSize, shortSize);
-    let pot = market.fundingPot;
-    if (longSize === 0n && shortSize === 0n && pot !== 0n) {
-      if (pot > 0n) {
-        credit(state, params.feeAccount, pot);
-        pot = 0n;
-      } else pot += payFromPool(state, -pot);
-    }
-    const record = { timeMs: now, rateHourlyPpb: rate.perIntervalPpb, amount: s.amount, price: op.price };
-    setMarket(state, pairId, {
-      ...market,
-      fundingIndexLong: market.fundingIndexLong + s.longStep,
-      fundingIndexShort: market.fundingIndexShort + s.shortStep,
-      fundingPot: pot,
-      premiumSumPpb: 0n,
-      recent: [record, ...market.recent].slice(0, PERP_RECENT_RATES),
-    });
-    ctx.emit({ type: 'FundingSettled', pairId, ratePer8hPpb: rate.per8hPpb, rateHourlyPpb: rate.perIntervalPpb, avgPremiumPpb: avgPremium, amount: s.amount, price: op.price, longSize, shortSize });
-  }
-  bumpStats(state, (st) => ({ ...st, lastFundingMs: now }));
-}
-
-/** One premium sample per pair with a fresh price and a two-sided book: (mid − oracle) / oracle. */
-export function samplePremiums(ctx: ExecContext): void {
-  const { state, header } = ctx;
-  for (const pairId of allPairIds(state)) {
-    const op = oraclePrice(state, pairId, header.timestampMs);
-    if (!op?.fresh) continue;
-    const book = state.books.get(pairId);
-    const bid = book?.bestBid() ?? null;
-    const ask = book?.bestAsk() ?? null;
-    if (bid === null || ask === null) continue;
-    const sample = premiumPpb((bid + ask) / 2n, op.price);
-    if (sample === 0n) continue;
-    const market = perpMarket(state, pairId);
-    setMarket(state, pairId, { ...market, premiumSumPpb: market.premiumSumPpb + sample });
-  }
-}
 
 /** TP/SL, on each whole second crossed: positions whose target the fresh price reached close at that price. */
 export function checkTpsl(ctx: ExecContext): number {

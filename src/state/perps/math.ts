@@ -12,7 +12,7 @@ export const BPS = 10_000n;
 export const PPB = 1_000_000_000n;
 /** Funding index scale: owed = ⌈size × Δindex / FUNDING_SCALE⌉ USDC units. */
 export const FUNDING_SCALE = 10n ** 30n;
-/** 8 hours: the period the spec's interest rate and clamp are quoted for. */
+/** 8 hours: the period contract [C-limits-funding] quotes the interest rate and clamp for. */
 export const FUNDING_PERIOD_MS = 8n * 3_600_000n;
 /** Smallest margin of a perp open, USDC units (1 USDC). */
 export const MIN_PERP_MARGIN: Usdc6 = 1_000_000n;
@@ -186,7 +186,7 @@ export interface FundingParams {
 }
 
 /**
- * The spec's funding rate. F (per 8 h) = P + clamp(I − P, −C, +C), with P the average
+ * The funding rate of contract [C-limits-funding]. F (per 8 h) = P + clamp(I − P, −C, +C), with P the average
  * premium and I the interest rate; the rate settled per interval is F × interval / 8 h
  * (truncated toward zero), capped at ±cap. All in ppb; positive: longs pay shorts.
  */

@@ -9,17 +9,17 @@
  * Nothing after step 3 begins can fail by design; if it does, it is a bug and the
  * node halts (InvariantError) rather than leave the engine and the tables apart.
  */
-import type { PairParams } from '../../genesis/types';
-import type { Address } from '../../util/bytes';
-import type { ExecContext } from '../context';
-import { badRequest, forbidden, rejected, TxError } from '../errors';
-import type { CancelReason, OrderStatus } from '../events';
-import type { OpenOrder, Position } from '../records';
-import { notional, orderLock, settleFill, takerFee } from '../settlement';
-import { requireAgentOrder } from '../agents';
-import { InvariantError } from '../state';
-import type { State } from '../state';
-import type { Price6, Size18, Usdc6 } from '../../util/fixed';
+import type { PairParams } from '../genesis/types';
+import type { Address } from '../util/bytes';
+import type { ExecContext } from './context';
+import { badRequest, forbidden, rejected, TxError } from './errors';
+import type { CancelReason, OrderStatus } from './events';
+import type { OpenOrder, Position } from './records';
+import { notional, orderLock, settleFill, takerFee } from './settlement';
+import { requireAgentOrder } from './agents';
+import { InvariantError } from './state';
+import type { State } from './state';
+import type { Price6, Size18, Usdc6 } from '../util/fixed';
 
 export interface OrderInput {
   owner: Address;
@@ -90,7 +90,7 @@ export function placeOrder(ctx: ExecContext, o: OrderInput): OrderOutcome {
   // 2. Plan on copies: the taker's fills, fees and the lock for any resting rest.
   const sim = book.simulate(o.side, o.size, bound, o.owner);
   // An order signed by the owner's session key answers to the owner's agent mode and
-  // caps (403, before any balance rule: DECISIONS check order). Who may sign at all was
+  // caps (403, before any balance rule: contract [D-envelope-order]; decision 17). Who may sign at all was
   // settled by the kind's signer rule (src/state/sessions.ts).
   if (o.isAgent !== (o.signer !== o.owner)) throw new InvariantError(`order input: isAgent ${o.isAgent} but signer ${o.signer}, owner ${o.owner}`);
   if (o.isAgent) requireAgentOrder(state, o.owner, o, state.position(o.owner, o.pairId), sim.fills);

@@ -1,6 +1,9 @@
-/** Execution rules of the order transaction kinds; all go through ops/trading.ts. */
-import { verifyTyped } from './verify';
-import type { NativeCancelBody, NativePlaceBody, RestBatchBody, RestCancelAllBody, RestCancelBody, RestOrderBody } from '../../codec/txs/orders';
+/**
+ * Execution rules of the exchange REST order kinds (RestOrder, RestBatch, RestCancel,
+ * RestCancelAll): the trader signs a keccak256 digest of the packed fields as an EIP-191
+ * message (src/crypto/exchange-digest.ts). All go through src/state/order-execution.ts.
+ */
+import type { RestBatchBody, RestCancelAllBody, RestCancelBody, RestOrderBody } from '../../codec/txs/orders';
 import { MAX_BATCH_ORDERS } from '../../codec/txs/orders';
 import { batchDigest, cancelAllDigest, cancelDigest, placeOrderDigest, restSigningHash } from '../../crypto/exchange-digest';
 import { verifySigner } from '../../crypto/secp256k1';
@@ -9,7 +12,7 @@ import { parseDecimal } from '../../util/decimal';
 import { PRICE_DECIMALS, price6, SIZE_DECIMALS, size18, type Price6, type Size18 } from '../../util/fixed';
 import type { ExecContext, TxOp } from '../context';
 import { badRequest, TxError, unauthorized } from '../errors';
-import { cancelAll, cancelOrder, placeOrder, type OrderInput } from './trading';
+import { cancelAll, cancelOrder, placeOrder, type OrderInput } from '../order-execution';
 
 const SYMBOL_RE = /^[A-Z0-9]{1,12}$/;
 const ORDER_ID_RE = /^[1-9][0-9]{0,17}$/;
@@ -125,44 +128,5 @@ export const restCancelAllOp: TxOp<RestCancelAllBody> = {
   apply(ctx, tx) {
     const ids = cancelAll(ctx, tx.body.trader);
     ctx.emit({ type: 'CancelAll', trader: tx.body.trader, cancelledIds: ids.map(String) });
-  },
-};
-
-/*
- * Who may sign a native order or cancel is the `trader` signer rule (src/state/sessions.ts,
- * applied to every kind in ops/index.ts): the owner, or the owner's session key while it
- * is live at the block's time. An order signed by the session key is an agent order:
- * isAgent = signer ≠ owner, and placeOrder checks it against the owner's agent mode and caps.
- */
-
-export const nativePlaceOp: TxOp<NativePlaceBody> = {
-  shape(b) {
-    if (b.side > 1) throw badRequest('INVALID_SIDE', 'side: must be Buy or Sell');
-    if (b.orderType > 1) throw badRequest('INVALID_TYPE', 'order_type: must be Market or Limit');
-    if (b.size === 0n) throw badRequest('INVALID_AMOUNT', 'size: must be positive');
-  },
-  verify(tx, chainId) {
-    const b = tx.body;
-    const message = {
-      owner: b.owner, pairId: BigInt(b.pairId), side: BigInt(b.side), orderType: BigInt(b.orderType), price: b.price, size: b.size,
-      leverage: BigInt(b.leverage), nonce: b.nonce,
-    };
-    return verifyTyped(chainId, 'PlaceOrder', message, b.signature, b.signer);
-  },
-  nonce: (b) => b.nonce,
-  apply(ctx, tx, signer) {
-    const b = tx.body;
-    placeOrder(ctx, {
-      owner: b.owner, signer, pairId: b.pairId, side: b.side as 0 | 1, orderType: b.orderType as 0 | 1, price: b.price, size: b.size,
-      leverage: b.leverage, isAgent: signer !== b.owner,
-    });
-  },
-};
-
-export const nativeCancelOp: TxOp<NativeCancelBody> = {
-  verify: (tx, chainId) => verifyTyped(chainId, 'CancelOrder', { owner: tx.body.owner, orderId: tx.body.orderId, nonce: tx.body.nonce }, tx.body.signature, tx.body.signer),
-  nonce: (b) => b.nonce,
-  apply(ctx, tx) {
-    cancelOrder(ctx, tx.body.owner, tx.body.orderId);
   },
 };

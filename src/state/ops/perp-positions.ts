@@ -1,14 +1,13 @@
 /**
- * Execution rules of the perp and pool kinds (src/state/perps has the engine).
+ * Execution rules of the perp position kinds: PerpOpen, PerpClose, PerpTpsl (the engine
+ * is src/state/perps/engine.ts; the pool's own kinds are pool-shares.ts).
  *
- * Perp kinds: the signature is the personal signature (EIP-191) of the JSON payload,
+ * The signature is the personal signature (EIP-191) of the JSON payload,
  * rebuilt here from the body (src/codec/txs/perps.ts), by `signer`: the owner (`wallet`)
  * or the owner's live session key (the `trader` signer rule, src/state/sessions.ts). An
- * open by the session key answers to the owner's agent mode and caps. Pool kinds are
- * EIP-712 PoolDeposit / PoolWithdraw, owner-only (they move funds: a session key can
- * only trade).
+ * open by the session key answers to the owner's agent mode and caps.
  */
-import { verifyPersonal, verifyTyped } from './verify';
+import { verifyPersonal } from './signature-checks';
 import {
   isWalletText,
   perpCloseMessage,
@@ -17,15 +16,12 @@ import {
   type PerpCloseBody,
   type PerpOpenBody,
   type PerpTpslBody,
-  type PoolDepositBody,
-  type PoolWithdrawBody,
 } from '../../codec/txs/perps';
 import type { Address } from '../../util/bytes';
 import { parseDecimal } from '../../util/decimal';
 import type { TxOp } from '../context';
 import { badRequest } from '../errors';
 import { closePosition, openPosition, setTpsl } from '../perps/engine';
-import { poolDeposit, poolWithdraw } from '../perps/pool';
 
 const POSITION_ID_RE = /^[1-9][0-9]{0,15}$/;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -68,7 +64,6 @@ export function parseTarget(value: string, field: 'takeProfit' | 'stopLoss'): bi
   if (v === null || v === 0n || v > MAX_SAFE) throw badRequest('INVALID_TPSL', `${field}: must be "" (unset) or a positive decimal price with at most 6 decimals`);
   return v;
 }
-
 
 export const perpOpenOp: TxOp<PerpOpenBody> = {
   shape(b) {
@@ -114,27 +109,5 @@ export const perpTpslOp: TxOp<PerpTpslBody> = {
   apply(ctx, tx) {
     const b = tx.body;
     setTpsl(ctx, walletOwner(b.wallet), parsePositionId(b.positionId, b.positionIdQuoted), parseTarget(b.takeProfit, 'takeProfit'), parseTarget(b.stopLoss, 'stopLoss'));
-  },
-};
-
-export const poolDepositOp: TxOp<PoolDepositBody> = {
-  shape(b) {
-    if (b.amount === 0n) throw badRequest('INVALID_AMOUNT', 'amount: must be positive');
-  },
-  verify: (tx, chainId) => verifyTyped(chainId, 'PoolDeposit', { owner: tx.body.owner, amount: tx.body.amount, nonce: tx.body.nonce }, tx.body.signature, tx.body.signer),
-  nonce: (b) => b.nonce,
-  apply(ctx, tx) {
-    poolDeposit(ctx, tx.body.owner, tx.body.amount);
-  },
-};
-
-export const poolWithdrawOp: TxOp<PoolWithdrawBody> = {
-  shape(b) {
-    if (b.shares === 0n) throw badRequest('INVALID_SHARES', 'shares: must be positive');
-  },
-  verify: (tx, chainId) => verifyTyped(chainId, 'PoolWithdraw', { owner: tx.body.owner, shares: tx.body.shares, nonce: tx.body.nonce }, tx.body.signature, tx.body.signer),
-  nonce: (b) => b.nonce,
-  apply(ctx, tx) {
-    poolWithdraw(ctx, tx.body.owner, tx.body.shares);
   },
 };

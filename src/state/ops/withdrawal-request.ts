@@ -1,10 +1,10 @@
 /**
- * A withdrawal request (DECISIONS "Vault, bridge, withdrawals"): owner-signed EIP-712
+ * A withdrawal request (contract [D-vault-withdraw]; decision 30): owner-signed EIP-712
  * Withdraw; `amount` is what the destination receives, at least the minimum withdrawal;
  * amount + fee move from free to locked when the request is final, where they stay until
  * the relayer pays out (the bridge issue; a failed payout returns them).
  */
-import { verifyTyped } from './verify';
+import { verifyTyped } from './signature-checks';
 import type { WithdrawBody } from '../../codec/txs/withdraw';
 import type { TxOp } from '../context';
 import { badRequest, rejected } from '../errors';
