@@ -3,7 +3,7 @@
  * it costs at most. Every buffer of src/consensus is bounded by one of these; nothing
  * here depends on I/O, so the simulator and the node share them. The relations between
  * them and the genesis (validator count, block size) are checked when a node is built
- * (checkConsensusLimits, called from actors/limits.ts) and by test/consensus/limits.test.ts.
+ * (checkConsensusLimits, called from actors/limits.ts) and by test/actors/limits.test.ts.
  *
  * Sizes of one message, for the prices below (src/consensus/messages.ts):
  *   vote          ~ 160 B encoded, ~ 0.5 KiB held as an object
