@@ -275,6 +275,30 @@ describe('vrfVerify refuses', () => {
   });
 });
 
+describe('uniqueness', () => {
+  it('beta is unique, pi is not: the key holder can add a point of order 2 to Gamma (decisions 67)', () => {
+    // With Gamma' = Gamma + T (T = (0, -1), order 2) and V' = k·H, the verifier's
+    // V = s·H − c·Gamma' equals k·H − c·T = V' whenever c is even, so the prover retries
+    // k until the challenge comes out even. 8·Gamma' = 8·Gamma, hence the same beta.
+    const vec = VECTORS[0];
+    const alpha = b(vec.alpha);
+    const pk = b(vec.pk);
+    const { x, h: hString, pi } = vrfProveSteps(b(vec.sk), alpha);
+    const H = Point.fromBytes(hString);
+    const T = Point.fromBytes(leBytes(P - 1n, 32));
+    expect(T.double().is0() && !T.is0()).toBe(true);
+    const gamma2 = H.multiply(x).add(T).toBytes();
+    let other: Uint8Array | null = null;
+    for (let k = 1n; other === null && k < 64n; k++) {
+      const c = challengeOf([pk, hString, gamma2, Point.BASE.multiply(k).toBytes(), H.multiply(k).toBytes()]);
+      if (c % 2n === 0n) other = proofOf(gamma2, c, (k + c * x) % Q);
+    }
+    expect(other).not.toBeNull();
+    expect(equalBytes(other!, pi)).toBe(false);
+    expect(h(vrfVerify(pk, alpha, other!)!)).toBe(vec.beta);
+  });
+});
+
 describe('the prover side', () => {
   it('throws a RangeError for a seed or proof of the wrong length', () => {
     expect(() => vrfPublicKey(new Uint8Array(31))).toThrow(RangeError);
