@@ -1,7 +1,10 @@
 /**
  * Crypto throughput, measured in one run so the figures are comparable:
  * secp256k1 public-key recovery (native libsecp256k1 vs pure-JS noble), keccak256 of a
- * 200-byte input, and the EIP-712 PlaceOrder digest.
+ * 200-byte input, the EIP-712 PlaceOrder digest, and the ECVRF (RFC 9381, src/crypto/vrf.ts)
+ * prove and verify beside noble's ed25519 signature verify as their baseline (same curve,
+ * same library: a VRF verify does about the work of one signature verify plus the
+ * try-and-increment hash to the curve).
  *
  * Standalone: `npx tsx bench/crypto.ts`. Also importable: `benchCrypto()` returns the figures.
  */
@@ -9,7 +12,9 @@ import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { CHAIN_ID_MAINNET, hashTypedMessage, type PlaceOrderMessage } from '../src/crypto/eip712';
+import { ed25519 } from '@noble/curves/ed25519.js';
 import { keccak256 } from '../src/crypto/keccak';
+import { vrfProve, vrfPublicKey, vrfVerify } from '../src/crypto/vrf';
 import {
   privateKeyToAddress,
   recoverPublicKey,
@@ -26,6 +31,9 @@ export interface CryptoBenchOptions {
   eip712Hashes?: number;
   /** Distinct precomputed signatures (cycled through). */
   signatures?: number;
+  vrfProofs?: number;
+  vrfVerifies?: number;
+  ed25519Verifies?: number;
 }
 
 interface Sample {
@@ -69,6 +77,9 @@ export async function benchCrypto(options: CryptoBenchOptions = {}): Promise<Rec
   const nKeccak = options.keccakHashes ?? 200_000;
   const nEip712 = options.eip712Hashes ?? 100_000;
   const nSigs = options.signatures ?? 1_000;
+  const nVrfProve = options.vrfProofs ?? 500;
+  const nVrfVerify = options.vrfVerifies ?? 500;
+  const nEdVerify = options.ed25519Verifies ?? 500;
 
   // Precompute signatures of random digests by random keys (signing is not measured).
   const samples: Sample[] = [];
@@ -113,6 +124,28 @@ export async function benchCrypto(options: CryptoBenchOptions = {}): Promise<Rec
   };
   const eip712 = measure(nEip712, (i) => hashTypedMessage(CHAIN_ID_MAINNET, 'PlaceOrder', { ...order, nonce: BigInt(1_700_000_000_000 + i) }));
 
+  // ECVRF over a 64-byte alpha (the size of a block seed, the VRF output it chains from).
+  const vrfKeys = Array.from({ length: 16 }, () => Uint8Array.from(randomBytes(32)));
+  const vrfSamples = Array.from({ length: 64 }, (_, i) => {
+    const seed = vrfKeys[i % vrfKeys.length];
+    const alpha = Uint8Array.from(randomBytes(64));
+    return { seed, publicKey: vrfPublicKey(seed), alpha, proof: vrfProve(seed, alpha) };
+  });
+  const vrfProveM = measure(nVrfProve, (i) => {
+    const v = vrfSamples[i % vrfSamples.length];
+    return vrfProve(v.seed, v.alpha);
+  });
+  const vrfVerifyM = measure(nVrfVerify, (i) => {
+    const v = vrfSamples[i % vrfSamples.length];
+    if (vrfVerify(v.publicKey, v.alpha, v.proof) === null) failures++;
+  });
+  const edSamples = vrfSamples.map((v) => ({ publicKey: v.publicKey, msg: v.alpha, sig: ed25519.sign(v.alpha, v.seed) }));
+  const edVerifyM = measure(nEdVerify, (i) => {
+    const e = edSamples[i % edSamples.length];
+    if (!ed25519.verify(e.sig, e.msg, e.publicKey)) failures++;
+  });
+  if (failures !== 0) throw new Error(`bench: ${failures} VRF or ed25519 verifications failed`);
+
   const cpus = os.cpus();
   const result = {
     node: process.version,
@@ -128,6 +161,10 @@ export async function benchCrypto(options: CryptoBenchOptions = {}): Promise<Rec
     verifySignerNative65: { count: nNative, ...verify },
     keccak256_200B: { count: nKeccak, ...keccak },
     eip712PlaceOrder: { count: nEip712, ...eip712 },
+    vrfProve64B: { count: nVrfProve, ...vrfProveM },
+    vrfVerify64B: { count: nVrfVerify, ...vrfVerifyM },
+    ed25519Verify64B: { count: nEdVerify, ...edVerifyM },
+    vrfVerifyPerEd25519Verify: Math.round((edVerifyM.opsPerSec / vrfVerifyM.opsPerSec) * 100) / 100,
   };
 
   console.log(
@@ -140,7 +177,11 @@ export async function benchCrypto(options: CryptoBenchOptions = {}): Promise<Rec
     'verifySigner 65B (native)': row(nNative, verify),
     'keccak256 200 B': row(nKeccak, keccak),
     'EIP-712 PlaceOrder hash': row(nEip712, eip712),
+    'ECVRF prove (64 B alpha)': row(nVrfProve, vrfProveM),
+    'ECVRF verify (64 B alpha)': row(nVrfVerify, vrfVerifyM),
+    'ed25519 verify (noble, 64 B)': row(nEdVerify, edVerifyM),
   });
+  console.log(`one ECVRF verify costs ${result.vrfVerifyPerEd25519Verify} ed25519 verifies (noble, same run)`);
   console.log(`native/noble recovery speed-up: ${result.nativeSpeedup}× (${nSigs} distinct precomputed signatures of random digests)`);
   return result;
 }
