@@ -13,7 +13,7 @@
  *   style), challenge generation §5.4.3, decode_proof §5.4.4.
  * Integers are little-endian (§5.5: int_to_string for this suite); points use RFC 8032's
  * encoding, decoded strictly (y < p, no x = 0 with the sign bit set: RFC 8032 §5.1.3,
- * which §5.5 names; not ZIP-215). docs/decisions.md 67 records the choices the RFC
+ * which §5.5 names; not ZIP-215). decision 67 records the choices the RFC
  * leaves to the verifier.
  *
  * Input rules: `vrfVerify` never throws; anything malformed (wrong type or length, a
