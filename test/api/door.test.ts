@@ -46,7 +46,7 @@ describe('the door', () => {
     expect(refusal(() => admitAtDoor(state, TxKind.Withdraw, withdrawal(min - 1n, undefined)))).toMatchObject({ status: 400, code: 'BELOW_MINIMUM' });
     expect(refusal(() => admitAtDoor(state, TxKind.Withdraw, withdrawal(min, undefined)))).toMatchObject({ status: 401, code: 'MISSING_SIGNATURE' });
     expect(refusal(() => admitAtDoor(state, TxKind.Withdraw, { ...withdrawal(min, alice.key), signature: '0x1234' }))).toMatchObject({ status: 400, code: 'INVALID_SIGNATURE_FORMAT' });
-    expect(refusal(() => admitAtDoor(state, TxKind.Withdraw, withdrawal(min, bob.key)))).toMatchObject({ status: 401, code: 'INVALID_SIGNATURE' });
+    expect(refusal(() => admitAtDoor(state, TxKind.Withdraw, withdrawal(min, bob.key)))).toMatchObject({ status: 401, code: 'INVALID_SIGNATURE', message: expect.stringMatching(/^signature: does not recover to /) });
     const { tx, signer } = admitAtDoor(state, TxKind.Withdraw, withdrawal(min, alice.key));
     expect(signer).toBe(alice.address);
     expect(tx.body).toMatchObject({ owner: alice.address, signer: alice.address, amount: min, destination });

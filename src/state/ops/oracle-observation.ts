@@ -47,7 +47,7 @@ export const oracleObservationOp: TxOp<OracleObservationBody> = {
   },
   verify(tx, chainId) {
     const b = tx.body;
-    if (!verifySigner(observationSigningHash(chainId, b), b.signature, b.validator)) throw unauthorized(`observation signature does not recover to ${b.validator}`);
+    if (!verifySigner(observationSigningHash(chainId, b), b.signature, b.validator)) throw unauthorized(`signature: the observation does not recover to ${b.validator}`);
     return b.validator;
   },
   admit(state, b, signer) {

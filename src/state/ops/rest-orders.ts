@@ -74,7 +74,7 @@ function pairIdOf(ctx: ExecContext, symbol: string, field = 'symbol'): number {
 }
 
 function restVerify(digest: Uint8Array, signature: Uint8Array, trader: Address): Address {
-  if (!verifySigner(restSigningHash(digest), signature, trader)) throw unauthorized(`signature does not recover to trader ${trader}`);
+  if (!verifySigner(restSigningHash(digest), signature, trader)) throw unauthorized(`signature: does not recover to trader ${trader}`);
   return trader;
 }
 

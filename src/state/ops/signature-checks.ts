@@ -10,12 +10,12 @@ import { unauthorized } from '../errors';
 
 /** An EIP-712 message of the exchange domain signed by `signer`. */
 export function verifyTyped<P extends Eip712PrimaryType>(chainId: number, type: P, message: Eip712Messages[P], signature: Uint8Array, signer: Address): Address {
-  if (!verifySigner(hashTypedMessage(chainId, type, message), signature, signer)) throw unauthorized(`signature does not recover to ${signer}`);
+  if (!verifySigner(hashTypedMessage(chainId, type, message), signature, signer)) throw unauthorized(`signature: does not recover to ${signer}`);
   return signer;
 }
 
 /** An EIP-191 personal message signed by `signer`. */
 export function verifyPersonal(message: string, signature: Uint8Array, signer: Address): Address {
-  if (!verifySigner(hashPersonalMessage(message), signature, signer)) throw unauthorized(`signature does not recover to ${signer}`);
+  if (!verifySigner(hashPersonalMessage(message), signature, signer)) throw unauthorized(`signature: does not recover to ${signer}`);
   return signer;
 }
