@@ -5,6 +5,7 @@ import { recoverSigner } from '../../crypto/secp256k1';
 import type { TxOp } from '../context';
 import { badRequest, forbidden, rejected, unauthorized } from '../errors';
 import { credit, mint } from '../vault';
+import { formatDecimal, USDC_DECIMALS } from '../../util/decimal';
 
 export const faucetOp: TxOp<FaucetBody> = {
   verify(tx, chainId) {
@@ -20,7 +21,7 @@ export const faucetOp: TxOp<FaucetBody> = {
     if (!f) throw rejected('FAUCET_DISABLED', 'the faucet exists on devnet only');
     if (signer !== f.address) throw forbidden('NOT_FAUCET', `signer ${signer} is not the faucet`);
     if (b.usdc === 0n && b.nativeWei === 0n) throw badRequest('INVALID_AMOUNT', 'amount: must be positive');
-    if (b.usdc > f.maxUsdcPerRequest) throw badRequest('INVALID_AMOUNT', `amount: at most ${f.maxUsdcPerRequest} USDC units per request`);
+    if (b.usdc > f.maxUsdcPerRequest) throw badRequest('INVALID_AMOUNT', `amount: at most ${formatDecimal(f.maxUsdcPerRequest, USDC_DECIMALS)} USDC per request`);
     if (b.nativeWei > f.nativeWeiPerRequest) throw badRequest('INVALID_AMOUNT', `native amount above ${f.nativeWeiPerRequest} wei per request`);
   },
   apply(ctx, tx, signer) {
@@ -28,7 +29,7 @@ export const faucetOp: TxOp<FaucetBody> = {
     const b = tx.body;
     const claimed = ctx.state.faucetClaims.get(b.to) ?? 0n;
     if (claimed + b.usdc > f.maxUsdcPerAddress) {
-      throw rejected('FAUCET_LIMIT', `address ${b.to} would exceed the faucet's ${f.maxUsdcPerAddress} USDC units per address`);
+      throw rejected('FAUCET_LIMIT', `address ${b.to} would exceed the faucet's ${formatDecimal(f.maxUsdcPerAddress, USDC_DECIMALS)} USDC per address`);
     }
     ctx.state.faucetClaims.set(b.to, claimed + b.usdc);
     mint(ctx.state, b.usdc, b.nativeWei);
