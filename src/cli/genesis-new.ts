@@ -35,7 +35,7 @@ const NEW_FLAGS = {
 
 const HELP = `usage: npm run node -- genesis new --validator SOURCE[,name=N,endpoint=HOST:PORT,bond=TOKENS] [--validator …] --out FILE [flags]
 Builds a new network's genesis from its first validators' public values and prints one JSON line:
-genesis_hash (what \`npm run node -- genesis FILE\` prints), out, and each validator's bootstrap multiaddr.
+genesis_hash (what \`npm run node -- genesis FILE\` prints), out, network, chain_id, and bootstrap: each validator's libp2p multiaddr.
 SOURCE is a key file made by \`init\` (DIR/node-key.json), a JSON file holding the line \`init\` printed, or that
 line itself ({"address":…,"ecdsa_pubkey":…,"vrf_pubkey":…,"peer_id":…}). A JSON source may also carry name,
 endpoint and bond; the ,name=… options after SOURCE take precedence. Defaults for validator i (1-based, in the
@@ -45,6 +45,7 @@ Every other parameter (consensus, fees, limits, pairs, perps, oracle, the funded
 genesis/testnet.json's; --network devnet starts from genesis/devnet.json's instead (its faucet and accounts).
 At least consensus.activeSetMin (4) validators; a repeated address, ecdsa_pubkey, vrf_pubkey, peer_id, name or
 endpoint is refused.
+Each operator then runs \`npm run node -- bind --home DIR --network FILE\` so that the key file names this genesis.
   --validator          SOURCE[,name=…,endpoint=…,bond=…], once per validator (at least 4)
 ${usage(NEW_FLAGS)}
 `;
@@ -76,10 +77,12 @@ function takeValidators(argv: string[]): { validators: string[]; rest: string[] 
 function readValidator(arg: string, index: number): Input {
   const m = VALIDATOR_OPTIONS.exec(arg)!;
   const source = m[1];
-  const where = `--validator ${index + 1} (${source.length > 40 ? `${source.slice(0, 40)}…` : source})`;
+  const inline = source.trimStart().startsWith('{');
+  // A path is named whole; an inline JSON line by its start (its address).
+  const where = `--validator ${index + 1} (${inline && source.length > 40 ? `${source.slice(0, 40)}…` : source})`;
   let json: unknown;
   let values: PublicValues;
-  if (source.trimStart().startsWith('{')) {
+  if (inline) {
     json = parseJson(source, where);
     values = parsePublicValues(json, where, EXTRA_FIELDS);
   } else {

@@ -4,13 +4,16 @@
  * values as one JSON line, the values an operator hands to `genesis new` or to
  * registration ([C-res-validator-fields]). Starting a node from DIR is not built yet
  * (issue 20).
+ *
+ * `npm run node -- bind --home DIR --network GENESIS_FILE`: binds DIR's keys to the
+ * genesis `genesis new` built from them (same network name and chain id, another hash).
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { genesisHashHex, loadGenesisFile } from '../genesis/load';
 import type { Genesis } from '../genesis/types';
-import { generateNodeKeys, keyFilePath, publicValues, writeKeyFile, type KeyBinding } from '../node/keyfile';
+import { generateNodeKeys, keyFilePath, publicValues, rebindKeyFile, writeKeyFile, type KeyBinding } from '../node/keyfile';
 import { parseFlags, usage, type FlagSpec } from './args';
 
 /** The repository's genesis files, found from this file so `init` works from any folder. */
@@ -61,5 +64,26 @@ export async function init(argv: string[]): Promise<void> {
   const { binding } = resolveNetwork(f.network);
   const keys = await generateNodeKeys(binding);
   writeKeyFile(home, keys);
+  process.stdout.write(`${JSON.stringify(publicValues(keys))}\n`);
+}
+
+const BIND_FLAGS = {
+  home: { type: 'string', help: 'the node folder made by init' },
+  network: { type: 'string', help: 'the genesis file (or devnet, testnet) to bind the keys to: same network name and chain id as the keys were made for' },
+} satisfies FlagSpec;
+
+export function bind(argv: string[]): void {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(
+      'usage: npm run node -- bind --home DIR --network GENESIS_FILE\n' +
+        "Binds DIR/node-key.json to another genesis of its network and chain id (e.g. the one `genesis new` built from the\n" +
+        'operators\' public values); the keys stay the same. Prints the same JSON line as init.\n' +
+        `${usage(BIND_FLAGS)}\n`,
+    );
+    return;
+  }
+  const f = parseFlags(argv, BIND_FLAGS);
+  if (f.home === undefined || f.network === undefined) throw new Error('--home DIR and --network GENESIS_FILE are required');
+  const keys = rebindKeyFile(resolve(f.home), resolveNetwork(f.network).binding);
   process.stdout.write(`${JSON.stringify(publicValues(keys))}\n`);
 }

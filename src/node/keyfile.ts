@@ -8,11 +8,12 @@
  *
  * Writing never overwrites and is atomic: a temp file (mode 0600) is written and fsynced,
  * then hard-linked to the final name, which fails if that name exists (a rename would
- * replace it), and the folder is fsynced. Reading refuses a file that group or others
+ * replace it), and the folder is fsynced. Only rebindKeyFile replaces a key file, with
+ * the same keys bound to another genesis of the same chain. Reading refuses a file that group or others
  * can read, an unknown version, any malformed or unknown field, and a file whose public
  * values do not follow from its private keys (a tampered or mixed-up file).
  */
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, linkSync, mkdirSync, chmodSync, openSync, readSync, statSync, unlinkSync, writeSync, existsSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, linkSync, mkdirSync, chmodSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
@@ -122,34 +123,69 @@ export function publicValues(keys: NodeKeys): PublicValues {
  * KeyFileError, and changes nothing, if the file exists. Returns the file's path.
  */
 export function writeKeyFile(home: string, keys: NodeKeys): string {
-  checkKeys(keys, '(keys to write)'); // never write a file that readKeyFile would refuse
+  checkKeys(keys, '(keys to write)'); // before the folder is made
   const path = join(home, KEY_FILE_NAME);
   if (existsSync(home) && !statSync(home).isDirectory()) throw new KeyFileError(home, 'exists and is not a folder');
   mkdirSync(home, { recursive: true, mode: 0o700 });
   chmodSync(home, 0o700); // mkdir's mode is masked by the umask, and an existing folder keeps its own
   if (existsSync(path)) throw new KeyFileError(path, 'a key file is already there; init never overwrites a key (move it away first if you mean to replace it)');
-  const tmp = join(home, `.${KEY_FILE_NAME}.${process.pid}.tmp`);
-  const text = `${JSON.stringify(keys, FIELDS as unknown as string[], 2)}\n`;
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+  const tmp = writeTemp(home, keys);
   try {
-    try {
-      fchmodSync(fd, 0o600);
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    try {
-      linkSync(tmp, path);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new KeyFileError(path, 'a key file is already there; init never overwrites a key');
-      throw err;
-    }
+    linkSync(tmp, path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new KeyFileError(path, 'a key file is already there; init never overwrites a key');
+    throw err;
   } finally {
     unlinkSync(tmp);
   }
   fsyncFolder(home);
   return path;
+}
+
+/**
+ * Binds the key file of `home` to another genesis of the same network and chain id (the
+ * operators of a network built by `genesis new` made their keys before its genesis
+ * existed). The keys stay as they are; a key is never moved to another chain id or
+ * network name. The file is replaced atomically (temp file, fsync, rename).
+ */
+export function rebindKeyFile(home: string, binding: KeyBinding): NodeKeys {
+  const path = join(home, KEY_FILE_NAME);
+  const keys = readKeyFile(path);
+  if (keys.network !== binding.network || keys.chainId !== binding.chainId) {
+    throw new KeyFileError(
+      path,
+      `made for ${keys.network} (chain id ${keys.chainId}); a key is never moved to another network (${binding.network}, chain id ${binding.chainId}): make a new one with init`,
+    );
+  }
+  if (keys.genesisHash === binding.genesisHash) return keys;
+  const rebound: NodeKeys = { ...keys, genesisHash: binding.genesisHash };
+  const tmp = writeTemp(home, rebound);
+  try {
+    renameSync(tmp, path);
+  } catch (err) {
+    unlinkSync(tmp);
+    throw err;
+  }
+  fsyncFolder(home);
+  return rebound;
+}
+
+/** Writes `keys` to a fresh temp file of mode 0600 in `home`, fsynced; returns its path. */
+function writeTemp(home: string, keys: NodeKeys): string {
+  checkKeys(keys, '(keys to write)'); // never write a file that readKeyFile would refuse
+  const tmp = join(home, `.${KEY_FILE_NAME}.${process.pid}.tmp`);
+  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+  try {
+    fchmodSync(fd, 0o600);
+    writeSync(fd, `${JSON.stringify(keys, FIELDS as unknown as string[], 2)}\n`);
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    unlinkSync(tmp);
+    throw err;
+  }
+  closeSync(fd);
+  return tmp;
 }
 
 function fsyncFolder(dir: string): void {
