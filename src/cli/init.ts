@@ -23,7 +23,7 @@ const REPO_GENESIS = {
 } as const;
 
 const INIT_FLAGS = {
-  home: { type: 'string', help: 'the node folder to create (mode 0700); its key file is <home>/node-key.json (mode 0600)' },
+  home: { type: 'string', help: 'the node folder, created with mode 0700 (an existing one must give group and others no access); its key file is <home>/node-key.json (mode 0600)' },
   network: {
     type: 'string',
     default: 'devnet',

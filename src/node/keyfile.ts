@@ -125,9 +125,17 @@ export function publicValues(keys: NodeKeys): PublicValues {
 export function writeKeyFile(home: string, keys: NodeKeys): string {
   checkKeys(keys, '(keys to write)'); // before the folder is made
   const path = join(home, KEY_FILE_NAME);
-  if (existsSync(home) && !statSync(home).isDirectory()) throw new KeyFileError(home, 'exists and is not a folder');
-  mkdirSync(home, { recursive: true, mode: 0o700 });
-  chmodSync(home, 0o700); // mkdir's mode is masked by the umask, and an existing folder keeps its own
+  if (existsSync(home)) {
+    // An existing folder is used as it is, never re-permissioned behind the operator's back.
+    const st = statSync(home);
+    if (!st.isDirectory()) throw new KeyFileError(home, 'exists and is not a folder');
+    if ((st.mode & 0o077) !== 0) {
+      throw new KeyFileError(home, `folder mode is ${(st.mode & 0o777).toString(8).padStart(4, '0')}: group and others must have no access (chmod 700 ${home}, or give a new folder)`);
+    }
+  } else {
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    chmodSync(home, 0o700); // mkdir's mode is masked by the umask
+  }
   if (existsSync(path)) throw new KeyFileError(path, 'a key file is already there; init never overwrites a key (move it away first if you mean to replace it)');
   const tmp = writeTemp(home, keys);
   try {

@@ -5,7 +5,7 @@
  * the libraries directly). readKeyFile refuses a file others can read, an unknown
  * version, a malformed key and any public value that does not match its private key.
  */
-import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
@@ -180,6 +180,16 @@ describe('readKeyFile refuses', () => {
     expect(() => readKeyFile(fileWith((o) => (o.vrfPrivateKey = other.vrfPrivateKey)))).toThrow('vrfPubkey: does not match vrfPrivateKey');
     expect(() => readKeyFile(fileWith((o) => (o.peerId = other.peerId)))).toThrow('peerId: does not match peerPrivateKey');
     expect(() => readKeyFile(fileWith((o) => (o.peerPrivateKey = other.peerPrivateKey)))).toThrow('peerId: does not match peerPrivateKey');
+  });
+
+  it('and writeKeyFile uses an existing folder only if group and others have no access to it', () => {
+    const open = join(dir.path, 'open-folder');
+    mkdirSync(open, { mode: 0o755 });
+    chmodSync(open, 0o755);
+    expect(() => writeKeyFile(open, keys)).toThrow('folder mode is 0755: group and others must have no access');
+    expect(readdirSync(open)).toEqual([]);
+    chmodSync(open, 0o700);
+    expect(readKeyFile(writeKeyFile(open, keys))).toEqual(keys);
   });
 
   it('and writeKeyFile never replaces a key file', () => {
