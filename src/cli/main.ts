@@ -2,12 +2,17 @@
  * The node's command line.
  *   start   run a node of the devnet (default) or of the given genesis
  *   genesis print the genesis hash of a file
+ *   genesis new  build a new network's genesis from its validators' public values (genesis-new.ts)
+ *   init    make a node's key file for a network (init.ts)
+ *   bind    bind a key file to the genesis `genesis new` built (init.ts)
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadGenesisFile, genesisHash } from '../genesis/load';
 import type { Genesis } from '../genesis/types';
 import { trimValidators } from './devnet';
+import { genesisNew } from './genesis-new';
+import { bind, init } from './init';
 import { launchLocalNetwork, p2pConfig } from './launcher';
 import { join } from 'node:path';
 import { Node } from '../node/node';
@@ -113,13 +118,20 @@ async function main(): Promise<void> {
   switch (command) {
     case 'start':
       return start(rest);
+    case 'init':
+      return init(rest);
+    case 'bind':
+      return bind(rest);
     case 'genesis': {
+      if (rest[0] === 'new') return genesisNew(rest.slice(1));
       const g = loadGenesisFile(resolve(rest[0] ?? 'genesis/devnet.json'));
       process.stdout.write(`${bytesToHex(genesisHash(g))}\n`);
       return;
     }
     default:
-      process.stdout.write(`usage: node src/cli/main.ts start [flags]\n${usage(START_FLAGS)}\n`);
+      process.stdout.write(
+        `usage: node src/cli/main.ts start [flags] | init --help | bind --help | genesis [FILE] | genesis new --help\n${usage(START_FLAGS)}\n`,
+      );
       process.exit(command ? 1 : 0);
   }
 }
