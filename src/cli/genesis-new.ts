@@ -179,8 +179,8 @@ export function genesisNew(argv: string[]): void {
   const validators: NewValidator[] = inputs.map((v) => ({
     name: v.name,
     address: v.address,
-    ecdsaPubkey: v.ecdsa_pubkey,
-    vrfPubkey: v.vrf_pubkey,
+    ecdsaPubkey: `0x${v.ecdsa_pubkey}`,
+    vrfPubkey: `0x${v.vrf_pubkey}`,
     endpoint: v.endpoint,
     bondWei: v.bondTokens === undefined ? undefined : BigInt(v.bondTokens) * WEI_PER_TOKEN,
   }));

@@ -76,13 +76,20 @@ const FIELDS = [
   'peerId',
 ] as const satisfies readonly (keyof NodeKeys)[];
 
-/** What `init` prints and `genesis new` reads: the public values, the names the API uses. */
+/**
+ * What `init` prints and `genesis new` reads: the public values, the names the API uses,
+ * the keys in the contract's onboarding formats (contract [C-res-validator-fields]): hex
+ * without 0x, 66 characters starting 02/03 for the ECDSA key, 64 for the VRF key.
+ */
 export interface PublicValues {
   address: Address;
-  ecdsa_pubkey: Hex;
-  vrf_pubkey: Hex;
+  ecdsa_pubkey: string;
+  vrf_pubkey: string;
   peer_id: string;
 }
+
+/** A 0x-prefixed key as the onboarding formats write it: hex without 0x. */
+const bare = (hex: Hex): string => hex.slice(2);
 
 export class KeyFileError extends Error {
   constructor(
@@ -115,7 +122,7 @@ export async function generateNodeKeys(binding: KeyBinding): Promise<NodeKeys> {
 }
 
 export function publicValues(keys: NodeKeys): PublicValues {
-  return { address: keys.address, ecdsa_pubkey: keys.ecdsaPubkey, vrf_pubkey: keys.vrfPubkey, peer_id: keys.peerId };
+  return { address: keys.address, ecdsa_pubkey: bare(keys.ecdsaPubkey), vrf_pubkey: bare(keys.vrfPubkey), peer_id: keys.peerId };
 }
 
 /**
@@ -331,5 +338,5 @@ export function parsePublicValues(json: unknown, where: string, extra: readonly 
     fail('peer_id', `is not a libp2p peer id: ${(err as Error).message}`);
   }
   if (peer?.type !== 'Ed25519') fail('peer_id', `must be the peer id of an Ed25519 libp2p key, got a ${peer?.type} one`);
-  return { address, ecdsa_pubkey: ecdsa, vrf_pubkey: vrf, peer_id: peer!.toString() };
+  return { address, ecdsa_pubkey: bare(ecdsa), vrf_pubkey: bare(vrf), peer_id: peer!.toString() };
 }

@@ -64,10 +64,10 @@ describe('genesis new', { timeout: 180_000 }, () => {
 
     const TOKEN = 10n ** 18n;
     expect(g.validators).toEqual([
-      { name: 'alice', address: pubs[0].address, ecdsaPubkey: pubs[0].ecdsa_pubkey, vrfPubkey: pubs[0].vrf_pubkey, bondWei: 10_000_000n * TOKEN, endpoint: '10.0.0.1:26656' },
-      { name: 'validator-2', address: pubs[1].address, ecdsaPubkey: pubs[1].ecdsa_pubkey, vrfPubkey: pubs[1].vrf_pubkey, bondWei: 10_000_000n * TOKEN, endpoint: '127.0.0.1:9010' },
-      { name: 'carol', address: pubs[2].address, ecdsaPubkey: pubs[2].ecdsa_pubkey, vrfPubkey: pubs[2].vrf_pubkey, bondWei: 2_000_000n * TOKEN, endpoint: 'carol.example.org:9000' },
-      { name: 'validator-4', address: pubs[3].address, ecdsaPubkey: pubs[3].ecdsa_pubkey, vrfPubkey: pubs[3].vrf_pubkey, bondWei: 10_000_000n * TOKEN, endpoint: '127.0.0.1:9030' },
+      { name: 'alice', address: pubs[0].address, ecdsaPubkey: `0x${pubs[0].ecdsa_pubkey}`, vrfPubkey: `0x${pubs[0].vrf_pubkey}`, bondWei: 10_000_000n * TOKEN, endpoint: '10.0.0.1:26656' },
+      { name: 'validator-2', address: pubs[1].address, ecdsaPubkey: `0x${pubs[1].ecdsa_pubkey}`, vrfPubkey: `0x${pubs[1].vrf_pubkey}`, bondWei: 10_000_000n * TOKEN, endpoint: '127.0.0.1:9010' },
+      { name: 'carol', address: pubs[2].address, ecdsaPubkey: `0x${pubs[2].ecdsa_pubkey}`, vrfPubkey: `0x${pubs[2].vrf_pubkey}`, bondWei: 2_000_000n * TOKEN, endpoint: 'carol.example.org:9000' },
+      { name: 'validator-4', address: pubs[3].address, ecdsaPubkey: `0x${pubs[3].ecdsa_pubkey}`, vrfPubkey: `0x${pubs[3].vrf_pubkey}`, bondWei: 10_000_000n * TOKEN, endpoint: '127.0.0.1:9030' },
     ]);
     // Peers dial each validator at its endpoint with its peer id.
     expect(line.bootstrap).toEqual([
@@ -135,7 +135,7 @@ describe('genesis new', { timeout: 180_000 }, () => {
     const cases: [string[], RegExp][] = [
       [[a, b, c, d, pubFile(1)], /--validator 5 \(.*v2\.json\): duplicate address 0x[0-9a-f]{40}, already given by --validator 2/],
       [[a, b, c, keyFile(0)], /--validator 4 \(.*node-key\.json\): duplicate address .* already given by --validator 1/],
-      [[a, b, c, forged(3, 'vrf_pubkey', 1)], /--validator 4 .*: duplicate vrf_pubkey 0x[0-9a-f]{64}, already given by --validator 2/],
+      [[a, b, c, forged(3, 'vrf_pubkey', 1)], /--validator 4 .*: duplicate vrf_pubkey [0-9a-f]{64}, already given by --validator 2/],
       [[a, b, c, forged(3, 'peer_id', 0)], /--validator 4 .*: duplicate peer_id 12D3KooW\w+, already given by --validator 1/],
       [[a, b, c, `${keyFile(3)},name=alice`], /--validator 4 .*: duplicate name alice, already given by --validator 1/],
       [[a, b, c, `${keyFile(3)},endpoint=10.0.0.1:26656`], /--validator 4 .*: duplicate endpoint 10\.0\.0\.1:26656, already given by --validator 1/],

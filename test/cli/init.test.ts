@@ -45,8 +45,8 @@ describe('init', () => {
   it('prints address, ecdsa_pubkey, vrf_pubkey and peer_id in their formats', () => {
     expect(Object.keys(printed)).toEqual(['address', 'ecdsa_pubkey', 'vrf_pubkey', 'peer_id']);
     expect(printed.address).toMatch(/^0x[0-9a-f]{40}$/);
-    expect(printed.ecdsa_pubkey).toMatch(/^0x0[23][0-9a-f]{64}$/);
-    expect(printed.vrf_pubkey).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(printed.ecdsa_pubkey).toMatch(/^0[23][0-9a-f]{64}$/);
+    expect(printed.vrf_pubkey).toMatch(/^[0-9a-f]{64}$/);
     expect(printed.peer_id).toMatch(/^12D3KooW[1-9A-HJ-NP-Za-km-z]+$/); // base58 identity multihash of an Ed25519 key
   });
 
@@ -60,11 +60,11 @@ describe('init', () => {
     const file = JSON.parse(readFileSync(join(home, KEY_FILE_NAME), 'utf8'));
     // secp256k1: compressed public key, and the address = last 20 bytes of keccak256(X ‖ Y).
     const priv = bytesOf(file.ecdsaPrivateKey);
-    expect(hexOf(secp256k1.getPublicKey(priv, true))).toBe(printed.ecdsa_pubkey);
+    expect(hexOf(secp256k1.getPublicKey(priv, true))).toBe(`0x${printed.ecdsa_pubkey}`);
     expect(hexOf(keccak_256(secp256k1.getPublicKey(priv, false).subarray(1)).subarray(12))).toBe(printed.address);
     // VRF: RFC 8032 public key of the 32-byte seed (RFC 9381 ECVRF-EDWARDS25519-SHA512-TAI).
     expect(file.vrfPrivateKey).toMatch(/^0x[0-9a-f]{64}$/);
-    expect(hexOf(ed25519.getPublicKey(bytesOf(file.vrfPrivateKey)))).toBe(printed.vrf_pubkey);
+    expect(hexOf(ed25519.getPublicKey(bytesOf(file.vrfPrivateKey)))).toBe(`0x${printed.vrf_pubkey}`);
     // libp2p: the peer id of the Ed25519 key in its protobuf encoding.
     const peerKey = privateKeyFromProtobuf(bytesOf(file.peerPrivateKey));
     expect(peerKey.type).toBe('Ed25519');
@@ -79,7 +79,7 @@ describe('init', () => {
       chainId: 713715,
       genesisHash: TESTNET_HASH,
     });
-    expect({ address: keys.address, ecdsa_pubkey: keys.ecdsaPubkey, vrf_pubkey: keys.vrfPubkey, peer_id: keys.peerId }).toEqual(printed);
+    expect({ address: keys.address, ecdsa_pubkey: keys.ecdsaPubkey.slice(2), vrf_pubkey: keys.vrfPubkey.slice(2), peer_id: keys.peerId }).toEqual(printed);
   });
 
   it('refuses to overwrite a key file, leaving it as it was', async () => {
