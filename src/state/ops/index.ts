@@ -16,6 +16,8 @@ import { restBatchOp, restCancelAllOp, restCancelOp, restOrderOp } from './rest-
 import { nativeCancelOp, nativePlaceOp } from './native-orders';
 import { sessionCreateOp, sessionRevokeOp } from './session-keys';
 import { setAgentCapsOp, setAgentModeOp } from './agent-settings';
+import { registerValidatorOp } from './validator-registration';
+import { unbondOp } from './validator-unbond';
 import { withSignerRule } from '../sessions';
 import { txKindName } from '../../codec/tx';
 
@@ -39,6 +41,8 @@ export const OPS: ReadonlyMap<TxKind, TxOp> = new Map<TxKind, TxOp>([
   [TxKind.PerpTpsl, perpTpslOp],
   [TxKind.PoolDeposit, poolDepositOp],
   [TxKind.PoolWithdraw, poolWithdrawOp],
+  [TxKind.RegisterValidator, registerValidatorOp],
+  [TxKind.Unbond, unbondOp],
 ]);
 
 export function opFor(kind: TxKind): TxOp {
