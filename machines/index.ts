@@ -115,10 +115,11 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
       'the stored record (value + context, TableId.Validator; a genesis validator\'s implicit record until its first ' +
       'change) with stepValidatorLifecycle, the stepper compiled from the machine (machines/stepper.ts), and stores what ' +
       'it leaves; a refused event halts the node (InvariantError). RegisterValidator steps REGISTER, Unbond UNBOND ' +
-      '(its error codes from the guard function floorKept first), and the epoch boundary (src/state/validator-epoch.ts) ' +
-      'UNBONDING_DONE and EPOCH_BOUNDARY. JAIL_DOWNTIME, UNJAIL and DOUBLE_SIGN are drawn but not executed yet: ' +
-      'downtime, the Unjail transaction and double-sign evidence come with the consensus wiring of issue 20.',
-    executedBy: ['src/state/validator-records.ts', 'src/state/ops/validator-unbond.ts'],
-    agreementTest: ['test/machines/validator-lifecycle.test.ts', 'test/validators/lifecycle.test.ts'],
+      '(its error codes from the guard function floorKept first), Unjail UNJAIL (guard jailServed), the epoch boundary ' +
+      '(src/state/validator-epoch.ts) UNBONDING_DONE and EPOCH_BOUNDARY, and the penalty entry points ' +
+      '(src/state/validator-penalties.ts) JAIL_DOWNTIME and DOUBLE_SIGN; what calls those two (downtime counting, ' +
+      'evidence in blocks) comes with the consensus wiring of issue 20.',
+    executedBy: ['src/state/validator-records.ts', 'src/state/ops/validator-unbond.ts', 'src/state/ops/validator-unjail.ts', 'src/state/validator-penalties.ts'],
+    agreementTest: ['test/machines/validator-lifecycle.test.ts', 'test/validators/lifecycle.test.ts', 'test/validators/penalties.test.ts'],
   },
 ];

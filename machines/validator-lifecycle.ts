@@ -31,6 +31,10 @@
  * `stepValidatorLifecycle`, the stepper compiled from this machine (machines/stepper.ts;
  * agreement with `transition()`: test/machines/validator-lifecycle.test.ts). An event the
  * machine refuses after execution's own checks passed halts the node (InvariantError).
+ * Who steps what: RegisterValidator REGISTER, Unbond UNBOND, Unjail UNJAIL
+ * (src/state/ops/validator-*.ts), the epoch boundary EPOCH_BOUNDARY and UNBONDING_DONE
+ * (src/state/validator-epoch.ts), the penalty entry points JAIL_DOWNTIME and DOUBLE_SIGN
+ * (src/state/validator-penalties.ts; decision 69).
  */
 import { assertEvent, assign, setup } from 'xstate';
 import { compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';

@@ -54,6 +54,8 @@ export enum TxKind {
   RegisterValidator = 50,
   /** A validator leaves: its bond returns after the unbonding window (src/codec/txs/validators.ts). */
   Unbond = 51,
+  /** A jailed validator asks to rejoin after the jail window (src/codec/txs/validators.ts). */
+  Unjail = 52,
 }
 
 export interface TxKindCodec<B> {

@@ -92,6 +92,7 @@ export type ExecutionErrorCode =
   | 'INVALID_EXPIRY'
   | 'VALIDATOR_STATE'
   | 'ACTIVE_SET_FLOOR'
+  | 'JAIL_NOT_SERVED'
   /** A failed receipt without a code (never written by this execution; the API's fallback). */
   | 'REJECTED';
 
@@ -162,7 +163,7 @@ const CODES: { readonly [C in ErrorCode]: true } = {
   INSUFFICIENT_BALANCE: true, INSUFFICIENT_FUNDS: true, INSUFFICIENT_SHARES: true, MARGIN_REQUIRED: true, NO_LIQUIDITY: true,
   NO_ORACLE_PRICE: true, ORACLE_STALE: true, OPEN_INTEREST_CAP: true, POSITION_TOO_SMALL: true, POOL_LOCKED: true,
   POOL_UTILIZED: true, POOL_INSOLVENT: true, DEPOSIT_TOO_SMALL: true, FAUCET_DISABLED: true, FAUCET_LIMIT: true,
-  OBSERVATION_NOT_NEWER: true, VALIDATOR_EXISTS: true, VALIDATOR_STATE: true, ACTIVE_SET_FLOOR: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, REJECTED: true,
+  OBSERVATION_NOT_NEWER: true, VALIDATOR_EXISTS: true, VALIDATOR_STATE: true, ACTIVE_SET_FLOOR: true, JAIL_NOT_SERVED: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, REJECTED: true,
   MEMPOOL_FULL: true, NOT_SYNCED: true, SHUTTING_DOWN: true, NOT_FINAL_YET: true, INTERNAL: true,
 };
 

@@ -7,7 +7,7 @@
  */
 import { merkleRoot, type Block } from '../../src/codec/block';
 import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
-import { registrationDigest, unbondDigest, type RegisterValidatorBody, type UnbondBody } from '../../src/codec/txs/validators';
+import { registrationDigest, unbondDigest, unjailDigest, type RegisterValidatorBody, type UnbondBody } from '../../src/codec/txs/validators';
 import { privateKeyToAddress, signCompact64 } from '../../src/crypto/secp256k1';
 import { ed25519PublicKey, secp256k1CompressedPublicKey } from '../../src/genesis/keys';
 import type { Genesis } from '../../src/genesis/types';
@@ -95,6 +95,11 @@ export function unbond(privateKey: Uint8Array, nonce = 2n, validator?: Address):
   const unsigned = { validator: validator ?? privateKeyToAddress(privateKey), nonce };
   const body: UnbondBody = { ...unsigned, signature: signCompact64(unbondDigest(chainId, unsigned), privateKey) };
   return encodeTx(chainId, TxKind.Unbond, body);
+}
+
+export function unjail(privateKey: Uint8Array, nonce: bigint, validator?: Address): Tx {
+  const unsigned = { validator: validator ?? privateKeyToAddress(privateKey), nonce };
+  return encodeTx(chainId, TxKind.Unjail, { ...unsigned, signature: signCompact64(unjailDigest(chainId, unsigned), privateKey) });
 }
 
 /** The devnet keys (public, devnet-only): the genesis validators' private keys. */

@@ -4,12 +4,13 @@
  *
  * RegisterValidator layout: `address candidate | 32 bytes vrf key | 33 bytes ecdsa key |
  * string name | string endpoint | big bond (wei) | big nonce | signature (64 or 65
- * bytes)`. Unbond layout: `address validator | big nonce | signature`. The fields'
+ * bytes)`. Unbond and Unjail layout: `address validator | big nonce | signature`. The fields'
  * formats (name, endpoint, key prefixes, bond range, nonce a u64) are execution's shape
  * checks (src/state/ops/validator-registration.ts), made before the signature is looked at.
  *
  * Both are EIP-191 personal signatures over a text: registrationText is the contract's
- * text, line for line, with the network's own chain id; unbondText follows its form.
+ * text, line for line, with the network's own chain id; unbondText and unjailText follow
+ * its form.
  */
 import { hashPersonalMessage } from '../../crypto/eip191';
 import { bytesToHex, hexToBytes, type Address, type Hex } from '../../util/bytes';
@@ -36,6 +37,9 @@ export interface UnbondBody {
   nonce: bigint;
   signature: Uint8Array;
 }
+
+/** Same fields as Unbond; a text of its own. */
+export type UnjailBody = UnbondBody;
 
 const hex0x = (h: string) => (h.startsWith('0x') ? h.slice(2) : h).toLowerCase();
 
@@ -65,6 +69,15 @@ export function unbondText(chainId: number, b: Omit<UnbondBody, 'signature'>): s
 
 export function unbondDigest(chainId: number, b: Omit<UnbondBody, 'signature'>): Uint8Array {
   return hashPersonalMessage(unbondText(chainId, b));
+}
+
+/** The unjail text (decision 69), in the registration text's form. */
+export function unjailText(chainId: number, b: Omit<UnjailBody, 'signature'>): string {
+  return ['Exchange Validator Unjail', `Chain: ${chainId}`, 'Action: Unjail', `Validator: ${b.validator.toLowerCase()}`, `Nonce: ${b.nonce}`].join('\n');
+}
+
+export function unjailDigest(chainId: number, b: Omit<UnjailBody, 'signature'>): Uint8Array {
+  return hashPersonalMessage(unjailText(chainId, b));
 }
 
 registerTxKind<RegisterValidatorBody>({
@@ -97,6 +110,17 @@ registerTxKind<RegisterValidatorBody>({
 registerTxKind<UnbondBody>({
   kind: TxKind.Unbond,
   name: 'Unbond',
+  encodeBody(w, b) {
+    w.address(b.validator).big(b.nonce).bytes(b.signature);
+  },
+  decodeBody(r) {
+    return { validator: r.address(), nonce: r.big(), signature: r.signature() };
+  },
+});
+
+registerTxKind<UnjailBody>({
+  kind: TxKind.Unjail,
+  name: 'Unjail',
   encodeBody(w, b) {
     w.address(b.validator).big(b.nonce).bytes(b.signature);
   },

@@ -18,6 +18,7 @@ import { sessionCreateOp, sessionRevokeOp } from './session-keys';
 import { setAgentCapsOp, setAgentModeOp } from './agent-settings';
 import { registerValidatorOp } from './validator-registration';
 import { unbondOp } from './validator-unbond';
+import { unjailOp } from './validator-unjail';
 import { withSignerRule } from '../sessions';
 import { txKindName } from '../../codec/tx';
 
@@ -43,6 +44,7 @@ export const OPS: ReadonlyMap<TxKind, TxOp> = new Map<TxKind, TxOp>([
   [TxKind.PoolWithdraw, poolWithdrawOp],
   [TxKind.RegisterValidator, registerValidatorOp],
   [TxKind.Unbond, unbondOp],
+  [TxKind.Unjail, unjailOp],
 ]);
 
 export function opFor(kind: TxKind): TxOp {
