@@ -88,6 +88,14 @@ describe('tombstoneForDoubleSign', () => {
     expect(activeValidators(state).byAddress.has(a.address)).toBe(false);
   });
 
+  it('does not wait for the floor: the next boundary seats the candidates there are', () => {
+    const state = freshState(); // four genesis validators, activeSetMin 4
+    expect(tombstoneForDoubleSign(state, state.params(), genesisAddr(2)).record!.status).toBe('tombstoned');
+    expect(activeValidators(state).validators.length).toBe(3);
+    applyTo(state, EPOCH);
+    expect(activeValidators(state).validators.map((v) => v.address)).toEqual([0, 1, 3].map(genesisAddr).sort());
+  });
+
   it('reaches an unbonding validator too: its bond still answers', () => {
     const state = seated();
     applyNext(state, [unbond(a.privateKey, 2n)]);

@@ -19,6 +19,7 @@
 import { registrationDigest, type RegisterValidatorBody } from '../../codec/txs/validators';
 import { verifySigner } from '../../crypto/secp256k1';
 import { addressFromSecp256k1PublicKey, isValidCompressedSecp256k1PublicKey, isValidVrfPublicKey } from '../../genesis/keys';
+import type { Hex } from '../../util/bytes';
 import type { ChainParams } from '../records';
 import type { TxOp } from '../context';
 import { badRequest, rejected, TxError, unauthorized } from '../errors';
@@ -57,8 +58,8 @@ export function registrationRefusal(state: State, b: RegisterValidatorBody): TxE
   if (own) return new TxError(409, 'VALIDATOR_EXISTS', `candidate: ${b.candidate} is already a validator (${own.status})`);
   for (const a of validatorAddresses(state)) {
     const r = validatorRecord(state, a)!;
-    if (r.vrfPubkey === b.vrfPubkey) return new TxError(409, 'VALIDATOR_EXISTS', `vrf_pubkey: already the VRF key of validator ${a}`);
-    if (r.ecdsaPubkey === b.ecdsaPubkey) return new TxError(409, 'VALIDATOR_EXISTS', `ecdsa_pubkey: already the ECDSA key of validator ${a}`);
+    if (r.vrfPubkey === (b.vrfPubkey.toLowerCase() as Hex)) return new TxError(409, 'VALIDATOR_EXISTS', `vrf_pubkey: already the VRF key of validator ${a}`);
+    if (r.ecdsaPubkey === (b.ecdsaPubkey.toLowerCase() as Hex)) return new TxError(409, 'VALIDATOR_EXISTS', `ecdsa_pubkey: already the ECDSA key of validator ${a}`);
   }
   const balance = state.account(b.candidate).nativeWei;
   if (balance < b.bond) return rejected('INSUFFICIENT_FUNDS', `bond: ${b.bond} wei exceeds the candidate's native balance ${balance}`);
@@ -86,7 +87,8 @@ export const registerValidatorOp: TxOp<RegisterValidatorBody> = {
       ctx.state,
       b.candidate,
       { type: 'REGISTER', bondWei: b.bond, lockedWei: b.bond },
-      { address: b.candidate, name: b.name, endpoint: b.endpoint, ecdsaPubkey: b.ecdsaPubkey, vrfPubkey: b.vrfPubkey },
+      // Keys stored lower-case, as the decoder gives them and the genesis records hold them.
+      { address: b.candidate, name: b.name, endpoint: b.endpoint, ecdsaPubkey: b.ecdsaPubkey.toLowerCase() as Hex, vrfPubkey: b.vrfPubkey.toLowerCase() as Hex },
       ctx.header.height,
     );
   },
