@@ -67,7 +67,7 @@ export class State {
   readonly tree = new StateTree();
   /**
    * Sums kept exact through every write and rollback: USDC and native token held by
-   * accounts, Σ position cost, USDC locked by resting orders, and net size per pair.
+   * accounts, native token locked in validator bonds, Σ position cost, USDC locked by resting orders, and net size per pair.
    */
   readonly totals = { usdc: 0n, nativeWei: 0n, bondLockedWei: 0n, cost: 0n, usdcLocked: 0n, orderLocked: 0n, withdrawalLocked: 0n, usdcInPositions: 0n, orderbookMargin: 0n };
   readonly netSize = new Map<number, bigint>();

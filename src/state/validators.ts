@@ -6,7 +6,8 @@
  * record genesisState writes, with the bond in wei as power (as ValidatorSet.fromGenesis
  * in src/consensus). From then on it is the set the last boundary fixed
  * (src/state/validator-epoch.ts), stored in the `activeSet` meta record with each
- * validator's capped voting power (decision 68); both are covered by the state root.
+ * validator's capped voting power (decision 68); a jailed or tombstoned validator is
+ * removed from that record at once (decision 69). Both are covered by the state root.
  */
 import type { GenesisValidator } from '../genesis/types';
 import type { Address } from '../util/bytes';
