@@ -17,6 +17,7 @@ import { consensusRoundMachine } from './consensus-round';
 import { sessionMachine } from './session';
 import { agentModeMachine } from './agent-mode';
 import { positionMachine } from './position';
+import { validatorLifecycleMachine } from './validator-lifecycle';
 
 export const machines = {
   'actor-lifecycle': actorLifecycleMachine,
@@ -24,6 +25,7 @@ export const machines = {
   session: sessionMachine,
   'agent-mode': agentModeMachine,
   position: positionMachine,
+  'validator-lifecycle': validatorLifecycleMachine,
 } as const;
 
 export type MachineName = keyof typeof machines;
@@ -103,5 +105,21 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
       'the machine refuses halts the node (InvariantError). Its guard functions give the error codes before the step.',
     executedBy: ['src/state/perps/position-step.ts', 'src/state/perps/engine.ts'],
     agreementTest: ['test/machines/position.test.ts', 'test/perps/position-machine.test.ts'],
+  },
+  {
+    id: 'validator-lifecycle',
+    machine: validatorLifecycleMachine,
+    file: 'machines/validator-lifecycle.ts',
+    role:
+      "Every change of a validator's status is one stepValidator call (src/state/validator-records.ts), which steps " +
+      'the stored record (value + context, TableId.Validator; a genesis validator\'s implicit record until its first ' +
+      'change) with stepValidatorLifecycle, the stepper compiled from the machine (machines/stepper.ts), and stores what ' +
+      'it leaves; a refused event halts the node (InvariantError). RegisterValidator steps REGISTER, Unbond UNBOND ' +
+      '(its error codes from the guard function floorKept first), Unjail UNJAIL (guard jailServed), the epoch boundary ' +
+      '(src/state/validator-epoch.ts) UNBONDING_DONE and EPOCH_BOUNDARY, and the penalty entry points ' +
+      '(src/state/validator-penalties.ts) JAIL_DOWNTIME and DOUBLE_SIGN; what calls those two (downtime counting, ' +
+      'evidence in blocks) comes with the consensus wiring of issue 20.',
+    executedBy: ['src/state/validator-records.ts', 'src/state/ops/validator-unbond.ts', 'src/state/ops/validator-unjail.ts', 'src/state/validator-penalties.ts'],
+    agreementTest: ['test/machines/validator-lifecycle.test.ts', 'test/validators/lifecycle.test.ts', 'test/validators/penalties.test.ts'],
   },
 ];

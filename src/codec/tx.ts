@@ -50,6 +50,12 @@ export enum TxKind {
   PoolWithdraw = 34,
   /** A validator's signed price observation (src/codec/txs/oracle.ts): no nonce, no fee. */
   OracleObservation = 40,
+  /** A validator's self-registration: EIP-191 text of [D-signatures-register] (src/codec/txs/validators.ts). */
+  RegisterValidator = 50,
+  /** A validator leaves: its bond returns after the unbonding window (src/codec/txs/validators.ts). */
+  Unbond = 51,
+  /** A jailed validator asks to rejoin after the jail window (src/codec/txs/validators.ts). */
+  Unjail = 52,
 }
 
 export interface TxKindCodec<B> {

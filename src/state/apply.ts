@@ -18,6 +18,7 @@ import { useNonce } from './nonces';
 import { opFor } from './ops';
 import { endBlockOracle } from './oracle';
 import { endBlockPerps } from './perps/engine';
+import { endBlockValidators } from './validator-epoch';
 import { InvariantError, type State, type StateChange } from './state';
 
 export interface BlockResult {
@@ -69,6 +70,8 @@ export function applyBlock(state: State, block: Block, verified?: VerifiedCache,
   // whole second), liquidation and ADL. They cannot be refused: an exception is a bug.
   const blockEvents: ChainEvent[] = [];
   endBlockPerps({ state, params, header: h, emit: (e) => blockEvents.push(e) }, head.timestampMs);
+  // Then the validator set: at an epoch boundary, unbonding ends and the set is ranked (src/state/validator-epoch.ts).
+  endBlockValidators(state, params, h.height);
 
   const hash = blockHash(h);
   state.meta.set('head', { height: h.height, timestampMs: h.timestampMs, blockHash: bytesToHex(hash) });

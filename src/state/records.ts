@@ -35,6 +35,8 @@ export enum TableId {
   Pool = 13,
   /** owner address -> PoolShare: an LP's shares and the block time they unlock */
   PoolShare = 14,
+  /** validator address -> ValidatorRecord: the validator-lifecycle machine's state value and context, and the validator's keys (src/state/validator-records.ts) */
+  Validator = 15,
   /** validator address -> OracleObservationRecord: that validator's latest accepted observation (src/state/oracle.ts) */
   OracleObservation = 40,
   /** pair id (decimal) -> OracleMedianRecord: the pair's latest weighted median (src/state/oracle.ts) */

@@ -152,6 +152,11 @@ export const SIGNER_RULES: { readonly [K in TxKind]: SignerRule } = {
   // The pool moves funds: the owner only.
   [TxKind.PoolDeposit]: ownerField,
   [TxKind.PoolWithdraw]: ownerField,
+  // A validator acts for itself: the signature must recover to the candidate / validator
+  // named (src/state/ops/validator-registration.ts, validator-unbond.ts, validator-unjail.ts), never a session key.
+  [TxKind.RegisterValidator]: { who: 'owner', owner: (b: { candidate: Address }) => b.candidate },
+  [TxKind.Unbond]: { who: 'owner', owner: (b: { validator: Address }) => b.validator },
+  [TxKind.Unjail]: { who: 'owner', owner: (b: { validator: Address }) => b.validator },
 };
 
 export function signerRule(kind: TxKind): SignerRule {

@@ -47,6 +47,7 @@ import { Journal, Table } from './table';
 import { StateTree } from './tree';
 import type { PairParams } from '../genesis/types';
 import { OrderBook } from './orderbook/engine';
+import { validatorCodec, type ValidatorRecord } from './validator-types';
 
 /** One state change of a block: value null means deleted. */
 export interface StateChange {
@@ -66,9 +67,9 @@ export class State {
   readonly tree = new StateTree();
   /**
    * Sums kept exact through every write and rollback: USDC and native token held by
-   * accounts, Σ position cost, USDC locked by resting orders, and net size per pair.
+   * accounts, native token locked in validator bonds, Σ position cost, USDC locked by resting orders, and net size per pair.
    */
-  readonly totals = { usdc: 0n, nativeWei: 0n, cost: 0n, usdcLocked: 0n, orderLocked: 0n, withdrawalLocked: 0n, usdcInPositions: 0n, orderbookMargin: 0n };
+  readonly totals = { usdc: 0n, nativeWei: 0n, bondLockedWei: 0n, cost: 0n, usdcLocked: 0n, orderLocked: 0n, withdrawalLocked: 0n, usdcInPositions: 0n, orderbookMargin: 0n };
   readonly netSize = new Map<number, bigint>();
   /** Derived indexes (not state): rebuilt on load, kept by the tables' change hooks. */
   readonly symbolToPair = new Map<string, number>();
@@ -107,6 +108,8 @@ export class State {
   readonly oracleObservations: Table<OracleObservationRecord>;
   /** Each pair's latest oracle median (src/state/oracle.ts). */
   readonly oracleMedians: Table<OracleMedianRecord>;
+  /** Validators beyond the implicit genesis records (src/state/validator-records.ts). */
+  readonly validators: Table<ValidatorRecord>;
   private readonly tables = new Map<number, Table<any>>();
 
   constructor() {
@@ -162,6 +165,11 @@ export class State {
     this.poolShares = this.add(new Table(TableId.PoolShare, 'poolShares', poolShareCodec, this.journal));
     this.oracleObservations = this.add(new Table(TableId.OracleObservation, 'oracleObservations', oracleObservationCodec, this.journal));
     this.oracleMedians = this.add(new Table(TableId.OracleMedian, 'oracleMedians', oracleMedianCodec, this.journal));
+    this.validators = this.add(
+      new Table<ValidatorRecord>(TableId.Validator, 'validators', validatorCodec, this.journal, (prev, next) => {
+        this.totals.bondLockedWei += (next?.context.lockedWei ?? 0n) - (prev?.context.lockedWei ?? 0n);
+      }),
+    );
   }
 
   /** The engine of a pair (created on first use). */
@@ -232,8 +240,9 @@ export class State {
   /** Invariants checked at the end of every block; a broken one halts the node. */
   checkInvariants(): void {
     const supply = this.supply();
-    if (this.totals.nativeWei !== supply.nativeWei) {
-      throw new InvariantError(`native token held ${this.totals.nativeWei} differs from supply ${supply.nativeWei}`);
+    // Native tokens are in balances or locked in validator bonds (decision 68).
+    if (this.totals.nativeWei + this.totals.bondLockedWei !== supply.nativeWei) {
+      throw new InvariantError(`native token held ${this.totals.nativeWei} + locked in bonds ${this.totals.bondLockedWei} differs from supply ${supply.nativeWei}`);
     }
     // Conservation in the cash view: Σ balances − Σ position cost + the perp pool and
     // funding pots is the supply (docs/economics.md). Perp margins are in the balances.

@@ -1,12 +1,13 @@
 /**
- * The validator set as execution sees it. Today it is the genesis set, written by
- * genesisState into the `validators` meta record (so the state root covers it); the
- * validator-lifecycle work (register, epochs, jailing) will keep its own records and
- * change only this module: every execution rule that asks "is this a validator, with
- * what power?" goes through activeValidators().
+ * The validator set as execution sees it: every execution rule that asks "is this a
+ * validator, with what power?" goes through activeValidators().
  *
- * Voting power is the bond in wei, as in ValidatorSet.fromGenesis (src/consensus); the
- * 15% cap is the staking module's business.
+ * Until the first epoch boundary it is the genesis set, read from the `validators` meta
+ * record genesisState writes, with the bond in wei as power (as ValidatorSet.fromGenesis
+ * in src/consensus). From then on it is the set the last boundary fixed
+ * (src/state/validator-epoch.ts), stored in the `activeSet` meta record with each
+ * validator's capped voting power (decision 68); a jailed or tombstoned validator is
+ * removed from that record at once (decision 69). Both are covered by the state root.
  */
 import type { GenesisValidator } from '../genesis/types';
 import type { Address } from '../util/bytes';
@@ -31,12 +32,13 @@ const views = new WeakMap<object, ValidatorSetView>();
 
 /** The validators active at the state's current height. */
 export function activeValidators(state: State): ValidatorSetView {
-  const rec = state.meta.get('validators') as readonly GenesisValidator[] | undefined;
+  const fixed = state.meta.get('activeSet') as readonly ActiveValidator[] | undefined;
+  const rec = fixed ?? (state.meta.get('validators') as readonly GenesisValidator[] | undefined);
   if (!rec) return EMPTY;
   let view = views.get(rec);
   if (!view) {
     const validators = rec
-      .map((v) => Object.freeze({ address: v.address.toLowerCase() as Address, power: v.bondWei }))
+      .map((v) => Object.freeze({ address: v.address.toLowerCase() as Address, power: 'power' in v ? v.power : v.bondWei }))
       .filter((v) => v.power > 0n)
       .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
     const byAddress = new Map<Address, ActiveValidator>();

@@ -5,6 +5,7 @@ import './oracle';
 import './orders';
 import './perps';
 import './sessions';
+import './validators';
 import './withdraw';
 
 export * from './eth';
@@ -13,4 +14,5 @@ export * from './oracle';
 export * from './orders';
 export * from './perps';
 export * from './sessions';
+export * from './validators';
 export * from './withdraw';

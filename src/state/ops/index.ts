@@ -16,6 +16,9 @@ import { restBatchOp, restCancelAllOp, restCancelOp, restOrderOp } from './rest-
 import { nativeCancelOp, nativePlaceOp } from './native-orders';
 import { sessionCreateOp, sessionRevokeOp } from './session-keys';
 import { setAgentCapsOp, setAgentModeOp } from './agent-settings';
+import { registerValidatorOp } from './validator-registration';
+import { unbondOp } from './validator-unbond';
+import { unjailOp } from './validator-unjail';
 import { withSignerRule } from '../sessions';
 import { txKindName } from '../../codec/tx';
 
@@ -39,6 +42,9 @@ export const OPS: ReadonlyMap<TxKind, TxOp> = new Map<TxKind, TxOp>([
   [TxKind.PerpTpsl, perpTpslOp],
   [TxKind.PoolDeposit, poolDepositOp],
   [TxKind.PoolWithdraw, poolWithdrawOp],
+  [TxKind.RegisterValidator, registerValidatorOp],
+  [TxKind.Unbond, unbondOp],
+  [TxKind.Unjail, unjailOp],
 ]);
 
 export function opFor(kind: TxKind): TxOp {

@@ -1,0 +1,50 @@
+/**
+ * Unbond (contract [C-limits-unbonding]; decision 68): a registered, active or jailed
+ * validator leaves. It steps UNBOND at once (no longer a candidate, so the next epoch
+ * boundary leaves it out of the set; until then the set fixed at the last boundary
+ * stands), and its locked bond returns to its native balance at the boundary of epoch
+ * (current epoch + unbondingEpochs) (src/state/validator-epoch.ts).
+ *
+ * Refusals: signature not recovering to `validator` over unbondText (401); not a
+ * validator (403 NOT_VALIDATOR); unbonding, exited or tombstoned already (422
+ * VALIDATOR_STATE); a candidate whose leaving would leave fewer than activeSetMin
+ * candidates (422 ACTIVE_SET_FLOOR: the machine's guard floorKept, judged first here for
+ * its error).
+ */
+import { floorKept } from '../../../machines/validator-lifecycle';
+import { unbondDigest, type UnbondBody } from '../../codec/txs/validators';
+import { verifySigner } from '../../crypto/secp256k1';
+import type { TxOp } from '../context';
+import { badRequest, forbidden, rejected, unauthorized } from '../errors';
+import { epochOf } from '../validator-epoch';
+import { candidateCount, isCandidate, stepValidator, validatorRecord } from '../validator-records';
+
+const U64_MAX = (1n << 64n) - 1n;
+
+export const unbondOp: TxOp<UnbondBody> = {
+  shape(b) {
+    if (b.nonce > U64_MAX) throw badRequest('INVALID_NONCE', `nonce: ${b.nonce} is not a u64`);
+  },
+  verify(tx, chainId) {
+    const b = tx.body;
+    if (!verifySigner(unbondDigest(chainId, b), b.signature, b.validator)) throw unauthorized(`the unbond signature does not recover to ${b.validator}`);
+    return b.validator;
+  },
+  nonce: (b) => b.nonce,
+  apply(ctx, tx) {
+    const { state, params, header } = ctx;
+    const address = tx.body.validator;
+    const rec = validatorRecord(state, address);
+    if (!rec) throw forbidden('NOT_VALIDATOR', `validator: ${address} is not a validator`);
+    if (rec.status !== 'registered' && rec.status !== 'active' && rec.status !== 'jailed') {
+      throw rejected('VALIDATOR_STATE', `validator: ${address} is ${rec.status} and cannot unbond`);
+    }
+    const c = params.consensus;
+    const candidatesAfter = candidateCount(state) - (isCandidate(rec.status) ? 1 : 0);
+    const event = { type: 'UNBOND', epoch: epochOf(header.height, c.epochLengthBlocks), unbondingEpochs: c.unbondingEpochs, candidatesAfter, activeSetMin: c.activeSetMin } as const;
+    if (isCandidate(rec.status) && !floorKept(event)) {
+      throw rejected('ACTIVE_SET_FLOOR', `validator: leaving would leave ${candidatesAfter} candidates, below the active set floor ${c.activeSetMin}`);
+    }
+    stepValidator(state, address, event);
+  },
+};

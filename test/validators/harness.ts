@@ -1,0 +1,133 @@
+/**
+ * Execution-level harness for the validator lifecycle: the devnet genesis cut to four
+ * validators with short windows (epoch of 5 blocks, unbonding 2 epochs, set of 4 to 6,
+ * bonds 1,000 to 200,000 native tokens, 15% power cap), candidates with deterministic
+ * keys funded at genesis, RegisterValidator and Unbond signed as a wallet would, and
+ * blocks applied with applyBlock.
+ */
+import { merkleRoot, type Block } from '../../src/codec/block';
+import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
+import { registrationDigest, unbondDigest, unjailDigest, type RegisterValidatorBody, type UnbondBody } from '../../src/codec/txs/validators';
+import { privateKeyToAddress, signCompact64 } from '../../src/crypto/secp256k1';
+import { ed25519PublicKey, secp256k1CompressedPublicKey } from '../../src/genesis/keys';
+import type { Genesis } from '../../src/genesis/types';
+import { applyBlock, type BlockResult } from '../../src/state/apply';
+import { genesisState } from '../../src/state/genesis';
+import type { State } from '../../src/state/state';
+import { bytesToHex, type Address, type Hex } from '../../src/util/bytes';
+import { devnetGenesis } from '../helpers/devnet';
+
+export const TOKEN = 10n ** 18n;
+const BASE = devnetGenesis(6).genesis;
+export const chainId = BASE.chainId;
+export const T0 = BASE.genesisTimeMs;
+export const EPOCH = 5;
+
+export interface Key {
+  privateKey: Uint8Array;
+  address: Address;
+  ecdsaPubkey: Hex;
+  vrfPubkey: Hex;
+}
+
+/** A deterministic candidate key from a small seed. */
+export function keyOf(seed: number): Key {
+  const privateKey = new Uint8Array(32);
+  privateKey[0] = 0x5a;
+  privateKey[28] = (seed >>> 24) & 0xff;
+  privateKey[29] = (seed >>> 16) & 0xff;
+  privateKey[30] = (seed >>> 8) & 0xff;
+  privateKey[31] = (seed & 0xff) + 1;
+  const vrfSeed = new Uint8Array(32).fill(0x33);
+  vrfSeed[31] = seed & 0xff;
+  vrfSeed[30] = (seed >>> 8) & 0xff;
+  return {
+    privateKey,
+    address: privateKeyToAddress(privateKey),
+    ecdsaPubkey: secp256k1CompressedPublicKey(bytesToHex(privateKey)),
+    vrfPubkey: ed25519PublicKey(bytesToHex(vrfSeed)),
+  };
+}
+
+export const CANDIDATES = Array.from({ length: 12 }, (_, i) => keyOf(i));
+export const FUNDED_WEI = 1_000_000n * TOKEN;
+export const SMALL_FUNDED_WEI = 2_000n * TOKEN;
+
+/** Four genesis validators of 10,000 tokens each; candidates 0..8 funded with 1,000,000 tokens, 9 with 2,000, 10 and 11 not at all. */
+export function testGenesis(overrides: Partial<Genesis['consensus']> = {}, genesisBondWei = 10_000n * TOKEN): Genesis {
+  return {
+    ...BASE,
+    validators: BASE.validators.slice(0, 4).map((v) => ({ ...v, bondWei: genesisBondWei })),
+    consensus: {
+      ...BASE.consensus,
+      epochLengthBlocks: EPOCH,
+      unbondingEpochs: 2,
+      votingPowerCapBps: 1500,
+      activeSetMin: 4,
+      activeSetMax: 6,
+      minBondWei: 1_000n * TOKEN,
+      maxBondWei: 200_000n * TOKEN,
+      ...overrides,
+    },
+    accounts: [...BASE.accounts, ...CANDIDATES.slice(0, 10).map((k, i) => ({ address: k.address, usdc: 0n, nativeWei: i === 9 ? SMALL_FUNDED_WEI : FUNDED_WEI }))],
+  };
+}
+
+export function freshState(g: Genesis = testGenesis()): State {
+  return genesisState(g, new Uint8Array(32)).state;
+}
+
+export function registerBody(k: Key, fields: Partial<RegisterValidatorBody> = {}, signChainId = chainId): RegisterValidatorBody {
+  const unsigned = { candidate: k.address, vrfPubkey: k.vrfPubkey, ecdsaPubkey: k.ecdsaPubkey, name: 'node-1', endpoint: 'node1.example.org:26656', bond: 5_000n * TOKEN, nonce: 1n, ...fields };
+  return { ...unsigned, signature: signCompact64(registrationDigest(signChainId, unsigned), k.privateKey) };
+}
+
+export function register(k: Key, fields: Partial<RegisterValidatorBody> = {}): Tx {
+  return encodeTx(chainId, TxKind.RegisterValidator, registerBody(k, fields));
+}
+
+/** Builds the body from `fields`, signs it, then overrides `after` (a field changed after signing). */
+export function registerTampered(k: Key, fields: Partial<RegisterValidatorBody>, after: Partial<RegisterValidatorBody>): Tx {
+  return encodeTx(chainId, TxKind.RegisterValidator, { ...registerBody(k, fields), ...after });
+}
+
+export function unbond(privateKey: Uint8Array, nonce = 2n, validator?: Address): Tx {
+  const unsigned = { validator: validator ?? privateKeyToAddress(privateKey), nonce };
+  const body: UnbondBody = { ...unsigned, signature: signCompact64(unbondDigest(chainId, unsigned), privateKey) };
+  return encodeTx(chainId, TxKind.Unbond, body);
+}
+
+export function unjail(privateKey: Uint8Array, nonce: bigint, validator?: Address): Tx {
+  const unsigned = { validator: validator ?? privateKeyToAddress(privateKey), nonce };
+  return encodeTx(chainId, TxKind.Unjail, { ...unsigned, signature: signCompact64(unjailDigest(chainId, unsigned), privateKey) });
+}
+
+/** The devnet keys (public, devnet-only): the genesis validators' private keys. */
+export { DEVNET_KEYS } from '../helpers/devnet';
+
+/** Applies one block carrying `txs`, one second after the head. */
+export function applyNext(state: State, txs: Tx[] = []): BlockResult {
+  const head = state.head();
+  const block: Block = {
+    header: {
+      chainId,
+      height: head.height + 1,
+      timestampMs: head.timestampMs + 1000,
+      round: 0,
+      parentHash: new Uint8Array(32),
+      parentStateRoot: state.root(),
+      proposer: BASE.validators[0].address,
+      txRoot: merkleRoot(txs.map((t) => t.hash)),
+      txCount: txs.length,
+      lastCommitHash: new Uint8Array(32),
+    },
+    lastCommit: null,
+    txs: txs.map((t) => t.bytes),
+  };
+  return applyBlock(state, block);
+}
+
+/** Applies empty blocks up to and including `height`. */
+export function applyTo(state: State, height: number): void {
+  while (state.head().height < height) applyNext(state);
+}
