@@ -10,7 +10,7 @@
  * Each validator's output goes to <data>/validator-<i>/node.log.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Genesis } from '../genesis/types';
@@ -47,13 +47,55 @@ async function endpoints(genesis: Genesis, ports: number[]): Promise<string[]> {
 }
 
 /** A TCP port free on loopback right now. */
+/**
+ * A port free now, for a child process to bind later. It is drawn below the kernel's
+ * ephemeral range (Linux: /proc/sys/net/ipv4/ip_local_port_range, 32768–60999 by
+ * default): a port the kernel handed out for `listen(0)` could be taken, between our
+ * check and the child's bind, as the source port of any outgoing connection on the
+ * machine (seen: a validator's API port taken so, EADDRINUSE, in a full test run).
+ * Falls back to the kernel's choice where the range cannot be read.
+ */
 export async function freePort(): Promise<number> {
+  const ephemeralLow = ephemeralRangeLow();
+  if (ephemeralLow !== undefined && ephemeralLow > FREE_PORT_LOW + 1_000) {
+    for (let attempt = 0; attempt < FREE_PORT_ATTEMPTS; attempt++) {
+      const port = FREE_PORT_LOW + Math.floor(Math.random() * (ephemeralLow - FREE_PORT_LOW));
+      if (await canListen(port)) return port;
+    }
+  }
+  return listenOnce(0);
+}
+
+/** Lowest port freePort draws from (above the well-known and most registered services' ports). */
+const FREE_PORT_LOW = 20_000;
+/** Ports tried below the ephemeral range before freePort lets the kernel choose. */
+const FREE_PORT_ATTEMPTS = 50;
+
+function ephemeralRangeLow(): number | undefined {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 0 ? low : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function canListen(port: number): Promise<boolean> {
+  try {
+    await listenOnce(port);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function listenOnce(port: number): Promise<number> {
   return new Promise((res, rej) => {
     const srv = createServer();
     srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => res(port));
+    srv.listen(port, '127.0.0.1', () => {
+      const bound = (srv.address() as { port: number }).port;
+      srv.close(() => res(bound));
     });
   });
 }
