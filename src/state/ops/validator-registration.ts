@@ -25,8 +25,8 @@ import type { TxOp } from '../context';
 import { badRequest, rejected, TxError, unauthorized } from '../errors';
 import type { State } from '../state';
 import { stepValidator, validatorAddresses, validatorRecord } from '../validator-records';
+import { U64_MAX } from './signature-checks';
 
-const U64_MAX = (1n << 64n) - 1n;
 const WEI_PER_TOKEN = 10n ** 18n;
 const NAME = /^[A-Za-z0-9_-]{1,32}$/;
 /** host:port: a DNS name or IPv4 address, or an IPv6 address in brackets; port 1..65535 without leading zeros. */
@@ -71,7 +71,7 @@ export const registerValidatorOp: TxOp<RegisterValidatorBody> = {
   verify(tx, chainId) {
     const b = tx.body;
     if (!verifySigner(registrationDigest(chainId, b), b.signature, b.candidate)) {
-      throw unauthorized(`the registration signature does not recover to the candidate ${b.candidate} over chain ${chainId}'s registration text`);
+      throw unauthorized(`signature: does not recover to the candidate ${b.candidate} over chain ${chainId}'s registration text`);
     }
     return b.candidate;
   },

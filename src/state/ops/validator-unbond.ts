@@ -13,24 +13,14 @@
  */
 import { floorKept } from '../../../machines/validator-lifecycle';
 import { unbondDigest, type UnbondBody } from '../../codec/txs/validators';
-import { verifySigner } from '../../crypto/secp256k1';
 import type { TxOp } from '../context';
-import { badRequest, forbidden, rejected, unauthorized } from '../errors';
+import { forbidden, rejected } from '../errors';
+import { signedByValidator } from './signature-checks';
 import { epochOf } from '../validator-epoch';
 import { candidateCount, isCandidate, stepValidator, validatorRecord } from '../validator-records';
 
-const U64_MAX = (1n << 64n) - 1n;
-
 export const unbondOp: TxOp<UnbondBody> = {
-  shape(b) {
-    if (b.nonce > U64_MAX) throw badRequest('INVALID_NONCE', `nonce: ${b.nonce} is not a u64`);
-  },
-  verify(tx, chainId) {
-    const b = tx.body;
-    if (!verifySigner(unbondDigest(chainId, b), b.signature, b.validator)) throw unauthorized(`the unbond signature does not recover to ${b.validator}`);
-    return b.validator;
-  },
-  nonce: (b) => b.nonce,
+  ...signedByValidator(unbondDigest),
   apply(ctx, tx) {
     const { state, params, header } = ctx;
     const address = tx.body.validator;

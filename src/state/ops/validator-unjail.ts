@@ -10,24 +10,14 @@
  */
 import { jailServed } from '../../../machines/validator-lifecycle';
 import { unjailDigest, type UnjailBody } from '../../codec/txs/validators';
-import { verifySigner } from '../../crypto/secp256k1';
 import type { TxOp } from '../context';
-import { badRequest, forbidden, rejected, unauthorized } from '../errors';
+import { forbidden, rejected } from '../errors';
+import { signedByValidator } from './signature-checks';
 import { epochOf } from '../validator-epoch';
 import { stepValidator, validatorRecord } from '../validator-records';
 
-const U64_MAX = (1n << 64n) - 1n;
-
 export const unjailOp: TxOp<UnjailBody> = {
-  shape(b) {
-    if (b.nonce > U64_MAX) throw badRequest('INVALID_NONCE', `nonce: ${b.nonce} is not a u64`);
-  },
-  verify(tx, chainId) {
-    const b = tx.body;
-    if (!verifySigner(unjailDigest(chainId, b), b.signature, b.validator)) throw unauthorized(`the unjail signature does not recover to ${b.validator}`);
-    return b.validator;
-  },
-  nonce: (b) => b.nonce,
+  ...signedByValidator(unjailDigest),
   apply(ctx, tx) {
     const address = tx.body.validator;
     const rec = validatorRecord(ctx.state, address);
