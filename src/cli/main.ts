@@ -5,6 +5,7 @@
  *   genesis new  build a new network's genesis from its validators' public values (genesis-new.ts)
  *   init    make a node's key file for a network (init.ts)
  *   bind    bind a key file to the genesis `genesis new` built (init.ts)
+ *   validator register|unbond|unjail  a validator's own lifecycle transactions (validator-ops.ts)
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -13,6 +14,7 @@ import type { Genesis } from '../genesis/types';
 import { trimValidators } from './devnet';
 import { genesisNew } from './genesis-new';
 import { bind, init } from './init';
+import { validatorCommand } from './validator-ops';
 import { launchLocalNetwork, p2pConfig } from './launcher';
 import { join } from 'node:path';
 import { Node } from '../node/node';
@@ -122,6 +124,8 @@ async function main(): Promise<void> {
       return init(rest);
     case 'bind':
       return bind(rest);
+    case 'validator':
+      return validatorCommand(rest);
     case 'genesis': {
       if (rest[0] === 'new') return genesisNew(rest.slice(1));
       const g = loadGenesisFile(resolve(rest[0] ?? 'genesis/devnet.json'));
@@ -130,7 +134,7 @@ async function main(): Promise<void> {
     }
     default:
       process.stdout.write(
-        `usage: node src/cli/main.ts start [flags] | init --help | bind --help | genesis [FILE] | genesis new --help\n${usage(START_FLAGS)}\n`,
+        `usage: node src/cli/main.ts start [flags] | init --help | bind --help | validator register|unbond|unjail --help | genesis [FILE] | genesis new --help\n${usage(START_FLAGS)}\n`,
       );
       process.exit(command ? 1 : 0);
   }
