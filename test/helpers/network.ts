@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { freePort } from '../../src/cli/launcher';
 import { peerIdOfPublicKey } from '../../src/net/libp2p';
 import { hexToBytes } from '../../src/util/bytes';
+import { trimValidators } from '../../src/cli/devnet';
+import { loadGenesisFile } from '../../src/genesis/load';
 import { devnetGenesis, ROOT, tempDir, waitFor } from './devnet';
 
 /**
@@ -43,9 +45,13 @@ export class LocalNetwork {
 
   private constructor(readonly size: number) {}
 
-  static async start(size: number, extra: (index: number) => string[] = () => []): Promise<LocalNetwork> {
+  /**
+   * `size` validators of the devnet, or of `genesisFile` (a devnet genesis with other
+   * parameters, say short epochs) when given.
+   */
+  static async start(size: number, extra: (index: number) => string[] = () => [], opts: { genesisFile?: string } = {}): Promise<LocalNetwork> {
     const net = new LocalNetwork(size);
-    const { genesis } = devnetGenesis(size);
+    const genesis = opts.genesisFile ? trimValidators(loadGenesisFile(opts.genesisFile), size) : devnetGenesis(size).genesis;
     const p2pPorts = await Promise.all(genesis.validators.map(() => freePort()));
     const apiPorts = await Promise.all(genesis.validators.map(() => freePort()));
     const addrs = await Promise.all(
@@ -62,11 +68,24 @@ export class LocalNetwork {
         '--p2p-port', String(p2pPorts[i]),
         '--bootstrap', addrs.filter((_, j) => j !== i).join(','),
         '--log-level', 'warn',
+        ...(opts.genesisFile ? ['--genesis', opts.genesisFile] : []),
       ]);
       net.nodes.push({ index: i + 1, url: `http://127.0.0.1:${apiPorts[i]}`, proc: undefined, output: '' });
     }
     await Promise.all(net.nodes.map((n) => net.launch(n.index, extra(n.index))));
     return net;
+  }
+
+  /**
+   * One more node process, run with `start` and these flags (say `--home DIR --bootstrap …`),
+   * serving its API on `apiPort`; returns its index for launch/kill/status.
+   */
+  async addNode(args: string[], apiPort: number): Promise<number> {
+    this.args.push(['--port', String(apiPort), ...args]);
+    const index = this.nodes.length + 1;
+    this.nodes.push({ index, url: `http://127.0.0.1:${apiPort}`, proc: undefined, output: '' });
+    await this.launch(index);
+    return index;
   }
 
   /** Starts (or restarts) validator `index` with its data folder kept; resolves once it serves. */
