@@ -12,11 +12,12 @@ import { ValidatorSet } from '../../src/consensus/validator-set';
 import { encodeTx, TxKind } from '../../src/codec/tx';
 import { signFaucet } from '../../src/codec/txs/faucet';
 import { hexToBytes } from '../../src/util/bytes';
-import { DEVNET_KEYS, devnetGenesis, tempDir } from '../helpers/devnet';
+import { DEVNET_KEYS, devnetGenesis, devnetVrfKey, tempDir } from '../helpers/devnet';
 
 const { genesis, hash: gHash } = devnetGenesis(6);
 const validators = ValidatorSet.fromGenesis(genesis.validators);
 const signers = new Map(DEVNET_KEYS.validators.slice(0, 6).map((v) => [v.address.toLowerCase(), new Secp256k1Signer(hexToBytes(v.ecdsaPrivateKey))]));
+const vrfKeys = new Map(DEVNET_KEYS.validators.slice(0, 6).map((v, i) => [v.address.toLowerCase(), devnetVrfKey(i)]));
 const dir = tempDir('exchain-capp-');
 let chain: Chain;
 let now = 0;
@@ -25,7 +26,7 @@ let app: ChainConsensusApp;
 beforeAll(async () => {
   chain = await Chain.open({ dataDir: dir.path, genesis, genesisHash: gHash, syncWrites: false });
   now = Date.now();
-  app = new ChainConsensusApp(() => chain, { validators, verifier: secp256k1Verifier, requestBlock: () => undefined, now: () => now });
+  app = new ChainConsensusApp(() => chain, { validators, verifier: secp256k1Verifier, vrfKeyOf: chain.vrfKeyOf, requestBlock: () => undefined, now: () => now });
 });
 afterAll(async () => {
   await chain.close();
@@ -42,10 +43,11 @@ function commitFor(block: Block, signerCount: number): Commit {
   return canonicalCommit({ height: h.height, round: 0, blockHash: hash, signatures: sigs });
 }
 
-function next(over: { lastCommit?: Commit | null; round?: number; proposer?: `0x${string}`; txs?: Uint8Array[]; timestampMs?: number } = {}): Block {
+function next(over: { lastCommit?: Commit | null; round?: number; proposer?: `0x${string}`; txs?: Uint8Array[]; timestampMs?: number; vrfKey?: Uint8Array } = {}): Block {
   const round = over.round ?? 0;
-  const proposer = over.proposer ?? validators.proposer(chain.height + 1, round, chain.lastBlockHash).address;
-  return chain.buildBlock({ txs: over.txs ?? [], timestampMs: over.timestampMs ?? now, proposer, round, lastCommit: over.lastCommit ?? null });
+  const proposer = over.proposer ?? validators.proposer(chain.height + 1, round, chain.seed).address;
+  const vrfKey = over.vrfKey ?? vrfKeys.get(proposer)!;
+  return chain.buildBlock({ txs: over.txs ?? [], timestampMs: over.timestampMs ?? now, proposer, round, lastCommit: over.lastCommit ?? null, vrfKey });
 }
 
 describe('ChainConsensusApp.validate', () => {
@@ -53,7 +55,7 @@ describe('ChainConsensusApp.validate', () => {
     const good = next();
     expect(app.validate(encodeBlock(good))?.hash).toEqual(blockHash(good.header));
     // Proposer of another round or a stranger.
-    const otherRound = validators.proposer(1, 1, chain.lastBlockHash).address;
+    const otherRound = validators.proposer(1, 1, chain.seed).address;
     const wrongProposer = validators.validators.find((v) => v.address !== good.header.proposer && v.address !== otherRound)!.address;
     expect(app.validate(encodeBlock(next({ proposer: wrongProposer })))).toBeNull();
     // Height 1 carries no last commit.

@@ -22,11 +22,12 @@ import { voteSigningHash } from '../../src/consensus/messages';
 import { Secp256k1Signer, secp256k1Verifier } from '../../src/consensus/signer';
 import { ValidatorSet } from '../../src/consensus/validator-set';
 import { hexToBytes } from '../../src/util/bytes';
-import { DEVNET_KEYS, devnetGenesis, tempDir } from '../helpers/devnet';
+import { DEVNET_KEYS, devnetGenesis, devnetVrfKey, tempDir } from '../helpers/devnet';
 
 const { genesis, hash: gHash } = devnetGenesis(6);
 const validators = ValidatorSet.fromGenesis(genesis.validators);
 const signers = DEVNET_KEYS.validators.slice(0, 6).map((v) => new Secp256k1Signer(hexToBytes(v.ecdsaPrivateKey)));
+const vrfKeyOfValidator = (address: string) => devnetVrfKey(DEVNET_KEYS.validators.findIndex((v) => v.address.toLowerCase() === address));
 const dir = tempDir('exchain-sync-');
 let chain: Chain;
 
@@ -44,8 +45,8 @@ beforeAll(async () => {
   chain = await Chain.open({ dataDir: dir.path, genesis, genesisHash: gHash, syncWrites: false });
   let last: Commit | null = null;
   for (let h = 1; h <= 5; h++) {
-    const proposer = validators.proposer(h, 0, chain.lastBlockHash).address;
-    const b = chain.buildBlock({ txs: [], timestampMs: genesis.genesisTimeMs + h * 1000, proposer, lastCommit: last });
+    const proposer = validators.proposer(h, 0, chain.seed).address;
+    const b = chain.buildBlock({ txs: [], timestampMs: genesis.genesisTimeMs + h * 1000, proposer, lastCommit: last, vrfKey: vrfKeyOfValidator(proposer) });
     last = commitFor(b, 5);
     await chain.commit(b, last);
   }
