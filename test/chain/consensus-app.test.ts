@@ -8,6 +8,7 @@ import { Chain } from '../../src/chain/chain';
 import { ChainConsensusApp } from '../../src/chain/consensus-app';
 import { voteSigningHash } from '../../src/consensus/messages';
 import { Secp256k1Signer, secp256k1Verifier } from '../../src/consensus/signer';
+import { ECVRF, genesisSeed, proveProposer, seedOfProof } from '../../src/consensus/proposer-vrf';
 import { ValidatorSet } from '../../src/consensus/validator-set';
 import { encodeTx, TxKind } from '../../src/codec/tx';
 import { signFaucet } from '../../src/codec/txs/faucet';
@@ -74,11 +75,35 @@ describe('ChainConsensusApp.validate', () => {
     expect(app.validate(encodeBlock({ ...good, header: { ...good.header, parentHash: new Uint8Array(32).fill(7) } }))).toBeNull();
   });
 
+  it("refuses a block whose VRF proof is bad, by another validator's key, over another seed or missing; the draw is seeded by the VRF seed", () => {
+    expect(chain.height).toBe(0);
+    expect(app.proposerSeed(1)).toEqual(genesisSeed(gHash));
+    const good = next();
+    const h = good.header;
+    const withProof = (vrfProof: Uint8Array) => encodeBlock({ ...good, header: { ...h, vrfProof } });
+    expect(app.validate(withProof(h.vrfProof))).not.toBeNull();
+    const flipped = h.vrfProof.slice();
+    flipped[50] ^= 1;
+    expect(app.validate(withProof(flipped))).toBeNull();
+    const other = validators.validators.find((v) => v.address !== h.proposer)!.address;
+    expect(app.validate(withProof(proveProposer(ECVRF, vrfKeys.get(other)!, genesis.chainId, 1, chain.seed)))).toBeNull();
+    // The right key over the wrong seed: the genesis hash (the draw's old seed), or the next height's alpha.
+    expect(app.validate(withProof(proveProposer(ECVRF, vrfKeys.get(h.proposer)!, genesis.chainId, 1, gHash)))).toBeNull();
+    expect(app.validate(withProof(proveProposer(ECVRF, vrfKeys.get(h.proposer)!, genesis.chainId, 2, chain.seed)))).toBeNull();
+    expect(app.validate(withProof(new Uint8Array(80)))).toBeNull();
+    // Built with another validator's VRF key by the drawn proposer.
+    expect(app.validate(encodeBlock(next({ vrfKey: vrfKeys.get(other)! })))).toBeNull();
+    // The next seed is the good block's proof's.
+    expect(seedOfProof(ECVRF, h.vrfProof)).not.toEqual(chain.seed);
+  });
+
   it('block 2 must carry a valid commit of block 1 (2/3 of the power or more, signatures checked)', async () => {
     const b1 = next();
     const c1 = commitFor(b1, 5);
     await chain.commit(b1, c1);
     app.committed(1, encodeBlock(b1), c1);
+    expect(chain.seed).toEqual(seedOfProof(ECVRF, b1.header.vrfProof));
+    expect(app.proposerSeed(2)).toEqual(chain.seed);
     now += 10;
     expect(app.validate(encodeBlock(next({ lastCommit: c1 })))).not.toBeNull();
     expect(app.validate(encodeBlock(next({ lastCommit: null })))).toBeNull();
