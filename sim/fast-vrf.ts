@@ -64,7 +64,8 @@ export class SharedVrf implements VrfScheme {
   readonly #verified = new Map<string, Uint8Array | null>();
   readonly #proved = new Map<string, Uint8Array>();
   readonly #outputs = new Map<string, Uint8Array>();
-  /** ECVRF verifications done (the rest were answered from the kept ones). */
+  /** ECVRF proofs and verifications done (the rest were answered from the kept ones). */
+  proofs = 0;
   verifications = 0;
 
   publicKey(secret: Uint8Array): Uint8Array {
@@ -72,7 +73,10 @@ export class SharedVrf implements VrfScheme {
   }
 
   prove(secret: Uint8Array, alpha: Uint8Array): Uint8Array {
-    return kept(this.#proved, `${bytesToHex(secret)}:${bytesToHex(alpha)}`, () => ECVRF.prove(secret, alpha));
+    return kept(this.#proved, `${bytesToHex(secret)}:${bytesToHex(alpha)}`, () => {
+      this.proofs++;
+      return ECVRF.prove(secret, alpha);
+    });
   }
 
   verify(publicKey: Uint8Array, alpha: Uint8Array, proof: Uint8Array): Uint8Array | null {

@@ -37,6 +37,7 @@ export function soloProducerBehavior(node: () => NodeContext, self: () => { send
   return {
     async start() {
       const n = node();
+      if (!n.config.vrfKey) throw new Error('the block producer needs a VRF key (each block carries its proof)');
       const chain = n.chain();
       lastCommit = chain.height > 0 ? ((await chain.store.getCommit(chain.height)) ?? null) : null;
       nextAt = performance.now() + n.config.blockTimeMs;
@@ -46,8 +47,7 @@ export function soloProducerBehavior(node: () => NodeContext, self: () => { send
       const n = node();
       const { consensus } = n.config.genesis;
       const key = n.config.validatorKey!;
-      const vrfKey = n.config.vrfKey;
-      if (!vrfKey) throw new Error('the block producer needs a VRF key (each block carries its proof)');
+      const vrfKey = n.config.vrfKey!;
       // A fixed cadence: the next slot is one block time after this one's, not after the work.
       nextAt = Math.max(nextAt + n.config.blockTimeMs, performance.now());
       try {

@@ -58,7 +58,9 @@ describe('the safety checker can fail', () => {
   });
 
   it('block sync: nodes back from a crash catch up past forged answers; a sync that skips the commit checks is caught', async () => {
-    for (const seed of [38, 41]) {
+    // Seeds whose Byzantine validator forges a sync answer that a syncing node receives
+    // (38 and 41 before the proposer draw was seeded by the VRF, decision 70).
+    for (const seed of [8, 25]) {
       const r = await runSeed(seed, SHORT);
       if (r.violations.length > 0) expect.fail(describeFailure(r));
       expect(r.sync.blocksApplied).toBeGreaterThan(0);
