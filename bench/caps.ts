@@ -117,7 +117,7 @@ async function memoryRunner(): Promise<Runner> {
     async block(list, verified) {
       const header = {
         chainId: genesis.chainId, height: ++height, timestampMs: (time += 22), round: 0, parentHash: ZERO_HASH, parentStateRoot: state.root(),
-        proposer: proposer as Address, txRoot: merkleRoot(list.map((t) => t.hash)), txCount: list.length, lastCommitHash: ZERO_HASH,
+        proposer: proposer as Address, txRoot: merkleRoot(list.map((t) => t.hash)), txCount: list.length, lastCommitHash: ZERO_HASH, vrfProof: new Uint8Array(80),
       };
       return applyBlock(state, { header, lastCommit: null, txs: list.map((t) => t.bytes) }, verified, list).receipts;
     },

@@ -54,7 +54,7 @@ function benchWorld() {
   const events: ChainEvent[] = [];
   const header = (): BlockHeader => ({
     chainId: g.chainId, height: clock.height, timestampMs: clock.now, round: 0, parentHash: ZERO_HASH, parentStateRoot: ZERO_HASH,
-    proposer: DEVNET_KEYS.validators[0].address, txRoot: ZERO_HASH, txCount: 0, lastCommitHash: ZERO_HASH,
+    proposer: DEVNET_KEYS.validators[0].address, txRoot: ZERO_HASH, txCount: 0, lastCommitHash: ZERO_HASH, vrfProof: new Uint8Array(80),
   });
   const ctx = (): ExecContext => ({ state, params: state.params(), header: header(), emit: (e) => events.push(e) });
   const setPrices = () => {

@@ -11,13 +11,15 @@
  * the store: an empty disk gets the genesis state; otherwise the records are loaded in
  * key order into a fresh State, indexes rebuilt, invariants checked, and the recomputed
  * root must equal the root stored for the head height. Records are bytes, decoded
- * afresh, so a restarted node shares no mutable object with the crashed one.
+ * afresh, so a restarted node shares no mutable object with the crashed one. The VRF
+ * seed is derived from the head block's proof, as Chain.open derives it.
  */
 import { join } from 'node:path';
-import { commitHash, type Block, type Commit } from '../src/codec/block';
+import { commitHash, decodeBlock, type Block, type Commit } from '../src/codec/block';
 import type { Tx } from '../src/codec/tx';
 import { trimValidators } from '../src/cli/devnet';
 import { buildNextBlock, type BlockInput, type ChainView } from '../src/chain/view';
+import { ECVRF, genesisSeed, seedOfProof, type VrfScheme } from '../src/consensus/proposer-vrf';
 import { genesisHash, loadGenesisFile } from '../src/genesis/load';
 import type { Genesis } from '../src/genesis/types';
 import { applyBlock, type BlockResult, type VerifiedCache } from '../src/state/apply';
@@ -80,15 +82,20 @@ export class SimChain implements ChainView {
     private _lastBlockHash: Uint8Array,
     private _lastTimestampMs: number,
     private _stateRoot: Uint8Array,
+    private _seed: Uint8Array,
+    private readonly vrf: VrfScheme,
   ) {}
 
-  /** Chain.open over the simulated disk. Throws InvariantError when the stored state does not match its root. */
-  static open(disk: SimDisk, genesis: Genesis, genesisHash: Uint8Array): SimChain {
+  /**
+   * Chain.open over the simulated disk. Throws InvariantError when the stored state does
+   * not match its root. `vrf`: the world's VRF (its blocks' proofs give the seeds).
+   */
+  static open(disk: SimDisk, genesis: Genesis, genesisHash: Uint8Array, vrf: VrfScheme = ECVRF): SimChain {
     if (disk.genesisRoot === null) {
       const { state, changes, root } = genesisState(genesis, genesisHash);
       disk.writeChanges(changes);
       disk.genesisRoot = root;
-      return new SimChain(disk, state, genesis, 0, genesisHash, genesis.genesisTimeMs, root);
+      return new SimChain(disk, state, genesis, 0, genesisHash, genesis.genesisTimeMs, root, genesisSeed(genesisHash), vrf);
     }
     const state = new State();
     // LevelDB iterates keys in byte order; latin1 strings compare by byte.
@@ -103,7 +110,8 @@ export class SimChain implements ChainView {
     const head = state.head();
     if (head.height !== height) throw new InvariantError(`state head ${head.height} differs from stored head ${height}`);
     const lastHash = height === 0 ? genesisHash : disk.blocks[height - 1].hash;
-    return new SimChain(disk, state, genesis, height, lastHash, head.timestampMs, root);
+    const seed = height === 0 ? genesisSeed(genesisHash) : seedOfProof(vrf, decodeBlock(disk.blocks[height - 1].bytes).header.vrfProof);
+    return new SimChain(disk, state, genesis, height, lastHash, head.timestampMs, root, seed, vrf);
   }
 
   get height(): number {
@@ -121,9 +129,12 @@ export class SimChain implements ChainView {
   get chainId(): number {
     return this.genesis.chainId;
   }
+  get seed(): Uint8Array {
+    return this._seed;
+  }
 
   buildBlock(p: BlockInput): Block {
-    return buildNextBlock(this, p);
+    return buildNextBlock(this, { vrf: this.vrf, ...p });
   }
 
   /** Chain.commit: applies a finalized block, then writes it, its commit and its state changes to the disk at once. */
@@ -133,6 +144,7 @@ export class SimChain implements ChainView {
       throw new InvariantError(`block ${h.height} parent ${bytesToHex(h.parentHash)} is not head ${bytesToHex(this._lastBlockHash)}`);
     }
     if (!equalBytes(h.lastCommitHash, commitHash(block.lastCommit))) throw new InvariantError(`block ${h.height} last-commit hash mismatch`);
+    const seed = seedOfProof(this.vrf, h.vrfProof);
     const result = applyBlock(this.state, block, verified, decoded);
     this.disk.writeChanges(result.changes);
     this.disk.blocks.push({ hash: result.blockHash, bytes, commit, stateRoot: result.stateRoot, txCount: block.txs.length });
@@ -140,6 +152,7 @@ export class SimChain implements ChainView {
     this._lastBlockHash = result.blockHash;
     this._lastTimestampMs = h.timestampMs;
     this._stateRoot = result.stateRoot;
+    this._seed = seed;
     return result;
   }
 }

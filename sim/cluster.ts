@@ -5,9 +5,9 @@
  * transport and a simulated clock, all driven by ONE seeded PRNG and one event queue
  * ordered by (time, insertion order). The same seed replays the same run exactly.
  *
- * This file is the driver: it builds the run from its seed (validators, keys, links,
- * clock skews, the Byzantine one, the workload), plans the faults, runs the queue to the
- * end, heals the network at the end of the fault phase, and reports. Its parts:
+ * This file is the driver: it builds the run from its seed (validators, their signing
+ * and VRF keys, links, clock skews, the Byzantine one, the workload), plans the faults,
+ * runs the queue to the end, heals the network at the end of the fault phase, and reports. Its parts:
  *  - sim/options.ts: what a run is asked and answers;
  *  - sim/network.ts: the clock, the event queue, the links and per-message faults;
  *  - sim/faults.ts: the fault plan (partitions, crashes; scripted ones for the tests);
@@ -23,6 +23,7 @@
 import { performance } from 'node:perf_hooks';
 import { Secp256k1Signer, secp256k1Verifier, type SignatureVerifier, type Signer } from '../src/consensus/signer';
 import { timeoutConfig, type TimeoutConfig } from '../src/consensus/params';
+import type { VrfKeyOf, VrfScheme } from '../src/consensus/proposer-vrf';
 import { ValidatorSet } from '../src/consensus/validator-set';
 import { keccak256 } from '../src/crypto/keccak';
 import { TxError } from '../src/state/errors';
@@ -31,6 +32,7 @@ import { bytesToHex, utf8 } from '../src/util/bytes';
 import { SimDisk, simGenesis } from './chain';
 import { Checker } from './checks';
 import { FastSigner, FastVerifier } from './fast-signer';
+import { FastVrf, SharedVrf } from './fast-vrf';
 import { planFaults } from './faults';
 import type { SimNode } from './model';
 import { SimNetwork, US, type SimEvent } from './network';
@@ -61,6 +63,8 @@ export class Simulation implements SimWorld {
   readonly byAddress = new Map<Address, number>();
   readonly validators: ValidatorSet;
   readonly verifier: SignatureVerifier;
+  readonly vrf: VrfScheme;
+  readonly vrfKeyOf: VrfKeyOf;
   readonly genesis = simGenesis().genesis;
   readonly genesisHash = simGenesis().hash;
   readonly timeouts: TimeoutConfig;
@@ -95,6 +99,12 @@ export class Simulation implements SimWorld {
       }
     }
     this.verifier = opts.crypto === 'real' ? secp256k1Verifier : new FastVerifier(fast);
+    // Each validator's VRF key: the real ECVRF with --crypto real (verified once per world), a stand-in otherwise (sim/fast-vrf.ts).
+    const vrf = opts.crypto === 'real' ? new SharedVrf() : new FastVrf();
+    const vrfSecrets = signers.map((_, i) => keccak256(utf8.encode(`sim-validator-vrf-${opts.seed}-${i}`)));
+    const vrfKeys = new Map<Address, Uint8Array>(signers.map((s, i) => [s.address, vrf.publicKey(vrfSecrets[i])]));
+    this.vrf = vrf;
+    this.vrfKeyOf = (v) => vrfKeys.get(v) ?? null;
     const powers = opts.powers ?? signers.map(() => 10n);
     if (powers.length !== n) throw new RangeError('one power per validator');
     this.validators = new ValidatorSet(
@@ -106,6 +116,7 @@ export class Simulation implements SimWorld {
       this.nodes.push({
         index: i,
         signer: s,
+        vrfSecret: vrfSecrets[i],
         address: s.address,
         byzantine: false,
         disk: new SimDisk(),

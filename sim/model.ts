@@ -18,6 +18,8 @@ import type { SimEvent } from './network';
 export interface SimNode {
   index: number;
   signer: Signer;
+  /** Its VRF secret key (the world's VRF holds the public one). */
+  vrfSecret: Uint8Array;
   address: Address;
   byzantine: boolean;
   /** Survives crashes. */

@@ -172,7 +172,7 @@ export class NodeModel {
     node.incarnation++;
     let chain: SimChain;
     try {
-      chain = SimChain.open(node.disk, this.w.genesis, this.w.genesisHash);
+      chain = SimChain.open(node.disk, this.w.genesis, this.w.genesisHash, this.w.vrf);
     } catch (err) {
       this.w.check.violation('state', `node ${node.index} could not reopen its chain at height ${node.disk.height}: ${(err as Error).message}`);
       return;
@@ -214,6 +214,8 @@ export class NodeModel {
     const app = new ChainConsensusApp(() => chain, {
       validators: this.w.validators,
       verifier: this.w.verifier,
+      vrfKeyOf: this.w.vrfKeyOf,
+      vrf: this.w.vrf,
       requestBlock: (height, round) => builds.push({ height, round }),
       now: () => clockMs(this.w, node),
     });

@@ -4,7 +4,8 @@
  * that sees messages more than SYNC_GAP heights ahead from validators with more than a
  * third of the power (the real AheadClaims) asks a live peer (the first one rotating with
  * the height asked) for the blocks after its head, served from that peer's disk by the
- * real serveSync, checks them with the real checkSyncResponse, applies the good ones,
+ * real serveSync, checks them with the real checkSyncResponse and each block's VRF proof
+ * with the real checkSyncedProof before applying it, applies the good ones,
  * refuses a peer that sent a forged block for 60 s, and asks again until no peer has
  * more; then its consensus restarts at the new height. Requests and answers cross the
  * same faulty network; an unanswered request times out after SYNC_TIMEOUT_MS, the next
@@ -14,6 +15,7 @@
  * half of the answers it serves.
  */
 import {
+  checkSyncedProof,
   checkSyncResponse,
   decodeSyncRequest,
   decodeSyncResponse,
@@ -141,15 +143,22 @@ export class BlockSync {
     const { blocks, refused } = this.w.opts.unsafeSync
       ? { blocks: response.blocks, refused: null }
       : checkSyncResponse(this.w.genesis.chainId, this.w.validators, this.w.verifier, fromHeight, response);
+    let why = refused;
     for (const b of blocks) {
+      // The VRF proof against the chain the block extends, just before it is applied (bft.ts syncToHead).
+      const badProof = this.w.opts.unsafeSync ? null : checkSyncedProof(live.chain, this.w.vrfKeyOf, b, this.w.vrf);
+      if (badProof !== null) {
+        why = `block ${b.block.header.height}: ${badProof}`;
+        break;
+      }
       if (!this.#applySynced(node, live, b)) return;
       s.moved = true;
     }
-    if (refused !== null) {
+    if (why !== null) {
       this.w.sync.refused++;
-      if (!this.w.nodes[from].byzantine) this.w.check.violation('exception', `node ${node.index} refused a sync answer from honest node ${from}: ${refused}`);
+      if (!this.w.nodes[from].byzantine) this.w.check.violation('exception', `node ${node.index} refused a sync answer from honest node ${from}: ${why}`);
       live.syncPeers.refuse(String(from));
-      this.w.check.traceLine(`node ${node.index} refuses sync answer of ${from}: ${refused}`);
+      this.w.check.traceLine(`node ${node.index} refuses sync answer of ${from}: ${why}`);
       await this.start(node, live, s.moved);
       return;
     }

@@ -1,6 +1,7 @@
 /**
  * What the parts of a simulation run share (sim/cluster.ts builds it): the options,
- * the one seeded PRNG, the nodes, the validator set and verifier, the genesis, the
+ * the one seeded PRNG, the nodes, the validator set and verifier, the VRF and the
+ * validators' VRF keys, the genesis, the
  * clock, queue and network, the checker, and the counters the result reports. Also two
  * things every part asks of a node: the time on its (skewed) clock, and the block it
  * would propose.
@@ -8,6 +9,7 @@
 import type { ValidatedBlock } from '../src/chain/consensus-app';
 import { blockHash, encodeBlock, type Block } from '../src/codec/block';
 import type { TimeoutConfig } from '../src/consensus/params';
+import type { VrfKeyOf, VrfScheme } from '../src/consensus/proposer-vrf';
 import type { SignatureVerifier } from '../src/consensus/signer';
 import type { ValidatorSet } from '../src/consensus/validator-set';
 import type { Genesis } from '../src/genesis/types';
@@ -25,6 +27,9 @@ export interface SimWorld {
   readonly byAddress: ReadonlyMap<Address, number>;
   readonly validators: ValidatorSet;
   readonly verifier: SignatureVerifier;
+  /** The VRF of every node's proposer proofs (sim/fast-vrf.ts), and each validator's VRF public key. */
+  readonly vrf: VrfScheme;
+  readonly vrfKeyOf: VrfKeyOf;
   readonly genesis: Genesis;
   readonly genesisHash: Uint8Array;
   readonly timeouts: TimeoutConfig;
@@ -61,6 +66,6 @@ export function buildBlock(w: SimWorld, node: SimNode, live: LiveNode, height: n
     txs = txs.slice(0, keep);
     decoded = decoded.slice(0, keep);
   }
-  const block: Block = live.chain.buildBlock({ txs, decoded, timestampMs, proposer: node.address, round, lastCommit: live.lastCommit });
+  const block: Block = live.chain.buildBlock({ txs, decoded, timestampMs, proposer: node.address, round, lastCommit: live.lastCommit, vrfKey: node.vrfSecret });
   return { validated: { block, decoded, hash: blockHash(block.header) }, bytes: encodeBlock(block, consensus.maxBlockBytes) };
 }

@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import type { Commit } from '../../src/codec/block';
 import { blockHash, encodeBlock } from '../../src/codec/block';
 import { ChainConsensusApp } from '../../src/chain/consensus-app';
-import { AheadClaims, checkSyncResponse, claimAheadStatus, SYNC_BUDGET_MS, SYNC_GAP, SYNC_RETRY_MS, SyncPeers, type SyncAttempt } from '../../src/chain/sync';
+import { AheadClaims, checkSyncedProof, checkSyncResponse, claimAheadStatus, SYNC_BUDGET_MS, SYNC_GAP, SYNC_RETRY_MS, SyncPeers, type SyncAttempt } from '../../src/chain/sync';
 import { ConsensusCore, inputFromMessage, type ConsensusInput, type ConsensusOutput } from '../../src/consensus/core';
 import { checkEvidence, encodeEvidence, evidenceHash, evidenceHeight, evidenceOffender, type Evidence } from '../../src/consensus/evidence';
 import { encodeMessage, messageHeight, voteSigningHash, type Vote } from '../../src/consensus/messages';
@@ -67,6 +67,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
   let privvalFile: PrivValFile | undefined;
   let validators: ValidatorSet;
   let verifier: SignatureVerifier;
+  let vrfKey: Uint8Array | undefined;
   let verified: Map<string, Address> = new Map();
   let generation = 0;
   let lastCommit: Commit | null = null;
@@ -179,7 +180,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     if (height !== chain.height + 1) return null;
     const { consensus } = n.config.genesis;
     const batch = await n.actors.mempool.ask<Batch>((reply) => ({ type: 'batch', maxTxs: consensus.maxBlockTxs, maxBytes: consensus.maxBlockBytes, reply }));
-    const block = chain.buildBlock({ txs: batch.txs, decoded: batch.decoded, timestampMs: Date.now(), proposer: privval!.address, round, lastCommit });
+    const block = chain.buildBlock({ txs: batch.txs, decoded: batch.decoded, timestampMs: Date.now(), proposer: privval!.address, round, lastCommit, vrfKey: vrfKey! });
     const bytes = encodeBlock(block, consensus.maxBlockBytes);
     const hash = blockHash(block.header);
     app!.built({ block, decoded: batch.decoded, hash });
@@ -233,6 +234,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     app = new ChainConsensusApp(() => node().chain(), {
       validators,
       verifier,
+      vrfKeyOf: (v) => node().chain().vrfKeyOf(v),
       requestBlock: (height, round) => buildRequests.push({ height, round }),
       now: Date.now,
     });
@@ -281,15 +283,21 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
         for (const peer of attempt.unanswered) syncPeers.noAnswer(peer);
         const answer = attempt.answer;
         if (answer === null) break;
-        const { blocks, refused: why } = checkSyncResponse(chain.chainId, validators, verifier, from, answer.response);
+        const { blocks, refused } = checkSyncResponse(chain.chainId, validators, verifier, from, answer.response);
+        let why = refused;
         for (const b of blocks) {
+          const badProof = checkSyncedProof(n.chain(), n.chain().vrfKeyOf, b);
+          if (badProof !== null) {
+            why = `block ${b.block.header.height}: ${badProof}`;
+            break;
+          }
           await n.actors.chain.ask<BlockResult>((reply) => ({ type: 'commit', block: b.block, commit: b.commit, reply }), 60_000);
           blocksSynced++;
           moved = true;
         }
         if (why !== null) {
           syncPeers.refuse(answer.peer);
-          n.log.warn({ peer: answer.peer, why }, 'block sync: refused a peer that sent a block without a valid commit');
+          n.log.warn({ peer: answer.peer, why }, 'block sync: refused a peer that sent a block without a valid commit or VRF proof');
           continue;
         }
         if (answer.response.peerHead < from + blocks.length) break;
@@ -306,6 +314,8 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
       const n = node();
       const key = n.config.validatorKey;
       if (!key) throw new Error('the consensus actor needs a validator key');
+      vrfKey = n.config.vrfKey;
+      if (!vrfKey) throw new Error('the consensus actor needs a VRF key (it proves the seed of each block it proposes)');
       validators = ValidatorSet.fromGenesis(n.config.genesis.validators);
       aheadClaims = new AheadClaims(validators);
       verifier = knownKeyVerifier(n.config.genesis.validators);

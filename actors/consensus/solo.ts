@@ -2,7 +2,9 @@
  * Single-validator consensus: when this node holds more than 2/3 of the voting power
  * on its own (a one-validator devnet), each block is final as soon as it signs the
  * precommit. Every blockTimeMs it takes a batch from the mempool, builds the block,
- * signs, and hands it to the chain actor. The BFT engine replaces this when the
+ * signs, and hands it to the chain actor. Its blocks carry its VRF proof like any
+ * proposer's (decision 70), so a node that later syncs them checks them as it checks
+ * any block. The BFT engine replaces this when the
  * validator set has more than one member.
  */
 import { canonicalCommit, precommitSigningHash, blockHash, type Commit } from '../../src/codec/block';
@@ -35,6 +37,7 @@ export function soloProducerBehavior(node: () => NodeContext, self: () => { send
   return {
     async start() {
       const n = node();
+      if (!n.config.vrfKey) throw new Error('the block producer needs a VRF key (each block carries its proof)');
       const chain = n.chain();
       lastCommit = chain.height > 0 ? ((await chain.store.getCommit(chain.height)) ?? null) : null;
       nextAt = performance.now() + n.config.blockTimeMs;
@@ -44,6 +47,7 @@ export function soloProducerBehavior(node: () => NodeContext, self: () => { send
       const n = node();
       const { consensus } = n.config.genesis;
       const key = n.config.validatorKey!;
+      const vrfKey = n.config.vrfKey!;
       // A fixed cadence: the next slot is one block time after this one's, not after the work.
       nextAt = Math.max(nextAt + n.config.blockTimeMs, performance.now());
       try {
@@ -56,7 +60,7 @@ export function soloProducerBehavior(node: () => NodeContext, self: () => { send
         const chain = n.chain();
         const proposer = privateKeyToAddress(key);
         // The proposer's clock sets the time (contract [D-time-proposer]); it must move forward.
-        const block = chain.buildBlock({ txs, decoded, timestampMs: Date.now(), proposer, lastCommit });
+        const block = chain.buildBlock({ txs, decoded, timestampMs: Date.now(), proposer, lastCommit, vrfKey });
         const hash = blockHash(block.header);
         const signature = sign(precommitSigningHash(chain.chainId, block.header.height, 0, hash), key);
         const commit = canonicalCommit({ height: block.header.height, round: 0, blockHash: hash, signatures: [{ validator: proposer, signature }] });

@@ -6,15 +6,21 @@
  * equal the root stored for the head height, or the node refuses to start.
  * commit(): applies a finalized block and persists it in one batch; only after the
  * batch is written is the block "committed" for anyone waiting on it.
+ *
+ * The VRF seed of the proposer draw (src/consensus/proposer-vrf.ts) is not stored on its
+ * own: it is derived from the head header's proof, which the block hash commits to, at
+ * open and at each commit, so a restarted node and one that synced find the same seed.
  */
 import { blockHash as hashHeader, commitHash, type Block, type Commit } from '../codec/block';
 import type { Tx } from '../codec/tx';
+import { ECVRF, genesisSeed, seedOfProof, type VrfKeyOf } from '../consensus/proposer-vrf';
 import type { Genesis } from '../genesis/types';
 import { applyBlock, type BlockResult, type VerifiedCache } from '../state/apply';
 import { genesisState } from '../state/genesis';
 import { InvariantError, State } from '../state/state';
 import { ChainStore } from '../storage/db';
-import { bytesToHex, equalBytes } from '../util/bytes';
+import { validatorRecord } from '../state/validator-records';
+import { bytesToHex, equalBytes, hexToBytes, type Address } from '../util/bytes';
 import { buildNextBlock, type BlockInput, type ChainView } from './view';
 
 export interface ChainOptions {
@@ -38,6 +44,7 @@ export class Chain implements ChainView {
     private _lastBlockHash: Uint8Array,
     private _lastTimestampMs: number,
     private _stateRoot: Uint8Array,
+    private _seed: Uint8Array,
   ) {}
 
   static async open(opts: ChainOptions): Promise<Chain> {
@@ -48,7 +55,7 @@ export class Chain implements ChainView {
       if (!storedGenesis) {
         const { state, changes, root } = genesisState(opts.genesis, opts.genesisHash);
         await store.writeGenesis(opts.genesisHash, changes, root);
-        return new Chain(store, state, opts.genesis, opts.genesisHash, 0, opts.genesisHash, opts.genesis.genesisTimeMs, root);
+        return new Chain(store, state, opts.genesis, opts.genesisHash, 0, opts.genesisHash, opts.genesis.genesisTimeMs, root, genesisSeed(opts.genesisHash));
       }
       if (!equalBytes(storedGenesis, opts.genesisHash)) {
         throw new Error(
@@ -69,8 +76,10 @@ export class Chain implements ChainView {
       }
       const head = state.head();
       if (head.height !== height) throw new InvariantError(`state head ${head.height} differs from stored head ${height}`);
-      const lastHash = height === 0 ? opts.genesisHash : hashHeader((await store.getBlock(height))!.header);
-      return new Chain(store, state, opts.genesis, opts.genesisHash, height, lastHash, head.timestampMs, root);
+      const headHeader = height === 0 ? undefined : (await store.getBlock(height))!.header;
+      const lastHash = headHeader === undefined ? opts.genesisHash : hashHeader(headHeader);
+      const seed = headHeader === undefined ? genesisSeed(opts.genesisHash) : seedOfProof(ECVRF, headHeader.vrfProof);
+      return new Chain(store, state, opts.genesis, opts.genesisHash, height, lastHash, head.timestampMs, root, seed);
     } catch (err) {
       await store.close();
       throw err;
@@ -93,6 +102,16 @@ export class Chain implements ChainView {
   get chainId(): number {
     return this.genesis.chainId;
   }
+  /** The VRF seed after the head block: the next height's proposer draw. */
+  get seed(): Uint8Array {
+    return this._seed;
+  }
+
+  /** A validator's VRF public key, from its record (a genesis validator's included); null for an unknown address. */
+  vrfKeyOf: VrfKeyOf = (validator: Address) => {
+    const hex = validatorRecord(this.state, validator)?.vrfPubkey;
+    return hex === undefined ? null : hexToBytes(hex);
+  };
 
   /** Builds the header of the next block over the given transactions. */
   buildBlock(p: BlockInput): Block {
@@ -112,6 +131,8 @@ export class Chain implements ChainView {
     if (!equalBytes(h.lastCommitHash, commitHash(block.lastCommit))) {
       throw new InvariantError(`block ${h.height} last-commit hash mismatch`);
     }
+    // Consensus or block sync checked the proof; a proof that does not even decode here is a bug.
+    const seed = seedOfProof(ECVRF, h.vrfProof);
     const result = applyBlock(this.state, block, verified, decoded);
     onApplied?.(result);
     const write = this.store.commitBlock({ block, commit, ...result });
@@ -125,6 +146,7 @@ export class Chain implements ChainView {
     this._lastBlockHash = result.blockHash;
     this._lastTimestampMs = h.timestampMs;
     this._stateRoot = result.stateRoot;
+    this._seed = seed;
     return result;
   }
 

@@ -6,9 +6,10 @@
  *
  * A block is valid as the next one when it is canonical, extends our head (height,
  * parent hash, parent state root), its proposer is the one drawn for its round, its
- * transactions decode and match txRoot, it carries a verified commit of its parent, and
- * its time is after the parent's and not ahead of our clock by more than the drift
- * bound. Whether its time is recent enough is checked on a fresh proposal only
+ * transactions decode and match txRoot, it carries a verified commit of its parent, its
+ * VRF proof proves this height's alpha over our seed under the proposer's VRF key
+ * (src/consensus/proposer-vrf.ts, decision 70), and its time is after the parent's and
+ * not ahead of our clock by more than the drift bound. Whether its time is recent enough is checked on a fresh proposal only
  * (`isTimely`), as in CometBFT's proposer-based timestamps: a block re-proposed from an
  * earlier round must stay valid, or a lock on it could never be released.
  *
@@ -21,6 +22,7 @@ import { decodeTx, type Tx } from '../codec/tx';
 import { checkCommit } from '../consensus/commit';
 import type { ConsensusApp } from '../consensus/core';
 import type { Certificate, Proposal } from '../consensus/messages';
+import { checkProposerProof, ECVRF, type VrfKeyOf, type VrfScheme } from '../consensus/proposer-vrf';
 import type { SignatureVerifier } from '../consensus/signer';
 import type { ValidatorSet } from '../consensus/validator-set';
 import { bytesToHex, equalBytes } from '../util/bytes';
@@ -35,6 +37,10 @@ export interface ValidatedBlock {
 export interface ChainAppOptions {
   validators: ValidatorSet;
   verifier: SignatureVerifier;
+  /** The VRF public key of a proposer (genesis validators' and registered ones'). */
+  vrfKeyOf: VrfKeyOf;
+  /** The VRF (default ECVRF; the simulator's `--crypto fast` passes its stand-in). */
+  vrf?: VrfScheme;
   /** Asked when this node must propose: build a block for (height, round) and deliver it later. */
   requestBlock(height: number, round: number): void;
   /** Wall clock, ms (injectable for tests). */
@@ -102,6 +108,8 @@ export class ChainConsensusApp implements ConsensusApp {
       return null;
     }
     if (!equalBytes(merkleRoot(decoded.map((t) => t.hash)), h.txRoot)) return null;
+    // Last: the costliest check (an ECVRF verify is ~5 ms).
+    if (checkProposerProof(this.opts.vrf ?? ECVRF, this.opts.vrfKeyOf, h, chain.seed) !== null) return null;
     const v = { block, decoded, hash };
     this.validated.set(bytesToHex(hash), v);
     return v;
@@ -133,11 +141,11 @@ export class ChainConsensusApp implements ConsensusApp {
     return true;
   }
 
-  /** The draw of `height` is seeded by the previous block's hash (decision 47). */
+  /** The draw of `height` is seeded by the VRF seed after `height - 1` (decision 70). */
   proposerSeed(height: number): Uint8Array {
     const chain = this.chain();
     if (height !== chain.height + 1) throw new Error(`proposer seed of ${height} asked at head ${chain.height}`);
-    return chain.lastBlockHash;
+    return chain.seed;
   }
 
   certificate(height: number): Certificate | null {

@@ -8,6 +8,10 @@
  * does it wait on one: a peer that does not answer within SYNC_REQUEST_TIMEOUT_MS (it
  * stalls, is frozen, or breaks the stream) is passed over for SYNC_UNANSWERED_MS, and
  * one call asks peers for at most SYNC_BUDGET_MS in all (askPeersInTurn, SyncPeers).
+ * Each block's VRF proof is checked as consensus checks it (checkSyncedProof), just
+ * before the block is applied, against the chain it extends: its seed, and the VRF keys
+ * of its state, which knows a validator that registered in an earlier block of the
+ * same answer.
  *
  *   request:  u8 version | u64 fromHeight | u32 maxBlocks
  *   response: u8 version | u64 peerHead | u32 n | n × (bytes block | bytes commit)
@@ -16,10 +20,12 @@ import { Reader, Writer } from '../codec/binary';
 import { blockHash, decodeBlock, decodeCommit, encodeBlock, type Block, type Commit } from '../codec/block';
 import { checkCommit } from '../consensus/commit';
 import type { ConsensusMessage } from '../consensus/messages';
+import { checkProposerProof, ECVRF, type VrfKeyOf, type VrfScheme } from '../consensus/proposer-vrf';
 import type { SignatureVerifier } from '../consensus/signer';
 import type { ValidatorSet } from '../consensus/validator-set';
 import type { ChainStore } from '../storage/db';
 import type { Address } from '../util/bytes';
+import type { ChainView } from './view';
 
 const SYNC_VERSION = 1;
 /**
@@ -316,4 +322,15 @@ export function checkSyncedBlock(chainId: number, validators: ValidatorSet, veri
   if (b.block.header.height !== height) return `peer sent height ${b.block.header.height} for ${height}`;
   if (b.block.header.chainId !== chainId) return `block of chain ${b.block.header.chainId}`;
   return checkCommit(chainId, validators, verifier, height, blockHash(b.block.header), b.commit);
+}
+
+/**
+ * null when the synced block `b`, the next block on `view` (its commit already checked),
+ * carries a VRF proof of its height's alpha over `view`'s seed under its proposer's VRF
+ * key; otherwise why not. Called just before the block is applied, so `keyOf` reads the
+ * state the block extends.
+ */
+export function checkSyncedProof(view: Pick<ChainView, 'height' | 'seed'>, keyOf: VrfKeyOf, b: SyncedBlock, vrf: VrfScheme = ECVRF): string | null {
+  if (b.block.header.height !== view.height + 1) return `block ${b.block.header.height} does not follow head ${view.height}`;
+  return checkProposerProof(vrf, keyOf, b.block.header, view.seed);
 }

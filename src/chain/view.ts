@@ -5,6 +5,7 @@
  */
 import { commitHash, merkleRoot, type Block, type BlockHeader, type Commit } from '../codec/block';
 import { decodeTx, type Tx } from '../codec/tx';
+import { ECVRF, proveProposer, type VrfScheme } from '../consensus/proposer-vrf';
 import type { Genesis } from '../genesis/types';
 import type { Address } from '../util/bytes';
 
@@ -18,6 +19,12 @@ export interface ChainView {
   readonly lastTimestampMs: number;
   /** State root after the head block: the next header's parentStateRoot. */
   readonly stateRoot: Uint8Array;
+  /**
+   * The VRF seed after the head block (src/consensus/proposer-vrf.ts): derived from the
+   * head header's proof, or from the genesis hash at height 0. It seeds the next height's
+   * proposer draw and is what the next proposer proves over.
+   */
+  readonly seed: Uint8Array;
 }
 
 export interface BlockInput {
@@ -28,9 +35,13 @@ export interface BlockInput {
   proposer: Address;
   round?: number;
   lastCommit: Commit | null;
+  /** The proposer's VRF secret key (a 32-byte seed): the block carries its proof over the head's seed. */
+  vrfKey: Uint8Array;
+  /** The VRF (default ECVRF; the simulator's `--crypto fast` passes its stand-in). */
+  vrf?: VrfScheme;
 }
 
-/** The next block over the given transactions on top of `view`'s head; its time is after the head's. */
+/** The next block over the given transactions on top of `view`'s head; its time is after the head's, its VRF proof over the head's seed. */
 export function buildNextBlock(view: ChainView, p: BlockInput): Block {
   const maxTx = view.genesis.consensus.maxTxBytes;
   const hashes = p.decoded ? p.decoded.map((t) => t.hash) : p.txs.map((t) => decodeTx(t, maxTx).hash);
@@ -42,6 +53,7 @@ export function buildNextBlock(view: ChainView, p: BlockInput): Block {
     parentHash: view.lastBlockHash,
     parentStateRoot: view.stateRoot,
     proposer: p.proposer,
+    vrfProof: proveProposer(p.vrf ?? ECVRF, p.vrfKey, view.chainId, view.height + 1, view.seed),
     txRoot: merkleRoot(hashes),
     txCount: p.txs.length,
     lastCommitHash: commitHash(p.lastCommit),

@@ -48,17 +48,18 @@ const START_FLAGS = {
   fsync: { type: 'bool', default: true, help: 'fsync every block (--no-fsync to trade durability for speed)' },
 } satisfies FlagSpec;
 
-function validatorKey(keysPath: string, g: Genesis, index: number): Uint8Array | undefined {
+/** The devnet validator's ECDSA and VRF secret keys, from the public devnet keys file; undefined for a follower node. */
+function validatorKey(keysPath: string, g: Genesis, index: number): { ecdsa: Uint8Array; vrf: Uint8Array } | undefined {
   const v = g.validators[index - 1];
   if (!v) throw new Error(`--validator-index ${index}: the genesis has ${g.validators.length} validators`);
-  let file: { validators: { address: string; ecdsaPrivateKey: string }[] };
+  let file: { validators: { address: string; ecdsaPrivateKey: string; vrfPrivateKey: string }[] };
   try {
     file = JSON.parse(readFileSync(keysPath, 'utf8'));
   } catch {
     return undefined; // not a validator of this network: a follower node
   }
   const k = file.validators.find((x) => x.address.toLowerCase() === v.address);
-  return k ? hexToBytes(k.ecdsaPrivateKey) : undefined;
+  return k ? { ecdsa: hexToBytes(k.ecdsaPrivateKey), vrf: hexToBytes(k.vrfPrivateKey) } : undefined;
 }
 
 async function start(argv: string[]): Promise<void> {
@@ -81,7 +82,8 @@ async function start(argv: string[]): Promise<void> {
   for (const fault of ['equivocate', 'faulty-sync', 'stall-sync', 'claim-ahead'] as const) {
     if (f[fault] && genesis.network !== 'devnet') throw new Error(`--${fault} is a devnet-only fault injection`);
   }
-  const key = genesis.network === 'devnet' ? validatorKey(f.keys, genesis, index) : undefined;
+  const keys = genesis.network === 'devnet' ? validatorKey(f.keys, genesis, index) : undefined;
+  const key = keys?.ecdsa;
   const log = createLogger({ level: f['log-level'], name: `${genesis.network}-v${index}` });
   const node = new Node(
     {
@@ -89,6 +91,7 @@ async function start(argv: string[]): Promise<void> {
       genesis,
       genesisHash: hash,
       validatorKey: key,
+      vrfKey: keys?.vrf,
       p2p: multi ? await p2pConfig(genesis, index, f['p2p-host'], f['p2p-port'], f.bootstrap) : undefined,
       faults: { equivocateWithKey: f.equivocate ? key : undefined, forgeSyncBlocks: f['faulty-sync'], stallSync: f['stall-sync'], claimAhead: f['claim-ahead'] },
       api: { host: f.host, port: f.port },

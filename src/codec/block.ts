@@ -2,14 +2,20 @@
  * Blocks, headers and commits. The block hash is keccak256 of the encoded header;
  * the header commits to the transactions (txRoot) and to the state reached after the
  * parent block (parentStateRoot), so a node whose state diverged stops at the next
- * block instead of serving wrong balances.
+ * block instead of serving wrong balances, and carries the proposer's VRF proof, whose
+ * output seeds the next height's proposer draw (src/consensus/proposer-vrf.ts).
+ *
+ * Version 2 added `vrfProof` (decision 70): a data folder written by a version-1 node
+ * does not open (its blocks do not decode).
  */
 import { keccak256 } from '../crypto/keccak';
 import type { Address } from '../util/bytes';
 import { concatBytes } from '../util/bytes';
 import { CodecError, Reader, Writer } from './binary';
 
-export const BLOCK_VERSION = 1;
+export const BLOCK_VERSION = 2;
+/** ECVRF-EDWARDS25519-SHA512-TAI proof length (RFC 9381 §5.5: Gamma 32, c 16, s 32). */
+export const VRF_PROOF_LENGTH = 80;
 export const ZERO_HASH = new Uint8Array(32);
 
 export interface BlockHeader {
@@ -23,6 +29,11 @@ export interface BlockHeader {
   /** State root after the parent block was applied. */
   parentStateRoot: Uint8Array;
   proposer: Address;
+  /**
+   * The proposer's ECVRF proof (80 bytes) over this height's alpha, which binds the chain
+   * id, the height and the previous block's seed; its output is this block's seed.
+   */
+  vrfProof: Uint8Array;
   txRoot: Uint8Array;
   txCount: number;
   /** Hash of the commit for the parent block carried in this block (zero for height 1). */
@@ -52,7 +63,7 @@ export interface Block {
 }
 
 export function encodeHeader(h: BlockHeader): Uint8Array {
-  return new Writer(256)
+  return new Writer(352)
     .u8(BLOCK_VERSION)
     .u32(h.chainId)
     .u64(h.height)
@@ -61,6 +72,7 @@ export function encodeHeader(h: BlockHeader): Uint8Array {
     .fixed(h.parentHash, 32)
     .fixed(h.parentStateRoot, 32)
     .address(h.proposer)
+    .fixed(h.vrfProof, VRF_PROOF_LENGTH)
     .fixed(h.txRoot, 32)
     .u32(h.txCount)
     .fixed(h.lastCommitHash, 32)
@@ -78,6 +90,7 @@ function readHeader(r: Reader): BlockHeader {
     parentHash: r.fixed(32),
     parentStateRoot: r.fixed(32),
     proposer: r.address(),
+    vrfProof: r.fixed(VRF_PROOF_LENGTH),
     txRoot: r.fixed(32),
     txCount: r.u32(),
     lastCommitHash: r.fixed(32),

@@ -67,7 +67,7 @@ export interface ConsensusApp {
   proposeBlock(height: number, round: number): { hash: Uint8Array; bytes: Uint8Array } | null;
   /** The block's hash when it is a valid next block on the last committed state, else null. */
   validateBlock(bytes: Uint8Array): Uint8Array | null;
-  /** Seed of the proposer draw of `height` (the previous block's VRF output); default 32 zero bytes. */
+  /** Seed of the proposer draw of `height` (the VRF seed after `height - 1`, decision 70); default 32 zero bytes. */
   proposerSeed?(height: number): Uint8Array;
   /** The committed block of an earlier height with its commit, for peers that lag behind. */
   certificate?(height: number): Certificate | null;

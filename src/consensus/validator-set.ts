@@ -14,8 +14,9 @@
  * strictly more than 1/3 (`3·p > T`): at least one honest validator is in that round.
  *
  * Proposer selection (documented in docs/consensus.md): per height, a weighted
- * shuffle. From `seed` (the previous block's VRF output once that exists; any 32 bytes
- * today) and the height, draw validators without replacement, each draw picking
+ * shuffle. From `seed` (on the chain, the seed after the previous block: derived from
+ * that block's ECVRF output, src/consensus/proposer-vrf.ts, decision 70; here any bytes)
+ * and the height, draw validators without replacement, each draw picking
  * validator v with probability power(v) / (power left). Draw i uses
  *   x_i = keccak256("exchange-chain/proposer/v1" | seed | u64 height | u32 i) as a
  *   256-bit big-endian integer, target = x_i mod (power left),
@@ -148,7 +149,7 @@ export class ValidatorSet {
    * The draw of (height, seed), as far as it has gone: each position of the order costs a
    * hash and a bigint division, and most heights only ever ask for round 0's proposer,
    * so positions are drawn when first asked for. The same seed array as the last call
-   * (the chain's last block hash, for a whole height) skips the key's hex encoding.
+   * (the chain's current VRF seed, for a whole height) skips the key's hex encoding.
    */
   #drawFor(height: number, seed: Uint8Array): ProposerDraw {
     const last = this.#lastDraw;

@@ -5,7 +5,8 @@
  * A validator holding a 32-byte Ed25519 seed proves, for an input alpha, an 80-byte
  * proof pi = Gamma ‖ c ‖ s; anyone holding its 32-byte public key checks pi and gets the
  * 64-byte output beta, which nobody could have predicted before pi and which the prover
- * could not choose. The proposer draw (issue 20) will use beta as the chain's seed.
+ * could not choose. The proposer draw seeds itself from beta (src/consensus/proposer-vrf.ts,
+ * decision 70).
  *
  * The RFC's steps, each in the function named after it:
  *   prove §5.1, proof_to_hash §5.2, verify §5.3 (validate_key = TRUE, §5.4.5),

@@ -8,15 +8,17 @@ import { Chain } from '../../src/chain/chain';
 import { ChainConsensusApp } from '../../src/chain/consensus-app';
 import { voteSigningHash } from '../../src/consensus/messages';
 import { Secp256k1Signer, secp256k1Verifier } from '../../src/consensus/signer';
+import { ECVRF, genesisSeed, proveProposer, seedOfProof } from '../../src/consensus/proposer-vrf';
 import { ValidatorSet } from '../../src/consensus/validator-set';
 import { encodeTx, TxKind } from '../../src/codec/tx';
 import { signFaucet } from '../../src/codec/txs/faucet';
 import { hexToBytes } from '../../src/util/bytes';
-import { DEVNET_KEYS, devnetGenesis, tempDir } from '../helpers/devnet';
+import { DEVNET_KEYS, devnetGenesis, devnetVrfKey, tempDir } from '../helpers/devnet';
 
 const { genesis, hash: gHash } = devnetGenesis(6);
 const validators = ValidatorSet.fromGenesis(genesis.validators);
 const signers = new Map(DEVNET_KEYS.validators.slice(0, 6).map((v) => [v.address.toLowerCase(), new Secp256k1Signer(hexToBytes(v.ecdsaPrivateKey))]));
+const vrfKeys = new Map(DEVNET_KEYS.validators.slice(0, 6).map((v, i) => [v.address.toLowerCase(), devnetVrfKey(i)]));
 const dir = tempDir('exchain-capp-');
 let chain: Chain;
 let now = 0;
@@ -25,7 +27,7 @@ let app: ChainConsensusApp;
 beforeAll(async () => {
   chain = await Chain.open({ dataDir: dir.path, genesis, genesisHash: gHash, syncWrites: false });
   now = Date.now();
-  app = new ChainConsensusApp(() => chain, { validators, verifier: secp256k1Verifier, requestBlock: () => undefined, now: () => now });
+  app = new ChainConsensusApp(() => chain, { validators, verifier: secp256k1Verifier, vrfKeyOf: chain.vrfKeyOf, requestBlock: () => undefined, now: () => now });
 });
 afterAll(async () => {
   await chain.close();
@@ -42,10 +44,11 @@ function commitFor(block: Block, signerCount: number): Commit {
   return canonicalCommit({ height: h.height, round: 0, blockHash: hash, signatures: sigs });
 }
 
-function next(over: { lastCommit?: Commit | null; round?: number; proposer?: `0x${string}`; txs?: Uint8Array[]; timestampMs?: number } = {}): Block {
+function next(over: { lastCommit?: Commit | null; round?: number; proposer?: `0x${string}`; txs?: Uint8Array[]; timestampMs?: number; vrfKey?: Uint8Array } = {}): Block {
   const round = over.round ?? 0;
-  const proposer = over.proposer ?? validators.proposer(chain.height + 1, round, chain.lastBlockHash).address;
-  return chain.buildBlock({ txs: over.txs ?? [], timestampMs: over.timestampMs ?? now, proposer, round, lastCommit: over.lastCommit ?? null });
+  const proposer = over.proposer ?? validators.proposer(chain.height + 1, round, chain.seed).address;
+  const vrfKey = over.vrfKey ?? vrfKeys.get(proposer)!;
+  return chain.buildBlock({ txs: over.txs ?? [], timestampMs: over.timestampMs ?? now, proposer, round, lastCommit: over.lastCommit ?? null, vrfKey });
 }
 
 describe('ChainConsensusApp.validate', () => {
@@ -53,7 +56,7 @@ describe('ChainConsensusApp.validate', () => {
     const good = next();
     expect(app.validate(encodeBlock(good))?.hash).toEqual(blockHash(good.header));
     // Proposer of another round or a stranger.
-    const otherRound = validators.proposer(1, 1, chain.lastBlockHash).address;
+    const otherRound = validators.proposer(1, 1, chain.seed).address;
     const wrongProposer = validators.validators.find((v) => v.address !== good.header.proposer && v.address !== otherRound)!.address;
     expect(app.validate(encodeBlock(next({ proposer: wrongProposer })))).toBeNull();
     // Height 1 carries no last commit.
@@ -72,11 +75,35 @@ describe('ChainConsensusApp.validate', () => {
     expect(app.validate(encodeBlock({ ...good, header: { ...good.header, parentHash: new Uint8Array(32).fill(7) } }))).toBeNull();
   });
 
+  it("refuses a block whose VRF proof is bad, by another validator's key, over another seed or missing; the draw is seeded by the VRF seed", () => {
+    expect(chain.height).toBe(0);
+    expect(app.proposerSeed(1)).toEqual(genesisSeed(gHash));
+    const good = next();
+    const h = good.header;
+    const withProof = (vrfProof: Uint8Array) => encodeBlock({ ...good, header: { ...h, vrfProof } });
+    expect(app.validate(withProof(h.vrfProof))).not.toBeNull();
+    const flipped = h.vrfProof.slice();
+    flipped[50] ^= 1;
+    expect(app.validate(withProof(flipped))).toBeNull();
+    const other = validators.validators.find((v) => v.address !== h.proposer)!.address;
+    expect(app.validate(withProof(proveProposer(ECVRF, vrfKeys.get(other)!, genesis.chainId, 1, chain.seed)))).toBeNull();
+    // The right key over the wrong seed: the genesis hash (the draw's old seed), or the next height's alpha.
+    expect(app.validate(withProof(proveProposer(ECVRF, vrfKeys.get(h.proposer)!, genesis.chainId, 1, gHash)))).toBeNull();
+    expect(app.validate(withProof(proveProposer(ECVRF, vrfKeys.get(h.proposer)!, genesis.chainId, 2, chain.seed)))).toBeNull();
+    expect(app.validate(withProof(new Uint8Array(80)))).toBeNull();
+    // Built with another validator's VRF key by the drawn proposer.
+    expect(app.validate(encodeBlock(next({ vrfKey: vrfKeys.get(other)! })))).toBeNull();
+    // The next seed is the good block's proof's.
+    expect(seedOfProof(ECVRF, h.vrfProof)).not.toEqual(chain.seed);
+  });
+
   it('block 2 must carry a valid commit of block 1 (2/3 of the power or more, signatures checked)', async () => {
     const b1 = next();
     const c1 = commitFor(b1, 5);
     await chain.commit(b1, c1);
     app.committed(1, encodeBlock(b1), c1);
+    expect(chain.seed).toEqual(seedOfProof(ECVRF, b1.header.vrfProof));
+    expect(app.proposerSeed(2)).toEqual(chain.seed);
     now += 10;
     expect(app.validate(encodeBlock(next({ lastCommit: c1 })))).not.toBeNull();
     expect(app.validate(encodeBlock(next({ lastCommit: null })))).toBeNull();

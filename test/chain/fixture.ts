@@ -9,7 +9,7 @@ import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
 import { signFaucet } from '../../src/codec/txs/faucet';
 import { Chain } from '../../src/chain/chain';
 import { hexToBytes } from '../../src/util/bytes';
-import { DEVNET_KEYS, devnetGenesis, tempDir } from '../helpers/devnet';
+import { DEVNET_KEYS, devnetGenesis, devnetVrfKey, tempDir } from '../helpers/devnet';
 
 export const { genesis, hash } = devnetGenesis(1);
 const proposer = DEVNET_KEYS.validators[0].address;
@@ -37,7 +37,7 @@ export function useTempChains(prefix: string): { open(txs: Tx[]): Promise<{ chai
       dirs.push(dir);
       const chain = await Chain.open({ dataDir: dir.path, genesis, genesisHash: hash, syncWrites: false });
       chains.push(chain);
-      const block = chain.buildBlock({ txs: txs.map((t) => t.bytes), timestampMs: genesis.genesisTimeMs + 1_000, proposer, lastCommit: null });
+      const block = chain.buildBlock({ txs: txs.map((t) => t.bytes), timestampMs: genesis.genesisTimeMs + 1_000, proposer, lastCommit: null, vrfKey: devnetVrfKey(0) });
       return { chain, block };
     },
   };

@@ -6,6 +6,7 @@ import {
   AheadClaims,
   askPeersInTurn,
   checkSyncedBlock,
+  checkSyncedProof,
   checkSyncResponse,
   decodeSyncRequest,
   decodeSyncResponse,
@@ -20,13 +21,15 @@ import {
 } from '../../src/chain/sync';
 import { voteSigningHash } from '../../src/consensus/messages';
 import { Secp256k1Signer, secp256k1Verifier } from '../../src/consensus/signer';
+import { ECVRF, genesisSeed, proveProposer } from '../../src/consensus/proposer-vrf';
 import { ValidatorSet } from '../../src/consensus/validator-set';
 import { hexToBytes } from '../../src/util/bytes';
-import { DEVNET_KEYS, devnetGenesis, tempDir } from '../helpers/devnet';
+import { DEVNET_KEYS, devnetGenesis, devnetVrfKey, tempDir } from '../helpers/devnet';
 
 const { genesis, hash: gHash } = devnetGenesis(6);
 const validators = ValidatorSet.fromGenesis(genesis.validators);
 const signers = DEVNET_KEYS.validators.slice(0, 6).map((v) => new Secp256k1Signer(hexToBytes(v.ecdsaPrivateKey)));
+const vrfKeyOfValidator = (address: string) => devnetVrfKey(DEVNET_KEYS.validators.findIndex((v) => v.address.toLowerCase() === address));
 const dir = tempDir('exchain-sync-');
 let chain: Chain;
 
@@ -44,8 +47,8 @@ beforeAll(async () => {
   chain = await Chain.open({ dataDir: dir.path, genesis, genesisHash: gHash, syncWrites: false });
   let last: Commit | null = null;
   for (let h = 1; h <= 5; h++) {
-    const proposer = validators.proposer(h, 0, chain.lastBlockHash).address;
-    const b = chain.buildBlock({ txs: [], timestampMs: genesis.genesisTimeMs + h * 1000, proposer, lastCommit: last });
+    const proposer = validators.proposer(h, 0, chain.seed).address;
+    const b = chain.buildBlock({ txs: [], timestampMs: genesis.genesisTimeMs + h * 1000, proposer, lastCommit: last, vrfKey: vrfKeyOfValidator(proposer) });
     last = commitFor(b, 5);
     await chain.commit(b, last);
   }
@@ -170,6 +173,53 @@ describe('block sync', () => {
       expect(peers.excluded().size).toBe(0);
       expect({ refused: peers.refused, unanswered: peers.unanswered }).toEqual({ refused: 1, unanswered: 2 });
     });
+  });
+
+  it("checks each synced block's VRF proof against the chain it extends; the follower's seeds are the producer's, and a reopened follower goes on", async () => {
+    const max = genesis.consensus.maxBlockBytes;
+    const res = decodeSyncResponse(await serveSync(chain.store, chain.height, { fromHeight: 1, maxBlocks: 5 }), max);
+    const followerDir = tempDir('exchain-sync-follower-');
+    let follower = await Chain.open({ dataDir: followerDir.path, genesis, genesisHash: gHash, syncWrites: false });
+    try {
+      expect(follower.seed).toEqual(genesisSeed(gHash));
+      const seeds: Uint8Array[] = [];
+      for (const b of res.blocks.slice(0, 3)) {
+        const h = b.block.header.height;
+        // Refused: a flipped bit, another validator's proof under this proposer's name, a
+        // proof over the wrong seed (the block hash, the draw's old seed), a zero proof.
+        const flipped = b.block.header.vrfProof.slice();
+        flipped[0] ^= 1;
+        const other = genesis.validators.find((v) => v.address !== b.block.header.proposer)!.address;
+        const bad = [
+          flipped,
+          proveProposer(ECVRF, vrfKeyOfValidator(other), genesis.chainId, h, follower.seed),
+          proveProposer(ECVRF, vrfKeyOfValidator(b.block.header.proposer), genesis.chainId, h, follower.lastBlockHash),
+          new Uint8Array(80),
+        ];
+        for (const vrfProof of bad) {
+          expect(checkSyncedProof(follower, follower.vrfKeyOf, { ...b, block: { ...b.block, header: { ...b.block.header, vrfProof } } })).toMatch(/does not verify/);
+        }
+        expect(checkSyncedProof(follower, follower.vrfKeyOf, b)).toBeNull();
+        await follower.commit(b.block, b.commit);
+        seeds.push(follower.seed);
+      }
+      // A block checked against a chain it does not extend.
+      expect(checkSyncedProof(follower, follower.vrfKeyOf, res.blocks[4])).toMatch(/does not follow head 3/);
+      // Restart: the seed comes back from the head header, and the chain goes on from it.
+      await follower.close();
+      follower = await Chain.open({ dataDir: followerDir.path, genesis, genesisHash: gHash, syncWrites: false });
+      expect(follower.height).toBe(3);
+      expect(follower.seed).toEqual(seeds[2]);
+      for (const b of res.blocks.slice(3)) {
+        expect(checkSyncedProof(follower, follower.vrfKeyOf, b)).toBeNull();
+        await follower.commit(b.block, b.commit);
+      }
+      expect(follower.seed).toEqual(chain.seed);
+      expect(follower.lastBlockHash).toEqual(chain.lastBlockHash);
+    } finally {
+      await follower.close();
+      followerDir.remove();
+    }
   });
 
   it('says the node is behind only when validators with more than a third of the power are ahead', () => {

@@ -1,12 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  BLOCK_VERSION,
   blockHash,
   canonicalCommit,
   decodeBlock,
   decodeCommit,
+  decodeHeader,
   encodeBlock,
   encodeCommit,
+  encodeHeader,
   merkleRoot,
   ZERO_HASH,
   type Block,
@@ -26,6 +29,7 @@ const blockArb = fc
     parentHash: hash32,
     parentStateRoot: hash32,
     proposer: address,
+    vrfProof: fc.uint8Array({ minLength: 80, maxLength: 80 }),
     txs: fc.array(fc.uint8Array({ minLength: 1, maxLength: 64 }), { maxLength: 8 }),
     sigs: fc.uniqueArray(address, { maxLength: 6 }),
   })
@@ -62,6 +66,20 @@ describe('block codec', () => {
       }),
       { numRuns: 50 },
     );
+  });
+
+  it("the proposer's VRF proof is 80 bytes of the header, in its hash; a header without one does not encode, a version-1 header does not decode", () => {
+    const b = fc.sample(blockArb, { numRuns: 1, seed: 3 })[0];
+    const other = b.header.vrfProof.slice();
+    other[79] ^= 1;
+    expect(blockHash({ ...b.header, vrfProof: other })).not.toEqual(blockHash(b.header));
+    expect(encodeHeader(b.header).length).toBe(encodeHeader({ ...b.header, vrfProof: other }).length);
+    expect(() => encodeHeader({ ...b.header, vrfProof: new Uint8Array(0) })).toThrow(/80 bytes/);
+    expect(() => encodeHeader({ ...b.header, vrfProof: new Uint8Array(79) })).toThrow(/80 bytes/);
+    expect(BLOCK_VERSION).toBe(2);
+    const v1 = encodeHeader(b.header);
+    v1[0] = 1;
+    expect(() => decodeHeader(v1)).toThrow(/version 1/);
   });
 
   it('rejects a commit whose signatures are unsorted or duplicated', () => {

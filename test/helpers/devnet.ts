@@ -13,10 +13,15 @@ import { createLogger } from '../../src/util/log';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const DEVNET_KEYS = JSON.parse(readFileSync(join(ROOT, 'genesis/devnet-keys.json'), 'utf8')) as {
-  validators: { address: `0x${string}`; ecdsaPrivateKey: `0x${string}` }[];
+  validators: { address: `0x${string}`; ecdsaPrivateKey: `0x${string}`; vrfPrivateKey: `0x${string}` }[];
   accounts: { address: `0x${string}`; privateKey: `0x${string}` }[];
   faucet: { address: `0x${string}`; privateKey: `0x${string}` };
 };
+
+/** Devnet validator `index`'s VRF secret key (32 bytes): what its blocks' proofs are made with. */
+export function devnetVrfKey(index = 0): Uint8Array {
+  return hexToBytes(DEVNET_KEYS.validators[index].vrfPrivateKey);
+}
 
 export function devnetGenesis(validators = 1): { genesis: Genesis; hash: Uint8Array } {
   const genesis = trimValidators(loadGenesisFile(join(ROOT, 'genesis/devnet.json')), validators);
@@ -35,6 +40,7 @@ export function nodeConfig(dataDir: string, overrides: Partial<NodeConfig> = {})
     genesis,
     genesisHash: hash,
     validatorKey: hexToBytes(DEVNET_KEYS.validators[0].ecdsaPrivateKey),
+    vrfKey: devnetVrfKey(0),
     api: { host: '127.0.0.1', port: 0 },
     blockTimeMs: genesis.consensus.blockTimeMs,
     syncWrites: true,

@@ -59,6 +59,7 @@ export function applyAt(state: State, txs: Tx[], timestampMs: number): BlockResu
       txRoot: merkleRoot(txs.map((t) => t.hash)),
       txCount: txs.length,
       lastCommitHash: new Uint8Array(32),
+      vrfProof: new Uint8Array(80), // execution does not read it (consensus checks it)
     },
     lastCommit: null,
     txs: txs.map((t) => t.bytes),

@@ -21,7 +21,7 @@ import { genesisHash, loadGenesisFile } from '../../src/genesis/load';
 // The devnet genesis and keys, loaded without the node (this module also serves the bench).
 const ROOT = join(import.meta.dirname, '..', '..');
 const DEVNET_KEYS = JSON.parse(readFileSync(join(ROOT, 'genesis/devnet-keys.json'), 'utf8')) as {
-  validators: { address: `0x${string}` }[];
+  validators: { address: `0x${string}`; vrfPrivateKey: `0x${string}` }[];
   accounts: { privateKey: `0x${string}` }[];
 };
 export const genesis = trimValidators(loadGenesisFile(join(ROOT, 'genesis/devnet.json')), 1);
@@ -34,6 +34,7 @@ function tempDir(prefix: string): { path: string; remove(): void } {
 
 export const chainId = genesis.chainId;
 const proposer = DEVNET_KEYS.validators[0].address;
+const vrfKey = hexToBytes(DEVNET_KEYS.validators[0].vrfPrivateKey);
 const commitOf = (b: Block) => canonicalCommit({ height: b.header.height, round: 0, blockHash: new Uint8Array(32), signatures: [] });
 
 export interface Key {
@@ -126,7 +127,7 @@ export class Harness {
 
   /** Commits one block at `atMs` (default: 22 ms after the head) and returns its receipts. */
   async block(list: Tx[], atMs = this.timeMs + 22, verified?: VerifiedCache): Promise<Receipt[]> {
-    const block = this.chain.buildBlock({ txs: list.map((t) => t.bytes), decoded: list, timestampMs: atMs, proposer, lastCommit: null });
+    const block = this.chain.buildBlock({ txs: list.map((t) => t.bytes), decoded: list, timestampMs: atMs, proposer, lastCommit: null, vrfKey });
     const result = await this.chain.commit(block, commitOf(block), verified, list);
     this.timeMs = block.header.timestampMs;
     return result.receipts;

@@ -11,11 +11,12 @@ import { signFaucet } from '../../src/codec/txs/faucet';
 import { Chain } from '../../src/chain/chain';
 import { InvariantError } from '../../src/state/state';
 import { bytesToHex, hexToBytes, type Address } from '../../src/util/bytes';
-import { DEVNET_KEYS, devnetGenesis, tempDir } from '../helpers/devnet';
+import { DEVNET_KEYS, devnetGenesis, devnetVrfKey, tempDir } from '../helpers/devnet';
 
 const { genesis, hash } = devnetGenesis(1);
 const faucetKey = hexToBytes(DEVNET_KEYS.faucet.privateKey);
 const proposer = DEVNET_KEYS.validators[0].address;
+const vrfKey = devnetVrfKey(0);
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -62,7 +63,7 @@ describe('deterministic state transition', () => {
     for (const txSpecs of stream) {
       const txs = txSpecs.map((t) => faucetTx(t.to, t.usdc, t.nonce, t.foreign ? hexToBytes(DEVNET_KEYS.accounts[9].privateKey) : faucetKey));
       time += 22;
-      const block = a.chain.buildBlock({ txs, timestampMs: time, proposer, lastCommit: null });
+      const block = a.chain.buildBlock({ txs, timestampMs: time, proposer, lastCommit: null, vrfKey });
       const ra = await a.chain.commit(block, fakeCommit(block));
       const rb = await b.chain.commit(block, fakeCommit(block));
       failures += ra.receipts.filter((r) => r.status === 'failed').length;
@@ -87,14 +88,14 @@ describe('deterministic state transition', () => {
     const to = DEVNET_KEYS.accounts[1].address;
     const before = chain.state.account(to);
     const over = genesis.faucet!.maxUsdcPerAddress + 1n;
-    let block = chain.buildBlock({ txs: [faucetTx(to, over, 7n)], timestampMs: genesis.genesisTimeMs + 1, proposer, lastCommit: null });
+    let block = chain.buildBlock({ txs: [faucetTx(to, over, 7n)], timestampMs: genesis.genesisTimeMs + 1, proposer, lastCommit: null, vrfKey });
     let r = await chain.commit(block, fakeCommit(block));
     expect(r.receipts[0]).toMatchObject({ status: 'failed', code: 'INVALID_AMOUNT' });
     expect(chain.state.account(to)).toEqual(before);
     expect(chain.state.faucetClaims.get(to)).toBeUndefined();
     expect(chain.state.nonces.get(DEVNET_KEYS.faucet.address)).toEqual([7n]);
 
-    block = chain.buildBlock({ txs: [faucetTx(to, 5n, 8n), faucetTx(to, 6n, 8n)], timestampMs: genesis.genesisTimeMs + 2, proposer, lastCommit: null });
+    block = chain.buildBlock({ txs: [faucetTx(to, 5n, 8n), faucetTx(to, 6n, 8n)], timestampMs: genesis.genesisTimeMs + 2, proposer, lastCommit: null, vrfKey });
     r = await chain.commit(block, fakeCommit(block));
     expect(r.receipts.map((x) => x.status)).toEqual(['ok', 'failed']);
     expect(r.receipts[1].code).toBe('NONCE_USED');
@@ -105,11 +106,11 @@ describe('deterministic state transition', () => {
     const a = await openChain();
     const b = await openChain();
     // A diverges: it applies a block B never sees.
-    const block1 = a.chain.buildBlock({ txs: [faucetTx(DEVNET_KEYS.accounts[2].address, 1n, 1n)], timestampMs: genesis.genesisTimeMs + 1, proposer, lastCommit: null });
+    const block1 = a.chain.buildBlock({ txs: [faucetTx(DEVNET_KEYS.accounts[2].address, 1n, 1n)], timestampMs: genesis.genesisTimeMs + 1, proposer, lastCommit: null, vrfKey });
     await a.chain.commit(block1, fakeCommit(block1));
-    const block1b = b.chain.buildBlock({ txs: [], timestampMs: genesis.genesisTimeMs + 1, proposer, lastCommit: null });
+    const block1b = b.chain.buildBlock({ txs: [], timestampMs: genesis.genesisTimeMs + 1, proposer, lastCommit: null, vrfKey });
     await b.chain.commit(block1b, fakeCommit(block1b));
-    const block2 = a.chain.buildBlock({ txs: [], timestampMs: genesis.genesisTimeMs + 2, proposer, lastCommit: null });
+    const block2 = a.chain.buildBlock({ txs: [], timestampMs: genesis.genesisTimeMs + 2, proposer, lastCommit: null, vrfKey });
     // Same height, but B's parent is block1b: rejected before any state is touched.
     await expect(b.chain.commit(block2, fakeCommit(block2))).rejects.toThrow(InvariantError);
     const forged = { ...block2, header: { ...block2.header, parentHash: b.chain.lastBlockHash } };
