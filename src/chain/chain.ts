@@ -6,6 +6,8 @@
  * equal the root stored for the head height, or the node refuses to start.
  * commit(): applies a finalized block and persists it in one batch; only after the
  * batch is written is the block "committed" for anyone waiting on it.
+ * validatorsAt(): the validator set that signs the next height (from the state) and the
+ * one that signed the head (kept with the head: src/chain/validator-sets.ts).
  */
 import { blockHash as hashHeader, commitHash, type Block, type Commit } from '../codec/block';
 import type { Tx } from '../codec/tx';
@@ -13,8 +15,11 @@ import type { Genesis } from '../genesis/types';
 import { applyBlock, type BlockResult, type VerifiedCache } from '../state/apply';
 import { genesisState } from '../state/genesis';
 import { InvariantError, State } from '../state/state';
+import { activeValidators } from '../state/validators';
+import type { ValidatorSet } from '../consensus/validator-set';
 import { ChainStore } from '../storage/db';
 import { bytesToHex, equalBytes } from '../util/bytes';
+import { consensusSet, decodeValidatorSet, encodeValidatorSet } from './validator-sets';
 import { buildNextBlock, type BlockInput, type ChainView } from './view';
 
 export interface ChainOptions {
@@ -38,6 +43,13 @@ export class Chain implements ChainView {
     private _lastBlockHash: Uint8Array,
     private _lastTimestampMs: number,
     private _stateRoot: Uint8Array,
+    /** The set that signed the head block (undefined at height 0). */
+    private _headSigners: ValidatorSet | undefined,
+    /**
+     * The set that signs the next height, taken from the state when the head moves (not
+     * read live: while a block's write is in flight the state is already past the head).
+     */
+    private _nextSigners: ValidatorSet,
   ) {}
 
   static async open(opts: ChainOptions): Promise<Chain> {
@@ -48,7 +60,7 @@ export class Chain implements ChainView {
       if (!storedGenesis) {
         const { state, changes, root } = genesisState(opts.genesis, opts.genesisHash);
         await store.writeGenesis(opts.genesisHash, changes, root);
-        return new Chain(store, state, opts.genesis, opts.genesisHash, 0, opts.genesisHash, opts.genesis.genesisTimeMs, root);
+        return new Chain(store, state, opts.genesis, opts.genesisHash, 0, opts.genesisHash, opts.genesis.genesisTimeMs, root, undefined, consensusSet(activeValidators(state)));
       }
       if (!equalBytes(storedGenesis, opts.genesisHash)) {
         throw new Error(
@@ -70,7 +82,12 @@ export class Chain implements ChainView {
       const head = state.head();
       if (head.height !== height) throw new InvariantError(`state head ${head.height} differs from stored head ${height}`);
       const lastHash = height === 0 ? opts.genesisHash : hashHeader((await store.getBlock(height))!.header);
-      return new Chain(store, state, opts.genesis, opts.genesisHash, height, lastHash, head.timestampMs, root);
+      // A folder written before the head's set was kept: assume it is the next one (true
+      // unless the head block itself changed the set).
+      const signersBytes = height === 0 ? undefined : await store.headSigners();
+      const next = consensusSet(activeValidators(state));
+      const headSigners = height === 0 ? undefined : signersBytes ? decodeValidatorSet(signersBytes) : next;
+      return new Chain(store, state, opts.genesis, opts.genesisHash, height, lastHash, head.timestampMs, root, headSigners, next);
     } catch (err) {
       await store.close();
       throw err;
@@ -94,6 +111,16 @@ export class Chain implements ChainView {
     return this.genesis.chainId;
   }
 
+  /**
+   * The validator set that signs `height`: the next height's from the state at the head,
+   * the head's as kept when it was applied. No other height's is known here.
+   */
+  validatorsAt(height: number): ValidatorSet {
+    if (height === this._height + 1) return this._nextSigners;
+    if (height === this._height && this._headSigners !== undefined) return this._headSigners;
+    throw new RangeError(`the validator set of height ${height} is not known at head ${this._height} (only the head's and the next height's are)`);
+  }
+
   /** Builds the header of the next block over the given transactions. */
   buildBlock(p: BlockInput): Block {
     return buildNextBlock(this, p);
@@ -112,9 +139,10 @@ export class Chain implements ChainView {
     if (!equalBytes(h.lastCommitHash, commitHash(block.lastCommit))) {
       throw new InvariantError(`block ${h.height} last-commit hash mismatch`);
     }
+    const signers = this._nextSigners;
     const result = applyBlock(this.state, block, verified, decoded);
     onApplied?.(result);
-    const write = this.store.commitBlock({ block, commit, ...result });
+    const write = this.store.commitBlock({ block, commit, ...result, signers: encodeValidatorSet(signers) });
     this.writing = write;
     try {
       await write;
@@ -125,6 +153,8 @@ export class Chain implements ChainView {
     this._lastBlockHash = result.blockHash;
     this._lastTimestampMs = h.timestampMs;
     this._stateRoot = result.stateRoot;
+    this._headSigners = signers;
+    this._nextSigners = consensusSet(activeValidators(this.state));
     return result;
   }
 

@@ -5,10 +5,11 @@
  * only asks for one; the consensus actor delivers it with `blockReady`.
  *
  * A block is valid as the next one when it is canonical, extends our head (height,
- * parent hash, parent state root), its proposer is the one drawn for its round, its
- * transactions decode and match txRoot, it carries a verified commit of its parent, and
- * its time is after the parent's and not ahead of our clock by more than the drift
- * bound. Whether its time is recent enough is checked on a fresh proposal only
+ * parent hash, parent state root), its proposer is the one drawn for its round from the
+ * set of its height, its transactions decode and match txRoot, it carries a commit of its
+ * parent verified against the parent's set (the sets differ across an epoch boundary or
+ * a jailing), and its time is after the parent's and not ahead of our clock by more
+ * than the drift bound. Whether its time is recent enough is checked on a fresh proposal only
  * (`isTimely`), as in CometBFT's proposer-based timestamps: a block re-proposed from an
  * earlier round must stay valid, or a lock on it could never be released.
  *
@@ -22,7 +23,7 @@ import { checkCommit } from '../consensus/commit';
 import type { ConsensusApp } from '../consensus/core';
 import type { Certificate, Proposal } from '../consensus/messages';
 import type { SignatureVerifier } from '../consensus/signer';
-import type { ValidatorSet } from '../consensus/validator-set';
+import { validatorsAt, type ValidatorsByHeight } from '../consensus/validator-set';
 import { bytesToHex, equalBytes } from '../util/bytes';
 import type { ChainView } from './view';
 
@@ -33,7 +34,11 @@ export interface ValidatedBlock {
 }
 
 export interface ChainAppOptions {
-  validators: ValidatorSet;
+  /**
+   * The set that signs each height. Asked for the next height (the proposer draw) and for
+   * the head's (the next block's lastCommit is the head's commit, signed by the head's set).
+   */
+  validators: ValidatorsByHeight;
   verifier: SignatureVerifier;
   /** Asked when this node must propose: build a block for (height, round) and deliver it later. */
   requestBlock(height: number, round: number): void;
@@ -91,7 +96,7 @@ export class ChainConsensusApp implements ConsensusApp {
     if (!equalBytes(h.parentHash, chain.lastBlockHash) || !equalBytes(h.parentStateRoot, chain.stateRoot)) return null;
     if (h.timestampMs <= chain.lastTimestampMs || h.timestampMs > this.opts.now() + consensus.maxClockDriftMs) return null;
     if (h.txCount > consensus.maxBlockTxs) return null;
-    const { validators } = this.opts;
+    const validators = validatorsAt(this.opts.validators, h.height);
     if (!validators.has(h.proposer) || validators.proposer(h.height, h.round, this.proposerSeed(h.height)).address !== h.proposer) return null;
     if (!equalBytes(h.lastCommitHash, commitHash(block.lastCommit))) return null;
     if (!this.lastCommitValid(h.height, block.lastCommit, h.parentHash)) return null;
@@ -128,7 +133,7 @@ export class ChainConsensusApp implements ConsensusApp {
     const chain = this.chain();
     const known = this.ownCommit?.height === height - 1 && equalBytes(this.ownCommit.blockHash, parentHash) ? this.ownSignatures : undefined;
     const isKnown = known && ((v: string, sig: Uint8Array) => known.get(v) === bytesToHex(sig));
-    if (checkCommit(chain.chainId, this.opts.validators, this.opts.verifier, height - 1, parentHash, lastCommit, isKnown || undefined) !== null) return false;
+    if (checkCommit(chain.chainId, validatorsAt(this.opts.validators, height - 1), this.opts.verifier, height - 1, parentHash, lastCommit, isKnown || undefined) !== null) return false;
     this.checkedCommits.add(key);
     return true;
   }
