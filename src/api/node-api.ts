@@ -14,6 +14,7 @@ import type { Genesis } from '../genesis/types';
 import type { Indexer } from '../indexer/indexer';
 import type { Receipt } from '../state/context';
 import type { State } from '../state/state';
+import type { ValidatorStatus } from '../state/validator-types';
 import type { Address } from '../util/bytes';
 import type { FinalTx } from './final';
 
@@ -53,6 +54,14 @@ export type IndexReader = Pick<
 export interface NodeStatus {
   /** Catching up by block sync (false on a node without BFT consensus). */
   syncing: boolean;
+  /**
+   * Block sync's progress: the head, the highest head peers have shown (the head itself
+   * on a node without BFT consensus), and the blocks per second of the last sync that
+   * applied any (0 before one).
+   */
+  sync: { height: number; target: number; blocksPerSecond: number };
+  /** The node's own key and its lifecycle state in the validator records (`observer`: no record); null on a node without a key. */
+  validator: { address: Address; status: ValidatorStatus | 'observer' } | null;
   /** The p2p transport's identity, peers, listen addresses and counters; null without p2p. */
   p2p: { peerId: string; peers: string[]; listen: string[]; stats: unknown } | null;
   /** Consensus's view (height, round, step, sync and evidence counters); null on a solo or follower node. */
