@@ -302,8 +302,9 @@ export function decodeSyncResponse(bytes: Uint8Array, maxBlockBytes: number): Sy
 }
 
 /**
- * One peer's answer to a request from `fromHeight`: the blocks that prove themselves, in
- * order, up to the first that does not; `refused` says why that one did not (null: all
+ * One peer's answer to a request from `fromHeight`, checked against one set for every
+ * height (the simulator's, which never changes; a node, whose set does, applies with
+ * applySyncResponse): the blocks that prove themselves, in order, up to the first that does not; `refused` says why that one did not (null: all
  * did). The blocks before a refused one are still final blocks (each carries its own
  * commit), so they are applied; the peer is not asked again for SYNC_REFUSAL_MS.
  */
