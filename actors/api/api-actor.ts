@@ -27,6 +27,7 @@ import { perpRoutes } from '../../src/api/routes/perps';
 import { sessionRoutes } from '../../src/api/routes/sessions';
 import type { Logger } from '../../src/util/log';
 import { TxError } from '../../src/state/errors';
+import { validatorRecord } from '../../src/state/validator-records';
 import type { NodeContext } from '../../src/node/context';
 import { bytesToHex, type Address } from '../../src/util/bytes';
 import { privateKeyToAddress } from '../../src/crypto/secp256k1';
@@ -158,11 +159,12 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
  * context, so that no route reaches an actor or the context itself.
  */
 function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexAt: NodeApi['indexAt']): NodeApi {
+  const address = n.config.validatorKey ? privateKeyToAddress(n.config.validatorKey) : undefined;
   return {
     genesis: n.config.genesis,
     genesisHash: n.config.genesisHash,
     blockTimeMs: n.config.blockTimeMs,
-    validatorAddress: n.config.validatorKey ? privateKeyToAddress(n.config.validatorKey) : undefined,
+    validatorAddress: address,
     chain: () => n.chain(),
     indexAt,
     submitAndWait,
@@ -171,7 +173,14 @@ function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexA
     },
     status() {
       const consensus = n.consensusInfo?.();
-      return { syncing: consensus?.syncing ?? false, p2p: n.p2pInfo?.() ?? null, consensus: consensus ?? null, actors: n.actorStats() };
+      const chain = n.chain();
+      const sync = {
+        height: chain.height,
+        target: Math.max(chain.height, consensus?.syncTarget ?? 0),
+        blocksPerSecond: consensus?.syncBlocksPerSecond ?? 0,
+      };
+      const validator = address === undefined ? null : { address, status: validatorRecord(chain.state, address)?.status ?? ('observer' as const) };
+      return { syncing: consensus?.syncing ?? false, sync, validator, p2p: n.p2pInfo?.() ?? null, consensus: consensus ?? null, actors: n.actorStats() };
     },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The consensus concern on a validator of a multi-validator network: drives the
+ * The consensus concern on every node of a multi-validator network: drives the
  * ConsensusCore (src/consensus/core.ts, rounds in machines/consensus-round.ts) from one
  * mailbox. Gossip and direct messages come in from the p2p actor, timeouts from timers
  * this actor sets; decided blocks go to the chain actor, and the core hears
@@ -8,6 +8,12 @@
  * Before it takes part, and whenever peers show it is more than a couple of heights
  * behind, it catches up by block sync (src/chain/sync.ts): a node never votes at a
  * height it has not reached by applying every earlier block.
+ *
+ * Every node runs it, with or without a validator key. The set that signs each height is
+ * the one the node's executed state fixed for it (Chain.validatorsAt): a node whose key
+ * is in a height's set signs at that height, any other follows (decides from the
+ * others' votes and applies), and a key joining or leaving the set switches between the
+ * two at the height the state says, without a restart. A node without a key only follows.
  *
  * What the validator signs goes through the LocalPrivValidator, which writes its state
  * to the privval files (src/storage/privval-file.ts, on disk before the write returns)
@@ -29,20 +35,20 @@ import { join } from 'node:path';
 import type { Commit } from '../../src/codec/block';
 import { blockHash, encodeBlock } from '../../src/codec/block';
 import { ChainConsensusApp } from '../../src/chain/consensus-app';
-import { AheadClaims, checkSyncedProof, checkSyncResponse, claimAheadStatus, SYNC_BUDGET_MS, SYNC_GAP, SYNC_RETRY_MS, SyncPeers, type SyncAttempt } from '../../src/chain/sync';
+import { AheadClaims, applySyncResponse, checkSyncedProof, claimAheadStatus, SYNC_BUDGET_MS, SYNC_GAP, SYNC_RETRY_MS, SyncPeers, type SyncAttempt, type SyncedBlock } from '../../src/chain/sync';
 import { ConsensusCore, inputFromMessage, type ConsensusInput, type ConsensusOutput } from '../../src/consensus/core';
 import { checkEvidence, encodeEvidence, evidenceHash, evidenceHeight, evidenceOffender, type Evidence } from '../../src/consensus/evidence';
 import { encodeMessage, messageHeight, voteSigningHash, type Vote } from '../../src/consensus/messages';
 import { timeoutConfig } from '../../src/consensus/params';
 import { decodePrivValState, encodePrivValState, LocalPrivValidator } from '../../src/consensus/privval';
 import { knownKeyVerifier, Secp256k1Signer, type SignatureVerifier } from '../../src/consensus/signer';
-import { ValidatorSet } from '../../src/consensus/validator-set';
 import { Step } from '../../machines/consensus-round';
 import { sign } from '../../src/crypto/secp256k1';
 import { openPrivValState, type PrivValFile } from '../../src/storage/privval-file';
 import { Topic } from '../../src/net/transport';
 import type { NodeContext } from '../../src/node/context';
 import type { BlockResult } from '../../src/state/apply';
+import { validatorRecord } from '../../src/state/validator-records';
 import type { Address } from '../../src/util/bytes';
 import { bytesToHex } from '../../src/util/bytes';
 import type { ActorBehavior } from '../actor';
@@ -65,7 +71,6 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
   let app: ChainConsensusApp | undefined;
   let privval: LocalPrivValidator | undefined;
   let privvalFile: PrivValFile | undefined;
-  let validators: ValidatorSet;
   let verifier: SignatureVerifier;
   let vrfKey: Uint8Array | undefined;
   let verified: Map<string, Address> = new Map();
@@ -74,6 +79,9 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
   let roundZeroAt = 0;
   let syncing = false;
   let blocksSynced = 0;
+  /** The highest head a sync answer showed (see syncTarget). */
+  let peerHeadSeen = 0;
+  let syncBlocksPerSecond = 0;
   /** Peers block sync passes over for a while: liars, and peers that did not answer (local policy, wall time). */
   const syncPeers = new SyncPeers();
   let aheadClaims: AheadClaims;
@@ -107,11 +115,19 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     syncPeersUnanswered: syncPeers.unanswered,
     syncsStarted,
     messagesAheadIgnored,
+    syncTarget: Math.max(node().chain().height, peerHeadSeen, (core?.height ?? 1) - 1, aheadClaims ? aheadClaims.shown() - 1 : 0),
+    syncBlocksPerSecond,
     evidence: [...evidence.values()],
     counters: { ...(core?.counters ?? {}) } as unknown as Record<string, number>,
     proposalsUntimely,
     lanes: self().lanes() ?? {},
   });
+
+  /** The set that signs the node's next height. */
+  const validatorsNow = () => {
+    const chain = node().chain();
+    return chain.validatorsAt(chain.height + 1);
+  };
 
   const p2p = () => {
     const a = node().actors.p2p;
@@ -160,7 +176,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
    */
   const claimAhead = (v: Vote) => {
     if (!node().config.faults?.claimAhead) return;
-    p2p().send({ type: 'consensus', topic: Topic.Votes, data: encodeMessage(claimAheadStatus(v.height, validators.size)) });
+    p2p().send({ type: 'consensus', topic: Topic.Votes, data: encodeMessage(claimAheadStatus(v.height, validatorsNow().size)) });
   };
 
   const applyDecision = async (d: Extract<ConsensusOutput, { type: 'decide' }>) => {
@@ -231,6 +247,9 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     clearTimer();
     buildRequests.length = 0;
     lastCommit = chain.height > 0 ? ((await chain.store.getCommit(chain.height)) ?? null) : null;
+    // The set of each height from the executed chain: the next height's, and the head's
+    // (the next block's lastCommit), read when asked, after the previous block is applied.
+    const validators = (height: number) => node().chain().validatorsAt(height);
     app = new ChainConsensusApp(() => node().chain(), {
       validators,
       verifier,
@@ -241,7 +260,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     core = new ConsensusCore({
       chainId: chain.chainId,
       validators,
-      privValidator: privval!,
+      privValidator: privval ?? null,
       verifier,
       app,
       timeouts: timeoutConfig(n.config.genesis.consensus),
@@ -263,10 +282,25 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
    * (before, its stream was never timed out, the wait here ended in ASK_TIMEOUT, and the
    * supervisor restarted consensus, which asked the same peer first again).
    */
+  /**
+   * A synced block whose commit holds must also carry its proposer's VRF proof over our
+   * seed, and its proposer must be the one drawn for its round from the height's set.
+   */
+  const syncedBlockCheck = (b: SyncedBlock): string | null => {
+    const chain = node().chain();
+    const badProof = checkSyncedProof(chain, chain.vrfKeyOf, b);
+    if (badProof !== null) return badProof;
+    const h = b.block.header;
+    const drawn = chain.validatorsAt(h.height).proposer(h.height, h.round, chain.seed).address;
+    return drawn === h.proposer ? null : `proposer ${h.proposer} is not the one drawn for round ${h.round} (${drawn})`;
+  };
+
   const syncToHead = async (): Promise<boolean> => {
     const n = node();
     syncing = true;
     let moved = false;
+    const startedAt = performance.now();
+    const heightBefore = n.chain().height;
     try {
       for (;;) {
         const chain = n.chain();
@@ -283,29 +317,28 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
         for (const peer of attempt.unanswered) syncPeers.noAnswer(peer);
         const answer = attempt.answer;
         if (answer === null) break;
-        const { blocks, refused } = checkSyncResponse(chain.chainId, validators, verifier, from, answer.response);
-        let why = refused;
-        for (const b of blocks) {
-          const badProof = checkSyncedProof(n.chain(), n.chain().vrfKeyOf, b);
-          if (badProof !== null) {
-            why = `block ${b.block.header.height}: ${badProof}`;
-            break;
-          }
+        // Each block is checked against its own height's set, read after the one before it is applied.
+        const { applied, refused: why } = await applySyncResponse(chain.chainId, (h) => n.chain().validatorsAt(h), verifier, from, answer.response, async (b) => {
           await n.actors.chain.ask<BlockResult>((reply) => ({ type: 'commit', block: b.block, commit: b.commit, reply }), 60_000);
           blocksSynced++;
           moved = true;
-        }
+        }, syncedBlockCheck);
+        if (why === null) peerHeadSeen = Math.max(peerHeadSeen, answer.response.peerHead);
         if (why !== null) {
           syncPeers.refuse(answer.peer);
           n.log.warn({ peer: answer.peer, why }, 'block sync: refused a peer that sent a block without a valid commit or VRF proof');
           continue;
         }
-        if (answer.response.peerHead < from + blocks.length) break;
+        if (answer.response.peerHead < from + applied) break;
       }
     } finally {
       syncing = false;
     }
-    if (moved) n.log.info({ height: n.chain().height, blocksSynced }, 'caught up by block sync');
+    if (moved) {
+      const seconds = (performance.now() - startedAt) / 1000;
+      syncBlocksPerSecond = seconds > 0 ? (n.chain().height - heightBefore) / seconds : 0;
+      n.log.info({ height: n.chain().height, blocksSynced, blocksPerSecond: Math.round(syncBlocksPerSecond) }, 'caught up by block sync');
+    }
     return moved;
   };
 
@@ -313,17 +346,22 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     async start() {
       const n = node();
       const key = n.config.validatorKey;
-      if (!key) throw new Error('the consensus actor needs a validator key');
       vrfKey = n.config.vrfKey;
-      if (!vrfKey) throw new Error('the consensus actor needs a VRF key (it proves the seed of each block it proposes)');
-      validators = ValidatorSet.fromGenesis(n.config.genesis.validators);
-      aheadClaims = new AheadClaims(validators);
-      verifier = knownKeyVerifier(n.config.genesis.validators);
-      const store = n.chain().store;
+      // A key proposes where its set holds it, and each block it proposes carries its VRF proof.
+      if (key && !vrfKey) throw new Error('the consensus actor needs a VRF key (it proves the seed of each block it proposes)');
+      // Claims count from the validators of the node's next height.
+      aheadClaims = new AheadClaims(validatorsNow);
+      // Keys of every validator with a record (genesis and registered): unknown signers fall back to recovery.
+      verifier = knownKeyVerifier((address) => validatorRecord(node().chain().state, address)?.ecdsaPubkey);
       privvalFile?.close();
-      const { file, saved } = await openPrivValState(join(n.config.dataDir, 'privval'), store);
-      privvalFile = file;
-      privval = new LocalPrivValidator(new Secp256k1Signer(key), (state) => file.write(encodePrivValState(state)), saved ? decodePrivValState(saved) : null);
+      privvalFile = undefined;
+      privval = undefined;
+      if (key) {
+        // A key signs only at heights whose set holds it; its privval state is kept all the same.
+        const { file, saved } = await openPrivValState(join(n.config.dataDir, 'privval'), n.chain().store);
+        privvalFile = file;
+        privval = new LocalPrivValidator(new Secp256k1Signer(key), (state) => file.write(encodePrivValState(state)), saved ? decodePrivValState(saved) : null);
+      }
       verified = await n.actors.mempool.ask<Map<string, Address>>((reply) => ({ type: 'verifiedCache', reply }));
       // Catch up before taking part: wait briefly for a first peer, then sync.
       const deadline = Date.now() + FIRST_PEER_WAIT_MS;
@@ -339,7 +377,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
           if (msg.step === Step.NewHeight) roundZeroAt = performance.now();
           return run(await core.handle({ type: 'timeout', height: msg.height, round: msg.round, step: msg.step }));
         case 'evidence': {
-          const why = checkEvidence(node().config.genesis.chainId, validators, verifier, msg.evidence);
+          const why = checkEvidence(node().config.genesis.chainId, validatorsNow(), verifier, msg.evidence);
           if (why !== null) {
             node().log.warn({ why }, 'invalid evidence from a peer');
             return;

@@ -42,6 +42,10 @@ export interface ConsensusInfo {
   syncsStarted: number;
   /** Messages far ahead that started none (too few validators that far ahead, or a sync just found nothing). */
   messagesAheadIgnored: number;
+  /** The highest head peers have shown: sync answers' heads and the heights validators with more than a third of the power reached. */
+  syncTarget: number;
+  /** Blocks applied per second by the last block sync that applied any (0 before one). */
+  syncBlocksPerSecond: number;
   evidence: EvidenceRecord[];
   counters: Record<string, number>;
   proposalsUntimely: number;

@@ -1,6 +1,7 @@
 /**
  * The oracle concern (docs/oracle.md): on a validator, once per interval (default one
- * second), sign an OracleObservation of the price source's prices for a whole second,
+ * second) while its address is in the active set (execution refuses anyone else's
+ * observation, and a key joins and leaves the set without a restart), sign an OracleObservation of the price source's prices for a whole second,
  * for every pair in state, and submit it to the mempool like any transaction.
  *
  * The second observed is the one `lagSeconds` (default 1) before the current one, and
@@ -21,6 +22,7 @@ import { Secp256k1Signer } from '../../src/consensus/signer';
 import { DevnetPriceSource, type DevnetPair } from '../../src/oracle/devnet-source';
 import type { NodeContext } from '../../src/node/context';
 import { TxError } from '../../src/state/errors';
+import { activeValidators } from '../../src/state/validators';
 import { ActorError, type ActorBehavior } from '../actor';
 import type { OracleMsg } from './messages';
 
@@ -68,6 +70,8 @@ export function oracleBehavior(
   let signer: Secp256k1Signer | undefined;
   let source: PriceSource | undefined;
   let lastCode: string | undefined;
+  /** Whether the last tick found the key in the active set (logged when it changes). */
+  let inSet: boolean | undefined;
 
   const schedule = () => {
     const wait = intervalMs - (now() % intervalMs) + TICK_OFFSET_MS;
@@ -106,6 +110,10 @@ export function oracleBehavior(
     async handle(msg, ctx) {
       if (msg.type !== 'tick' || !signer) return;
       try {
+        const active = activeValidators(node().chain().state).byAddress.has(signer.address);
+        if (active !== inSet) ctx.log.info({ validator: signer.address, active }, active ? 'oracle: in the active set, signing observations' : 'oracle: not in the active set, signing no observations');
+        inSet = active;
+        if (!active) return;
         const second = Math.floor(now() / 1000) - lagSeconds;
         const timestampMs = second * 1000;
         if (timestampMs <= stats.lastTimestampMs) return;

@@ -2,9 +2,9 @@
  * What a route may see of the node: the chain's identity and parameters, the executed
  * chain at its head (read only), the index, submission, and what /status shows. This is
  * the whole of the routes' (and JSON-RPC's) dependency on the node: nothing here names
- * an actor, a mailbox or the node's context, so the same routes serve a validator, the
- * solo producer and a node that follows the chain without a consensus actor (its
- * `status().consensus` is null). The API actor (actors/api/api-actor.ts) builds it from
+ * an actor, a mailbox or the node's context, so the same routes serve a validator, a
+ * node of a BFT network that follows the chain (outside the set, or without a key), the
+ * solo producer and a node without a consensus actor (its `status().consensus` is null). The API actor (actors/api/api-actor.ts) builds it from
  * the node and registers the routes with it; fastify's habit: a plugin imports nothing
  * from the app that registers it.
  */
@@ -14,6 +14,7 @@ import type { Genesis } from '../genesis/types';
 import type { Indexer } from '../indexer/indexer';
 import type { Receipt } from '../state/context';
 import type { State } from '../state/state';
+import type { ValidatorStatus } from '../state/validator-types';
 import type { Address } from '../util/bytes';
 import type { FinalTx } from './final';
 
@@ -53,6 +54,14 @@ export type IndexReader = Pick<
 export interface NodeStatus {
   /** Catching up by block sync (false on a node without BFT consensus). */
   syncing: boolean;
+  /**
+   * Block sync's progress: the head, the highest head peers have shown (the head itself
+   * on a node without BFT consensus), and the blocks per second of the last sync that
+   * applied any (0 before one).
+   */
+  sync: { height: number; target: number; blocksPerSecond: number };
+  /** The node's own key and its lifecycle state in the validator records (`observer`: no record); null on a node without a key. */
+  validator: { address: Address; status: ValidatorStatus | 'observer' } | null;
   /** The p2p transport's identity, peers, listen addresses and counters; null without p2p. */
   p2p: { peerId: string; peers: string[]; listen: string[]; stats: unknown } | null;
   /** Consensus's view (height, round, step, sync and evidence counters); null on a solo or follower node. */

@@ -10,6 +10,8 @@
  * The VRF seed of the proposer draw (src/consensus/proposer-vrf.ts) is not stored on its
  * own: it is derived from the head header's proof, which the block hash commits to, at
  * open and at each commit, so a restarted node and one that synced find the same seed.
+ * validatorsAt(): the validator set that signs the next height (from the state) and the
+ * one that signed the head (kept with the head: src/chain/validator-sets.ts).
  */
 import { blockHash as hashHeader, commitHash, type Block, type Commit } from '../codec/block';
 import type { Tx } from '../codec/tx';
@@ -18,9 +20,12 @@ import type { Genesis } from '../genesis/types';
 import { applyBlock, type BlockResult, type VerifiedCache } from '../state/apply';
 import { genesisState } from '../state/genesis';
 import { InvariantError, State } from '../state/state';
+import { activeValidators } from '../state/validators';
+import type { ValidatorSet } from '../consensus/validator-set';
 import { ChainStore } from '../storage/db';
 import { validatorRecord } from '../state/validator-records';
 import { bytesToHex, equalBytes, hexToBytes, type Address } from '../util/bytes';
+import { consensusSet, decodeValidatorSet, encodeValidatorSet } from './validator-sets';
 import { buildNextBlock, type BlockInput, type ChainView } from './view';
 
 export interface ChainOptions {
@@ -45,6 +50,13 @@ export class Chain implements ChainView {
     private _lastTimestampMs: number,
     private _stateRoot: Uint8Array,
     private _seed: Uint8Array,
+    /** The set that signed the head block (undefined at height 0). */
+    private _headSigners: ValidatorSet | undefined,
+    /**
+     * The set that signs the next height, taken from the state when the head moves (not
+     * read live: while a block's write is in flight the state is already past the head).
+     */
+    private _nextSigners: ValidatorSet,
   ) {}
 
   static async open(opts: ChainOptions): Promise<Chain> {
@@ -55,7 +67,7 @@ export class Chain implements ChainView {
       if (!storedGenesis) {
         const { state, changes, root } = genesisState(opts.genesis, opts.genesisHash);
         await store.writeGenesis(opts.genesisHash, changes, root);
-        return new Chain(store, state, opts.genesis, opts.genesisHash, 0, opts.genesisHash, opts.genesis.genesisTimeMs, root, genesisSeed(opts.genesisHash));
+        return new Chain(store, state, opts.genesis, opts.genesisHash, 0, opts.genesisHash, opts.genesis.genesisTimeMs, root, genesisSeed(opts.genesisHash), undefined, consensusSet(activeValidators(state)));
       }
       if (!equalBytes(storedGenesis, opts.genesisHash)) {
         throw new Error(
@@ -79,7 +91,12 @@ export class Chain implements ChainView {
       const headHeader = height === 0 ? undefined : (await store.getBlock(height))!.header;
       const lastHash = headHeader === undefined ? opts.genesisHash : hashHeader(headHeader);
       const seed = headHeader === undefined ? genesisSeed(opts.genesisHash) : seedOfProof(ECVRF, headHeader.vrfProof);
-      return new Chain(store, state, opts.genesis, opts.genesisHash, height, lastHash, head.timestampMs, root, seed);
+      // A folder written before the head's set was kept: assume it is the next one (true
+      // unless the head block itself changed the set).
+      const signersBytes = height === 0 ? undefined : await store.headSigners();
+      const next = consensusSet(activeValidators(state));
+      const headSigners = height === 0 ? undefined : signersBytes ? decodeValidatorSet(signersBytes) : next;
+      return new Chain(store, state, opts.genesis, opts.genesisHash, height, lastHash, head.timestampMs, root, seed, headSigners, next);
     } catch (err) {
       await store.close();
       throw err;
@@ -113,6 +130,16 @@ export class Chain implements ChainView {
     return hex === undefined ? null : hexToBytes(hex);
   };
 
+  /**
+   * The validator set that signs `height`: the next height's from the state at the head,
+   * the head's as kept when it was applied. No other height's is known here.
+   */
+  validatorsAt(height: number): ValidatorSet {
+    if (height === this._height + 1) return this._nextSigners;
+    if (height === this._height && this._headSigners !== undefined) return this._headSigners;
+    throw new RangeError(`the validator set of height ${height} is not known at head ${this._height} (only the head's and the next height's are)`);
+  }
+
   /** Builds the header of the next block over the given transactions. */
   buildBlock(p: BlockInput): Block {
     return buildNextBlock(this, p);
@@ -133,9 +160,10 @@ export class Chain implements ChainView {
     }
     // Consensus or block sync checked the proof; a proof that does not even decode here is a bug.
     const seed = seedOfProof(ECVRF, h.vrfProof);
+    const signers = this._nextSigners;
     const result = applyBlock(this.state, block, verified, decoded);
     onApplied?.(result);
-    const write = this.store.commitBlock({ block, commit, ...result });
+    const write = this.store.commitBlock({ block, commit, ...result, signers: encodeValidatorSet(signers) });
     this.writing = write;
     try {
       await write;
@@ -147,6 +175,8 @@ export class Chain implements ChainView {
     this._lastTimestampMs = h.timestampMs;
     this._stateRoot = result.stateRoot;
     this._seed = seed;
+    this._headSigners = signers;
+    this._nextSigners = consensusSet(activeValidators(this.state));
     return result;
   }
 

@@ -5,11 +5,13 @@
  * only asks for one; the consensus actor delivers it with `blockReady`.
  *
  * A block is valid as the next one when it is canonical, extends our head (height,
- * parent hash, parent state root), its proposer is the one drawn for its round, its
- * transactions decode and match txRoot, it carries a verified commit of its parent, its
- * VRF proof proves this height's alpha over our seed under the proposer's VRF key
- * (src/consensus/proposer-vrf.ts, decision 70), and its time is after the parent's and
- * not ahead of our clock by more than the drift bound. Whether its time is recent enough is checked on a fresh proposal only
+ * parent hash, parent state root), its proposer is the one drawn for its round from the
+ * set of its height, its transactions decode and match txRoot, it carries a commit of its
+ * parent verified against the parent's set (the sets differ across an epoch boundary or
+ * a jailing), its VRF proof proves this height's alpha over our seed under the
+ * proposer's VRF key (src/consensus/proposer-vrf.ts, decision 70), and its time is after
+ * the parent's and not ahead of our clock by more than the drift bound. Whether its time
+ * is recent enough is checked on a fresh proposal only
  * (`isTimely`), as in CometBFT's proposer-based timestamps: a block re-proposed from an
  * earlier round must stay valid, or a lock on it could never be released.
  *
@@ -24,7 +26,7 @@ import type { ConsensusApp } from '../consensus/core';
 import type { Certificate, Proposal } from '../consensus/messages';
 import { checkProposerProof, ECVRF, type VrfKeyOf, type VrfScheme } from '../consensus/proposer-vrf';
 import type { SignatureVerifier } from '../consensus/signer';
-import type { ValidatorSet } from '../consensus/validator-set';
+import { validatorsAt, type ValidatorsByHeight } from '../consensus/validator-set';
 import { bytesToHex, equalBytes } from '../util/bytes';
 import type { ChainView } from './view';
 
@@ -35,7 +37,11 @@ export interface ValidatedBlock {
 }
 
 export interface ChainAppOptions {
-  validators: ValidatorSet;
+  /**
+   * The set that signs each height. Asked for the next height (the proposer draw) and for
+   * the head's (the next block's lastCommit is the head's commit, signed by the head's set).
+   */
+  validators: ValidatorsByHeight;
   verifier: SignatureVerifier;
   /** The VRF public key of a proposer (genesis validators' and registered ones'). */
   vrfKeyOf: VrfKeyOf;
@@ -97,7 +103,7 @@ export class ChainConsensusApp implements ConsensusApp {
     if (!equalBytes(h.parentHash, chain.lastBlockHash) || !equalBytes(h.parentStateRoot, chain.stateRoot)) return null;
     if (h.timestampMs <= chain.lastTimestampMs || h.timestampMs > this.opts.now() + consensus.maxClockDriftMs) return null;
     if (h.txCount > consensus.maxBlockTxs) return null;
-    const { validators } = this.opts;
+    const validators = validatorsAt(this.opts.validators, h.height);
     if (!validators.has(h.proposer) || validators.proposer(h.height, h.round, this.proposerSeed(h.height)).address !== h.proposer) return null;
     if (!equalBytes(h.lastCommitHash, commitHash(block.lastCommit))) return null;
     if (!this.lastCommitValid(h.height, block.lastCommit, h.parentHash)) return null;
@@ -136,7 +142,7 @@ export class ChainConsensusApp implements ConsensusApp {
     const chain = this.chain();
     const known = this.ownCommit?.height === height - 1 && equalBytes(this.ownCommit.blockHash, parentHash) ? this.ownSignatures : undefined;
     const isKnown = known && ((v: string, sig: Uint8Array) => known.get(v) === bytesToHex(sig));
-    if (checkCommit(chain.chainId, this.opts.validators, this.opts.verifier, height - 1, parentHash, lastCommit, isKnown || undefined) !== null) return false;
+    if (checkCommit(chain.chainId, validatorsAt(this.opts.validators, height - 1), this.opts.verifier, height - 1, parentHash, lastCommit, isKnown || undefined) !== null) return false;
     this.checkedCommits.add(key);
     return true;
   }

@@ -2,6 +2,9 @@
  * Block sync: a node that was down (or is new) asks a peer for the committed blocks
  * after its head, each with the commit that made it final, and applies them after
  * checking each commit on its own (2/3 of the power or more precommitted that block).
+ * The power is that of the set that signs the block's height, which the node knows only
+ * once it has applied the block before (an epoch boundary or a jailing changes it):
+ * applySyncResponse checks one block, applies it, reads the next set, checks the next.
  * It trusts no peer: a block whose commit does not verify, or that is not the height it
  * asked for, is refused (checkSyncResponse), that peer is not asked again for
  * SYNC_REFUSAL_MS, and the next peer is asked (the consensus actor's syncToHead). Nor
@@ -22,7 +25,7 @@ import { checkCommit } from '../consensus/commit';
 import type { ConsensusMessage } from '../consensus/messages';
 import { checkProposerProof, ECVRF, type VrfKeyOf, type VrfScheme } from '../consensus/proposer-vrf';
 import type { SignatureVerifier } from '../consensus/signer';
-import type { ValidatorSet } from '../consensus/validator-set';
+import { ValidatorSet } from '../consensus/validator-set';
 import type { ChainStore } from '../storage/db';
 import type { Address } from '../util/bytes';
 import type { ChainView } from './view';
@@ -190,8 +193,17 @@ export class SyncPeers {
  */
 export class AheadClaims {
   readonly #heights = new Map<Address, number>();
+  readonly #validators: ValidatorSet | (() => ValidatorSet);
 
-  constructor(private readonly validators: ValidatorSet) {}
+  /** `validators`: the set whose members' claims count (a node: its next height's). */
+  constructor(validators: ValidatorSet | (() => ValidatorSet)) {
+    this.#validators = validators;
+  }
+
+  private get validators(): ValidatorSet {
+    const v = this.#validators;
+    return v instanceof ValidatorSet ? v : v();
+  }
 
   /** Records that `validator` sent a message at `height`; returns shown(). */
   claim(validator: Address, height: number): number {
@@ -203,10 +215,11 @@ export class AheadClaims {
   /** The highest height that validators with more than a third of the power have each shown (0: none). */
   shown(): number {
     const byHeight = [...this.#heights].sort((a, b) => b[1] - a[1]);
+    const set = this.validators;
     let power = 0n;
     for (const [validator, height] of byHeight) {
-      power += this.validators.powerOf(validator);
-      if (this.validators.hasOneThird(power)) return height;
+      power += set.powerOf(validator);
+      if (set.hasOneThird(power)) return height;
     }
     return 0;
   }
@@ -295,8 +308,9 @@ export function decodeSyncResponse(bytes: Uint8Array, maxBlockBytes: number): Sy
 }
 
 /**
- * One peer's answer to a request from `fromHeight`: the blocks that prove themselves, in
- * order, up to the first that does not; `refused` says why that one did not (null: all
+ * One peer's answer to a request from `fromHeight`, checked against one set for every
+ * height (the simulator's, which never changes; a node, whose set does, applies with
+ * applySyncResponse): the blocks that prove themselves, in order, up to the first that does not; `refused` says why that one did not (null: all
  * did). The blocks before a refused one are still final blocks (each carries its own
  * commit), so they are applied; the peer is not asked again for SYNC_REFUSAL_MS.
  */
@@ -315,6 +329,34 @@ export function checkSyncResponse(
     blocks.push(b);
   }
   return { blocks, refused: null };
+}
+
+/**
+ * One peer's answer applied block by block: block h is checked (checkSyncedBlock) against
+ * `validatorsAt(h)`, asked after block h − 1 was applied, then applied. Stops at the
+ * first block that does not prove itself and says why (null: every block was applied).
+ * So an answer across an epoch boundary or a jailing is checked against each height's
+ * own set, and a block signed by the old set where the new one applies is refused.
+ */
+export async function applySyncResponse(
+  chainId: number,
+  validatorsAt: (height: number) => ValidatorSet,
+  verifier: SignatureVerifier,
+  fromHeight: number,
+  response: SyncResponse,
+  apply: (b: SyncedBlock) => Promise<void>,
+  /** More checks of a block whose commit holds, on the state it extends (its VRF proof, its proposer): null or why not. */
+  check: (b: SyncedBlock) => string | null = () => null,
+): Promise<{ applied: number; refused: string | null }> {
+  let applied = 0;
+  for (const b of response.blocks) {
+    const height = fromHeight + applied;
+    const why = checkSyncedBlock(chainId, validatorsAt(height), verifier, height, b) ?? check(b);
+    if (why !== null) return { applied, refused: `block ${height}: ${why}` };
+    await apply(b);
+    applied++;
+  }
+  return { applied, refused: null };
 }
 
 /** null when `b` is the committed block of `height` by its commit; otherwise why not. */

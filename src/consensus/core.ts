@@ -55,7 +55,7 @@ import { NEXT_HEIGHT_BUFFER_MSGS, ROUNDS_AHEAD_MAX, SETTLE_STEPS_MAX } from './l
 import { timeoutDelayMs, type TimeoutConfig } from './params';
 import { DoubleSignError, type PrivValidator } from './privval';
 import type { SignatureVerifier } from './signer';
-import type { ValidatorSet } from './validator-set';
+import { validatorsAt, type ValidatorSet, type ValidatorsByHeight } from './validator-set';
 import { VoteSet } from './vote-set';
 
 /** What consensus needs from the application (the chain actor in the node). */
@@ -101,8 +101,15 @@ export const DEFAULT_LIMITS: ConsensusLimits = Object.freeze({ maxRoundsAhead: R
 
 export interface ConsensusCoreOptions {
   chainId: number;
-  validators: ValidatorSet;
-  /** null: a non-validating follower (decides, never signs). */
+  /**
+   * The set that signs each height, asked once when the height begins (the previous
+   * block is applied by then, so a node reads it from its executed state).
+   */
+  validators: ValidatorsByHeight;
+  /**
+   * null: a non-validating follower (decides, never signs). A validator whose address is
+   * not in a height's set follows at that height too: it signs only where it is a member.
+   */
   privValidator: PrivValidator | null;
   verifier: SignatureVerifier;
   app: ConsensusApp;
@@ -189,6 +196,8 @@ class HeightState {
   constructor(
     readonly height: number,
     readonly seed: Uint8Array,
+    /** The set that signs this height: its vote sets, proposer draw, round skipping, bitmaps and certificates. */
+    readonly validators: ValidatorSet,
   ) {}
 
   ownAt(round: number): OwnMessages {
@@ -207,7 +216,6 @@ const MAX_SETTLE_STEPS = SETTLE_STEPS_MAX;
 
 export class ConsensusCore {
   readonly chainId: number;
-  readonly validators: ValidatorSet;
   readonly counters: ConsensusCounters = {
     votesAdded: 0,
     votesLate: 0,
@@ -229,6 +237,7 @@ export class ConsensusCore {
     decisions: 0,
   };
 
+  readonly #validators: ValidatorsByHeight;
   readonly #privval: PrivValidator | null;
   readonly #verifier: SignatureVerifier;
   readonly #app: ConsensusApp;
@@ -247,7 +256,7 @@ export class ConsensusCore {
   constructor(opts: ConsensusCoreOptions) {
     if (!Number.isSafeInteger(opts.height) || opts.height < 1) throw new RangeError(`height must be >= 1, got ${opts.height}`);
     this.chainId = opts.chainId;
-    this.validators = opts.validators;
+    this.#validators = opts.validators;
     this.#privval = opts.privValidator;
     this.#verifier = opts.verifier;
     this.#app = opts.app;
@@ -274,6 +283,11 @@ export class ConsensusCore {
 
   get height(): number {
     return this.#snapshot.context.height;
+  }
+
+  /** The set that signs the current height. */
+  get validators(): ValidatorSet {
+    return this.#hs.validators;
   }
 
   get round(): number {
@@ -694,7 +708,7 @@ export class ConsensusCore {
   /** Entered by: #propose (a block at hand or the valid value) and #onBlockReady (the block built for us). */
   async #signProposal(round: number, blockHash: Uint8Array, block: Uint8Array, polRound: number, out: ConsensusOutput[]): Promise<void> {
     const pv = this.#privval;
-    if (pv === null) return;
+    if (pv === null || !this.validators.has(pv.address)) return;
     const hs = this.#hs;
     let proposal: Proposal;
     try {
@@ -786,7 +800,7 @@ export class ConsensusCore {
 
   #newHeightState(height: number): HeightState {
     const seed = this.#app.proposerSeed?.(height) ?? DEFAULT_SEED;
-    return new HeightState(height, seed);
+    return new HeightState(height, seed, validatorsAt(this.#validators, height));
   }
 
   #roundInWindow(round: number): boolean {

@@ -191,3 +191,14 @@ export class ValidatorSet {
     return d.order[at];
   }
 }
+
+/**
+ * The set that signs each height: one set for every height (tests, the simulator), or a
+ * function of the height (a node: the set its executed state fixed for that height,
+ * src/chain/validator-sets.ts).
+ */
+export type ValidatorsByHeight = ValidatorSet | ((height: number) => ValidatorSet);
+
+export function validatorsAt(v: ValidatorsByHeight, height: number): ValidatorSet {
+  return v instanceof ValidatorSet ? v : v(height);
+}

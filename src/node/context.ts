@@ -61,12 +61,12 @@ export interface NodeContext {
     api: SupervisedActor<ApiMsg>;
     /** Present on a node of a multi-validator network. */
     p2p?: SupervisedActor<P2PMsg>;
-    /** BFT consensus, on a validator of a multi-validator network. */
+    /** BFT consensus, on every node of a multi-validator network (it signs where its key is in the set). */
     consensus?: SupervisedActor<ConsensusMsg>;
   };
   /** The p2p transport's identity, peers and counters (undefined without p2p). */
   p2pInfo?(): P2PInfo | undefined;
-  /** BFT consensus's view (undefined on a solo or follower node). */
+  /** BFT consensus's view (undefined on a solo node or one without p2p). */
   consensusInfo?(): ConsensusInfo | undefined;
   /** The open index (trades, candles, fills, orders history), undefined while (re)starting. */
   indexer(): Indexer | undefined;

@@ -97,16 +97,16 @@ export class Node implements NodeContext {
       const p2p: SupervisedActor<P2PMsg> = new SupervisedActor<P2PMsg>('p2p', () => p2pBehavior(self, this.p2pHolder, () => p2p), opts('p2p', P2P_MAILBOX_MSGS));
       this.actors.p2p = p2p;
       this.supervisor.add(p2p);
-      if (config.validatorKey) {
-        const consensus: SupervisedActor<ConsensusMsg> = new SupervisedActor<ConsensusMsg>(
-          'consensus',
-          () => bftBehavior(self, () => consensus, this.consensusHolder),
-          // One bounded lane per message kind; the actor's own timeouts in a lane that never refuses.
-          { inbox: consensusInbox, ...supervision('consensus') },
-        );
-        this.actors.consensus = consensus;
-        this.supervisor.add(consensus);
-      }
+      // Every node runs consensus: it signs at the heights whose set holds its key (if it
+      // has one) and follows the chain at every other.
+      const consensus: SupervisedActor<ConsensusMsg> = new SupervisedActor<ConsensusMsg>(
+        'consensus',
+        () => bftBehavior(self, () => consensus, this.consensusHolder),
+        // One bounded lane per message kind; the actor's own timeouts in a lane that never refuses.
+        { inbox: consensusInbox, ...supervision('consensus') },
+      );
+      this.actors.consensus = consensus;
+      this.supervisor.add(consensus);
     } else if (hasSoloMajority(this)) {
       const producer: SupervisedActor<ProducerMsg> = new SupervisedActor<ProducerMsg>(
         'consensus',
@@ -118,7 +118,7 @@ export class Node implements NodeContext {
       log.warn('this node holds no 2/3 majority alone: it follows the chain without producing blocks');
     }
     if (config.validatorKey) {
-      // Signs this validator's price observation every second (docs/oracle.md).
+      // Signs this validator's price observation every second while it is in the active set (docs/oracle.md).
       const oracle: SupervisedActor<OracleMsg> = new SupervisedActor<OracleMsg>('oracle', () => oracleBehavior(self, () => oracle), opts('oracle', ORACLE_MAILBOX_MSGS));
       this.supervisor.add(oracle);
     }

@@ -13,7 +13,10 @@ import type { StateChange } from '../state/state';
 import { hexToBytes, utf8 } from '../util/bytes';
 
 export enum Bucket {
-  /** utf8 name -> value. 'head' -> u64 height; 'genesis' -> 32-byte genesis hash */
+  /**
+   * utf8 name -> value. 'head' -> u64 height; 'genesis' -> 32-byte genesis hash;
+   * 'headSigners' -> the validator set that signed the head block (src/chain/validator-sets.ts)
+   */
   Meta = 0,
   /** height u64 -> encoded Block */
   Block = 1,
@@ -57,6 +60,8 @@ export interface CommittedBlock {
   changes: StateChange[];
   stateRoot: Uint8Array;
   blockHash: Uint8Array;
+  /** The validator set that signs this block's height, encoded: kept beside the head (the next block's lastCommit is checked against it). */
+  signers?: Uint8Array;
 }
 
 export interface TxLocation {
@@ -88,6 +93,11 @@ export class ChainStore {
     return v ? readU64(v) : undefined;
   }
 
+  /** The encoded validator set that signed the head block (absent in folders written before it was kept). */
+  async headSigners(): Promise<Uint8Array | undefined> {
+    return this.get(Bucket.Meta, utf8.encode('headSigners'));
+  }
+
   async genesisHash(): Promise<Uint8Array | undefined> {
     return this.get(Bucket.Meta, utf8.encode('genesis'));
   }
@@ -115,6 +125,7 @@ export class ChainStore {
       { type: 'put', key: key(Bucket.StateRoot, hk), value: c.stateRoot },
       { type: 'put', key: key(Bucket.Meta, utf8.encode('head')), value: hk },
     ];
+    if (c.signers) ops.push({ type: 'put', key: key(Bucket.Meta, utf8.encode('headSigners')), value: c.signers });
     for (const r of c.receipts) {
       const loc = Buffer.allocUnsafe(12);
       loc.set(hk, 0);

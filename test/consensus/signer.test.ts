@@ -76,4 +76,31 @@ describe('knownKeyVerifier', () => {
     expect(lying.verify(digest, sig, v.address)).toBe(true);
     expect(lying.verify(digest, s2, v.address)).toBe(false);
   });
+
+  it('looks up keys registered later (a node reads its validator records): known once registered, recovery before', () => {
+    const late = validator();
+    const records = new Map<string, string>();
+    const lookups: string[] = [];
+    const verifier = knownKeyVerifier((address) => {
+      lookups.push(address);
+      return records.get(address);
+    });
+    const digest = randomBytes(32);
+    const sig = sign(digest, late.key);
+    const flipped = Uint8Array.from(sig);
+    flipped[64] = sig[64] === 27 ? 28 : 27;
+    // Not registered: recovery, which binds the v byte.
+    expect(verifier.verify(digest, sig, late.address)).toBe(true);
+    expect(verifier.verify(digest, flipped, late.address)).toBe(false);
+    // Registered: its key verifies (the v byte is not bound, as for genesis keys), and it is kept.
+    records.set(late.address.toLowerCase(), late.ecdsaPubkey);
+    expect(verifier.verify(digest, flipped, late.address)).toBe(true);
+    const asked = lookups.length;
+    expect(verifier.verify(digest, sig, late.address)).toBe(true);
+    expect(lookups.length).toBe(asked);
+    // A record whose key does not hash to its address is not trusted.
+    const other = validator();
+    records.set(other.address.toLowerCase(), late.ecdsaPubkey);
+    expect(verifier.verify(digest, sig, other.address)).toBe(false);
+  });
 });

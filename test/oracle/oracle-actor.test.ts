@@ -65,6 +65,30 @@ describe('oracle actor', () => {
     expect(recoverSigner(observationSigningHash(BASE.chainId, body), body.signature)).toBe(signers[0].address);
   });
 
+  it('signs only while its address is in the active set, switching as the set changes (no restart)', async () => {
+    const state = freshState([10n ** 25n, 10n ** 25n]);
+    const { node, submitted } = standIn(state);
+    let nowMs = 1_795_000_000_123;
+    const b = oracleBehavior(() => node, () => ({ send: () => true }), { now: () => nowMs });
+    await b.start!(actorCtx);
+    try {
+      // Out of the set (as a jailing leaves it, decision 69): the set record without validator 0.
+      state.meta.set('activeSet', [{ address: signers[1].address, power: 10n ** 25n }]);
+      await b.handle({ type: 'tick' }, actorCtx);
+      expect(submitted).toHaveLength(0);
+      // Back in (an epoch boundary seats it again): it signs the next second.
+      state.meta.set('activeSet', [
+        { address: signers[0].address, power: 10n ** 25n },
+        { address: signers[1].address, power: 10n ** 25n },
+      ].sort((x, y) => (x.address < y.address ? -1 : 1)));
+      nowMs += 1000;
+      await b.handle({ type: 'tick' }, actorCtx);
+    } finally {
+      await b.stop!(actorCtx);
+    }
+    expect(submitted.map((t) => t.body.validator)).toEqual([signers[0].address]);
+  });
+
   it('after a restart it never signs a timestamp the chain already holds for it', async () => {
     const state = freshState([10n ** 25n]);
     applyAt(state, [observation(signers[0], T0 + 5000, px([1, 7n]))], T0 + 5100);

@@ -28,6 +28,8 @@ export interface Key {
   address: Address;
   ecdsaPubkey: Hex;
   vrfPubkey: Hex;
+  /** The Ed25519 seed of the VRF key (proves blocks once the candidate proposes). */
+  vrfPrivateKey: Uint8Array;
 }
 
 /** A deterministic candidate key from a small seed. */
@@ -46,6 +48,7 @@ export function keyOf(seed: number): Key {
     address: privateKeyToAddress(privateKey),
     ecdsaPubkey: secp256k1CompressedPublicKey(bytesToHex(privateKey)),
     vrfPubkey: ed25519PublicKey(bytesToHex(vrfSeed)),
+    vrfPrivateKey: vrfSeed,
   };
 }
 

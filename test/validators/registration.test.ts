@@ -157,7 +157,7 @@ describe('RegisterValidator', () => {
     // A genesis validator registering with its own (genesis) key: address and ECDSA key taken.
     const genesis = state.meta.get('validators') as { ecdsaPubkey: `0x${string}`; vrfPubkey: `0x${string}` }[];
     const gPriv = hexToBytes(DEVNET_KEYS.validators[0].ecdsaPrivateKey);
-    const gKey = { privateKey: gPriv, address: privateKeyToAddress(gPriv), ecdsaPubkey: genesis[0].ecdsaPubkey, vrfPubkey: keyOf(50).vrfPubkey };
+    const gKey = { privateKey: gPriv, address: privateKeyToAddress(gPriv), ecdsaPubkey: genesis[0].ecdsaPubkey, vrfPubkey: keyOf(50).vrfPubkey, vrfPrivateKey: keyOf(50).vrfPrivateKey };
     expect(refuse(state, register(gKey))).toMatchObject({ code: 'VALIDATOR_EXISTS', status: 409 });
     // Bob with a genesis validator's VRF key.
     expect(refuse(state, register(bob, { vrfPubkey: genesis[1].vrfPubkey, nonce: 2n }))).toMatchObject({ code: 'VALIDATOR_EXISTS', status: 409 });

@@ -17,6 +17,8 @@ export const statusRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       latestBlockTimeMs: chain.lastTimestampMs,
       stateRoot: bytesToHex(chain.stateRoot),
       syncing: status.syncing,
+      sync: status.sync,
+      validator: status.validator,
       peers: status.p2p?.peers ?? [],
       p2p: status.p2p,
       consensus: status.consensus,
