@@ -1,6 +1,9 @@
 /**
- * The p2p concern: one libp2p transport per node (TCP, noise, yamux, gossipsub), its
- * identity the validator's secp256k1 key. It turns what arrives into mailbox messages
+ * The p2p concern: one libp2p transport per node (TCP, noise, yamux, gossipsub), on every
+ * node of a p2p network, validator or not. Its identity: the key file's peer key for a
+ * node started with --home, else (the devnet) the validator's secp256k1 key, else a fresh
+ * key. Which peer speaks for which validator: validator-peers.ts (genesis-derived peer ids
+ * and signed hellos, decision 70). It turns what arrives into mailbox messages
  * for the mempool and consensus actors, and what they send into gossip, direct
  * messages or block-sync requests. Handlers decide the gossip verdict: undecodable
  * data is rejected (its sender is penalized), useless data ignored.
@@ -13,21 +16,27 @@
  * a message can take: gossipsub added message ids, a seen cache, event dispatch and an
  * RPC envelope to every message, about a tenth of a validator's CPU at idle and more
  * under load. The gossipsub topics for transactions, proposals and votes carry the same
- * data to whoever subscribes to them (full nodes); validators do not subscribe, and a
- * validator publishes there only when somebody has.
+ * data to whoever subscribes to them (full nodes); genesis validators do not subscribe,
+ * and a validator publishes there only when somebody has. Any peer may send transaction
+ * batches on the direct protocol (a full node relays the writes posted to it; the mempool
+ * verifies every transaction); consensus items are taken from validators' peers only.
  *
  * Protocols besides the topics:
  *   /exchange/<chainId>/direct/1  bundles to one validator: items tagged DirectItem
  *                                 (consensus message | transaction batch)
+ *   /exchange/<chainId>/hello/1   a validator's signed hello (validator-peers.ts)
  *   /exchange/<chainId>/sync/1    block sync (src/chain/sync.ts)
  */
 import { Reader, Writer } from '../../src/codec/binary';
 import { askPeersInTurn, decodeSyncRequest, decodeSyncResponse, encodeSyncRequest, forgeSyncResponse, serveSync, SYNC_MAX_BLOCKS, syncProtocol, type SyncAttempt } from '../../src/chain/sync';
 import { decodeEvidence } from '../../src/consensus/evidence';
 import { decodeMessage, type ConsensusMessage } from '../../src/consensus/messages';
-import { Libp2pTransport, peerIdOfPublicKey } from '../../src/net/libp2p';
+import { encodeHello, signHello } from '../../src/net/hello';
+import { Libp2pTransport, peerIdOfKey, peerIdOfPublicKey } from '../../src/net/libp2p';
 import { GossipError, Topic, type GossipHandlers } from '../../src/net/transport';
 import type { NodeContext } from '../../src/node/context';
+import { privateKeyToAddress } from '../../src/crypto/secp256k1';
+import { validatorRecord } from '../../src/state/validator-records';
 import type { Address } from '../../src/util/bytes';
 import { hexToBytes } from '../../src/util/bytes';
 import type { ActorBehavior, Reply } from '../actor';
@@ -35,6 +44,7 @@ import { BUNDLE_ITEMS_MAX, bundleBytesMax, TX_BATCH_BYTES_MAX, TX_BATCH_HEADROOM
 import { CONSENSUS_MESSAGE_OVERHEAD_BYTES } from '../../src/consensus/limits';
 import type { GossipTally } from '../mempool/messages';
 import type { P2PMsg } from './messages';
+import { encodeHelloAnswer, HELLO_TIMEOUT_MS, HelloSender, helloProtocol, ValidatorPeers } from './validator-peers';
 
 export interface P2PHolder {
   transport?: Libp2pTransport;
@@ -100,8 +110,8 @@ export function decodeTxBatch(bytes: Uint8Array, maxTxBytes: number): Uint8Array
 
 export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: () => { send(m: P2PMsg): boolean }): ActorBehavior<P2PMsg> {
   let transport: Libp2pTransport | undefined;
-  const peerOf = new Map<Address, string>();
-  const addressOf = new Map<string, Address>();
+  let helloSender: HelloSender | undefined;
+  const validatorPeers = new ValidatorPeers();
   /** Transactions admitted this turn, sent as one batch. */
   let pendingTxs: Uint8Array[] = [];
   let pendingBytes = 0;
@@ -110,11 +120,17 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
   let flushScheduled = false;
   const directStats = { bundlesSent: 0, itemsSent: 0, bundlesReceived: 0, consensusReceived: 0, txBatchesReceived: 0, malformed: 0, fromNonValidators: 0 };
 
+  /** Validators that may take part in consensus now or soon: their peers are bound by a hello (decision 70). */
+  const isValidator = (address: Address): boolean => {
+    const status = validatorRecord(node().chain().state, address)?.status;
+    return status === 'registered' || status === 'active' || status === 'jailed';
+  };
+
   const maxConsensusBytes = () => node().config.genesis.consensus.maxBlockBytes + CONSENSUS_MESSAGE_OVERHEAD_BYTES;
 
   /** Into the consensus actor's lane for the message's kind (actors/consensus/inbox.ts): a full lane drops by its own policy and counts it. */
   const toConsensus = (message: ConsensusMessage, from: string) => {
-    node().actors.consensus?.send({ type: 'message', message, from: addressOf.get(from) });
+    node().actors.consensus?.send({ type: 'message', message, from: validatorPeers.address(from) });
   };
 
   const decodeConsensus = (data: Uint8Array): ConsensusMessage => {
@@ -183,7 +199,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
 
   /** To every connected validator (one that is not connected catches up from the status exchange, block sync, or the admitting validator's proposal). */
   const toValidators = (item: Uint8Array) => {
-    for (const peer of transport!.peers()) if (addressOf.has(peer)) queueDirect(peer, item);
+    for (const peer of transport!.peers()) if (validatorPeers.isValidatorPeer(peer)) queueDirect(peer, item);
   };
 
   const flushTxs = () => {
@@ -213,11 +229,10 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
   };
 
   const receiveBundle = (data: Uint8Array, from: string) => {
-    // The direct protocol is between validators; anybody else follows the gossip topics.
-    if (!addressOf.has(from)) {
-      directStats.fromNonValidators++;
-      return;
-    }
+    // Consensus on the direct protocol is between validators (anybody else follows the
+    // gossip topics); transaction batches are taken from any peer: a full node relays the
+    // writes posted to it, and the mempool verifies every transaction.
+    const fromValidator = validatorPeers.isValidatorPeer(from);
     let items: Uint8Array[];
     const max = maxConsensusBytes();
     try {
@@ -232,6 +247,10 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
       try {
         switch (item[0]) {
           case DirectItem.Consensus: {
+            if (!fromValidator) {
+              directStats.fromNonValidators++;
+              break;
+            }
             const m = decodeConsensus(item.subarray(1));
             directStats.consensusReceived++;
             toConsensus(m, from);
@@ -256,7 +275,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
   const sync = async (fromHeight: number, exclude: ReadonlySet<string> = new Set()): Promise<SyncAttempt> => {
     const t = transport!;
     const { genesis } = node().config;
-    const peers = t.peers().filter((p) => addressOf.has(p) && !exclude.has(p));
+    const peers = t.peers().filter((p) => validatorPeers.isValidatorPeer(p) && !exclude.has(p));
     const request = encodeSyncRequest({ fromHeight, maxBlocks: SYNC_MAX_BLOCKS });
     return askPeersInTurn(
       peers,
@@ -270,32 +289,51 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
     async start() {
       const n = node();
       const { config } = n;
-      if (!config.p2p || !config.validatorKey) throw new Error('the p2p actor needs config.p2p and a node key');
-      for (const v of config.genesis.validators) {
-        const peer = await peerIdOfPublicKey(hexToBytes(v.ecdsaPubkey));
-        peerOf.set(v.address, peer);
-        addressOf.set(peer, v.address);
-      }
+      if (!config.p2p) throw new Error('the p2p actor needs config.p2p');
+      const { chainId } = config.genesis;
+      for (const v of config.genesis.validators) validatorPeers.bind(v.address, await peerIdOfPublicKey(hexToBytes(v.ecdsaPubkey)));
+      const key = config.validatorKey;
+      // A genesis validator takes consensus and transactions point to point (see the top of
+      // this file); every other node (a full node, a validator that joined later) follows the
+      // gossip topics too.
+      const own = key === undefined ? undefined : privateKeyToAddress(key);
+      const genesisValidator = own !== undefined && config.genesis.validators.some((v) => v.address === own);
       transport = new Libp2pTransport({
-        chainId: config.genesis.chainId,
-        privateKey: config.validatorKey,
+        chainId,
+        peerKey: config.p2p.peerKey,
+        privateKey: config.p2p.peerKey === undefined ? key : undefined,
         listen: config.p2p.listen,
         bootstrap: config.p2p.bootstrap,
         log: n.log,
         maxMessageBytes: maxConsensusBytes(),
-        // Validators get consensus messages and transactions point to point (see the top of this file).
-        subscribe: [Topic.Oracle, Topic.Evidence],
-        extraStats: () => ({ bundles: { ...directStats } }),
+        subscribe: genesisValidator ? [Topic.Oracle, Topic.Evidence] : undefined,
+        extraStats: () => ({ bundles: { ...directStats }, hello: { ...validatorPeers.stats } }),
+        onPeerConnect: (peer) => helloSender?.greet(peer),
+        onPeerDisconnect: (peer) => helloSender?.disconnected(peer),
       });
       await transport.start(handlers);
-      await transport.handleDirect(directProtocol(config.genesis.chainId), receiveBundle);
-      await transport.handle(syncProtocol(config.genesis.chainId), async (data) => {
+      const t = transport;
+      await t.handleDirect(directProtocol(chainId), receiveBundle);
+      await t.handle(syncProtocol(chainId), async (data) => {
         const faults = node().config.faults;
         if (faults?.stallSync) return stalled;
         const chain = node().chain();
         const served = await serveSync(chain.store, chain.height, decodeSyncRequest(data));
         return faults?.forgeSyncBlocks ? forgeSyncResponse(served, config.genesis.consensus.maxBlockBytes) : served;
       });
+      // Every node learns validators' peers from their hellos (a full node relays writes to them and syncs from them).
+      await t.handle(helloProtocol(chainId), async (data, from) => encodeHelloAnswer(validatorPeers.receiveHello(data, from, chainId, isValidator)));
+      // A validator whose peer id does not follow from its key proves which validator it is.
+      if (key !== undefined && (await peerIdOfKey(key)) !== t.id) {
+        helloSender = new HelloSender(
+          encodeHello(signHello(key, chainId, t.id)),
+          (peer, hello) => t.request(peer, helloProtocol(chainId), hello, HELLO_TIMEOUT_MS),
+          () => t.peers(),
+          validatorPeers.stats,
+          (peer, reason) => node().log.debug({ peer, reason }, 'hello refused'),
+        );
+        helloSender.start();
+      }
       holder.transport = transport;
     },
     handle(msg) {
@@ -316,7 +354,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
           return;
         }
         case 'direct': {
-          const peer = peerOf.get(msg.to);
+          const peer = validatorPeers.peer(msg.to);
           if (peer === undefined || peer === t.id) return;
           queueDirect(peer, tagged(DirectItem.Consensus, msg.data));
           return;
@@ -331,6 +369,8 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
       }
     },
     async stop() {
+      helloSender?.stop();
+      helloSender = undefined;
       holder.transport = undefined;
       const t = transport;
       transport = undefined;

@@ -33,8 +33,12 @@ export interface NodeConfig {
   mempool: { maxTxs: number; maxBytes: number };
   /** Time an API call waits for its transaction to become final. */
   finalityTimeoutMs: number;
-  /** libp2p: where to listen and whom to keep connected to (multiaddrs with /p2p/<id>). Needed with more than one validator. */
-  p2p?: { listen: string[]; bootstrap: string[] };
+  /**
+   * libp2p: where to listen and whom to keep connected to (multiaddrs with /p2p/<id>). Needed with more than one validator.
+   * `peerKey`: the peer identity, a libp2p private key in protobuf encoding (a key file's); without it the identity is
+   * the validator key (the devnet), or a fresh key on a node without one.
+   */
+  p2p?: { listen: string[]; bootstrap: string[]; peerKey?: Uint8Array };
   /** Devnet-only fault injection, for tests of the network's defences. */
   faults?: {
     /** Sign and gossip a second, conflicting vote after each vote, with this key (double signing). */
