@@ -22,6 +22,8 @@ export interface NodeConfig {
   genesisHash: Uint8Array;
   /** This node's validator ECDSA key (32 bytes); absent for a non-validator. */
   validatorKey?: Uint8Array;
+  /** This node's VRF key (the 32-byte Ed25519 seed of its key file); absent on the devnet and on a node without a key file. */
+  vrfKey?: Uint8Array;
   /** Where the REST/JSON-RPC address listens; null for none. */
   api: { host: string; port: number } | null;
   /** The session-and-agent API port (contract [C-limits-ports]: 9001, loopback by default); absent or null for none. Needs `api`. */
