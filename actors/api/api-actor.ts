@@ -173,6 +173,10 @@ function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexA
       const consensus = n.consensusInfo?.();
       return { syncing: consensus?.syncing ?? false, p2p: n.p2pInfo?.() ?? null, consensus: consensus ?? null, actors: n.actorStats() };
     },
+    p2pAddresses() {
+      const info = n.p2pInfo?.();
+      return info ? { peerId: info.peerId, listen: info.listen } : null;
+    },
   };
 }
 

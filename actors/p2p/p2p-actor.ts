@@ -17,13 +17,16 @@
  * RPC envelope to every message, about a tenth of a validator's CPU at idle and more
  * under load. The gossipsub topics for transactions, proposals and votes carry the same
  * data to whoever subscribes to them (full nodes); genesis validators do not subscribe,
- * and a validator publishes there only when somebody has. Any peer may send transaction
- * batches on the direct protocol (a full node relays the writes posted to it; the mempool
- * verifies every transaction); consensus items are taken from validators' peers only.
+ * and a validator publishes there only when somebody has. The direct protocol is taken
+ * from validators' peers only; a node that is not a genesis validator (a full node, a
+ * validator that joined later) sends the transactions it admitted (the writes posted to
+ * it) to the validators on the relay protocol, which takes batches from any peer (the
+ * mempool verifies every transaction).
  *
  * Protocols besides the topics:
  *   /exchange/<chainId>/direct/1  bundles to one validator: items tagged DirectItem
  *                                 (consensus message | transaction batch)
+ *   /exchange/<chainId>/relay/1   transaction batches from any node to a validator
  *   /exchange/<chainId>/hello/1   a validator's signed hello (validator-peers.ts)
  *   /exchange/<chainId>/sync/1    block sync (src/chain/sync.ts)
  */
@@ -56,6 +59,11 @@ const MAX_BUNDLE_ITEMS = BUNDLE_ITEMS_MAX;
 
 export function directProtocol(chainId: number): string {
   return `/exchange/${chainId}/direct/1`;
+}
+
+/** Transaction batches (encodeTxBatch) from any node to a validator, one long-lived stream per peer. */
+export function relayProtocol(chainId: number): string {
+  return `/exchange/${chainId}/relay/1`;
 }
 
 /** What an item of a direct bundle carries: its first byte. */
@@ -111,6 +119,8 @@ export function decodeTxBatch(bytes: Uint8Array, maxTxBytes: number): Uint8Array
 export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: () => { send(m: P2PMsg): boolean }): ActorBehavior<P2PMsg> {
   let transport: Libp2pTransport | undefined;
   let helloSender: HelloSender | undefined;
+  /** Not a genesis validator: its transactions go to the validators on the relay protocol. */
+  let relayTxs = false;
   const validatorPeers = new ValidatorPeers();
   /** Transactions admitted this turn, sent as one batch. */
   let pendingTxs: Uint8Array[] = [];
@@ -119,6 +129,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
   const pendingDirect = new Map<string, Uint8Array[]>();
   let flushScheduled = false;
   const directStats = { bundlesSent: 0, itemsSent: 0, bundlesReceived: 0, consensusReceived: 0, txBatchesReceived: 0, malformed: 0, fromNonValidators: 0 };
+  const relayStats = { batchesSent: 0, batchesReceived: 0, malformed: 0 };
 
   /** Validators that may take part in consensus now or soon: their peers are bound by a hello (decision 70). */
   const isValidator = (address: Address): boolean => {
@@ -207,9 +218,18 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
     const data = encodeTxBatch(pendingTxs);
     pendingTxs = [];
     pendingBytes = 0;
-    // Validators get it point to point, in the same bundle as consensus messages; full
-    // nodes subscribed to the topic get it by gossip.
-    toValidators(tagged(DirectItem.Txs, data));
+    // Validators get it point to point: from a genesis validator in the same bundle as
+    // consensus messages, from any other node on the relay protocol. Full nodes
+    // subscribed to the topic get it by gossip.
+    if (relayTxs) {
+      const t = transport;
+      const protocol = relayProtocol(node().config.genesis.chainId);
+      for (const peer of t.peers()) {
+        if (!validatorPeers.isValidatorPeer(peer)) continue;
+        t.sendDirect(peer, protocol, data);
+        relayStats.batchesSent++;
+      }
+    } else toValidators(tagged(DirectItem.Txs, data));
     publishToSubscribers(Topic.Txs, data);
   };
 
@@ -229,10 +249,12 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
   };
 
   const receiveBundle = (data: Uint8Array, from: string) => {
-    // Consensus on the direct protocol is between validators (anybody else follows the
-    // gossip topics); transaction batches are taken from any peer: a full node relays the
-    // writes posted to it, and the mempool verifies every transaction.
-    const fromValidator = validatorPeers.isValidatorPeer(from);
+    // The direct protocol is between validators; anybody else follows the gossip topics
+    // (and relays transactions on the relay protocol).
+    if (!validatorPeers.isValidatorPeer(from)) {
+      directStats.fromNonValidators++;
+      return;
+    }
     let items: Uint8Array[];
     const max = maxConsensusBytes();
     try {
@@ -247,10 +269,6 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
       try {
         switch (item[0]) {
           case DirectItem.Consensus: {
-            if (!fromValidator) {
-              directStats.fromNonValidators++;
-              break;
-            }
             const m = decodeConsensus(item.subarray(1));
             directStats.consensusReceived++;
             toConsensus(m, from);
@@ -269,6 +287,19 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
         directStats.malformed++;
       }
     }
+  };
+
+  /** Transactions relayed by any node (a full node's posted writes): the mempool verifies and admits them. */
+  const receiveRelay = (data: Uint8Array) => {
+    let txs: Uint8Array[];
+    try {
+      txs = decodeTxBatch(data, node().config.genesis.consensus.maxTxBytes);
+    } catch {
+      relayStats.malformed++;
+      return;
+    }
+    relayStats.batchesReceived++;
+    node().actors.mempool.send({ type: 'submitGossip', txs, reply: IGNORED_REPLY });
   };
 
   /** Asks the connected validators (but `exclude`) in turn for the blocks from `fromHeight`. */
@@ -298,6 +329,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
       // gossip topics too.
       const own = key === undefined ? undefined : privateKeyToAddress(key);
       const genesisValidator = own !== undefined && config.genesis.validators.some((v) => v.address === own);
+      relayTxs = !genesisValidator;
       transport = new Libp2pTransport({
         chainId,
         peerKey: config.p2p.peerKey,
@@ -307,13 +339,14 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
         log: n.log,
         maxMessageBytes: maxConsensusBytes(),
         subscribe: genesisValidator ? [Topic.Oracle, Topic.Evidence] : undefined,
-        extraStats: () => ({ bundles: { ...directStats }, hello: { ...validatorPeers.stats } }),
+        extraStats: () => ({ bundles: { ...directStats }, relay: { ...relayStats }, hello: { ...validatorPeers.stats, hellosRefused: { ...validatorPeers.stats.hellosRefused } } }),
         onPeerConnect: (peer) => helloSender?.greet(peer),
         onPeerDisconnect: (peer) => helloSender?.disconnected(peer),
       });
       await transport.start(handlers);
       const t = transport;
       await t.handleDirect(directProtocol(chainId), receiveBundle);
+      await t.handleDirect(relayProtocol(chainId), receiveRelay);
       await t.handle(syncProtocol(chainId), async (data) => {
         const faults = node().config.faults;
         if (faults?.stallSync) return stalled;
