@@ -182,6 +182,10 @@ function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexA
       const validator = address === undefined ? null : { address, status: validatorRecord(chain.state, address)?.status ?? ('observer' as const) };
       return { syncing: consensus?.syncing ?? false, sync, validator, p2p: n.p2pInfo?.() ?? null, consensus: consensus ?? null, actors: n.actorStats() };
     },
+    p2pAddresses() {
+      const info = n.p2pInfo?.();
+      return info ? { peerId: info.peerId, listen: info.listen } : null;
+    },
   };
 }
 

@@ -1,6 +1,9 @@
 /**
- * The p2p concern: one libp2p transport per node (TCP, noise, yamux, gossipsub), its
- * identity the validator's secp256k1 key. It turns what arrives into mailbox messages
+ * The p2p concern: one libp2p transport per node (TCP, noise, yamux, gossipsub), on every
+ * node of a p2p network, validator or not. Its identity: the key file's peer key for a
+ * node started with --home, else (the devnet) the validator's secp256k1 key, else a fresh
+ * key. Which peer speaks for which validator: validator-peers.ts (genesis-derived peer ids
+ * and signed hellos, decision 71). It turns what arrives into mailbox messages
  * for the mempool and consensus actors, and what they send into gossip, direct
  * messages or block-sync requests. Handlers decide the gossip verdict: undecodable
  * data is rejected (its sender is penalized), useless data ignored.
@@ -13,21 +16,30 @@
  * a message can take: gossipsub added message ids, a seen cache, event dispatch and an
  * RPC envelope to every message, about a tenth of a validator's CPU at idle and more
  * under load. The gossipsub topics for transactions, proposals and votes carry the same
- * data to whoever subscribes to them (full nodes); validators do not subscribe, and a
- * validator publishes there only when somebody has.
+ * data to whoever subscribes to them (full nodes); genesis validators do not subscribe,
+ * and a validator publishes there only when somebody has. The direct protocol is taken
+ * from validators' peers only; a node that is not a genesis validator (a full node, a
+ * validator that joined later) sends the transactions it admitted (the writes posted to
+ * it) to the validators on the relay protocol, which takes batches from any peer (the
+ * mempool verifies every transaction).
  *
  * Protocols besides the topics:
  *   /exchange/<chainId>/direct/1  bundles to one validator: items tagged DirectItem
  *                                 (consensus message | transaction batch)
+ *   /exchange/<chainId>/relay/1   transaction batches from any node to a validator
+ *   /exchange/<chainId>/hello/1   a validator's signed hello (validator-peers.ts)
  *   /exchange/<chainId>/sync/1    block sync (src/chain/sync.ts)
  */
 import { Reader, Writer } from '../../src/codec/binary';
 import { askPeersInTurn, decodeSyncRequest, decodeSyncResponse, encodeSyncRequest, forgeSyncResponse, serveSync, SYNC_MAX_BLOCKS, syncProtocol, type SyncAttempt } from '../../src/chain/sync';
 import { decodeEvidence } from '../../src/consensus/evidence';
 import { decodeMessage, type ConsensusMessage } from '../../src/consensus/messages';
-import { Libp2pTransport, peerIdOfPublicKey } from '../../src/net/libp2p';
+import { encodeHello, signHello } from '../../src/net/hello';
+import { Libp2pTransport, peerIdOfKey, peerIdOfPublicKey } from '../../src/net/libp2p';
 import { GossipError, Topic, type GossipHandlers } from '../../src/net/transport';
 import type { NodeContext } from '../../src/node/context';
+import { privateKeyToAddress } from '../../src/crypto/secp256k1';
+import { validatorRecord } from '../../src/state/validator-records';
 import type { Address } from '../../src/util/bytes';
 import { hexToBytes } from '../../src/util/bytes';
 import type { ActorBehavior, Reply } from '../actor';
@@ -35,6 +47,7 @@ import { BUNDLE_ITEMS_MAX, bundleBytesMax, TX_BATCH_BYTES_MAX, TX_BATCH_HEADROOM
 import { CONSENSUS_MESSAGE_OVERHEAD_BYTES } from '../../src/consensus/limits';
 import type { GossipTally } from '../mempool/messages';
 import type { P2PMsg } from './messages';
+import { encodeHelloAnswer, HELLO_TIMEOUT_MS, HelloSender, helloProtocol, ValidatorPeers } from './validator-peers';
 
 export interface P2PHolder {
   transport?: Libp2pTransport;
@@ -46,6 +59,11 @@ const MAX_BUNDLE_ITEMS = BUNDLE_ITEMS_MAX;
 
 export function directProtocol(chainId: number): string {
   return `/exchange/${chainId}/direct/1`;
+}
+
+/** Transaction batches (encodeTxBatch) from any node to a validator, one long-lived stream per peer. */
+export function relayProtocol(chainId: number): string {
+  return `/exchange/${chainId}/relay/1`;
 }
 
 /** What an item of a direct bundle carries: its first byte. */
@@ -100,8 +118,10 @@ export function decodeTxBatch(bytes: Uint8Array, maxTxBytes: number): Uint8Array
 
 export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: () => { send(m: P2PMsg): boolean }): ActorBehavior<P2PMsg> {
   let transport: Libp2pTransport | undefined;
-  const peerOf = new Map<Address, string>();
-  const addressOf = new Map<string, Address>();
+  let helloSender: HelloSender | undefined;
+  /** Not a genesis validator: its transactions go to the validators on the relay protocol. */
+  let relayTxs = false;
+  const validatorPeers = new ValidatorPeers();
   /** Transactions admitted this turn, sent as one batch. */
   let pendingTxs: Uint8Array[] = [];
   let pendingBytes = 0;
@@ -109,12 +129,19 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
   const pendingDirect = new Map<string, Uint8Array[]>();
   let flushScheduled = false;
   const directStats = { bundlesSent: 0, itemsSent: 0, bundlesReceived: 0, consensusReceived: 0, txBatchesReceived: 0, malformed: 0, fromNonValidators: 0 };
+  const relayStats = { batchesSent: 0, batchesReceived: 0, malformed: 0 };
+
+  /** Validators that may take part in consensus now or soon: their peers are bound by a hello (decision 71). */
+  const isValidator = (address: Address): boolean => {
+    const status = validatorRecord(node().chain().state, address)?.status;
+    return status === 'registered' || status === 'active' || status === 'jailed';
+  };
 
   const maxConsensusBytes = () => node().config.genesis.consensus.maxBlockBytes + CONSENSUS_MESSAGE_OVERHEAD_BYTES;
 
   /** Into the consensus actor's lane for the message's kind (actors/consensus/inbox.ts): a full lane drops by its own policy and counts it. */
   const toConsensus = (message: ConsensusMessage, from: string) => {
-    node().actors.consensus?.send({ type: 'message', message, from: addressOf.get(from) });
+    node().actors.consensus?.send({ type: 'message', message, from: validatorPeers.address(from) });
   };
 
   const decodeConsensus = (data: Uint8Array): ConsensusMessage => {
@@ -183,7 +210,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
 
   /** To every connected validator (one that is not connected catches up from the status exchange, block sync, or the admitting validator's proposal). */
   const toValidators = (item: Uint8Array) => {
-    for (const peer of transport!.peers()) if (addressOf.has(peer)) queueDirect(peer, item);
+    for (const peer of transport!.peers()) if (validatorPeers.isValidatorPeer(peer)) queueDirect(peer, item);
   };
 
   const flushTxs = () => {
@@ -191,9 +218,18 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
     const data = encodeTxBatch(pendingTxs);
     pendingTxs = [];
     pendingBytes = 0;
-    // Validators get it point to point, in the same bundle as consensus messages; full
-    // nodes subscribed to the topic get it by gossip.
-    toValidators(tagged(DirectItem.Txs, data));
+    // Validators get it point to point: from a genesis validator in the same bundle as
+    // consensus messages, from any other node on the relay protocol. Full nodes
+    // subscribed to the topic get it by gossip.
+    if (relayTxs) {
+      const t = transport;
+      const protocol = relayProtocol(node().config.genesis.chainId);
+      for (const peer of t.peers()) {
+        if (!validatorPeers.isValidatorPeer(peer)) continue;
+        t.sendDirect(peer, protocol, data);
+        relayStats.batchesSent++;
+      }
+    } else toValidators(tagged(DirectItem.Txs, data));
     publishToSubscribers(Topic.Txs, data);
   };
 
@@ -213,8 +249,9 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
   };
 
   const receiveBundle = (data: Uint8Array, from: string) => {
-    // The direct protocol is between validators; anybody else follows the gossip topics.
-    if (!addressOf.has(from)) {
+    // The direct protocol is between validators; anybody else follows the gossip topics
+    // (and relays transactions on the relay protocol).
+    if (!validatorPeers.isValidatorPeer(from)) {
       directStats.fromNonValidators++;
       return;
     }
@@ -252,11 +289,24 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
     }
   };
 
+  /** Transactions relayed by any node (a full node's posted writes): the mempool verifies and admits them. */
+  const receiveRelay = (data: Uint8Array) => {
+    let txs: Uint8Array[];
+    try {
+      txs = decodeTxBatch(data, node().config.genesis.consensus.maxTxBytes);
+    } catch {
+      relayStats.malformed++;
+      return;
+    }
+    relayStats.batchesReceived++;
+    node().actors.mempool.send({ type: 'submitGossip', txs, reply: IGNORED_REPLY });
+  };
+
   /** Asks the connected validators (but `exclude`) in turn for the blocks from `fromHeight`. */
   const sync = async (fromHeight: number, exclude: ReadonlySet<string> = new Set()): Promise<SyncAttempt> => {
     const t = transport!;
     const { genesis } = node().config;
-    const peers = t.peers().filter((p) => addressOf.has(p) && !exclude.has(p));
+    const peers = t.peers().filter((p) => validatorPeers.isValidatorPeer(p) && !exclude.has(p));
     const request = encodeSyncRequest({ fromHeight, maxBlocks: SYNC_MAX_BLOCKS });
     return askPeersInTurn(
       peers,
@@ -270,32 +320,53 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
     async start() {
       const n = node();
       const { config } = n;
-      if (!config.p2p || !config.validatorKey) throw new Error('the p2p actor needs config.p2p and a node key');
-      for (const v of config.genesis.validators) {
-        const peer = await peerIdOfPublicKey(hexToBytes(v.ecdsaPubkey));
-        peerOf.set(v.address, peer);
-        addressOf.set(peer, v.address);
-      }
+      if (!config.p2p) throw new Error('the p2p actor needs config.p2p');
+      const { chainId } = config.genesis;
+      for (const v of config.genesis.validators) validatorPeers.bind(v.address, await peerIdOfPublicKey(hexToBytes(v.ecdsaPubkey)));
+      const key = config.validatorKey;
+      // A genesis validator takes consensus and transactions point to point (see the top of
+      // this file); every other node (a full node, a validator that joined later) follows the
+      // gossip topics too.
+      const own = key === undefined ? undefined : privateKeyToAddress(key);
+      const genesisValidator = own !== undefined && config.genesis.validators.some((v) => v.address === own);
+      relayTxs = !genesisValidator;
       transport = new Libp2pTransport({
-        chainId: config.genesis.chainId,
-        privateKey: config.validatorKey,
+        chainId,
+        peerKey: config.p2p.peerKey,
+        privateKey: config.p2p.peerKey === undefined ? key : undefined,
         listen: config.p2p.listen,
         bootstrap: config.p2p.bootstrap,
         log: n.log,
         maxMessageBytes: maxConsensusBytes(),
-        // Validators get consensus messages and transactions point to point (see the top of this file).
-        subscribe: [Topic.Oracle, Topic.Evidence],
-        extraStats: () => ({ bundles: { ...directStats } }),
+        subscribe: genesisValidator ? [Topic.Oracle, Topic.Evidence] : undefined,
+        extraStats: () => ({ bundles: { ...directStats }, relay: { ...relayStats }, hello: { ...validatorPeers.stats, hellosRefused: { ...validatorPeers.stats.hellosRefused } } }),
+        onPeerConnect: (peer) => helloSender?.greet(peer),
+        onPeerDisconnect: (peer) => helloSender?.disconnected(peer),
       });
       await transport.start(handlers);
-      await transport.handleDirect(directProtocol(config.genesis.chainId), receiveBundle);
-      await transport.handle(syncProtocol(config.genesis.chainId), async (data) => {
+      const t = transport;
+      await t.handleDirect(directProtocol(chainId), receiveBundle);
+      await t.handleDirect(relayProtocol(chainId), receiveRelay);
+      await t.handle(syncProtocol(chainId), async (data) => {
         const faults = node().config.faults;
         if (faults?.stallSync) return stalled;
         const chain = node().chain();
         const served = await serveSync(chain.store, chain.height, decodeSyncRequest(data));
         return faults?.forgeSyncBlocks ? forgeSyncResponse(served, config.genesis.consensus.maxBlockBytes) : served;
       });
+      // Every node learns validators' peers from their hellos (a full node relays writes to them and syncs from them).
+      await t.handle(helloProtocol(chainId), async (data, from) => encodeHelloAnswer(validatorPeers.receiveHello(data, from, chainId, isValidator)));
+      // A validator whose peer id does not follow from its key proves which validator it is.
+      if (key !== undefined && (await peerIdOfKey(key)) !== t.id) {
+        helloSender = new HelloSender(
+          encodeHello(signHello(key, chainId, t.id)),
+          (peer, hello) => t.request(peer, helloProtocol(chainId), hello, HELLO_TIMEOUT_MS),
+          () => t.peers(),
+          validatorPeers.stats,
+          (peer, reason) => node().log.debug({ peer, reason }, 'hello refused'),
+        );
+        helloSender.start();
+      }
       holder.transport = transport;
     },
     handle(msg) {
@@ -316,7 +387,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
           return;
         }
         case 'direct': {
-          const peer = peerOf.get(msg.to);
+          const peer = validatorPeers.peer(msg.to);
           if (peer === undefined || peer === t.id) return;
           queueDirect(peer, tagged(DirectItem.Consensus, msg.data));
           return;
@@ -331,6 +402,8 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
       }
     },
     async stop() {
+      helloSender?.stop();
+      helloSender = undefined;
       holder.transport = undefined;
       const t = transport;
       transport = undefined;

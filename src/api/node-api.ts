@@ -95,4 +95,6 @@ export interface NodeApi {
   /** Admits a transaction to the mempool without waiting for finality (eth_sendRawTransaction). */
   submit(tx: Tx): Promise<void>;
   status(): NodeStatus;
+  /** This node's libp2p identity and listen addresses (as libp2p reports them); null without p2p. */
+  p2pAddresses(): { peerId: string; listen: string[] } | null;
 }

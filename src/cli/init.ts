@@ -2,8 +2,7 @@
  * `npm run node -- init --home DIR [--network devnet|testnet|mainnet|GENESIS_FILE]`:
  * makes a node's keys (src/node/keyfile.ts) for one network and prints their public
  * values as one JSON line, the values an operator hands to `genesis new` or to
- * registration ([C-res-validator-fields]). Starting a node from DIR is not built yet
- * (issue 20).
+ * registration ([C-res-validator-fields]). `start --home DIR` runs the node (start-home.ts).
  *
  * `npm run node -- bind --home DIR --network GENESIS_FILE`: binds DIR's keys to the
  * genesis `genesis new` built from them (same network name and chain id, another hash).

@@ -1,6 +1,7 @@
 /**
  * The node's command line.
  *   start   run a node of the devnet (default) or of the given genesis
+ *   start --home DIR  run the node of a key file made by init, on its network (start-home.ts)
  *   genesis print the genesis hash of a file
  *   genesis new  build a new network's genesis from its validators' public values (genesis-new.ts)
  *   init    make a node's key file for a network (init.ts)
@@ -16,6 +17,7 @@ import { genesisNew } from './genesis-new';
 import { bind, init } from './init';
 import { validatorCommand } from './validator-ops';
 import { launchLocalNetwork, p2pConfig } from './launcher';
+import { startHome } from './start-home';
 import { join } from 'node:path';
 import { Node } from '../node/node';
 import { bytesToHex, hexToBytes } from '../util/bytes';
@@ -63,8 +65,10 @@ function validatorKey(keysPath: string, g: Genesis, index: number): { ecdsa: Uin
 }
 
 async function start(argv: string[]): Promise<void> {
+  // A node of a key file made by init: its own flags (start-home.ts).
+  if (argv.some((a) => a === '--home' || a.startsWith('--home='))) return startHome(argv);
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(`usage: npm start -- [flags]\n${usage(START_FLAGS)}\n`);
+    process.stdout.write(`usage: npm start -- [flags]   (the node of a key file: npm run node -- start --home DIR --help)\n${usage(START_FLAGS)}\n`);
     return;
   }
   const f = parseFlags(argv, START_FLAGS);
@@ -137,7 +141,9 @@ async function main(): Promise<void> {
     }
     default:
       process.stdout.write(
-        `usage: node src/cli/main.ts start [flags] | init --help | bind --help | validator register|unbond|unjail --help | genesis [FILE] | genesis new --help\n${usage(START_FLAGS)}\n`,
+        `usage: node src/cli/main.ts start [flags] | start --home DIR --help | init --help | bind --help | validator register|unbond|unjail --help | genesis [FILE] | genesis new --help
+${usage(START_FLAGS)}
+`,
       );
       process.exit(command ? 1 : 0);
   }

@@ -1,13 +1,16 @@
 /**
  * The libp2p transport: TCP with noise and yamux, gossipsub for the topics, and a
- * length-prefixed request-response protocol for block sync. The peer identity is the
- * validator's secp256k1 key (contract [D-validators-keys]), so a peer id names a validator.
- * Bootstrap peers come from configuration and are redialled until connected.
+ * length-prefixed request-response protocol for block sync. The peer identity is, on the
+ * devnet, the validator's secp256k1 key (contract [D-validators-keys]), so a peer id names a
+ * validator; a node started from a key file (`start --home`) speaks from the file's Ed25519
+ * peer key and proves its validator by a signed hello (src/net/hello.ts, decision 71); a
+ * node with neither gets a fresh key. Bootstrap peers come from configuration and are
+ * redialled until connected.
  */
 import { gossipsub } from '@chainsafe/libp2p-gossipsub';
 import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
-import { privateKeyFromRaw } from '@libp2p/crypto/keys';
+import { privateKeyFromProtobuf, privateKeyFromRaw } from '@libp2p/crypto/keys';
 import { identify } from '@libp2p/identify';
 import { peerIdFromString } from '@libp2p/peer-id';
 import { tcp } from '@libp2p/tcp';
@@ -24,8 +27,13 @@ import { DIRECT_QUEUE_BYTES_MAX, GOSSIP_MESSAGE_BYTES_DEFAULT, NET_FRAME_BYTES_M
 
 export interface Libp2pTransportOptions {
   chainId: number;
-  /** The validator's (or node's) 32-byte secp256k1 private key: the peer identity. */
-  privateKey: Uint8Array;
+  /** The validator's 32-byte secp256k1 private key as the peer identity (the devnet's way); ignored when `peerKey` is given. */
+  privateKey?: Uint8Array;
+  /** A libp2p private key in libp2p's protobuf encoding (a key file's `peerPrivateKey`): the peer identity. Neither: a fresh Ed25519 key. */
+  peerKey?: Uint8Array;
+  /** Called when the first connection to a peer opens, and when its last one closes. */
+  onPeerConnect?: (peer: string) => void;
+  onPeerDisconnect?: (peer: string) => void;
   /** e.g. /ip4/127.0.0.1/tcp/9000 */
   listen: string[];
   /** Multiaddrs with /p2p/<peer id> of peers to keep connected to. */
@@ -56,6 +64,7 @@ interface P2PNode {
   dialProtocol(peer: unknown, protocol: string, opts?: { signal?: AbortSignal }): Promise<any>;
   handle(protocol: string, handler: (data: { stream: any; connection: { remotePeer: { toString(): string } } }) => void | Promise<void>): Promise<void>;
   stop(): Promise<void>;
+  addEventListener(event: 'peer:connect' | 'peer:disconnect', listener: (evt: { detail: { toString(): string } }) => void): void;
   services: {
     pubsub: {
       topicValidators: Map<string, (from: { toString(): string }, msg: { data: Uint8Array }) => Promise<unknown>>;
@@ -116,8 +125,10 @@ export class Libp2pTransport implements Transport {
   async start(handlers: GossipHandlers): Promise<void> {
     const { opts } = this;
     installYamuxWindowPolicy();
+    const privateKey =
+      opts.peerKey !== undefined ? privateKeyFromProtobuf(opts.peerKey) : opts.privateKey !== undefined ? privateKeyFromRaw(opts.privateKey) : undefined;
     const node = (await createLibp2p({
-      privateKey: privateKeyFromRaw(opts.privateKey) as never,
+      ...(privateKey === undefined ? {} : { privateKey: privateKey as never }),
       addresses: { listen: opts.listen },
       transports: [tcp()],
       connectionEncrypters: [noise()],
@@ -157,6 +168,9 @@ export class Libp2pTransport implements Transport {
     })) as unknown as P2PNode;
     this.node = node;
     this.id = node.peerId.toString();
+    const { onPeerConnect, onPeerDisconnect } = opts;
+    if (onPeerConnect) node.addEventListener('peer:connect', (evt) => onPeerConnect(evt.detail.toString()));
+    if (onPeerDisconnect) node.addEventListener('peer:disconnect', (evt) => onPeerDisconnect(evt.detail.toString()));
     const pubsub = node.services.pubsub;
     for (const [name, topic] of this.byName) {
       // Validation and handling in one: the handler's verdict is the gossip verdict.

@@ -22,7 +22,7 @@ export interface NodeConfig {
   genesisHash: Uint8Array;
   /** This node's validator ECDSA key (32 bytes); absent for a non-validator. */
   validatorKey?: Uint8Array;
-  /** This validator's VRF secret key (a 32-byte Ed25519 seed): it proves the seed of each block it proposes. Needed with validatorKey to produce blocks. */
+  /** This validator's VRF secret key (a 32-byte Ed25519 seed: the devnet keys file's or the key file's): it proves the seed of each block it proposes. Needed with validatorKey to produce blocks. */
   vrfKey?: Uint8Array;
   /** Where the REST/JSON-RPC address listens; null for none. */
   api: { host: string; port: number } | null;
@@ -35,8 +35,12 @@ export interface NodeConfig {
   mempool: { maxTxs: number; maxBytes: number };
   /** Time an API call waits for its transaction to become final. */
   finalityTimeoutMs: number;
-  /** libp2p: where to listen and whom to keep connected to (multiaddrs with /p2p/<id>). Needed with more than one validator. */
-  p2p?: { listen: string[]; bootstrap: string[] };
+  /**
+   * libp2p: where to listen and whom to keep connected to (multiaddrs with /p2p/<id>). Needed with more than one validator.
+   * `peerKey`: the peer identity, a libp2p private key in protobuf encoding (a key file's); without it the identity is
+   * the validator key (the devnet), or a fresh key on a node without one.
+   */
+  p2p?: { listen: string[]; bootstrap: string[]; peerKey?: Uint8Array };
   /** Devnet-only fault injection, for tests of the network's defences. */
   faults?: {
     /** Sign and gossip a second, conflicting vote after each vote, with this key (double signing). */

@@ -1,4 +1,8 @@
-/** Chain information: GET /chain-config and GET /v1/network (contract [C-rpc-status], [C-account-network]). */
+/**
+ * Chain information: GET /chain-config and GET /v1/network (contract [C-rpc-status], [C-account-network]).
+ * /v1/network also gives the node's libp2p addresses (`p2p.multiaddrs`, each ending in
+ * /p2p/<peer id>): what another node passes to `start --bootstrap` (issue 20).
+ */
 import type { FastifyPluginAsync } from 'fastify';
 import type { NodeApi } from '../node-api';
 import { AGENT_CAPS_PRECOMPILE, EXCHANGE_ADDRESS, ORDERBOOK_PRECOMPILE } from '../../rpc/constants';
@@ -54,6 +58,14 @@ export const chainInfoRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app
       ws: '/ws',
       contracts,
       validators: g.validators.length,
+      p2p: p2pMultiaddrs(node.p2pAddresses()),
     });
   });
 };
+
+/** Listen addresses each with its `/p2p/<peer id>` (libp2p usually reports them so already). */
+export function p2pMultiaddrs(p2p: { peerId: string; listen: string[] } | null): { peerId: string | null; multiaddrs: string[] } {
+  if (p2p === null) return { peerId: null, multiaddrs: [] };
+  const suffix = `/p2p/${p2p.peerId}`;
+  return { peerId: p2p.peerId, multiaddrs: p2p.listen.map((a) => (a.endsWith(suffix) ? a : `${a}${suffix}`)) };
+}
