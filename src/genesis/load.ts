@@ -225,6 +225,7 @@ function parseConsensus(value: unknown, path: string): ConsensusParams {
     'downtimeMaxMissedBps',
     'slashDowntimeBps',
     'slashDoubleSignBps',
+    'evidenceMaxAgeBlocks',
     'timelockRoutineMs',
     'timelockHighImpactMs',
   ]);
@@ -252,6 +253,7 @@ function parseConsensus(value: unknown, path: string): ConsensusParams {
   const downtimeMaxMissedBps = int(o.downtimeMaxMissedBps, p('downtimeMaxMissedBps'), 1, BPS);
   const slashDowntimeBps = int(o.slashDowntimeBps, p('slashDowntimeBps'), 0, BPS);
   const slashDoubleSignBps = int(o.slashDoubleSignBps, p('slashDoubleSignBps'), 0, BPS);
+  const evidenceMaxAgeBlocks = int(o.evidenceMaxAgeBlocks, p('evidenceMaxAgeBlocks'), 1, 10_000_000);
   const timelockRoutineMs = int(o.timelockRoutineMs, p('timelockRoutineMs'), 1, MAX_SAFE);
   const timelockHighImpactMs = int(
     o.timelockHighImpactMs,
@@ -283,6 +285,7 @@ function parseConsensus(value: unknown, path: string): ConsensusParams {
     downtimeMaxMissedBps,
     slashDowntimeBps,
     slashDoubleSignBps,
+    evidenceMaxAgeBlocks,
     timelockRoutineMs,
     timelockHighImpactMs,
   };

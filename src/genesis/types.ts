@@ -57,6 +57,12 @@ export interface ConsensusParams {
   downtimeMaxMissedBps: number;
   slashDowntimeBps: number;
   slashDoubleSignBps: number;
+  /**
+   * Double-sign evidence about a height more than this many blocks below the including
+   * block is refused (decision 70). At most one epoch keeps it inside the unbonding
+   * window, so an offender's bond is still locked when its evidence arrives.
+   */
+  evidenceMaxAgeBlocks: number;
   timelockRoutineMs: number;
   timelockHighImpactMs: number;
 }
