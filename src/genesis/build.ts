@@ -269,7 +269,6 @@ function consensusParams(): Genesis['consensus'] {
     downtimeMaxMissedBps: 5000,
     slashDowntimeBps: 10,
     slashDoubleSignBps: 500,
-    evidenceMaxAgeBlocks: 10_000,
     timelockRoutineMs: 48 * HOUR,
     timelockHighImpactMs: 7 * DAY,
   };

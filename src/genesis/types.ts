@@ -59,10 +59,13 @@ export interface ConsensusParams {
   slashDoubleSignBps: number;
   /**
    * Double-sign evidence about a height more than this many blocks below the including
-   * block is refused (decision 70). At most one epoch keeps it inside the unbonding
-   * window, so an offender's bond is still locked when its evidence arrives.
+   * block is refused (decision 70). Optional: absent, it is epochLengthBlocks (read it
+   * through evidenceMaxAgeBlocks() of src/state/validator-signing-sets.ts). At most one
+   * epoch keeps it inside the unbonding window, so an offender's bond is still locked
+   * when its evidence arrives. Optional so that the genesis files, and their hashes,
+   * stay as they were.
    */
-  evidenceMaxAgeBlocks: number;
+  evidenceMaxAgeBlocks?: number;
   timelockRoutineMs: number;
   timelockHighImpactMs: number;
 }

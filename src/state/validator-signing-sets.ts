@@ -21,6 +21,11 @@ import type { ChainParams } from './records';
 import { InvariantError, type State } from './state';
 import { activeValidators } from './validators';
 
+/** How far below a block evidence may reach: consensus.evidenceMaxAgeBlocks, by default one epoch. */
+export function evidenceMaxAgeBlocks(params: ChainParams): number {
+  return params.consensus.evidenceMaxAgeBlocks ?? params.consensus.epochLengthBlocks;
+}
+
 /** The set that signs from `fromHeight` until the next entry's height: addresses ascending. */
 export interface SigningSetEntry {
   fromHeight: number;
@@ -65,7 +70,7 @@ function asSet(list: readonly Address[]): ReadonlySet<Address> {
  * history keeps no more); a caller asking outside that range is a bug.
  */
 export function signingSetAt(state: State, params: ChainParams, height: number, blockHeight: number): ReadonlySet<Address> {
-  if (height < 1 || height > blockHeight || height < blockHeight - params.consensus.evidenceMaxAgeBlocks) {
+  if (height < 1 || height > blockHeight || height < blockHeight - evidenceMaxAgeBlocks(params)) {
     throw new InvariantError(`the signing set of height ${height} is not kept at block ${blockHeight}`);
   }
   const history = signingSetHistory(state);
@@ -88,7 +93,7 @@ export function recordSigningSet(state: State, params: ChainParams, height: numb
   if (sameMembers(last, next)) return;
   const kept: SigningSetEntry[] = [...history, { fromHeight: height + 1, validators: next.map((v) => v.address) }];
   // The oldest height any later block may ask about is (height + 1) − evidenceMaxAgeBlocks.
-  const oldest = height + 1 - params.consensus.evidenceMaxAgeBlocks;
+  const oldest = height + 1 - evidenceMaxAgeBlocks(params);
   while (kept.length >= 2 && kept[1].fromHeight <= oldest) kept.shift();
   state.meta.set(KEY, kept);
 }

@@ -58,7 +58,9 @@ describe('the safety checker can fail', () => {
   });
 
   it('block sync: nodes back from a crash catch up past forged answers; a sync that skips the commit checks is caught', async () => {
-    for (const seed of [38, 41]) {
+    // Seeds whose run has a crashed node meet the forging validator in its sync (the
+    // trajectory follows the state roots: re-picked when downtime counting entered them).
+    for (const seed of [36, 53]) {
       const r = await runSeed(seed, SHORT);
       if (r.violations.length > 0) expect.fail(describeFailure(r));
       expect(r.sync.blocksApplied).toBeGreaterThan(0);

@@ -20,6 +20,9 @@ import type { State } from '../../src/state/state';
 import { validatorRecord } from '../../src/state/validator-records';
 import { activeValidators } from '../../src/state/validators';
 import { hexToBytes } from '../../src/util/bytes';
+import { buildGenesis } from '../../src/genesis/build';
+import { parseGenesis } from '../../src/genesis/load';
+import { evidenceMaxAgeBlocks } from '../../src/state/validator-signing-sets';
 import { applyNext, applyTo, CANDIDATES, chainId, DEVNET_KEYS, EPOCH, freshState, register, testGenesis, TOKEN } from './harness';
 
 const BOND = 50_000n * TOKEN;
@@ -66,6 +69,18 @@ function refusedAtDoor(state: State, tx: Tx): TxError {
   }
   throw new Error('the mempool admitted it');
 }
+
+describe('consensus.evidenceMaxAgeBlocks', () => {
+  it('is optional in a genesis file (one epoch when absent), and refused outside 1..10,000,000', () => {
+    const g = buildGenesis('devnet');
+    expect('evidenceMaxAgeBlocks' in g.consensus).toBe(false);
+    expect(evidenceMaxAgeBlocks(parseGenesis(g))).toBe(g.consensus.epochLengthBlocks);
+    const withAge = (v: unknown) => ({ ...g, consensus: { ...g.consensus, evidenceMaxAgeBlocks: v } });
+    expect(evidenceMaxAgeBlocks(parseGenesis(withAge(42)))).toBe(42);
+    expect(() => parseGenesis(withAge(0))).toThrow(/genesis\.consensus\.evidenceMaxAgeBlocks/);
+    expect(() => parseGenesis(withAge('7'))).toThrow(/genesis\.consensus\.evidenceMaxAgeBlocks/);
+  });
+});
 
 describe('double-sign evidence', () => {
   it('valid evidence is admitted, tombstones the signer with 5% of its bond slashed and burned, and unseats it for good', () => {

@@ -10,7 +10,8 @@
  *     INVALID_EVIDENCE);
  *   - either signature does not recover to the validator named (401 INVALID_SIGNATURE);
  *   - the votes' height is above the including block (422 EVIDENCE_IN_FUTURE) or more
- *     than consensus.evidenceMaxAgeBlocks below it (422 EVIDENCE_TOO_OLD);
+ *     than consensus.evidenceMaxAgeBlocks (by default one
+ *     epoch) below it (422 EVIDENCE_TOO_OLD);
  *   - the signer was not in the set that signs that height as execution recorded it
  *     (src/state/validator-signing-sets.ts; 403 NOT_VALIDATOR);
  *   - the signer is already tombstoned (409 ALREADY_TOMBSTONED: the same or other
@@ -30,13 +31,13 @@ import { badRequest, forbidden, rejected, TxError, unauthorized } from '../error
 import type { State } from '../state';
 import { tombstoneForDoubleSign } from '../validator-penalties';
 import { validatorRecord } from '../validator-records';
-import { signingSetAt } from '../validator-signing-sets';
+import { evidenceMaxAgeBlocks, signingSetAt } from '../validator-signing-sets';
 
 /** The state's refusal of evidence executed in block `blockHeight`, or null. */
 export function evidenceRefusal(state: State, params: ChainParams, b: DoubleSignEvidenceBody, blockHeight: number): TxError | null {
   const { validator, height } = b.evidence.voteA;
   if (height > blockHeight) return rejected('EVIDENCE_IN_FUTURE', `evidence: votes for height ${height}, above this block ${blockHeight}`);
-  const maxAge = params.consensus.evidenceMaxAgeBlocks;
+  const maxAge = evidenceMaxAgeBlocks(params);
   if (blockHeight - height > maxAge) {
     return rejected('EVIDENCE_TOO_OLD', `evidence: votes for height ${height} are ${blockHeight - height} blocks below block ${blockHeight}, more than ${maxAge}`);
   }
