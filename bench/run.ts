@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- <suite>...]`: prints each figure with the conditions it was
- * measured under. Suites: crypto, chain, orderbook, rest, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors (default: all).
+ * measured under. Suites: crypto, chain, orderbook, rest, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch (default: all).
  */
 import os from 'node:os';
 import { benchCaps } from './caps';
@@ -16,6 +16,7 @@ import { benchActors } from './actors';
 import { benchP2p } from './p2p';
 import { benchReplica } from './replica';
 import { benchPrivval } from './privval';
+import { benchEpoch } from './epoch';
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   crypto: () => benchCrypto(),
@@ -31,6 +32,7 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   replica: () => benchReplica(),
   privval: () => benchPrivval(),
   actors: () => benchActors(),
+  epoch: () => benchEpoch(),
 };
 
 async function main() {

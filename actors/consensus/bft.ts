@@ -34,6 +34,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Commit } from '../../src/codec/block';
 import { blockHash, encodeBlock } from '../../src/codec/block';
+import { encodeTx, TxKind } from '../../src/codec/tx';
 import { ChainConsensusApp } from '../../src/chain/consensus-app';
 import { AheadClaims, applySyncResponse, checkSyncedProof, claimAheadStatus, SYNC_BUDGET_MS, SYNC_GAP, SYNC_RETRY_MS, SyncPeers, type SyncAttempt, type SyncedBlock } from '../../src/chain/sync';
 import { ConsensusCore, inputFromMessage, type ConsensusInput, type ConsensusOutput } from '../../src/consensus/core';
@@ -157,6 +158,9 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     if (evidence.size >= EVIDENCE_KEPT_MAX) evidence.delete(evidence.keys().next().value!);
     evidence.set(hash, { kind: e.kind, offender: evidenceOffender(e), height: evidenceHeight(e), hash, observed });
     node().log.warn({ kind: e.kind, offender: evidenceOffender(e), height: evidenceHeight(e), observed }, 'double-sign evidence');
+    // Into a block through the pool (decision 72): execution tombstones the signer. Conflicting proposals are not punished.
+    const tx = e.kind === 'duplicateVote' ? encodeTx(node().config.genesis.chainId, TxKind.DoubleSignEvidence, { evidence: e }) : undefined;
+    if (tx) node().actors.mempool.send({ type: 'submit', tx, reply: { resolve() {}, reject: (err) => node().log.info({ err: String(err) }, 'evidence refused by the mempool') } });
     return true;
   };
 

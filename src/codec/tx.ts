@@ -56,6 +56,8 @@ export enum TxKind {
   Unbond = 51,
   /** A jailed validator asks to rejoin after the jail window (src/codec/txs/validators.ts). */
   Unjail = 52,
+  /** Two conflicting signed votes of one validator, put in a block by its proposer (src/codec/txs/evidence.ts): no nonce, no fee. */
+  DoubleSignEvidence = 53,
 }
 
 export interface TxKindCodec<B> {

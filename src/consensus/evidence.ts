@@ -69,10 +69,8 @@ export function checkEvidence(chainId: number, validators: ValidatorSet, verifie
     const { voteA: a, voteB: b } = e;
     if (a.validator !== b.validator) return 'votes from different validators';
     if (!validators.has(a.validator)) return 'not a validator';
-    if (a.type !== b.type || a.height !== b.height || a.round !== b.round) return 'votes for different (height, round, type)';
-    const order = compareHash(a.blockHash, b.blockHash);
-    if (order === 0) return 'votes do not conflict';
-    if (order > 0) return 'votes not in canonical order';
+    const problem = voteEvidenceShapeProblem(e);
+    if (problem) return problem;
     if (!verifier.verify(voteSigningHash(chainId, a), a.signature, a.validator)) return 'first signature invalid';
     if (!verifier.verify(voteSigningHash(chainId, b), b.signature, b.validator)) return 'second signature invalid';
     return null;
@@ -88,6 +86,22 @@ export function checkEvidence(chainId: number, validators: ValidatorSet, verifie
   if (order > 0) return 'proposals not in canonical order';
   if (!verifier.verify(ha, a.signature, a.proposer)) return 'first signature invalid';
   if (!verifier.verify(hb, b.signature, b.proposer)) return 'second signature invalid';
+  return null;
+}
+
+/**
+ * Why two votes do not form double-sign evidence by their content alone (signatures
+ * and membership aside), or null: one signer, one (height, round, type), different
+ * block hashes (nil counts as one), in canonical order. Execution's shape check of
+ * the evidence transaction (src/state/ops/double-sign-evidence.ts) is this one.
+ */
+export function voteEvidenceShapeProblem(e: DuplicateVoteEvidence): string | null {
+  const { voteA: a, voteB: b } = e;
+  if (a.validator !== b.validator) return 'votes from different validators';
+  if (a.type !== b.type || a.height !== b.height || a.round !== b.round) return 'votes for different (height, round, type)';
+  const order = compareHash(a.blockHash, b.blockHash);
+  if (order === 0) return 'votes do not conflict';
+  if (order > 0) return 'votes not in canonical order';
   return null;
 }
 

@@ -227,7 +227,7 @@ function parseConsensus(value: unknown, path: string): ConsensusParams {
     'slashDoubleSignBps',
     'timelockRoutineMs',
     'timelockHighImpactMs',
-  ]);
+  ], ['evidenceMaxAgeBlocks']);
   const p = (k: string) => `${path}.${k}`;
   const HOUR = 3_600_000;
   const blockTimeMs = int(o.blockTimeMs, p('blockTimeMs'), 1, 60_000);
@@ -252,6 +252,7 @@ function parseConsensus(value: unknown, path: string): ConsensusParams {
   const downtimeMaxMissedBps = int(o.downtimeMaxMissedBps, p('downtimeMaxMissedBps'), 1, BPS);
   const slashDowntimeBps = int(o.slashDowntimeBps, p('slashDowntimeBps'), 0, BPS);
   const slashDoubleSignBps = int(o.slashDoubleSignBps, p('slashDoubleSignBps'), 0, BPS);
+  const evidenceMaxAgeBlocks = o.evidenceMaxAgeBlocks === undefined ? undefined : int(o.evidenceMaxAgeBlocks, p('evidenceMaxAgeBlocks'), 1, 10_000_000);
   const timelockRoutineMs = int(o.timelockRoutineMs, p('timelockRoutineMs'), 1, MAX_SAFE);
   const timelockHighImpactMs = int(
     o.timelockHighImpactMs,
@@ -283,6 +284,7 @@ function parseConsensus(value: unknown, path: string): ConsensusParams {
     downtimeMaxMissedBps,
     slashDowntimeBps,
     slashDoubleSignBps,
+    ...(evidenceMaxAgeBlocks === undefined ? {} : { evidenceMaxAgeBlocks }),
     timelockRoutineMs,
     timelockHighImpactMs,
   };

@@ -57,6 +57,15 @@ export interface ConsensusParams {
   downtimeMaxMissedBps: number;
   slashDowntimeBps: number;
   slashDoubleSignBps: number;
+  /**
+   * Double-sign evidence about a height more than this many blocks below the including
+   * block is refused (decision 72). Optional: absent, it is epochLengthBlocks (read it
+   * through evidenceMaxAgeBlocks() of src/state/validator-signing-sets.ts). At most one
+   * epoch keeps it inside the unbonding window, so an offender's bond is still locked
+   * when its evidence arrives. Optional so that the genesis files, and their hashes,
+   * stay as they were.
+   */
+  evidenceMaxAgeBlocks?: number;
   timelockRoutineMs: number;
   timelockHighImpactMs: number;
 }

@@ -18,7 +18,9 @@ import { useNonce } from './nonces';
 import { opFor } from './ops';
 import { endBlockOracle } from './oracle';
 import { endBlockPerps } from './perps/engine';
+import { beginBlockDowntime } from './validator-downtime';
 import { endBlockValidators } from './validator-epoch';
+import { recordSigningSet } from './validator-signing-sets';
 import { InvariantError, type State, type StateChange } from './state';
 
 export interface BlockResult {
@@ -27,7 +29,8 @@ export interface BlockResult {
   stateRoot: Uint8Array;
   blockHash: Uint8Array;
   /**
-   * Events of the end-of-block perp steps (funding, TP/SL, liquidation, ADL): not in any
+   * Events of the block's own steps, in no transaction: downtime jailing at its start,
+   * and the end-of-block perp steps (funding, TP/SL, liquidation, ADL): not in any
    * transaction's receipt. Handed to in-process listeners; not persisted in the block
    * store (the state keeps the latest liquidation and funding: src/state/perps/engine.ts).
    */
@@ -62,16 +65,21 @@ export function applyBlock(state: State, block: Block, verified?: VerifiedCache,
   });
   if (!equalBytes(merkleRoot(txs.map((t) => t.hash)), h.txRoot)) throw new InvariantError(`block ${h.height} tx root mismatch`);
 
+  // Start of block: the parent's commit counts who was to sign it and did not (src/state/validator-downtime.ts).
+  const blockEvents: ChainEvent[] = [];
+  beginBlockDowntime(state, params, h.height, block.lastCommit, (e) => blockEvents.push(e));
+
   const receipts: Receipt[] = [];
   for (let i = 0; i < txs.length; i++) receipts.push(applyTx(state, params, h, txs[i], i, verified));
   // End of block, after the transactions: the oracle medians of this block's time (src/state/oracle.ts).
   endBlockOracle(state, h.timestampMs);
   // Then the perp steps, which read this block's prices: funding (hourly), TP/SL (each
   // whole second), liquidation and ADL. They cannot be refused: an exception is a bug.
-  const blockEvents: ChainEvent[] = [];
   endBlockPerps({ state, params, header: h, emit: (e) => blockEvents.push(e) }, head.timestampMs);
   // Then the validator set: at an epoch boundary, unbonding ends and the set is ranked (src/state/validator-epoch.ts).
   endBlockValidators(state, params, h.height);
+  // Last, the set that signs the next height is recorded if its members changed (src/state/validator-signing-sets.ts).
+  recordSigningSet(state, params, h.height);
 
   const hash = blockHash(h);
   state.meta.set('head', { height: h.height, timestampMs: h.timestampMs, blockHash: bytesToHex(hash) });

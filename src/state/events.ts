@@ -308,6 +308,31 @@ export interface BookLiquidatedEvent {
   ordersCancelled: string[];
 }
 
+// ---- validators (src/state/validator-downtime.ts, ops/double-sign-evidence.ts; decision 72) ----
+
+/** An active validator missed more of the downtime window than allowed: jailed and slashed (a block event). */
+export interface ValidatorJailedEvent {
+  type: 'ValidatorJailed';
+  validator: Address;
+  /** Heights of the window whose commit lacks its signature. */
+  missed: number;
+  /** Taken from the bond, wei. */
+  slashedWei: bigint;
+  /** The locked part of the slash, burned, wei. */
+  burnedWei: bigint;
+  jailedUntilEpoch: number;
+}
+
+/** Double-sign evidence was executed: the offender is tombstoned for good. */
+export interface ValidatorTombstonedEvent {
+  type: 'ValidatorTombstoned';
+  validator: Address;
+  /** Height of the two conflicting votes. */
+  height: number;
+  slashedWei: bigint;
+  burnedWei: bigint;
+}
+
 /** Every event execution emits. */
 export type ChainEvent =
   | OrderPlacedEvent
@@ -331,7 +356,9 @@ export type ChainEvent =
   | FundingSettledEvent
   | PoolDepositedEvent
   | PoolWithdrawnEvent
-  | BookLiquidatedEvent;
+  | BookLiquidatedEvent
+  | ValidatorJailedEvent
+  | ValidatorTombstonedEvent;
 
 export type ChainEventType = ChainEvent['type'];
 

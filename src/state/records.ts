@@ -37,6 +37,8 @@ export enum TableId {
   PoolShare = 14,
   /** validator address -> ValidatorRecord: the validator-lifecycle machine's state value and context, and the validator's keys (src/state/validator-records.ts) */
   Validator = 15,
+  /** validator address -> DowntimeRecord: the heights an active validator's signature is missing from, as runs within the downtime window (src/state/validator-downtime.ts) */
+  Downtime = 16,
   /** validator address -> OracleObservationRecord: that validator's latest accepted observation (src/state/oracle.ts) */
   OracleObservation = 40,
   /** pair id (decimal) -> OracleMedianRecord: the pair's latest weighted median (src/state/oracle.ts) */

@@ -157,6 +157,9 @@ export const SIGNER_RULES: { readonly [K in TxKind]: SignerRule } = {
   [TxKind.RegisterValidator]: { who: 'owner', owner: (b: { candidate: Address }) => b.candidate },
   [TxKind.Unbond]: { who: 'owner', owner: (b: { validator: Address }) => b.validator },
   [TxKind.Unjail]: { who: 'owner', owner: (b: { validator: Address }) => b.validator },
+  // No account acts: the two votes' signatures are the offender's, checked by the kind
+  // (src/state/ops/double-sign-evidence.ts); anyone may carry the proof.
+  [TxKind.DoubleSignEvidence]: { who: 'kind' },
 };
 
 export function signerRule(kind: TxKind): SignerRule {

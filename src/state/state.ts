@@ -47,7 +47,7 @@ import { Journal, Table } from './table';
 import { StateTree } from './tree';
 import type { PairParams } from '../genesis/types';
 import { OrderBook } from './orderbook/engine';
-import { validatorCodec, type ValidatorRecord } from './validator-types';
+import { downtimeCodec, validatorCodec, type DowntimeRecord, type ValidatorRecord } from './validator-types';
 
 /** One state change of a block: value null means deleted. */
 export interface StateChange {
@@ -110,6 +110,8 @@ export class State {
   readonly oracleMedians: Table<OracleMedianRecord>;
   /** Validators beyond the implicit genesis records (src/state/validator-records.ts). */
   readonly validators: Table<ValidatorRecord>;
+  /** Missed commits of active validators within the downtime window (src/state/validator-downtime.ts). */
+  readonly downtime: Table<DowntimeRecord>;
   private readonly tables = new Map<number, Table<any>>();
 
   constructor() {
@@ -170,6 +172,7 @@ export class State {
         this.totals.bondLockedWei += (next?.context.lockedWei ?? 0n) - (prev?.context.lockedWei ?? 0n);
       }),
     );
+    this.downtime = this.add(new Table(TableId.Downtime, 'downtime', downtimeCodec, this.journal));
   }
 
   /** The engine of a pair (created on first use). */

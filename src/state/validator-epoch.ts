@@ -3,7 +3,8 @@
  * [C-limits-power-cap], [C-limits-unbonding]; decision 68): at the end of every block
  * whose height is a multiple of consensus.epochLengthBlocks, after the transactions,
  *   1. unbonding validators whose window has passed step UNBONDING_DONE (exited) and get
- *      their locked bond back in their native balance;
+ *      their locked bond back in their native balance (the operator's, for a validator
+ *      it seeded and funded: `funder`);
  *   2. the candidates (registered and active) are ranked by bond, highest first, ties by
  *      address ascending; the first activeSetMax are selected, and every candidate steps
  *      EPOCH_BOUNDARY with `selected` (registered → active, active left out → registered);
@@ -64,7 +65,8 @@ export function endBlockValidators(state: State, params: ChainParams, height: nu
     if (rec.status !== 'unbonding' || epoch < rec.context.unbondingDoneEpoch) continue;
     const returned = rec.context.lockedWei;
     stepValidator(state, address, { type: 'UNBONDING_DONE', epoch });
-    if (returned > 0n) credit(state, address, 0n, returned);
+    // To whoever paid it: the validator, or the operator who seeded it (AdminSeedValidator).
+    if (returned > 0n) credit(state, rec.funder ?? address, 0n, returned);
   }
 
   // 2. The ranking: the first activeSetMax candidates by bond.

@@ -81,7 +81,13 @@ export function candidateCount(state: State): number {
  * leaves. REGISTER needs `identity` (the new record's keys). A refusal halts the node:
  * execution checks everything the machine's guards judge before it steps.
  */
-export function stepValidator(state: State, address: Address, event: ValidatorEvent, identity?: ValidatorIdentity, height = 0): ValidatorRecord {
+export function stepValidator(
+  state: State,
+  address: Address,
+  event: ValidatorEvent,
+  identity?: ValidatorIdentity & { funder?: Address },
+  height = 0,
+): ValidatorRecord {
   const rec = validatorRecord(state, address);
   const value: ValidatorStateName = rec?.status ?? 'observer';
   const step = stepValidatorLifecycle(value, rec?.context ?? EMPTY_VALIDATOR_CONTEXT, event);
@@ -100,6 +106,7 @@ export function stepValidator(state: State, address: Address, event: ValidatorEv
     registeredHeight: base.registeredHeight,
     status: step.value,
     context: step.context,
+    ...(base.funder !== undefined ? { funder: base.funder } : {}),
   };
   state.validators.set(address, next);
   return next;

@@ -4,6 +4,7 @@
  * table without an import circle.
  */
 import type { ValidatorContext, ValidatorStateName } from '../../machines/validator-lifecycle';
+import { Reader, Writer } from '../codec/binary';
 import type { Address, Hex } from '../util/bytes';
 import { metaCodec } from './records';
 import type { RecordCodec } from './table';
@@ -29,8 +30,41 @@ export interface ValidatorRecord extends ValidatorIdentity {
   context: ValidatorContext;
   /** Height of the block that registered it (0 for a genesis validator). */
   registeredHeight: number;
+  /**
+   * Who paid the bond when it is not the validator itself (AdminSeedValidator, funded by
+   * the operator: src/state/validator-admin-seed.ts); the bond returns there when
+   * unbonding ends. Absent for a self-bonded or genesis validator.
+   */
+  funder?: Address;
 }
 
 /** Validator records are few and rarely written: canonical JSON like the meta records. */
 export const validatorCodec = metaCodec as RecordCodec<ValidatorRecord>;
 
+
+/**
+ * An active validator's missed commits within the downtime window (TableId.Downtime,
+ * src/state/validator-downtime.ts): runs [first, last] of consecutive heights whose
+ * commit lacks its signature, ascending, disjoint, none entirely below the window. A
+ * validator that missed nothing in the window has no record.
+ */
+export interface DowntimeRecord {
+  runs: readonly (readonly [number, number])[];
+}
+
+/** `u32 n | n × (u64 first | u64 last)`. */
+export const downtimeCodec: RecordCodec<DowntimeRecord> = {
+  encode: (d) => {
+    const w = new Writer(4 + d.runs.length * 16).u32(d.runs.length);
+    for (const [first, last] of d.runs) w.u64(first).u64(last);
+    return w.finish();
+  },
+  decode: (b) => {
+    const r = new Reader(b);
+    const n = r.u32();
+    const runs: [number, number][] = [];
+    for (let i = 0; i < n; i++) runs.push([r.u64(), r.u64()]);
+    r.end();
+    return { runs };
+  },
+};

@@ -58,8 +58,9 @@ describe('the safety checker can fail', () => {
   });
 
   it('block sync: nodes back from a crash catch up past forged answers; a sync that skips the commit checks is caught', async () => {
-    // Seeds whose Byzantine validator forges a sync answer that a syncing node receives
-    // (38 and 41 before the proposer draw was seeded by the VRF, decision 70).
+    // Seeds whose run has a crashed node meet the forging validator in its sync (the
+    // trajectory follows the proposer draw and the state roots: re-picked when the VRF seed
+    // and downtime counting entered them).
     for (const seed of [8, 25]) {
       const r = await runSeed(seed, SHORT);
       if (r.violations.length > 0) expect.fail(describeFailure(r));

@@ -5,16 +5,16 @@
  * keys funded at genesis, RegisterValidator and Unbond signed as a wallet would, and
  * blocks applied with applyBlock.
  */
-import { merkleRoot, type Block } from '../../src/codec/block';
+import { canonicalCommit, commitHash, merkleRoot, precommitSigningHash, type Block, type Commit } from '../../src/codec/block';
 import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
 import { registrationDigest, unbondDigest, unjailDigest, type RegisterValidatorBody, type UnbondBody } from '../../src/codec/txs/validators';
-import { privateKeyToAddress, signCompact64 } from '../../src/crypto/secp256k1';
+import { privateKeyToAddress, sign, signCompact64 } from '../../src/crypto/secp256k1';
 import { ed25519PublicKey, secp256k1CompressedPublicKey } from '../../src/genesis/keys';
 import type { Genesis } from '../../src/genesis/types';
 import { applyBlock, type BlockResult } from '../../src/state/apply';
 import { genesisState } from '../../src/state/genesis';
 import type { State } from '../../src/state/state';
-import { bytesToHex, type Address, type Hex } from '../../src/util/bytes';
+import { bytesToHex, hexToBytes, type Address, type Hex } from '../../src/util/bytes';
 import { devnetGenesis } from '../helpers/devnet';
 
 export const TOKEN = 10n ** 18n;
@@ -108,8 +108,19 @@ export function unjail(privateKey: Uint8Array, nonce: bigint, validator?: Addres
 /** The devnet keys (public, devnet-only): the genesis validators' private keys. */
 export { DEVNET_KEYS } from '../helpers/devnet';
 
-/** Applies one block carrying `txs`, one second after the head. */
-export function applyNext(state: State, txs: Tx[] = []): BlockResult {
+/**
+ * The commit of the head block signed (real precommit signatures) by the holders of
+ * `keys`: what the next block carries as its lastCommit.
+ */
+export function headCommit(state: State, keys: readonly Uint8Array[]): Commit {
+  const head = state.head();
+  const blockHash = hexToBytes(head.blockHash);
+  const digest = precommitSigningHash(chainId, head.height, 0, blockHash);
+  return canonicalCommit({ height: head.height, round: 0, blockHash, signatures: keys.map((k) => ({ validator: privateKeyToAddress(k), signature: sign(digest, k) })) });
+}
+
+/** Applies one block carrying `txs`, one second after the head; `lastCommit` as given (none by default). */
+export function applyNext(state: State, txs: Tx[] = [], lastCommit: Commit | null = null): BlockResult {
   const head = state.head();
   const block: Block = {
     header: {
@@ -122,10 +133,10 @@ export function applyNext(state: State, txs: Tx[] = []): BlockResult {
       proposer: BASE.validators[0].address,
       txRoot: merkleRoot(txs.map((t) => t.hash)),
       txCount: txs.length,
-      lastCommitHash: new Uint8Array(32),
+      lastCommitHash: commitHash(lastCommit),
       vrfProof: new Uint8Array(80), // execution does not read it (consensus checks it)
     },
-    lastCommit: null,
+    lastCommit,
     txs: txs.map((t) => t.bytes),
   };
   return applyBlock(state, block);

@@ -1,5 +1,6 @@
 /** Importing this module registers every transaction kind with the envelope codec. */
 import './eth';
+import './evidence';
 import './faucet';
 import './oracle';
 import './orders';
@@ -9,6 +10,7 @@ import './validators';
 import './withdraw';
 
 export * from './eth';
+export * from './evidence';
 export * from './faucet';
 export * from './oracle';
 export * from './orders';

@@ -19,6 +19,7 @@ import { setAgentCapsOp, setAgentModeOp } from './agent-settings';
 import { registerValidatorOp } from './validator-registration';
 import { unbondOp } from './validator-unbond';
 import { unjailOp } from './validator-unjail';
+import { doubleSignEvidenceOp } from './double-sign-evidence';
 import { withSignerRule } from '../sessions';
 import { txKindName } from '../../codec/tx';
 
@@ -45,6 +46,7 @@ export const OPS: ReadonlyMap<TxKind, TxOp> = new Map<TxKind, TxOp>([
   [TxKind.RegisterValidator, registerValidatorOp],
   [TxKind.Unbond, unbondOp],
   [TxKind.Unjail, unjailOp],
+  [TxKind.DoubleSignEvidence, doubleSignEvidenceOp],
 ]);
 
 export function opFor(kind: TxKind): TxOp {

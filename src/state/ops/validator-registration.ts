@@ -54,6 +54,15 @@ export function registrationShape(b: RegisterValidatorBody, params: ChainParams)
 
 /** The state's refusals: duplicates (409) and funds (422). */
 export function registrationRefusal(state: State, b: RegisterValidatorBody): TxError | null {
+  const duplicate = duplicateValidatorRefusal(state, b);
+  if (duplicate) return duplicate;
+  const balance = state.account(b.candidate).nativeWei;
+  if (balance < b.bond) return rejected('INSUFFICIENT_FUNDS', `bond: ${b.bond} wei exceeds the candidate's native balance ${balance}`);
+  return null;
+}
+
+/** The candidate, its VRF key or its ECDSA key already belongs to a validator of any status (409); shared with AdminSeedValidator. */
+export function duplicateValidatorRefusal(state: State, b: Pick<RegisterValidatorBody, 'candidate' | 'vrfPubkey' | 'ecdsaPubkey'>): TxError | null {
   const own = validatorRecord(state, b.candidate);
   if (own) return new TxError(409, 'VALIDATOR_EXISTS', `candidate: ${b.candidate} is already a validator (${own.status})`);
   for (const a of validatorAddresses(state)) {
@@ -61,8 +70,6 @@ export function registrationRefusal(state: State, b: RegisterValidatorBody): TxE
     if (r.vrfPubkey === (b.vrfPubkey.toLowerCase() as Hex)) return new TxError(409, 'VALIDATOR_EXISTS', `vrf_pubkey: already the VRF key of validator ${a}`);
     if (r.ecdsaPubkey === (b.ecdsaPubkey.toLowerCase() as Hex)) return new TxError(409, 'VALIDATOR_EXISTS', `ecdsa_pubkey: already the ECDSA key of validator ${a}`);
   }
-  const balance = state.account(b.candidate).nativeWei;
-  if (balance < b.bond) return rejected('INSUFFICIENT_FUNDS', `bond: ${b.bond} wei exceeds the candidate's native balance ${balance}`);
   return null;
 }
 

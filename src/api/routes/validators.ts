@@ -1,0 +1,45 @@
+/**
+ * GET /v1/validators (issue 20; decision 72): every validator the state knows (genesis
+ * validators, registered, active, jailed, unbonding, exited, tombstoned), by address
+ * ascending, each with its name, endpoint, bond and voting power (wei, decimal strings;
+ * power 0 outside the active set), lifecycle status, the heights it missed within the
+ * downtime window (src/state/validator-downtime.ts) and the epoch its jail ends (null
+ * when not jailed). Read from the executed state at the head.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { epochOf } from '../../state/validator-epoch';
+import { missedBlocks } from '../../state/validator-downtime';
+import { validatorAddresses, validatorRecord } from '../../state/validator-records';
+import { activeValidators } from '../../state/validators';
+import { checkNetwork } from '../common';
+import { errorSchema, ok } from '../envelope';
+import type { NodeApi } from '../node-api';
+
+const errors = { '4xx': errorSchema, '5xx': errorSchema };
+
+export const validatorRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+  app.get<{ Querystring: { network?: string } }>('/v1/validators', {
+    schema: { querystring: { type: 'object', additionalProperties: false, properties: { network: { type: 'string', maxLength: 16 } } }, response: errors },
+    handler: async (req) => {
+      checkNetwork(node.genesis, req.query.network);
+      const state = node.chain().state;
+      const params = state.params();
+      const head = state.head().height;
+      const set = activeValidators(state).byAddress;
+      const validators = validatorAddresses(state).map((address) => {
+        const r = validatorRecord(state, address)!;
+        return {
+          address,
+          name: r.name,
+          endpoint: r.endpoint,
+          bond: String(r.context.bondWei),
+          power: String(set.get(address)?.power ?? 0n),
+          status: r.status,
+          missedBlocks: missedBlocks(state, params, address, head),
+          jailedUntilEpoch: r.status === 'jailed' ? r.context.jailedUntilEpoch : null,
+        };
+      });
+      return ok({ height: head, epoch: epochOf(head, params.consensus.epochLengthBlocks), downtimeWindowBlocks: params.consensus.downtimeWindowBlocks, validators });
+    },
+  });
+};
