@@ -200,7 +200,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     if (height !== chain.height + 1) return null;
     const { consensus } = n.config.genesis;
     const batch = await n.actors.mempool.ask<Batch>((reply) => ({ type: 'batch', maxTxs: consensus.maxBlockTxs, maxBytes: consensus.maxBlockBytes, reply }));
-    const block = chain.buildBlock({ txs: batch.txs, decoded: batch.decoded, timestampMs: Date.now(), proposer: privval!.address, round, lastCommit, vrfKey: vrfKey! });
+    const block = chain.buildBlock({ txs: batch.txs, decoded: batch.decoded, timestampMs: Date.now(), proposer: privval!.address, round, lastCommit: core?.lastCommitFor(height - 1) ?? lastCommit, vrfKey: vrfKey! });
     const bytes = encodeBlock(block, consensus.maxBlockBytes);
     const hash = blockHash(block.header);
     app!.built({ block, decoded: batch.decoded, hash });

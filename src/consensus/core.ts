@@ -53,6 +53,7 @@ import {
 } from './messages';
 import { NEXT_HEIGHT_BUFFER_MSGS, ROUNDS_AHEAD_MAX, SETTLE_STEPS_MAX } from './limits';
 import { timeoutDelayMs, type TimeoutConfig } from './params';
+import { LastCommitCollector } from './last-commit';
 import { DoubleSignError, type PrivValidator } from './privval';
 import type { SignatureVerifier } from './signer';
 import { validatorsAt, type ValidatorSet, type ValidatorsByHeight } from './validator-set';
@@ -252,6 +253,10 @@ export class ConsensusCore {
   #replay: ConsensusInput[] = [];
   #busy = false;
   #started = false;
+  /** The previous height's decided commit, growing with the precommits that come after it (./last-commit.ts). */
+  #lastCommit: LastCommitCollector | undefined;
+  /** The commit this height was decided with, until the next height begins. */
+  #decidedCommit: Commit | undefined;
 
   constructor(opts: ConsensusCoreOptions) {
     if (!Number.isSafeInteger(opts.height) || opts.height < 1) throw new RangeError(`height must be >= 1, got ${opts.height}`);
@@ -450,6 +455,7 @@ export class ConsensusCore {
   #otherHeight(input: ConsensusInput, height: number, sender: Address, out: ConsensusOutput[]): void {
     const h = this.#hs.height;
     if (height < h) {
+      if (input.type === 'vote' && this.#lastCommit?.offer(input.vote)) return;
       this.counters.staleDropped++;
       return;
     }
@@ -769,6 +775,7 @@ export class ConsensusCore {
     // The machine decides only on +2/3 precommits for a block we hold: anything else is a bug.
     if (block === undefined || commit === undefined) throw new Error(`decide ${p.height}/${p.round} without block or commit`);
     this.counters.decisions++;
+    this.#decidedCommit = commit;
     out.push({ type: 'decide', height: p.height, round: p.round, blockHash, block, commit });
   }
 
@@ -791,6 +798,7 @@ export class ConsensusCore {
   /** Entered by: #fire, when a transition (COMMIT_DONE in Commit) moved the machine to the next height. */
   #enterHeight(height: number, out: ConsensusOutput[]): void {
     const caughtUp = this.#hs.caughtUp;
+    this.#lastCommit = this.#collectorOfDecided();
     this.#hs = this.#newHeightState(height);
     this.#replay = this.#future;
     this.#future = [];
@@ -875,6 +883,27 @@ export class ConsensusCore {
   #certifiedCommit(round: number, blockHash: Uint8Array): Commit | undefined {
     const c = this.#hs.certified;
     return c !== undefined && c.round === round && equalBytes(c.blockHash, blockHash) ? c : undefined;
+  }
+
+  /** The height being left's commit, with the late precommits its vote set kept (checked when used). */
+  #collectorOfDecided(): LastCommitCollector | undefined {
+    const decided = this.#decidedCommit;
+    this.#decidedCommit = undefined;
+    const hs = this.#hs;
+    if (decided === undefined || decided.height !== hs.height) return undefined;
+    const collector = new LastCommitCollector(this.chainId, hs.validators, decided, this.#verifier);
+    for (const v of hs.precommits.get(decided.round)?.lateVotes() ?? []) collector.offer(v);
+    return collector;
+  }
+
+  /**
+   * The commit of `height` (the last decided one) to record in the next block: the
+   * decided commit and every precommit for its block that came after it, each checked
+   * once (./last-commit.ts). null for any other height.
+   */
+  lastCommitFor(height: number): Commit | null {
+    const c = this.#lastCommit;
+    return c !== undefined && c.height === height ? c.commit() : null;
   }
 
   /** Once decided here: the block and its commit, for peers still deciding. */

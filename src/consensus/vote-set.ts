@@ -211,6 +211,11 @@ export class VoteSet {
     return this.#byValidator[index]?.[0];
   }
 
+  /** The late votes kept, unchecked (LastCommitCollector checks those it uses). */
+  lateVotes(): Vote[] {
+    return this.#late.filter((v): v is Vote => v !== undefined);
+  }
+
   /** Validators whose late vote is kept unchecked. */
   get lateCount(): number {
     let n = 0;
