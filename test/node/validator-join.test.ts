@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createWalletClient, defineChain, http } from 'viem';
+import { createPublicClient, createWalletClient, defineChain, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { freePort } from '../../src/cli/launcher';
 import { runCli, tempDir } from '../cli/run-cli';
@@ -29,10 +29,10 @@ let net: LocalNetwork;
 let seventh: number;
 let seventhAddress: string;
 
-/** The devnet genesis with an epoch of 40 blocks, jail of one epoch, a downtime window of 20 blocks, and a rich account to fund the bond. */
+/** The devnet genesis with an epoch of 40 blocks, jail of one epoch, a downtime window of 100 blocks, and a rich account to fund the bond. */
 function writeGenesis(): void {
   const g = JSON.parse(readFileSync(join(ROOT, 'genesis/devnet.json'), 'utf8'));
-  g.consensus = { ...g.consensus, epochLengthBlocks: EPOCH, unbondingEpochs: 1, downtimeWindowBlocks: 20, downtimeMaxMissedBps: 5000 };
+  g.consensus = { ...g.consensus, epochLengthBlocks: EPOCH, unbondingEpochs: 1, downtimeWindowBlocks: 100, downtimeMaxMissedBps: 5000 };
   g.accounts[0].nativeWei = (5n * BOND_TOKENS * TOKEN).toString();
   writeFileSync(genesisFile, JSON.stringify(g, null, 2));
 }
@@ -63,7 +63,9 @@ const cli = async (args: string[]) => {
 describe('a validator joins the running devnet over libp2p', () => {
   beforeAll(async () => {
     writeGenesis();
-    net = await LocalNetwork.start(N, () => [], { genesisFile });
+    // Validator 6 double-signs from its start (a validator restarted with --equivocate
+    // after a stop would be jailed for its downtime first, and a jailed one does not vote).
+    net = await LocalNetwork.start(N, (i) => (i === 6 ? ['--equivocate'] : []), { genesisFile });
   }, 120_000);
   afterAll(async () => {
     await net?.stop();
@@ -75,7 +77,7 @@ describe('a validator joins the running devnet over libp2p', () => {
     const made = await cli(['init', '--home', home, '--network', genesisFile]);
     seventhAddress = made.address;
     const [api, p2p] = [await freePort(), await freePort()];
-    seventh = await net.addNode(['--home', home, '--bootstrap', net.p2pAddrs.join(','), '--p2p-port', String(p2p), '--session-port', '0', '--log-level', 'warn'], api);
+    seventh = await net.addNode(['--home', home, '--network', genesisFile, '--bootstrap', net.p2pAddrs.join(','), '--p2p-port', String(p2p), '--session-port', '0', '--log-level', 'warn'], api);
     const head = await net.height(1);
     await net.waitHeight(head, [seventh]);
     const [a, b] = await Promise.all([net.block(1, head), net.block(seventh, head)]);
@@ -94,10 +96,8 @@ describe('a validator joins the running devnet over libp2p', () => {
     const wallet = createWalletClient({ account: rich, chain, transport: http(net.nodes[seventh - 1].url) });
     const gasPrice = BigInt(JSON.parse(readFileSync(genesisFile, 'utf8')).fees.gasPriceWei);
     await wallet.sendTransaction({ to: seventhAddress as `0x${string}`, value: (BOND_TOKENS + 10n) * TOKEN, type: 'legacy', gasPrice });
-    await waitFor(async () => {
-      const res = await fetch(`${net.nodes[0].url}/v1/accounts/${seventhAddress}`).catch(() => undefined);
-      return res?.ok ? true : undefined;
-    }, 30_000, 'funded');
+    const one = createPublicClient({ chain, transport: http(net.nodes[0].url) });
+    await waitFor(async () => ((await one.getBalance({ address: seventhAddress as `0x${string}` }).catch(() => 0n)) >= BOND_TOKENS * TOKEN ? true : undefined), 30_000, 'the bond funded');
     const reg = await cli(['validator', 'register', '--home', home, '--api', net.nodes[seventh - 1].url, '--bond', String(BOND_TOKENS), '--name', 'seventh', '--endpoint', '127.0.0.1:9999']);
     expect(reg.height).toBeGreaterThan(0);
     expect((await validator(1, seventhAddress)).status).toMatch(/registered|active/);
@@ -128,11 +128,10 @@ describe('a validator joins the running devnet over libp2p', () => {
 
   it('a validator that double-signs is tombstoned with 5% slashed and never signs again', async () => {
     const six = DEVNET_KEYS.validators[5].address.toLowerCase();
-    const before = BigInt((await validator(1, six)).bond);
-    await net.kill(6);
-    await net.launch(6, ['--equivocate']);
+    const genesisBond = BigInt(JSON.parse(readFileSync(genesisFile, 'utf8')).validators.find((v: any) => v.address.toLowerCase() === six).bondWei);
     const tomb = await waitStatus(six, 'tombstoned');
-    expect(BigInt(tomb.bond)).toBe((before * 95n) / 100n);
+    expect(BigInt(tomb.bond)).toBe((genesisBond * 95n) / 100n);
+    expect(tomb.power).toBe('0');
     const from = (await net.height(1)) + 2;
     await net.waitHeight(from + 20, [1, 2, 3, 4, 5]);
     for (let h = from; h <= from + 20; h++) expect((await net.block(1, h)).lastCommit?.signers ?? []).not.toContain(six);
