@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- <suite>...]`: prints each figure with the conditions it was
- * measured under. Suites: crypto, chain, orderbook, rest, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch (default: all).
+ * measured under. Suites: crypto, chain, orderbook, rest, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync (default: all).
  */
 import os from 'node:os';
 import { benchCaps } from './caps';
@@ -17,6 +17,7 @@ import { benchP2p } from './p2p';
 import { benchReplica } from './replica';
 import { benchPrivval } from './privval';
 import { benchEpoch } from './epoch';
+import { benchSync } from './sync';
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   crypto: () => benchCrypto(),
@@ -33,6 +34,7 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   privval: () => benchPrivval(),
   actors: () => benchActors(),
   epoch: () => benchEpoch(),
+  sync: () => benchSync(),
 };
 
 async function main() {

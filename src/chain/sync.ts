@@ -14,7 +14,8 @@
  * Each block's VRF proof is checked as consensus checks it (checkSyncedProof), just
  * before the block is applied, against the chain it extends: its seed, and the VRF keys
  * of its state, which knows a validator that registered in an earlier block of the
- * same answer.
+ * same answer; and its proposer must be the one drawn from its height's set
+ * (checkSyncedProposer does both).
  *
  *   request:  u8 version | u64 fromHeight | u32 maxBlocks
  *   response: u8 version | u64 peerHead | u32 n | n × (bytes block | bytes commit)
@@ -375,4 +376,25 @@ export function checkSyncedBlock(chainId: number, validators: ValidatorSet, veri
 export function checkSyncedProof(view: Pick<ChainView, 'height' | 'seed'>, keyOf: VrfKeyOf, b: SyncedBlock, vrf: VrfScheme = ECVRF): string | null {
   if (b.block.header.height !== view.height + 1) return `block ${b.block.header.height} does not follow head ${view.height}`;
   return checkProposerProof(vrf, keyOf, b.block.header, view.seed);
+}
+
+/**
+ * What block sync checks of a synced block beyond its commit, on the chain it extends
+ * (called just before the block is applied): its VRF proof (checkSyncedProof), and that
+ * its proposer is the one `validators` (its height's set) draws for its height and round
+ * from `view`'s seed. null, or why not. The same checks as the consensus actor's
+ * syncedBlockCheck, as one pure function the bench (bench/sync.ts) and tests call.
+ */
+export function checkSyncedProposer(
+  view: Pick<ChainView, 'height' | 'seed'>,
+  keyOf: VrfKeyOf,
+  validators: ValidatorSet,
+  b: SyncedBlock,
+  vrf: VrfScheme = ECVRF,
+): string | null {
+  const badProof = checkSyncedProof(view, keyOf, b, vrf);
+  if (badProof !== null) return badProof;
+  const h = b.block.header;
+  const drawn = validators.proposer(h.height, h.round, view.seed).address;
+  return drawn === h.proposer ? null : `proposer ${h.proposer} is not the one drawn for round ${h.round} (${drawn})`;
 }
