@@ -36,7 +36,7 @@ import type { Commit } from '../../src/codec/block';
 import { blockHash, encodeBlock } from '../../src/codec/block';
 import { encodeTx, TxKind } from '../../src/codec/tx';
 import { ChainConsensusApp } from '../../src/chain/consensus-app';
-import { AheadClaims, applySyncResponse, checkSyncedProof, claimAheadStatus, SYNC_BUDGET_MS, SYNC_GAP, SYNC_RETRY_MS, SyncPeers, type SyncAttempt, type SyncedBlock } from '../../src/chain/sync';
+import { AheadClaims, applySyncResponse, checkSyncedProposer, claimAheadStatus, SYNC_BUDGET_MS, SYNC_GAP, SYNC_RETRY_MS, SyncPeers, type SyncAttempt, type SyncedBlock } from '../../src/chain/sync';
 import { ConsensusCore, inputFromMessage, type ConsensusInput, type ConsensusOutput } from '../../src/consensus/core';
 import { checkEvidence, encodeEvidence, evidenceHash, evidenceHeight, evidenceOffender, type Evidence } from '../../src/consensus/evidence';
 import { encodeMessage, messageHeight, voteSigningHash, type Vote } from '../../src/consensus/messages';
@@ -276,8 +276,17 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
   };
 
   /**
+   * A synced block whose commit holds must also carry its proposer's VRF proof over our
+   * seed, and its proposer must be the one drawn for its round from the height's set.
+   */
+  const syncedBlockCheck = (b: SyncedBlock): string | null => {
+    const chain = node().chain();
+    return checkSyncedProposer(chain, chain.vrfKeyOf, chain.validatorsAt(b.block.header.height), b);
+  };
+
+  /**
    * Applies committed blocks from peers until none has more; true when it moved. A peer
-   * whose answer holds a block that does not prove itself (checkSyncResponse) is not
+   * whose answer holds a block that does not prove itself (applySyncResponse, syncedBlockCheck) is not
    * asked again for SYNC_REFUSAL_MS and the next peer is asked: a lying peer can neither
    * feed the node a block nor stop it catching up from the honest ones, nor make it
    * fetch and check its forgeries again at every consensus message that shows the node
@@ -286,19 +295,6 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
    * (before, its stream was never timed out, the wait here ended in ASK_TIMEOUT, and the
    * supervisor restarted consensus, which asked the same peer first again).
    */
-  /**
-   * A synced block whose commit holds must also carry its proposer's VRF proof over our
-   * seed, and its proposer must be the one drawn for its round from the height's set.
-   */
-  const syncedBlockCheck = (b: SyncedBlock): string | null => {
-    const chain = node().chain();
-    const badProof = checkSyncedProof(chain, chain.vrfKeyOf, b);
-    if (badProof !== null) return badProof;
-    const h = b.block.header;
-    const drawn = chain.validatorsAt(h.height).proposer(h.height, h.round, chain.seed).address;
-    return drawn === h.proposer ? null : `proposer ${h.proposer} is not the one drawn for round ${h.round} (${drawn})`;
-  };
-
   const syncToHead = async (): Promise<boolean> => {
     const n = node();
     syncing = true;

@@ -3,7 +3,8 @@
  * they agree on every block; a transaction sent to one is final on all; one killed
  * with SIGKILL does not stop the others and, restarted, catches up by block sync to
  * the same state root; one frozen with SIGSTOP rejoins after SIGCONT; a validator that
- * double-signs every vote is reported with evidence by the others and breaks nothing;
+ * double-signs every vote is reported with evidence by the others and tombstoned through a
+ * block, and breaks nothing;
  * one that claims heights far ahead makes nobody sync.
  * Then, on a four-validator network of its own, block sync against peers that forge
  * blocks or never answer (below).
@@ -128,7 +129,7 @@ describe('a six-validator network of real processes', () => {
     await expectAgreement(head, [1, 5], at - 2);
   }, 180_000);
 
-  it('reports a validator that double-signs every vote, and keeps agreeing', async () => {
+  it('reports a validator that double-signs every vote, tombstones it through the evidence in a block, and keeps agreeing', async () => {
     await net.kill(4);
     await net.launch(4, ['--equivocate']);
     const four = (await net.status(1)).validators[3].address;
@@ -145,20 +146,32 @@ describe('a six-validator network of real processes', () => {
     );
     const s = await net.status(1);
     expect(s.consensus.evidence.every((e: any) => e.offender === four)).toBe(true);
+    // The evidence went into a block: the offender is tombstoned on every node (decision 72).
+    await waitFor(
+      async () => {
+        for (const i of [1, 2, 3, 5, 6]) {
+          const res = (await (await fetch(`${net.nodes[i - 1].url}/v1/validators`)).json()) as any;
+          if (res.data.validators.find((v: any) => v.address === four)?.status !== 'tombstoned') return undefined;
+        }
+        return true;
+      },
+      60_000,
+      'validator 4 tombstoned on every honest validator',
+    );
     const head = await net.height(1);
     await net.waitHeight(head + 10);
     await expectAgreement(head + 10, [1, 2, 3, 4, 5, 6], head - 10);
   }, 180_000);
 
   it('starts no block sync for one validator claiming heights far ahead, and every honest validator keeps committing', async () => {
-    // Validator 4 (no longer double-signing) follows each vote with a status message
-    // 1,000 heights ahead. Faulty power is below a third, so one validator's claim is no
+    // Validator 5 follows each vote with a status message 1,000 heights ahead (validator 4,
+    // tombstoned above, no longer votes). Faulty power is below a third, so one validator's claim is no
     // proof that anyone is there (decision 66); before, every such message made each
     // honest validator ask all its peers for blocks they did not have.
-    await net.kill(4);
-    await net.launch(4, ['--claim-ahead']);
-    const honest = [1, 2, 3, 5, 6];
-    await waitFor(async () => ((await net.status(1)).consensus.messagesAheadIgnored > 20 ? true : undefined), 30_000, 'claims from validator 4');
+    await net.kill(5);
+    await net.launch(5, ['--claim-ahead']);
+    const honest = [1, 2, 3, 6];
+    await waitFor(async () => ((await net.status(1)).consensus.messagesAheadIgnored > 20 ? true : undefined), 30_000, 'claims from validator 5');
     const before = await Promise.all(honest.map((i) => net.status(i)));
     // The window is counted in claims and heights, not seconds, so a busy machine only
     // makes it longer: every honest validator ignores 50 more claims and commits 25 more
