@@ -117,8 +117,8 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
       'it leaves; a refused event halts the node (InvariantError). RegisterValidator steps REGISTER, Unbond UNBOND ' +
       '(its error codes from the guard function floorKept first), Unjail UNJAIL (guard jailServed), the epoch boundary ' +
       '(src/state/validator-epoch.ts) UNBONDING_DONE and EPOCH_BOUNDARY, and the penalty entry points ' +
-      '(src/state/validator-penalties.ts) JAIL_DOWNTIME and DOUBLE_SIGN; what calls those two (downtime counting, ' +
-      'evidence in blocks) comes with the consensus wiring of issue 20.',
+      '(src/state/validator-penalties.ts) JAIL_DOWNTIME and DOUBLE_SIGN, called by the downtime count at the start of ' +
+      'each block (src/state/validator-downtime.ts) and by DoubleSignEvidence (src/state/ops/double-sign-evidence.ts).',
     executedBy: ['src/state/validator-records.ts', 'src/state/ops/validator-unbond.ts', 'src/state/ops/validator-unjail.ts', 'src/state/validator-penalties.ts'],
     agreementTest: ['test/machines/validator-lifecycle.test.ts', 'test/validators/lifecycle.test.ts', 'test/validators/penalties.test.ts'],
   },

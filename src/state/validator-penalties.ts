@@ -1,10 +1,11 @@
 /**
  * The penalties of the lifecycle as execution entry points (contract [C-state-validator],
  * [C-limits-slashing], [C-limits-active-set]; decisions 68, 69): downtime jails and
- * slashes slashDowntimeBps, double-signing tombstones and slashes slashDoubleSignBps. The
- * consensus wiring of issue 20 decides when (missed commits counted over the downtime
- * window, verified evidence in a block) and calls these from a block's execution; this
- * file decides what, through the machine (`stepValidator`).
+ * slashes slashDowntimeBps, double-signing tombstones and slashes slashDoubleSignBps.
+ * When is decided elsewhere in a block's execution (decision 72): missed commits counted
+ * over the downtime window (./validator-downtime.ts) and verified evidence carried in the
+ * block (./ops/double-sign-evidence.ts); this file decides what, through the machine
+ * (`stepValidator`).
  *
  * A slashed validator leaves the fixed set at once (the `activeSet` record loses it, the
  * others keep their powers until the next boundary), and the slashed locked tokens are
