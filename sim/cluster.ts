@@ -1,7 +1,7 @@
 /**
  * Deterministic simulation of a whole validator set in one process: every validator's
  * ConsensusCore, block validation (ChainConsensusApp), mempool (TxPool) and execution
- * (applyBlock over a State from the devnet genesis), the real code, over a simulated
+ * (applyBlock over a State from the run's genesis), the real code, over a simulated
  * transport and a simulated clock, all driven by ONE seeded PRNG and one event queue
  * ordered by (time, insertion order). The same seed replays the same run exactly.
  *
@@ -14,7 +14,10 @@
  *  - sim/model.ts, sim/node.ts: what a node is and does (consensus, build, apply,
  *    crash, boot); sim/sync.ts: its block sync; sim/byzantine.ts: the faulty validator;
  *  - sim/checks.ts: safety, liveness and evidence, checked as the run goes;
- *  - sim/workload.ts, sim/chain.ts: the transactions clients send, a node's disk.
+ *  - sim/workload.ts, sim/chain.ts: the transactions clients send, a node's disk and
+ *    chain (each height's validator set from its executed state), the run's genesis;
+ *  - sim/lifecycle.ts, sim/lifecycle-checks.ts: the validator lifecycle scenario
+ *    (joiners, jails, unjails, an unbond, a tombstone) and its checks.
  *
  * A seeded workload (faucet credits, signed orders, cancels) submits transactions to
  * random nodes' pools; a pool that admits one gossips its bytes to the other nodes'
