@@ -9,6 +9,7 @@
  * genesis set after the set changed.
  */
 import { describe, expect, it } from 'vitest';
+import { ArgsError, parseArgs } from '../../sim/args';
 import { runSeed } from '../../sim/cluster';
 import { describeFailure, LIFECYCLE } from './sim-options';
 
@@ -64,5 +65,16 @@ describe('the lifecycle checker can fail', () => {
     expect(broken.lifecycle.tombstones).toBe(1);
     expect(['lifecycle', 'evidence', 'commit']).toContain(broken.violations[0].kind);
     expect(broken.violations[0].message).toMatch(/tombstoned|not a validator|power of/);
+  });
+});
+
+describe('sim flags of the lifecycle scenario', () => {
+  it('--lifecycle turns it on; --unsafe-genesis-set needs it; --trace-nodes may name a joiner', () => {
+    expect(parseArgs([]).options.lifecycle).toBeUndefined();
+    const a = parseArgs(['--lifecycle', '--unsafe-genesis-set', '--trace-nodes', '7']);
+    expect(a.options).toMatchObject({ lifecycle: true, unsafeGenesisSet: true, traceNodes: [7] });
+    expect(a.reproduceFlags).toContain('--lifecycle');
+    expect(() => parseArgs(['--unsafe-genesis-set'])).toThrow(ArgsError);
+    expect(() => parseArgs(['--trace-nodes', '7'])).toThrow(ArgsError);
   });
 });
