@@ -11,12 +11,15 @@
  *   --validators N     validator count (default 6)
  *   --tx-per-second N  workload: transactions per simulated second (default: drawn per seed, 2-10; 0: none)
  *   --unsafe-quorum    BROKEN on purpose: quorum >= 1/2 and a 3|3 partition; the checker must fail
+ *   --lifecycle        the validator lifecycle scenario (sim/lifecycle.ts): joiners, jails, unjails, an unbond, a tombstone
+ *   --unsafe-genesis-set  BROKEN on purpose (with --lifecycle): consensus keeps the genesis set; the checker must fail
  *   --jobs J           seeds run in J worker threads (default 1)
  *   --trace N          on failure, print the last N trace lines (default 60)
  *   --trace-nodes a,b  also trace every input/output of these nodes
  *   --keep-going       do not stop at the first failing seed
  */
 import { DEFAULT_SIM_OPTIONS, type SimOptions } from './cluster';
+import { LIFECYCLE_JOINERS } from './lifecycle';
 
 export interface RunArgs {
   seeds: number[];
@@ -29,7 +32,7 @@ export interface RunArgs {
 
 export class ArgsError extends Error {}
 
-const BOOLEAN_FLAGS = new Set(['--no-byzantine', '--no-faults', '--unsafe-quorum', '--keep-going', '--help']);
+const BOOLEAN_FLAGS = new Set(['--no-byzantine', '--no-faults', '--unsafe-quorum', '--lifecycle', '--unsafe-genesis-set', '--keep-going', '--help']);
 
 export function parseArgs(argv: readonly string[]): RunArgs {
   const values = new Map<string, string>();
@@ -71,6 +74,7 @@ export function parseArgs(argv: readonly string[]): RunArgs {
   const durationMs = int('--duration-ms', DEFAULT_SIM_OPTIONS.durationMs, 1);
   const unsafe = flags.has('--unsafe-quorum');
   const validators = int('--validators', DEFAULT_SIM_OPTIONS.validators, 1);
+  if (flags.has('--unsafe-genesis-set') && !flags.has('--lifecycle')) throw new ArgsError('--unsafe-genesis-set needs --lifecycle (the set must change)');
   const faultPhaseMs = int('--fault-ms', Math.min(DEFAULT_SIM_OPTIONS.faultPhaseMs, durationMs));
   if (faultPhaseMs > durationMs) throw new ArgsError('--fault-ms must not exceed --duration-ms');
   const traceNodes = values.get('--trace-nodes');
@@ -85,9 +89,11 @@ export function parseArgs(argv: readonly string[]): RunArgs {
     byzantine: !flags.has('--no-byzantine') && !unsafe,
     faults: !flags.has('--no-faults') && !unsafe,
     traceLines: int('--trace', 60),
+    ...(flags.has('--lifecycle') ? { lifecycle: true } : {}),
+    ...(flags.has('--unsafe-genesis-set') ? { unsafeGenesisSet: true } : {}),
     traceNodes: traceNodes === undefined ? undefined : traceNodes.split(',').map((x) => {
       const n = Number(x);
-      if (!Number.isInteger(n) || n < 0 || n >= validators) throw new ArgsError(`--trace-nodes: bad node ${x}`);
+      if (!Number.isInteger(n) || n < 0 || n >= validators + (flags.has('--lifecycle') ? LIFECYCLE_JOINERS : 0)) throw new ArgsError(`--trace-nodes: bad node ${x}`);
       return n;
     }),
     ...(unsafe ? unsafeScenario(validators, durationMs) : {}),

@@ -40,7 +40,8 @@ export function equivocate(w: SimWorld, node: SimNode, m: ConsensusMessage): boo
  */
 export function claimAhead(w: SimWorld, node: SimNode, m: ConsensusMessage): void {
   if (m.kind !== 'vote' || m.vote.validator !== node.address || !w.prng.chance(0.3)) return;
-  w.net.broadcast(node.index, 'consensus', encodeMessage(claimAheadStatus(m.vote.height, w.validators.size)));
+  const size = node.live?.chain.validatorsAt(node.live.chain.height + 1).size ?? w.genesisSet.size;
+  w.net.broadcast(node.index, 'consensus', encodeMessage(claimAheadStatus(m.vote.height, size)));
   w.faults.claimAhead++;
 }
 

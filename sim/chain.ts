@@ -13,6 +13,15 @@
  * root must equal the root stored for the head height. Records are bytes, decoded
  * afresh, so a restarted node shares no mutable object with the crashed one. The VRF
  * seed is derived from the head block's proof, as Chain.open derives it.
+ *
+ * validatorsAt() is Chain.validatorsAt: the set that signs the next height, from the
+ * executed state (activeValidators), and the head's own set, kept beside the head on the
+ * disk (as the store keeps it: encodeValidatorSet), so a restarted node knows it too.
+ *
+ * worldGenesis() is the genesis of one run: the devnet genesis with the run's validators
+ * (their sim keys) in place of devnet's, and, for the lifecycle scenario
+ * (sim/lifecycle.ts), short epochs, a short downtime window, small bonds and the
+ * joiners' accounts funded.
  */
 import { join } from 'node:path';
 import { commitHash, decodeBlock, type Block, type Commit } from '../src/codec/block';
@@ -20,12 +29,16 @@ import type { Tx } from '../src/codec/tx';
 import { trimValidators } from '../src/cli/devnet';
 import { buildNextBlock, type BlockInput, type ChainView } from '../src/chain/view';
 import { ECVRF, genesisSeed, seedOfProof, type VrfScheme } from '../src/consensus/proposer-vrf';
+import { decodeValidatorSet, encodeValidatorSet } from '../src/chain/validator-sets';
+import { ValidatorSet, type QuorumRule } from '../src/consensus/validator-set';
 import { genesisHash, loadGenesisFile } from '../src/genesis/load';
-import type { Genesis } from '../src/genesis/types';
+import type { ConsensusParams, Genesis, GenesisAccount, GenesisValidator } from '../src/genesis/types';
 import { applyBlock, type BlockResult, type VerifiedCache } from '../src/state/apply';
 import { genesisState } from '../src/state/genesis';
 import { InvariantError, State, type StateChange } from '../src/state/state';
-import { bytesToHex, equalBytes } from '../src/util/bytes';
+import { validatorRecord } from '../src/state/validator-records';
+import { activeValidators, type ActiveValidator, type ValidatorSetView } from '../src/state/validators';
+import { bytesToHex, equalBytes, hexToBytes, type Address } from '../src/util/bytes';
 
 /** The devnet genesis (genesis/devnet.json, its 6 validators): read once per process. */
 let devnet: { genesis: Genesis; hash: Uint8Array } | undefined;
@@ -37,6 +50,40 @@ export function simGenesis(): { genesis: Genesis; hash: Uint8Array } {
   return devnet;
 }
 
+/**
+ * The genesis of one run: devnet's, with `validators` (the run's keys and bonds) in place
+ * of devnet's six, `consensus` overrides (the lifecycle scenario's short epochs and
+ * windows) and `accounts` funded besides devnet's.
+ */
+export function worldGenesis(validators: GenesisValidator[], consensus: Partial<ConsensusParams> = {}, accounts: GenesisAccount[] = []): { genesis: Genesis; hash: Uint8Array } {
+  const base = simGenesis().genesis;
+  const genesis: Genesis = { ...base, validators, consensus: { ...base.consensus, ...consensus }, accounts: [...base.accounts, ...accounts] };
+  return { genesis, hash: genesisHash(genesis) };
+}
+
+/**
+ * The consensus ValidatorSet of each executed set (src/chain/validator-sets.ts
+ * consensusSet), built with the run's quorum rule (a broken one in the test that shows
+ * the checker catches it); one per state view, as the node caches them.
+ */
+export class SetsOf {
+  readonly #sets = new WeakMap<ValidatorSetView, ValidatorSet>();
+  constructor(private readonly quorum?: QuorumRule) {}
+
+  of(view: ValidatorSetView): ValidatorSet {
+    let set = this.#sets.get(view);
+    if (set === undefined) {
+      set = this.make(view.validators);
+      this.#sets.set(view, set);
+    }
+    return set;
+  }
+
+  make(validators: readonly ActiveValidator[]): ValidatorSet {
+    return new ValidatorSet(validators, this.quorum ? { unsafeQuorumForSimulation: this.quorum } : {});
+  }
+}
+
 export interface StoredBlock {
   hash: Uint8Array;
   /** The block as decided (its canonical encoding). */
@@ -45,6 +92,8 @@ export interface StoredBlock {
   /** State root after the block. */
   stateRoot: Uint8Array;
   txCount: number;
+  /** The set that signed it (encodeValidatorSet), kept beside it as the store keeps the head's. */
+  signers: Uint8Array;
 }
 
 /** What survives a crash. */
@@ -84,18 +133,21 @@ export class SimChain implements ChainView {
     private _stateRoot: Uint8Array,
     private _seed: Uint8Array,
     private readonly vrf: VrfScheme,
+    private readonly sets: SetsOf,
+    private _headSigners: ValidatorSet | undefined,
+    private _nextSigners: ValidatorSet,
   ) {}
 
   /**
    * Chain.open over the simulated disk. Throws InvariantError when the stored state does
    * not match its root. `vrf`: the world's VRF (its blocks' proofs give the seeds).
    */
-  static open(disk: SimDisk, genesis: Genesis, genesisHash: Uint8Array, vrf: VrfScheme = ECVRF): SimChain {
+  static open(disk: SimDisk, genesis: Genesis, genesisHash: Uint8Array, vrf: VrfScheme = ECVRF, sets: SetsOf = new SetsOf()): SimChain {
     if (disk.genesisRoot === null) {
       const { state, changes, root } = genesisState(genesis, genesisHash);
       disk.writeChanges(changes);
       disk.genesisRoot = root;
-      return new SimChain(disk, state, genesis, 0, genesisHash, genesis.genesisTimeMs, root, genesisSeed(genesisHash), vrf);
+      return new SimChain(disk, state, genesis, 0, genesisHash, genesis.genesisTimeMs, root, genesisSeed(genesisHash), vrf, sets, undefined, sets.of(activeValidators(state)));
     }
     const state = new State();
     // LevelDB iterates keys in byte order; latin1 strings compare by byte.
@@ -111,8 +163,22 @@ export class SimChain implements ChainView {
     if (head.height !== height) throw new InvariantError(`state head ${head.height} differs from stored head ${height}`);
     const lastHash = height === 0 ? genesisHash : disk.blocks[height - 1].hash;
     const seed = height === 0 ? genesisSeed(genesisHash) : seedOfProof(vrf, decodeBlock(disk.blocks[height - 1].bytes).header.vrfProof);
-    return new SimChain(disk, state, genesis, height, lastHash, head.timestampMs, root, seed, vrf);
+    const headSigners = height === 0 ? undefined : sets.make(decodeValidatorSet(disk.blocks[height - 1].signers).validators);
+    return new SimChain(disk, state, genesis, height, lastHash, head.timestampMs, root, seed, vrf, sets, headSigners, sets.of(activeValidators(state)));
   }
+
+  /** Chain.validatorsAt: the set that signs the next height (from the state), or the head's (kept with it). */
+  validatorsAt(height: number): ValidatorSet {
+    if (height === this._height + 1) return this._nextSigners;
+    if (height === this._height && this._headSigners !== undefined) return this._headSigners;
+    throw new RangeError(`the validator set of height ${height} is not known at head ${this._height}`);
+  }
+
+  /** Chain.vrfKeyOf: a validator's VRF public key from its record (genesis and registered ones). */
+  vrfKeyOf = (validator: Address): Uint8Array | null => {
+    const hex = validatorRecord(this.state, validator)?.vrfPubkey;
+    return hex === undefined ? null : hexToBytes(hex);
+  };
 
   get height(): number {
     return this._height;
@@ -145,14 +211,17 @@ export class SimChain implements ChainView {
     }
     if (!equalBytes(h.lastCommitHash, commitHash(block.lastCommit))) throw new InvariantError(`block ${h.height} last-commit hash mismatch`);
     const seed = seedOfProof(this.vrf, h.vrfProof);
+    const signers = this._nextSigners;
     const result = applyBlock(this.state, block, verified, decoded);
     this.disk.writeChanges(result.changes);
-    this.disk.blocks.push({ hash: result.blockHash, bytes, commit, stateRoot: result.stateRoot, txCount: block.txs.length });
+    this.disk.blocks.push({ hash: result.blockHash, bytes, commit, stateRoot: result.stateRoot, txCount: block.txs.length, signers: encodeValidatorSet(signers) });
     this._height = h.height;
     this._lastBlockHash = result.blockHash;
     this._lastTimestampMs = h.timestampMs;
     this._stateRoot = result.stateRoot;
     this._seed = seed;
+    this._headSigners = signers;
+    this._nextSigners = this.sets.of(activeValidators(this.state));
     return result;
   }
 }

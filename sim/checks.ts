@@ -12,21 +12,33 @@
  *  - LIVENESS: after the heal, every honest node commits new heights within the bound,
  *    and every transaction an honest node admitted after the heal is committed.
  *  - Evidence: when the Byzantine node equivocated often, honest nodes reported it.
+ *  - The validator set of each height is the one the honest chain executed (recorded
+ *    from the first honest node to commit the height before): commits are counted
+ *    against it, and (sim/lifecycle-checks.ts) every signature a decision's commit
+ *    carries is a member's, the set holds no jailed or tombstoned validator and never
+ *    falls below activeSetMin (but by tombstones, which do not wait for the floor), and
+ *    every validator seated (a joiner at its boundary, an unjailed one again) signs
+ *    commits after its seating. The lifecycle events are counted there too.
  * It also keeps the run's digest: the first honest decision at each height, then the
  * honest nodes' final state roots.
  */
 import { Step } from '../machines/consensus-round';
 import { encodeCommit, type Commit } from '../src/codec/block';
-import { checkEvidence, evidenceHash, evidenceOffender, type Evidence } from '../src/consensus/evidence';
+import { checkEvidence, evidenceHash, evidenceHeight, evidenceOffender, type Evidence } from '../src/consensus/evidence';
 import { proposalSigningHash, voteSigningHash, type ConsensusMessage } from '../src/consensus/messages';
 import type { SignatureVerifier } from '../src/consensus/signer';
 import type { ValidatorSet } from '../src/consensus/validator-set';
+import type { Genesis } from '../src/genesis/types';
 import { keccak256 } from '../src/crypto/keccak';
 import type { BlockResult } from '../src/state/apply';
 import { bytesToHex, concatBytes, utf8, type Address } from '../src/util/bytes';
 import type { LiveNode, SimNode } from './model';
 import { US, type SimNetwork } from './network';
-import type { FaultCounts, SimOptions, TxCounts, Violation, ViolationKind } from './options';
+import { LifecycleChecks } from './lifecycle-checks';
+import type { FaultCounts, LifecycleCounts, SimOptions, TxCounts, Violation, ViolationKind } from './options';
+
+/** Sets kept per height (decisions and evidence arrive within a few heights of the honest head). */
+const SETS_KEPT = 4_096;
 
 /** A transaction an honest node admitted after the heal: it must be committed. */
 interface Submitted {
@@ -54,19 +66,51 @@ export class Checker {
   /** Per node: when it reached the heal height + livenessHeights (-1: not yet). */
   readonly #reachedAtUs: number[] = [];
   readonly #trace: string[] = [];
+  /** Height -> the set that signs it, from the first honest node to commit the height before. */
+  readonly #sets = new Map<number, ValidatorSet>();
+  readonly #chainId: number;
+  readonly #lifecycle: LifecycleChecks;
 
   constructor(
     private readonly opts: SimOptions,
     private readonly clock: SimNetwork,
     private readonly nodes: readonly SimNode[],
     private readonly byAddress: ReadonlyMap<Address, number>,
-    private readonly chainId: number,
-    private readonly validators: ValidatorSet,
+    genesis: Genesis,
+    genesisSet: ValidatorSet,
     private readonly verifier: SignatureVerifier,
     /** Counted here as blocks commit (each height once); the workload counts the rest. */
     private readonly txs: TxCounts,
   ) {
     for (let i = 0; i < nodes.length; i++) this.#reachedAtUs.push(-1);
+    this.#chainId = genesis.chainId;
+    this.#sets.set(1, genesisSet);
+    this.#lifecycle = new LifecycleChecks(genesis, genesisSet, (kind, message) => this.violation(kind, message), opts.lifecycle === true);
+  }
+
+  /** The set that signs `height` on the honest chain (undefined before an honest node committed height − 1). */
+  setAt(height: number): ValidatorSet | undefined {
+    return this.#sets.get(height);
+  }
+
+  /** The honest chain's set of `height`, else the one `node`'s chain knows (its head's or the next height's). */
+  #setOf(node: SimNode, height: number): ValidatorSet | undefined {
+    const set = this.#sets.get(height);
+    if (set !== undefined || node.live === null) return set;
+    try {
+      return node.live.chain.validatorsAt(height);
+    } catch {
+      return undefined;
+    }
+  }
+
+  lifecycleCounts(): LifecycleCounts {
+    return { ...this.#lifecycle.counts };
+  }
+
+  /** At the end of a lifecycle run: every validator seated long enough signed after its seating. */
+  checkLifecycle(): void {
+    this.#lifecycle.atEnd(Math.max(...this.honest().map((x) => x.disk.height)));
   }
 
   get evidenceReported(): number {
@@ -124,15 +168,19 @@ export class Checker {
   checkCommit(node: SimNode, height: number, hash: Uint8Array, commit: Commit): void {
     let power = 0n;
     const seen = new Set<string>();
-    const digest = voteSigningHash(this.chainId, { type: 'precommit', height, round: commit.round, blockHash: hash });
+    const validators = this.#setOf(node, height);
+    if (validators === undefined) return;
+    const digest = voteSigningHash(this.#chainId, { type: 'precommit', height, round: commit.round, blockHash: hash });
     for (const s of commit.signatures) {
       if (seen.has(s.validator)) continue;
       seen.add(s.validator);
-      if (this.verifier.verify(digest, s.signature, s.validator)) power += this.validators.powerOf(s.validator);
+      if (!this.verifier.verify(digest, s.signature, s.validator)) continue;
+      power += validators.powerOf(s.validator);
+      this.#lifecycle.signed(node.index, height, s.validator, validators);
     }
     encodeCommit(commit); // must be canonical (sorted, no duplicates) to be carried in a block
-    if (commit.height !== height || !this.validators.hasQuorum(power)) {
-      this.violation('commit', `node ${node.index} decided ${height} with a commit of ${power} power of ${this.validators.totalPower}`);
+    if (commit.height !== height || !validators.hasQuorum(power)) {
+      this.violation('commit', `node ${node.index} decided ${height} with a commit of ${power} power of ${validators.totalPower}`);
     }
   }
 
@@ -144,6 +192,14 @@ export class Checker {
     if (prev === undefined) {
       this.#roots.set(height, root);
       this.#countCommitted(result);
+      // The honest chain's set of the next height (the state roots agree, so every honest node's).
+      const chain = node.live?.chain;
+      if (chain !== undefined && chain.height === height) {
+        const next = chain.validatorsAt(height + 1);
+        this.#sets.set(height + 1, next);
+        this.#sets.delete(height - SETS_KEPT);
+        this.#lifecycle.onHonestBlock(height, result, chain.state, next);
+      }
     } else if (prev !== root) {
       this.violation('state', `height ${height}: node ${node.index} has state root ${root}, another honest node ${prev}`);
     }
@@ -169,10 +225,10 @@ export class Checker {
     let digest: Uint8Array;
     if (m.kind === 'vote' && m.vote.validator === node.address) {
       key = `${m.vote.height}/${m.vote.round}/${m.vote.type}`;
-      digest = voteSigningHash(this.chainId, m.vote);
+      digest = voteSigningHash(this.#chainId, m.vote);
     } else if (m.kind === 'proposal' && m.proposal.proposer === node.address) {
       key = `${m.proposal.height}/${m.proposal.round}/proposal`;
-      digest = proposalSigningHash(this.chainId, m.proposal);
+      digest = proposalSigningHash(this.#chainId, m.proposal);
     } else {
       return;
     }
@@ -196,7 +252,10 @@ export class Checker {
   onEvidence(node: SimNode, e: Evidence): void {
     if (node.byzantine) return;
     this.#evidenceReported++;
-    const reason = checkEvidence(this.chainId, this.validators, this.verifier, e);
+    // Against the set of the offence's height (a tombstoned offender has left today's).
+    const set = this.#setOf(node, evidenceHeight(e));
+    if (set === undefined) return;
+    const reason = checkEvidence(this.#chainId, set, this.verifier, e);
     if (reason !== null) {
       this.violation('evidence', `node ${node.index} reported invalid evidence: ${reason}`);
       return;

@@ -1,7 +1,7 @@
 /**
  * Deterministic simulation of a whole validator set in one process: every validator's
  * ConsensusCore, block validation (ChainConsensusApp), mempool (TxPool) and execution
- * (applyBlock over a State from the devnet genesis), the real code, over a simulated
+ * (applyBlock over a State from the run's genesis), the real code, over a simulated
  * transport and a simulated clock, all driven by ONE seeded PRNG and one event queue
  * ordered by (time, insertion order). The same seed replays the same run exactly.
  *
@@ -14,7 +14,10 @@
  *  - sim/model.ts, sim/node.ts: what a node is and does (consensus, build, apply,
  *    crash, boot); sim/sync.ts: its block sync; sim/byzantine.ts: the faulty validator;
  *  - sim/checks.ts: safety, liveness and evidence, checked as the run goes;
- *  - sim/workload.ts, sim/chain.ts: the transactions clients send, a node's disk.
+ *  - sim/workload.ts, sim/chain.ts: the transactions clients send, a node's disk and
+ *    chain (each height's validator set from its executed state), the run's genesis;
+ *  - sim/lifecycle.ts, sim/lifecycle-checks.ts: the validator lifecycle scenario
+ *    (joiners, jails, unjails, an unbond, a tombstone) and its checks.
  *
  * A seeded workload (faucet credits, signed orders, cancels) submits transactions to
  * random nodes' pools; a pool that admits one gossips its bytes to the other nodes'
@@ -23,14 +26,19 @@
 import { performance } from 'node:perf_hooks';
 import { Secp256k1Signer, secp256k1Verifier, type SignatureVerifier, type Signer } from '../src/consensus/signer';
 import { timeoutConfig, type TimeoutConfig } from '../src/consensus/params';
-import type { VrfKeyOf, VrfScheme } from '../src/consensus/proposer-vrf';
+import type { VrfScheme } from '../src/consensus/proposer-vrf';
 import { ValidatorSet } from '../src/consensus/validator-set';
+import type { Tx } from '../src/codec/tx';
 import { keccak256 } from '../src/crypto/keccak';
+import { privateKeyToAddress } from '../src/crypto/secp256k1';
+import { secp256k1CompressedPublicKey } from '../src/genesis/keys';
+import type { Genesis, GenesisValidator } from '../src/genesis/types';
 import { TxError } from '../src/state/errors';
 import type { Address } from '../src/util/bytes';
 import { bytesToHex, utf8 } from '../src/util/bytes';
-import { SimDisk, simGenesis } from './chain';
+import { SetsOf, SimDisk, worldGenesis } from './chain';
 import { Checker } from './checks';
+import { LIFECYCLE_CONSENSUS, LIFECYCLE_JOINERS, LifecycleScenario, lifecycleAccounts } from './lifecycle';
 import { FastSigner, FastVerifier } from './fast-signer';
 import { FastVrf, SharedVrf } from './fast-vrf';
 import { planFaults } from './faults';
@@ -48,6 +56,7 @@ export {
   SIM_TIMEOUTS,
   type FaultCounts,
   type FaultKind,
+  type LifecycleCounts,
   type SimOptions,
   type SimResult,
   type SyncCounts,
@@ -56,17 +65,20 @@ export {
   type ViolationKind,
 } from './options';
 
+/** A genesis validator's bond per unit of SimOptions.powers, wei. */
+const BOND_PER_POWER_WEI = 10n ** 24n;
+
 export class Simulation implements SimWorld {
   readonly opts: SimOptions;
   readonly prng: Prng;
   readonly nodes: SimNode[] = [];
   readonly byAddress = new Map<Address, number>();
-  readonly validators: ValidatorSet;
+  readonly sets: SetsOf;
+  readonly genesisSet: ValidatorSet;
   readonly verifier: SignatureVerifier;
   readonly vrf: VrfScheme;
-  readonly vrfKeyOf: VrfKeyOf;
-  readonly genesis = simGenesis().genesis;
-  readonly genesisHash = simGenesis().hash;
+  readonly genesis: Genesis;
+  readonly genesisHash: Uint8Array;
   readonly timeouts: TimeoutConfig;
   readonly net: SimNetwork;
   readonly check: Checker;
@@ -78,6 +90,7 @@ export class Simulation implements SimWorld {
   readonly #workload: Workload;
   #txPerSecond = 0;
   #byzantine: number | null = null;
+  readonly #lifecycle: LifecycleScenario | null;
 
   constructor(opts: SimOptions) {
     this.opts = opts;
@@ -86,14 +99,21 @@ export class Simulation implements SimWorld {
     if (!Number.isInteger(n) || n < 1) throw new RangeError('validators must be >= 1');
     if (opts.faultPhaseMs > opts.durationMs) throw new RangeError('faultPhaseMs must not exceed durationMs');
     this.timeouts = timeoutConfig(SIM_TIMEOUTS, opts.timeouts);
+    // The genesis validators, then (lifecycle scenario) the joiners, observers at the start.
+    // Every key is a secp256k1 key whose address is the validator's, so that its
+    // transactions (RegisterValidator, Unbond, Unjail) are signed for real; with --crypto
+    // fast its consensus messages are signed by the sim-only MAC (sim/fast-signer.ts).
+    const joiners = opts.lifecycle ? LIFECYCLE_JOINERS : 0;
+    const secrets: Uint8Array[] = [];
+    for (let i = 0; i < n; i++) secrets.push(keccak256(utf8.encode(`sim-validator-${opts.seed}-${i}`)));
+    for (let j = 0; j < joiners; j++) secrets.push(keccak256(utf8.encode(`sim-joiner-${opts.seed}-${j}`)));
     const signers: Signer[] = [];
     const fast: FastSigner[] = [];
-    for (let i = 0; i < n; i++) {
-      const secret = keccak256(utf8.encode(`sim-validator-${opts.seed}-${i}`));
+    for (const secret of secrets) {
       if (opts.crypto === 'real') {
         signers.push(new Secp256k1Signer(secret));
       } else {
-        const s = new FastSigner(secret);
+        const s = new FastSigner(secret, privateKeyToAddress(secret));
         fast.push(s);
         signers.push(s);
       }
@@ -101,24 +121,40 @@ export class Simulation implements SimWorld {
     this.verifier = opts.crypto === 'real' ? secp256k1Verifier : new FastVerifier(fast);
     // Each validator's VRF key: the real ECVRF with --crypto real (verified once per world), a stand-in otherwise (sim/fast-vrf.ts).
     const vrf = opts.crypto === 'real' ? new SharedVrf() : new FastVrf();
-    const vrfSecrets = signers.map((_, i) => keccak256(utf8.encode(`sim-validator-vrf-${opts.seed}-${i}`)));
-    const vrfKeys = new Map<Address, Uint8Array>(signers.map((s, i) => [s.address, vrf.publicKey(vrfSecrets[i])]));
+    const vrfSecrets = signers.map((_, i) => keccak256(utf8.encode(i < n ? `sim-validator-vrf-${opts.seed}-${i}` : `sim-joiner-vrf-${opts.seed}-${i - n}`)));
+    const vrfKeys = signers.map((_, i) => vrf.publicKey(vrfSecrets[i]));
     this.vrf = vrf;
-    this.vrfKeyOf = (v) => vrfKeys.get(v) ?? null;
-    const powers = opts.powers ?? signers.map(() => 10n);
+    const powers = opts.powers ?? signers.slice(0, n).map(() => 10n);
     if (powers.length !== n) throw new RangeError('one power per validator');
-    this.validators = new ValidatorSet(
-      signers.map((s, i) => ({ address: s.address, power: powers[i] })),
-      opts.unsafeQuorum ? { unsafeQuorumForSimulation: opts.unsafeQuorum } : {},
-    );
+    // The genesis of the run: its validators' keys, bonds of power × 10^24 wei (devnet's
+    // 10^25 for the default power 10), and the lifecycle scenario's parameters and accounts.
+    const genesisValidators: GenesisValidator[] = signers.slice(0, n).map((s, i) => ({
+      name: `sim-${i}`,
+      address: s.address,
+      ecdsaPubkey: secp256k1CompressedPublicKey(bytesToHex(secrets[i])),
+      vrfPubkey: bytesToHex(vrfKeys[i]),
+      bondWei: powers[i] * BOND_PER_POWER_WEI,
+      endpoint: `sim-${i}:26656`,
+    }));
+    const world = opts.lifecycle
+      ? worldGenesis(genesisValidators, LIFECYCLE_CONSENSUS, lifecycleAccounts(signers.slice(n).map((s) => s.address)))
+      : worldGenesis(genesisValidators);
+    this.genesis = world.genesis;
+    this.genesisHash = world.hash;
+    this.sets = new SetsOf(opts.unsafeQuorum);
+    this.genesisSet = this.sets.make(genesisValidators.map((v) => ({ address: v.address, power: v.bondWei })));
     for (const [i, s] of signers.entries()) {
       this.byAddress.set(s.address, i);
       this.nodes.push({
         index: i,
         signer: s,
+        txKey: secrets[i],
         vrfSecret: vrfSecrets[i],
+        vrfPubkey: vrfKeys[i],
         address: s.address,
         byzantine: false,
+        joiner: i >= n,
+        held: false,
         disk: new SimDisk(),
         live: null,
         incarnation: 0,
@@ -126,16 +162,23 @@ export class Simulation implements SimWorld {
       });
     }
     // The PRNG's draws, in this order: link delays, clock skews, the workload's rate, the Byzantine validator.
-    this.net = new SimNetwork(n, this.prng, this.faults);
-    this.check = new Checker(opts, this.net, this.nodes, this.byAddress, this.genesis.chainId, this.validators, this.verifier, this.txs);
+    this.net = new SimNetwork(this.nodes.length, this.prng, this.faults);
+    this.check = new Checker(opts, this.net, this.nodes, this.byAddress, this.genesis, this.genesisSet, this.verifier, this.txs);
     if (opts.faults) for (const node of this.nodes) node.clockSkewMs = this.prng.uniform(-opts.clockSkewMs, opts.clockSkewMs);
     this.#workload = new Workload(this.prng, this.genesis);
     this.#txPerSecond = opts.txPerSecond ?? this.prng.uniform(2, 10);
     if (opts.byzantine && n > 1) {
       this.#byzantine = this.prng.int(n);
-      this.nodes[this.#byzantine].byzantine = true;
+      const byz = this.nodes[this.#byzantine];
+      byz.byzantine = true;
+      // Lifecycle: its double votes must convict it in execution, which recovers secp256k1 signatures.
+      if (opts.lifecycle && this.verifier instanceof FastVerifier) {
+        byz.signer = new Secp256k1Signer(byz.txKey);
+        this.verifier.signsForReal(byz.address);
+      }
     }
     this.#model = new NodeModel(this);
+    this.#lifecycle = opts.lifecycle ? new LifecycleScenario(this, this.#model, n) : null;
   }
 
   get nowMs(): number {
@@ -156,6 +199,7 @@ export class Simulation implements SimWorld {
     this.net.at(healUs + this.opts.livenessBoundMs * US, () => this.check.checkLiveness());
     this.net.at(endUs, () => this.check.checkTxLiveness());
     this.#scheduleSubmit();
+    this.#lifecycle?.start();
     for (let ev = this.net.next(endUs); ev !== undefined; ev = this.net.next(endUs)) {
       await this.#process(ev);
       if (this.opts.stopOnViolation && this.check.violations.length > 0) break;
@@ -180,7 +224,7 @@ export class Simulation implements SimWorld {
   /** The end of the fault phase: every link up, no more message faults, every crashed node restarted. */
   async #heal(): Promise<void> {
     this.net.heal();
-    for (const node of this.nodes) if (node.live === null) await this.#model.restart(node);
+    for (const node of this.nodes) if (node.live === null && !node.held) await this.#model.restart(node);
     this.check.healed();
   }
 
@@ -201,12 +245,16 @@ export class Simulation implements SimWorld {
   /** A client sends a transaction to one node: its pool checks it, and gossips it when admitted. */
   #submit(): void {
     const { tx } = this.#workload.next();
-    const node = this.nodes[this.prng.int(this.nodes.length)];
+    this.submitTx(this.nodes[this.prng.int(this.nodes.length)], tx);
+  }
+
+  /** A transaction sent to `node`: its pool checks it, and gossips it when admitted; false when refused. */
+  submitTx(node: SimNode, tx: Tx): boolean {
     this.txs.submitted++;
     const live = node.live;
     if (live === null) {
       this.txs.refused++;
-      return;
+      return false;
     }
     try {
       live.pool.add(tx);
@@ -215,17 +263,19 @@ export class Simulation implements SimWorld {
         this.check.violation('exception', `node ${node.index}'s pool threw on a submitted transaction: ${(err as Error).stack ?? String(err)}`);
       }
       this.txs.refused++;
-      return;
+      return false;
     }
     this.txs.admitted++;
     this.check.admitted(node, bytesToHex(tx.hash));
     this.net.broadcast(node.index, 'tx', tx.bytes);
+    return true;
   }
 
   // ------------------------------------------------------------------ the result
 
   #result(wallMs: number): SimResult {
     this.check.checkEvidenceSeen(this.#byzantine, this.faults);
+    if (this.opts.lifecycle) this.check.checkLifecycle();
     const recoveryMs = this.check.recoveryMs();
     const heights = this.check.honest().map((x) => x.disk.height);
     return {
@@ -240,6 +290,7 @@ export class Simulation implements SimWorld {
       evidenceReported: this.check.evidenceReported,
       evidenceOffences: this.check.offences,
       txs: { ...this.txs },
+      lifecycle: this.check.lifecycleCounts(),
       sync: { ...this.sync },
       proposalsUntimely: this.tally.proposalsUntimely,
       recoveryMs,

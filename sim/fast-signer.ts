@@ -9,9 +9,13 @@
  * given nothing but its own FastSigner. It costs ~2 µs against ~60 µs for a secp256k1
  * recovery, which is what makes hours of simulated time affordable. `--crypto real`
  * runs the same simulation with secp256k1 (src/consensus/signer.ts).
+ *
+ * A validator the verifier is told signs for real (`signsForReal`: the Byzantine one of
+ * the lifecycle scenario, whose double votes become a DoubleSignEvidence transaction
+ * that execution checks by secp256k1 recovery) is verified by secp256k1.
  */
 import { hash } from 'node:crypto';
-import type { Signer, SignatureVerifier } from '../src/consensus/signer';
+import { secp256k1Verifier, type Signer, type SignatureVerifier } from '../src/consensus/signer';
 import type { Address } from '../src/util/bytes';
 import { bytesToHex } from '../src/util/bytes';
 import { keccak256 } from '../src/crypto/keccak';
@@ -19,8 +23,12 @@ import { keccak256 } from '../src/crypto/keccak';
 export class FastSigner implements Signer {
   readonly address: Address;
 
-  constructor(readonly secret: Uint8Array) {
-    this.address = bytesToHex(keccak256(secret).subarray(12)) as Address;
+  /** `address`: the key's secp256k1 address when its transactions must be signed for real too (sim/cluster.ts). */
+  constructor(
+    readonly secret: Uint8Array,
+    address?: Address,
+  ) {
+    this.address = address ?? (bytesToHex(keccak256(secret).subarray(12)) as Address);
   }
 
   sign(digest: Uint8Array): Uint8Array {
@@ -46,7 +54,16 @@ export class FastVerifier implements SignatureVerifier {
     for (const s of signers) this.#secrets.set(s.address, s.secret);
   }
 
+  readonly #real = new Set<Address>();
+
+  /** From now on `address` signs with its secp256k1 key: its signatures are verified by recovery. */
+  signsForReal(address: Address): void {
+    this.#real.add(address);
+    this.#secrets.delete(address);
+  }
+
   verify(digest: Uint8Array, signature: Uint8Array, signer: Address): boolean {
+    if (this.#real.has(signer)) return secp256k1Verifier.verify(digest, signature, signer);
     const secret = this.#secrets.get(signer);
     if (secret === undefined || signature.length !== 65) return false;
     const want = fastSign(secret, digest);

@@ -4,7 +4,8 @@
  *
  * FastVrf (`--crypto fast`, the default): a "proof" is SHA-512(secret ‖ alpha) and 16
  * zero bytes (80 bytes, the ECVRF length); the output is SHA-512 of a tag and its first
- * 64 bytes; the public key is SHA-256 of a tag and the secret, and the verifier holds
+ * 64 bytes; the public key is the real Ed25519 key of the secret (a RegisterValidator
+ * transaction must carry a valid point), and the verifier holds
  * every validator's secret by public key. As with FastSigner, whoever verifies could
  * prove for anyone, which is fine inside one process: the output is still a function of
  * (key, alpha) that only the key's holder among the nodes can compute, and a proof under
@@ -23,7 +24,6 @@ import { vrfPublicKey } from '../src/crypto/vrf';
 import { bytesToHex, concatBytes, utf8 } from '../src/util/bytes';
 
 const PROOF_BYTES = 80;
-const PK_TAG = utf8.encode('sim-fast-vrf/pk');
 const OUTPUT_TAG = utf8.encode('sim-fast-vrf/output');
 
 const sha512 = (b: Uint8Array): Uint8Array => new Uint8Array(hash('sha512', b, 'buffer'));
@@ -33,7 +33,8 @@ export class FastVrf implements VrfScheme {
 
   /** The public key of `secret`, remembered so that proofs under it verify. */
   publicKey(secret: Uint8Array): Uint8Array {
-    const pk = new Uint8Array(hash('sha256', concatBytes(PK_TAG, secret), 'buffer'));
+    // The real Ed25519 key of the secret: a RegisterValidator transaction must carry a valid point.
+    const pk = vrfPublicKey(secret);
     this.#secrets.set(bytesToHex(pk), secret);
     return pk;
   }

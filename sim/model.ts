@@ -18,10 +18,17 @@ import type { SimEvent } from './network';
 export interface SimNode {
   index: number;
   signer: Signer;
-  /** Its VRF secret key (the world's VRF holds the public one). */
+  /** The secp256k1 private key behind its address: signs its validator transactions (Unbond, Unjail, RegisterValidator). */
+  txKey: Uint8Array;
+  /** Its VRF secret key and public key (the public one in its validator record). */
   vrfSecret: Uint8Array;
+  vrfPubkey: Uint8Array;
   address: Address;
   byzantine: boolean;
+  /** Not a genesis validator: an observer until it registers and an epoch boundary seats it (lifecycle scenario). */
+  joiner: boolean;
+  /** Kept down by the lifecycle scenario (its downtime must jail it): not restarted by a fault's end or the heal. */
+  held: boolean;
   /** Survives crashes. */
   disk: SimDisk;
   /** The running incarnation's memory; null while the node is down. */

@@ -1,8 +1,9 @@
 /**
  * What a simulated validator does (sim/cluster.ts), with the real code: its consensus
  * core (ConsensusCore), block validation (ChainConsensusApp), mempool (TxPool) and
- * execution (SimChain: applyBlock over a State from the devnet genesis), driven as the
- * node's consensus actor drives them (actors/consensus/bft.ts): a message, timer or
+ * execution (SimChain: applyBlock over a State from the run's genesis), driven as the
+ * node's consensus actor drives them (actors/consensus/bft.ts), with each height's
+ * validator set from its own executed chain (SimChain.validatorsAt): a message, timer or
  * decided block in; the core's outputs sent, scheduled, applied; the blocks the app
  * asks for built from the pool. A crash loses everything but the disk; a boot reopens
  * the chain from it as Chain.open does. Block sync is sim/sync.ts; the Byzantine
@@ -17,6 +18,8 @@ import { ConsensusCore, inputFromMessage, type ConsensusInput, type ConsensusOut
 import { decodeMessage, encodeMessage, messageHeight, type ConsensusMessage } from '../src/consensus/messages';
 import { decodePrivValState, encodePrivValState, LocalPrivValidator } from '../src/consensus/privval';
 import type { BlockResult } from '../src/state/apply';
+import { encodeTx, TxKind } from '../src/codec/tx';
+import type { ValidatorSet } from '../src/consensus/validator-set';
 import { TxError } from '../src/state/errors';
 import { bytesToHex, equalBytes } from '../src/util/bytes';
 import { TxPool } from '../actors/mempool/pool';
@@ -162,6 +165,11 @@ export class NodeModel {
           break;
         case 'evidence':
           this.w.check.onEvidence(node, o.evidence);
+          // As the node's consensus actor does (bft.ts recordEvidence): a duplicate vote goes
+          // to its own pool as a DoubleSignEvidence transaction, which tombstones the offender.
+          if (this.w.opts.lifecycle && !node.byzantine && o.evidence.kind === 'duplicateVote') {
+            this.w.submitTx(node, encodeTx(this.w.genesis.chainId, TxKind.DoubleSignEvidence, { evidence: o.evidence }));
+          }
           break;
       }
     }
@@ -172,7 +180,7 @@ export class NodeModel {
     node.incarnation++;
     let chain: SimChain;
     try {
-      chain = SimChain.open(node.disk, this.w.genesis, this.w.genesisHash, this.w.vrf);
+      chain = SimChain.open(node.disk, this.w.genesis, this.w.genesisHash, this.w.vrf, this.w.sets);
     } catch (err) {
       this.w.check.violation('state', `node ${node.index} could not reopen its chain at height ${node.disk.height}: ${(err as Error).message}`);
       return;
@@ -199,7 +207,7 @@ export class NodeModel {
       sync: null,
       deferred: [],
       syncPeers: new SyncPeers(() => this.w.net.nowUs / US),
-      aheadClaims: new AheadClaims(this.w.validators),
+      aheadClaims: new AheadClaims(() => this.validatorsAt(chain, chain.height + 1)),
       noSyncUntilUs: 0,
     };
     node.live = live;
@@ -211,10 +219,12 @@ export class NodeModel {
   async startCore(node: SimNode, live: LiveNode): Promise<void> {
     const chain = live.chain;
     const builds: LiveNode['builds'] = [];
+    // The set of each height from the executed chain, read when asked (bft.ts newCore).
+    const validators = (height: number) => this.validatorsAt(chain, height);
     const app = new ChainConsensusApp(() => chain, {
-      validators: this.w.validators,
+      validators,
       verifier: this.w.verifier,
-      vrfKeyOf: this.w.vrfKeyOf,
+      vrfKeyOf: chain.vrfKeyOf,
       vrf: this.w.vrf,
       requestBlock: (height, round) => builds.push({ height, round }),
       now: () => clockMs(this.w, node),
@@ -226,7 +236,7 @@ export class NodeModel {
     }
     const core = new ConsensusCore({
       chainId: this.w.genesis.chainId,
-      validators: this.w.validators,
+      validators,
       privValidator: live.privval,
       verifier: this.w.verifier,
       app,
@@ -258,8 +268,16 @@ export class NodeModel {
     this.w.check.traceLine(`crash node ${node.index} at height ${node.disk.height}`);
   }
 
+  /**
+   * The set that signs `height` as this node knows it: its chain's (Chain.validatorsAt).
+   * With `unsafeGenesisSet`, deliberately broken: always the genesis set.
+   */
+  validatorsAt(chain: SimChain, height: number): ValidatorSet {
+    return this.w.opts.unsafeGenesisSet ? this.w.genesisSet : chain.validatorsAt(height);
+  }
+
   async restart(node: SimNode): Promise<void> {
-    if (node.live !== null) return;
+    if (node.live !== null || node.held) return;
     this.w.faults.restart++;
     await this.boot(node);
   }

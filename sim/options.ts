@@ -25,7 +25,7 @@ export const FAULT_KINDS = [
 export type FaultKind = (typeof FAULT_KINDS)[number];
 export type FaultCounts = Record<FaultKind, number>;
 
-export type ViolationKind = 'safety' | 'state' | 'commit' | 'double-sign' | 'evidence' | 'evidence-missed' | 'liveness' | 'sync' | 'exception';
+export type ViolationKind = 'safety' | 'state' | 'commit' | 'double-sign' | 'evidence' | 'evidence-missed' | 'liveness' | 'sync' | 'lifecycle' | 'exception';
 
 export interface Violation {
   kind: ViolationKind;
@@ -56,6 +56,14 @@ export interface SimOptions {
   unsafeSync?: boolean;
   /** A deliberately broken sync trigger (to show the checker catches it): any one message far ahead starts a sync, as before decision 66. */
   unsafeSyncTrigger?: boolean;
+  /**
+   * The validator lifecycle scenario (sim/lifecycle.ts): two joiners beside the genesis
+   * validators, short epochs and downtime window; registrations, a crash long enough to
+   * jail, unjails, an unbond, and double-sign evidence submitted as a transaction.
+   */
+  lifecycle?: boolean;
+  /** A deliberately broken node (to show the checker catches it): consensus keeps the genesis set after the set changed. */
+  unsafeGenesisSet?: boolean;
   /** A deliberate execution bug (to show the checker catches it): at `atMs`, a stray write into that node's state. */
   divergeState?: { node: number; atMs: number };
   timeouts?: Partial<TimeoutConfig>;
@@ -123,6 +131,20 @@ export interface SyncCounts {
   aheadIgnored: number;
 }
 
+/** Validator lifecycle events of a run, counted once each on the honest chain (sim/checks.ts). */
+export interface LifecycleCounts {
+  /** A validator not in the genesis set seated by an epoch boundary (first time). */
+  joins: number;
+  /** Jailed for downtime (ValidatorJailed). */
+  jails: number;
+  /** A jailed validator seated again (after its Unjail and a boundary). */
+  unjails: number;
+  /** Tombstoned by double-sign evidence (ValidatorTombstoned). */
+  tombstones: number;
+  /** Unbonding ended: the validator exited with its bond back in its balance. */
+  unbonds: number;
+}
+
 export interface SimResult {
   seed: number;
   simulatedMs: number;
@@ -138,6 +160,7 @@ export interface SimResult {
   /** Distinct offences among them (one double sign seen by five nodes is one offence). */
   evidenceOffences: number;
   txs: TxCounts;
+  lifecycle: LifecycleCounts;
   /** Proposals dropped before the core for a stale time (ChainConsensusApp.isTimely, as the node does). */
   proposalsUntimely: number;
   /** Block sync: requests sent, answers with blocks, blocks applied from them, answers refused (a forged block), requests timed out. */

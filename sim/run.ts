@@ -6,7 +6,7 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { ArgsError, parseArgs, type RunArgs } from './args';
-import { FAULT_KINDS, type FaultCounts, type SimResult, type SyncCounts, type TxCounts } from './cluster';
+import { FAULT_KINDS, type FaultCounts, type LifecycleCounts, type SimResult, type SyncCounts, type TxCounts } from './cluster';
 import { SeedRunner } from './seeds';
 
 async function main(): Promise<number> {
@@ -23,7 +23,8 @@ async function main(): Promise<number> {
   const o = args.options;
   console.log(
     `sim: ${args.seeds.length} seed(s) from ${args.seeds[0]}, ${o.validators} validators, crypto ${o.crypto}, ` +
-      `byzantine ${o.byzantine ? 'on' : 'off'}, faults ${o.faults ? 'on' : 'off'}${o.unsafeQuorum ? ', UNSAFE quorum >= 1/2 with a partition' : ''}, ` +
+      `byzantine ${o.byzantine ? 'on' : 'off'}, faults ${o.faults ? 'on' : 'off'}${o.lifecycle ? ', lifecycle scenario' : ''}` +
+      `${o.unsafeQuorum ? ', UNSAFE quorum >= 1/2 with a partition' : ''}${o.unsafeGenesisSet ? ', UNSAFE genesis set kept' : ''}, ` +
       `${o.durationMs} ms per seed (faults until ${o.faultPhaseMs} ms, liveness bound ${o.livenessBoundMs} ms), jobs ${args.jobs}`,
   );
   console.log(`conditions: node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}`);
@@ -45,6 +46,7 @@ async function main(): Promise<number> {
   const sync: SyncCounts = { requests: 0, answers: 0, blocksApplied: 0, refused: 0, timeouts: 0, aheadIgnored: 0 };
   let seedsRefused = 0;
   const txs: TxCounts = { submitted: 0, admitted: 0, refused: 0, gossipAdmitted: 0, committed: 0, ok: 0, failed: 0 };
+  const lifecycle: LifecycleCounts = { joins: 0, jails: 0, unjails: 0, tombstones: 0, unbonds: 0 };
   const failed: SimResult[] = [];
   const runner = new SeedRunner(args.options, args.jobs);
   await runner.run(args.seeds, (r) => {
@@ -66,6 +68,7 @@ async function main(): Promise<number> {
     recoverySum += Math.max(0, r.recoveryMs);
     for (const k of FAULT_KINDS) faults[k] += r.faults[k];
     for (const k of Object.keys(txs) as (keyof TxCounts)[]) txs[k] += r.txs[k];
+    for (const k of Object.keys(lifecycle) as (keyof LifecycleCounts)[]) lifecycle[k] += r.lifecycle[k];
     untimely += r.proposalsUntimely;
     for (const k of Object.keys(sync) as (keyof SyncCounts)[]) sync[k] += r.sync[k];
     if (r.sync.refused > 0) seedsRefused++;
@@ -80,7 +83,8 @@ async function main(): Promise<number> {
     if (args.seeds.length <= 50 || seedsRun % 50 === 0) {
       console.log(
         `seed ${r.seed}: ${r.heights} heights, ${r.txs.committed} txs, ${r.messagesDelivered} messages, evidence ${r.evidenceReported}, ` +
-          `recovery ${r.recoveryMs.toFixed(0)} ms, wall ${r.wallMs.toFixed(0)} ms`,
+          `recovery ${r.recoveryMs.toFixed(0)} ms, wall ${r.wallMs.toFixed(0)} ms` +
+          (o.lifecycle ? `; joins ${r.lifecycle.joins}, jails ${r.lifecycle.jails}, unjails ${r.lifecycle.unjails}, tombstones ${r.lifecycle.tombstones}, unbonds ${r.lifecycle.unbonds}` : ''),
       );
     }
     return true;
@@ -104,13 +108,17 @@ async function main(): Promise<number> {
       `${sync.aheadIgnored} messages far ahead started no sync`,
   );
   console.log(`evidence reported by honest nodes: ${evidence} reports of ${offences} distinct double signs (seeds with a Byzantine validator: ${byzSeeds}, with evidence: ${byzSeedsDetected})`);
+  console.log(
+    `validator lifecycle: ${lifecycle.joins} joins, ${lifecycle.jails} jails, ${lifecycle.unjails} unjails, ${lifecycle.tombstones} tombstones, ${lifecycle.unbonds} unbonds` +
+      (o.lifecycle ? '' : ' (the lifecycle scenario is --lifecycle)'),
+  );
   console.log(`recovery after the heal: max ${recoveryMax.toFixed(0)} ms (seed ${recoveryMaxSeed}), mean ${(recoverySum / Math.max(1, seedsRun)).toFixed(0)} ms (bound ${o.livenessBoundMs} ms)`);
   console.log(`violations: ${failed.reduce((n, r) => n + r.violations.length, 0)}${failed.length ? ` in seeds ${failed.map((r) => r.seed).join(', ')}` : ''}`);
   return failed.length > 0 ? 1 : 0;
 }
 
 function usage(): string {
-  return 'usage: npm run sim -- [--seeds N] [--seed S] [--duration-ms MS] [--fault-ms MS] [--liveness-ms MS] [--crypto fast|real] [--no-byzantine] [--no-faults] [--validators N] [--tx-per-second N] [--unsafe-quorum] [--jobs J] [--trace N] [--trace-nodes a,b] [--keep-going]';
+  return 'usage: npm run sim -- [--seeds N] [--seed S] [--duration-ms MS] [--fault-ms MS] [--liveness-ms MS] [--crypto fast|real] [--no-byzantine] [--no-faults] [--validators N] [--tx-per-second N] [--unsafe-quorum] [--lifecycle] [--unsafe-genesis-set] [--jobs J] [--trace N] [--trace-nodes a,b] [--keep-going]';
 }
 
 main().then(

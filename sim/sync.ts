@@ -4,8 +4,9 @@
  * that sees messages more than SYNC_GAP heights ahead from validators with more than a
  * third of the power (the real AheadClaims) asks a live peer (the first one rotating with
  * the height asked) for the blocks after its head, served from that peer's disk by the
- * real serveSync, checks them with the real checkSyncResponse and each block's VRF proof
- * with the real checkSyncedProof before applying it, applies the good ones,
+ * real serveSync, checks and applies them with the real applySyncResponse (each block's
+ * commit against its own height's set, read from the chain after the block before it was
+ * applied, and its VRF proof with the real checkSyncedProof), applies the good ones,
  * refuses a peer that sent a forged block for 60 s, and asks again until no peer has
  * more; then its consensus restarts at the new height. Requests and answers cross the
  * same faulty network; an unanswered request times out after SYNC_TIMEOUT_MS, the next
@@ -15,8 +16,8 @@
  * half of the answers it serves.
  */
 import {
+  applySyncResponse,
   checkSyncedProof,
-  checkSyncResponse,
   decodeSyncRequest,
   decodeSyncResponse,
   encodeSyncRequest,
@@ -28,7 +29,9 @@ import {
   type SyncedBlock,
 } from '../src/chain/sync';
 import { blockHash, encodeCommit, type Commit } from '../src/codec/block';
+import type { ValidatorSet } from '../src/consensus/validator-set';
 import type { BlockResult } from '../src/state/apply';
+import type { SimChain } from './chain';
 import type { LiveNode, SimNode, SyncSession } from './model';
 import { US, type DistributiveOmit, type SimEvent } from './network';
 import type { SimWorld } from './world';
@@ -45,7 +48,12 @@ export interface SyncHooks {
   committed(node: SimNode, live: LiveNode, height: number, bytes: Uint8Array, commit: Commit, result: BlockResult): void;
   /** A fresh app and core at the chain's next height. */
   startCore(node: SimNode, live: LiveNode): Promise<void>;
+  /** The set that signs `height` as the node knows it (its chain's). */
+  validatorsAt(chain: SimChain, height: number): ValidatorSet;
 }
+
+/** Thrown through applySyncResponse when a synced block breaks safety (the checker recorded it): the sync stops. */
+const STOP = new Error('sync stopped by the checker');
 
 export class BlockSync {
   /** Tells a request's answer or timeout from stale ones. */
@@ -140,20 +148,36 @@ export class BlockSync {
     }
     this.w.sync.answers++;
     const fromHeight = live.chain.height + 1;
-    const { blocks, refused } = this.w.opts.unsafeSync
-      ? { blocks: response.blocks, refused: null }
-      : checkSyncResponse(this.w.genesis.chainId, this.w.validators, this.w.verifier, fromHeight, response);
-    let why = refused;
-    for (const b of blocks) {
-      // The VRF proof against the chain the block extends, just before it is applied (bft.ts syncToHead).
-      const badProof = this.w.opts.unsafeSync ? null : checkSyncedProof(live.chain, this.w.vrfKeyOf, b, this.w.vrf);
-      if (badProof !== null) {
-        why = `block ${b.block.header.height}: ${badProof}`;
-        break;
-      }
-      if (!this.#applySynced(node, live, b)) return;
+    // applySyncResponse (bft.ts syncToHead): block h checked against the set of h, read
+    // from the chain after h − 1 was applied, and its VRF proof against the chain it extends.
+    const apply = async (b: SyncedBlock): Promise<void> => {
+      if (!this.#applySynced(node, live, b)) throw STOP;
       s.moved = true;
+    };
+    let why: string | null = null;
+    if (this.w.opts.unsafeSync) {
+      // Deliberately broken: every block applied, no commit or proof checked.
+      for (const b of response.blocks) {
+        if (!this.#applySynced(node, live, b)) return;
+        s.moved = true;
+      }
+    } else {
+      try {
+        ({ refused: why } = await applySyncResponse(
+          this.w.genesis.chainId,
+          (h) => this.hooks.validatorsAt(live.chain, h),
+          this.w.verifier,
+          fromHeight,
+          response,
+          apply,
+          (b) => checkSyncedProof(live.chain, live.chain.vrfKeyOf, b, this.w.vrf),
+        ));
+      } catch (err) {
+        if (err === STOP) return;
+        throw err;
+      }
     }
+    const applied = live.chain.height + 1 - fromHeight;
     if (why !== null) {
       this.w.sync.refused++;
       if (!this.w.nodes[from].byzantine) this.w.check.violation('exception', `node ${node.index} refused a sync answer from honest node ${from}: ${why}`);
@@ -162,7 +186,7 @@ export class BlockSync {
       await this.start(node, live, s.moved);
       return;
     }
-    if (response.peerHead >= fromHeight + blocks.length) await this.start(node, live, s.moved);
+    if (response.peerHead >= fromHeight + applied) await this.start(node, live, s.moved);
     else await this.#endSync(node, live);
   }
 

@@ -1,7 +1,7 @@
 /**
  * What the parts of a simulation run share (sim/cluster.ts builds it): the options,
- * the one seeded PRNG, the nodes, the validator set and verifier, the VRF and the
- * validators' VRF keys, the genesis, the
+ * the one seeded PRNG, the nodes, the genesis validator set (each height's comes from a
+ * node's executed chain) and verifier, the VRF, the run's genesis, the
  * clock, queue and network, the checker, and the counters the result reports. Also two
  * things every part asks of a node: the time on its (skewed) clock, and the block it
  * would propose.
@@ -9,11 +9,13 @@
 import type { ValidatedBlock } from '../src/chain/consensus-app';
 import { blockHash, encodeBlock, type Block } from '../src/codec/block';
 import type { TimeoutConfig } from '../src/consensus/params';
-import type { VrfKeyOf, VrfScheme } from '../src/consensus/proposer-vrf';
+import type { Tx } from '../src/codec/tx';
+import type { VrfScheme } from '../src/consensus/proposer-vrf';
 import type { SignatureVerifier } from '../src/consensus/signer';
 import type { ValidatorSet } from '../src/consensus/validator-set';
 import type { Genesis } from '../src/genesis/types';
 import type { Address } from '../src/util/bytes';
+import type { SetsOf } from './chain';
 import type { Checker } from './checks';
 import type { LiveNode, SimNode } from './model';
 import type { SimNetwork } from './network';
@@ -25,11 +27,13 @@ export interface SimWorld {
   readonly prng: Prng;
   readonly nodes: SimNode[];
   readonly byAddress: ReadonlyMap<Address, number>;
-  readonly validators: ValidatorSet;
+  /** The consensus set of each executed set (with the run's quorum rule); the genesis set. */
+  readonly sets: SetsOf;
+  readonly genesisSet: ValidatorSet;
   readonly verifier: SignatureVerifier;
-  /** The VRF of every node's proposer proofs (sim/fast-vrf.ts), and each validator's VRF public key. */
+  /** The VRF of every node's proposer proofs (sim/fast-vrf.ts); the keys are in the validators' records. */
   readonly vrf: VrfScheme;
-  readonly vrfKeyOf: VrfKeyOf;
+  /** The run's genesis (sim/chain.ts worldGenesis): its validators are the run's. */
   readonly genesis: Genesis;
   readonly genesisHash: Uint8Array;
   readonly timeouts: TimeoutConfig;
@@ -40,6 +44,8 @@ export interface SimWorld {
   readonly sync: SyncCounts;
   /** Counters of the result that no part owns alone. */
   readonly tally: { messagesDelivered: number; proposalsUntimely: number };
+  /** A transaction sent to `node` by a client: its pool checks it and gossips it when admitted; false when refused. */
+  submitTx(node: SimNode, tx: Tx): boolean;
 }
 
 /** The simulated clocks start this long after the genesis time. */

@@ -1,0 +1,175 @@
+/**
+ * The validator lifecycle scenario of a simulation run (SimOptions.lifecycle, `npm run
+ * sim -- --lifecycle`): the set changes while the run's faults go on, and every node
+ * takes each height's set from its own executed chain.
+ *
+ * The run's genesis (sim/chain.ts worldGenesis) has short epochs (10 blocks), a short
+ * downtime window (more than 10 of 20 missed heights jail), a jail and an unbonding of
+ * two epochs, and two joiners' accounts funded: extra nodes whose keys are not in the
+ * genesis set (drawn from the seed), observers until an epoch boundary seats them.
+ * Operators' transactions, signed with the validators' secp256k1 keys and sent to a live
+ * honest node (its pool gossips them), at times fixed by the run's own progress: the
+ * scenario looks at the highest live honest node's chain every POLL_MS.
+ *  1. RegisterValidator for each joiner until its record exists: seated at the next boundary.
+ *  2. Once both joiners are in the set: one honest genesis validator crashes and is kept
+ *     down (SimNode.held: no fault's end nor the heal restarts it) until execution jails
+ *     it for downtime; then it restarts and follows.
+ *  3. Unjail for every jailed validator once its jail is served (an operator's habit:
+ *     random crashes and partitions jail others too): seated again at the next boundary.
+ *  4. After the crash of step 2, Unbond of the second joiner: it leaves the set, and its
+ *     bond comes back to its balance when the unbonding window ends.
+ * Besides, honest nodes submit the duplicate-vote evidence their cores find as
+ * DoubleSignEvidence transactions, as the node does (sim/node.ts), and the Byzantine
+ * validator is tombstoned. A transaction not yet executed is sent again after RETRY_MS.
+ * The checks are sim/lifecycle-checks.ts.
+ */
+import { encodeTx, TxKind, type Tx } from '../src/codec/tx';
+import { registrationDigest, unbondDigest, unjailDigest } from '../src/codec/txs/validators';
+import { signCompact64 } from '../src/crypto/secp256k1';
+import { secp256k1CompressedPublicKey } from '../src/genesis/keys';
+import type { ConsensusParams, GenesisAccount } from '../src/genesis/types';
+import { validatorAddresses, validatorRecord } from '../src/state/validator-records';
+import { epochOf } from '../src/state/validator-epoch';
+import { bytesToHex, type Address } from '../src/util/bytes';
+import type { SimChain } from './chain';
+import type { SimNode } from './model';
+import { US } from './network';
+import type { SimWorld } from './world';
+
+export const LIFECYCLE_JOINERS = 2;
+
+const TOKEN_WEI = 10n ** 18n;
+/** A joiner's bond: a genesis validator's (power 10 × 10^24 wei), so the capped powers stay equal. */
+const JOIN_BOND_WEI = 10_000_000n * TOKEN_WEI;
+
+/** The lifecycle genesis's consensus parameters (the rest is devnet's). */
+export const LIFECYCLE_CONSENSUS: Partial<ConsensusParams> = {
+  epochLengthBlocks: 10,
+  unbondingEpochs: 2,
+  downtimeWindowBlocks: 20,
+  downtimeMaxMissedBps: 5_000,
+  activeSetMin: 4,
+  activeSetMax: 21,
+  minBondWei: 1_000n * TOKEN_WEI,
+};
+
+/** The joiners' accounts at genesis: twice the bond. */
+export function lifecycleAccounts(joiners: readonly Address[]): GenesisAccount[] {
+  return joiners.map((address, i) => ({ address, usdc: 0n, nativeWei: 2n * JOIN_BOND_WEI, label: `sim-joiner-${i}` }));
+}
+
+const POLL_MS = 100;
+const RETRY_MS = 1_500;
+
+export class LifecycleScenario {
+  readonly #joiners: SimNode[];
+  readonly #victim: SimNode;
+  readonly #unbonder: SimNode;
+  #victimCrashed = false;
+  /** Next nonce per signer (a nonce is consumed once its transaction is in a block, executed or refused). */
+  readonly #nonces = new Map<Address, bigint>();
+  /** Action -> when it may be sent again (µs). */
+  readonly #retryAtUs = new Map<string, number>();
+
+  constructor(
+    private readonly w: SimWorld,
+    private readonly nodes: { crash(node: SimNode): void; restart(node: SimNode): Promise<void> },
+    genesisValidators: number,
+  ) {
+    this.#joiners = w.nodes.slice(genesisValidators);
+    const victim = w.nodes.find((x) => !x.joiner && !x.byzantine);
+    if (victim === undefined || this.#joiners.length === 0) throw new RangeError('the lifecycle scenario needs an honest genesis validator and joiners');
+    this.#victim = victim;
+    this.#unbonder = this.#joiners[this.#joiners.length - 1];
+  }
+
+  start(): void {
+    this.w.net.at(POLL_MS * US, () => this.#poll());
+  }
+
+  async #poll(): Promise<void> {
+    const chain = this.#head();
+    if (chain !== null) await this.#act(chain);
+    const nextUs = this.w.net.nowUs + POLL_MS * US;
+    if (nextUs < this.w.opts.durationMs * US) this.w.net.at(nextUs, () => this.#poll());
+  }
+
+  /** The chain of the highest live honest node (the lowest index among equals). */
+  #head(): SimChain | null {
+    let best: SimChain | null = null;
+    for (const x of this.w.nodes) {
+      if (x.byzantine || x.live === null) continue;
+      if (best === null || x.live.chain.height > best.height) best = x.live.chain;
+    }
+    return best;
+  }
+
+  async #act(chain: SimChain): Promise<void> {
+    const state = chain.state;
+    const status = (x: SimNode) => validatorRecord(state, x.address)?.status;
+    const next = chain.validatorsAt(chain.height + 1);
+    // 1. Registrations.
+    for (const [i, j] of this.#joiners.entries()) {
+      if (status(j) === undefined) this.#send(`register-${i}`, j, (nonce) => this.#register(j, i, nonce));
+    }
+    // 2. The long crash, once both joiners are seated; the restart once jailed.
+    if (!this.#victimCrashed && this.#joiners.every((j) => next.has(j.address))) {
+      this.#victimCrashed = true;
+      this.#victim.held = true;
+      this.w.check.traceLine(`lifecycle: node ${this.#victim.index} goes down until jailed`);
+      this.nodes.crash(this.#victim);
+    }
+    if (this.#victim.held && status(this.#victim) === 'jailed') {
+      this.#victim.held = false;
+      this.w.check.traceLine(`lifecycle: node ${this.#victim.index} jailed, restarts`);
+      await this.nodes.restart(this.#victim);
+    }
+    // 3. Unjails, once served.
+    const epoch = epochOf(chain.height + 1, this.w.genesis.consensus.epochLengthBlocks);
+    for (const address of validatorAddresses(state)) {
+      const rec = validatorRecord(state, address);
+      const index = this.w.byAddress.get(address);
+      if (rec?.status !== 'jailed' || index === undefined || epoch < rec.context.jailedUntilEpoch) continue;
+      const x = this.w.nodes[index];
+      this.#send(`unjail-${address}-${rec.context.jailedUntilEpoch}`, x, (nonce) => this.#signed(TxKind.Unjail, x, nonce, unjailDigest));
+    }
+    // 4. The unbond, after the crash.
+    if (this.#victimCrashed && status(this.#unbonder) === 'active') {
+      this.#send('unbond', this.#unbonder, (nonce) => this.#signed(TxKind.Unbond, this.#unbonder, nonce, unbondDigest));
+    }
+  }
+
+  /** Sends the transaction `make` builds to a live honest node, at most once per RETRY_MS per action. */
+  #send(action: string, signer: SimNode, make: (nonce: bigint) => Tx): void {
+    const nowUs = this.w.net.nowUs;
+    if ((this.#retryAtUs.get(action) ?? 0) > nowUs) return;
+    const up = this.w.nodes.filter((x) => !x.byzantine && x.live !== null);
+    if (up.length === 0) return;
+    this.#retryAtUs.set(action, nowUs + RETRY_MS * US);
+    const nonce = (this.#nonces.get(signer.address) ?? 0n) + 1n;
+    this.#nonces.set(signer.address, nonce);
+    const to = up[this.w.prng.int(up.length)];
+    this.w.check.traceLine(`lifecycle: ${action} (nonce ${nonce}) to node ${to.index}`);
+    this.w.submitTx(to, make(nonce));
+  }
+
+  #register(j: SimNode, i: number, nonce: bigint): Tx {
+    const chainId = this.w.genesis.chainId;
+    const unsigned = {
+      candidate: j.address,
+      vrfPubkey: bytesToHex(j.vrfPubkey),
+      ecdsaPubkey: secp256k1CompressedPublicKey(bytesToHex(j.txKey)),
+      name: `sim-joiner-${i}`,
+      endpoint: `sim-joiner-${i}:26656`,
+      bond: JOIN_BOND_WEI,
+      nonce,
+    };
+    return encodeTx(chainId, TxKind.RegisterValidator, { ...unsigned, signature: signCompact64(registrationDigest(chainId, unsigned), j.txKey) });
+  }
+
+  #signed(kind: TxKind.Unjail | TxKind.Unbond, x: SimNode, nonce: bigint, digest: (chainId: number, b: { validator: Address; nonce: bigint }) => Uint8Array): Tx {
+    const chainId = this.w.genesis.chainId;
+    const unsigned = { validator: x.address, nonce };
+    return encodeTx(chainId, kind, { ...unsigned, signature: signCompact64(digest(chainId, unsigned), x.txKey) });
+  }
+}
