@@ -72,6 +72,6 @@ export function buildBlock(w: SimWorld, node: SimNode, live: LiveNode, height: n
     txs = txs.slice(0, keep);
     decoded = decoded.slice(0, keep);
   }
-  const block: Block = live.chain.buildBlock({ txs, decoded, timestampMs, proposer: node.address, round, lastCommit: live.lastCommit, vrfKey: node.vrfSecret });
+  const block: Block = live.chain.buildBlock({ txs, decoded, timestampMs, proposer: node.address, round, lastCommit: live.core.lastCommitFor(height - 1) ?? live.lastCommit, vrfKey: node.vrfSecret });
   return { validated: { block, decoded, hash: blockHash(block.header) }, bytes: encodeBlock(block, consensus.maxBlockBytes) };
 }
