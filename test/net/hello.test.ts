@@ -143,7 +143,8 @@ describe('hello over libp2p', () => {
 
     // Registered: the next round of hellos binds it.
     validators.add(keys.address);
-    await waitFor(() => receiver.address(a.id) === keys.address || undefined, HELLO_RETRY_MS * 3, 'bound after registration');
+    // The receiver binds before its answer reaches the sender: wait for both.
+    await waitFor(() => (receiver.address(a.id) === keys.address && stats.hellosAcceptedByPeers > 0) || undefined, HELLO_RETRY_MS * 3, 'bound after registration');
     expect(stats.hellosAcceptedByPeers).toBe(1);
 
     // A third peer replays a's hello: it names a's peer id, not the replayer's.
