@@ -22,8 +22,8 @@ import { join } from 'node:path';
 import { Node } from '../node/node';
 import { bytesToHex, hexToBytes } from '../util/bytes';
 import { createLogger } from '../util/log';
+import { exitWithNode, serviceConfig } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
-import { MEMPOOL_BYTES_MAX_DEFAULT, MEMPOOL_TXS_MAX_DEFAULT } from '../../actors/limits';
 
 const START_FLAGS = {
   genesis: { type: 'string', default: 'genesis/devnet.json', help: 'genesis file' },
@@ -98,17 +98,12 @@ async function start(argv: string[]): Promise<void> {
       vrfKey: keys?.vrf,
       p2p: multi ? await p2pConfig(genesis, index, f['p2p-host'], f['p2p-port'], f.bootstrap) : undefined,
       faults: { equivocateWithKey: f.equivocate ? key : undefined, forgeSyncBlocks: f['faulty-sync'], stallSync: f['stall-sync'], claimAhead: f['claim-ahead'] },
-      api: { host: f.host, port: f.port },
-      sessionApi: { host: '127.0.0.1', port: f['session-port'] },
       blockTimeMs: f['block-time-ms'] ?? genesis.consensus.blockTimeMs,
-      syncWrites: f.fsync,
-      mempool: { maxTxs: MEMPOOL_TXS_MAX_DEFAULT, maxBytes: MEMPOOL_BYTES_MAX_DEFAULT },
-      finalityTimeoutMs: 10_000,
+      ...serviceConfig(f),
     },
     log,
   );
-  node.supervisor.installSignalHandlers(process, () => undefined);
-  node.stopped.then(({ halted }) => process.exit(halted ? 2 : 0));
+  exitWithNode(node);
   if (f['exit-with-parent']) {
     const parent = process.ppid;
     setInterval(() => {

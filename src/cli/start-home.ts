@@ -12,7 +12,6 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { MEMPOOL_BYTES_MAX_DEFAULT, MEMPOOL_TXS_MAX_DEFAULT } from '../../actors/limits';
 import { genesisHashHex } from '../genesis/load';
 import type { Genesis } from '../genesis/types';
 import { peerIdOfPublicKey } from '../net/libp2p';
@@ -20,6 +19,7 @@ import { keyFilePath, readKeyFile, type NodeKeys } from '../node/keyfile';
 import { Node } from '../node/node';
 import { hexToBytes } from '../util/bytes';
 import { createLogger } from '../util/log';
+import { exitWithNode, serviceConfig } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
 import { resolveNetwork } from './init';
 import { startSyncProgress } from './sync-progress';
@@ -99,17 +99,12 @@ export async function startHome(argv: string[]): Promise<void> {
       validatorKey: hexToBytes(keys.ecdsaPrivateKey),
       vrfKey: hexToBytes(keys.vrfPrivateKey),
       p2p: { listen: [`/ip4/${f['p2p-host']}/tcp/${f['p2p-port']}`], bootstrap, peerKey: hexToBytes(keys.peerPrivateKey) },
-      api: { host: f.host, port: f.port },
-      sessionApi: { host: '127.0.0.1', port: f['session-port'] },
       blockTimeMs: genesis.consensus.blockTimeMs,
-      syncWrites: f.fsync,
-      mempool: { maxTxs: MEMPOOL_TXS_MAX_DEFAULT, maxBytes: MEMPOOL_BYTES_MAX_DEFAULT },
-      finalityTimeoutMs: 10_000,
+      ...serviceConfig(f),
     },
     log,
   );
-  node.supervisor.installSignalHandlers(process, () => undefined);
-  node.stopped.then(({ halted }) => process.exit(halted ? 2 : 0));
+  exitWithNode(node);
   await node.start();
   const p2p = node.p2pInfo()?.listen.join(',') ?? 'none';
   process.stdout.write(
