@@ -13,13 +13,12 @@
  * Downtime: beginBlockDowntime for a block whose parent's commit carries all 21
  * signatures, and one that lacks 7 (each then rewrites its missed-heights record).
  */
-import { canonicalCommit, merkleRoot, type Block, type Commit } from '../src/codec/block';
+import { canonicalCommit, type Commit } from '../src/codec/block';
 import { encodeTx, TxKind, type Tx } from '../src/codec/tx';
 import { registrationDigest } from '../src/codec/txs/validators';
 import { privateKeyToAddress, signCompact64 } from '../src/crypto/secp256k1';
 import { ed25519PublicKey, secp256k1CompressedPublicKey } from '../src/genesis/keys';
 import type { Genesis } from '../src/genesis/types';
-import { applyBlock } from '../src/state/apply';
 import { genesisState } from '../src/state/genesis';
 import type { State } from '../src/state/state';
 import { beginBlockDowntime } from '../src/state/validator-downtime';
@@ -27,6 +26,7 @@ import { endBlockValidators } from '../src/state/validator-epoch';
 import { activeValidators } from '../src/state/validators';
 import { bytesToHex, hexToBytes, type Address } from '../src/util/bytes';
 import { devnetGenesis } from '../test/helpers/devnet';
+import { applyNext } from '../test/validators/harness';
 
 const TOKEN = 10n ** 18n;
 const EPOCH = 10;
@@ -52,27 +52,8 @@ const registrations: Tx[] = keys.map((k, i) => {
   return encodeTx(genesis.chainId, TxKind.RegisterValidator, { ...unsigned, signature: signCompact64(registrationDigest(genesis.chainId, unsigned), k.privateKey) });
 });
 
-function next(state: State, txs: Tx[] = [], lastCommit: Commit | null = null) {
-  const head = state.head();
-  const block: Block = {
-    header: {
-      chainId: genesis.chainId,
-      height: head.height + 1,
-      timestampMs: head.timestampMs + 1000,
-      round: 0,
-      parentHash: new Uint8Array(32),
-      parentStateRoot: state.root(),
-      proposer: base.validators[0].address,
-      txRoot: merkleRoot(txs.map((t) => t.hash)),
-      txCount: txs.length,
-      lastCommitHash: new Uint8Array(32),
-      vrfProof: new Uint8Array(80), // execution does not read it
-    },
-    lastCommit,
-    txs: txs.map((t) => t.bytes),
-  };
-  return applyBlock(state, block);
-}
+/** The next block over `state` (the validators' execution harness: execution reads neither parent hash nor proof). */
+const next = applyNext;
 
 function built(height: number): State {
   const state = genesisState(genesis, new Uint8Array(32)).state;
