@@ -7,7 +7,10 @@
  *   - the API (routes, the door, JSON-RPC) sees the node only through src/api/node-api.ts:
  *     nothing of actors/ or src/node;
  *   - an actor's message module is a leaf: it imports no actor behaviour and nothing
- *     of src/node, and the node's context imports only such leaves.
+ *     of src/node, and the node's context imports only such leaves;
+ *   - the onboarding service's pure part (src/onboarding fields, applicants, book)
+ *     imports no I/O and none of the service's I/O files, and its routes see the
+ *     service through OnboardingBook only (decision 75).
  * Type-only imports count (tsPreCompilationDeps): a type is a dependency too.
  * test/arch/imports.test.ts shows each rule failing on a tree built to break it.
  */
@@ -56,6 +59,20 @@ module.exports = {
       comment: "The node's context names each actor's mailbox by its message module, never by its behaviour.",
       from: { path: '^src/node/context\\.ts$' },
       to: { path: '^actors/', pathNot: ACTOR_LEAVES },
+    },
+    {
+      name: 'onboarding-pure-no-io',
+      severity: 'error',
+      comment: "The onboarding service's pure part (field checks, applicant records, the book interface) imports no I/O: no fastify, classic-level, node or API, none of the service's store, app or command line.",
+      from: { path: '^src/onboarding/(fields|applicants|book)\\.ts$' },
+      to: { path: [`^(actors|src/api|src/node|src/cli)/`, '^src/onboarding/(store|service|routes|cli|main)\\.ts$', ioPackage] },
+    },
+    {
+      name: 'onboarding-routes-see-book-only',
+      severity: 'error',
+      comment: "The onboarding routes see the service through OnboardingBook (src/onboarding/book.ts): not its LevelDB store, app or command line.",
+      from: { path: '^src/onboarding/routes\\.ts$' },
+      to: { path: ['^src/onboarding/(store|service|cli|main)\\.ts$', '(^|/)node_modules/classic-level(/|$)|^classic-level$'] },
     },
   ],
   options: {

@@ -18,6 +18,7 @@ import { sessionMachine } from './session';
 import { agentModeMachine } from './agent-mode';
 import { positionMachine } from './position';
 import { validatorLifecycleMachine } from './validator-lifecycle';
+import { onboardingMachine } from './onboarding';
 
 export const machines = {
   'actor-lifecycle': actorLifecycleMachine,
@@ -26,6 +27,7 @@ export const machines = {
   'agent-mode': agentModeMachine,
   position: positionMachine,
   'validator-lifecycle': validatorLifecycleMachine,
+  onboarding: onboardingMachine,
 } as const;
 
 export type MachineName = keyof typeof machines;
@@ -121,5 +123,19 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
       'each block (src/state/validator-downtime.ts) and by DoubleSignEvidence (src/state/ops/double-sign-evidence.ts).',
     executedBy: ['src/state/validator-records.ts', 'src/state/ops/validator-unbond.ts', 'src/state/ops/validator-unjail.ts', 'src/state/validator-penalties.ts'],
     agreementTest: ['test/machines/validator-lifecycle.test.ts', 'test/validators/lifecycle.test.ts', 'test/validators/penalties.test.ts'],
+  },
+  {
+    id: 'onboarding',
+    machine: onboardingMachine,
+    file: 'machines/onboarding.ts',
+    role:
+      "An applicant's status in the onboarding service (not the chain: its own LevelDB, src/onboarding/store.ts) is " +
+      'the state value and context stored per address, changed only by stepOnboarding, the stepper compiled from the ' +
+      'machine (machines/stepper.ts), in src/onboarding/applicants.ts: POST /api/validators/apply steps APPLY from the ' +
+      "stored state (not_found without a record), and an APPLY the machine refuses is the service's 409 " +
+      'VALIDATOR_EXISTS. APPROVE and REJECT are drawn and tested but have no caller until the operator review route ' +
+      'is built (docs/onboarding.md).',
+    executedBy: ['src/onboarding/applicants.ts'],
+    agreementTest: ['test/machines/onboarding.test.ts', 'test/onboarding/service.test.ts'],
   },
 ];

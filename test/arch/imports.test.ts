@@ -40,7 +40,7 @@ describe('import rules', () => {
     expect(cruise(repo, ['src', 'actors', 'machines', 'sim', 'bench', 'test'])).toEqual([]);
   });
 
-  it('fail on a tree with a circle, I/O in the pure core, an actor in a route, and a message module that imports behaviour', () => {
+  it('fail on a tree with a circle, I/O in the pure core, an actor in a route, a message module that imports behaviour, and onboarding routes or pure files that reach into I/O', () => {
     // The real packages, so that 'classic-level' resolves as it would in the repository.
     symlinkSync(join(repo, 'node_modules'), join(bad, 'node_modules'), 'dir');
     write('tsconfig.json', JSON.stringify({ compilerOptions: { module: 'ESNext', moduleResolution: 'Bundler', strict: true } }));
@@ -58,6 +58,10 @@ describe('import rules', () => {
     write('src/node/node.ts', 'export class Node {}\n');
     write('src/node/context.ts', "import type { Behaviour } from '../../actors/api/api-actor';\nexport type Ctx = Behaviour;\n");
     write('actors/api/api-actor.ts', 'export type Behaviour = { start(): void };\n');
+    // The onboarding service: a pure file that opens the database, and routes that reach past the book into the store.
+    write('src/onboarding/applicants.ts', "import { ClassicLevel } from 'classic-level';\nexport const Db = ClassicLevel;\n");
+    write('src/onboarding/routes.ts', "import type { OnboardingStore } from './store';\nexport type S = OnboardingStore;\n");
+    write('src/onboarding/store.ts', 'export class OnboardingStore {}\n');
 
     // Each rule, by the file that breaks it and what it imports (a package by name, or by
     // its resolved file: node_modules may be a link elsewhere). A circle is reported once.
@@ -69,6 +73,8 @@ describe('import rules', () => {
       'api-sees-node-api-only: src/api/routes/orders.ts → actors/api/messages.ts',
       'no-circular: src/chain/a.ts → src/chain/b.ts',
       'node-context-imports-leaves: src/node/context.ts → actors/api/api-actor.ts',
+      'onboarding-pure-no-io: src/onboarding/applicants.ts → classic-level',
+      'onboarding-routes-see-book-only: src/onboarding/routes.ts → src/onboarding/store.ts',
       'pure-core-no-io: machines/net.ts → libp2p',
       'pure-core-no-io: src/codec/api.ts → src/api/envelope.ts',
       'pure-core-no-io: src/state/store.ts → classic-level',

@@ -1,0 +1,68 @@
+/**
+ * The onboarding service's routes (contract [C-onboard-apply], [C-onboard-status],
+ * [C-state-onboarding]; decision 75), on the service's own fastify app
+ * (src/onboarding/service.ts). They see the service's state only through
+ * `OnboardingBook` (src/onboarding/book.ts).
+ *
+ *   POST /api/validators/apply            JSON address, name, endpoint, email → the status view (pending)
+ *   GET  /api/onboarding/status/:address  → address, status, token_issued, approved_ts
+ *
+ * Refusals are the project's error envelope (src/api/envelope.ts): a missing, extra or
+ * non-string field 400 INVALID_REQUEST (the JSON schema), a field of the wrong format 400
+ * INVALID_VALIDATOR naming it (src/onboarding/fields.ts), a second application 409
+ * VALIDATOR_EXISTS. An address that never applied is 200 `not_found`, as the contract
+ * lists it. Downloads, checksums and register are not built yet (docs/onboarding.md).
+ */
+import type { FastifyInstance } from 'fastify';
+import { errorSchema, ok } from '../api/envelope';
+import { okSchema } from '../api/common';
+import type { OnboardingBook } from './book';
+import { applicantAddress, checkApplication } from './fields';
+
+/** Longer than any valid value, so a too-long field is refused by its own check, naming it. */
+const field = { type: 'string', maxLength: 400 } as const;
+
+const statusSchema = {
+  type: 'object',
+  required: ['address', 'status', 'token_issued', 'approved_ts'],
+  properties: {
+    address: { type: 'string' },
+    status: { type: 'string', enum: ['pending', 'approved', 'rejected', 'not_found'] },
+    token_issued: { type: 'boolean' },
+    approved_ts: { type: ['integer', 'null'] },
+  },
+} as const;
+
+const errors = { 400: errorSchema, 409: errorSchema };
+
+export function registerOnboardingRoutes(app: FastifyInstance, book: OnboardingBook): void {
+  app.post<{ Body: { address: string; name: string; endpoint: string; email: string } }>(
+    '/api/validators/apply',
+    {
+      schema: {
+        body: {
+          type: 'object',
+          required: ['address', 'name', 'endpoint', 'email'],
+          additionalProperties: false,
+          properties: { address: field, name: field, endpoint: field, email: field },
+        },
+        response: { 200: okSchema(statusSchema), ...errors },
+      },
+    },
+    async (request) => {
+      const record = await book.apply(checkApplication(request.body));
+      return ok(await book.status(record.application.address));
+    },
+  );
+
+  app.get<{ Params: { address: string } }>(
+    '/api/onboarding/status/:address',
+    {
+      schema: {
+        params: { type: 'object', required: ['address'], properties: { address: field } },
+        response: { 200: okSchema(statusSchema), 400: errorSchema },
+      },
+    },
+    async (request) => ok(await book.status(applicantAddress(request.params.address))),
+  );
+}
