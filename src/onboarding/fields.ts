@@ -14,6 +14,7 @@
  * Each refusal is 400 INVALID_VALIDATOR naming the field, as RegisterValidator's are.
  */
 import { badRequest } from '../state/errors';
+import { endpointRefusal, nameRefusal } from '../state/ops/validator-registration';
 
 export interface Application {
   /** Lower-case `0x` + 40 hex. */
@@ -23,11 +24,6 @@ export interface Application {
   email: string;
 }
 
-/** The same patterns as src/state/ops/validator-registration.ts (held equal by test/onboarding/fields.test.ts). */
-export const NAME = /^[A-Za-z0-9_-]{1,32}$/;
-/** host:port: a DNS name or IPv4 address, or an IPv6 address in brackets; port 1..65535 without leading zeros. */
-export const ENDPOINT = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?):([1-9][0-9]{0,4})$/;
-export const MAX_ENDPOINT_CHARS = 260;
 export const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 /** local@domain.tld: no spaces, one `@`, a domain of dot-separated labels (RFC 5321 lengths: 64 local, 254 in all). */
 const EMAIL = /^[^\s@"<>()[\]\\,;:]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
@@ -42,14 +38,8 @@ export function applicantAddress(address: string): string {
   return address.toLowerCase();
 }
 
-export function nameRefusal(name: string): string | null {
-  return NAME.test(name) ? null : `must be one word of 1 to 32 characters of A-Z a-z 0-9 _ -, got ${shown(name, 40)}`;
-}
-
-export function endpointRefusal(endpoint: string): string | null {
-  const m = endpoint.length <= MAX_ENDPOINT_CHARS ? ENDPOINT.exec(endpoint) : null;
-  return m && Number(m[2]) <= 65535 ? null : `must be host:port with a port from 1 to 65535, got ${shown(endpoint, 80)}`;
-}
+/** Name and endpoint: the registration's own checks, so an approved form also registers. */
+export { endpointRefusal, nameRefusal } from '../state/ops/validator-registration';
 
 export function emailRefusal(email: string): string | null {
   return email.length <= MAX_EMAIL_CHARS && EMAIL.test(email) ? null : `must be an address of the shape local@domain.tld, got ${shown(email, 80)}`;

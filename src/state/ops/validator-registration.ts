@@ -35,17 +35,29 @@ const MAX_ENDPOINT_CHARS = 260;
 
 const invalid = (field: string, why: string) => badRequest('INVALID_VALIDATOR', `${field}: ${why}`);
 
+/** Why a validator name is refused ([C-res-validator-fields]), or null; the onboarding form checks the same. */
+export function nameRefusal(name: string): string | null {
+  return NAME.test(name) ? null : `must be one word of 1 to 32 characters of A-Z a-z 0-9 _ -, got ${JSON.stringify(name.slice(0, 40))}`;
+}
+
+/** Why an endpoint is refused ([C-res-validator-fields]), or null; the onboarding form checks the same. */
+export function endpointRefusal(endpoint: string): string | null {
+  const m = endpoint.length <= MAX_ENDPOINT_CHARS ? ENDPOINT.exec(endpoint) : null;
+  return m && Number(m[2]) <= 65535 ? null : `must be host:port with a port from 1 to 65535, got ${JSON.stringify(endpoint.slice(0, 80))}`;
+}
+
 /** The format table of [C-res-validator-fields], field by field (400). */
 export function registrationShape(b: RegisterValidatorBody, params: ChainParams): void {
-  if (!NAME.test(b.name)) throw invalid('name', `must be one word of 1 to 32 characters of A-Z a-z 0-9 _ -, got ${JSON.stringify(b.name.slice(0, 40))}`);
+  const badName = nameRefusal(b.name);
+  if (badName !== null) throw invalid('name', badName);
   if (!isValidVrfPublicKey(b.vrfPubkey)) throw invalid('vrf_pubkey', 'must be an Ed25519 public key of 32 bytes (a valid point not of small order)');
   if (!/^0x0[23]/.test(b.ecdsaPubkey) || !isValidCompressedSecp256k1PublicKey(b.ecdsaPubkey)) {
     throw invalid('ecdsa_pubkey', 'must be a compressed secp256k1 public key of 33 bytes beginning 02 or 03');
   }
   const derived = addressFromSecp256k1PublicKey(b.ecdsaPubkey);
   if (derived !== b.candidate) throw invalid('ecdsa_pubkey', `derives to ${derived}, not the candidate ${b.candidate}`);
-  const m = b.endpoint.length <= MAX_ENDPOINT_CHARS ? ENDPOINT.exec(b.endpoint) : null;
-  if (!m || Number(m[2]) > 65535) throw invalid('endpoint', `must be host:port with a port from 1 to 65535, got ${JSON.stringify(b.endpoint.slice(0, 80))}`);
+  const badEndpoint = endpointRefusal(b.endpoint);
+  if (badEndpoint !== null) throw invalid('endpoint', badEndpoint);
   const { minBondWei, maxBondWei } = params.consensus;
   if (b.bond < minBondWei || b.bond > maxBondWei) throw badRequest('INVALID_AMOUNT', `bond: ${b.bond} wei is outside ${minBondWei}..${maxBondWei}`);
   if (b.bond % WEI_PER_TOKEN !== 0n) throw badRequest('INVALID_AMOUNT', `bond: ${b.bond} wei is not a whole number of native tokens`);
