@@ -1,7 +1,7 @@
 /**
  * The onboarding form's field checks (src/onboarding/fields.ts): `name` and `endpoint`
  * answer as RegisterValidator's execution does (src/state/ops/validator-registration.ts
- * `registrationShape`, whose patterns the form repeats), over a grid of good and bad
+ * `registrationShape`, whose checks the form calls), over a grid of good and bad
  * values, so an applicant the form accepts is not refused on-chain for either; the
  * address and email shapes accept and refuse what they say.
  */
