@@ -76,31 +76,6 @@ export const EIP712_TYPES = {
     { name: 'shares', type: 'uint256' },
     { name: 'nonce', type: 'uint256' },
   ],
-  // Owner governance (decision 74): the proposal binds the operation by the keccak256 of
-  // its canonical encoding (src/codec/txs/governance.ts); approval, execution and
-  // cancellation name the operation id (the proposal's own EIP-712 digest, so bound to
-  // the chain id through the domain as well).
-  GovernancePropose: [
-    { name: 'proposer', type: 'address' },
-    { name: 'operationKind', type: 'uint8' },
-    { name: 'payloadHash', type: 'uint256' },
-    { name: 'nonce', type: 'uint256' },
-  ],
-  GovernanceApprove: [
-    { name: 'owner', type: 'address' },
-    { name: 'operationId', type: 'uint256' },
-    { name: 'nonce', type: 'uint256' },
-  ],
-  GovernanceExecute: [
-    { name: 'owner', type: 'address' },
-    { name: 'operationId', type: 'uint256' },
-    { name: 'nonce', type: 'uint256' },
-  ],
-  GovernanceCancel: [
-    { name: 'owner', type: 'address' },
-    { name: 'operationId', type: 'uint256' },
-    { name: 'nonce', type: 'uint256' },
-  ],
 } as const;
 
 // Frozen: the encoder below is precomputed from this table at load, so a later
@@ -143,9 +118,6 @@ export interface CancelOrderMessage { owner: Address; orderId: bigint; nonce: bi
 export interface WithdrawMessage { owner: Address; amount: bigint; destination: Address; nonce: bigint }
 export interface PoolDepositMessage { owner: Address; amount: bigint; nonce: bigint }
 export interface PoolWithdrawMessage { owner: Address; shares: bigint; nonce: bigint }
-export interface GovernanceProposeMessage { proposer: Address; operationKind: bigint; payloadHash: bigint; nonce: bigint }
-/** Approve, execute and cancel: an owner naming an operation id. */
-export interface GovernanceActionMessage { owner: Address; operationId: bigint; nonce: bigint }
 
 export interface Eip712Messages {
   SessionCreate: SessionCreateMessage;
@@ -157,10 +129,6 @@ export interface Eip712Messages {
   Withdraw: WithdrawMessage;
   PoolDeposit: PoolDepositMessage;
   PoolWithdraw: PoolWithdrawMessage;
-  GovernancePropose: GovernanceProposeMessage;
-  GovernanceApprove: GovernanceActionMessage;
-  GovernanceExecute: GovernanceActionMessage;
-  GovernanceCancel: GovernanceActionMessage;
 }
 
 // Compile-time proof that the interfaces above match the EIP712_TYPES table exactly.
@@ -179,10 +147,6 @@ const _tableMatchesInterfaces: { [P in Eip712PrimaryType]: Same<Eip712Messages[P
   Withdraw: true,
   PoolDeposit: true,
   PoolWithdraw: true,
-  GovernancePropose: true,
-  GovernanceApprove: true,
-  GovernanceExecute: true,
-  GovernanceCancel: true,
 };
 void _tableMatchesInterfaces;
 

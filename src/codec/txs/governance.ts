@@ -1,7 +1,7 @@
 /**
  * Owner governance transactions (contract [C-auth-governance], [C-limits-timelock];
  * decision 74): GovernancePropose, GovernanceApprove, GovernanceExecute and
- * GovernanceCancel, each an owner's EIP-712 signature (src/crypto/eip712.ts).
+ * GovernanceCancel, each an owner's EIP-712 signature (src/crypto/eip712-governance.ts).
  *
  * Propose layout: `address proposer | operation | big nonce | signature`, where an
  * operation is `u8 kind | fields of the kind`:
@@ -18,7 +18,7 @@
  * signature`, signing `GovernanceApprove|Execute|Cancel(owner, operationId, nonce)`.
  */
 import { keccak256 } from '../../crypto/keccak';
-import { hashTypedMessage } from '../../crypto/eip712';
+import { hashGovernanceMessage } from '../../crypto/eip712-governance';
 import { bytesToHex, hexToBytes, type Address, type Hex } from '../../util/bytes';
 import { CodecError, Reader, Writer } from '../binary';
 import { registerTxKind, TxKind } from '../tx';
@@ -139,7 +139,7 @@ export function proposeMessage(b: Omit<GovProposeBody, 'signature'>) {
 }
 
 export function proposeDigest(chainId: number, b: Omit<GovProposeBody, 'signature'>): Uint8Array {
-  return hashTypedMessage(chainId, 'GovernancePropose', proposeMessage(b));
+  return hashGovernanceMessage(chainId, 'GovernancePropose', proposeMessage(b));
 }
 
 /** The operation id: the proposal's EIP-712 digest, 0x and 64 lower-case hex. */
@@ -150,7 +150,7 @@ export function operationIdOf(chainId: number, b: Omit<GovProposeBody, 'signatur
 export type GovActionType = 'GovernanceApprove' | 'GovernanceExecute' | 'GovernanceCancel';
 
 export function actionDigest(chainId: number, type: GovActionType, b: Omit<GovActionBody, 'signature'>): Uint8Array {
-  return hashTypedMessage(chainId, type, { owner: b.owner, operationId: BigInt(b.operationId), nonce: b.nonce });
+  return hashGovernanceMessage(chainId, type, { owner: b.owner, operationId: BigInt(b.operationId), nonce: b.nonce });
 }
 
 registerTxKind<GovProposeBody>({
