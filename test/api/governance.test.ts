@@ -3,7 +3,8 @@
  * devnet node with a 3-second routine timelock takes an owner's proposal and a second
  * owner's approval through POST /tx; the route shows the operation proposed, then
  * approved with its ready time, then `ready` once the head's block time passes it, and
- * executed after GovernanceExecute; a halt shows in `halted`.
+ * executed after GovernanceExecute (its fee then in /chain-config); a halt shows in
+ * `halted`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
@@ -83,6 +84,8 @@ describe('GET /v1/governance/operations', () => {
     ops = (await get('/v1/governance/operations')).body.data.operations;
     expect(ops[0]).toMatchObject({ state: 'executed', closedBy: A.address });
     expect(ops[0].executedHeight).toBeGreaterThan(0);
+    // The executed fee is what /chain-config reports.
+    expect((await get('/chain-config')).body.data.fees.makerFeeBps).toBe(3);
 
     const halt = propose(B, { kind: GovOpKind.Halt });
     expect((await post(halt.tx)).status).toBe(200);
