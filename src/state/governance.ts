@@ -27,6 +27,7 @@ import { TxKind } from '../codec/tx';
 import { GovOpKind, GovParam, GOV_PARAM_NAMES, type GovOperation } from '../codec/txs/governance';
 import type { Address, Hex } from '../util/bytes';
 import { adminSeedValidator } from './validator-admin-seed';
+import { registrationShape } from './ops/validator-registration';
 import { badRequest, rejected, TxError } from './errors';
 import type { TxOp } from './context';
 import type { ChainParams } from './records';
@@ -73,8 +74,17 @@ export function timelockOf(params: ChainParams, op: GovOperation): number {
   return op.kind === GovOpKind.Halt ? 0 : params.consensus.timelockRoutineMs;
 }
 
-/** Shape of an operation (400 INVALID_OPERATION), before anything else. */
-export function operationShape(op: GovOperation): void {
+/**
+ * Shape of an operation, before anything else: 400 INVALID_OPERATION for a parameter out
+ * of range; an AdminSeedValidator's fields as RegisterValidator's (400 INVALID_VALIDATOR,
+ * INVALID_AMOUNT), so a seed that could never execute is not proposed. Execution checks
+ * them again, with the duplicates and the funder's balance, at the state it runs on.
+ */
+export function operationShape(op: GovOperation, params: ChainParams): void {
+  if (op.kind === GovOpKind.AdminSeedValidator) {
+    const fields = { candidate: op.validator, vrfPubkey: op.vrfPubkey, ecdsaPubkey: op.ecdsaPubkey, name: op.name, endpoint: op.endpoint, bond: op.bondWei };
+    registrationShape({ ...fields, nonce: 0n, signature: new Uint8Array(0) }, params);
+  }
   if (op.kind === GovOpKind.SetParam) {
     const name = GOV_PARAM_NAMES[op.param];
     if (op.value < 0n) throw badRequest('INVALID_OPERATION', `operation: ${name} cannot be negative`);
@@ -107,9 +117,15 @@ export function stepOperation(
   if (step.value === 'none') throw new InvariantError(`governance ${id}: ${event.type} left no record`);
   const base = rec ?? (fresh ? { id, ...fresh, approver: null, closedBy: null, executedHeight: 0 } : undefined);
   if (!base) throw new InvariantError(`governance ${id}: ${event.type} without a record`);
+  // A step that changes nothing (a TICK before the timelock) writes nothing.
+  if (rec && step.value === rec.state && sameContext(step.context, rec.context)) return rec;
   const next: GovernanceRecord = { ...base, state: step.value, context: step.context };
   state.governance.set(id, next);
   return next;
+}
+
+function sameContext(a: GovernanceContext, b: GovernanceContext): boolean {
+  return a.proposedAtMs === b.proposedAtMs && a.timelockMs === b.timelockMs && a.readyAtMs === b.readyAtMs && a.expiresAtMs === b.expiresAtMs && a.executedAtMs === b.executedAtMs;
 }
 
 /** Every operation id, ascending: the execution-safe order. */

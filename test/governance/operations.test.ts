@@ -17,6 +17,16 @@ const [A, B, C] = OWNERS;
 const feeChange = (value: bigint): GovOperation => ({ kind: GovOpKind.SetParam, param: GovParam.TakerFeeBps, value });
 const ok = (r: { status: string; code?: string; message?: string }) => expect(r.status, `${r.code}: ${r.message}`).toBe('ok');
 const root = (g: GovChain) => bytesToHex(g.state.root());
+const seedOf = (k: (typeof CANDIDATES)[number]): Extract<GovOperation, { kind: GovOpKind.AdminSeedValidator }> => ({
+  kind: GovOpKind.AdminSeedValidator,
+  validator: k.address,
+  name: 'seeded-1',
+  endpoint: 'seeded1.example.org:26656',
+  ecdsaPubkey: k.ecdsaPubkey,
+  vrfPubkey: k.vrfPubkey,
+  bondWei: 5_000n * TOKEN,
+  funder: k.address,
+});
 
 /** A proposal by A approved by B; the chain at the approving block. */
 function approved(g: GovChain, op: GovOperation = feeChange(7n)) {
@@ -102,9 +112,11 @@ describe('governance operations are refused with a clear error and no state chan
     expect(g.state.governance.get(p.id)!.state).toBe('proposed');
   });
 
-  it('a parameter out of range is refused by its shape', () => {
+  it('a parameter out of range, or a seed validator of bad fields, is refused by its shape', () => {
     const g = new GovChain();
     refusedWithoutChange(g, g.propose(A, feeChange(10_001n)).tx, 400, 'INVALID_OPERATION');
+    refusedWithoutChange(g, g.propose(A, { ...seedOf(CANDIDATES[1]), name: 'two words' }).tx, 400, 'INVALID_VALIDATOR');
+    refusedWithoutChange(g, g.propose(A, { ...seedOf(CANDIDATES[1]), ecdsaPubkey: CANDIDATES[2].ecdsaPubkey }).tx, 400, 'INVALID_VALIDATOR');
   });
 });
 
@@ -201,17 +213,7 @@ describe('AdminSeedValidator by two owners after the timelock', () => {
   it('registers the validator, funded by the funder named', () => {
     const g = new GovChain();
     const k = CANDIDATES[0];
-    const op: GovOperation = {
-      kind: GovOpKind.AdminSeedValidator,
-      validator: k.address,
-      name: 'seeded-1',
-      endpoint: 'seeded1.example.org:26656',
-      ecdsaPubkey: k.ecdsaPubkey,
-      vrfPubkey: k.vrfPubkey,
-      bondWei: 5_000n * TOKEN,
-      funder: k.address,
-    };
-    const { id, approvedAtMs } = approved(g, op);
+    const { id, approvedAtMs } = approved(g, seedOf(k));
     expect(validatorRecord(g.state, k.address)).toBeUndefined();
     ok(g.one(g.execute(A, id), approvedAtMs + ROUTINE_MS));
     expect(validatorRecord(g.state, k.address)).toMatchObject({ status: 'registered', name: 'seeded-1' });

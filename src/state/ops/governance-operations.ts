@@ -65,7 +65,7 @@ function execute(ctx: ExecContext, rec: GovernanceRecord, owner: Address): void 
 }
 
 export const governanceProposeOp: TxOp<GovProposeBody> = {
-  shape: (b) => operationShape(b.operation),
+  shape: (b, params) => operationShape(b.operation, params),
   verify(tx, chainId) {
     const b = tx.body;
     if (!verifySigner(proposeDigest(chainId, b), b.signature, b.proposer)) throw unauthorized(`signature: does not recover to ${b.proposer}`);
