@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { GovOpKind, GovParam, type GovOperation } from '../../src/codec/txs/governance';
 import { operationStateAt } from '../../src/state/governance';
+import { governanceCodec } from '../../src/state/governance-record';
 import { validatorRecord } from '../../src/state/validator-records';
 import { bytesToHex } from '../../src/util/bytes';
 import { CANDIDATES, TOKEN } from '../validators/harness';
@@ -218,5 +219,29 @@ describe('AdminSeedValidator by two owners after the timelock', () => {
     ok(g.one(g.execute(A, id), approvedAtMs + ROUTINE_MS));
     expect(validatorRecord(g.state, k.address)).toMatchObject({ status: 'registered', name: 'seeded-1' });
     expect(validatorRecord(g.state, k.address)!.context.lockedWei).toBe(5_000n * TOKEN);
+  });
+
+  it('an execution the state refuses (the validator exists by then) changes nothing and leaves the operation ready to cancel', () => {
+    const g = new GovChain();
+    const k = CANDIDATES[1];
+    const first = approved(g, seedOf(k));
+    const second = approved(g, { ...seedOf(k), name: 'seeded-2' });
+    ok(g.one(g.execute(A, first.id), second.approvedAtMs + ROUTINE_MS));
+    const r = g.one(g.execute(A, second.id));
+    expect(failure(r)).toEqual({ status: 409, code: 'VALIDATOR_EXISTS' });
+    expect(validatorRecord(g.state, k.address)!.name).toBe('seeded-1');
+    expect(operationStateAt(g.state.governance.get(second.id)!, g.timeMs).state).toBe('ready');
+    ok(g.one(g.cancel(B, second.id)));
+    expect(g.state.governance.get(second.id)!.state).toBe('cancelled');
+  });
+
+  it('records decode to what was stored (a restarted node loads them)', () => {
+    const g = new GovChain();
+    approved(g, seedOf(CANDIDATES[2]));
+    approved(g, feeChange(3n));
+    for (const id of g.state.governance.sortedKeys()) {
+      const rec = g.state.governance.get(id)!;
+      expect(governanceCodec.decode(governanceCodec.encode(rec))).toEqual(rec);
+    }
   });
 });
