@@ -19,6 +19,7 @@ import { agentModeMachine } from './agent-mode';
 import { positionMachine } from './position';
 import { validatorLifecycleMachine } from './validator-lifecycle';
 import { onboardingMachine } from './onboarding';
+import { governanceOperationMachine } from './governance-operation';
 
 export const machines = {
   'actor-lifecycle': actorLifecycleMachine,
@@ -28,6 +29,7 @@ export const machines = {
   position: positionMachine,
   'validator-lifecycle': validatorLifecycleMachine,
   onboarding: onboardingMachine,
+  'governance-operation': governanceOperationMachine,
 } as const;
 
 export type MachineName = keyof typeof machines;
@@ -137,5 +139,21 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
       'is built (docs/onboarding.md).',
     executedBy: ['src/onboarding/applicants.ts'],
     agreementTest: ['test/machines/onboarding.test.ts', 'test/onboarding/service.test.ts'],
+  },
+  {
+    id: 'governance-operation',
+    machine: governanceOperationMachine,
+    file: 'machines/governance-operation.ts',
+    role:
+      "Every change of an owner governance operation's state is one stepOperation call (src/state/governance.ts), which " +
+      'steps the stored record (value + context, TableId.Governance) with stepGovernanceOperation, the stepper compiled ' +
+      'from the machine (machines/stepper.ts), and stores what it leaves. GovernancePropose steps PROPOSE, ' +
+      'GovernanceApprove APPROVE (and, for a halt, TICK and EXECUTE at once), GovernanceExecute EXECUTE and ' +
+      'GovernanceCancel CANCEL (src/state/ops/governance-operations.ts), each after a TICK at the block time, which ' +
+      'makes an approved operation ready once the timelock has passed and a pending one expired; an event the machine ' +
+      "refuses is the transaction's refusal (422 OPERATION_STATE). The API's state of an operation is the TICK at the " +
+      "head's time (operationStateAt).",
+    executedBy: ['src/state/governance.ts'],
+    agreementTest: ['test/machines/governance-operation.test.ts', 'test/governance/operations.test.ts'],
   },
 ];

@@ -16,6 +16,7 @@ import { rpcRoutes } from '../../src/api/routes/rpc';
 import { wsRoutes, WsHub } from '../../src/api/routes/ws';
 import { chainInfoRoutes } from '../../src/api/routes/chain-info';
 import { validatorRoutes } from '../../src/api/routes/validators';
+import { governanceRoutes } from '../../src/api/routes/governance';
 import { statusRoutes } from '../../src/api/routes/status';
 import { blockRoutes } from '../../src/api/routes/block';
 import { faucetRoutes } from '../../src/api/routes/faucet';
@@ -114,6 +115,7 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       await app.register(wsRoutes, { node: served, hub: wsHub });
       await app.register(chainInfoRoutes, { node: served });
       await app.register(validatorRoutes, { node: served });
+      await app.register(governanceRoutes, { node: served });
       await app.register(healthRoutes, { node: served });
       await app.register(statusRoutes, { node: served });
       await app.register(blockRoutes, { node: served });

@@ -58,6 +58,14 @@ export enum TxKind {
   Unjail = 52,
   /** Two conflicting signed votes of one validator, put in a block by its proposer (src/codec/txs/evidence.ts): no nonce, no fee. */
   DoubleSignEvidence = 53,
+  /** An owner proposes a governance operation: EIP-712 GovernancePropose (src/codec/txs/governance.ts; decision 74). */
+  GovernancePropose = 60,
+  /** A second owner approves it: EIP-712 GovernanceApprove (its timelock starts; a halt executes at once). */
+  GovernanceApprove = 61,
+  /** An owner executes a ready operation: EIP-712 GovernanceExecute. */
+  GovernanceExecute = 62,
+  /** An owner cancels a pending operation: EIP-712 GovernanceCancel. */
+  GovernanceCancel = 63,
 }
 
 export interface TxKindCodec<B> {

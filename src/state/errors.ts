@@ -44,6 +44,7 @@ export type ShapeErrorCode =
   | 'INVALID_OBSERVATION'
   | 'INVALID_VALIDATOR'
   | 'INVALID_EVIDENCE'
+  | 'INVALID_OPERATION'
   | 'UNKNOWN_PAIR';
 
 /** 401: the signature is missing or recovers to someone else. */
@@ -63,13 +64,15 @@ export type ForbiddenErrorCode =
   | 'CAP_INPUT'
   | 'CAP_POSITION'
   | 'NOT_FAUCET'
-  | 'NOT_VALIDATOR';
+  | 'NOT_VALIDATOR'
+  | 'NOT_GOVERNANCE_OWNER'
+  | 'SAME_OWNER';
 
 /** 404: the thing named does not exist (or no longer). */
-export type NotFoundErrorCode = 'NOT_FOUND' | 'UNKNOWN_ORDER' | 'UNKNOWN_POSITION' | 'NO_ACTIVE_SESSION';
+export type NotFoundErrorCode = 'NOT_FOUND' | 'UNKNOWN_ORDER' | 'UNKNOWN_POSITION' | 'NO_ACTIVE_SESSION' | 'UNKNOWN_OPERATION';
 
 /** 409: the nonce, the transaction, the observation's time or the evidence (its offender already tombstoned) was already used. */
-export type ConflictErrorCode = 'NONCE_USED' | 'NONCE_MISMATCH' | 'NONCE_TOO_LOW' | 'NONCE_TOO_HIGH' | 'DUPLICATE_TX' | 'OBSERVATION_NOT_NEWER' | 'VALIDATOR_EXISTS' | 'ALREADY_TOMBSTONED';
+export type ConflictErrorCode = 'NONCE_USED' | 'NONCE_MISMATCH' | 'NONCE_TOO_LOW' | 'NONCE_TOO_HIGH' | 'DUPLICATE_TX' | 'OBSERVATION_NOT_NEWER' | 'VALIDATOR_EXISTS' | 'ALREADY_TOMBSTONED' | 'OPERATION_EXISTS';
 
 /** 422: refused by execution against the state at the block's time. */
 export type ExecutionErrorCode =
@@ -96,6 +99,9 @@ export type ExecutionErrorCode =
   | 'JAIL_NOT_SERVED'
   | 'EVIDENCE_TOO_OLD'
   | 'EVIDENCE_IN_FUTURE'
+  | 'OPERATION_STATE'
+  | 'TIMELOCK_NOT_PASSED'
+  | 'CHAIN_HALTED'
   /** A failed receipt without a code (never written by this execution; the API's fallback). */
   | 'REJECTED';
 
@@ -156,17 +162,17 @@ const CODES: { readonly [C in ErrorCode]: true } = {
   INVALID_SIDE: true, INVALID_TYPE: true, INVALID_SYMBOL: true, INVALID_LEVERAGE: true, INVALID_MARGIN: true,
   INVALID_ORDER_ID: true, INVALID_POSITION_ID: true, INVALID_BATCH: true, INVALID_TPSL: true, INVALID_WALLET: true,
   INVALID_SHARES: true, INVALID_INTERVAL: true, INVALID_SESSION_KEY: true, INVALID_EXPIRY: true, INVALID_MODE: true,
-  INVALID_CAPS: true, INVALID_OBSERVATION: true, INVALID_VALIDATOR: true, INVALID_EVIDENCE: true, UNKNOWN_PAIR: true,
+  INVALID_CAPS: true, INVALID_OBSERVATION: true, INVALID_VALIDATOR: true, INVALID_EVIDENCE: true, INVALID_OPERATION: true, UNKNOWN_PAIR: true,
   MISSING_SIGNATURE: true, INVALID_SIGNATURE: true,
   NOT_OWNER: true, OWNER_ONLY: true, NOT_AUTHORIZED: true, SESSION_REVOKED: true, SESSION_EXPIRED: true,
   AGENT_MODE_OFF: true, AGENT_REDUCE_ONLY: true, CAP_LEVERAGE: true, CAP_ORDER_TYPE: true, CAP_INPUT: true,
-  CAP_POSITION: true, NOT_FAUCET: true, NOT_VALIDATOR: true,
-  NOT_FOUND: true, UNKNOWN_ORDER: true, UNKNOWN_POSITION: true, NO_ACTIVE_SESSION: true,
+  CAP_POSITION: true, NOT_FAUCET: true, NOT_VALIDATOR: true, NOT_GOVERNANCE_OWNER: true, SAME_OWNER: true,
+  NOT_FOUND: true, UNKNOWN_ORDER: true, UNKNOWN_POSITION: true, NO_ACTIVE_SESSION: true, UNKNOWN_OPERATION: true,
   NONCE_USED: true, NONCE_MISMATCH: true, NONCE_TOO_LOW: true, NONCE_TOO_HIGH: true, DUPLICATE_TX: true,
   INSUFFICIENT_BALANCE: true, INSUFFICIENT_FUNDS: true, INSUFFICIENT_SHARES: true, MARGIN_REQUIRED: true, NO_LIQUIDITY: true,
   NO_ORACLE_PRICE: true, ORACLE_STALE: true, OPEN_INTEREST_CAP: true, POSITION_TOO_SMALL: true, POOL_LOCKED: true,
   POOL_UTILIZED: true, POOL_INSOLVENT: true, DEPOSIT_TOO_SMALL: true, FAUCET_DISABLED: true, FAUCET_LIMIT: true,
-  OBSERVATION_NOT_NEWER: true, VALIDATOR_EXISTS: true, VALIDATOR_STATE: true, ACTIVE_SET_FLOOR: true, JAIL_NOT_SERVED: true, EVIDENCE_TOO_OLD: true, EVIDENCE_IN_FUTURE: true, ALREADY_TOMBSTONED: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, REJECTED: true,
+  OBSERVATION_NOT_NEWER: true, VALIDATOR_EXISTS: true, VALIDATOR_STATE: true, ACTIVE_SET_FLOOR: true, JAIL_NOT_SERVED: true, EVIDENCE_TOO_OLD: true, EVIDENCE_IN_FUTURE: true, ALREADY_TOMBSTONED: true, OPERATION_EXISTS: true, OPERATION_STATE: true, TIMELOCK_NOT_PASSED: true, CHAIN_HALTED: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, REJECTED: true,
   MEMPOOL_FULL: true, NOT_SYNCED: true, SHUTTING_DOWN: true, NOT_FINAL_YET: true, INTERNAL: true,
 };
 

@@ -333,6 +333,19 @@ export interface ValidatorTombstonedEvent {
   burnedWei: bigint;
 }
 
+// ---- governance (src/state/ops/governance-operations.ts; decision 74) ----
+
+/** An owner transaction moved a governance operation: proposed, approved, executed or cancelled. */
+export interface GovernanceOperationEvent {
+  type: 'GovernanceOperation';
+  operationId: string;
+  /** The operation kind's name (SetParam, Halt, Resume, AdminSeedValidator). */
+  kind: string;
+  state: 'proposed' | 'approved' | 'ready' | 'executed' | 'cancelled' | 'expired';
+  /** The owner whose transaction it was. */
+  owner: Address;
+}
+
 /** Every event execution emits. */
 export type ChainEvent =
   | OrderPlacedEvent
@@ -358,7 +371,8 @@ export type ChainEvent =
   | PoolWithdrawnEvent
   | BookLiquidatedEvent
   | ValidatorJailedEvent
-  | ValidatorTombstonedEvent;
+  | ValidatorTombstonedEvent
+  | GovernanceOperationEvent;
 
 export type ChainEventType = ChainEvent['type'];
 

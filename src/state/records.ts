@@ -39,6 +39,8 @@ export enum TableId {
   Validator = 15,
   /** validator address -> DowntimeRecord: the heights an active validator's signature is missing from, as runs within the downtime window (src/state/validator-downtime.ts) */
   Downtime = 16,
+  /** operation id (0x hex) -> GovernanceRecord: the governance-operation machine's state value and context, and the operation (src/state/governance.ts) */
+  Governance = 17,
   /** validator address -> OracleObservationRecord: that validator's latest accepted observation (src/state/oracle.ts) */
   OracleObservation = 40,
   /** pair id (decimal) -> OracleMedianRecord: the pair's latest weighted median (src/state/oracle.ts) */

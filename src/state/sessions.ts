@@ -160,6 +160,12 @@ export const SIGNER_RULES: { readonly [K in TxKind]: SignerRule } = {
   // No account acts: the two votes' signatures are the offender's, checked by the kind
   // (src/state/ops/double-sign-evidence.ts); anyone may carry the proof.
   [TxKind.DoubleSignEvidence]: { who: 'kind' },
+  // An owner of the genesis owner set acts for itself: the EIP-712 signature must recover
+  // to the owner named (src/state/ops/governance-operations.ts), never a session key.
+  [TxKind.GovernancePropose]: { who: 'owner', owner: (b: { proposer: Address }) => b.proposer },
+  [TxKind.GovernanceApprove]: { who: 'owner', owner: (b: { owner: Address }) => b.owner },
+  [TxKind.GovernanceExecute]: { who: 'owner', owner: (b: { owner: Address }) => b.owner },
+  [TxKind.GovernanceCancel]: { who: 'owner', owner: (b: { owner: Address }) => b.owner },
 };
 
 export function signerRule(kind: TxKind): SignerRule {

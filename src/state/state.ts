@@ -48,6 +48,7 @@ import { StateTree } from './tree';
 import type { PairParams } from '../genesis/types';
 import { OrderBook } from './orderbook/engine';
 import { downtimeCodec, validatorCodec, type DowntimeRecord, type ValidatorRecord } from './validator-types';
+import { governanceCodec, type GovernanceRecord } from './governance-record';
 
 /** One state change of a block: value null means deleted. */
 export interface StateChange {
@@ -112,6 +113,8 @@ export class State {
   readonly validators: Table<ValidatorRecord>;
   /** Missed commits of active validators within the downtime window (src/state/validator-downtime.ts). */
   readonly downtime: Table<DowntimeRecord>;
+  /** Owner governance operations (src/state/governance.ts). */
+  readonly governance: Table<GovernanceRecord>;
   private readonly tables = new Map<number, Table<any>>();
 
   constructor() {
@@ -173,6 +176,7 @@ export class State {
       }),
     );
     this.downtime = this.add(new Table(TableId.Downtime, 'downtime', downtimeCodec, this.journal));
+    this.governance = this.add(new Table(TableId.Governance, 'governance', governanceCodec, this.journal));
   }
 
   /** The engine of a pair (created on first use). */

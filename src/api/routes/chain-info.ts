@@ -19,8 +19,10 @@ export const chainInfoRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app
     eip712VerifyingContract: EXCHANGE_ADDRESS,
   };
 
-  app.get('/chain-config', async () =>
-    ok({
+  app.get('/chain-config', async () => {
+    // Fees as executed now: owner governance may have changed them since genesis (decision 74).
+    const fees = node.chain().state.params().fees;
+    return ok({
       chainId: g.chainId,
       network: g.network,
       genesisHash: bytesToHex(node.genesisHash),
@@ -31,11 +33,11 @@ export const chainInfoRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app
       precompiles: { orderbook: ORDERBOOK_PRECOMPILE, agentCaps: AGENT_CAPS_PRECOMPILE },
       contracts,
       fees: {
-        makerFeeBps: g.fees.makerFeeBps,
-        takerFeeBps: g.fees.takerFeeBps,
-        withdrawalFee: usdc(g.fees.withdrawalFeeUsdc),
-        minWithdrawal: usdc(g.fees.minWithdrawalUsdc),
-        gasPriceWei: String(g.fees.gasPriceWei),
+        makerFeeBps: fees.makerFeeBps,
+        takerFeeBps: fees.takerFeeBps,
+        withdrawalFee: usdc(fees.withdrawalFeeUsdc),
+        minWithdrawal: usdc(fees.minWithdrawalUsdc),
+        gasPriceWei: String(fees.gasPriceWei),
       },
       limits: {
         ...g.limits,
@@ -43,8 +45,8 @@ export const chainInfoRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app
         maxTxBytes: g.consensus.maxTxBytes,
         epochLengthBlocks: g.consensus.epochLengthBlocks,
       },
-    }),
-  );
+    });
+  });
 
   app.get('/v1/network', async () => {
     const chain = node.chain();

@@ -2,6 +2,7 @@
 import './eth';
 import './evidence';
 import './faucet';
+import './governance';
 import './oracle';
 import './orders';
 import './perps';
@@ -12,6 +13,7 @@ import './withdraw';
 export * from './eth';
 export * from './evidence';
 export * from './faucet';
+export * from './governance';
 export * from './oracle';
 export * from './orders';
 export * from './perps';

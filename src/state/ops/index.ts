@@ -20,7 +20,9 @@ import { registerValidatorOp } from './validator-registration';
 import { unbondOp } from './validator-unbond';
 import { unjailOp } from './validator-unjail';
 import { doubleSignEvidenceOp } from './double-sign-evidence';
+import { governanceApproveOp, governanceCancelOp, governanceExecuteOp, governanceProposeOp } from './governance-operations';
 import { withSignerRule } from '../sessions';
+import { withHaltRule } from '../governance';
 import { txKindName } from '../../codec/tx';
 
 export const OPS: ReadonlyMap<TxKind, TxOp> = new Map<TxKind, TxOp>([
@@ -47,6 +49,10 @@ export const OPS: ReadonlyMap<TxKind, TxOp> = new Map<TxKind, TxOp>([
   [TxKind.Unbond, unbondOp],
   [TxKind.Unjail, unjailOp],
   [TxKind.DoubleSignEvidence, doubleSignEvidenceOp],
+  [TxKind.GovernancePropose, governanceProposeOp],
+  [TxKind.GovernanceApprove, governanceApproveOp],
+  [TxKind.GovernanceExecute, governanceExecuteOp],
+  [TxKind.GovernanceCancel, governanceCancelOp],
 ]);
 
 export function opFor(kind: TxKind): TxOp {
@@ -59,3 +65,8 @@ export function opFor(kind: TxKind): TxOp {
 // front of its own check/apply here, once, so no kind can skip "a session key can only
 // trade". A kind without a rule fails to compile (mapped type) and, failing that, here.
 for (const [kind, op] of OPS) (OPS as Map<TxKind, TxOp>).set(kind, withSignerRule(kind, op, txKindName(kind)));
+
+// An owner halt (src/state/governance.ts HALTED_KINDS; decision 74) stops trading, perps
+// and withdrawals: those kinds are refused 422 CHAIN_HALTED, in execution at the block's
+// state, so a halt executed earlier in a block stops the orders after it in that block.
+for (const [kind, op] of OPS) (OPS as Map<TxKind, TxOp>).set(kind, withHaltRule(kind, op, txKindName(kind)));

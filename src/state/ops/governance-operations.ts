@@ -1,0 +1,122 @@
+/**
+ * Owner governance transactions (contract [C-auth-governance], [C-limits-timelock];
+ * decision 74): GovernancePropose, GovernanceApprove, GovernanceExecute and
+ * GovernanceCancel. Each is an EIP-712 signature of one of the genesis owners over a
+ * message bound to the chain id (the domain) and the operation id, and each moves the
+ * operation through machines/governance-operation.ts (stepOperation in
+ * src/state/governance.ts), stepping TICK at the block's time first so the timelock and
+ * the expiry are the block time's.
+ *
+ * Refusals, all before anything is written: the operation's shape (400
+ * INVALID_OPERATION); a signature not recovering to the owner named (401); a signer who
+ * is not an owner (403 NOT_GOVERNANCE_OWNER), or the proposer approving its own
+ * operation (403 SAME_OWNER: two distinct owners are needed); an unknown operation id
+ * (404 UNKNOWN_OPERATION; an id signed for another chain names no operation here); a
+ * reused nonce (409); an event the machine refuses in the operation's state (422
+ * OPERATION_STATE: executed twice, approved twice, cancelled, expired), or an execution
+ * before the timelock has passed (422 TIMELOCK_NOT_PASSED). Execute and cancel are
+ * open to any owner (the proposer included): the two signatures were given by then.
+ * The approval of a halt executes it at once (its timelock is 0).
+ */
+import {
+  actionDigest,
+  GOV_OP_NAMES,
+  operationIdOf,
+  proposeDigest,
+  type GovActionBody,
+  type GovActionType,
+  type GovProposeBody,
+} from '../../codec/txs/governance';
+import type { GovernanceEvent } from '../../../machines/governance-operation';
+import type { ExecContext, TxOp } from '../context';
+import { forbidden, rejected, TxError, unauthorized } from '../errors';
+import { executeOperation, isOwner, operationShape, stepOperation, timelockOf, unknownOperation, type GovernanceRecord } from '../governance';
+import type { ChainParams } from '../records';
+import { verifySigner } from '../../crypto/secp256k1';
+import type { Address, Hex } from '../../util/bytes';
+
+function requireOwner(params: ChainParams, who: Address): void {
+  if (!isOwner(params, who)) throw forbidden('NOT_GOVERNANCE_OWNER', `${who} is not one of the genesis owners`);
+}
+
+/** Steps `event` or answers the machine's refusal as 422 OPERATION_STATE. */
+function step(ctx: ExecContext, rec: GovernanceRecord, event: GovernanceEvent): GovernanceRecord {
+  const next = stepOperation(ctx.state, rec.id, event);
+  if (!next) throw rejected('OPERATION_STATE', `operation ${rec.id} is ${rec.state}: ${event.type} is not taken there`);
+  return next;
+}
+
+/** The stored operation, ticked to the block's time (a final state takes no TICK: it stays). */
+function current(ctx: ExecContext, id: Hex): GovernanceRecord {
+  const rec = ctx.state.governance.get(id);
+  if (!rec) throw unknownOperation(id);
+  return stepOperation(ctx.state, id, { type: 'TICK', nowMs: ctx.header.timestampMs }) ?? rec;
+}
+
+function emit(ctx: ExecContext, rec: GovernanceRecord, owner: Address): void {
+  ctx.emit({ type: 'GovernanceOperation', operationId: rec.id, kind: GOV_OP_NAMES[rec.operation.kind], state: rec.state, owner });
+}
+
+function execute(ctx: ExecContext, rec: GovernanceRecord, owner: Address): void {
+  const done = step(ctx, rec, { type: 'EXECUTE', nowMs: ctx.header.timestampMs });
+  ctx.state.governance.set(rec.id, { ...done, closedBy: owner, executedHeight: ctx.header.height });
+  executeOperation(ctx.state, ctx.params, rec.id, rec.operation, ctx.header.height);
+  emit(ctx, done, owner);
+}
+
+export const governanceProposeOp: TxOp<GovProposeBody> = {
+  shape: (b, params) => operationShape(b.operation, params),
+  verify(tx, chainId) {
+    const b = tx.body;
+    if (!verifySigner(proposeDigest(chainId, b), b.signature, b.proposer)) throw unauthorized(`signature: does not recover to ${b.proposer}`);
+    return b.proposer;
+  },
+  nonce: (b) => b.nonce,
+  check: (b, params) => requireOwner(params, b.proposer),
+  apply(ctx, tx, signer) {
+    const b = tx.body;
+    const id = operationIdOf(ctx.params.chainId, b);
+    if (ctx.state.governance.has(id)) throw new TxError(409, 'OPERATION_EXISTS', `operation ${id} was already proposed`);
+    const nowMs = ctx.header.timestampMs;
+    const timelockMs = timelockOf(ctx.params, b.operation);
+    const expiresAtMs = nowMs + timelockMs + ctx.params.consensus.timelockHighImpactMs;
+    const rec = stepOperation(ctx.state, id, { type: 'PROPOSE', nowMs, timelockMs, expiresAtMs }, { operation: b.operation, proposer: signer, proposedHeight: ctx.header.height });
+    if (!rec) throw rejected('OPERATION_STATE', `operation ${id}: PROPOSE refused`);
+    emit(ctx, rec, signer);
+  },
+};
+
+function actionOp(type: GovActionType, apply: (ctx: ExecContext, rec: GovernanceRecord, owner: Address) => void): TxOp<GovActionBody> {
+  return {
+    verify: (tx, chainId) => {
+      const b = tx.body;
+      if (!verifySigner(actionDigest(chainId, type, b), b.signature, b.owner)) throw unauthorized(`signature: does not recover to ${b.owner}`);
+      return b.owner;
+    },
+    nonce: (b) => b.nonce,
+    check: (b, params) => requireOwner(params, b.owner),
+    apply: (ctx, tx, signer) => apply(ctx, current(ctx, tx.body.operationId), signer),
+  };
+}
+
+export const governanceApproveOp = actionOp('GovernanceApprove', (ctx, rec, owner) => {
+  if (rec.proposer === owner) throw forbidden('SAME_OWNER', `operation ${rec.id} was proposed by ${owner}: a second owner must approve it`);
+  const approved = step(ctx, rec, { type: 'APPROVE', nowMs: ctx.header.timestampMs });
+  ctx.state.governance.set(rec.id, { ...approved, approver: owner });
+  emit(ctx, approved, owner);
+  // A halt (timelock 0) is ready with its approval and executes at once.
+  if (approved.context.timelockMs === 0) execute(ctx, current(ctx, rec.id), owner);
+});
+
+export const governanceExecuteOp = actionOp('GovernanceExecute', (ctx, rec, owner) => {
+  if (rec.state === 'approved') {
+    throw rejected('TIMELOCK_NOT_PASSED', `operation ${rec.id} is ready at block time ${rec.context.readyAtMs}, this block's is ${ctx.header.timestampMs}`);
+  }
+  execute(ctx, rec, owner);
+});
+
+export const governanceCancelOp = actionOp('GovernanceCancel', (ctx, rec, owner) => {
+  const cancelled = step(ctx, rec, { type: 'CANCEL', nowMs: ctx.header.timestampMs });
+  ctx.state.governance.set(rec.id, { ...cancelled, closedBy: owner });
+  emit(ctx, cancelled, owner);
+});

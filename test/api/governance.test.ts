@@ -1,0 +1,97 @@
+/**
+ * GET /v1/governance/operations through real HTTP on a real node (decision 74): a solo
+ * devnet node with a 3-second routine timelock takes an owner's proposal and a second
+ * owner's approval through POST /tx; the route shows the operation proposed, then
+ * approved with its ready time, then `ready` once the head's block time passes it, and
+ * executed after GovernanceExecute (its fee then in /chain-config); a halt shows in
+ * `halted`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
+import { actionDigest, GovOpKind, GovParam, operationIdOf, proposeDigest, type GovActionType, type GovOperation } from '../../src/codec/txs/governance';
+import { signCompact64 } from '../../src/crypto/secp256k1';
+import { genesisHash } from '../../src/genesis/load';
+import type { Genesis } from '../../src/genesis/types';
+import type { Node } from '../../src/node/node';
+import { bytesToHex, type Hex } from '../../src/util/bytes';
+import { OWNERS, type Signer } from '../governance/harness';
+import { devnetGenesis, startNode, tempDir, waitFor } from '../helpers/devnet';
+
+const ROUTINE_MS = 3_000;
+const base = devnetGenesis(1).genesis;
+const genesis: Genesis = { ...base, consensus: { ...base.consensus, timelockRoutineMs: ROUTINE_MS, timelockHighImpactMs: 600_000 } };
+const chainId = genesis.chainId;
+
+const dir = tempDir();
+let node: Node;
+let url: string;
+beforeAll(async () => {
+  ({ node, url } = await startNode(dir.path, { genesis, genesisHash: genesisHash(genesis) }));
+});
+afterAll(async () => {
+  await node?.stop();
+  dir.remove();
+});
+
+const get = async (path: string) => {
+  const res = await fetch(`${url}${path}`);
+  return { status: res.status, body: (await res.json()) as any };
+};
+const post = async (tx: Tx) => {
+  const res = await fetch(`${url}/tx`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tx: bytesToHex(tx.bytes) }) });
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+let nonce = 100n;
+function propose(by: Signer, operation: GovOperation): { tx: Tx; id: Hex } {
+  const unsigned = { proposer: by.address, operation, nonce: nonce++ };
+  return { tx: encodeTx(chainId, TxKind.GovernancePropose, { ...unsigned, signature: signCompact64(proposeDigest(chainId, unsigned), by.priv) }), id: operationIdOf(chainId, unsigned) };
+}
+function action(type: GovActionType, kind: TxKind, by: Signer, operationId: Hex): Tx {
+  const unsigned = { owner: by.address, operationId, nonce: nonce++ };
+  return encodeTx(chainId, kind, { ...unsigned, signature: signCompact64(actionDigest(chainId, type, unsigned), by.priv) });
+}
+
+describe('GET /v1/governance/operations', () => {
+  it('shows an operation proposed, approved with its ready time, ready at the head time, then executed; and a halt', async () => {
+    const [A, B] = OWNERS;
+    const empty = await get('/v1/governance/operations');
+    expect(empty.status).toBe(200);
+    expect(empty.body.data).toMatchObject({ halted: null, operations: [] });
+
+    const p = propose(A, { kind: GovOpKind.SetParam, param: GovParam.MakerFeeBps, value: 3n });
+    expect((await post(p.tx)).status).toBe(200);
+    let ops = (await get('/v1/governance/operations')).body.data.operations;
+    expect(ops).toEqual([
+      expect.objectContaining({ id: p.id, kind: 'SetParam', operation: { param: 'fees.makerFeeBps', value: '3' }, state: 'proposed', proposer: A.address, approvals: [A.address], readyAtMs: null, timelockMs: ROUTINE_MS, executedHeight: null }),
+    ]);
+
+    expect((await post(action('GovernanceApprove', TxKind.GovernanceApprove, B, p.id))).status).toBe(200);
+    ops = (await get('/v1/governance/operations')).body.data.operations;
+    expect(ops[0]).toMatchObject({ state: 'approved', approvals: [A.address, B.address] });
+    // The timelock runs from the approving block, which comes after the proposing one.
+    expect(ops[0].readyAtMs).toBeGreaterThan(ops[0].proposedAtMs + ROUTINE_MS);
+    const readyAtMs = ops[0].readyAtMs as number;
+
+    // Ready by the head's block time, before any transaction touches it.
+    const ready = await waitFor(async () => {
+      const b = (await get('/v1/governance/operations')).body.data;
+      return b.timestampMs >= readyAtMs ? b : undefined;
+    }, 20_000, 'a head past the timelock');
+    expect(ready.operations[0].state).toBe('ready');
+
+    expect((await post(action('GovernanceExecute', TxKind.GovernanceExecute, A, p.id))).status).toBe(200);
+    ops = (await get('/v1/governance/operations')).body.data.operations;
+    expect(ops[0]).toMatchObject({ state: 'executed', closedBy: A.address });
+    expect(ops[0].executedHeight).toBeGreaterThan(0);
+    // The executed fee is what /chain-config reports.
+    expect((await get('/chain-config')).body.data.fees.makerFeeBps).toBe(3);
+
+    const halt = propose(B, { kind: GovOpKind.Halt });
+    expect((await post(halt.tx)).status).toBe(200);
+    expect((await post(action('GovernanceApprove', TxKind.GovernanceApprove, A, halt.id))).status).toBe(200);
+    const after = (await get('/v1/governance/operations')).body.data;
+    expect(after.halted).toMatchObject({ operationId: halt.id });
+    expect(after.operations.find((o: { id: string }) => o.id === halt.id)).toMatchObject({ kind: 'Halt', state: 'executed', timelockMs: 0 });
+  }, 40_000);
+});
