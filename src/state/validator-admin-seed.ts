@@ -13,6 +13,7 @@
  * refusal throws TxError and writes nothing. A bond paid by someone else records
  * `funder`, to whom unbonding returns it (src/state/validator-epoch.ts).
  */
+import type { AdminSeedValidator } from '../codec/txs/governance';
 import type { Address, Hex } from '../util/bytes';
 import { rejected } from './errors';
 import { duplicateValidatorRefusal, registrationShape } from './ops/validator-registration';
@@ -20,18 +21,7 @@ import type { ChainParams } from './records';
 import type { State } from './state';
 import { stepValidator, type ValidatorRecord } from './validator-records';
 
-export interface AdminSeedValidator {
-  /** The validator's address; its ECDSA key must derive to it. */
-  validator: Address;
-  name: string;
-  endpoint: string;
-  ecdsaPubkey: Hex;
-  vrfPubkey: Hex;
-  /** Whole native tokens, within [minBondWei, maxBondWei]. */
-  bondWei: bigint;
-  /** Whose native balance pays the bond: the operator's account, or the validator's own. */
-  funder: Address;
-}
+export type { AdminSeedValidator } from '../codec/txs/governance';
 
 export function adminSeedValidator(state: State, params: ChainParams, seed: AdminSeedValidator, height: number): ValidatorRecord {
   const validator = seed.validator.toLowerCase() as Address;

@@ -6,39 +6,29 @@
  * executed after GovernanceExecute (its fee then in /chain-config); a halt shows in
  * `halted`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
 import { actionDigest, GovOpKind, GovParam, operationIdOf, proposeDigest, type GovActionType, type GovOperation } from '../../src/codec/txs/governance';
 import { signCompact64 } from '../../src/crypto/secp256k1';
 import { genesisHash } from '../../src/genesis/load';
 import type { Genesis } from '../../src/genesis/types';
-import type { Node } from '../../src/node/node';
 import { bytesToHex, type Hex } from '../../src/util/bytes';
 import { OWNERS, type Signer } from '../governance/harness';
-import { devnetGenesis, startNode, tempDir, waitFor } from '../helpers/devnet';
+import { devnetGenesis, useDevnetNode, waitFor } from '../helpers/devnet';
 
 const ROUTINE_MS = 3_000;
 const base = devnetGenesis(1).genesis;
 const genesis: Genesis = { ...base, consensus: { ...base.consensus, timelockRoutineMs: ROUTINE_MS, timelockHighImpactMs: 600_000 } };
 const chainId = genesis.chainId;
 
-const dir = tempDir();
-let node: Node;
-let url: string;
-beforeAll(async () => {
-  ({ node, url } = await startNode(dir.path, { genesis, genesisHash: genesisHash(genesis) }));
-});
-afterAll(async () => {
-  await node?.stop();
-  dir.remove();
-});
+const devnet = useDevnetNode({ genesis, genesisHash: genesisHash(genesis) });
 
 const get = async (path: string) => {
-  const res = await fetch(`${url}${path}`);
+  const res = await fetch(`${devnet.url}${path}`);
   return { status: res.status, body: (await res.json()) as any };
 };
 const post = async (tx: Tx) => {
-  const res = await fetch(`${url}/tx`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tx: bytesToHex(tx.bytes) }) });
+  const res = await fetch(`${devnet.url}/tx`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tx: bytesToHex(tx.bytes) }) });
   return { status: res.status, body: (await res.json()) as any };
 };
 

@@ -5,11 +5,10 @@
  * window's allowed share, jails one of them (the floor of 4 keeps the rest): the route
  * shows every validator with its bond, power, status, missed blocks and jail epoch.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { genesisHash } from '../../src/genesis/load';
 import type { Genesis } from '../../src/genesis/types';
-import type { Node } from '../../src/node/node';
-import { devnetGenesis, startNode, tempDir, waitFor } from '../helpers/devnet';
+import { devnetGenesis, useDevnetNode, waitFor } from '../helpers/devnet';
 
 const TOKEN = 10n ** 18n;
 const BIG = 10_000_000n * TOKEN;
@@ -34,19 +33,10 @@ interface Item {
   jailedUntilEpoch: number | null;
 }
 
-const dir = tempDir();
-let node: Node;
-let url: string;
-beforeAll(async () => {
-  ({ node, url } = await startNode(dir.path, { genesis, genesisHash: genesisHash(genesis) }));
-});
-afterAll(async () => {
-  await node?.stop();
-  dir.remove();
-});
+const devnet = useDevnetNode({ genesis, genesisHash: genesisHash(genesis) });
 
 const get = async (path: string) => {
-  const res = await fetch(`${url}${path}`);
+  const res = await fetch(`${devnet.url}${path}`);
   return { status: res.status, body: (await res.json()) as any };
 };
 

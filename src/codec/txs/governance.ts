@@ -46,20 +46,25 @@ export const GOV_PARAM_NAMES: Readonly<Record<GovParam, string>> = {
   [GovParam.MinWithdrawalUsdc]: 'fees.minWithdrawalUsdc',
 };
 
+/** AdminSeedValidator's fields: what governance proposes and execution seeds (src/state/validator-admin-seed.ts). */
+export interface AdminSeedValidator {
+  /** The validator's address; its ECDSA key must derive to it. */
+  validator: Address;
+  name: string;
+  endpoint: string;
+  ecdsaPubkey: Hex;
+  vrfPubkey: Hex;
+  /** Whole native tokens, within [minBondWei, maxBondWei]. */
+  bondWei: bigint;
+  /** Whose native balance pays the bond: the operator's account, or the validator's own. */
+  funder: Address;
+}
+
 export type GovOperation =
   | { kind: GovOpKind.SetParam; param: GovParam; value: bigint }
   | { kind: GovOpKind.Halt }
   | { kind: GovOpKind.Resume }
-  | {
-      kind: GovOpKind.AdminSeedValidator;
-      validator: Address;
-      name: string;
-      endpoint: string;
-      ecdsaPubkey: Hex;
-      vrfPubkey: Hex;
-      bondWei: bigint;
-      funder: Address;
-    };
+  | ({ kind: GovOpKind.AdminSeedValidator } & AdminSeedValidator);
 
 export const GOV_OP_NAMES: Readonly<Record<GovOpKind, string>> = {
   [GovOpKind.SetParam]: 'SetParam',
