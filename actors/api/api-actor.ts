@@ -190,6 +190,9 @@ function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexA
       const info = n.p2pInfo?.();
       return info ? { peerId: info.peerId, listen: info.listen } : null;
     },
+    async p2pPeers() {
+      return (await n.p2pPeers?.()) ?? [];
+    },
   };
 }
 

@@ -17,6 +17,7 @@ import type { State } from '../state/state';
 import type { ValidatorStatus } from '../state/validator-types';
 import type { Address } from '../util/bytes';
 import type { FinalTx } from './final';
+import type { P2PPeer } from '../../actors/p2p/messages';
 
 /** The committed blocks, receipts and transaction locations, as stored. */
 export interface BlockReader {
@@ -97,4 +98,6 @@ export interface NodeApi {
   status(): NodeStatus;
   /** This node's libp2p identity and listen addresses (as libp2p reports them); null without p2p. */
   p2pAddresses(): { peerId: string; listen: string[] } | null;
+  /** Connected peers, their announced listen addresses and last probed heads; [] without p2p (decision 79). */
+  p2pPeers(): Promise<P2PPeer[]>;
 }

@@ -9,7 +9,7 @@ import type { ChainMsg } from '../../actors/chain/messages';
 import type { MempoolMsg } from '../../actors/mempool/messages';
 import type { ApiMsg } from '../../actors/api/messages';
 import type { IndexerMsg } from '../../actors/indexer/messages';
-import type { P2PInfo, P2PMsg } from '../../actors/p2p/messages';
+import type { P2PInfo, P2PMsg, P2PPeer } from '../../actors/p2p/messages';
 import type { ConsensusMsg, ConsensusInfo } from '../../actors/consensus/messages';
 import type { Indexer } from '../indexer/indexer';
 import type { Chain } from '../chain/chain';
@@ -70,6 +70,8 @@ export interface NodeContext {
   };
   /** The p2p transport's identity, peers and counters (undefined without p2p). */
   p2pInfo?(): P2PInfo | undefined;
+  /** Connected peers with their announced listen addresses and last probed heads (undefined without p2p). */
+  p2pPeers?(): Promise<P2PPeer[] | undefined>;
   /** BFT consensus's view (undefined on a solo node or one without p2p). */
   consensusInfo?(): ConsensusInfo | undefined;
   /** The open index (trades, candles, fills, orders history), undefined while (re)starting. */

@@ -22,7 +22,7 @@ import { Supervisor } from '../../actors/supervisor';
 import { oracleBehavior } from '../../actors/oracle/oracle-actor';
 import type { OracleMsg } from '../../actors/oracle/messages';
 import { p2pBehavior, type P2PHolder } from '../../actors/p2p/p2p-actor';
-import type { P2PInfo, P2PMsg } from '../../actors/p2p/messages';
+import type { P2PInfo, P2PMsg, P2PPeer } from '../../actors/p2p/messages';
 import { consensusInbox } from '../../actors/consensus/inbox';
 import {
   ACTOR_BACKOFF_INITIAL_MS,
@@ -137,6 +137,18 @@ export class Node implements NodeContext {
   p2pInfo(): P2PInfo | undefined {
     const t = this.p2pHolder.transport;
     return t ? { peerId: t.id, peers: t.peers(), listen: t.listenAddresses(), stats: t.stats() } : undefined;
+  }
+
+  async p2pPeers(): Promise<P2PPeer[] | undefined> {
+    const t = this.p2pHolder.transport;
+    const heights = this.p2pHolder.heights;
+    if (!t || !heights) return undefined;
+    return Promise.all(
+      t.peers().sort().map(async (peerId) => {
+        const h = heights.get(peerId);
+        return { peerId, listen: await t.peerListenAddresses(peerId), height: h?.height ?? null, heightAtMs: h?.atMs ?? null };
+      }),
+    );
   }
 
   consensusInfo(): ConsensusInfo | undefined {
