@@ -61,7 +61,7 @@ describe('POST /api/validators/register', () => {
 
   beforeAll(async () => {
     const base = devnetGenesis(2).genesis;
-    const binding = { network: base.network, chainId: base.chainId, genesisHash: '0x' };
+    const binding = { network: base.network, chainId: base.chainId, genesisHash: '0x' as const };
     candidate = await generateNodeKeys(binding);
     other = await generateNodeKeys(binding);
     genesis = { ...base, accounts: [...base.accounts, { address: candidate.address, usdc: 0n, nativeWei: 2n * BOND }] };
@@ -171,7 +171,7 @@ describe('POST /api/validators/register', () => {
     const pending = await post(request(other, { endpoint: '127.0.0.1:1' }, { name: 'cand', endpoint: '127.0.0.1:1' }));
     expect(pending).toMatchObject({ status: 403, body: { error: { code: 'NOT_AUTHORIZED' } } });
     expect(pending.body.error!.message).toContain('is pending');
-    const stranger = await generateNodeKeys({ network: 'devnet', chainId: genesis.chainId, genesisHash: '0x' });
+    const stranger = await generateNodeKeys({ network: 'devnet', chainId: genesis.chainId, genesisHash: '0x' as const });
     const never = await post(request(stranger));
     expect(never).toMatchObject({ status: 403, body: { error: { code: 'NOT_AUTHORIZED' } } });
     expect(never.body.error!.message).toContain('not an applicant');
