@@ -41,7 +41,7 @@ export async function onboardingCommand(argv: string[], out: (line: string) => v
   const { binding, genesis } = resolveNetwork(f.network);
   const dataDir = resolve(f['data-dir'] ?? `data/onboarding-${binding.network}`);
   const log = createLogger({ level: f['log-level'], name: `onboarding-${binding.network}` });
-  const register = f.node === undefined ? undefined : { chainId: genesis.chainId, params: genesisParams(genesis), nodeUrl: f.node };
+  const register = f.node === undefined ? undefined : { chainId: genesis.chainId, params: genesisParams(genesis), blockTimeMs: genesis.consensus.blockTimeMs, nodeUrl: f.node };
   const service = await startOnboardingService({ dataDir, binding, log, host: f.host, port, register });
   log.info({ address: service.address, dataDir }, 'onboarding service listening');
   out(`READY onboarding ${binding.network} chainId=${binding.chainId} genesis=${binding.genesisHash} api=${service.address} data=${dataDir}\n`);

@@ -18,7 +18,7 @@
  *      rejected or never applied; registration comes after approval);
  *   4. its node is synced: the network's node lists a peer that announced a listen address
  *      at the candidate's endpoint, whose head it probed within PEER_HEIGHT_FRESH_MS, at
- *      most SYNC_LAG_BLOCKS_MAX blocks behind its own (GET /v1/network/peers): else 409
+ *      most SYNC_LAG_BLOCKS_MAX blocks behind its own (plus the blocks made since the probe) (GET /v1/network/peers): else 409
  *      NOT_SYNCED saying which;
  *   5. the node's own answer: its refusal (a duplicate 409, funds 422, …) is passed on as
  *      it came; a node that cannot be reached is 503 NOT_SYNCED.
@@ -61,6 +61,8 @@ export interface RegisterNetwork {
   chainId: number;
   params: ChainParams;
   nodeUrl: string;
+  /** The network's block time: how many blocks a probe's age may account for. */
+  blockTimeMs: number;
   nowMs?: () => number;
 }
 
@@ -113,7 +115,7 @@ async function nodeJson<T>(url: string, init: RequestInit & { timeoutMs: number 
 }
 
 /** Refuses (409 NOT_SYNCED) unless the node sees a peer at `endpoint` within SYNC_LAG_BLOCKS_MAX of its head, probed recently. */
-export async function checkSynced(nodeUrl: string, endpoint: string, nowMs: number): Promise<{ peerId: string; height: number; head: number }> {
+export async function checkSynced(nodeUrl: string, endpoint: string, nowMs: number, blockTimeMs: number): Promise<{ peerId: string; height: number; head: number }> {
   const { status, body } = await nodeJson<PeersView>(`${nodeUrl}/v1/network/peers`, { timeoutMs: NODE_READ_TIMEOUT_MS });
   if (status !== 200 || !body?.data) throw new ApiError(503, 'NOT_SYNCED', `the network's node answered ${status} to GET /v1/network/peers`);
   const { blockHeight: head, peers } = body.data;
@@ -124,8 +126,10 @@ export async function checkSynced(nodeUrl: string, endpoint: string, nowMs: numb
   const fresh = at.filter((p) => p.height !== null && p.heightAtMs !== null && nowMs - p.heightAtMs <= PEER_HEIGHT_FRESH_MS);
   const best = fresh.sort((a, b) => b.height! - a.height!)[0];
   if (best === undefined) throw new ApiError(409, 'NOT_SYNCED', `endpoint: the node at ${endpoint} has not reported its height yet; try again in a few seconds`);
-  if (head - best.height! > SYNC_LAG_BLOCKS_MAX) {
-    throw new ApiError(409, 'NOT_SYNCED', `endpoint: the node at ${endpoint} is at height ${best.height}, ${head - best.height!} blocks behind the network's ${head} (at most ${SYNC_LAG_BLOCKS_MAX}); wait until it has synced`);
+  // The probe is up to a few seconds old: the blocks made since then do not count against it.
+  const allowed = SYNC_LAG_BLOCKS_MAX + Math.ceil(Math.max(0, nowMs - best.heightAtMs!) / Math.max(1, blockTimeMs));
+  if (head - best.height! > allowed) {
+    throw new ApiError(409, 'NOT_SYNCED', `endpoint: the node at ${endpoint} is at height ${best.height}, ${head - best.height!} blocks behind the network's ${head} (at most ${allowed}: ${SYNC_LAG_BLOCKS_MAX} and the blocks since it was asked); wait until it has synced`);
   }
   return { peerId: best.peerId, height: best.height!, head };
 }
@@ -187,7 +191,7 @@ export function registerRegisterRoute(app: FastifyInstance, book: Pick<Onboardin
       if (status !== 'approved') {
         throw new ApiError(403, 'NOT_AUTHORIZED', `candidate: ${body.candidate} is ${status === 'not_found' ? 'not an applicant' : status}; only an approved applicant registers`);
       }
-      await checkSynced(nodeUrl, body.endpoint, now());
+      await checkSynced(nodeUrl, body.endpoint, now(), network.blockTimeMs);
       const r = await submitTx(nodeUrl, encodeTx(network.chainId, TxKind.RegisterValidator, body).bytes);
       return ok({ op: 'RegisterValidator', candidate: body.candidate, txHash: r.txHash, height: r.height });
     },
