@@ -9,8 +9,8 @@
  *                                   multiaddrs, the network's API URL, the onboarding URL,
  *                                   and the node's port defaults (overridable from the
  *                                   environment; the checksums are not)
- *   exchange-<network>/keygen.sh    verifies both files, then `init --home ./home`: prints
- *                                   the public values the applicant registers with
+ *   exchange-<network>/keygen.sh    verifies both files, then `init --home ./home` (or `bind`
+ *                                   when a key is there): prints the public values to register
  *   exchange-<network>/start.sh     verifies both files and Node >= 22, then starts an
  *                                   observer: `start --home ./home --network ./genesis.json
  *                                   --bootstrap … --port … --p2p-port …`
@@ -145,12 +145,16 @@ case "$major" in '' | *[!0-9]*) fail "cannot read a Node version from '$version'
 
 export function keygenScript(): string {
   return `#!/bin/sh
-# keygen.sh: makes this validator's keys in ./home (never overwriting them) with the
-# verified binary, and prints the public values to register with: address, ecdsa_pubkey,
-# vrf_pubkey, peer_id (one JSON line).
+# keygen.sh: makes this validator's keys in ./home with the verified binary, or, when
+# ./home/node-key.json is there already (the key whose address applied: copy the folder
+# made by \`init\` here), binds it to this genesis; keys are never overwritten. Prints the
+# public values to register with: address, ecdsa_pubkey, vrf_pubkey, peer_id (one JSON line).
 ${PRELUDE}
-[ ! -e home/node-key.json ] || fail "home/node-key.json exists already: keys are never overwritten (the file holds their public values)"
-"$NODE" "$EXCHANGE_BINARY" init --home ./home --network "./$EXCHANGE_GENESIS"
+if [ -e home/node-key.json ]; then
+  "$NODE" "$EXCHANGE_BINARY" bind --home ./home --network "./$EXCHANGE_GENESIS"
+else
+  "$NODE" "$EXCHANGE_BINARY" init --home ./home --network "./$EXCHANGE_GENESIS"
+fi
 echo "$me: register these with your endpoint <public host>:$EXCHANGE_P2P_PORT at $EXCHANGE_ONBOARDING_URL (POST /api/validators/register)" >&2
 `;
 }

@@ -21,6 +21,7 @@ import type { Node } from '../../src/node/node';
 import { applyApplication, statusView, type ApplicantRecord } from '../../src/onboarding/applicants';
 import type { OnboardingBook } from '../../src/onboarding/book';
 import { listensAt } from '../../src/onboarding/register';
+import { registerRequest } from '../../src/cli/validator-ops';
 import { buildOnboardingApp } from '../../src/onboarding/service';
 import { genesisParams } from '../../src/state/genesis';
 import { bytesToHex, hexToBytes } from '../../src/util/bytes';
@@ -190,7 +191,8 @@ describe('POST /api/validators/register', () => {
     book.approve(candidate.address);
     // The validator's node learns the candidate's node's listen address and head within a probe or two.
     const r = await waitFor(async () => {
-      const x = await post(request(candidate));
+      // The body `npm run node -- validator register --onboarding URL` sends.
+      const x = await post(registerRequest(candidate, { bondWei: BOND, name: 'cand', endpoint, nonce: 42n }));
       return x.status === 409 && x.body.error?.code === 'NOT_SYNCED' ? undefined : x;
     }, 30_000, 'the candidate node to show synced');
     expect(r.status).toBe(200);
