@@ -149,7 +149,7 @@ function operationOf(op: string | undefined, kind: string | undefined, fields: R
   return operationFromJson({ kind, ...fields });
 }
 
-/** Takes the one positional OPERATION_ID out of `argv` (flags of `spec` keep their values). */
+/** Takes the one positional OPERATION_ID out of `argv`; the flags (and the values of those that take one) stay. */
 function operationIdArg(argv: string[], spec: FlagSpec): { id: Hex; rest: string[] } {
   const rest: string[] = [];
   const ids: string[] = [];
