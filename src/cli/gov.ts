@@ -131,6 +131,7 @@ function splitProposeArgs(argv: string[]): { own: string[]; fields: Record<strin
     const value = inline ?? argv[++i];
     if (value === undefined) throw new Error(`--${name} needs a value`);
     if (takesValue) own.push(`--${name}`, value);
+    else if (name in fields) throw new Error(`--${name} is given twice`);
     else fields[name] = value;
   }
   return { own, fields };
@@ -147,6 +148,13 @@ function operationOf(op: string | undefined, kind: string | undefined, fields: R
     throw new Error(`the operation is required: --op JSON or --kind NAME (${GOV_JSON_KINDS.join(', ')})`);
   }
   return operationFromJson({ kind, ...fields });
+}
+
+/** `gov propose`'s flags and the operation they give. */
+export function parseProposeArgs(argv: string[]): { f: Record<keyof typeof PROPOSE_FLAGS, any>; operation: GovOperation } {
+  const { own, fields } = splitProposeArgs(argv);
+  const f = parseFlags(own, PROPOSE_FLAGS);
+  return { f, operation: operationOf(f.op, f.kind, fields) };
 }
 
 /** Takes the one positional OPERATION_ID out of `argv`; the flags (and the values of those that take one) stay. */
@@ -260,9 +268,7 @@ export async function govCommand(argv: string[]): Promise<void> {
           `usage: npm run node -- gov propose --key FILE [--api URL] (--op JSON | --kind NAME [--FIELD VALUE …])\n${usage(PROPOSE_FLAGS)}\nkinds and their fields (big integers in decimal; bond in wei):\n${kinds}\n`,
         );
       }
-      const { own, fields } = splitProposeArgs(rest);
-      const f = parseFlags(own, PROPOSE_FLAGS);
-      const operation = operationOf(f.op, f.kind, fields); // before the key: a bad operation needs no node
+      const { f, operation } = parseProposeArgs(rest); // before the key: a bad operation needs no node
       const key = await keyForNode(f.key, f.api);
       const { tx, operationId } = proposeTx(key, operation, nonceOf(f.nonce));
       const r = await submit(f.api, tx);
