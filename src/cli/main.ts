@@ -7,6 +7,7 @@
  *   init    make a node's key file for a network (init.ts)
  *   bind    bind a key file to the genesis `genesis new` built (init.ts)
  *   validator register|unbond|unjail  a validator's own lifecycle transactions (validator-ops.ts)
+ *   gov key|propose|approve|execute|cancel|list  owner governance, signed with an owner key file (gov.ts)
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -16,6 +17,7 @@ import { trimValidators } from './devnet';
 import { genesisNew } from './genesis-new';
 import { bind, init } from './init';
 import { validatorCommand } from './validator-ops';
+import { govCommand } from './gov';
 import { launchLocalNetwork, p2pConfig } from './launcher';
 import { startHome } from './start-home';
 import { join } from 'node:path';
@@ -128,6 +130,8 @@ async function main(): Promise<void> {
       return bind(rest);
     case 'validator':
       return validatorCommand(rest);
+    case 'gov':
+      return govCommand(rest);
     case 'genesis': {
       if (rest[0] === 'new') return genesisNew(rest.slice(1));
       const g = loadGenesisFile(resolve(rest[0] ?? 'genesis/devnet.json'));
@@ -136,7 +140,7 @@ async function main(): Promise<void> {
     }
     default:
       process.stdout.write(
-        `usage: node src/cli/main.ts start [flags] | start --home DIR --help | init --help | bind --help | validator register|unbond|unjail --help | genesis [FILE] | genesis new --help
+        `usage: node src/cli/main.ts start [flags] | start --home DIR --help | init --help | bind --help | validator register|unbond|unjail --help | gov key|propose|approve|execute|cancel|list --help | genesis [FILE] | genesis new --help
 ${usage(START_FLAGS)}
 `,
       );

@@ -36,8 +36,8 @@ const REGISTER_FLAGS = {
 } satisfies FlagSpec;
 
 let lastNonce = 0n;
-/** Milliseconds since the epoch, strictly increasing within this process. */
-function nextNonce(): bigint {
+/** Milliseconds since the epoch, strictly increasing within this process (the gov command's too). */
+export function nextNonce(): bigint {
   const now = BigInt(Date.now());
   lastNonce = now > lastNonce ? now : lastNonce + 1n;
   return lastNonce;
@@ -49,7 +49,7 @@ function loadKeys(home: string | undefined): NodeKeys {
 }
 
 /** Posts the raw transaction; resolves with the final answer or throws the node's error envelope as a message. */
-async function submit(api: string, txBytes: Uint8Array): Promise<{ txHash: string; height: number }> {
+export async function submit(api: string, txBytes: Uint8Array): Promise<{ txHash: string; height: number }> {
   const res = await fetch(`${api.replace(/\/$/, '')}/tx`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
