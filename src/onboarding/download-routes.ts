@@ -15,7 +15,8 @@
  * sending and the synced mark lets the same token download that artifact once more:
  * decision 78 prefers that to losing a download the applicant never received, since
  * approval cannot be repeated. Each answer carries the artifact's sha256 in
- * `x-checksum-sha256`, the value the checksums route publishes.
+ * `x-checksum-sha256`, the value the checksums route publishes. Only GET downloads: a
+ * HEAD is not routed (404), so it cannot spend the token without the bytes.
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError, errorSchema, ok } from '../api/envelope';
@@ -53,6 +54,8 @@ export function registerDownloadRoutes(app: FastifyInstance, book: DownloadBook,
     app.get<{ Querystring: { token: string } }>(
       `/api/validators/download/${ARTIFACT_PATHS[kind]}`,
       {
+        // A HEAD would run the handler and finish a response without the bytes: it must not spend the token.
+        exposeHeadRoute: false,
         schema: {
           querystring: { type: 'object', required: ['token'], properties: { token: { type: 'string', maxLength: 200 } } },
           response: { 400: errorSchema, 401: errorSchema, 410: errorSchema, 503: errorSchema },

@@ -24,6 +24,7 @@ import { sha256Hex } from '../../src/onboarding/artifacts';
 import { onboardingArtifacts } from '../../src/onboarding/cli';
 import { signOperatorRequest } from '../../src/onboarding/operator-auth';
 import { devnetOperatorKey } from '../../src/onboarding/operator-key';
+import { isLoopback } from '../../src/onboarding/operator-routes';
 import { startOnboardingService, type OnboardingService } from '../../src/onboarding/service';
 import type { NetworkBinding } from '../../src/onboarding/store';
 import { tokenHash, TOKEN_LIFETIME_MS_DEFAULT } from '../../src/onboarding/tokens';
@@ -112,6 +113,13 @@ afterEach(async () => {
 });
 
 describe('the operator routes answer loopback callers only', () => {
+  it('loopback is 127.0.0.0/8 and ::1, also IPv4-mapped; nothing else', () => {
+    for (const a of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1']) expect(isLoopback(a), a).toBe(true);
+    for (const a of [undefined, '', '10.0.0.1', '::ffff:10.0.0.1', '0.0.0.0', '::', '128.0.0.1', 'fe80::1', '127.0.0.1.example.org', '::ffff:127.0.0.1:80']) {
+      expect(isLoopback(a), String(a)).toBe(false);
+    }
+  });
+
   it('a signed request through a non-loopback address is 403 LOOPBACK_ONLY and changes nothing; the same from 127.0.0.1 is served', async () => {
     const ip = Object.values(networkInterfaces())
       .flat()
@@ -250,6 +258,14 @@ describe('tokens and downloads', () => {
       expect(second.json!.error!.code).toBe('TOKEN_USED');
     }
     expect(Object.values((await service.store.tokenRecord(token))!.used).every((t) => t === clock)).toBe(true);
+  });
+
+  it('a HEAD of a download is not served and does not spend the token', async () => {
+    const token: string = (await approve(A)).body.data.token;
+    const head = await fetch(url(`/api/validators/download/binary?token=${token}`), { method: 'HEAD' });
+    expect(head.status).toBe(404);
+    expect((await service.store.tokenRecord(token))!.used.binary).toBeNull();
+    expect((await download('binary', token)).status).toBe(200);
   });
 
   it('two downloads of one artifact at the same moment: one is served, the other 410', async () => {
