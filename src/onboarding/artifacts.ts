@@ -19,12 +19,19 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { ARTIFACT_KINDS, type ArtifactKind } from './tokens';
 
-/** Where an artifact comes from: a name for the download, and its bytes (or a file to read them from). */
-export interface ArtifactSource {
-  /** The file name a download offers (Content-Disposition). */
+/**
+ * Where an artifact comes from: a name for the download (Content-Disposition) and its
+ * bytes or how to make them; or a builder giving both (the boot bundle's
+ * `buildBootBundle(opts) → {bytes, name}` plugs in as `{ load: () => buildBootBundle(opts) }`).
+ * Either is called once, at start.
+ */
+export type ArtifactSource =
+  | { name: string; bytes: Uint8Array | (() => Uint8Array | Promise<Uint8Array>) }
+  | { load: () => BuiltArtifact | Promise<BuiltArtifact> };
+
+export interface BuiltArtifact {
   name: string;
-  /** The bytes, or how to make them (called once, at start). */
-  bytes: Uint8Array | (() => Uint8Array | Promise<Uint8Array>);
+  bytes: Uint8Array;
 }
 
 /** An artifact as served: its bytes and their sha256 (lower-case hex, no 0x). */
@@ -61,6 +68,10 @@ export function sha256Hex(bytes: Uint8Array): string {
 }
 
 export async function loadArtifact(source: ArtifactSource): Promise<Artifact> {
+  if ('load' in source) {
+    const built = await source.load();
+    return { name: built.name, bytes: built.bytes, sha256: sha256Hex(built.bytes) };
+  }
   const bytes = typeof source.bytes === 'function' ? await source.bytes() : source.bytes;
   return { name: source.name, bytes, sha256: sha256Hex(bytes) };
 }

@@ -320,6 +320,27 @@ describe('tokens and downloads', () => {
     expect((await service.store.tokenRecord(token))!.used.boot_bundle).toBeNull();
   });
 
+  it('a built artifact (a builder giving name and bytes, as the boot bundle plugs in) is published and served as given', async () => {
+    await service.close();
+    const bundle = readFileSync(join(files, 'boot-bundle.tar.gz'));
+    let builds = 0;
+    service = await startOnboardingService({
+      dataDir: dir,
+      binding: BINDING,
+      log: silentLogger(),
+      port: 0,
+      nowMs: () => clock,
+      artifacts: { ...onboardingArtifacts(GENESIS_FILE, join(files, 'exchange-node.mjs')), boot_bundle: { load: async () => (builds++, { name: 'devnet-boot.tar.gz', bytes: bundle }) } },
+    });
+    expect(builds).toBe(1);
+    expect((await send('GET', '/api/validators/checksums')).body.data.boot_bundle).toEqual({ name: 'devnet-boot.tar.gz', bytes: bundle.length, sha256: sha256Hex(bundle) });
+    const token: string = (await approve(A)).body.data.token;
+    const d = await download('boot-bundle', token);
+    expect(d.status).toBe(200);
+    expect(d.bytes.equals(bundle)).toBe(true);
+    expect(builds).toBe(1);
+  });
+
   it('a missing binary refuses the start, naming npm run build', async () => {
     await service.close();
     await expect(
