@@ -17,7 +17,6 @@ import type { State } from '../state/state';
 import type { ValidatorStatus } from '../state/validator-types';
 import type { Address } from '../util/bytes';
 import type { FinalTx } from './final';
-import type { P2PPeer } from '../../actors/p2p/messages';
 
 /** The committed blocks, receipts and transaction locations, as stored. */
 export interface BlockReader {
@@ -99,5 +98,15 @@ export interface NodeApi {
   /** This node's libp2p identity and listen addresses (as libp2p reports them); null without p2p. */
   p2pAddresses(): { peerId: string; listen: string[] } | null;
   /** Connected peers, their announced listen addresses and last probed heads; [] without p2p (decision 79). */
-  p2pPeers(): Promise<P2PPeer[]>;
+  p2pPeers(): Promise<NetworkPeer[]>;
+}
+
+/** GET /v1/network/peers: a connected peer, the listen addresses it announced (libp2p identify), its last known head. */
+export interface NetworkPeer {
+  peerId: string;
+  listen: string[];
+  /** Null until it answered a height probe. */
+  height: number | null;
+  /** Wall-clock ms of that answer; null with it. */
+  heightAtMs: number | null;
 }

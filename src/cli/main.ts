@@ -50,6 +50,9 @@ const START_FLAGS = {
   'block-time-ms': { type: 'int', help: 'block interval (default: the genesis value)' },
   'log-level': { type: 'string', default: 'info', help: 'trace|debug|info|warn|error|fatal|silent' },
   fsync: { type: 'bool', default: true, help: 'fsync every block (--no-fsync to trade durability for speed)' },
+  onboarding: { type: 'bool', default: true, help: 'a local network also runs the validator onboarding service (--no-onboarding: not)' },
+  'onboarding-port': { type: 'int', default: 8080, help: 'the onboarding service port, 127.0.0.1 (0: any free port)' },
+  'onboarding-binary': { type: 'string', default: 'dist/exchange-node.mjs', help: 'the node binary the onboarding service serves (npm run build makes it)' },
 } satisfies FlagSpec;
 
 /** The devnet validator's ECDSA and VRF secret keys, from the public devnet keys file; undefined for a follower node. */
@@ -80,7 +83,7 @@ async function start(argv: string[]): Promise<void> {
   const multi = genesis.validators.length > 1;
   if (multi && f['validator-index'] === undefined) {
     // The local network: one process per validator, supervised by this one.
-    return launchLocalNetwork({ argv, genesis, genesisHash: hash, flags: f });
+    return launchLocalNetwork({ argv, genesis, genesisHash: hash, genesisFile: resolve(f.genesis), flags: f });
   }
   const index: number = f['validator-index'] ?? 1;
   const baseDir = f['data-dir'] ?? `data/${genesis.network}-${genesis.validators.length}v`;

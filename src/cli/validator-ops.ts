@@ -8,7 +8,7 @@
  * refuses it with WRONG_CHAIN); the nonce is the wall clock in milliseconds, as the
  * contract recommends (a second operation in the same millisecond gets the next one).
  * With `--onboarding URL`, `register` posts the same signed registration to the
- * onboarding service's POST /api/validators/register instead (the spec's fields, the
+ * onboarding service's POST /api/validators/register instead (the fields of contract [C-onboard-register], the
  * signature in its 64-byte form), which checks the candidate was approved and its node
  * is synced before submitting the transaction (decision 79).
  */
@@ -89,7 +89,7 @@ export function registerTx(keys: NodeKeys, b: RegisterFields): Uint8Array {
   return encodeTx(keys.chainId, TxKind.RegisterValidator, signedRegistration(keys, b)).bytes;
 }
 
-/** The onboarding service's register request (the spec's fields; the signature's 64-byte form, r‖s). */
+/** The onboarding service's register request (contract [C-onboard-register]'s fields; the signature's 64-byte form, r‖s). */
 export function registerRequest(keys: NodeKeys, b: RegisterFields): Record<string, string> {
   const r = signedRegistration(keys, b);
   return {
