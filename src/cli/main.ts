@@ -7,6 +7,7 @@
  *   init    make a node's key file for a network (init.ts)
  *   bind    bind a key file to the genesis `genesis new` built (init.ts)
  *   validator register|unbond|unjail  a validator's own lifecycle transactions (validator-ops.ts)
+ *   --version  print the node's software version (src/util/version.ts)
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -22,6 +23,7 @@ import { join } from 'node:path';
 import { Node } from '../node/node';
 import { bytesToHex, hexToBytes } from '../util/bytes';
 import { createLogger } from '../util/log';
+import { NODE_VERSION } from '../util/version';
 import { exitWithNode, serviceConfig } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
 
@@ -120,6 +122,9 @@ async function start(argv: string[]): Promise<void> {
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   switch (command) {
+    case '--version':
+      process.stdout.write(`${NODE_VERSION}\n`);
+      return;
     case 'start':
       return start(rest);
     case 'init':
@@ -136,7 +141,7 @@ async function main(): Promise<void> {
     }
     default:
       process.stdout.write(
-        `usage: node src/cli/main.ts start [flags] | start --home DIR --help | init --help | bind --help | validator register|unbond|unjail --help | genesis [FILE] | genesis new --help
+        `usage: node src/cli/main.ts start [flags] | start --home DIR --help | init --help | bind --help | validator register|unbond|unjail --help | genesis [FILE] | genesis new --help | --version
 ${usage(START_FLAGS)}
 `,
       );
