@@ -113,6 +113,7 @@ async function start(argv: string[]): Promise<void> {
     }, 500).unref();
   }
   await node.start();
+  if (node.upgradeRequired) return; // stopped before it started: exitWithNode exits with the message
   // One plain line for people and scripts: where to talk to the node, and which chain it is.
   process.stdout.write(
     `READY ${genesis.network} chainId=${genesis.chainId} genesis=${bytesToHex(hash)} height=${node.chain().height} api=${node.apiAddress ?? 'none'} validator=${index} data=${dataDir}\n`,

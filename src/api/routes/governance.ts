@@ -26,6 +26,8 @@ function operationFields(op: GovOperation): Record<string, unknown> {
       return {};
     case GovOpKind.AdminSeedValidator:
       return { validator: op.validator, name: op.name, endpoint: op.endpoint, ecdsaPubkey: op.ecdsaPubkey, vrfPubkey: op.vrfPubkey, bond: String(op.bondWei), funder: op.funder };
+    case GovOpKind.SoftwareUpgrade:
+      return { version: op.version, height: op.height };
   }
 }
 
