@@ -8,6 +8,8 @@
  * and classic-level's binding by a call to it; the prebuilt .node binaries node-gyp-build
  * picks on this machine are embedded (base64, with their sha256) and written to a cache
  * folder at first start. The build is therefore for this machine's platform and arch.
+ * The repository's genesis files (devnet, testnet) are carried too, so `init` and
+ * `start --home` find their networks by name (src/genesis/repo-files.ts).
  *
  * Deterministic: the same source and node_modules give the same bytes (no time stamp,
  * paths relative to the repository, embedded addons in a fixed order), so the sha256 the
@@ -64,19 +66,30 @@ export function embeddedAddonsModule(): string {
   return `export const platform = ${JSON.stringify(`${process.platform}-${process.arch}`)};\nexport const addons = {\n${lines.join('\n')}\n};\n`;
 }
 
-/** Rewires the native-addon loading of the source tree to the embedded addons. */
+/** The source of module `exchange-build:genesis`: the repository's genesis files' text. */
+export function embeddedGenesisModule(): string {
+  const text = (network: string) => JSON.stringify(readFileSync(join(REPO_ROOT, 'genesis', `${network}.json`), 'utf8'));
+  return `export const genesis = { devnet: ${text('devnet')}, testnet: ${text('testnet')} };\n`;
+}
+
+/** Modules of the source tree the build replaces: what reads files beside the source reads what the bundle carries. */
+const SUBSTITUTES: Record<string, string> = {
+  [join(REPO_ROOT, 'src', 'util', 'native-addons.ts')]: join(REPO_ROOT, 'src', 'build', 'embedded-addons.ts'),
+  [join(REPO_ROOT, 'src', 'genesis', 'repo-files.ts')]: join(REPO_ROOT, 'src', 'build', 'embedded-genesis.ts'),
+};
+
+/** Rewires the native-addon loading of the source tree to the embedded addons, and the repository's genesis files to their embedded text. */
 function embedAddonsPlugin(): Plugin {
-  const nativeAddons = join(REPO_ROOT, 'src', 'util', 'native-addons.ts');
-  const embedded = join(REPO_ROOT, 'src', 'build', 'embedded-addons.ts');
+  const embedded = SUBSTITUTES[join(REPO_ROOT, 'src', 'util', 'native-addons.ts')];
   return {
     name: 'embed-native-addons',
     setup(build) {
-      build.onResolve({ filter: /^exchange-build:addons$/ }, () => ({ path: 'addons', namespace: 'exchange-build' }));
-      build.onLoad({ filter: /.*/, namespace: 'exchange-build' }, () => ({ contents: embeddedAddonsModule(), loader: 'js' }));
+      build.onResolve({ filter: /^exchange-build:(addons|genesis)$/ }, (args) => ({ path: args.path.slice('exchange-build:'.length), namespace: 'exchange-build' }));
+      build.onLoad({ filter: /.*/, namespace: 'exchange-build' }, (args) => ({ contents: args.path === 'addons' ? embeddedAddonsModule() : embeddedGenesisModule(), loader: 'js' }));
       // The source tree's loader (node-gyp-build in each package folder) becomes the embedded one.
-      build.onResolve({ filter: /native-addons$/ }, (args) => {
-        const target = resolve(args.resolveDir, `${args.path}.ts`);
-        return target === nativeAddons ? { path: embedded } : undefined;
+      build.onResolve({ filter: /(native-addons|repo-files)$/ }, (args) => {
+        const target = SUBSTITUTES[resolve(args.resolveDir, `${args.path}.ts`)];
+        return target ? { path: target } : undefined;
       });
       // classic-level's binding.js is `require('node-gyp-build')(__dirname)`.
       build.onLoad({ filter: /[\\/]classic-level[\\/]binding\.js$/ }, () => ({

@@ -74,6 +74,10 @@ describe('buildBinary', () => {
       expect(run('--version')).toBe('9.8.7-test');
       expect(run('genesis', 'genesis.json')).toBe(bytesToHex(genesisHash(loadGenesisFile(join(REPO_ROOT, 'genesis', 'devnet.json')))));
       expect(readdirSync(join(alone.path, 'cache', 'addons')).length).toBeGreaterThanOrEqual(2);
+      // The devnet genesis is carried by the build: init finds it by name.
+      const keys = JSON.parse(run('init', '--home', join(alone.path, 'home'), '--network', 'devnet'));
+      expect(keys.address).toMatch(/^0x[0-9a-f]{40}$/);
+      expect(JSON.parse(readFileSync(join(alone.path, 'home', 'node-key.json'), 'utf8')).genesisHash).toBe(bytesToHex(genesisHash(loadGenesisFile(join(REPO_ROOT, 'genesis', 'devnet.json')))));
     } finally {
       alone.remove();
     }

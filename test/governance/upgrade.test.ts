@@ -50,7 +50,7 @@ describe('the SoftwareUpgrade operation', () => {
     const op = upgrade('1.2.3-rc.1+b7', 123_456);
     expect(readOperation(new Reader(operationBytes(op)))).toEqual(op);
     const c = new GovChain();
-    expect(decodeTx(c.propose(OWNERS[0], op).tx.bytes).body.operation).toEqual(op);
+    expect((decodeTx(c.propose(OWNERS[0], op).tx.bytes, 1 << 16).body as { operation: GovOperation }).operation).toEqual(op);
   });
 
   it('refuses a malformed version or a height not above the proposing block', () => {
