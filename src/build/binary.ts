@@ -14,7 +14,7 @@
  * Deterministic: the same source and node_modules give the same bytes (no time stamp,
  * paths relative to the repository, embedded addons in a fixed order), so the sha256 the
  * onboarding service publishes for the file is stable. The version baked in is
- * package.json's unless `version` is given.
+ * package.json's unless `version` is given; either must be a semantic version.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -22,6 +22,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
+import { isVersion } from '../state/upgrade';
 
 /** The repository's root (this file is src/build/binary.ts). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -120,6 +121,8 @@ export async function buildBinary(opts: BuildOptions = {}): Promise<BuiltBinary>
   const { build } = await import('esbuild');
   const outFile = resolve(opts.outFile ?? DEFAULT_BINARY);
   const version = opts.version ?? packageVersion();
+  // Upgrades compare versions by semver (decision 77): a build names one.
+  if (!isVersion(version)) throw new Error(`version ${JSON.stringify(version)} is not a semantic version (MAJOR.MINOR.PATCH[-pre][+build])`);
   const result = await build({
     absWorkingDir: REPO_ROOT,
     entryPoints: [join(REPO_ROOT, 'src', 'cli', 'main.ts')],

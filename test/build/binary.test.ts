@@ -63,6 +63,7 @@ describe('buildBinary', () => {
     const other = await buildBinary({ outFile: join(dir.path, 'c', 'exchange-node.mjs') });
     expect(other.version).toBe(packageVersion());
     expect(other.sha256).not.toBe(a.sha256);
+    await expect(buildBinary({ outFile: join(dir.path, 'd', 'exchange-node.mjs'), version: 'dev' })).rejects.toThrow(/not a semantic version/);
 
     // Alone in an empty folder: no node_modules anywhere up the tree from /tmp.
     const alone = tempDir('exchain-alone-');
