@@ -166,6 +166,7 @@ function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexA
   const address = n.config.validatorKey ? privateKeyToAddress(n.config.validatorKey) : undefined;
   return {
     genesis: n.config.genesis,
+    version: n.version,
     genesisHash: n.config.genesisHash,
     blockTimeMs: n.config.blockTimeMs,
     validatorAddress: address,

@@ -73,6 +73,8 @@ export interface NodeStatus {
 export interface NodeApi {
   readonly genesis: Genesis;
   readonly genesisHash: Uint8Array;
+  /** The node's software version (GET /status; decision 77). */
+  readonly version: string;
   /** The target interval between blocks. */
   readonly blockTimeMs: number;
   /** This node's validator address; undefined on a node that does not validate. */

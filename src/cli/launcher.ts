@@ -2,7 +2,8 @@
  * The local network: `npm start` runs one process per validator on this machine, each
  * with its own data folder, REST port, session port and libp2p port, connected to the
  * others over TCP on loopback. This process supervises them: it prints one READY line
- * when every validator is serving, restarts a validator that dies (with backoff), and on
+ * when every validator is serving, restarts a validator that dies (with backoff; not one
+ * that stopped for a software upgrade, exit code 3), and on
  * Ctrl-C (SIGINT) or SIGTERM stops them all cleanly before it exits.
  *
  * Ports of validator i (1-based): REST/JSON-RPC port + i − 1 (8545 is validator 1),
@@ -29,6 +30,7 @@ import { startOnboardingService, type OnboardingService } from '../onboarding/se
 import { peerIdOfPublicKey } from '../net/libp2p';
 import { bytesToHex, hexToBytes, utf8 } from '../util/bytes';
 import { createLogger } from '../util/log';
+import { EXIT_UPGRADE_REQUIRED } from './node-run';
 
 const RESTART_BACKOFF_MS = [500, 1_000, 2_000, 5_000, 10_000];
 
@@ -235,6 +237,11 @@ export async function launchLocalNetwork(p: {
       c.ready = false;
       c.proc = undefined;
       if (stopping) return;
+      if (code === EXIT_UPGRADE_REQUIRED) {
+        // Restarting the same build would only stop again: the version to install is in its log.
+        process.stderr.write(`validator ${c.index} stopped for a software upgrade; not restarted (the version to install: ${c.log.path})\n`);
+        return;
+      }
       const wait = RESTART_BACKOFF_MS[Math.min(c.restarts, RESTART_BACKOFF_MS.length - 1)];
       c.restarts++;
       process.stderr.write(`validator ${c.index} exited (${signal ?? `code ${code}`}); restarting in ${wait} ms (log: ${c.log.path})\n`);

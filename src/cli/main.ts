@@ -8,6 +8,7 @@
  *   bind    bind a key file to the genesis `genesis new` built (init.ts)
  *   validator register|unbond|unjail  a validator's own lifecycle transactions (validator-ops.ts)
  *   gov key|propose|approve|execute|cancel|list  owner governance, signed with an owner key file (gov.ts)
+ *   --version  print the node's software version (src/util/version.ts)
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -24,6 +25,7 @@ import { join } from 'node:path';
 import { Node } from '../node/node';
 import { bytesToHex, hexToBytes } from '../util/bytes';
 import { createLogger } from '../util/log';
+import { NODE_VERSION } from '../util/version';
 import { exitWithNode, serviceConfig } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
 
@@ -116,6 +118,7 @@ async function start(argv: string[]): Promise<void> {
     }, 500).unref();
   }
   await node.start();
+  if (node.upgradeRequired) return; // stopped before it started: exitWithNode exits with the message
   // One plain line for people and scripts: where to talk to the node, and which chain it is.
   process.stdout.write(
     `READY ${genesis.network} chainId=${genesis.chainId} genesis=${bytesToHex(hash)} height=${node.chain().height} api=${node.apiAddress ?? 'none'} validator=${index} data=${dataDir}\n`,
@@ -125,6 +128,9 @@ async function start(argv: string[]): Promise<void> {
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   switch (command) {
+    case '--version':
+      process.stdout.write(`${NODE_VERSION}\n`);
+      return;
     case 'start':
       return start(rest);
     case 'init':
@@ -143,7 +149,7 @@ async function main(): Promise<void> {
     }
     default:
       process.stdout.write(
-        `usage: node src/cli/main.ts start [flags] | start --home DIR --help | init --help | bind --help | validator register|unbond|unjail --help | gov key|propose|approve|execute|cancel|list --help | genesis [FILE] | genesis new --help
+        `usage: node src/cli/main.ts start [flags] | start --home DIR --help | init --help | bind --help | validator register|unbond|unjail --help | gov key|propose|approve|execute|cancel|list --help | genesis [FILE] | genesis new --help | --version
 ${usage(START_FLAGS)}
 `,
       );

@@ -18,6 +18,8 @@ import type { Logger } from '../util/log';
 
 export interface NodeConfig {
   dataDir: string;
+  /** The software version the node runs as (default: src/util/version.ts's; tests of upgrades set it). */
+  version?: string;
   genesis: Genesis;
   genesisHash: Uint8Array;
   /** This node's validator ECDSA key (32 bytes); absent for a non-validator. */
@@ -80,4 +82,14 @@ export interface NodeContext {
   actorStats(): Record<string, unknown>;
   /** Stops the node because continuing would be unsafe (broken invariant, divergence). */
   halt(reason: string, err?: unknown): void;
+  /** The node's software version (src/util/version.ts unless the config names another). */
+  readonly version: string;
+  /**
+   * Set once a scheduled software upgrade names a newer version than this node's for the
+   * next height (src/state/upgrade.ts, decision 77): the message naming the version to
+   * install. From then on the node proposes, votes and executes nothing more; it stops.
+   */
+  readonly upgradeRequired: string | undefined;
+  /** Stops the node for a software upgrade: sets upgradeRequired first, synchronously. */
+  requireUpgrade(message: string): void;
 }

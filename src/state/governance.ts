@@ -6,7 +6,8 @@
  *
  * The owners are the genesis `owners` (2 of 3). Timelocks are the genesis consensus
  * parameters: a parameter change, a resume and an AdminSeedValidator wait
- * timelockRoutineMs after approval; a halt waits nothing (its approval executes it). A
+ * timelockRoutineMs after approval, a software upgrade timelockHighImpactMs (decision
+ * 77); a halt waits nothing (its approval executes it). A
  * pending operation expires timelockHighImpactMs after it could first have executed
  * (proposal time + its timelock + timelockHighImpactMs).
  *
@@ -27,6 +28,7 @@ import { TxKind } from '../codec/tx';
 import { GovOpKind, GovParam, GOV_PARAM_NAMES, type GovOperation } from '../codec/txs/governance';
 import type { Address, Hex } from '../util/bytes';
 import { adminSeedValidator } from './validator-admin-seed';
+import { isVersion, UPGRADE_VERSION_MAX_CHARS, type UpgradeRecord } from './upgrade';
 import { registrationShape } from './ops/validator-registration';
 import { badRequest, rejected, TxError } from './errors';
 import type { TxOp } from './context';
@@ -71,7 +73,8 @@ export function isOwner(params: ChainParams, address: Address): boolean {
 
 /** How long after approval an operation of this kind becomes ready, ms. */
 export function timelockOf(params: ChainParams, op: GovOperation): number {
-  return op.kind === GovOpKind.Halt ? 0 : params.consensus.timelockRoutineMs;
+  if (op.kind === GovOpKind.Halt) return 0;
+  return op.kind === GovOpKind.SoftwareUpgrade ? params.consensus.timelockHighImpactMs : params.consensus.timelockRoutineMs;
 }
 
 /**
@@ -85,12 +88,29 @@ export function operationShape(op: GovOperation, params: ChainParams): void {
     const fields = { candidate: op.validator, vrfPubkey: op.vrfPubkey, ecdsaPubkey: op.ecdsaPubkey, name: op.name, endpoint: op.endpoint, bond: op.bondWei };
     registrationShape({ ...fields, nonce: 0n, signature: new Uint8Array(0) }, params);
   }
+  if (op.kind === GovOpKind.SoftwareUpgrade) {
+    if (!isVersion(op.version)) {
+      throw badRequest('INVALID_OPERATION', `operation: version ${JSON.stringify(op.version.slice(0, UPGRADE_VERSION_MAX_CHARS))} is not a semantic version (MAJOR.MINOR.PATCH[-pre][+build], at most ${UPGRADE_VERSION_MAX_CHARS} characters)`);
+    }
+    if (op.height < 1) throw badRequest('INVALID_OPERATION', 'operation: the upgrade height is a block height, 1 or more');
+  }
   if (op.kind === GovOpKind.SetParam) {
     const name = GOV_PARAM_NAMES[op.param];
     if (op.value < 0n) throw badRequest('INVALID_OPERATION', `operation: ${name} cannot be negative`);
     if ((op.param === GovParam.MakerFeeBps || op.param === GovParam.TakerFeeBps) && op.value > 10_000n) {
       throw badRequest('INVALID_OPERATION', `operation: ${name} is at most 10000 bps`);
     }
+  }
+}
+
+/**
+ * What an operation needs of the chain's height: an upgrade's height must be above the
+ * block that proposes it, and above the block that executes it (400 INVALID_OPERATION):
+ * an upgrade is never scheduled for a height already reached.
+ */
+export function operationAtHeight(op: GovOperation, height: number): void {
+  if (op.kind === GovOpKind.SoftwareUpgrade && op.height <= height) {
+    throw badRequest('INVALID_OPERATION', `operation: the upgrade height ${op.height} is not above the current height ${height}`);
   }
 }
 
@@ -157,6 +177,11 @@ export function executeOperation(state: State, params: ChainParams, id: Hex, op:
       return;
     case GovOpKind.AdminSeedValidator:
       adminSeedValidator(state, params, op, height);
+      return;
+    case GovOpKind.SoftwareUpgrade:
+      // A later upgrade replaces the one scheduled before it: one record, the last executed.
+      operationAtHeight(op, height);
+      state.meta.set('upgrade', { version: op.version, height: op.height, operationId: id } satisfies UpgradeRecord);
       return;
   }
 }

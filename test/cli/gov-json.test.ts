@@ -26,6 +26,7 @@ const EXAMPLES: GovOperation[] = [
   { kind: GovOpKind.Halt },
   { kind: GovOpKind.Resume },
   SEED,
+  { kind: GovOpKind.SoftwareUpgrade, version: '0.2.0', height: 1_000 },
 ];
 
 describe('the JSON form of governance operations', () => {
@@ -83,6 +84,8 @@ describe('the JSON form of governance operations', () => {
       [{ ...operationToJson(SEED), vrfPubkey: 'cd'.repeat(32) }, /^vrfPubkey: must be 0x and 64 hex digits/],
       [{ ...operationToJson(SEED), name: 7 }, /^name: must be a string/],
       [{ ...operationToJson(SEED), bondWei: '1' }, /^bondWei: unknown field of AdminSeedValidator/],
+      [{ kind: 'SoftwareUpgrade', version: '0.2.0', height: '1000' }, /^height: must be a non-negative integer/],
+      [{ kind: 'SoftwareUpgrade', version: '0.2.0', height: 1.5 }, /^height: must be a non-negative integer/],
     ];
     for (const [json, message] of bad) {
       expect(() => operationFromJson(json), JSON.stringify(json)).toThrow(GovJsonError);

@@ -56,6 +56,12 @@ const bytes = (n: number): FieldForm<Hex> => ({
   to: (v) => v.toLowerCase(),
 });
 
+/** A non-negative safe integer as a JSON number (heights), as the route shows it. */
+const integer: FieldForm<number> = {
+  from: (v, where) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : fail(where, `must be a non-negative integer, got ${show(v)}`)),
+  to: (v) => v,
+};
+
 /** A SetParam parameter by its name (GOV_PARAM_NAMES: `fees.makerFeeBps`, …). */
 const param: FieldForm<GovParam> = {
   from(v, where) {
@@ -91,6 +97,7 @@ const KINDS: { [K in GovOpKind]: KindFields<K> } = {
     bond: f('bondWei', decimal),
     funder: f('funder', address),
   },
+  [GovOpKind.SoftwareUpgrade]: { version: f('version', text), height: f('height', integer) },
 };
 
 const kindByName = new Map<string, GovOpKind>(Object.entries(GOV_OP_NAMES).map(([k, name]) => [name, Number(k) as GovOpKind]));

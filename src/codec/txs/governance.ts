@@ -9,6 +9,7 @@
  *   2 Halt, 3 Resume:     nothing
  *   4 AdminSeedValidator: address validator | string name | string endpoint |
  *                         33 bytes ecdsa key | 32 bytes vrf key | big bond (wei) | address funder
+ *   7 SoftwareUpgrade:    string version (at most UPGRADE_VERSION_BYTES_MAX bytes) | u64 height
  * The proposal signs `GovernancePropose(proposer, operationKind, payloadHash, nonce)` with
  * payloadHash = keccak256 of the operation's encoding (operationBytes), and the operation
  * id is that message's EIP-712 digest (operationIdOf): bound to the chain id (the
@@ -29,6 +30,7 @@ export enum GovOpKind {
   Halt = 2,
   Resume = 3,
   AdminSeedValidator = 4,
+  SoftwareUpgrade = 7,
 }
 
 /** Parameters a SetParam operation may change (decision 74). A retired number is never reused. */
@@ -64,13 +66,19 @@ export type GovOperation =
   | { kind: GovOpKind.SetParam; param: GovParam; value: bigint }
   | { kind: GovOpKind.Halt }
   | { kind: GovOpKind.Resume }
-  | ({ kind: GovOpKind.AdminSeedValidator } & AdminSeedValidator);
+  | ({ kind: GovOpKind.AdminSeedValidator } & AdminSeedValidator)
+  /** From block `height` on, only nodes of `version` or newer execute (decision 77). */
+  | { kind: GovOpKind.SoftwareUpgrade; version: string; height: number };
+
+/** The longest version string the codec reads (execution allows fewer: src/state/upgrade.ts). */
+export const UPGRADE_VERSION_BYTES_MAX = 256;
 
 export const GOV_OP_NAMES: Readonly<Record<GovOpKind, string>> = {
   [GovOpKind.SetParam]: 'SetParam',
   [GovOpKind.Halt]: 'Halt',
   [GovOpKind.Resume]: 'Resume',
   [GovOpKind.AdminSeedValidator]: 'AdminSeedValidator',
+  [GovOpKind.SoftwareUpgrade]: 'SoftwareUpgrade',
 };
 
 export interface GovProposeBody {
@@ -101,6 +109,9 @@ export function writeOperation(w: Writer, op: GovOperation): void {
     case GovOpKind.AdminSeedValidator:
       w.address(op.validator).string(op.name).string(op.endpoint).fixed(hexToBytes(op.ecdsaPubkey), 33).fixed(hexToBytes(op.vrfPubkey), 32).big(op.bondWei).address(op.funder);
       return;
+    case GovOpKind.SoftwareUpgrade:
+      w.string(op.version).u64(op.height);
+      return;
   }
 }
 
@@ -126,6 +137,8 @@ export function readOperation(r: Reader): GovOperation {
         bondWei: r.big(),
         funder: r.address(),
       };
+    case GovOpKind.SoftwareUpgrade:
+      return { kind, version: r.string(UPGRADE_VERSION_BYTES_MAX), height: r.u64() };
     default:
       throw new CodecError('VALUE', `unknown governance operation kind ${kind}`);
   }
