@@ -10,27 +10,33 @@
  * session API session-port + 10(i − 1), libp2p p2p-port + 10(i − 1) (9000, 9010, …).
  * Each validator's output goes to <data>/validator-<i>/node.log.
  *
- * Beside them, in this process, it runs the validator onboarding service (decisions 75,
- * 78; src/onboarding/service.ts) on 127.0.0.1:--onboarding-port (8080), over
- * <data>/onboarding, serving the network's genesis (the file, or the trimmed devnet's
- * canonical JSON when --validators trims it) and the binary of `npm run build`. The READY
- * line names its URL (`onboarding=…`, `none` when off); a service that cannot start (no
- * binary built, port taken) is reported on stderr and the network runs without it;
- * --no-onboarding leaves it off.
+ * Beside them, in this process, once they serve, it runs the validator onboarding service
+ * (decisions 75, 78, 79; src/onboarding/service.ts) on 127.0.0.1:--onboarding-port
+ * (8080), over <data>/onboarding, serving the network's genesis (the file, or the trimmed
+ * devnet's canonical JSON when --validators trims it), the binary of `npm run build`
+ * (built first when the default file is absent) and a boot bundle naming the validators'
+ * p2p addresses and validator 1's API, and registering through validator 1. The READY
+ * line names its URL (`onboarding=…`, `none` when off); a service that cannot start (port
+ * taken, say) is reported on stderr and the network runs without it; --no-onboarding
+ * leaves it off.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { canonicalJson } from '../genesis/canonical';
 import { genesisHashHex, loadGenesisFile, parseGenesis } from '../genesis/load';
 import type { Genesis } from '../genesis/types';
-import { onboardingArtifacts } from '../onboarding/cli';
+import { bootBundleSource, onboardingArtifacts } from '../onboarding/cli';
 import { startOnboardingService, type OnboardingService } from '../onboarding/service';
 import { peerIdOfPublicKey } from '../net/libp2p';
 import { bytesToHex, hexToBytes, utf8 } from '../util/bytes';
+import { genesisParams } from '../state/genesis';
 import { createLogger } from '../util/log';
 import { EXIT_UPGRADE_REQUIRED } from './node-run';
+
+/** `--onboarding-binary`'s default: `npm run build`'s output, built when absent. */
+export const ONBOARDING_BINARY_DEFAULT = 'dist/exchange-node.mjs';
 
 const RESTART_BACKOFF_MS = [500, 1_000, 2_000, 5_000, 10_000];
 
@@ -125,23 +131,55 @@ interface Child {
   restarts: number;
 }
 
-/** The onboarding service beside the local network, or why it is not running (printed, not fatal). */
-async function startOnboarding(p: { genesis: Genesis; genesisHash: Uint8Array; genesisFile: string; base: string; flags: Record<string, any> }): Promise<OnboardingService | undefined> {
+/**
+ * The binary the onboarding service serves: the file given, built first with `npm run
+ * build`'s function when it is the default and absent (a fresh checkout's `npm start`).
+ * The build module is imported by a computed path so that the single-file build itself
+ * does not bundle esbuild; run from that file, an absent binary is reported instead.
+ */
+async function ensureBinary(file: string, isDefault: boolean): Promise<void> {
+  if (existsSync(file) || !isDefault) return;
+  const buildModule = ['..', 'build', 'binary'].join('/');
+  const { buildBinary } = (await import(buildModule)) as typeof import('../build/binary');
+  const built = await buildBinary({ outFile: file });
+  process.stdout.write(`built the node binary the onboarding service serves: ${built.file} (${built.bytes} bytes, sha256 ${built.sha256})\n`);
+}
+
+/**
+ * The onboarding service beside the local network, once its validators serve (its
+ * register route submits to validator 1, its boot bundle names their p2p addresses), or
+ * why it is not running (printed, not fatal).
+ */
+async function startOnboarding(p: {
+  genesis: Genesis;
+  genesisHash: Uint8Array;
+  genesisFile: string;
+  base: string;
+  flags: Record<string, any>;
+  nodeUrl: string;
+  bootstrap: string[];
+}): Promise<OnboardingService | undefined> {
   if (!p.flags.onboarding) return undefined;
   const hash = bytesToHex(p.genesisHash);
   try {
-    const artifacts = onboardingArtifacts(p.genesisFile, resolve(p.flags['onboarding-binary']));
+    const binary = resolve(p.flags['onboarding-binary']);
+    await ensureBinary(binary, p.flags['onboarding-binary'] === ONBOARDING_BINARY_DEFAULT);
+    const artifacts = onboardingArtifacts(p.genesisFile, binary);
     // The genesis a joining validator needs is the one running: the file, unless --validators trimmed the devnet.
     if (genesisHashHex(loadGenesisFile(p.genesisFile)) !== hash) {
       artifacts.genesis = { name: `${p.genesis.network}-${p.genesis.validators.length}v.json`, bytes: utf8.encode(canonicalJson(parseGenesis(p.genesis))) };
     }
+    const port: number = p.flags['onboarding-port'] === 0 ? await freePort() : p.flags['onboarding-port'];
+    const binding = { network: p.genesis.network, chainId: p.genesis.chainId, genesisHash: hash };
+    artifacts.boot_bundle = bootBundleSource({ ...binding, bootstrap: p.bootstrap, apiUrl: p.nodeUrl, onboardingUrl: `http://127.0.0.1:${port}` });
     return await startOnboardingService({
       dataDir: join(p.base, 'onboarding'),
-      binding: { network: p.genesis.network, chainId: p.genesis.chainId, genesisHash: hash },
+      binding,
       log: createLogger({ level: p.flags['log-level'] ?? 'info', name: `onboarding-${p.genesis.network}` }),
       host: '127.0.0.1',
-      port: p.flags['onboarding-port'],
+      port,
       artifacts,
+      register: { chainId: p.genesis.chainId, params: genesisParams(p.genesis), blockTimeMs: p.genesis.consensus.blockTimeMs, nodeUrl: p.nodeUrl },
     });
   } catch (err) {
     process.stderr.write(`onboarding service not started: ${err instanceof Error ? err.message : String(err)} (--no-onboarding to leave it off)\n`);
@@ -199,12 +237,16 @@ export async function launchLocalNetwork(p: {
   });
 
   mkdirSync(base, { recursive: true });
-  const onboarding = await startOnboarding({ genesis, genesisHash: p.genesisHash, genesisFile: p.genesisFile, base, flags });
+  let onboarding: OnboardingService | undefined;
 
   let stopping = false;
+  let announcing = false;
   let announced = false;
-  const announce = () => {
-    if (announced || !children.every((c) => c.ready)) return;
+  const announce = async () => {
+    if (announcing || !children.every((c) => c.ready)) return;
+    announcing = true;
+    onboarding = await startOnboarding({ genesis, genesisHash: p.genesisHash, genesisFile: p.genesisFile, base, flags, nodeUrl: children[0].api, bootstrap: addrs });
+    if (stopping) return void (await onboarding?.close().catch(() => undefined));
     announced = true;
     process.stdout.write(
       `READY ${genesis.network} chainId=${genesis.chainId} genesis=${bytesToHex(p.genesisHash)} validators=${n} ` +
@@ -228,7 +270,7 @@ export async function launchLocalNetwork(p: {
           c.ready = true;
           c.api = m[1];
           if (announced) process.stdout.write(`validator ${c.index} is back: ${c.api}\n`);
-          announce();
+          void announce();
         }
       }
     });

@@ -19,7 +19,7 @@ import { genesisNew } from './genesis-new';
 import { bind, init } from './init';
 import { validatorCommand } from './validator-ops';
 import { govCommand } from './gov';
-import { launchLocalNetwork, p2pConfig } from './launcher';
+import { launchLocalNetwork, ONBOARDING_BINARY_DEFAULT, p2pConfig } from './launcher';
 import { startHome } from './start-home';
 import { join } from 'node:path';
 import { Node } from '../node/node';
@@ -54,7 +54,7 @@ const START_FLAGS = {
   fsync: { type: 'bool', default: true, help: 'fsync every block (--no-fsync to trade durability for speed)' },
   onboarding: { type: 'bool', default: true, help: 'a local network also runs the validator onboarding service (--no-onboarding: not)' },
   'onboarding-port': { type: 'int', default: 8080, help: 'the onboarding service port, 127.0.0.1 (0: any free port)' },
-  'onboarding-binary': { type: 'string', default: 'dist/exchange-node.mjs', help: 'the node binary the onboarding service serves (npm run build makes it)' },
+  'onboarding-binary': { type: 'string', default: ONBOARDING_BINARY_DEFAULT, help: 'the node binary the onboarding service serves (npm run build makes it; the default is built when absent)' },
 } satisfies FlagSpec;
 
 /** The devnet validator's ECDSA and VRF secret keys, from the public devnet keys file; undefined for a follower node. */

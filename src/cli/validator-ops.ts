@@ -95,8 +95,9 @@ export function registerRequest(keys: NodeKeys, b: RegisterFields): Record<strin
   return {
     op: 'RegisterValidator',
     candidate: r.candidate,
-    vrf_pubkey: r.vrfPubkey,
-    ecdsa_pubkey: r.ecdsaPubkey,
+    // The contract's forms: keys as bare hex (64 and 66 characters), the signature as 128 hex.
+    vrf_pubkey: r.vrfPubkey.slice(2),
+    ecdsa_pubkey: r.ecdsaPubkey.slice(2),
     name: r.name,
     endpoint: r.endpoint,
     bond: r.bond.toString(),

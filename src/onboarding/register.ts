@@ -66,20 +66,23 @@ export interface RegisterNetwork {
   nowMs?: () => number;
 }
 
+const with0x = (hex: string): Hex => (hex.startsWith('0x') ? hex : `0x${hex}`).toLowerCase() as Hex;
+
 const invalid = (field: string, why: string) => badRequest('INVALID_VALIDATOR', `${field}: ${why}`);
 
 /** The request as the transaction's body, each field checked as RegisterValidator's execution checks it (400 naming the field). */
 export function registrationBody(r: RegisterRequest, params: ChainParams): RegisterValidatorBody {
   if (!ADDRESS.test(r.candidate)) throw invalid('candidate', `must be 0x and 40 hex characters, got ${JSON.stringify(r.candidate.slice(0, 50))}`);
-  if (!/^0x[0-9a-fA-F]{64}$/.test(r.vrf_pubkey)) throw invalid('vrf_pubkey', 'must be an Ed25519 public key of 32 bytes (0x and 64 hex)');
-  if (!/^0x[0-9a-fA-F]{66}$/.test(r.ecdsa_pubkey)) throw invalid('ecdsa_pubkey', 'must be a compressed secp256k1 public key of 33 bytes beginning 02 or 03 (0x and 66 hex)');
+  // The contract writes keys as bare hex (64 and 66 characters); 0x is taken too.
+  if (!/^(?:0x)?[0-9a-fA-F]{64}$/.test(r.vrf_pubkey)) throw invalid('vrf_pubkey', 'must be an Ed25519 public key of 32 bytes (64 hex, 0x optional)');
+  if (!/^(?:0x)?[0-9a-fA-F]{66}$/.test(r.ecdsa_pubkey)) throw invalid('ecdsa_pubkey', 'must be a compressed secp256k1 public key of 33 bytes beginning 02 or 03 (66 hex, 0x optional)');
   if (!/^[0-9]{1,40}$/.test(r.bond)) throw badRequest('INVALID_AMOUNT', `bond: must be a decimal string of wei, got ${JSON.stringify(r.bond.slice(0, 50))}`);
   if (!/^[0-9]{1,20}$/.test(r.nonce)) throw badRequest('INVALID_NONCE', `nonce: must be a decimal u64, got ${JSON.stringify(r.nonce.slice(0, 30))}`);
   if (!/^(?:0x)?[0-9a-fA-F]{128}$/.test(r.signature)) throw badRequest('INVALID_SIGNATURE_FORMAT', 'signature: must be 128 hex characters (the 64-byte form)');
   const body: RegisterValidatorBody = {
     candidate: r.candidate.toLowerCase() as Address,
-    vrfPubkey: r.vrf_pubkey.toLowerCase() as Hex,
-    ecdsaPubkey: r.ecdsa_pubkey.toLowerCase() as Hex,
+    vrfPubkey: with0x(r.vrf_pubkey),
+    ecdsaPubkey: with0x(r.ecdsa_pubkey),
     name: r.name,
     endpoint: r.endpoint,
     bond: BigInt(r.bond),

@@ -51,8 +51,12 @@ const address: FieldForm<Address> = {
   to: (v) => v,
 };
 
+/** Bytes as hex, with or without 0x (init prints public keys without it, as the contract writes them); written with 0x. */
 const bytes = (n: number): FieldForm<Hex> => ({
-  from: (v, where) => (isHex(v, n) ? (v.toLowerCase() as Hex) : fail(where, `must be 0x and ${2 * n} hex digits, got ${show(v)}`)),
+  from: (v, where) => {
+    const hex = typeof v === 'string' && !v.startsWith('0x') ? `0x${v}` : v;
+    return isHex(hex, n) ? ((hex as string).toLowerCase() as Hex) : fail(where, `must be ${2 * n} hex digits (0x optional), got ${show(v)}`);
+  },
   to: (v) => v.toLowerCase(),
 });
 
