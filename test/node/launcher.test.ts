@@ -13,10 +13,10 @@ const dir = tempDir('exchain-launch-');
 afterAll(() => dir.remove());
 
 describe('the local network launcher', () => {
-  it('starts six validators, announces them once ready, and stops them all on Ctrl-C', async () => {
+  it('starts six validators and the onboarding service, announces them once ready, and stops them all on Ctrl-C', async () => {
     const proc = spawn(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'start', '--data-dir', dir.path, '--port', '0', '--session-port', '0', '--p2p-port', '0', '--log-level', 'warn'],
+      ['--import', 'tsx', 'src/cli/main.ts', 'start', '--data-dir', dir.path, '--port', '0', '--session-port', '0', '--p2p-port', '0', '--onboarding-port', '0', '--log-level', 'warn'],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
@@ -33,11 +33,16 @@ describe('the local network launcher', () => {
       await waitFor(async () => ((await Promise.all(nodes.map(status))).every((s) => s.height >= 5) ? true : undefined), 60_000, 'height 5 on all');
       for (let i = 1; i <= 6; i++) expect(existsSync(join(dir.path, `validator-${i}`, 'node.log'))).toBe(true);
       for (const url of nodes) expect((await status(url)).consensus).not.toBeNull();
+      // The onboarding service beside them publishes the three artifacts (the binary built if absent).
+      const onboarding = /onboarding=(\S+)/.exec(line)![1];
+      expect(onboarding).toMatch(/^http:\/\/127\.0\.0\.1:[0-9]+$/);
+      const sums = ((await (await fetch(`${onboarding}/api/validators/checksums`)).json()) as any).data;
+      for (const kind of ['binary', 'genesis', 'boot_bundle']) expect(sums[kind]?.sha256, kind).toMatch(/^[0-9a-f]{64}$/);
       proc.kill('SIGINT');
       expect(await exited).toBe(0);
       expect(out).toContain('stopped');
       // No validator still serves.
-      for (const url of nodes) await expect(fetch(url + '/health', { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
+      for (const url of [...nodes, onboarding]) await expect(fetch(url + '/health', { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
     } finally {
       if (proc.exitCode === null) proc.kill('SIGKILL');
     }
