@@ -10,9 +10,9 @@
  * publishes, even if the file on disk changes later (restart the service to publish a
  * new build). The binary is the single-file build of `npm run build`
  * (dist/exchange-node.mjs by default); a missing file refuses the start, naming the
- * command. An artifact with no source (today the boot bundle, until its builder is
- * plugged in) is not served: its download answers 503 ARTIFACT_UNAVAILABLE and its
- * checksum is null.
+ * command. An artifact with no source (the boot bundle when the service was given neither
+ * --node and --bootstrap nor a file) is not served: its download answers 503
+ * ARTIFACT_UNAVAILABLE and its checksum is null.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';

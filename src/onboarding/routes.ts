@@ -11,7 +11,8 @@
  * non-string field 400 INVALID_REQUEST (the JSON schema), a field of the wrong format 400
  * INVALID_VALIDATOR naming it (src/onboarding/fields.ts), a second application 409
  * VALIDATOR_EXISTS. An address that never applied is 200 `not_found`, as the contract
- * lists it. Downloads, checksums and register are not built yet (docs/onboarding.md).
+ * lists it. The operator's routes, the downloads and checksums, and register are in their
+ * own files (operator-routes.ts, download-routes.ts, register.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { errorSchema, ok } from '../api/envelope';
