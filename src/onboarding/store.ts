@@ -36,7 +36,16 @@ const OPERATOR_NONCE = 'opnonce:';
 export interface StoreTimes {
   tokenLifetimeMs?: number;
   operatorWindowMs?: number;
+  /** How many applications may wait for review at once (default PENDING_MAX_DEFAULT). */
+  pendingMax?: number;
 }
+
+/**
+ * Applications waiting for review, at most: each is a few hundred bytes of disk and a line
+ * of the operator's list, so an unbounded public form would let anyone fill both. Past it,
+ * apply answers 503 APPLICATIONS_FULL until the operator reviews some.
+ */
+export const PENDING_MAX_DEFAULT = 10_000;
 
 export class OnboardingStore implements OnboardingBook, OperatorBook, DownloadBook {
   private queue: Promise<unknown> = Promise.resolve();
@@ -44,6 +53,9 @@ export class OnboardingStore implements OnboardingBook, OperatorBook, DownloadBo
   private readonly downloads = new Map<string, Promise<void>>();
   private readonly tokenLifetimeMs: number;
   private readonly operatorWindowMs: number;
+  private readonly pendingMax: number;
+  /** Applicants in `pending`, counted at open and kept by apply and the reviews. */
+  private pending = 0;
 
   private constructor(
     private readonly db: ClassicLevel<string, string>,
@@ -52,6 +64,7 @@ export class OnboardingStore implements OnboardingBook, OperatorBook, DownloadBo
   ) {
     this.tokenLifetimeMs = times.tokenLifetimeMs ?? TOKEN_LIFETIME_MS_DEFAULT;
     this.operatorWindowMs = times.operatorWindowMs ?? OPERATOR_WINDOW_MS_DEFAULT;
+    this.pendingMax = times.pendingMax ?? PENDING_MAX_DEFAULT;
   }
 
   /** Opens (or creates) the store in `dir` for `binding`; refuses a folder of another network. */
@@ -73,7 +86,9 @@ export class OnboardingStore implements OnboardingBook, OperatorBook, DownloadBo
       await db.close();
       throw err;
     }
-    return new OnboardingStore(db, nowMs, times);
+    const store = new OnboardingStore(db, nowMs, times);
+    store.pending = (await store.records()).filter((r) => r.status === 'pending').length;
+    return store;
   }
 
   async record(address: string): Promise<ApplicantRecord | undefined> {
@@ -84,7 +99,11 @@ export class OnboardingStore implements OnboardingBook, OperatorBook, DownloadBo
   apply(application: Application): Promise<ApplicantRecord> {
     return this.serial(async () => {
       const next = applyApplication(await this.record(application.address), application, this.nowMs());
+      if (this.pending >= this.pendingMax) {
+        throw new ApiError(503, 'APPLICATIONS_FULL', `${this.pending} applications are waiting for review, the most this service holds; apply again later`);
+      }
       await this.db.put(APPLICANT + application.address, JSON.stringify(next), { sync: true });
+      this.pending++;
       return next;
     });
   }
@@ -117,6 +136,7 @@ export class OnboardingStore implements OnboardingBook, OperatorBook, DownloadBo
         ],
         { sync: true },
       );
+      this.pending--;
       return { address, token, expires_ts: record.expiresTs };
     });
   }
@@ -125,6 +145,7 @@ export class OnboardingStore implements OnboardingBook, OperatorBook, DownloadBo
     return this.serial(async () => {
       const next = reviewApplicant(await this.record(address), address, 'REJECT', this.nowMs());
       await this.db.put(APPLICANT + address, JSON.stringify(next), { sync: true });
+      this.pending--;
       return statusView(address, next);
     });
   }

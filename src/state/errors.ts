@@ -119,7 +119,7 @@ export type ExecutionErrorCode =
   | 'REJECTED';
 
 /** The node's own state: 5xx. */
-export type NodeErrorCode = 'MEMPOOL_FULL' | 'NOT_SYNCED' | 'SHUTTING_DOWN' | 'NOT_FINAL_YET' | 'INTERNAL' | 'ARTIFACT_UNAVAILABLE';
+export type NodeErrorCode = 'MEMPOOL_FULL' | 'NOT_SYNCED' | 'SHUTTING_DOWN' | 'NOT_FINAL_YET' | 'INTERNAL' | 'ARTIFACT_UNAVAILABLE' | 'APPLICATIONS_FULL';
 
 /** Every code the envelope answers with. */
 export type ErrorCode =
@@ -187,7 +187,7 @@ const CODES: { readonly [C in ErrorCode]: true } = {
   NO_ORACLE_PRICE: true, ORACLE_STALE: true, OPEN_INTEREST_CAP: true, POSITION_TOO_SMALL: true, POOL_LOCKED: true,
   POOL_UTILIZED: true, POOL_INSOLVENT: true, DEPOSIT_TOO_SMALL: true, FAUCET_DISABLED: true, FAUCET_LIMIT: true,
   OBSERVATION_NOT_NEWER: true, VALIDATOR_EXISTS: true, VALIDATOR_STATE: true, ACTIVE_SET_FLOOR: true, JAIL_NOT_SERVED: true, EVIDENCE_TOO_OLD: true, EVIDENCE_IN_FUTURE: true, ALREADY_TOMBSTONED: true, OPERATION_EXISTS: true, APPLICANT_STATE: true, TOKEN_USED: true, TOKEN_EXPIRED: true, OPERATION_STATE: true, TIMELOCK_NOT_PASSED: true, CHAIN_HALTED: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, REJECTED: true,
-  MEMPOOL_FULL: true, NOT_SYNCED: true, SHUTTING_DOWN: true, NOT_FINAL_YET: true, INTERNAL: true, ARTIFACT_UNAVAILABLE: true,
+  MEMPOOL_FULL: true, NOT_SYNCED: true, SHUTTING_DOWN: true, NOT_FINAL_YET: true, INTERNAL: true, ARTIFACT_UNAVAILABLE: true, APPLICATIONS_FULL: true,
 };
 
 /** Every code the envelope answers with, in a fixed order. */

@@ -140,6 +140,30 @@ describe('an application', () => {
   });
 });
 
+describe('the bound on applications waiting for review', () => {
+  it('past pendingMax, apply is 503 APPLICATIONS_FULL storing nothing, also after a restart; a review makes room', async () => {
+    await close();
+    const reopen = async () => {
+      store = await OnboardingStore.open(dir, BINDING, () => clock, { pendingMax: 2 });
+      app = await buildOnboardingApp(store, silentLogger());
+    };
+    await reopen();
+    const addr = (i: number) => '0x' + i.toString(16).padStart(2, '0').repeat(20);
+    expect((await apply({ ...GOOD, address: addr(1) })).statusCode).toBe(200);
+    expect((await apply({ ...GOOD, address: addr(2) })).statusCode).toBe(200);
+    const before = await store.records();
+    expectEnvelope(await apply({ ...GOOD, address: addr(3) }), 503, 'APPLICATIONS_FULL', '2 applications are waiting');
+    expect(await store.records()).toEqual(before);
+    // The count is the stored pending applicants: a restart does not reset it.
+    await close();
+    await reopen();
+    expectEnvelope(await apply({ ...GOOD, address: addr(3) }), 503, 'APPLICATIONS_FULL', 'waiting for review');
+    await store.reject(addr(1));
+    expect((await apply({ ...GOOD, address: addr(3) })).statusCode).toBe(200);
+    expectEnvelope(await apply({ ...GOOD, address: addr(4) }), 503, 'APPLICATIONS_FULL', 'waiting for review');
+  });
+});
+
 describe('restart', () => {
   it('closed and reopened on the same folder, the service answers the same', async () => {
     const other = '0x' + 'cd'.repeat(20);
