@@ -14,7 +14,7 @@
  * values do not follow from its private keys (a tampered or mixed-up file).
  */
 import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, linkSync, mkdirSync, chmodSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { generateKeyPair, privateKeyFromProtobuf, privateKeyToProtobuf } from '@libp2p/crypto/keys';
@@ -219,6 +219,14 @@ export function keyFilePath(home: string): string {
 
 /** Reads and checks a key file; any problem throws a KeyFileError naming the field. */
 export function readKeyFile(path: string): NodeKeys {
+  return checkKeys(readPrivateJsonFile(path, KEY_FILE_BYTES_MAX), path);
+}
+
+/**
+ * Reads a private JSON file (a key file of any kind): a regular file that group and
+ * others cannot access, at most `maxBytes`, parsed. Any problem throws a KeyFileError.
+ */
+export function readPrivateJsonFile(path: string, maxBytes: number): unknown {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY);
@@ -232,7 +240,7 @@ export function readKeyFile(path: string): NodeKeys {
     if ((st.mode & 0o077) !== 0) {
       throw new KeyFileError(path, `mode is ${(st.mode & 0o777).toString(8).padStart(4, '0')}: group and others must have no access (chmod 600 ${path})`);
     }
-    if (st.size > KEY_FILE_BYTES_MAX) throw new KeyFileError(path, `is ${st.size} bytes, more than a key file's ${KEY_FILE_BYTES_MAX}`);
+    if (st.size > maxBytes) throw new KeyFileError(path, `is ${st.size} bytes, more than a key file's ${maxBytes}`);
     const buf = Buffer.alloc(st.size);
     let read = 0;
     while (read < st.size) {
@@ -244,13 +252,43 @@ export function readKeyFile(path: string): NodeKeys {
   } finally {
     closeSync(fd);
   }
-  let json: unknown;
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch (err) {
     throw new KeyFileError(path, `invalid JSON: ${(err as Error).message}`);
   }
-  return checkKeys(json, path);
+}
+
+/**
+ * Writes `text` to a new private file at `path` (mode 0600) atomically and never over an
+ * existing one: a temp file of mode 0600, fsynced, hard-linked to the final name (which
+ * fails if the name exists; a rename would replace it), then the folder fsynced.
+ * Throws a KeyFileError, changing nothing, if the file exists.
+ */
+export function writeNewPrivateFile(path: string, text: string): void {
+  if (existsSync(path)) throw new KeyFileError(path, 'a file is already there; a key file is never overwritten');
+  const dir = dirname(path);
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.tmp`);
+  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+  try {
+    fchmodSync(fd, 0o600); // open's mode is masked by the umask
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    unlinkSync(tmp);
+    throw err;
+  }
+  closeSync(fd);
+  try {
+    linkSync(tmp, path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new KeyFileError(path, 'a file is already there; a key file is never overwritten');
+    throw err;
+  } finally {
+    unlinkSync(tmp);
+  }
+  fsyncFolder(dir);
 }
 
 /** Checks a parsed key file: exact fields, formats, and every public value against its private key. */

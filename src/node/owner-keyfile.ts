@@ -17,14 +17,12 @@
  * Reading refuses a file group or others can read, an unknown version, any malformed or
  * unknown field, and an address that is not the private key's.
  */
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, linkSync, openSync, readSync, unlinkSync, writeSync, existsSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { addressFromPrivateKey, isValidSecp256k1PrivateKey } from '../genesis/keys';
 import { NETWORKS } from '../genesis/load';
 import type { Genesis } from '../genesis/types';
 import { bytesToHex, isHex, type Address, type Hex } from '../util/bytes';
-import { KeyFileError, readKeyFile } from './keyfile';
+import { KeyFileError, readKeyFile, readPrivateJsonFile, writeNewPrivateFile } from './keyfile';
 
 export const OWNER_KEY_FILE_VERSION = 1;
 const OWNER_KEY_FILE_BYTES_MAX = 64 * 1024;
@@ -48,66 +46,12 @@ export function generateOwnerKey(network: Genesis['network'], chainId: number): 
 /** Writes `key` to `path` (mode 0600); throws a KeyFileError, changing nothing, if the file exists. */
 export function writeOwnerKeyFile(path: string, key: OwnerKey): void {
   checkOwnerKey(key, '(key to write)');
-  if (existsSync(path)) throw new KeyFileError(path, 'a file is already there; a key file is never overwritten');
-  const dir = dirname(path);
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.tmp`);
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-  try {
-    fchmodSync(fd, 0o600); // open's mode is masked by the umask
-    writeSync(fd, `${JSON.stringify(key, FIELDS as unknown as string[], 2)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    linkSync(tmp, path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new KeyFileError(path, 'a file is already there; a key file is never overwritten');
-    throw err;
-  } finally {
-    unlinkSync(tmp);
-  }
-  const dfd = openSync(dir, constants.O_RDONLY);
-  try {
-    fsyncSync(dfd);
-  } finally {
-    closeSync(dfd);
-  }
+  writeNewPrivateFile(path, `${JSON.stringify(key, FIELDS as unknown as string[], 2)}\n`);
 }
 
 /** Reads an owner key file, or the ECDSA key of a node key file (`init`'s); any problem throws a KeyFileError. */
 export function readOwnerKeyFile(path: string): OwnerKey {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY);
-  } catch (err) {
-    throw new KeyFileError(path, `cannot open: ${(err as Error).message}`);
-  }
-  let text: string;
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw new KeyFileError(path, 'is not a regular file');
-    if ((st.mode & 0o077) !== 0) {
-      throw new KeyFileError(path, `mode is ${(st.mode & 0o777).toString(8).padStart(4, '0')}: group and others must have no access (chmod 600 ${path})`);
-    }
-    if (st.size > OWNER_KEY_FILE_BYTES_MAX) throw new KeyFileError(path, `is ${st.size} bytes, more than a key file's ${OWNER_KEY_FILE_BYTES_MAX}`);
-    const buf = Buffer.alloc(st.size);
-    let read = 0;
-    while (read < st.size) {
-      const n = readSync(fd, buf, read, st.size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    text = buf.subarray(0, read).toString('utf8');
-  } finally {
-    closeSync(fd);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new KeyFileError(path, `invalid JSON: ${(err as Error).message}`);
-  }
+  const json = readPrivateJsonFile(path, OWNER_KEY_FILE_BYTES_MAX);
   if (json !== null && typeof json === 'object' && 'ecdsaPrivateKey' in json) {
     // A node key file made by init: its own reader checks it whole.
     const k = readKeyFile(path);

@@ -12,10 +12,9 @@
  * devnet's owner-1 key (public knowledge, genesis/devnet-keys.json), the devnet service's
  * default operator (src/onboarding/service.ts `defaultOperator`).
  */
-import { closeSync, fsyncSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { addressFromPrivateKey, isValidSecp256k1PrivateKey } from '../genesis/keys';
 import { deriveDevnetKeys } from '../genesis/build';
-import { readKeyFile } from '../node/keyfile';
+import { readKeyFile, readPrivateJsonFile, writeNewPrivateFile } from '../node/keyfile';
 import { bytesToHex, isHex, type Address, type Hex } from '../util/bytes';
 
 export const OPERATOR_KEY_VERSION = 1;
@@ -27,16 +26,7 @@ export interface OperatorKey {
 }
 
 export function readOperatorKey(path: string): OperatorKey {
-  const st = statSync(path);
-  if (!st.isFile()) throw new Error(`${path}: not a file`);
-  if ((st.mode & 0o077) !== 0) throw new Error(`${path}: mode ${(st.mode & 0o777).toString(8)} lets group or others read the operator key; chmod 600 it`);
-  if (st.size > KEY_FILE_BYTES_MAX) throw new Error(`${path}: ${st.size} bytes is not a key file`);
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new Error(`${path}: not JSON (${err instanceof Error ? err.message : String(err)})`);
-  }
+  const json = readPrivateJsonFile(path, KEY_FILE_BYTES_MAX);
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error(`${path}: not a key file object`);
   const o = json as Record<string, unknown>;
   if ('ecdsaPrivateKey' in o) {
@@ -61,13 +51,7 @@ export function writeNewOperatorKey(path: string): OperatorKey {
     privateKey = bytesToHex(bytes);
   } while (!isValidSecp256k1PrivateKey(privateKey));
   const key: OperatorKey = { address: addressFromPrivateKey(privateKey), privateKey };
-  const fd = openSync(path, 'wx', 0o600);
-  try {
-    writeSync(fd, `${JSON.stringify({ version: OPERATOR_KEY_VERSION, address: key.address, privateKey }, null, 2)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  writeNewPrivateFile(path, `${JSON.stringify({ version: OPERATOR_KEY_VERSION, address: key.address, privateKey }, null, 2)}\n`);
   return key;
 }
 

@@ -90,7 +90,7 @@ describe('npm run operator', () => {
     expect((statSync(keyFile).mode & 0o777).toString(8)).toBe('600');
     const key = readOperatorKey(keyFile);
     expect(made).toEqual({ address: key.address, key: keyFile });
-    await expect(operatorCommand(['keygen', '--out', keyFile], () => undefined)).rejects.toThrow(/EEXIST/);
+    await expect(operatorCommand(['keygen', '--out', keyFile], () => undefined)).rejects.toThrow(/a file is already there; a key file is never overwritten/);
     await start(key.address);
 
     // The devnet's default key is not this service's operator.
