@@ -4,9 +4,11 @@
  * an operation's state, `stepOperation`, which asks machines/governance-operation.ts, the
  * halt flag, and what executing each operation kind does.
  *
- * The owners are the genesis `owners` (2 of 3). Timelocks are the genesis consensus
- * parameters: a parameter change, a resume and an AdminSeedValidator wait
- * timelockRoutineMs after approval; a halt waits nothing (its approval executes it). A
+ * The owners are the chain parameters' `owners` (2 of 3): the genesis ones until a
+ * SetOwners operation replaces them (decision 76). Timelocks are the genesis consensus
+ * parameters (timelockOf): a parameter change, a new pair, a resume and an
+ * AdminSeedValidator wait timelockRoutineMs after approval; a change of the owners
+ * (authority) timelockHighImpactMs; a halt waits nothing (its approval executes it). A
  * pending operation expires timelockHighImpactMs after it could first have executed
  * (proposal time + its timelock + timelockHighImpactMs).
  *
@@ -24,9 +26,11 @@ import {
   type GovernanceContext,
 } from '../../machines/governance-operation';
 import { TxKind } from '../codec/tx';
-import { GovOpKind, GovParam, GOV_PARAM_NAMES, type GovOperation } from '../codec/txs/governance';
+import { GovOpKind, type GovOperation } from '../codec/txs/governance';
 import type { Address, Hex } from '../util/bytes';
 import { adminSeedValidator } from './validator-admin-seed';
+import { paramShape, withParam } from './governance-params';
+import { addPair, pairShape } from './governance-pairs';
 import { registrationShape } from './ops/validator-registration';
 import { badRequest, rejected, TxError } from './errors';
 import type { TxOp } from './context';
@@ -69,9 +73,37 @@ export function isOwner(params: ChainParams, address: Address): boolean {
   return params.owners.addresses.some((o) => o.toLowerCase() === a);
 }
 
-/** How long after approval an operation of this kind becomes ready, ms. */
+/**
+ * How long after approval an operation of this kind becomes ready, ms: a halt is
+ * instant; upgrades, custody and authority changes (the owner set) wait the high-impact
+ * timelock; the rest the routine one (contract [C-limits-timelock]).
+ */
 export function timelockOf(params: ChainParams, op: GovOperation): number {
-  return op.kind === GovOpKind.Halt ? 0 : params.consensus.timelockRoutineMs;
+  switch (op.kind) {
+    case GovOpKind.Halt:
+      return 0;
+    // High impact. SoftwareUpgrade (7, decision 77) belongs here too.
+    case GovOpKind.SetOwners:
+      return params.consensus.timelockHighImpactMs;
+    case GovOpKind.SetParam:
+    case GovOpKind.Resume:
+    case GovOpKind.AdminSeedValidator:
+    case GovOpKind.AddPair:
+      return params.consensus.timelockRoutineMs;
+  }
+}
+
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+
+/** 400 INVALID_OPERATION unless the three owners are distinct and none is the zero address. */
+function ownersShape(owners: readonly Address[]): void {
+  const seen = new Set<string>();
+  owners.forEach((o, i) => {
+    const a = o.toLowerCase();
+    if (a === ZERO_ADDRESS) throw badRequest('INVALID_OPERATION', `operation.owners[${i}]: the zero address cannot be an owner`);
+    if (seen.has(a)) throw badRequest('INVALID_OPERATION', `operation.owners[${i}]: ${a} is named twice; the three owners must be distinct`);
+    seen.add(a);
+  });
 }
 
 /**
@@ -85,13 +117,9 @@ export function operationShape(op: GovOperation, params: ChainParams): void {
     const fields = { candidate: op.validator, vrfPubkey: op.vrfPubkey, ecdsaPubkey: op.ecdsaPubkey, name: op.name, endpoint: op.endpoint, bond: op.bondWei };
     registrationShape({ ...fields, nonce: 0n, signature: new Uint8Array(0) }, params);
   }
-  if (op.kind === GovOpKind.SetParam) {
-    const name = GOV_PARAM_NAMES[op.param];
-    if (op.value < 0n) throw badRequest('INVALID_OPERATION', `operation: ${name} cannot be negative`);
-    if ((op.param === GovParam.MakerFeeBps || op.param === GovParam.TakerFeeBps) && op.value > 10_000n) {
-      throw badRequest('INVALID_OPERATION', `operation: ${name} is at most 10000 bps`);
-    }
-  }
+  if (op.kind === GovOpKind.SetParam) paramShape(params, op.param, op.value);
+  if (op.kind === GovOpKind.AddPair) pairShape(op.pair, params);
+  if (op.kind === GovOpKind.SetOwners) ownersShape(op.owners);
 }
 
 /** The state an operation is in at block time `nowMs`: the TICK the machine takes then. */
@@ -140,13 +168,21 @@ export function operationIds(state: State): Hex[] {
 export function executeOperation(state: State, params: ChainParams, id: Hex, op: GovOperation, height: number): void {
   switch (op.kind) {
     case GovOpKind.SetParam: {
-      const fees = { ...params.fees };
-      if (op.param === GovParam.MakerFeeBps) fees.makerFeeBps = Number(op.value);
-      else if (op.param === GovParam.TakerFeeBps) fees.takerFeeBps = Number(op.value);
-      else if (op.param === GovParam.WithdrawalFeeUsdc) fees.withdrawalFeeUsdc = op.value;
-      else fees.minWithdrawalUsdc = op.value;
+      // Against the parameters in force: another change executed since the proposal may
+      // have moved a bound this one's relation reads.
+      const now = state.params();
+      paramShape(now, op.param, op.value);
       // The meta record, not the block's params object: blocks read it at their start.
-      state.meta.set('params', { ...state.params(), fees });
+      state.meta.set('params', withParam(now, op.param, op.value));
+      return;
+    }
+    case GovOpKind.AddPair:
+      addPair(state, state.params(), op.pair);
+      return;
+    case GovOpKind.SetOwners: {
+      const current = state.params();
+      ownersShape(op.owners);
+      state.meta.set('params', { ...current, owners: { ...current.owners, addresses: [...op.owners] as [Address, Address, Address] } });
       return;
     }
     case GovOpKind.Halt:

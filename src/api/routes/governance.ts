@@ -26,6 +26,22 @@ function operationFields(op: GovOperation): Record<string, unknown> {
       return {};
     case GovOpKind.AdminSeedValidator:
       return { validator: op.validator, name: op.name, endpoint: op.endpoint, ecdsaPubkey: op.ecdsaPubkey, vrfPubkey: op.vrfPubkey, bond: String(op.bondWei), funder: op.funder };
+    case GovOpKind.AddPair: {
+      const p = op.pair;
+      return {
+        pairId: p.id,
+        symbol: p.symbol,
+        tickSize: String(p.tickSize),
+        lotSize: String(p.lotSize),
+        minSize: String(p.minSize),
+        maxLeverage: p.maxLeverage,
+        maintenanceMarginBps: p.maintenanceMarginBps,
+        openInterestCapBps: p.openInterestCapBps,
+        initialPrice: String(p.initialPrice),
+      };
+    }
+    case GovOpKind.SetOwners:
+      return { owners: [...op.owners] };
   }
 }
 
