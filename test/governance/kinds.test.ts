@@ -15,6 +15,7 @@ import type { PairParams } from '../../src/genesis/types';
 import { PROTOCOL_MAX_LEVERAGE } from '../../src/genesis/load';
 import { PROTOCOL_MAX_LEVERAGE as GOV_MAX_LEVERAGE } from '../../src/state/governance-params';
 import { operationStateAt, timelockOf } from '../../src/state/governance';
+import { governanceCodec } from '../../src/state/governance-record';
 import { bytesToHex, type Address } from '../../src/util/bytes';
 import { failure, GovChain, HIGH_IMPACT_MS, OWNERS, ROUTINE_MS, TRADER, TRADER2, type Signer } from './harness';
 import { keyOf } from '../validators/harness';
@@ -130,12 +131,15 @@ describe('AddPair', () => {
     expect(failure(g.one(g.perpOpen(TRADER, NEW_PAIR.id, '100', 20))).code).toBe('INVALID_LEVERAGE');
   });
 
-  it('encodes and decodes to the same operation, and a proposal transaction round-trips', () => {
+  it('encodes and decodes to the same operation, a proposal transaction round-trips, and its stored record decodes as stored', () => {
     const g = new GovChain();
     for (const op of [addPair(), { kind: GovOpKind.SetOwners, owners: [TRADER.address, TRADER2.address, A.address] } as GovOperation]) {
       expect(readOperation(new Reader(operationBytes(op)))).toEqual(op);
       const p = g.propose(A, op);
       expect((decodeTx(p.tx.bytes, 1 << 20).body as GovProposeBody).operation).toEqual(op);
+      ok(g.one(p.tx));
+      const rec = g.state.governance.get(p.id)!;
+      expect(governanceCodec.decode(governanceCodec.encode(rec))).toEqual(rec);
     }
   });
 });
