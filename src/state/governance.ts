@@ -107,8 +107,11 @@ function ownersShape(owners: readonly Address[]): void {
 }
 
 /**
- * Shape of an operation, before anything else: 400 INVALID_OPERATION for a parameter out
- * of range; an AdminSeedValidator's fields as RegisterValidator's (400 INVALID_VALIDATOR,
+ * Shape of an operation, before anything else: 400 INVALID_OPERATION naming the field
+ * for a parameter out of range or breaking a relation (src/state/governance-params.ts),
+ * a pair the genesis could not hold (src/state/governance-pairs.ts; its id and symbol
+ * are checked new against the state by the proposal's execution), or owners repeated or
+ * zero; an AdminSeedValidator's fields as RegisterValidator's (400 INVALID_VALIDATOR,
  * INVALID_AMOUNT), so a seed that could never execute is not proposed. Execution checks
  * them again, with the duplicates and the funder's balance, at the state it runs on.
  */
