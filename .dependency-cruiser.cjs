@@ -8,7 +8,7 @@
  *     nothing of actors/ or src/node;
  *   - an actor's message module is a leaf: it imports no actor behaviour and nothing
  *     of src/node, and the node's context imports only such leaves;
- *   - the onboarding service's pure part (src/onboarding fields, applicants, book)
+ *   - the onboarding service's pure part (src/onboarding fields, applicants, book, tokens, operator-auth)
  *     imports no I/O and none of the service's I/O files, and its routes see the
  *     service through OnboardingBook only (decision 75).
  * Type-only imports count (tsPreCompilationDeps): a type is a dependency too.
@@ -63,16 +63,16 @@ module.exports = {
     {
       name: 'onboarding-pure-no-io',
       severity: 'error',
-      comment: "The onboarding service's pure part (field checks, applicant records, the book interface) imports no I/O: no fastify, classic-level, node or API, none of the service's store, app or command line.",
-      from: { path: '^src/onboarding/(fields|applicants|book)\\.ts$' },
-      to: { path: [`^(actors|src/api|src/node|src/cli)/`, '^src/onboarding/(store|service|routes|cli|main)\\.ts$', ioPackage] },
+      comment: "The onboarding service's pure part (field checks, applicant records, the book interface, tokens, the operator's signed text) imports no I/O: no fastify, classic-level, node or API, none of the service's store, app or command line.",
+      from: { path: '^src/onboarding/(fields|applicants|book|tokens|operator-auth)\\.ts$' },
+      to: { path: [`^(actors|src/api|src/node|src/cli)/`, '^src/onboarding/(store|service|routes|operator-routes|download-routes|artifacts|cli|main|operator-cli|operator-key|operator-main)\\.ts$', ioPackage] },
     },
     {
       name: 'onboarding-routes-see-book-only',
       severity: 'error',
-      comment: "The onboarding routes see the service through OnboardingBook (src/onboarding/book.ts): not its LevelDB store, app or command line.",
-      from: { path: '^src/onboarding/routes\\.ts$' },
-      to: { path: ['^src/onboarding/(store|service|cli|main)\\.ts$', '(^|/)node_modules/classic-level(/|$)|^classic-level$'] },
+      comment: "The onboarding routes (apply and status, the operator's, the downloads) see the service through the interfaces of src/onboarding/book.ts: not its LevelDB store, app or command line.",
+      from: { path: '^src/onboarding/(routes|operator-routes|download-routes)\\.ts$' },
+      to: { path: ['^src/onboarding/(store|service|cli|main|operator-cli|operator-main)\\.ts$', '(^|/)node_modules/classic-level(/|$)|^classic-level$'] },
     },
   ],
   options: {

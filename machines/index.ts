@@ -135,8 +135,9 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
       'the state value and context stored per address, changed only by stepOnboarding, the stepper compiled from the ' +
       'machine (machines/stepper.ts), in src/onboarding/applicants.ts: POST /api/validators/apply steps APPLY from the ' +
       "stored state (not_found without a record), and an APPLY the machine refuses is the service's 409 " +
-      'VALIDATOR_EXISTS. APPROVE and REJECT are drawn and tested but have no caller until the operator review route ' +
-      'is built (docs/onboarding.md).',
+      "VALIDATOR_EXISTS. The operator's review (src/onboarding/operator-routes.ts, decision 78) steps APPROVE or " +
+      'REJECT the same way (reviewApplicant), the approval writing its token in the same synced batch; a review the ' +
+      "machine refuses is the service's 409 APPLICANT_STATE.",
     executedBy: ['src/onboarding/applicants.ts'],
     agreementTest: ['test/machines/onboarding.test.ts', 'test/onboarding/service.test.ts'],
   },

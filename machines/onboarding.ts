@@ -21,9 +21,8 @@
  * Execution (src/onboarding/applicants.ts `applyApplication`) stores the state value and
  * context per address and applies every change through `stepOnboarding`, the stepper
  * compiled from this machine (machines/stepper.ts; agreement with `transition()`:
- * test/machines/onboarding.test.ts). Today only APPLY has a caller (POST
- * /api/validators/apply); APPROVE and REJECT wait for the operator's review route,
- * which is not built yet (docs/onboarding.md).
+ * test/machines/onboarding.test.ts). APPLY is stepped by POST /api/validators/apply,
+ * APPROVE and REJECT by the operator's review (`reviewApplicant`, decision 78).
  */
 import { assertEvent, assign, setup } from 'xstate';
 import { compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';

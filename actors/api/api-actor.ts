@@ -166,6 +166,7 @@ function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexA
   const address = n.config.validatorKey ? privateKeyToAddress(n.config.validatorKey) : undefined;
   return {
     genesis: n.config.genesis,
+    version: n.version,
     genesisHash: n.config.genesisHash,
     blockTimeMs: n.config.blockTimeMs,
     validatorAddress: address,
@@ -189,6 +190,9 @@ function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexA
     p2pAddresses() {
       const info = n.p2pInfo?.();
       return info ? { peerId: info.peerId, listen: info.listen } : null;
+    },
+    async p2pPeers() {
+      return (await n.p2pPeers?.()) ?? [];
     },
   };
 }

@@ -3,11 +3,18 @@
  * finalized block and persists it in one batch, then tells the indexer, the mempool and
  * the API what was committed (the API may hear of a BFT-decided block already once it
  * is applied: ackAtApply). A broken invariant halts the node; it never limps on.
+ *
+ * Software upgrades (decision 77): a block at or past a scheduled upgrade's height is not
+ * executed by a node older than the version it names, whoever hands it over (consensus or
+ * block sync); and once the head is the block before that height, the node is told to
+ * stop (requireUpgrade) before the commit is answered, so consensus never takes part in
+ * the upgrade's height.
  */
 import { join } from 'node:path';
 import { Chain } from '../../src/chain/chain';
 import type { BlockResult } from '../../src/state/apply';
 import { InvariantError } from '../../src/state/state';
+import { upgradeOf, upgradeStopAt } from '../../src/state/upgrade';
 import type { NodeContext } from '../../src/node/context';
 import type { ActorBehavior } from '../actor';
 import type { ChainMsg } from './messages';
@@ -25,6 +32,12 @@ export function chainBehavior(node: () => NodeContext, holder: ChainHolder): Act
     },
     async handle(msg) {
       const chain = holder.current!;
+      const refused = upgradeStopAt(upgradeOf(chain.state), node().version, msg.block.header.height);
+      if (refused) {
+        node().requireUpgrade(refused);
+        msg.reply.reject(new Error(refused));
+        return;
+      }
       let result: BlockResult;
       try {
         const applied = msg.ackAtApply ? (r: BlockResult) => node().actors.api.send({ type: 'applied', block: msg.block, result: r }) : undefined;
@@ -40,6 +53,8 @@ export function chainBehavior(node: () => NodeContext, holder: ChainHolder): Act
         await chain.close().catch(() => undefined);
         throw err;
       }
+      const next = upgradeStopAt(upgradeOf(chain.state), node().version, chain.height + 1);
+      if (next) node().requireUpgrade(next);
       msg.reply.resolve(result);
       const { actors } = node();
       const event = { type: 'committed' as const, block: msg.block, result };

@@ -211,6 +211,8 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
   const run = async (first: ConsensusOutput[]) => {
     const queue = [...first];
     for (;;) {
+      // A software upgrade this node is too old for (decision 77): nothing more leaves it.
+      if (node().upgradeRequired) return;
       const o = queue.shift();
       if (o === undefined) {
         const req = buildRequests.shift();

@@ -45,6 +45,8 @@ export function soloProducerBehavior(node: () => NodeContext, self: () => { send
     },
     async handle() {
       const n = node();
+      // A software upgrade this node is too old for (decision 77): it produces nothing more.
+      if (n.upgradeRequired) return;
       const { consensus } = n.config.genesis;
       const key = n.config.validatorKey!;
       const vrfKey = n.config.vrfKey!;

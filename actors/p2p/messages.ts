@@ -27,3 +27,13 @@ export interface P2PInfo {
   listen: string[];
   stats: unknown;
 }
+
+/** GET /v1/network/peers: a connected peer, the listen addresses it announced, its last known head. */
+export interface P2PPeer {
+  peerId: string;
+  listen: string[];
+  /** Null until it answered a height probe (actors/p2p/peer-heights.ts). */
+  height: number | null;
+  /** Wall-clock ms of that answer; null with it. */
+  heightAtMs: number | null;
+}

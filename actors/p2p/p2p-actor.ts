@@ -28,7 +28,8 @@
  *                                 (consensus message | transaction batch)
  *   /exchange/<chainId>/relay/1   transaction batches from any node to a validator
  *   /exchange/<chainId>/hello/1   a validator's signed hello (validator-peers.ts)
- *   /exchange/<chainId>/sync/1    block sync (src/chain/sync.ts)
+ *   /exchange/<chainId>/sync/1    block sync (src/chain/sync.ts); a request for zero blocks
+ *                                 is the heads probe of peer-heights.ts
  */
 import { Reader, Writer } from '../../src/codec/binary';
 import { askPeersInTurn, decodeSyncRequest, decodeSyncResponse, encodeSyncRequest, forgeSyncResponse, serveSync, SYNC_MAX_BLOCKS, syncProtocol, type SyncAttempt } from '../../src/chain/sync';
@@ -47,10 +48,13 @@ import { BUNDLE_ITEMS_MAX, bundleBytesMax, TX_BATCH_BYTES_MAX, TX_BATCH_HEADROOM
 import { CONSENSUS_MESSAGE_OVERHEAD_BYTES } from '../../src/consensus/limits';
 import type { GossipTally } from '../mempool/messages';
 import type { P2PMsg } from './messages';
+import { PeerHeights, probePeerHeights } from './peer-heights';
 import { encodeHelloAnswer, HELLO_TIMEOUT_MS, HelloSender, helloProtocol, ValidatorPeers } from './validator-peers';
 
 export interface P2PHolder {
   transport?: Libp2pTransport;
+  /** Connected peers' heads as last probed (peer-heights.ts). */
+  heights?: PeerHeights;
 }
 
 /** The bounds of actors/limits.ts, under the names this file has always used. */
@@ -119,6 +123,7 @@ export function decodeTxBatch(bytes: Uint8Array, maxTxBytes: number): Uint8Array
 export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: () => { send(m: P2PMsg): boolean }): ActorBehavior<P2PMsg> {
   let transport: Libp2pTransport | undefined;
   let helloSender: HelloSender | undefined;
+  let heightProbe: { stop(): void } | undefined;
   /** Not a genesis validator: its transactions go to the validators on the relay protocol. */
   let relayTxs = false;
   const validatorPeers = new ValidatorPeers();
@@ -367,6 +372,10 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
         );
         helloSender.start();
       }
+      // Peers' heads, for GET /v1/network/peers (the onboarding service's synced check).
+      const heights = new PeerHeights();
+      heightProbe = probePeerHeights(heights, t, chainId, config.genesis.consensus.maxBlockBytes);
+      holder.heights = heights;
       holder.transport = transport;
     },
     handle(msg) {
@@ -404,7 +413,10 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
     async stop() {
       helloSender?.stop();
       helloSender = undefined;
+      heightProbe?.stop();
+      heightProbe = undefined;
       holder.transport = undefined;
+      holder.heights = undefined;
       const t = transport;
       transport = undefined;
       await t?.stop();

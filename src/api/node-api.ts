@@ -73,6 +73,8 @@ export interface NodeStatus {
 export interface NodeApi {
   readonly genesis: Genesis;
   readonly genesisHash: Uint8Array;
+  /** The node's software version (GET /status; decision 77). */
+  readonly version: string;
   /** The target interval between blocks. */
   readonly blockTimeMs: number;
   /** This node's validator address; undefined on a node that does not validate. */
@@ -97,4 +99,16 @@ export interface NodeApi {
   status(): NodeStatus;
   /** This node's libp2p identity and listen addresses (as libp2p reports them); null without p2p. */
   p2pAddresses(): { peerId: string; listen: string[] } | null;
+  /** Connected peers, their announced listen addresses and last probed heads; [] without p2p (decision 79). */
+  p2pPeers(): Promise<NetworkPeer[]>;
+}
+
+/** GET /v1/network/peers: a connected peer, the listen addresses it announced (libp2p identify), its last known head. */
+export interface NetworkPeer {
+  peerId: string;
+  listen: string[];
+  /** Null until it answered a height probe. */
+  height: number | null;
+  /** Wall-clock ms of that answer; null with it. */
+  heightAtMs: number | null;
 }

@@ -9,17 +9,12 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { genesisHashHex, loadGenesisFile } from '../genesis/load';
+import { genesisHashHex, loadGenesisFile, parseGenesisText } from '../genesis/load';
+import { repoGenesisText } from '../genesis/repo-files';
 import type { Genesis } from '../genesis/types';
 import { generateNodeKeys, keyFilePath, publicValues, rebindKeyFile, writeKeyFile, type KeyBinding } from '../node/keyfile';
 import { parseFlags, usage, type FlagSpec } from './args';
 
-/** The repository's genesis files, found from this file so `init` works from any folder. */
-const REPO_GENESIS = {
-  devnet: fileURLToPath(new URL('../../genesis/devnet.json', import.meta.url)),
-  testnet: fileURLToPath(new URL('../../genesis/testnet.json', import.meta.url)),
-} as const;
 
 const INIT_FLAGS = {
   home: { type: 'string', help: 'the node folder, created with mode 0700 (an existing one must give group and others no access); its key file is <home>/node-key.json (mode 0600)' },
@@ -32,16 +27,22 @@ const INIT_FLAGS = {
 
 /** The genesis a `--network` value names, and the binding a key made for it records. */
 export function resolveNetwork(value: string): { genesis: Genesis; binding: KeyBinding; source: string } {
-  let path: string;
-  if (value === 'devnet' || value === 'testnet') path = REPO_GENESIS[value];
-  else if (value === 'mainnet') {
+  let genesis: Genesis;
+  let source: string;
+  if (value === 'devnet' || value === 'testnet') {
+    // The repository's files (src/genesis/repo-files.ts; the single-file build carries them).
+    const repo = repoGenesisText(value);
+    genesis = parseGenesisText(repo.text);
+    source = repo.source;
+  } else if (value === 'mainnet') {
     throw new Error('--network mainnet: there is no mainnet genesis file in the repository; pass the mainnet genesis file itself (--network PATH)');
-  } else if (existsSync(value)) path = resolve(value);
-  else throw new Error(`--network ${value}: neither devnet, testnet, mainnet nor an existing genesis file`);
+  } else if (existsSync(value)) {
+    source = resolve(value);
+    genesis = loadGenesisFile(source);
+  } else throw new Error(`--network ${value}: neither devnet, testnet, mainnet nor an existing genesis file`);
   // The devnet `npm start` runs is genesis/devnet.json with all its validators
   // (trimValidators leaves it whole), so the file's hash is that network's.
-  const genesis = loadGenesisFile(path);
-  return { genesis, binding: { network: genesis.network, chainId: genesis.chainId, genesisHash: genesisHashHex(genesis) }, source: path };
+  return { genesis, binding: { network: genesis.network, chainId: genesis.chainId, genesisHash: genesisHashHex(genesis) }, source };
 }
 
 export async function init(argv: string[]): Promise<void> {

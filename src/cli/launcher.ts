@@ -2,20 +2,35 @@
  * The local network: `npm start` runs one process per validator on this machine, each
  * with its own data folder, REST port, session port and libp2p port, connected to the
  * others over TCP on loopback. This process supervises them: it prints one READY line
- * when every validator is serving, restarts a validator that dies (with backoff), and on
+ * when every validator is serving, restarts a validator that dies (with backoff; not one
+ * that stopped for a software upgrade, exit code 3), and on
  * Ctrl-C (SIGINT) or SIGTERM stops them all cleanly before it exits.
  *
  * Ports of validator i (1-based): REST/JSON-RPC port + i − 1 (8545 is validator 1),
  * session API session-port + 10(i − 1), libp2p p2p-port + 10(i − 1) (9000, 9010, …).
  * Each validator's output goes to <data>/validator-<i>/node.log.
+ *
+ * Beside them, in this process, it runs the validator onboarding service (decisions 75,
+ * 78; src/onboarding/service.ts) on 127.0.0.1:--onboarding-port (8080), over
+ * <data>/onboarding, serving the network's genesis (the file, or the trimmed devnet's
+ * canonical JSON when --validators trims it) and the binary of `npm run build`. The READY
+ * line names its URL (`onboarding=…`, `none` when off); a service that cannot start (no
+ * binary built, port taken) is reported on stderr and the network runs without it;
+ * --no-onboarding leaves it off.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { canonicalJson } from '../genesis/canonical';
+import { genesisHashHex, loadGenesisFile, parseGenesis } from '../genesis/load';
 import type { Genesis } from '../genesis/types';
+import { onboardingArtifacts } from '../onboarding/cli';
+import { startOnboardingService, type OnboardingService } from '../onboarding/service';
 import { peerIdOfPublicKey } from '../net/libp2p';
-import { bytesToHex, hexToBytes } from '../util/bytes';
+import { bytesToHex, hexToBytes, utf8 } from '../util/bytes';
+import { createLogger } from '../util/log';
+import { EXIT_UPGRADE_REQUIRED } from './node-run';
 
 const RESTART_BACKOFF_MS = [500, 1_000, 2_000, 5_000, 10_000];
 
@@ -110,10 +125,36 @@ interface Child {
   restarts: number;
 }
 
+/** The onboarding service beside the local network, or why it is not running (printed, not fatal). */
+async function startOnboarding(p: { genesis: Genesis; genesisHash: Uint8Array; genesisFile: string; base: string; flags: Record<string, any> }): Promise<OnboardingService | undefined> {
+  if (!p.flags.onboarding) return undefined;
+  const hash = bytesToHex(p.genesisHash);
+  try {
+    const artifacts = onboardingArtifacts(p.genesisFile, resolve(p.flags['onboarding-binary']));
+    // The genesis a joining validator needs is the one running: the file, unless --validators trimmed the devnet.
+    if (genesisHashHex(loadGenesisFile(p.genesisFile)) !== hash) {
+      artifacts.genesis = { name: `${p.genesis.network}-${p.genesis.validators.length}v.json`, bytes: utf8.encode(canonicalJson(parseGenesis(p.genesis))) };
+    }
+    return await startOnboardingService({
+      dataDir: join(p.base, 'onboarding'),
+      binding: { network: p.genesis.network, chainId: p.genesis.chainId, genesisHash: hash },
+      log: createLogger({ level: p.flags['log-level'] ?? 'info', name: `onboarding-${p.genesis.network}` }),
+      host: '127.0.0.1',
+      port: p.flags['onboarding-port'],
+      artifacts,
+    });
+  } catch (err) {
+    process.stderr.write(`onboarding service not started: ${err instanceof Error ? err.message : String(err)} (--no-onboarding to leave it off)\n`);
+    return undefined;
+  }
+}
+
 export async function launchLocalNetwork(p: {
   argv: string[];
   genesis: Genesis;
   genesisHash: Uint8Array;
+  /** The genesis file the network was read from (served by the onboarding service when untrimmed). */
+  genesisFile: string;
   flags: Record<string, any>;
 }): Promise<void> {
   const { genesis, flags } = p;
@@ -126,7 +167,7 @@ export async function launchLocalNetwork(p: {
       : genesis.validators.map((v, i) => (p2pBase === undefined ? Number(v.endpoint.split(':')[1]) : p2pBase + 10 * i));
   const addrs = await endpoints(genesis, p2pPorts);
   // Flags the children get from us, not passed through.
-  const own = new Set(['validator-index', 'data-dir', 'port', 'session-port', 'p2p-port', 'bootstrap', 'exit-with-parent']);
+  const own = new Set(['validator-index', 'data-dir', 'port', 'session-port', 'p2p-port', 'bootstrap', 'exit-with-parent', 'onboarding', 'no-onboarding', 'onboarding-port', 'onboarding-binary']);
   const passed: string[] = [];
   for (let i = 0; i < p.argv.length; i++) {
     const name = p.argv[i].slice(2).split('=')[0];
@@ -157,6 +198,9 @@ export async function launchLocalNetwork(p: {
     return { index, args, log: createWriteStream(join(dir, 'node.log'), { flags: 'a' }), ready: false, api: '', restarts: 0 };
   });
 
+  mkdirSync(base, { recursive: true });
+  const onboarding = await startOnboarding({ genesis, genesisHash: p.genesisHash, genesisFile: p.genesisFile, base, flags });
+
   let stopping = false;
   let announced = false;
   const announce = () => {
@@ -164,7 +208,7 @@ export async function launchLocalNetwork(p: {
     announced = true;
     process.stdout.write(
       `READY ${genesis.network} chainId=${genesis.chainId} genesis=${bytesToHex(p.genesisHash)} validators=${n} ` +
-        `api=${children[0].api} nodes=${children.map((c) => c.api).join(',')} data=${base}\n`,
+        `api=${children[0].api} nodes=${children.map((c) => c.api).join(',')} onboarding=${onboarding?.address ?? 'none'} data=${base}\n`,
     );
   };
 
@@ -193,6 +237,11 @@ export async function launchLocalNetwork(p: {
       c.ready = false;
       c.proc = undefined;
       if (stopping) return;
+      if (code === EXIT_UPGRADE_REQUIRED) {
+        // Restarting the same build would only stop again: the version to install is in its log.
+        process.stderr.write(`validator ${c.index} stopped for a software upgrade; not restarted (the version to install: ${c.log.path})\n`);
+        return;
+      }
       const wait = RESTART_BACKOFF_MS[Math.min(c.restarts, RESTART_BACKOFF_MS.length - 1)];
       c.restarts++;
       process.stderr.write(`validator ${c.index} exited (${signal ?? `code ${code}`}); restarting in ${wait} ms (log: ${c.log.path})\n`);
@@ -221,6 +270,7 @@ export async function launchLocalNetwork(p: {
       ),
     );
     for (const c of children) c.log.end();
+    await onboarding?.close().catch((err: unknown) => process.stderr.write(`onboarding service: ${err instanceof Error ? err.message : String(err)}\n`));
     process.stdout.write('stopped\n');
     process.exit(0);
   };

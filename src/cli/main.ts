@@ -7,6 +7,8 @@
  *   init    make a node's key file for a network (init.ts)
  *   bind    bind a key file to the genesis `genesis new` built (init.ts)
  *   validator register|unbond|unjail  a validator's own lifecycle transactions (validator-ops.ts)
+ *   gov key|propose|approve|execute|cancel|list  owner governance, signed with an owner key file (gov.ts)
+ *   --version  print the node's software version (src/util/version.ts)
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -16,12 +18,14 @@ import { trimValidators } from './devnet';
 import { genesisNew } from './genesis-new';
 import { bind, init } from './init';
 import { validatorCommand } from './validator-ops';
+import { govCommand } from './gov';
 import { launchLocalNetwork, p2pConfig } from './launcher';
 import { startHome } from './start-home';
 import { join } from 'node:path';
 import { Node } from '../node/node';
 import { bytesToHex, hexToBytes } from '../util/bytes';
 import { createLogger } from '../util/log';
+import { NODE_VERSION } from '../util/version';
 import { exitWithNode, serviceConfig } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
 
@@ -48,6 +52,9 @@ const START_FLAGS = {
   'block-time-ms': { type: 'int', help: 'block interval (default: the genesis value)' },
   'log-level': { type: 'string', default: 'info', help: 'trace|debug|info|warn|error|fatal|silent' },
   fsync: { type: 'bool', default: true, help: 'fsync every block (--no-fsync to trade durability for speed)' },
+  onboarding: { type: 'bool', default: true, help: 'a local network also runs the validator onboarding service (--no-onboarding: not)' },
+  'onboarding-port': { type: 'int', default: 8080, help: 'the onboarding service port, 127.0.0.1 (0: any free port)' },
+  'onboarding-binary': { type: 'string', default: 'dist/exchange-node.mjs', help: 'the node binary the onboarding service serves (npm run build makes it)' },
 } satisfies FlagSpec;
 
 /** The devnet validator's ECDSA and VRF secret keys, from the public devnet keys file; undefined for a follower node. */
@@ -78,7 +85,7 @@ async function start(argv: string[]): Promise<void> {
   const multi = genesis.validators.length > 1;
   if (multi && f['validator-index'] === undefined) {
     // The local network: one process per validator, supervised by this one.
-    return launchLocalNetwork({ argv, genesis, genesisHash: hash, flags: f });
+    return launchLocalNetwork({ argv, genesis, genesisHash: hash, genesisFile: resolve(f.genesis), flags: f });
   }
   const index: number = f['validator-index'] ?? 1;
   const baseDir = f['data-dir'] ?? `data/${genesis.network}-${genesis.validators.length}v`;
@@ -111,6 +118,7 @@ async function start(argv: string[]): Promise<void> {
     }, 500).unref();
   }
   await node.start();
+  if (node.upgradeRequired) return; // stopped before it started: exitWithNode exits with the message
   // One plain line for people and scripts: where to talk to the node, and which chain it is.
   process.stdout.write(
     `READY ${genesis.network} chainId=${genesis.chainId} genesis=${bytesToHex(hash)} height=${node.chain().height} api=${node.apiAddress ?? 'none'} validator=${index} data=${dataDir}\n`,
@@ -120,6 +128,9 @@ async function start(argv: string[]): Promise<void> {
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   switch (command) {
+    case '--version':
+      process.stdout.write(`${NODE_VERSION}\n`);
+      return;
     case 'start':
       return start(rest);
     case 'init':
@@ -128,6 +139,8 @@ async function main(): Promise<void> {
       return bind(rest);
     case 'validator':
       return validatorCommand(rest);
+    case 'gov':
+      return govCommand(rest);
     case 'genesis': {
       if (rest[0] === 'new') return genesisNew(rest.slice(1));
       const g = loadGenesisFile(resolve(rest[0] ?? 'genesis/devnet.json'));
@@ -136,7 +149,7 @@ async function main(): Promise<void> {
     }
     default:
       process.stdout.write(
-        `usage: node src/cli/main.ts start [flags] | start --home DIR --help | init --help | bind --help | validator register|unbond|unjail --help | genesis [FILE] | genesis new --help
+        `usage: node src/cli/main.ts start [flags] | start --home DIR --help | init --help | bind --help | validator register|unbond|unjail --help | gov key|propose|approve|execute|cancel|list --help | genesis [FILE] | genesis new --help | --version
 ${usage(START_FLAGS)}
 `,
       );

@@ -1,7 +1,7 @@
 /**
  * What every `start` (the devnet's and `--home`) gives its node the same way: the API
  * listeners, durability, the mempool's and finality's defaults, and the process ending
- * with the node (exit code 2 when it halted).
+ * with the node (exit code 2 when it halted, 3 when a software upgrade requires a newer version).
  */
 import { MEMPOOL_BYTES_MAX_DEFAULT, MEMPOOL_TXS_MAX_DEFAULT } from '../../actors/limits';
 import type { NodeConfig } from '../node/context';
@@ -20,8 +20,22 @@ export function serviceConfig(f: { host: string; port: number; 'session-port': n
   };
 }
 
-/** SIGINT/SIGTERM stop the node; the process exits when it has stopped (2 when it halted). */
+/** Exit code of a node that stopped because it halted (a broken invariant). */
+export const EXIT_HALTED = 2;
+/** Exit code of a node that stopped for a software upgrade (decision 77): install the version named and restart it. */
+export const EXIT_UPGRADE_REQUIRED = 3;
+
+/**
+ * SIGINT/SIGTERM stop the node; the process exits when it has stopped (2 when it halted,
+ * 3 when a software upgrade requires a newer version: the message naming it goes to stderr).
+ */
 export function exitWithNode(node: Node): void {
   node.supervisor.installSignalHandlers(process, () => undefined);
-  node.stopped.then(({ halted }) => process.exit(halted ? 2 : 0));
+  node.stopped.then(({ halted, upgrade }) => {
+    if (upgrade) {
+      process.stderr.write(`UPGRADE REQUIRED: ${upgrade}\n`);
+      process.exit(EXIT_UPGRADE_REQUIRED);
+    }
+    process.exit(halted ? EXIT_HALTED : 0);
+  });
 }

@@ -106,6 +106,7 @@ export async function startHome(argv: string[]): Promise<void> {
   );
   exitWithNode(node);
   await node.start();
+  if (node.upgradeRequired) return; // stopped before it started: exitWithNode exits with the message
   const p2p = node.p2pInfo()?.listen.join(',') ?? 'none';
   process.stdout.write(
     `READY ${genesis.network} chainId=${genesis.chainId} genesis=${genesisHashHex(genesis)} height=${node.chain().height} api=${node.apiAddress ?? 'none'} ` +

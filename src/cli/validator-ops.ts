@@ -7,9 +7,10 @@
  * The chain id signed is the one the key file is bound to (a node of another network
  * refuses it with WRONG_CHAIN); the nonce is the wall clock in milliseconds, as the
  * contract recommends (a second operation in the same millisecond gets the next one).
- * The self-service registration route of the onboarding service (POST
- * /api/validators/register) is the governance and onboarding issue's; this command
- * submits the same transaction directly.
+ * With `--onboarding URL`, `register` posts the same signed registration to the
+ * onboarding service's POST /api/validators/register instead (the fields of contract [C-onboard-register], the
+ * signature in its 64-byte form), which checks the candidate was approved and its node
+ * is synced before submitting the transaction (decision 79).
  */
 import { resolve } from 'node:path';
 import { encodeTx, TxKind } from '../codec/tx';
@@ -31,11 +32,12 @@ const REGISTER_FLAGS = {
   bond: { type: 'string', help: 'self-bond in whole native tokens (1,000,000 to 200,000,000 on the spec networks), locked from the key address\'s native balance' },
   name: { type: 'string', help: 'validator name: 1 to 32 characters of A-Z a-z 0-9 _ -' },
   endpoint: { type: 'string', help: "host:port of the node's libp2p endpoint" },
+  onboarding: { type: 'string', help: "the onboarding service's address: register through its POST /api/validators/register (approved applicants) instead of a node's POST /tx" },
 } satisfies FlagSpec;
 
 let lastNonce = 0n;
-/** Milliseconds since the epoch, strictly increasing within this process. */
-function nextNonce(): bigint {
+/** Milliseconds since the epoch, strictly increasing within this process (the gov command's too). */
+export function nextNonce(): bigint {
   const now = BigInt(Date.now());
   lastNonce = now > lastNonce ? now : lastNonce + 1n;
   return lastNonce;
@@ -47,7 +49,7 @@ function loadKeys(home: string | undefined): NodeKeys {
 }
 
 /** Posts the raw transaction; resolves with the final answer or throws the node's error envelope as a message. */
-async function submit(api: string, txBytes: Uint8Array): Promise<{ txHash: string; height: number }> {
+export async function submit(api: string, txBytes: Uint8Array): Promise<{ txHash: string; height: number }> {
   const res = await fetch(`${api.replace(/\/$/, '')}/tx`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -68,7 +70,9 @@ export function tokensToWei(tokens: string): bigint {
   return BigInt(tokens) * WEI_PER_TOKEN;
 }
 
-export function registerTx(keys: NodeKeys, b: { bondWei: bigint; name: string; endpoint: string; nonce: bigint }): Uint8Array {
+type RegisterFields = { bondWei: bigint; name: string; endpoint: string; nonce: bigint };
+
+function signedRegistration(keys: NodeKeys, b: RegisterFields): RegisterValidatorBody {
   const body: Omit<RegisterValidatorBody, 'signature'> = {
     candidate: keys.address,
     vrfPubkey: keys.vrfPubkey,
@@ -78,8 +82,43 @@ export function registerTx(keys: NodeKeys, b: { bondWei: bigint; name: string; e
     bond: b.bondWei,
     nonce: b.nonce,
   };
-  const signature = sign(registrationDigest(keys.chainId, body), hexToBytes(keys.ecdsaPrivateKey));
-  return encodeTx(keys.chainId, TxKind.RegisterValidator, { ...body, signature }).bytes;
+  return { ...body, signature: sign(registrationDigest(keys.chainId, body), hexToBytes(keys.ecdsaPrivateKey)) };
+}
+
+export function registerTx(keys: NodeKeys, b: RegisterFields): Uint8Array {
+  return encodeTx(keys.chainId, TxKind.RegisterValidator, signedRegistration(keys, b)).bytes;
+}
+
+/** The onboarding service's register request (contract [C-onboard-register]'s fields; the signature's 64-byte form, r‖s). */
+export function registerRequest(keys: NodeKeys, b: RegisterFields): Record<string, string> {
+  const r = signedRegistration(keys, b);
+  return {
+    op: 'RegisterValidator',
+    candidate: r.candidate,
+    vrf_pubkey: r.vrfPubkey,
+    ecdsa_pubkey: r.ecdsaPubkey,
+    name: r.name,
+    endpoint: r.endpoint,
+    bond: r.bond.toString(),
+    nonce: r.nonce.toString(),
+    signature: bytesToHex(r.signature.subarray(0, 64)).slice(2),
+  };
+}
+
+/** Posts to the onboarding service's register route; resolves with its answer or throws its error envelope as a message. */
+async function submitToOnboarding(url: string, request: Record<string, string>): Promise<{ txHash: string; height: number }> {
+  const res = await fetch(`${url.replace(/\/$/, '')}/api/validators/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(request),
+    signal: AbortSignal.timeout(90_000),
+  });
+  const body = (await res.json().catch(() => null)) as { success?: boolean; data?: { txHash: string; height: number }; error?: { code: string; message: string } } | null;
+  if (!res.ok || !body?.success || !body.data) {
+    const e = body?.error;
+    throw new Error(e ? `${res.status} ${e.code}: ${e.message}` : `${res.status} from ${url}/api/validators/register`);
+  }
+  return { txHash: body.data.txHash, height: body.data.height };
 }
 
 export function leaveOrReturnTx(keys: NodeKeys, kind: TxKind.Unbond | TxKind.Unjail, nonce: bigint): Uint8Array {
@@ -93,12 +132,12 @@ export async function validatorCommand(argv: string[]): Promise<void> {
   const help = rest.includes('--help') || rest.includes('-h');
   switch (action) {
     case 'register': {
-      if (help) return void process.stdout.write(`usage: npm run node -- validator register --home DIR --bond TOKENS --name NAME --endpoint HOST:PORT [--api URL]\n${usage(REGISTER_FLAGS)}\n`);
+      if (help) return void process.stdout.write(`usage: npm run node -- validator register --home DIR --bond TOKENS --name NAME --endpoint HOST:PORT [--api URL | --onboarding URL]\n${usage(REGISTER_FLAGS)}\n`);
       const f = parseFlags(rest, REGISTER_FLAGS);
       for (const k of ['bond', 'name', 'endpoint'] as const) if (f[k] === undefined) throw new Error(`--${k} is required`);
       const keys = loadKeys(f.home);
-      const tx = registerTx(keys, { bondWei: tokensToWei(f.bond), name: f.name, endpoint: f.endpoint, nonce: nextNonce() });
-      const r = await submit(f.api, tx);
+      const fields = { bondWei: tokensToWei(f.bond), name: f.name, endpoint: f.endpoint, nonce: nextNonce() };
+      const r = f.onboarding !== undefined ? await submitToOnboarding(f.onboarding, registerRequest(keys, fields)) : await submit(f.api, registerTx(keys, fields));
       process.stdout.write(`${JSON.stringify({ op: 'RegisterValidator', address: keys.address, ...r })}\n`);
       return;
     }

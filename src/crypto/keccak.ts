@@ -8,10 +8,9 @@
  * package's stream wrapper would cost more than the hash). @noble/hashes stays as the
  * reference the tests compare against. A missing native build fails loudly at import.
  */
-import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex, type Hex } from '../util/bytes';
+import { loadAddon } from '../util/native-addons';
 
 interface KeccakState {
   initialize(rate: number, capacity: number): void;
@@ -20,8 +19,7 @@ interface KeccakState {
   squeeze(length: number): Buffer;
 }
 
-const require = createRequire(import.meta.url);
-const NativeKeccakState = require('node-gyp-build')(dirname(require.resolve('keccak/package.json'))) as new () => KeccakState;
+const NativeKeccakState = loadAddon('keccak') as new () => KeccakState;
 if (typeof NativeKeccakState !== 'function') throw new Error('native keccak addon failed to load');
 
 /** One sponge, reinitialized per hash: execution is single-threaded, and allocation is the cost. */

@@ -8,20 +8,20 @@
  * separately named `*Noble` exports: it is the reference the tests compare against,
  * and it is what the bench measures the native speed-up over.
  */
-import { createRequire } from 'node:module';
 import type * as Secp256k1Native from 'secp256k1';
 import { secp256k1 as noble } from '@noble/curves/secp256k1.js';
 import { type Address, bytesToHex, isAddress, hexToBytes } from '../util/bytes';
 import { keccak256 } from './keccak';
+import { secp256k1Native } from '../util/native-addons';
 
 // `secp256k1` (index.js) silently falls back to the `elliptic` JS implementation when
 // the native addon does not load, which would cut verification throughput by more
 // than an order of magnitude without any visible error. Requiring `secp256k1/bindings`
-// directly loads ONLY the addon, so a missing or broken build fails at import time.
-const requireCjs = createRequire(import.meta.url);
+// directly loads ONLY the addon, so a missing or broken build fails at import time
+// (src/util/native-addons.ts; in the single-file build, the addon embedded in it).
 function loadNative(): typeof Secp256k1Native {
   try {
-    return requireCjs('secp256k1/bindings') as typeof Secp256k1Native;
+    return secp256k1Native();
   } catch (err) {
     throw new Error(
       'native secp256k1 binding (secp256k1/bindings, libsecp256k1) failed to load; ' +

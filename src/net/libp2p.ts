@@ -64,6 +64,8 @@ interface P2PNode {
   dialProtocol(peer: unknown, protocol: string, opts?: { signal?: AbortSignal }): Promise<any>;
   handle(protocol: string, handler: (data: { stream: any; connection: { remotePeer: { toString(): string } } }) => void | Promise<void>): Promise<void>;
   stop(): Promise<void>;
+  /** Addresses identify learned of a peer (its own listen addresses); throws when it has none stored. */
+  peerStore: { get(peer: unknown): Promise<{ addresses: { multiaddr: { toString(): string } }[] }> };
   addEventListener(event: 'peer:connect' | 'peer:disconnect', listener: (evt: { detail: { toString(): string } }) => void): void;
   services: {
     pubsub: {
@@ -365,6 +367,21 @@ export class Libp2pTransport implements Transport {
         if (err instanceof FrameError) stream.abort(err);
       }
     });
+  }
+
+  /** The listen addresses a peer announced over identify, as the peer store holds them ([] when none). */
+  async peerListenAddresses(peer: string): Promise<string[]> {
+    if (!this.node) return [];
+    let id = this.peerIds.get(peer);
+    if (id === undefined) {
+      id = peerIdFromString(peer);
+      this.peerIds.set(peer, id);
+    }
+    try {
+      return (await this.node.peerStore.get(id)).addresses.map((a) => a.multiaddr.toString()).sort();
+    } catch {
+      return [];
+    }
   }
 
   /** Connected peers (from the connections: getPeers() re-parses every peer id, which costs curve math). */

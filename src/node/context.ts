@@ -9,7 +9,7 @@ import type { ChainMsg } from '../../actors/chain/messages';
 import type { MempoolMsg } from '../../actors/mempool/messages';
 import type { ApiMsg } from '../../actors/api/messages';
 import type { IndexerMsg } from '../../actors/indexer/messages';
-import type { P2PInfo, P2PMsg } from '../../actors/p2p/messages';
+import type { P2PInfo, P2PMsg, P2PPeer } from '../../actors/p2p/messages';
 import type { ConsensusMsg, ConsensusInfo } from '../../actors/consensus/messages';
 import type { Indexer } from '../indexer/indexer';
 import type { Chain } from '../chain/chain';
@@ -18,6 +18,8 @@ import type { Logger } from '../util/log';
 
 export interface NodeConfig {
   dataDir: string;
+  /** The software version the node runs as (default: src/util/version.ts's; tests of upgrades set it). */
+  version?: string;
   genesis: Genesis;
   genesisHash: Uint8Array;
   /** This node's validator ECDSA key (32 bytes); absent for a non-validator. */
@@ -70,6 +72,8 @@ export interface NodeContext {
   };
   /** The p2p transport's identity, peers and counters (undefined without p2p). */
   p2pInfo?(): P2PInfo | undefined;
+  /** Connected peers with their announced listen addresses and last probed heads (undefined without p2p). */
+  p2pPeers?(): Promise<P2PPeer[] | undefined>;
   /** BFT consensus's view (undefined on a solo node or one without p2p). */
   consensusInfo?(): ConsensusInfo | undefined;
   /** The open index (trades, candles, fills, orders history), undefined while (re)starting. */
@@ -78,4 +82,14 @@ export interface NodeContext {
   actorStats(): Record<string, unknown>;
   /** Stops the node because continuing would be unsafe (broken invariant, divergence). */
   halt(reason: string, err?: unknown): void;
+  /** The node's software version (src/util/version.ts unless the config names another). */
+  readonly version: string;
+  /**
+   * Set once a scheduled software upgrade names a newer version than this node's for the
+   * next height (src/state/upgrade.ts, decision 77): the message naming the version to
+   * install. From then on the node proposes, votes and executes nothing more; it stops.
+   */
+  readonly upgradeRequired: string | undefined;
+  /** Stops the node for a software upgrade: sets upgradeRequired first, synchronously. */
+  requireUpgrade(message: string): void;
 }

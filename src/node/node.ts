@@ -22,7 +22,7 @@ import { Supervisor } from '../../actors/supervisor';
 import { oracleBehavior } from '../../actors/oracle/oracle-actor';
 import type { OracleMsg } from '../../actors/oracle/messages';
 import { p2pBehavior, type P2PHolder } from '../../actors/p2p/p2p-actor';
-import type { P2PInfo, P2PMsg } from '../../actors/p2p/messages';
+import type { P2PInfo, P2PMsg, P2PPeer } from '../../actors/p2p/messages';
 import { consensusInbox } from '../../actors/consensus/inbox';
 import {
   ACTOR_BACKOFF_INITIAL_MS,
@@ -39,10 +39,18 @@ import {
   SOLO_PRODUCER_MAILBOX_MSGS,
 } from '../../actors/limits';
 import { Chain } from '../chain/chain';
+import { upgradeOf, upgradeStopAt } from '../state/upgrade';
+import { NODE_VERSION } from '../util/version';
 import { bytesToHex } from '../util/bytes';
 import { join } from 'node:path';
 import type { Logger } from '../util/log';
 import type { NodeConfig, NodeContext } from './context';
+
+/** How a node stopped: `halted` (why, after a broken invariant), `upgrade` (the message naming the version to install). */
+export interface NodeStopped {
+  halted: string | undefined;
+  upgrade?: string | undefined;
+}
 
 export class Node implements NodeContext {
   readonly supervisor: Supervisor;
@@ -53,10 +61,11 @@ export class Node implements NodeContext {
   private readonly p2pHolder: P2PHolder = {};
   private readonly consensusHolder: { current?: () => ConsensusInfo } = {};
   private haltReason: string | undefined;
+  private upgradeMessage: string | undefined;
   private stopping: Promise<void> | undefined;
-  /** Resolves when the node has stopped (by stop() or by halting). */
-  readonly stopped: Promise<{ halted: string | undefined }>;
-  private resolveStopped!: (v: { halted: string | undefined }) => void;
+  /** Resolves when the node has stopped (by stop(), by halting, or for a software upgrade). */
+  readonly stopped: Promise<NodeStopped>;
+  private resolveStopped!: (v: NodeStopped) => void;
   apiAddress: string | undefined;
 
   constructor(readonly config: NodeConfig, readonly log: Logger) {
@@ -139,6 +148,18 @@ export class Node implements NodeContext {
     return t ? { peerId: t.id, peers: t.peers(), listen: t.listenAddresses(), stats: t.stats() } : undefined;
   }
 
+  async p2pPeers(): Promise<P2PPeer[] | undefined> {
+    const t = this.p2pHolder.transport;
+    const heights = this.p2pHolder.heights;
+    if (!t || !heights) return undefined;
+    return Promise.all(
+      t.peers().sort().map(async (peerId) => {
+        const h = heights.get(peerId);
+        return { peerId, listen: await t.peerListenAddresses(peerId), height: h?.height ?? null, heightAtMs: h?.atMs ?? null };
+      }),
+    );
+  }
+
   consensusInfo(): ConsensusInfo | undefined {
     return this.consensusHolder.current?.();
   }
@@ -151,6 +172,22 @@ export class Node implements NodeContext {
     return this.haltReason;
   }
 
+  get version(): string {
+    return this.config.version ?? NODE_VERSION;
+  }
+
+  get upgradeRequired(): string | undefined {
+    return this.upgradeMessage;
+  }
+
+  /** Stops the node for a software upgrade (decision 77): it takes part in no height from now on. */
+  requireUpgrade(message: string): void {
+    if (this.upgradeMessage) return;
+    this.upgradeMessage = message;
+    this.log.fatal({ version: this.version }, message);
+    void this.stop();
+  }
+
   async start(): Promise<void> {
     const { config, log } = this;
     log.info({ genesisHash: bytesToHex(config.genesisHash), chainId: config.genesis.chainId, network: config.genesis.network }, 'genesis');
@@ -161,7 +198,18 @@ export class Node implements NodeContext {
       syncWrites: config.syncWrites,
     });
     const chain = this.holder.current;
-    log.info({ height: chain.height, stateRoot: bytesToHex(chain.stateRoot), dataDir: config.dataDir }, 'chain opened');
+    log.info({ height: chain.height, stateRoot: bytesToHex(chain.stateRoot), dataDir: config.dataDir, version: this.version }, 'chain opened');
+    // A node of an older version than a scheduled upgrade reached: it starts nothing.
+    const upgrade = upgradeStopAt(upgradeOf(chain.state), this.version, chain.height + 1);
+    if (upgrade) {
+      this.upgradeMessage = upgrade;
+      log.fatal({ version: this.version }, upgrade);
+      await chain.close().catch((err) => log.error({ err }, 'closing the store failed'));
+      this.holder.current = undefined;
+      this.stopping = Promise.resolve();
+      this.resolveStopped({ halted: undefined, upgrade });
+      return;
+    }
     await this.supervisor.startAll();
   }
 
@@ -178,8 +226,8 @@ export class Node implements NodeContext {
       await this.supervisor.stopAll();
       await this.holder.current?.close().catch((err) => this.log.error({ err }, 'closing the store failed'));
       this.holder.current = undefined;
-      this.log.info({ halted: this.haltReason }, 'node stopped');
-      this.resolveStopped({ halted: this.haltReason });
+      this.log.info({ halted: this.haltReason, upgrade: this.upgradeMessage }, 'node stopped');
+      this.resolveStopped({ halted: this.haltReason, upgrade: this.upgradeMessage });
     })();
     return this.stopping;
   }

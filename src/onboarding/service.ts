@@ -3,13 +3,27 @@
  * app on its own port, over its own LevelDB, separate from any node. `buildOnboardingApp`
  * makes the app over any `OnboardingBook`; `startOnboardingService` opens the store in the
  * data folder, listens (default 127.0.0.1:8080) and closes both in order.
- * src/onboarding/main.ts runs it as a process (`npm run onboarding`).
+ * src/onboarding/main.ts runs it as a process (`npm run onboarding`); `npm start` runs it
+ * beside the devnet (src/cli/launcher.ts).
+ *
+ * With a review (decision 78) the app also serves the operator's loopback-only signed
+ * routes (src/onboarding/operator-routes.ts), the downloads and the checksums
+ * (src/onboarding/download-routes.ts). `startOnboardingService` always has one: its
+ * operator is the given address or the network's default (`defaultOperator`), its
+ * artifacts those given (loaded once, at start; none given: none served).
  */
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { installErrorHandling, installValidation } from '../api/envelope';
+import { deriveDevnetKeys, TESTNET_PUBLIC } from '../genesis/build';
+import type { Address } from '../util/bytes';
 import type { Logger } from '../util/log';
-import type { OnboardingBook } from './book';
+import { loadArtifacts, type Artifacts, type ArtifactSources } from './artifacts';
+import type { DownloadBook, OnboardingBook, OperatorBook } from './book';
+import { registerDownloadRoutes } from './download-routes';
+import { OPERATOR_WINDOW_MS_DEFAULT } from './operator-auth';
+import { registerOperatorRoutes, type OperatorRouteConfig } from './operator-routes';
+import { registerRegisterRoute, type RegisterNetwork } from './register';
 import { registerOnboardingRoutes } from './routes';
 import { OnboardingStore, type NetworkBinding } from './store';
 
@@ -18,14 +32,43 @@ export const ONBOARDING_PORT_DEFAULT = 8080;
 /** An application is four short strings; nothing the service takes is larger. */
 export const ONBOARDING_BODY_LIMIT_BYTES = 16 * 1024;
 
-export async function buildOnboardingApp(book: OnboardingBook, log: Logger): Promise<FastifyInstance> {
+/** What the operator's review and the downloads need: the store's two faces, the operator's settings, the loaded artifacts. */
+export interface ReviewOptions {
+  book: OperatorBook & DownloadBook;
+  operator: OperatorRouteConfig;
+  artifacts: Artifacts;
+}
+
+/**
+ * `review`: the operator's routes and the downloads (decision 78); `register`: the network
+ * and node POST /api/validators/register submits to (decision 79). Without either, its
+ * routes are not served.
+ */
+export async function buildOnboardingApp(book: OnboardingBook, log: Logger, review?: ReviewOptions, register?: RegisterNetwork): Promise<FastifyInstance> {
   const app = Fastify({ logger: false, bodyLimit: ONBOARDING_BODY_LIMIT_BYTES, return503OnClosing: true });
   installErrorHandling(app, log);
   installValidation(app);
   await app.register(cors, { origin: '*', methods: ['GET', 'POST', 'OPTIONS'] });
   registerOnboardingRoutes(app, book);
+  if (review !== undefined) {
+    registerOperatorRoutes(app, review.book, review.operator);
+    registerDownloadRoutes(app, review.book, review.artifacts);
+  }
+  if (register !== undefined) registerRegisterRoute(app, book, register);
   await app.ready();
   return app;
+}
+
+/**
+ * The operator a network's service trusts when none is given: on devnet the devnet's
+ * owner-1 (its key is public, in genesis/devnet-keys.json, so `npm run operator` signs
+ * with it by default), on testnet the testnet's operator account (its key is kept
+ * outside the repository); any other network must name one (`--operator`).
+ */
+export function defaultOperator(network: string): Address | undefined {
+  if (network === 'devnet') return deriveDevnetKeys().owners[0].address;
+  if (network === 'testnet') return TESTNET_PUBLIC.operators[0];
+  return undefined;
 }
 
 export interface OnboardingService {
@@ -33,6 +76,8 @@ export interface OnboardingService {
   store: OnboardingStore;
   /** `http://host:port` as listened. */
   address: string;
+  /** The operator address the review routes accept. */
+  operator: Address;
   close(): Promise<void>;
 }
 
@@ -43,12 +88,30 @@ export async function startOnboardingService(p: {
   host?: string;
   port?: number;
   nowMs?: () => number;
+  register?: RegisterNetwork;
+  /** The operator's address (default: `defaultOperator` of the network). */
+  operator?: Address;
+  /** The artifacts served (default: none). */
+  artifacts?: ArtifactSources;
+  /** Token lifetime (default 24 hours) and the operator request window (default 5 minutes). */
+  tokenLifetimeMs?: number;
+  operatorWindowMs?: number;
 }): Promise<OnboardingService> {
-  const store = await OnboardingStore.open(p.dataDir, p.binding, p.nowMs);
+  const operator = p.operator ?? defaultOperator(p.binding.network);
+  if (operator === undefined) throw new Error(`network ${p.binding.network} has no default operator: give its address (--operator 0x…)`);
+  const artifacts = await loadArtifacts(p.artifacts ?? {});
+  const nowMs = p.nowMs ?? Date.now;
+  const windowMs = p.operatorWindowMs ?? OPERATOR_WINDOW_MS_DEFAULT;
+  const store = await OnboardingStore.open(p.dataDir, p.binding, nowMs, { tokenLifetimeMs: p.tokenLifetimeMs, operatorWindowMs: windowMs });
   let app: FastifyInstance;
   let address: string;
   try {
-    app = await buildOnboardingApp(store, p.log);
+    const review = {
+      book: store,
+      operator: { network: p.binding.network, chainId: p.binding.chainId, genesisHash: p.binding.genesisHash, operator, nowMs, windowMs },
+      artifacts,
+    };
+    app = await buildOnboardingApp(store, p.log, review, p.register);
     address = await app.listen({ host: p.host ?? ONBOARDING_HOST_DEFAULT, port: p.port ?? ONBOARDING_PORT_DEFAULT });
   } catch (err) {
     await store.close();
@@ -58,6 +121,7 @@ export async function startOnboardingService(p: {
     app,
     store,
     address,
+    operator,
     async close() {
       await app.close();
       await store.close();

@@ -3,7 +3,7 @@
  * "Errors of these routes"), the statuses they answer with, and TxError, the refusal
  * execution and the door (mempool, API) throw. `status` is the HTTP status the API
  * answers with (contract [D-envelope-status]: 400 shape, 401 signature, 403 not allowed, 404 unknown,
- * 409 nonce, 422 execution); `code` is the UPPER_SNAKE error code of the envelope. A
+ * 409 nonce, 410 an onboarding token used up or expired, 422 execution); `code` is the UPPER_SNAKE error code of the envelope. A
  * code outside `ErrorCode` does not compile at a throw site: a new refusal is added
  * here, where docs/api.md's lists are checked against it.
  */
@@ -48,7 +48,13 @@ export type ShapeErrorCode =
   | 'UNKNOWN_PAIR';
 
 /** 401: the signature is missing or recovers to someone else. */
-export type SignatureErrorCode = 'MISSING_SIGNATURE' | 'INVALID_SIGNATURE';
+export type SignatureErrorCode =
+  | 'MISSING_SIGNATURE'
+  | 'INVALID_SIGNATURE'
+  /** The onboarding operator's signed request: its timestamp is outside the accepted window (decision 78). */
+  | 'REQUEST_EXPIRED'
+  /** An onboarding download token that is malformed or was never issued (decision 78). */
+  | 'INVALID_TOKEN';
 
 /** 403: the signer may not do this (machines/session.ts, machines/agent.ts refusals among them). */
 export type ForbiddenErrorCode =
@@ -66,13 +72,20 @@ export type ForbiddenErrorCode =
   | 'NOT_FAUCET'
   | 'NOT_VALIDATOR'
   | 'NOT_GOVERNANCE_OWNER'
-  | 'SAME_OWNER';
+  | 'SAME_OWNER'
+  /** The onboarding operator's routes answer loopback callers only (decision 78). */
+  | 'LOOPBACK_ONLY'
+  /** The onboarding request is signed by someone other than the service's operator (decision 78). */
+  | 'NOT_OPERATOR';
 
 /** 404: the thing named does not exist (or no longer). */
 export type NotFoundErrorCode = 'NOT_FOUND' | 'UNKNOWN_ORDER' | 'UNKNOWN_POSITION' | 'NO_ACTIVE_SESSION' | 'UNKNOWN_OPERATION';
 
 /** 409: the nonce, the transaction, the observation's time or the evidence (its offender already tombstoned) was already used. */
-export type ConflictErrorCode = 'NONCE_USED' | 'NONCE_MISMATCH' | 'NONCE_TOO_LOW' | 'NONCE_TOO_HIGH' | 'DUPLICATE_TX' | 'OBSERVATION_NOT_NEWER' | 'VALIDATOR_EXISTS' | 'ALREADY_TOMBSTONED' | 'OPERATION_EXISTS';
+export type ConflictErrorCode = 'NONCE_USED' | 'NONCE_MISMATCH' | 'NONCE_TOO_LOW' | 'NONCE_TOO_HIGH' | 'DUPLICATE_TX' | 'OBSERVATION_NOT_NEWER' | 'VALIDATOR_EXISTS' | 'ALREADY_TOMBSTONED' | 'OPERATION_EXISTS' | 'APPLICANT_STATE';
+
+/** 410: an onboarding download token that was good once: this artifact already downloaded with it, or its 24 hours over (decision 78). */
+export type GoneErrorCode = 'TOKEN_USED' | 'TOKEN_EXPIRED';
 
 /** 422: refused by execution against the state at the block's time. */
 export type ExecutionErrorCode =
@@ -106,7 +119,7 @@ export type ExecutionErrorCode =
   | 'REJECTED';
 
 /** The node's own state: 5xx. */
-export type NodeErrorCode = 'MEMPOOL_FULL' | 'NOT_SYNCED' | 'SHUTTING_DOWN' | 'NOT_FINAL_YET' | 'INTERNAL';
+export type NodeErrorCode = 'MEMPOOL_FULL' | 'NOT_SYNCED' | 'SHUTTING_DOWN' | 'NOT_FINAL_YET' | 'INTERNAL' | 'ARTIFACT_UNAVAILABLE';
 
 /** Every code the envelope answers with. */
 export type ErrorCode =
@@ -115,6 +128,7 @@ export type ErrorCode =
   | ForbiddenErrorCode
   | NotFoundErrorCode
   | ConflictErrorCode
+  | GoneErrorCode
   | ExecutionErrorCode
   | NodeErrorCode;
 
@@ -163,17 +177,17 @@ const CODES: { readonly [C in ErrorCode]: true } = {
   INVALID_ORDER_ID: true, INVALID_POSITION_ID: true, INVALID_BATCH: true, INVALID_TPSL: true, INVALID_WALLET: true,
   INVALID_SHARES: true, INVALID_INTERVAL: true, INVALID_SESSION_KEY: true, INVALID_EXPIRY: true, INVALID_MODE: true,
   INVALID_CAPS: true, INVALID_OBSERVATION: true, INVALID_VALIDATOR: true, INVALID_EVIDENCE: true, INVALID_OPERATION: true, UNKNOWN_PAIR: true,
-  MISSING_SIGNATURE: true, INVALID_SIGNATURE: true,
+  MISSING_SIGNATURE: true, INVALID_SIGNATURE: true, REQUEST_EXPIRED: true, INVALID_TOKEN: true,
   NOT_OWNER: true, OWNER_ONLY: true, NOT_AUTHORIZED: true, SESSION_REVOKED: true, SESSION_EXPIRED: true,
   AGENT_MODE_OFF: true, AGENT_REDUCE_ONLY: true, CAP_LEVERAGE: true, CAP_ORDER_TYPE: true, CAP_INPUT: true,
-  CAP_POSITION: true, NOT_FAUCET: true, NOT_VALIDATOR: true, NOT_GOVERNANCE_OWNER: true, SAME_OWNER: true,
+  CAP_POSITION: true, NOT_FAUCET: true, NOT_VALIDATOR: true, NOT_GOVERNANCE_OWNER: true, SAME_OWNER: true, LOOPBACK_ONLY: true, NOT_OPERATOR: true,
   NOT_FOUND: true, UNKNOWN_ORDER: true, UNKNOWN_POSITION: true, NO_ACTIVE_SESSION: true, UNKNOWN_OPERATION: true,
   NONCE_USED: true, NONCE_MISMATCH: true, NONCE_TOO_LOW: true, NONCE_TOO_HIGH: true, DUPLICATE_TX: true,
   INSUFFICIENT_BALANCE: true, INSUFFICIENT_FUNDS: true, INSUFFICIENT_SHARES: true, MARGIN_REQUIRED: true, NO_LIQUIDITY: true,
   NO_ORACLE_PRICE: true, ORACLE_STALE: true, OPEN_INTEREST_CAP: true, POSITION_TOO_SMALL: true, POOL_LOCKED: true,
   POOL_UTILIZED: true, POOL_INSOLVENT: true, DEPOSIT_TOO_SMALL: true, FAUCET_DISABLED: true, FAUCET_LIMIT: true,
-  OBSERVATION_NOT_NEWER: true, VALIDATOR_EXISTS: true, VALIDATOR_STATE: true, ACTIVE_SET_FLOOR: true, JAIL_NOT_SERVED: true, EVIDENCE_TOO_OLD: true, EVIDENCE_IN_FUTURE: true, ALREADY_TOMBSTONED: true, OPERATION_EXISTS: true, OPERATION_STATE: true, TIMELOCK_NOT_PASSED: true, CHAIN_HALTED: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, REJECTED: true,
-  MEMPOOL_FULL: true, NOT_SYNCED: true, SHUTTING_DOWN: true, NOT_FINAL_YET: true, INTERNAL: true,
+  OBSERVATION_NOT_NEWER: true, VALIDATOR_EXISTS: true, VALIDATOR_STATE: true, ACTIVE_SET_FLOOR: true, JAIL_NOT_SERVED: true, EVIDENCE_TOO_OLD: true, EVIDENCE_IN_FUTURE: true, ALREADY_TOMBSTONED: true, OPERATION_EXISTS: true, APPLICANT_STATE: true, TOKEN_USED: true, TOKEN_EXPIRED: true, OPERATION_STATE: true, TIMELOCK_NOT_PASSED: true, CHAIN_HALTED: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, REJECTED: true,
+  MEMPOOL_FULL: true, NOT_SYNCED: true, SHUTTING_DOWN: true, NOT_FINAL_YET: true, INTERNAL: true, ARTIFACT_UNAVAILABLE: true,
 };
 
 /** Every code the envelope answers with, in a fixed order. */

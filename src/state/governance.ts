@@ -8,7 +8,8 @@
  * SetOwners operation replaces them (decision 76). Timelocks are the genesis consensus
  * parameters (timelockOf): a parameter change, a new pair, a resume and an
  * AdminSeedValidator wait timelockRoutineMs after approval; a change of the owners
- * (authority) timelockHighImpactMs; a halt waits nothing (its approval executes it). A
+ * (authority) and a software upgrade (decision 77) timelockHighImpactMs; a halt waits
+ * nothing (its approval executes it). A
  * pending operation expires timelockHighImpactMs after it could first have executed
  * (proposal time + its timelock + timelockHighImpactMs).
  *
@@ -31,6 +32,7 @@ import type { Address, Hex } from '../util/bytes';
 import { adminSeedValidator } from './validator-admin-seed';
 import { paramShape, withParam } from './governance-params';
 import { addPair, pairShape } from './governance-pairs';
+import { isVersion, UPGRADE_VERSION_MAX_CHARS, type UpgradeRecord } from './upgrade';
 import { registrationShape } from './ops/validator-registration';
 import { badRequest, rejected, TxError } from './errors';
 import type { TxOp } from './context';
@@ -82,8 +84,8 @@ export function timelockOf(params: ChainParams, op: GovOperation): number {
   switch (op.kind) {
     case GovOpKind.Halt:
       return 0;
-    // High impact. SoftwareUpgrade (7, decision 77) belongs here too.
     case GovOpKind.SetOwners:
+    case GovOpKind.SoftwareUpgrade:
       return params.consensus.timelockHighImpactMs;
     case GovOpKind.SetParam:
     case GovOpKind.Resume:
@@ -120,9 +122,26 @@ export function operationShape(op: GovOperation, params: ChainParams): void {
     const fields = { candidate: op.validator, vrfPubkey: op.vrfPubkey, ecdsaPubkey: op.ecdsaPubkey, name: op.name, endpoint: op.endpoint, bond: op.bondWei };
     registrationShape({ ...fields, nonce: 0n, signature: new Uint8Array(0) }, params);
   }
+  if (op.kind === GovOpKind.SoftwareUpgrade) {
+    if (!isVersion(op.version)) {
+      throw badRequest('INVALID_OPERATION', `operation: version ${JSON.stringify(op.version.slice(0, UPGRADE_VERSION_MAX_CHARS))} is not a semantic version (MAJOR.MINOR.PATCH[-pre][+build], at most ${UPGRADE_VERSION_MAX_CHARS} characters)`);
+    }
+    if (op.height < 1) throw badRequest('INVALID_OPERATION', 'operation: the upgrade height is a block height, 1 or more');
+  }
   if (op.kind === GovOpKind.SetParam) paramShape(params, op.param, op.value);
   if (op.kind === GovOpKind.AddPair) pairShape(op.pair, params);
   if (op.kind === GovOpKind.SetOwners) ownersShape(op.owners);
+}
+
+/**
+ * What an operation needs of the chain's height: an upgrade's height must be above the
+ * block that proposes it, and above the block that executes it (400 INVALID_OPERATION):
+ * an upgrade is never scheduled for a height already reached.
+ */
+export function operationAtHeight(op: GovOperation, height: number): void {
+  if (op.kind === GovOpKind.SoftwareUpgrade && op.height <= height) {
+    throw badRequest('INVALID_OPERATION', `operation: the upgrade height ${op.height} is not above the current height ${height}`);
+  }
 }
 
 /** The state an operation is in at block time `nowMs`: the TICK the machine takes then. */
@@ -196,6 +215,11 @@ export function executeOperation(state: State, params: ChainParams, id: Hex, op:
       return;
     case GovOpKind.AdminSeedValidator:
       adminSeedValidator(state, params, op, height);
+      return;
+    case GovOpKind.SoftwareUpgrade:
+      // A later upgrade replaces the one scheduled before it: one record, the last executed.
+      operationAtHeight(op, height);
+      state.meta.set('upgrade', { version: op.version, height: op.height, operationId: id } satisfies UpgradeRecord);
       return;
   }
 }

@@ -101,7 +101,7 @@ describe('GET /v1/governance/operations', () => {
     const byId = (id: string) => ops.find((o) => o.id === id) as any;
     expect(byId(add.id)).toMatchObject({
       kind: 'AddPair',
-      operation: { pairId: 100, symbol: 'PEPE', tickSize: '1000', lotSize: '10000000000000000', minSize: '10000000000000000', maxLeverage: 10, maintenanceMarginBps: 500, openInterestCapBps: 2000, initialPrice: '2000000' },
+      operation: { pair: { id: 100, symbol: 'PEPE', tickSize: '1000', lotSize: '10000000000000000', minSize: '10000000000000000', maxLeverage: 10, maintenanceMarginBps: 500, openInterestCapBps: 2000, initialPrice: '2000000' } },
       state: 'approved',
       timelockMs: ROUTINE_MS,
     });

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeTx } from '../../src/codec/tx';
 import { GovOpKind, GovParam, operationBytes, readOperation, type GovOperation, type GovProposeBody } from '../../src/codec/txs/governance';
 import { Reader } from '../../src/codec/binary';
+import { operationFromJson, operationToJson } from '../../src/codec/txs/governance-json';
 import type { PairParams } from '../../src/genesis/types';
 import { PROTOCOL_MAX_LEVERAGE } from '../../src/genesis/load';
 import { PROTOCOL_MAX_LEVERAGE as GOV_MAX_LEVERAGE } from '../../src/state/governance-params';
@@ -141,6 +142,18 @@ describe('AddPair', () => {
       const rec = g.state.governance.get(p.id)!;
       expect(governanceCodec.decode(governanceCodec.encode(rec))).toEqual(rec);
     }
+  });
+});
+
+describe('the JSON form of the new kinds (decision 80)', () => {
+  it('round-trips AddPair and SetOwners, and names a bad field of a pair', () => {
+    const ops: GovOperation[] = [addPair(), { kind: GovOpKind.SetOwners, owners: [TRADER.address, TRADER2.address, A.address] }];
+    for (const op of ops) expect(operationFromJson(JSON.parse(JSON.stringify(operationToJson(op))))).toEqual(op);
+    expect(operationToJson(addPair())).toEqual({ kind: 'AddPair', pair: { id: 100, symbol: 'PEPE', tickSize: '1000', lotSize: '10000000000000000', minSize: '10000000000000000', maxLeverage: 10, maintenanceMarginBps: 500, openInterestCapBps: 2000, initialPrice: '2000000' } });
+    const json = operationToJson(addPair()) as { pair: Record<string, unknown> };
+    expect(() => operationFromJson({ ...json, pair: { ...json.pair, tickSize: 1000 } })).toThrow(/pair\.tickSize: must be a decimal string/);
+    expect(() => operationFromJson({ ...json, pair: { ...json.pair, colour: 'red' } })).toThrow(/pair\.colour: unknown field/);
+    expect(() => operationFromJson({ kind: 'SetOwners', owners: [A.address, B.address] })).toThrow(/owners: must be an array of three addresses/);
   });
 });
 

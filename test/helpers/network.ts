@@ -1,7 +1,9 @@
 /**
  * A local multi-validator network of real node processes (libp2p over TCP on loopback,
  * LevelDB on disk), started the way the launcher starts it, but with each process in
- * the test's hands: kill, stop, continue, restart with other flags.
+ * the test's hands: kill, stop, continue, restart with other flags. Each node runs the
+ * source tree (tsx), or a single-file build of the node (`npm run build`) when the test
+ * names one (`binary`, useBinary): the upgrade test runs two builds on the same data.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -42,6 +44,8 @@ export class LocalNetwork {
   private readonly ending = new Set<ChildProcess>();
   /** Each validator's libp2p address (with its peer id). */
   readonly p2pAddrs: string[] = [];
+  /** The built file each node runs (undefined: the source tree). */
+  private readonly binaries: (string | undefined)[] = [];
 
   private constructor(readonly size: number) {}
 
@@ -49,7 +53,7 @@ export class LocalNetwork {
    * `size` validators of the devnet, or of `genesisFile` (a devnet genesis with other
    * parameters, say short epochs) when given.
    */
-  static async start(size: number, extra: (index: number) => string[] = () => [], opts: { genesisFile?: string } = {}): Promise<LocalNetwork> {
+  static async start(size: number, extra: (index: number) => string[] = () => [], opts: { genesisFile?: string; binary?: string } = {}): Promise<LocalNetwork> {
     const net = new LocalNetwork(size);
     const genesis = opts.genesisFile ? trimValidators(loadGenesisFile(opts.genesisFile), size) : devnetGenesis(size).genesis;
     const p2pPorts = await Promise.all(genesis.validators.map(() => freePort()));
@@ -71,6 +75,7 @@ export class LocalNetwork {
         ...(opts.genesisFile ? ['--genesis', opts.genesisFile] : []),
       ]);
       net.nodes.push({ index: i + 1, url: `http://127.0.0.1:${apiPorts[i]}`, proc: undefined, output: '' });
+      net.binaries.push(opts.binary);
     }
     await Promise.all(net.nodes.map((n) => net.launch(n.index, extra(n.index))));
     return net;
@@ -88,12 +93,19 @@ export class LocalNetwork {
     return index;
   }
 
+  /** The single-file build validator `index` runs from its next launch (undefined: the source tree). */
+  useBinary(index: number, file: string | undefined): void {
+    this.binaries[index - 1] = file;
+  }
+
   /** Starts (or restarts) validator `index` with its data folder kept; resolves once it serves. */
   async launch(index: number, extra: string[] = []): Promise<void> {
     const node = this.nodes[index - 1];
     node.output = '';
     // One process (no wrapper), so signals hit the node itself; the V8 flags `npm start` gives it.
-    const proc = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', 'src/cli/main.ts', 'start', ...this.args[index - 1], ...extra], {
+    const binary = this.binaries[index - 1];
+    const program = binary ? [binary] : ['--import', 'tsx', 'src/cli/main.ts'];
+    const proc = spawn(process.execPath, ['--max-semi-space-size=64', ...program, 'start', ...this.args[index - 1], ...extra], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -112,6 +124,22 @@ export class LocalNetwork {
       60_000,
       `validator ${index} READY`,
     );
+  }
+
+  /**
+   * Waits until validator `index` ends by itself (a halt, a software upgrade's stop):
+   * its exit code and output.
+   */
+  async waitExit(index: number, timeoutMs = 60_000): Promise<{ code: number | null; output: string }> {
+    const node = this.nodes[index - 1];
+    const proc = node.proc;
+    if (!proc) throw new Error(`validator ${index} is not running`);
+    this.ending.add(proc);
+    if (proc.exitCode === null) {
+      await waitFor(() => (proc.exitCode !== null || proc.signalCode !== null ? true : undefined), timeoutMs, `validator ${index} to exit`);
+    }
+    node.proc = undefined;
+    return { code: proc.exitCode, output: node.output };
   }
 
   signal(index: number, sig: NodeJS.Signals): void {

@@ -5,7 +5,7 @@
  * mistakes are refused before anything opens (src/onboarding/cli.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,10 +16,13 @@ const ROOT = resolve(__dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'onboarding-cli-'));
 const ADDRESS = '0x' + '5e'.repeat(20);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+/** The service refuses to start without the binary it serves; a small real file stands for `npm run build`'s output. */
+const binary = join(dir, 'exchange-node.mjs');
+writeFileSync(binary, "console.log('a small real file standing for the node build');\n");
 
 /** Starts the service process; resolves with it and the READY line once it listens. */
 function startProcess(): Promise<{ proc: ChildProcess; ready: string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/onboarding/main.ts', '--network', 'devnet', '--data-dir', dir, '--port', '0', '--log-level', 'warn'], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/onboarding/main.ts', '--network', 'devnet', '--data-dir', join(dir, 'db'), '--binary', binary, '--port', '0', '--log-level', 'warn'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

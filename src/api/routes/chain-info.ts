@@ -2,6 +2,10 @@
  * Chain information: GET /chain-config and GET /v1/network (contract [C-rpc-status], [C-account-network]).
  * /v1/network also gives the node's libp2p addresses (`p2p.multiaddrs`, each ending in
  * /p2p/<peer id>): what another node passes to `start --bootstrap` (issue 20).
+ * GET /v1/network/peers (decision 79): the connected peers, each with the listen addresses
+ * it announced (libp2p identify) and its head as last probed (actors/p2p/peer-heights.ts),
+ * beside this node's own height; what the onboarding service checks a candidate's node
+ * against before it registers it.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { NodeApi } from '../node-api';
@@ -64,6 +68,11 @@ export const chainInfoRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app
       validators: g.validators.length,
       p2p: p2pMultiaddrs(node.p2pAddresses()),
     });
+  });
+
+  app.get('/v1/network/peers', async () => {
+    const peers = await node.p2pPeers();
+    return ok({ blockHeight: node.chain().height, peers });
   });
 };
 

@@ -8,7 +8,8 @@
  * force (its operation id and height), or null. Read from the executed state at the head.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { GOV_OP_NAMES, GOV_PARAM_NAMES, GovOpKind, type GovOperation } from '../../codec/txs/governance';
+import { GOV_OP_NAMES, type GovOperation } from '../../codec/txs/governance';
+import { operationToJson } from '../../codec/txs/governance-json';
 import { haltOf, operationIds, operationStateAt } from '../../state/governance';
 import { checkNetwork } from '../common';
 import { errorSchema, ok } from '../envelope';
@@ -16,33 +17,10 @@ import type { NodeApi } from '../node-api';
 
 const errors = { '4xx': errorSchema, '5xx': errorSchema };
 
-/** The operation's fields as JSON: big integers as decimal strings. */
+/** The operation's fields as JSON: its JSON form (src/codec/txs/governance-json.ts, what `gov propose --op` reads) without the kind. */
 function operationFields(op: GovOperation): Record<string, unknown> {
-  switch (op.kind) {
-    case GovOpKind.SetParam:
-      return { param: GOV_PARAM_NAMES[op.param], value: String(op.value) };
-    case GovOpKind.Halt:
-    case GovOpKind.Resume:
-      return {};
-    case GovOpKind.AdminSeedValidator:
-      return { validator: op.validator, name: op.name, endpoint: op.endpoint, ecdsaPubkey: op.ecdsaPubkey, vrfPubkey: op.vrfPubkey, bond: String(op.bondWei), funder: op.funder };
-    case GovOpKind.AddPair: {
-      const p = op.pair;
-      return {
-        pairId: p.id,
-        symbol: p.symbol,
-        tickSize: String(p.tickSize),
-        lotSize: String(p.lotSize),
-        minSize: String(p.minSize),
-        maxLeverage: p.maxLeverage,
-        maintenanceMarginBps: p.maintenanceMarginBps,
-        openInterestCapBps: p.openInterestCapBps,
-        initialPrice: String(p.initialPrice),
-      };
-    }
-    case GovOpKind.SetOwners:
-      return { owners: [...op.owners] };
-  }
+  const { kind: _kind, ...fields } = operationToJson(op);
+  return fields;
 }
 
 export const governanceRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {

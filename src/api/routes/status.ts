@@ -1,8 +1,12 @@
-/** GET /status: the node's live view: head, state root, genesis, and each actor's state and counters. */
+/**
+ * GET /status: the node's live view: head, state root, genesis, and each actor's state and
+ * counters; its software version and the software upgrade scheduled, if any (decision 77).
+ */
 import type { FastifyPluginAsync } from 'fastify';
 import type { NodeApi } from '../node-api';
 import { bytesToHex } from '../../util/bytes';
 import { ok } from '../envelope';
+import { upgradeOf } from '../../state/upgrade';
 
 export const statusRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
   app.get('/status', async () => {
@@ -24,6 +28,8 @@ export const statusRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       consensus: status.consensus,
       validators: node.genesis.validators.map((v) => ({ name: v.name, address: v.address, votingPower: String(v.bondWei), endpoint: v.endpoint })),
       actors: status.actors,
+      version: node.version,
+      upgrade: upgradeOf(chain.state) ?? null,
     });
   });
 };

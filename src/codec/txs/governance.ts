@@ -13,6 +13,7 @@
  *                         u32 maxLeverage | u32 maintenanceMarginBps | u32 openInterestCapBps |
  *                         big initialPrice (decision 76)
  *   6 SetOwners:          address owner ×3 (decision 76)
+ *   7 SoftwareUpgrade:    string version (at most UPGRADE_VERSION_BYTES_MAX bytes) | u64 height
  * The proposal signs `GovernancePropose(proposer, operationKind, payloadHash, nonce)` with
  * payloadHash = keccak256 of the operation's encoding (operationBytes), and the operation
  * id is that message's EIP-712 digest (operationIdOf): bound to the chain id (the
@@ -38,7 +39,7 @@ export enum GovOpKind {
   AddPair = 5,
   /** The three owner addresses replaced (decision 76). */
   SetOwners = 6,
-  // 7 is SoftwareUpgrade (decision 77).
+  SoftwareUpgrade = 7,
 }
 
 /** Parameters a SetParam operation may change (decision 74). A retired number is never reused. */
@@ -109,7 +110,12 @@ export type GovOperation =
   | { kind: GovOpKind.Resume }
   | ({ kind: GovOpKind.AdminSeedValidator } & AdminSeedValidator)
   | { kind: GovOpKind.AddPair; pair: PairParams }
-  | { kind: GovOpKind.SetOwners; owners: [Address, Address, Address] };
+  | { kind: GovOpKind.SetOwners; owners: [Address, Address, Address] }
+  /** From block `height` on, only nodes of `version` or newer execute (decision 77). */
+  | { kind: GovOpKind.SoftwareUpgrade; version: string; height: number };
+
+/** The longest version string the codec reads (execution allows fewer: src/state/upgrade.ts). */
+export const UPGRADE_VERSION_BYTES_MAX = 256;
 
 export const GOV_OP_NAMES: Readonly<Record<GovOpKind, string>> = {
   [GovOpKind.SetParam]: 'SetParam',
@@ -118,6 +124,7 @@ export const GOV_OP_NAMES: Readonly<Record<GovOpKind, string>> = {
   [GovOpKind.AdminSeedValidator]: 'AdminSeedValidator',
   [GovOpKind.AddPair]: 'AddPair',
   [GovOpKind.SetOwners]: 'SetOwners',
+  [GovOpKind.SoftwareUpgrade]: 'SoftwareUpgrade',
 };
 
 export interface GovProposeBody {
@@ -155,6 +162,9 @@ export function writeOperation(w: Writer, op: GovOperation): void {
     }
     case GovOpKind.SetOwners:
       for (const o of op.owners) w.address(o);
+      return;
+    case GovOpKind.SoftwareUpgrade:
+      w.string(op.version).u64(op.height);
       return;
   }
 }
@@ -198,6 +208,8 @@ export function readOperation(r: Reader): GovOperation {
       };
     case GovOpKind.SetOwners:
       return { kind, owners: [r.address(), r.address(), r.address()] };
+    case GovOpKind.SoftwareUpgrade:
+      return { kind, version: r.string(UPGRADE_VERSION_BYTES_MAX), height: r.u64() };
     default:
       throw new CodecError('VALUE', `unknown governance operation kind ${kind}`);
   }

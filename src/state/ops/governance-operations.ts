@@ -8,7 +8,8 @@
  * the expiry are the block time's.
  *
  * Refusals, all before anything is written: the operation's shape (400
- * INVALID_OPERATION); a signature not recovering to the owner named (401); a signer who
+ * INVALID_OPERATION; an upgrade whose height is not above the block's, at proposal and at
+ * execution); a signature not recovering to the owner named (401); a signer who
  * is not an owner (403 NOT_GOVERNANCE_OWNER), or the proposer approving its own
  * operation (403 SAME_OWNER: two distinct owners are needed); an unknown operation id
  * (404 UNKNOWN_OPERATION; an id signed for another chain names no operation here); a
@@ -38,7 +39,7 @@ import {
 import type { GovernanceEvent } from '../../../machines/governance-operation';
 import type { ExecContext, TxOp } from '../context';
 import { forbidden, rejected, TxError, unauthorized } from '../errors';
-import { executeOperation, isOwner, operationShape, stepOperation, timelockOf, unknownOperation, type GovernanceRecord } from '../governance';
+import { executeOperation, isOwner, operationAtHeight, operationShape, stepOperation, timelockOf, unknownOperation, type GovernanceRecord } from '../governance';
 import { pairIsNew } from '../governance-pairs';
 import type { ChainParams } from '../records';
 import { verifySigner } from '../../crypto/secp256k1';
@@ -95,6 +96,7 @@ export const governanceProposeOp: TxOp<GovProposeBody> = {
   check: (b, params) => requireOwner(params, b.proposer),
   apply(ctx, tx, signer) {
     const b = tx.body;
+    operationAtHeight(b.operation, ctx.header.height);
     const id = operationIdOf(ctx.params.chainId, b);
     if (ctx.state.governance.has(id)) throw new TxError(409, 'OPERATION_EXISTS', `operation ${id} was already proposed`);
     if (b.operation.kind === GovOpKind.AddPair) pairIsNew(ctx.state, b.operation.pair);

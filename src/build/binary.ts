@@ -1,0 +1,151 @@
+/**
+ * The node as one JavaScript file (`npm run build`, decision 77): src/cli/main.ts and
+ * everything it imports bundled by esbuild into a single ES module, runnable as
+ * `node exchange-node.mjs <the commands of npm run node -- …>` with Node 22 and nothing
+ * beside it (no node_modules).
+ *
+ * Native addons: src/util/native-addons.ts is replaced by src/build/embedded-addons.ts,
+ * and classic-level's binding by a call to it; the prebuilt .node binaries node-gyp-build
+ * picks on this machine are embedded (base64, with their sha256) and written to a cache
+ * folder at first start. The build is therefore for this machine's platform and arch.
+ * The repository's genesis files (devnet, testnet) are carried too, so `init` and
+ * `start --home` find their networks by name (src/genesis/repo-files.ts).
+ *
+ * Deterministic: the same source and node_modules give the same bytes (no time stamp,
+ * paths relative to the repository, embedded addons in a fixed order), so the sha256 the
+ * onboarding service publishes for the file is stable. The version baked in is
+ * package.json's unless `version` is given; either must be a semantic version.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Plugin } from 'esbuild';
+import { isVersion } from '../state/upgrade';
+
+/** The repository's root (this file is src/build/binary.ts). */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const DEFAULT_BINARY = join(REPO_ROOT, 'dist', 'exchange-node.mjs');
+
+/** The addons embedded, in this order (the bundle's bytes depend on it). */
+const ADDONS = ['classic-level', 'secp256k1', 'keccak'] as const;
+
+export interface BuildOptions {
+  /** Where the file is written (default dist/exchange-node.mjs). */
+  outFile?: string;
+  /** The version baked in (default: package.json's). */
+  version?: string;
+}
+
+export interface BuiltBinary {
+  file: string;
+  version: string;
+  /** sha256 of the file, hex. */
+  sha256: string;
+  bytes: number;
+}
+
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** The prebuilt addon node-gyp-build loads for package `name` on this machine. */
+export function addonFile(name: string): { path: string; file: string; sha256: string; bytes: Buffer } {
+  const require = createRequire(join(REPO_ROOT, 'package.json'));
+  const path = require('node-gyp-build').path(dirname(require.resolve(`${name}/package.json`))) as string;
+  const bytes = readFileSync(path);
+  return { path, file: `${name}-${basename(path)}`, sha256: createHash('sha256').update(bytes).digest('hex'), bytes };
+}
+
+/** The source of module `exchange-build:addons`: this platform's addons, embedded. */
+export function embeddedAddonsModule(): string {
+  const lines = ADDONS.map((name) => {
+    const a = addonFile(name);
+    return `  ${JSON.stringify(name)}: { file: ${JSON.stringify(a.file)}, sha256: ${JSON.stringify(a.sha256)}, base64: ${JSON.stringify(a.bytes.toString('base64'))} },`;
+  });
+  return `export const platform = ${JSON.stringify(`${process.platform}-${process.arch}`)};\nexport const addons = {\n${lines.join('\n')}\n};\n`;
+}
+
+/** The source of module `exchange-build:genesis`: the repository's genesis files' text. */
+export function embeddedGenesisModule(): string {
+  const text = (network: string) => JSON.stringify(readFileSync(join(REPO_ROOT, 'genesis', `${network}.json`), 'utf8'));
+  return `export const genesis = { devnet: ${text('devnet')}, testnet: ${text('testnet')} };\n`;
+}
+
+/** Modules of the source tree the build replaces: what reads files beside the source reads what the bundle carries. */
+const SUBSTITUTES: Record<string, string> = {
+  [join(REPO_ROOT, 'src', 'util', 'native-addons.ts')]: join(REPO_ROOT, 'src', 'build', 'embedded-addons.ts'),
+  [join(REPO_ROOT, 'src', 'genesis', 'repo-files.ts')]: join(REPO_ROOT, 'src', 'build', 'embedded-genesis.ts'),
+};
+
+/** Rewires the native-addon loading of the source tree to the embedded addons, and the repository's genesis files to their embedded text. */
+function embedAddonsPlugin(): Plugin {
+  const embedded = SUBSTITUTES[join(REPO_ROOT, 'src', 'util', 'native-addons.ts')];
+  return {
+    name: 'embed-native-addons',
+    setup(build) {
+      build.onResolve({ filter: /^exchange-build:(addons|genesis)$/ }, (args) => ({ path: args.path.slice('exchange-build:'.length), namespace: 'exchange-build' }));
+      build.onLoad({ filter: /.*/, namespace: 'exchange-build' }, (args) => ({ contents: args.path === 'addons' ? embeddedAddonsModule() : embeddedGenesisModule(), loader: 'js' }));
+      // The source tree's loader (node-gyp-build in each package folder) becomes the embedded one.
+      build.onResolve({ filter: /(native-addons|repo-files)$/ }, (args) => {
+        const target = SUBSTITUTES[resolve(args.resolveDir, `${args.path}.ts`)];
+        return target ? { path: target } : undefined;
+      });
+      // classic-level's binding.js is `require('node-gyp-build')(__dirname)`.
+      build.onLoad({ filter: /[\\/]classic-level[\\/]binding\.js$/ }, () => ({
+        contents: `module.exports = require(${JSON.stringify(embedded)}).loadAddon('classic-level');`,
+        loader: 'js',
+        resolveDir: REPO_ROOT,
+      }));
+    },
+  };
+}
+
+/**
+ * CommonJS modules in the bundle call require() for Node's built-ins and may read
+ * __filename and __dirname: an ES module has none of them, so the bundle defines them.
+ */
+const BANNER = [
+  '#!/usr/bin/env node',
+  "import { createRequire as __exchangeCreateRequire } from 'node:module';",
+  "import { fileURLToPath as __exchangeFileURLToPath } from 'node:url';",
+  "import { dirname as __exchangeDirname } from 'node:path';",
+  'const require = __exchangeCreateRequire(import.meta.url);',
+  'const __filename = __exchangeFileURLToPath(import.meta.url);',
+  'const __dirname = __exchangeDirname(__filename);',
+].join('\n');
+
+/** Builds the single file; returns where it is, its version, sha256 and size. */
+export async function buildBinary(opts: BuildOptions = {}): Promise<BuiltBinary> {
+  const { build } = await import('esbuild');
+  const outFile = resolve(opts.outFile ?? DEFAULT_BINARY);
+  const version = opts.version ?? packageVersion();
+  // Upgrades compare versions by semver (decision 77): a build names one.
+  if (!isVersion(version)) throw new Error(`version ${JSON.stringify(version)} is not a semantic version (MAJOR.MINOR.PATCH[-pre][+build])`);
+  const result = await build({
+    absWorkingDir: REPO_ROOT,
+    entryPoints: [join(REPO_ROOT, 'src', 'cli', 'main.ts')],
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'esm',
+    write: false,
+    outfile: outFile,
+    // node_modules is a symlink in some checkouts: the paths in the bundle stay repository-relative.
+    preserveSymlinks: true,
+    legalComments: 'none',
+    charset: 'utf8',
+    banner: { js: BANNER },
+    define: { __EXCHANGE_NODE_VERSION__: JSON.stringify(version) },
+    plugins: [embedAddonsPlugin()],
+    logLevel: 'silent',
+  });
+  const out = result.outputFiles.find((f) => f.path === outFile);
+  if (!out) throw new Error(`esbuild wrote no ${relative(REPO_ROOT, outFile)}`);
+  mkdirSync(dirname(outFile), { recursive: true });
+  const tmp = `${outFile}.${process.pid}.tmp`;
+  writeFileSync(tmp, out.contents, { mode: 0o755 });
+  renameSync(tmp, outFile);
+  return { file: outFile, version, sha256: createHash('sha256').update(out.contents).digest('hex'), bytes: out.contents.byteLength };
+}
