@@ -12,6 +12,7 @@
  *   --tx-per-second N  workload: transactions per simulated second (default: drawn per seed, 2-10; 0: none)
  *   --unsafe-quorum    BROKEN on purpose: quorum >= 1/2 and a 3|3 partition; the checker must fail
  *   --lifecycle        the validator lifecycle scenario (sim/lifecycle.ts): joiners, jails, unjails, an unbond, a tombstone
+ *   --governance       the owner governance scenario (sim/governance.ts): a parameter change by the owners
  *   --unsafe-genesis-set  BROKEN on purpose (with --lifecycle): consensus keeps the genesis set; the checker must fail
  *   --jobs J           seeds run in J worker threads (default 1)
  *   --trace N          on failure, print the last N trace lines (default 60)
@@ -32,7 +33,7 @@ export interface RunArgs {
 
 export class ArgsError extends Error {}
 
-const BOOLEAN_FLAGS = new Set(['--no-byzantine', '--no-faults', '--unsafe-quorum', '--lifecycle', '--unsafe-genesis-set', '--keep-going', '--help']);
+const BOOLEAN_FLAGS = new Set(['--no-byzantine', '--no-faults', '--unsafe-quorum', '--lifecycle', '--governance', '--unsafe-genesis-set', '--keep-going', '--help']);
 
 export function parseArgs(argv: readonly string[]): RunArgs {
   const values = new Map<string, string>();
@@ -90,6 +91,7 @@ export function parseArgs(argv: readonly string[]): RunArgs {
     faults: !flags.has('--no-faults') && !unsafe,
     traceLines: int('--trace', 60),
     ...(flags.has('--lifecycle') ? { lifecycle: true } : {}),
+    ...(flags.has('--governance') ? { governance: true } : {}),
     ...(flags.has('--unsafe-genesis-set') ? { unsafeGenesisSet: true } : {}),
     traceNodes: traceNodes === undefined ? undefined : traceNodes.split(',').map((x) => {
       const n = Number(x);

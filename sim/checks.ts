@@ -31,6 +31,7 @@ import type { ValidatorSet } from '../src/consensus/validator-set';
 import type { Genesis } from '../src/genesis/types';
 import { keccak256 } from '../src/crypto/keccak';
 import type { BlockResult } from '../src/state/apply';
+import type { State } from '../src/state/state';
 import { bytesToHex, concatBytes, utf8, type Address } from '../src/util/bytes';
 import type { LiveNode, SimNode } from './model';
 import { US, type SimNetwork } from './network';
@@ -70,6 +71,8 @@ export class Checker {
   readonly #sets = new Map<number, ValidatorSet>();
   readonly #chainId: number;
   readonly #lifecycle: LifecycleChecks;
+  /** The governance scenario's per-commit check (sim/governance.ts), when the run has it. */
+  governance: { committed(node: SimNode, height: number, result: BlockResult, state: State): string | undefined } | null = null;
 
   constructor(
     private readonly opts: SimOptions,
@@ -187,6 +190,9 @@ export class Checker {
   /** A node committed `height` (decided or synced): an honest one's state root agrees, its transactions count, its liveness progress. */
   committed(node: SimNode, height: number, result: BlockResult): void {
     if (node.byzantine) return;
+    const state = node.live?.chain.height === height ? node.live.chain.state : undefined;
+    const wrong = state && this.governance?.committed(node, height, result, state);
+    if (wrong) this.violation('governance', wrong);
     const root = bytesToHex(result.stateRoot);
     const prev = this.#roots.get(height);
     if (prev === undefined) {

@@ -17,7 +17,8 @@
  *  - sim/workload.ts, sim/chain.ts: the transactions clients send, a node's disk and
  *    chain (each height's validator set from its executed state), the run's genesis;
  *  - sim/lifecycle.ts, sim/lifecycle-checks.ts: the validator lifecycle scenario
- *    (joiners, jails, unjails, an unbond, a tombstone) and its checks.
+ *    (joiners, jails, unjails, an unbond, a tombstone) and its checks;
+ *  - sim/governance.ts: the owner governance scenario (a parameter change) and its check.
  *
  * A seeded workload (faucet credits, signed orders, cancels) submits transactions to
  * random nodes' pools; a pool that admits one gossips its bytes to the other nodes'
@@ -39,6 +40,7 @@ import { bytesToHex, utf8 } from '../src/util/bytes';
 import { SetsOf, SimDisk, worldGenesis } from './chain';
 import { Checker } from './checks';
 import { LIFECYCLE_CONSENSUS, LIFECYCLE_JOINERS, LifecycleScenario, lifecycleAccounts } from './lifecycle';
+import { GOVERNANCE_CONSENSUS, GovernanceScenario } from './governance';
 import { FastSigner, FastVerifier } from './fast-signer';
 import { FastVrf, SharedVrf } from './fast-vrf';
 import { planFaults } from './faults';
@@ -91,6 +93,7 @@ export class Simulation implements SimWorld {
   #txPerSecond = 0;
   #byzantine: number | null = null;
   readonly #lifecycle: LifecycleScenario | null;
+  readonly #governance: GovernanceScenario | null;
 
   constructor(opts: SimOptions) {
     this.opts = opts;
@@ -136,9 +139,10 @@ export class Simulation implements SimWorld {
       bondWei: powers[i] * BOND_PER_POWER_WEI,
       endpoint: `sim-${i}:26656`,
     }));
+    const consensus = { ...(opts.lifecycle ? LIFECYCLE_CONSENSUS : {}), ...(opts.governance ? GOVERNANCE_CONSENSUS : {}) };
     const world = opts.lifecycle
-      ? worldGenesis(genesisValidators, LIFECYCLE_CONSENSUS, lifecycleAccounts(signers.slice(n).map((s) => s.address)))
-      : worldGenesis(genesisValidators);
+      ? worldGenesis(genesisValidators, consensus, lifecycleAccounts(signers.slice(n).map((s) => s.address)))
+      : worldGenesis(genesisValidators, consensus);
     this.genesis = world.genesis;
     this.genesisHash = world.hash;
     this.sets = new SetsOf(opts.unsafeQuorum);
@@ -179,6 +183,8 @@ export class Simulation implements SimWorld {
     }
     this.#model = new NodeModel(this);
     this.#lifecycle = opts.lifecycle ? new LifecycleScenario(this, this.#model, n) : null;
+    this.#governance = opts.governance ? new GovernanceScenario(this) : null;
+    this.check.governance = this.#governance;
   }
 
   get nowMs(): number {
@@ -200,6 +206,7 @@ export class Simulation implements SimWorld {
     this.net.at(endUs, () => this.check.checkTxLiveness());
     this.#scheduleSubmit();
     this.#lifecycle?.start();
+    this.#governance?.start();
     for (let ev = this.net.next(endUs); ev !== undefined; ev = this.net.next(endUs)) {
       await this.#process(ev);
       if (this.opts.stopOnViolation && this.check.violations.length > 0) break;
@@ -291,6 +298,7 @@ export class Simulation implements SimWorld {
       evidenceOffences: this.check.offences,
       txs: { ...this.txs },
       lifecycle: this.check.lifecycleCounts(),
+      ...(this.#governance ? { governance: this.#governance.counts() } : {}),
       sync: { ...this.sync },
       proposalsUntimely: this.tally.proposalsUntimely,
       recoveryMs,

@@ -25,7 +25,7 @@ export const FAULT_KINDS = [
 export type FaultKind = (typeof FAULT_KINDS)[number];
 export type FaultCounts = Record<FaultKind, number>;
 
-export type ViolationKind = 'safety' | 'state' | 'commit' | 'double-sign' | 'evidence' | 'evidence-missed' | 'liveness' | 'sync' | 'lifecycle' | 'exception';
+export type ViolationKind = 'safety' | 'state' | 'commit' | 'double-sign' | 'evidence' | 'evidence-missed' | 'liveness' | 'sync' | 'lifecycle' | 'governance' | 'exception';
 
 export interface Violation {
   kind: ViolationKind;
@@ -62,6 +62,12 @@ export interface SimOptions {
    * jail, unjails, an unbond, and double-sign evidence submitted as a transaction.
    */
   lifecycle?: boolean;
+  /**
+   * The owner governance scenario (sim/governance.ts, decision 76): the devnet owners
+   * change takerFeeBps by propose, approve and execute after a short routine timelock;
+   * every honest node must hold the new value from the same height.
+   */
+  governance?: boolean;
   /** A deliberately broken node (to show the checker catches it): consensus keeps the genesis set after the set changed. */
   unsafeGenesisSet?: boolean;
   /** A deliberate execution bug (to show the checker catches it): at `atMs`, a stray write into that node's state. */
@@ -131,6 +137,14 @@ export interface SyncCounts {
   aheadIgnored: number;
 }
 
+/** The governance scenario's outcome (sim/governance.ts). */
+export interface GovernanceCounts {
+  /** Height of the block that executed the parameter change on the honest chain; 0 if it never did. */
+  executedHeight: number;
+  /** Honest nodes seen holding the new value after a height at or above the execution height. */
+  nodesApplied: number;
+}
+
 /** Validator lifecycle events of a run, counted once each on the honest chain (sim/checks.ts). */
 export interface LifecycleCounts {
   /** A validator not in the genesis set seated by an epoch boundary (first time). */
@@ -161,6 +175,8 @@ export interface SimResult {
   evidenceOffences: number;
   txs: TxCounts;
   lifecycle: LifecycleCounts;
+  /** Only with SimOptions.governance. */
+  governance?: GovernanceCounts;
   /** Proposals dropped before the core for a stale time (ChainConsensusApp.isTimely, as the node does). */
   proposalsUntimely: number;
   /** Block sync: requests sent, answers with blocks, blocks applied from them, answers refused (a forged block), requests timed out. */

@@ -84,7 +84,8 @@ async function main(): Promise<number> {
       console.log(
         `seed ${r.seed}: ${r.heights} heights, ${r.txs.committed} txs, ${r.messagesDelivered} messages, evidence ${r.evidenceReported}, ` +
           `recovery ${r.recoveryMs.toFixed(0)} ms, wall ${r.wallMs.toFixed(0)} ms` +
-          (o.lifecycle ? `; joins ${r.lifecycle.joins}, jails ${r.lifecycle.jails}, unjails ${r.lifecycle.unjails}, tombstones ${r.lifecycle.tombstones}, unbonds ${r.lifecycle.unbonds}` : ''),
+          (o.lifecycle ? `; joins ${r.lifecycle.joins}, jails ${r.lifecycle.jails}, unjails ${r.lifecycle.unjails}, tombstones ${r.lifecycle.tombstones}, unbonds ${r.lifecycle.unbonds}` : '') +
+          (r.governance ? `; governance executed at ${r.governance.executedHeight}, on ${r.governance.nodesApplied} nodes` : ''),
       );
     }
     return true;
@@ -118,7 +119,7 @@ async function main(): Promise<number> {
 }
 
 function usage(): string {
-  return 'usage: npm run sim -- [--seeds N] [--seed S] [--duration-ms MS] [--fault-ms MS] [--liveness-ms MS] [--crypto fast|real] [--no-byzantine] [--no-faults] [--validators N] [--tx-per-second N] [--unsafe-quorum] [--lifecycle] [--unsafe-genesis-set] [--jobs J] [--trace N] [--trace-nodes a,b] [--keep-going]';
+  return 'usage: npm run sim -- [--seeds N] [--seed S] [--duration-ms MS] [--fault-ms MS] [--liveness-ms MS] [--crypto fast|real] [--no-byzantine] [--no-faults] [--validators N] [--tx-per-second N] [--unsafe-quorum] [--lifecycle] [--governance] [--unsafe-genesis-set] [--jobs J] [--trace N] [--trace-nodes a,b] [--keep-going]';
 }
 
 main().then(

@@ -4,10 +4,12 @@
  * an operation's state, `stepOperation`, which asks machines/governance-operation.ts, the
  * halt flag, and what executing each operation kind does.
  *
- * The owners are the genesis `owners` (2 of 3). Timelocks are the genesis consensus
- * parameters: a parameter change, a resume and an AdminSeedValidator wait
- * timelockRoutineMs after approval, a software upgrade timelockHighImpactMs (decision
- * 77); a halt waits nothing (its approval executes it). A
+ * The owners are the chain parameters' `owners` (2 of 3): the genesis ones until a
+ * SetOwners operation replaces them (decision 76). Timelocks are the genesis consensus
+ * parameters (timelockOf): a parameter change, a new pair, a resume and an
+ * AdminSeedValidator wait timelockRoutineMs after approval; a change of the owners
+ * (authority) and a software upgrade (decision 77) timelockHighImpactMs; a halt waits
+ * nothing (its approval executes it). A
  * pending operation expires timelockHighImpactMs after it could first have executed
  * (proposal time + its timelock + timelockHighImpactMs).
  *
@@ -25,9 +27,11 @@ import {
   type GovernanceContext,
 } from '../../machines/governance-operation';
 import { TxKind } from '../codec/tx';
-import { GovOpKind, GovParam, GOV_PARAM_NAMES, type GovOperation } from '../codec/txs/governance';
+import { GovOpKind, type GovOperation } from '../codec/txs/governance';
 import type { Address, Hex } from '../util/bytes';
 import { adminSeedValidator } from './validator-admin-seed';
+import { paramShape, withParam } from './governance-params';
+import { addPair, pairShape } from './governance-pairs';
 import { isVersion, UPGRADE_VERSION_MAX_CHARS, type UpgradeRecord } from './upgrade';
 import { registrationShape } from './ops/validator-registration';
 import { badRequest, rejected, TxError } from './errors';
@@ -71,15 +75,45 @@ export function isOwner(params: ChainParams, address: Address): boolean {
   return params.owners.addresses.some((o) => o.toLowerCase() === a);
 }
 
-/** How long after approval an operation of this kind becomes ready, ms. */
+/**
+ * How long after approval an operation of this kind becomes ready, ms: a halt is
+ * instant; upgrades, custody and authority changes (the owner set) wait the high-impact
+ * timelock; the rest the routine one (contract [C-limits-timelock]).
+ */
 export function timelockOf(params: ChainParams, op: GovOperation): number {
-  if (op.kind === GovOpKind.Halt) return 0;
-  return op.kind === GovOpKind.SoftwareUpgrade ? params.consensus.timelockHighImpactMs : params.consensus.timelockRoutineMs;
+  switch (op.kind) {
+    case GovOpKind.Halt:
+      return 0;
+    case GovOpKind.SetOwners:
+    case GovOpKind.SoftwareUpgrade:
+      return params.consensus.timelockHighImpactMs;
+    case GovOpKind.SetParam:
+    case GovOpKind.Resume:
+    case GovOpKind.AdminSeedValidator:
+    case GovOpKind.AddPair:
+      return params.consensus.timelockRoutineMs;
+  }
+}
+
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+
+/** 400 INVALID_OPERATION unless the three owners are distinct and none is the zero address. */
+function ownersShape(owners: readonly Address[]): void {
+  const seen = new Set<string>();
+  owners.forEach((o, i) => {
+    const a = o.toLowerCase();
+    if (a === ZERO_ADDRESS) throw badRequest('INVALID_OPERATION', `operation.owners[${i}]: the zero address cannot be an owner`);
+    if (seen.has(a)) throw badRequest('INVALID_OPERATION', `operation.owners[${i}]: ${a} is named twice; the three owners must be distinct`);
+    seen.add(a);
+  });
 }
 
 /**
- * Shape of an operation, before anything else: 400 INVALID_OPERATION for a parameter out
- * of range; an AdminSeedValidator's fields as RegisterValidator's (400 INVALID_VALIDATOR,
+ * Shape of an operation, before anything else: 400 INVALID_OPERATION naming the field
+ * for a parameter out of range or breaking a relation (src/state/governance-params.ts),
+ * a pair the genesis could not hold (src/state/governance-pairs.ts; its id and symbol
+ * are checked new against the state by the proposal's execution), or owners repeated or
+ * zero; an AdminSeedValidator's fields as RegisterValidator's (400 INVALID_VALIDATOR,
  * INVALID_AMOUNT), so a seed that could never execute is not proposed. Execution checks
  * them again, with the duplicates and the funder's balance, at the state it runs on.
  */
@@ -94,13 +128,9 @@ export function operationShape(op: GovOperation, params: ChainParams): void {
     }
     if (op.height < 1) throw badRequest('INVALID_OPERATION', 'operation: the upgrade height is a block height, 1 or more');
   }
-  if (op.kind === GovOpKind.SetParam) {
-    const name = GOV_PARAM_NAMES[op.param];
-    if (op.value < 0n) throw badRequest('INVALID_OPERATION', `operation: ${name} cannot be negative`);
-    if ((op.param === GovParam.MakerFeeBps || op.param === GovParam.TakerFeeBps) && op.value > 10_000n) {
-      throw badRequest('INVALID_OPERATION', `operation: ${name} is at most 10000 bps`);
-    }
-  }
+  if (op.kind === GovOpKind.SetParam) paramShape(params, op.param, op.value);
+  if (op.kind === GovOpKind.AddPair) pairShape(op.pair, params);
+  if (op.kind === GovOpKind.SetOwners) ownersShape(op.owners);
 }
 
 /**
@@ -160,13 +190,21 @@ export function operationIds(state: State): Hex[] {
 export function executeOperation(state: State, params: ChainParams, id: Hex, op: GovOperation, height: number): void {
   switch (op.kind) {
     case GovOpKind.SetParam: {
-      const fees = { ...params.fees };
-      if (op.param === GovParam.MakerFeeBps) fees.makerFeeBps = Number(op.value);
-      else if (op.param === GovParam.TakerFeeBps) fees.takerFeeBps = Number(op.value);
-      else if (op.param === GovParam.WithdrawalFeeUsdc) fees.withdrawalFeeUsdc = op.value;
-      else fees.minWithdrawalUsdc = op.value;
+      // Against the parameters in force: another change executed since the proposal may
+      // have moved a bound this one's relation reads.
+      const now = state.params();
+      paramShape(now, op.param, op.value);
       // The meta record, not the block's params object: blocks read it at their start.
-      state.meta.set('params', { ...state.params(), fees });
+      state.meta.set('params', withParam(now, op.param, op.value));
+      return;
+    }
+    case GovOpKind.AddPair:
+      addPair(state, state.params(), op.pair);
+      return;
+    case GovOpKind.SetOwners: {
+      const current = state.params();
+      ownersShape(op.owners);
+      state.meta.set('params', { ...current, owners: { ...current.owners, addresses: [...op.owners] as [Address, Address, Address] } });
       return;
     }
     case GovOpKind.Halt:

@@ -133,7 +133,7 @@ export interface Supply {
   nativeWei: bigint;
 }
 
-/** Protocol parameters execution reads; from genesis now, governance later. */
+/** Protocol parameters execution reads (meta `params`): the genesis's, as owner governance has changed them since (decisions 74, 76). */
 export type ChainParams = Pick<
   Genesis,
   'network' | 'chainId' | 'consensus' | 'fees' | 'limits' | 'perps' | 'oracle' | 'owners' | 'feeAccount'

@@ -4,7 +4,9 @@
  * owner's approval through POST /tx; the route shows the operation proposed, then
  * approved with its ready time, then `ready` once the head's block time passes it, and
  * executed after GovernanceExecute (its fee then in /chain-config); a halt shows in
- * `halted`.
+ * `halted`. The kinds of decision 76: an AddPair and a SetOwners render their fields; the
+ * pair, executed, is listed by /v1/pairs and /api/pairs/perps, and an executed limit is
+ * what /chain-config reports.
  */
 import { describe, expect, it } from 'vitest';
 import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
@@ -83,5 +85,40 @@ describe('GET /v1/governance/operations', () => {
     const after = (await get('/v1/governance/operations')).body.data;
     expect(after.halted).toMatchObject({ operationId: halt.id });
     expect(after.operations.find((o: { id: string }) => o.id === halt.id)).toMatchObject({ kind: 'Halt', state: 'executed', timelockMs: 0 });
+  }, 40_000);
+
+  it('renders AddPair and SetOwners; an executed pair is listed by the pair routes, an executed limit by /chain-config', async () => {
+    const [A, B, C] = OWNERS;
+    const pair = { id: 100, symbol: 'PEPE', tickSize: 1_000n, lotSize: 10n ** 16n, minSize: 10n ** 16n, maxLeverage: 10, maintenanceMarginBps: 500, openInterestCapBps: 2_000, initialPrice: 2_000_000n };
+    const add = propose(A, { kind: GovOpKind.AddPair, pair });
+    const lockup = propose(A, { kind: GovOpKind.SetParam, param: GovParam.PoolLockupMs, value: 123_000n });
+    const owners = propose(C, { kind: GovOpKind.SetOwners, owners: [A.address, B.address, '0x00000000000000000000000000000000000000aa'] });
+    for (const p of [add, lockup, owners]) expect((await post(p.tx)).status).toBe(200);
+    for (const id of [add.id, lockup.id]) expect((await post(action('GovernanceApprove', TxKind.GovernanceApprove, B, id))).status).toBe(200);
+    expect((await post(action('GovernanceApprove', TxKind.GovernanceApprove, A, owners.id))).status).toBe(200);
+
+    const ops = (await get('/v1/governance/operations')).body.data.operations as { id: string }[];
+    const byId = (id: string) => ops.find((o) => o.id === id) as any;
+    expect(byId(add.id)).toMatchObject({
+      kind: 'AddPair',
+      operation: { pair: { id: 100, symbol: 'PEPE', tickSize: '1000', lotSize: '10000000000000000', minSize: '10000000000000000', maxLeverage: 10, maintenanceMarginBps: 500, openInterestCapBps: 2000, initialPrice: '2000000' } },
+      state: 'approved',
+      timelockMs: ROUTINE_MS,
+    });
+    expect(byId(lockup.id)).toMatchObject({ kind: 'SetParam', operation: { param: 'limits.poolLockupMs', value: '123000' } });
+    expect(byId(owners.id)).toMatchObject({ kind: 'SetOwners', operation: { owners: [A.address, B.address, '0x00000000000000000000000000000000000000aa'] }, timelockMs: 600_000 });
+
+    const readyAtMs = Math.max(byId(add.id).readyAtMs, byId(lockup.id).readyAtMs) as number;
+    await waitFor(async () => ((await get('/v1/governance/operations')).body.data.timestampMs >= readyAtMs ? true : undefined), 20_000, 'a head past the timelock');
+    expect((await get('/v1/pairs')).body.data.some((p: { symbol: string }) => p.symbol === 'PEPE')).toBe(false);
+    for (const id of [add.id, lockup.id]) expect((await post(action('GovernanceExecute', TxKind.GovernanceExecute, C, id))).status).toBe(200);
+
+    expect((await get('/v1/pairs')).body.data.find((p: { symbol: string }) => p.symbol === 'PEPE')).toMatchObject({ pairId: 100, pair: 'PEPE/USDC', maxLeverage: 10 });
+    expect((await get('/api/pairs/perps')).body.data.find((p: { symbol: string }) => p.symbol === 'PEPE')).toMatchObject({ pairId: 100, pair: 'PEPE-PERP' });
+    expect((await get('/chain-config')).body.data.limits.poolLockupMs).toBe(123_000);
+    // The owner change waits its 10-minute high-impact timelock: still approved.
+    const now = (await get('/v1/governance/operations')).body.data.operations as { id: string; state: string }[];
+    expect(now.find((o) => o.id === owners.id)!.state).toBe('approved');
+    expect(now.find((o) => o.id === add.id)!.state).toBe('executed');
   }, 40_000);
 });

@@ -9,10 +9,13 @@ export const CI: Partial<Omit<SimOptions, 'seed'>> = { durationMs: 8_000, faultP
 /** The lifecycle scenario's seeds (test/consensus/sim-lifecycle.test.ts): SHORT's times, with joiners, jails, unjails, an unbond, a tombstone. */
 export const LIFECYCLE: Partial<Omit<SimOptions, 'seed'>> = { ...SHORT, lifecycle: true };
 
+/** The governance scenario's seeds (test/consensus/sim-governance.test.ts): SHORT's times, with a parameter change by the owners. */
+export const GOVERNANCE: Partial<Omit<SimOptions, 'seed'>> = { ...SHORT, governance: true };
+
 export function describeFailure(r: SimResult, o: Partial<Omit<SimOptions, 'seed'>> = SHORT): string {
   const trace = r.trace.join('\n');
   return (
     `seed ${r.seed}: ${r.violations.map((v) => `${v.kind}: ${v.message}`).join('; ')}\n${trace}\n` +
-    `reproduce: npm run sim -- --seed ${r.seed} --duration-ms ${o.durationMs} --fault-ms ${o.faultPhaseMs} --liveness-ms ${o.livenessBoundMs}${o.lifecycle ? ' --lifecycle' : ''}`
+    `reproduce: npm run sim -- --seed ${r.seed} --duration-ms ${o.durationMs} --fault-ms ${o.faultPhaseMs} --liveness-ms ${o.livenessBoundMs}${o.lifecycle ? ' --lifecycle' : ''}${o.governance ? ' --governance' : ''}`
   );
 }

@@ -2,12 +2,19 @@
  * Execution-level harness for owner governance: the validators' test genesis
  * (test/validators/harness.ts) with short timelocks (routine 10 s, high-impact 60 s), the
  * three devnet owner keys, governance transactions signed as an owner's wallet would
- * (EIP-712), and blocks applied with applyBlock at block times the test chooses.
+ * (EIP-712), and blocks applied with applyBlock at block times the test chooses; orders
+ * (native and REST), perp opens and the validators' oracle observations on any pair, for
+ * the pairs governance adds (decision 76).
  */
 import { commitHash, merkleRoot, type Block } from '../../src/codec/block';
 import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
 import { actionDigest, proposeDigest, operationIdOf, type GovActionType, type GovOperation } from '../../src/codec/txs/governance';
 import { signFaucet } from '../../src/codec/txs/faucet';
+import { signObservation } from '../../src/codec/txs/oracle';
+import { perpOpenMessage, type PerpOpenBody } from '../../src/codec/txs/perps';
+import { Secp256k1Signer } from '../../src/consensus/signer';
+import { hashPersonalMessage } from '../../src/crypto/eip191';
+import { placeOrderDigest, restSigningHash } from '../../src/crypto/exchange-digest';
 import { hashTypedMessage } from '../../src/crypto/eip712';
 import { privateKeyToAddress, sign, signCompact64 } from '../../src/crypto/secp256k1';
 import type { Genesis } from '../../src/genesis/types';
@@ -38,6 +45,10 @@ const keyOf = (hex: string): Signer => {
 export const OWNERS: Signer[] = (DEVNET_KEYS as unknown as { owners: { privateKey: string }[] }).owners.map((o) => keyOf(o.privateKey));
 /** A funded trader (1,000,000 USDC at genesis) who is no owner. */
 export const TRADER: Signer = keyOf(DEVNET_KEYS.accounts[0].privateKey);
+/** Another funded trader, the counterparty. */
+export const TRADER2: Signer = keyOf(DEVNET_KEYS.accounts[1].privateKey);
+/** The genesis validators' signers (the governance genesis holds the first four devnet validators). */
+export const VALIDATOR_SIGNERS = DEVNET_KEYS.validators.slice(0, 4).map((v) => new Secp256k1Signer(hexToBytes(v.ecdsaPrivateKey)));
 
 export class GovChain {
   readonly state: State;
@@ -120,6 +131,33 @@ export class GovChain {
     const message = { owner: by.address, pairId: 1n, side: 0n, orderType: 1n, price: p.price, size: p.size, leverage: 1n, nonce: p.nonce };
     const signature = sign(hashTypedMessage(this.chainId, 'PlaceOrder', message), by.priv);
     return encodeTx(this.chainId, TxKind.NativePlace, { owner: by.address, signer: by.address, ...p, signature });
+  }
+
+  /** A native limit order of `by` on `pairId`: side 0 buys, 1 sells. */
+  orderOn(by: Signer, pairId: number, side: 0 | 1, price: bigint, size: bigint): Tx {
+    const p = { pairId, side, orderType: 1, price, size, leverage: 1, nonce: this.nextNonce(by.address) };
+    const message = { owner: by.address, pairId: BigInt(pairId), side: BigInt(side), orderType: 1n, price, size, leverage: 1n, nonce: p.nonce };
+    const signature = sign(hashTypedMessage(this.chainId, 'PlaceOrder', message), by.priv);
+    return encodeTx(this.chainId, TxKind.NativePlace, { owner: by.address, signer: by.address, ...p, signature });
+  }
+
+  /** A REST limit order of `by` on `symbol` (price and amount as decimal strings). */
+  restOrder(by: Signer, symbol: string, side: 'buy' | 'sell', price: string, amount: string): Tx {
+    const fields = { symbol, side, type: 'limit', price, amount, nonce: this.nextNonce(by.address) };
+    const signature = sign(restSigningHash(placeOrderDigest(fields)), by.priv);
+    return encodeTx(this.chainId, TxKind.RestOrder, { trader: by.address, ...fields, signature });
+  }
+
+  /** A perp open by `by` on `pairId` (margin a USDC decimal string), signed EIP-191 over the JSON as the route takes it. */
+  perpOpen(by: Signer, pairId: number, margin = '100', leverage = 2): Tx {
+    const fields = { wallet: by.address, pairId, isLong: true, leverage, margin, nonce: this.nextNonce(by.address), nonceQuoted: false };
+    const signature = sign(hashPersonalMessage(perpOpenMessage(fields)), by.priv);
+    return encodeTx<PerpOpenBody>(this.chainId, TxKind.PerpOpen, { ...fields, signer: by.address, signature });
+  }
+
+  /** Every genesis validator's oracle observation of `price` for `pairId`, stamped `atMs`. */
+  observations(pairId: number, price: bigint, atMs: number): Tx[] {
+    return VALIDATOR_SIGNERS.map((v) => encodeTx(this.chainId, TxKind.OracleObservation, signObservation(this.chainId, { validator: v.address, timestampMs: atMs, prices: [{ pairId, price }] }, v)));
   }
 
   withdraw(by: Signer, amount: bigint): Tx {

@@ -24,8 +24,10 @@ export const chainInfoRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app
   };
 
   app.get('/chain-config', async () => {
-    // Fees as executed now: owner governance may have changed them since genesis (decision 74).
-    const fees = node.chain().state.params().fees;
+    // Fees and limits as executed now: owner governance may have changed them since
+    // genesis (decisions 74 and 76).
+    const params = node.chain().state.params();
+    const fees = params.fees;
     return ok({
       chainId: g.chainId,
       network: g.network,
@@ -44,7 +46,7 @@ export const chainInfoRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app
         gasPriceWei: String(fees.gasPriceWei),
       },
       limits: {
-        ...g.limits,
+        ...params.limits,
         maxBlockTxs: g.consensus.maxBlockTxs,
         maxTxBytes: g.consensus.maxTxBytes,
         epochLengthBlocks: g.consensus.epochLengthBlocks,

@@ -169,7 +169,8 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
 
   /** The funding rate the next settlement would apply, from this interval's premium samples so far. */
   const predictedRate = (pairId: number) => {
-    const limits = genesis.limits;
+    // The limits as executed now: owner governance may have changed them (decision 76).
+    const limits = state().params().limits;
     const samples = BigInt(Math.max(1, Math.floor(limits.fundingIntervalMs / Math.max(1, limits.tpslCheckIntervalMs))));
     const avg = perpMarket(state(), pairId).premiumSumPpb / samples;
     return { avg, ...fundingRate(avg, limits.fundingIntervalMs, state().params().perps) };
@@ -246,7 +247,7 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
     schema: { querystring: networkQuery, response: errors },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
-      const interval = genesis.limits.fundingIntervalMs;
+      const interval = state().params().limits.fundingIntervalMs;
       const next = (Math.floor(nowMs() / interval) + 1) * interval;
       return ok(
         pairsSorted().map((p) => {
@@ -278,7 +279,7 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
         bookUnrealizedPnl: usdc(v.bookUpnl),
         bookPositions: v.bookMarks.filter((b) => b.size !== 0n).map((b) => ({ pairId: b.pairId, size: size18(b.size), cost: usdc(b.cost), markPrice: price6(b.price), unrealizedPnl: usdc(b.upnl), fresh: b.fresh })),
         adlProfitLimit: usdc(profitLimit(genesis.perps.adlPoolPnlThresholdBps, v.usdc)), totalShares: String(v.totalShares), protocolShares: String(pool.protocolShares),
-        sharePrice, lockupMs: genesis.limits.poolLockupMs, stale: v.stale,
+        sharePrice, lockupMs: s.params().limits.poolLockupMs, stale: v.stale,
         ...(lp ? { account: { address: lp, shares: String(held?.shares ?? 0n), value: usdc(v.totalShares > 0n ? ((held?.shares ?? 0n) * v.realPoolValue) / v.totalShares : 0n), unlockMs: held?.unlockMs ?? null } } : {}),
       });
     },

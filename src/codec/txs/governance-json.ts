@@ -15,6 +15,7 @@
  * maps to, and that member's form. Adding a kind to GovOpKind makes the table incomplete,
  * so the typecheck points here.
  */
+import type { PairParams } from '../../genesis/types';
 import { isHex, type Address, type Hex } from '../../util/bytes';
 import { GOV_OP_NAMES, GOV_PARAM_NAMES, GovOpKind, type GovOperation, type GovParam } from './governance';
 
@@ -75,6 +76,47 @@ const param: FieldForm<GovParam> = {
   to: (v) => GOV_PARAM_NAMES[v],
 };
 
+/** The owners of a SetOwners: a JSON array of exactly three addresses. */
+const owners: FieldForm<[Address, Address, Address]> = {
+  from: (v, where) =>
+    Array.isArray(v) && v.length === 3 ? (v.map((a, i) => address.from(a, `${where}[${i}]`)) as [Address, Address, Address]) : fail(where, `must be an array of three addresses, got ${show(v)}`),
+  to: (v) => [...v],
+};
+
+const PAIR_FIELDS = ['id', 'symbol', 'tickSize', 'lotSize', 'minSize', 'maxLeverage', 'maintenanceMarginBps', 'openInterestCapBps', 'initialPrice'] as const;
+
+/** An AddPair's pair (decision 76): an object of the genesis `pairs` fields, big integers as decimal strings. */
+const pair: FieldForm<PairParams> = {
+  from(v, where) {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return fail(where, `must be a JSON object, got ${show(v)}`);
+    const o = v as Record<string, unknown>;
+    for (const k of Object.keys(o)) if (!(PAIR_FIELDS as readonly string[]).includes(k)) fail(`${where}.${k}`, `unknown field of a pair (its fields: ${PAIR_FIELDS.join(', ')})`);
+    for (const k of PAIR_FIELDS) if (o[k] === undefined) fail(`${where}.${k}`, 'required field of a pair is missing');
+    return {
+      id: integer.from(o.id, `${where}.id`),
+      symbol: text.from(o.symbol, `${where}.symbol`),
+      tickSize: decimal.from(o.tickSize, `${where}.tickSize`),
+      lotSize: decimal.from(o.lotSize, `${where}.lotSize`),
+      minSize: decimal.from(o.minSize, `${where}.minSize`),
+      maxLeverage: integer.from(o.maxLeverage, `${where}.maxLeverage`),
+      maintenanceMarginBps: integer.from(o.maintenanceMarginBps, `${where}.maintenanceMarginBps`),
+      openInterestCapBps: integer.from(o.openInterestCapBps, `${where}.openInterestCapBps`),
+      initialPrice: decimal.from(o.initialPrice, `${where}.initialPrice`),
+    };
+  },
+  to: (p) => ({
+    id: p.id,
+    symbol: p.symbol,
+    tickSize: String(p.tickSize),
+    lotSize: String(p.lotSize),
+    minSize: String(p.minSize),
+    maxLeverage: p.maxLeverage,
+    maintenanceMarginBps: p.maintenanceMarginBps,
+    openInterestCapBps: p.openInterestCapBps,
+    initialPrice: String(p.initialPrice),
+  }),
+};
+
 function show(v: unknown): string {
   const s = JSON.stringify(v) ?? String(v);
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
@@ -101,6 +143,8 @@ const KINDS: { [K in GovOpKind]: KindFields<K> } = {
     bond: f('bondWei', decimal),
     funder: f('funder', address),
   },
+  [GovOpKind.AddPair]: { pair: f('pair', pair) },
+  [GovOpKind.SetOwners]: { owners: f('owners', owners) },
   [GovOpKind.SoftwareUpgrade]: { version: f('version', text), height: f('height', integer) },
 };
 

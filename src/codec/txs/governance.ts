@@ -9,6 +9,10 @@
  *   2 Halt, 3 Resume:     nothing
  *   4 AdminSeedValidator: address validator | string name | string endpoint |
  *                         33 bytes ecdsa key | 32 bytes vrf key | big bond (wei) | address funder
+ *   5 AddPair:            u32 id | string symbol | big tickSize | big lotSize | big minSize |
+ *                         u32 maxLeverage | u32 maintenanceMarginBps | u32 openInterestCapBps |
+ *                         big initialPrice (decision 76)
+ *   6 SetOwners:          address owner ×3 (decision 76)
  *   7 SoftwareUpgrade:    string version (at most UPGRADE_VERSION_BYTES_MAX bytes) | u64 height
  * The proposal signs `GovernancePropose(proposer, operationKind, payloadHash, nonce)` with
  * payloadHash = keccak256 of the operation's encoding (operationBytes), and the operation
@@ -23,6 +27,7 @@ import { hashGovernanceMessage } from '../../crypto/eip712-governance';
 import { bytesToHex, hexToBytes, type Address, type Hex } from '../../util/bytes';
 import { CodecError, Reader, Writer } from '../binary';
 import { registerTxKind, TxKind } from '../tx';
+import type { PairParams } from '../../genesis/types';
 
 /** Operation kinds. A retired number is never reused. */
 export enum GovOpKind {
@@ -30,6 +35,10 @@ export enum GovOpKind {
   Halt = 2,
   Resume = 3,
   AdminSeedValidator = 4,
+  /** A new pair, spot book and perp market (decision 76). */
+  AddPair = 5,
+  /** The three owner addresses replaced (decision 76). */
+  SetOwners = 6,
   SoftwareUpgrade = 7,
 }
 
@@ -39,13 +48,46 @@ export enum GovParam {
   TakerFeeBps = 2,
   WithdrawalFeeUsdc = 3,
   MinWithdrawalUsdc = 4,
+  // Decision 76: the limits that are protocol rules, and the validator parameters
+  // execution reads from the state (not consensus.epochLengthBlocks: see the decision).
+  MaxSessionDurationMs = 5,
+  MaxLeverage = 6,
+  PoolLockupMs = 7,
+  TpslCheckIntervalMs = 8,
+  FundingIntervalMs = 9,
+  UnbondingEpochs = 10,
+  SlashDowntimeBps = 11,
+  SlashDoubleSignBps = 12,
+  DowntimeWindowBlocks = 13,
+  DowntimeMaxMissedBps = 14,
+  MinBondWei = 15,
+  MaxBondWei = 16,
+  ActiveSetMin = 17,
+  ActiveSetMax = 18,
+  VotingPowerCapBps = 19,
 }
 
+/** Each parameter's name: its path in the chain parameters (state meta `params`). */
 export const GOV_PARAM_NAMES: Readonly<Record<GovParam, string>> = {
   [GovParam.MakerFeeBps]: 'fees.makerFeeBps',
   [GovParam.TakerFeeBps]: 'fees.takerFeeBps',
   [GovParam.WithdrawalFeeUsdc]: 'fees.withdrawalFeeUsdc',
   [GovParam.MinWithdrawalUsdc]: 'fees.minWithdrawalUsdc',
+  [GovParam.MaxSessionDurationMs]: 'limits.maxSessionDurationMs',
+  [GovParam.MaxLeverage]: 'limits.maxLeverage',
+  [GovParam.PoolLockupMs]: 'limits.poolLockupMs',
+  [GovParam.TpslCheckIntervalMs]: 'limits.tpslCheckIntervalMs',
+  [GovParam.FundingIntervalMs]: 'limits.fundingIntervalMs',
+  [GovParam.UnbondingEpochs]: 'consensus.unbondingEpochs',
+  [GovParam.SlashDowntimeBps]: 'consensus.slashDowntimeBps',
+  [GovParam.SlashDoubleSignBps]: 'consensus.slashDoubleSignBps',
+  [GovParam.DowntimeWindowBlocks]: 'consensus.downtimeWindowBlocks',
+  [GovParam.DowntimeMaxMissedBps]: 'consensus.downtimeMaxMissedBps',
+  [GovParam.MinBondWei]: 'consensus.minBondWei',
+  [GovParam.MaxBondWei]: 'consensus.maxBondWei',
+  [GovParam.ActiveSetMin]: 'consensus.activeSetMin',
+  [GovParam.ActiveSetMax]: 'consensus.activeSetMax',
+  [GovParam.VotingPowerCapBps]: 'consensus.votingPowerCapBps',
 };
 
 /** AdminSeedValidator's fields: what governance proposes and execution seeds (src/state/validator-admin-seed.ts). */
@@ -67,6 +109,8 @@ export type GovOperation =
   | { kind: GovOpKind.Halt }
   | { kind: GovOpKind.Resume }
   | ({ kind: GovOpKind.AdminSeedValidator } & AdminSeedValidator)
+  | { kind: GovOpKind.AddPair; pair: PairParams }
+  | { kind: GovOpKind.SetOwners; owners: [Address, Address, Address] }
   /** From block `height` on, only nodes of `version` or newer execute (decision 77). */
   | { kind: GovOpKind.SoftwareUpgrade; version: string; height: number };
 
@@ -78,6 +122,8 @@ export const GOV_OP_NAMES: Readonly<Record<GovOpKind, string>> = {
   [GovOpKind.Halt]: 'Halt',
   [GovOpKind.Resume]: 'Resume',
   [GovOpKind.AdminSeedValidator]: 'AdminSeedValidator',
+  [GovOpKind.AddPair]: 'AddPair',
+  [GovOpKind.SetOwners]: 'SetOwners',
   [GovOpKind.SoftwareUpgrade]: 'SoftwareUpgrade',
 };
 
@@ -109,6 +155,14 @@ export function writeOperation(w: Writer, op: GovOperation): void {
     case GovOpKind.AdminSeedValidator:
       w.address(op.validator).string(op.name).string(op.endpoint).fixed(hexToBytes(op.ecdsaPubkey), 33).fixed(hexToBytes(op.vrfPubkey), 32).big(op.bondWei).address(op.funder);
       return;
+    case GovOpKind.AddPair: {
+      const p = op.pair;
+      w.u32(p.id).string(p.symbol).big(p.tickSize).big(p.lotSize).big(p.minSize).u32(p.maxLeverage).u32(p.maintenanceMarginBps).u32(p.openInterestCapBps).big(p.initialPrice);
+      return;
+    }
+    case GovOpKind.SetOwners:
+      for (const o of op.owners) w.address(o);
+      return;
     case GovOpKind.SoftwareUpgrade:
       w.string(op.version).u64(op.height);
       return;
@@ -137,6 +191,23 @@ export function readOperation(r: Reader): GovOperation {
         bondWei: r.big(),
         funder: r.address(),
       };
+    case GovOpKind.AddPair:
+      return {
+        kind,
+        pair: {
+          id: r.u32(),
+          symbol: r.string(),
+          tickSize: r.big(),
+          lotSize: r.big(),
+          minSize: r.big(),
+          maxLeverage: r.u32(),
+          maintenanceMarginBps: r.u32(),
+          openInterestCapBps: r.u32(),
+          initialPrice: r.big(),
+        },
+      };
+    case GovOpKind.SetOwners:
+      return { kind, owners: [r.address(), r.address(), r.address()] };
     case GovOpKind.SoftwareUpgrade:
       return { kind, version: r.string(UPGRADE_VERSION_BYTES_MAX), height: r.u64() };
     default:

@@ -18,10 +18,18 @@
  * before the timelock has passed (422 TIMELOCK_NOT_PASSED). Execute and cancel are
  * open to any owner (the proposer included): the two signatures were given by then.
  * The approval of a halt executes it at once (its timelock is 0).
+ *
+ * Owners are those of the chain parameters at the block's start, so after a SetOwners
+ * (decision 76) only the new owners propose, approve, execute and cancel. An operation
+ * pending from before keeps its state, but a signature counts only while its signer is
+ * an owner: approving needs the proposer still an owner, executing needs the proposer
+ * and the approver both still owners (403 NOT_GOVERNANCE_OWNER otherwise); such an
+ * operation can only be cancelled, or left to expire, and proposed again.
  */
 import {
   actionDigest,
   GOV_OP_NAMES,
+  GovOpKind,
   operationIdOf,
   proposeDigest,
   type GovActionBody,
@@ -32,12 +40,22 @@ import type { GovernanceEvent } from '../../../machines/governance-operation';
 import type { ExecContext, TxOp } from '../context';
 import { forbidden, rejected, TxError, unauthorized } from '../errors';
 import { executeOperation, isOwner, operationAtHeight, operationShape, stepOperation, timelockOf, unknownOperation, type GovernanceRecord } from '../governance';
+import { pairIsNew } from '../governance-pairs';
 import type { ChainParams } from '../records';
 import { verifySigner } from '../../crypto/secp256k1';
 import type { Address, Hex } from '../../util/bytes';
 
 function requireOwner(params: ChainParams, who: Address): void {
-  if (!isOwner(params, who)) throw forbidden('NOT_GOVERNANCE_OWNER', `${who} is not one of the genesis owners`);
+  if (!isOwner(params, who)) throw forbidden('NOT_GOVERNANCE_OWNER', `${who} is not one of the owners`);
+}
+
+/** The operation's earlier signatures count only while their signers are owners (an owner change since). */
+function requireSignersStillOwners(params: ChainParams, rec: GovernanceRecord): void {
+  for (const [role, who] of [['proposer', rec.proposer], ['approver', rec.approver]] as const) {
+    if (who !== null && !isOwner(params, who)) {
+      throw forbidden('NOT_GOVERNANCE_OWNER', `operation ${rec.id}: its ${role} ${who} is no longer an owner; its signature no longer counts (cancel it and propose again)`);
+    }
+  }
 }
 
 /** Steps `event` or answers the machine's refusal as 422 OPERATION_STATE. */
@@ -60,6 +78,8 @@ function emit(ctx: ExecContext, rec: GovernanceRecord, owner: Address): void {
 
 function execute(ctx: ExecContext, rec: GovernanceRecord, owner: Address): void {
   const done = step(ctx, rec, { type: 'EXECUTE', nowMs: ctx.header.timestampMs });
+  // After the machine's answer (executed twice reads OPERATION_STATE); a throw writes nothing.
+  requireSignersStillOwners(ctx.params, rec);
   ctx.state.governance.set(rec.id, { ...done, closedBy: owner, executedHeight: ctx.header.height });
   executeOperation(ctx.state, ctx.params, rec.id, rec.operation, ctx.header.height);
   emit(ctx, done, owner);
@@ -79,6 +99,7 @@ export const governanceProposeOp: TxOp<GovProposeBody> = {
     operationAtHeight(b.operation, ctx.header.height);
     const id = operationIdOf(ctx.params.chainId, b);
     if (ctx.state.governance.has(id)) throw new TxError(409, 'OPERATION_EXISTS', `operation ${id} was already proposed`);
+    if (b.operation.kind === GovOpKind.AddPair) pairIsNew(ctx.state, b.operation.pair);
     const nowMs = ctx.header.timestampMs;
     const timelockMs = timelockOf(ctx.params, b.operation);
     const expiresAtMs = nowMs + timelockMs + ctx.params.consensus.timelockHighImpactMs;
@@ -103,6 +124,7 @@ function actionOp(type: GovActionType, apply: (ctx: ExecContext, rec: Governance
 
 export const governanceApproveOp = actionOp('GovernanceApprove', (ctx, rec, owner) => {
   if (rec.proposer === owner) throw forbidden('SAME_OWNER', `operation ${rec.id} was proposed by ${owner}: a second owner must approve it`);
+  requireSignersStillOwners(ctx.params, rec);
   const approved = step(ctx, rec, { type: 'APPROVE', nowMs: ctx.header.timestampMs });
   ctx.state.governance.set(rec.id, { ...approved, approver: owner });
   emit(ctx, approved, owner);
