@@ -3,8 +3,9 @@
  * registered "by … the operator's AdminSeedValidator … with a bond … funded by itself or
  * the operator", [C-res-validator-fields]; decision 72): the operator adds a validator
  * as registered, its bond locked from the native balance of `funder` (the operator's
- * account, or the validator's own). No transaction kind carries it yet: the governance
- * issue (#21) calls this once the owners' threshold has authorized it.
+ * account, or the validator's own). No transaction kind carries it: the AdminSeedValidator
+ * governance operation calls this when it executes, after two owners signed and its
+ * timelock passed (src/state/governance.ts, decision 74).
  *
  * The same checks as RegisterValidator, without its signature and nonce: every field's
  * format and the bond range (400, src/state/ops/validator-registration.ts
