@@ -62,6 +62,8 @@ export const EMPTY_POSITION_CONTEXT: Readonly<PositionContext> = Object.freeze({
 
 /** What an open is judged on (execution computes the size from the oracle price). */
 export interface OpenFacts {
+  /** The pair has a perp market (a spot-only pair added by governance has none: decision 76). */
+  perpListed: boolean;
   /** An oracle price exists for the market. */
   hasPrice: boolean;
   /** It is within the oracle's staleness bound at the block time. */
@@ -74,7 +76,7 @@ export interface OpenFacts {
   size: bigint;
 }
 
-export type OpenRefusal = 'NO_ORACLE_PRICE' | 'ORACLE_STALE' | 'INVALID_LEVERAGE' | 'INVALID_MARGIN';
+export type OpenRefusal = 'MARKET_NOT_LISTED' | 'NO_ORACLE_PRICE' | 'ORACLE_STALE' | 'INVALID_LEVERAGE' | 'INVALID_MARGIN';
 
 export type PositionEvent =
   | { type: 'OPEN'; facts: OpenFacts; position: PositionContext }
@@ -86,10 +88,11 @@ export type PositionEvent =
 
 // ---- the guard functions execution calls ----------------------------------------------
 
-/** Guard `openAllowed`: the first reason an open is refused, null when allowed. Shape (leverage, margin) before price. */
+/** Guard `openAllowed`: the first reason an open is refused, null when allowed. Shape (leverage, margin) before the market, the market before price. */
 export function openRefusal(f: OpenFacts): OpenRefusal | null {
   if (!Number.isInteger(f.leverage) || f.leverage < 1 || f.leverage > f.maxLeverage) return 'INVALID_LEVERAGE';
   if (f.margin < f.minMargin) return 'INVALID_MARGIN';
+  if (!f.perpListed) return 'MARKET_NOT_LISTED';
   if (!f.hasPrice) return 'NO_ORACLE_PRICE';
   if (!f.fresh) return 'ORACLE_STALE';
   if (f.size <= 0n) return 'INVALID_MARGIN';

@@ -121,7 +121,26 @@ export interface PairParams {
   openInterestCapBps: number;
   /** Devnet oracle starting price ×1e6. */
   initialPrice: bigint;
+  /**
+   * The pair's markets, a bitmask of PAIR_MARKET_SPOT and PAIR_MARKET_PERP (decision 76).
+   * Set on a pair added by governance; absent on a genesis pair (the genesis file has no
+   * such field), which has both.
+   */
+  markets?: number;
+  /**
+   * Where validators take the pair's price from (decision 76): `devnet-path` (the
+   * deterministic devnet source, src/oracle/devnet-source.ts) or a named external feed.
+   * Set on a pair added by governance; absent on a genesis pair, which reads as `devnet-path`.
+   */
+  oracleSource?: string;
 }
+
+/** A pair's spot order book (bit of PairParams.markets). */
+export const PAIR_MARKET_SPOT = 1;
+/** A pair's perp market (bit of PairParams.markets). */
+export const PAIR_MARKET_PERP = 2;
+/** Both markets: what a genesis pair has. */
+export const PAIR_MARKETS_BOTH = PAIR_MARKET_SPOT | PAIR_MARKET_PERP;
 
 export interface PerpParams {
   /** Funding: base interest rate per 8 hours in parts per million (100 = 0.01%). */

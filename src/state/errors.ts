@@ -115,6 +115,8 @@ export type ExecutionErrorCode =
   | 'OPERATION_STATE'
   | 'TIMELOCK_NOT_PASSED'
   | 'CHAIN_HALTED'
+  /** A spot order on a pair without a spot book, or a perp open on a pair without a perp market (decision 76). */
+  | 'MARKET_NOT_LISTED'
   /** A failed receipt without a code (never written by this execution; the API's fallback). */
   | 'REJECTED';
 
@@ -186,7 +188,7 @@ const CODES: { readonly [C in ErrorCode]: true } = {
   INSUFFICIENT_BALANCE: true, INSUFFICIENT_FUNDS: true, INSUFFICIENT_SHARES: true, MARGIN_REQUIRED: true, NO_LIQUIDITY: true,
   NO_ORACLE_PRICE: true, ORACLE_STALE: true, OPEN_INTEREST_CAP: true, POSITION_TOO_SMALL: true, POOL_LOCKED: true,
   POOL_UTILIZED: true, POOL_INSOLVENT: true, DEPOSIT_TOO_SMALL: true, FAUCET_DISABLED: true, FAUCET_LIMIT: true,
-  OBSERVATION_NOT_NEWER: true, VALIDATOR_EXISTS: true, VALIDATOR_STATE: true, ACTIVE_SET_FLOOR: true, JAIL_NOT_SERVED: true, EVIDENCE_TOO_OLD: true, EVIDENCE_IN_FUTURE: true, ALREADY_TOMBSTONED: true, OPERATION_EXISTS: true, APPLICANT_STATE: true, TOKEN_USED: true, TOKEN_EXPIRED: true, OPERATION_STATE: true, TIMELOCK_NOT_PASSED: true, CHAIN_HALTED: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, REJECTED: true,
+  OBSERVATION_NOT_NEWER: true, VALIDATOR_EXISTS: true, VALIDATOR_STATE: true, ACTIVE_SET_FLOOR: true, JAIL_NOT_SERVED: true, EVIDENCE_TOO_OLD: true, EVIDENCE_IN_FUTURE: true, ALREADY_TOMBSTONED: true, OPERATION_EXISTS: true, APPLICANT_STATE: true, TOKEN_USED: true, TOKEN_EXPIRED: true, OPERATION_STATE: true, TIMELOCK_NOT_PASSED: true, CHAIN_HALTED: true, MARKET_NOT_LISTED: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, REJECTED: true,
   MEMPOOL_FULL: true, NOT_SYNCED: true, SHUTTING_DOWN: true, NOT_FINAL_YET: true, INTERNAL: true, ARTIFACT_UNAVAILABLE: true, APPLICATIONS_FULL: true,
 };
 

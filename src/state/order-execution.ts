@@ -3,7 +3,8 @@
  * batch, native, session keys). Order of work, so a rejected order changes nothing:
  *   1. validate against the pair (tick, lot, minimum, leverage)        → 400
  *   2. simulate the match and settle it on copies of the taker's
- *      account and position; any shortfall rejects                   → 422
+ *      account and position; any shortfall rejects, as does a pair
+ *      without a spot book (decision 76)                              → 422
  *   3. only then mutate: the engine matches (must equal the simulation),
  *      taker and makers settle, fees move, events are emitted.
  * Nothing after step 3 begins can fail by design; if it does, it is a bug and the
@@ -17,6 +18,7 @@ import type { CancelReason, OrderStatus } from './events';
 import type { OpenOrder, Position } from './records';
 import { notional, orderLock, settleFill, takerFee } from './settlement';
 import { requireAgentOrder } from './agents';
+import { requireSpot } from './pair-markets';
 import { InvariantError } from './state';
 import type { State } from './state';
 import type { Price6, Size18, Usdc6 } from '../util/fixed';
@@ -94,6 +96,8 @@ export function placeOrder(ctx: ExecContext, o: OrderInput): OrderOutcome {
   // settled by the kind's signer rule (src/state/sessions.ts).
   if (o.isAgent !== (o.signer !== o.owner)) throw new InvariantError(`order input: isAgent ${o.isAgent} but signer ${o.signer}, owner ${o.owner}`);
   if (o.isAgent) requireAgentOrder(state, o.owner, o, state.position(o.owner, o.pairId), sim.fills);
+  // A perp-only pair has no spot book (decision 76): 422, after shape and who may.
+  requireSpot(pair);
   if (!isLimit && sim.filled === 0n) throw rejected('NO_LIQUIDITY', `no liquidity for a market ${o.side === 0 ? 'buy' : 'sell'} on ${pair.symbol}`);
   const account = state.account(o.owner);
   let position = state.position(o.owner, o.pairId);

@@ -24,7 +24,7 @@ type Snapshot = SnapshotFrom<typeof positionMachine>;
 const STATES: readonly PositionStateName[] = ['none', 'open', 'closed', 'liquidated'];
 const stringify = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));
 
-const facts = (f: Partial<OpenFacts> = {}): OpenFacts => ({ hasPrice: true, fresh: true, leverage: 10, maxLeverage: 50, margin: 100n, minMargin: 1n, size: 5n, ...f });
+const facts = (f: Partial<OpenFacts> = {}): OpenFacts => ({ perpListed: true, hasPrice: true, fresh: true, leverage: 10, maxLeverage: 50, margin: 100n, minMargin: 1n, size: 5n, ...f });
 const ctx = (c: Partial<PositionContext> = {}): PositionContext => ({ isLong: true, size: 10n, entryPrice: 3000n, margin: 100n, leverage: 10, takeProfit: 0n, stopLoss: 0n, maintenanceMarginBps: 100, ...c });
 
 /** xstate's answer: undefined when refused (transition() then returns the same snapshot, checked). */
@@ -136,6 +136,7 @@ describe('stepPosition agrees with transition()', () => {
       maintenanceMarginBps: fc.integer({ min: 0, max: 1000 }),
     });
     const openFacts = fc.record({
+      perpListed: fc.boolean(),
       hasPrice: fc.boolean(),
       fresh: fc.boolean(),
       leverage: fc.integer({ min: 0, max: 60 }),

@@ -39,7 +39,7 @@ const init = (): Snapshot => initialTransition(positionMachine)[0];
 const step = (s: Snapshot, e: PositionEvent) => transition(positionMachine, s, e)[0];
 const stringify = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));
 
-const facts = (f: Partial<OpenFacts> = {}): OpenFacts => ({ hasPrice: true, fresh: true, leverage: 10, maxLeverage: 50, margin: 100n, minMargin: 1n, size: 5n, ...f });
+const facts = (f: Partial<OpenFacts> = {}): OpenFacts => ({ perpListed: true, hasPrice: true, fresh: true, leverage: 10, maxLeverage: 50, margin: 100n, minMargin: 1n, size: 5n, ...f });
 const ctx = (c: Partial<PositionContext> = {}): PositionContext => ({ isLong: true, size: 10n, entryPrice: 3000n, margin: 100n, leverage: 10, takeProfit: 0n, stopLoss: 0n, maintenanceMarginBps: 100, ...c });
 const OPEN = (c: Partial<PositionContext> = {}, f: Partial<OpenFacts> = {}): PositionEvent => ({ type: 'OPEN', facts: facts(f), position: ctx(c) });
 const opened = (c: Partial<PositionContext> = {}) => step(init(), OPEN(c));

@@ -15,9 +15,9 @@
  * maps to, and that member's form. Adding a kind to GovOpKind makes the table incomplete,
  * so the typecheck points here.
  */
-import type { PairParams } from '../../genesis/types';
+import { PAIR_MARKET_PERP, PAIR_MARKET_SPOT } from '../../genesis/types';
 import { isHex, type Address, type Hex } from '../../util/bytes';
-import { GOV_OP_NAMES, GOV_PARAM_NAMES, GovOpKind, type GovOperation, type GovParam } from './governance';
+import { GOV_OP_NAMES, GOV_PARAM_NAMES, GovOpKind, type AddedPair, type GovOperation, type GovParam } from './governance';
 
 export class GovJsonError extends Error {
   constructor(message: string) {
@@ -83,10 +83,37 @@ const owners: FieldForm<[Address, Address, Address]> = {
   to: (v) => [...v],
 };
 
-const PAIR_FIELDS = ['id', 'symbol', 'tickSize', 'lotSize', 'minSize', 'maxLeverage', 'maintenanceMarginBps', 'openInterestCapBps', 'initialPrice'] as const;
+const PAIR_FIELDS = ['id', 'symbol', 'tickSize', 'lotSize', 'minSize', 'maxLeverage', 'maintenanceMarginBps', 'openInterestCapBps', 'initialPrice', 'markets', 'oracleSource'] as const;
 
-/** An AddPair's pair (decision 76): an object of the genesis `pairs` fields, big integers as decimal strings. */
-const pair: FieldForm<PairParams> = {
+/** A pair's markets bit by name, in the order they are written. */
+const MARKET_BITS: readonly [string, number][] = [
+  ['spot', PAIR_MARKET_SPOT],
+  ['perp', PAIR_MARKET_PERP],
+];
+
+/**
+ * A pair's markets (the codec's bitmask) as a JSON array of distinct names, `spot` and/or
+ * `perp`, written spot first. An empty array reads as 0, which the node refuses (400
+ * INVALID_OPERATION `operation.pair.markets`), as it refuses any bit outside the two.
+ */
+const markets: FieldForm<number> = {
+  from(v, where) {
+    if (!Array.isArray(v)) return fail(where, `must be an array of "spot" and/or "perp", got ${show(v)}`);
+    let bits = 0;
+    v.forEach((name, i) => {
+      const bit = MARKET_BITS.find(([n]) => n === name)?.[1];
+      if (bit === undefined) fail(`${where}[${i}]`, `must be "spot" or "perp", got ${show(name)}`);
+      else if ((bits & bit) !== 0) fail(`${where}[${i}]`, `${show(name)} is listed twice`);
+      else bits |= bit;
+    });
+    return bits;
+  },
+  // Only a proposal the node took is listed, and it took none with a bit outside the two.
+  to: (v) => MARKET_BITS.filter(([, bit]) => (v & bit) !== 0).map(([n]) => n),
+};
+
+/** An AddPair's pair (decision 76): the genesis `pairs` fields, big integers as decimal strings, and its markets and oracle source. */
+const pair: FieldForm<AddedPair> = {
   from(v, where) {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return fail(where, `must be a JSON object, got ${show(v)}`);
     const o = v as Record<string, unknown>;
@@ -102,6 +129,8 @@ const pair: FieldForm<PairParams> = {
       maintenanceMarginBps: integer.from(o.maintenanceMarginBps, `${where}.maintenanceMarginBps`),
       openInterestCapBps: integer.from(o.openInterestCapBps, `${where}.openInterestCapBps`),
       initialPrice: decimal.from(o.initialPrice, `${where}.initialPrice`),
+      markets: markets.from(o.markets, `${where}.markets`),
+      oracleSource: text.from(o.oracleSource, `${where}.oracleSource`),
     };
   },
   to: (p) => ({
@@ -114,6 +143,8 @@ const pair: FieldForm<PairParams> = {
     maintenanceMarginBps: p.maintenanceMarginBps,
     openInterestCapBps: p.openInterestCapBps,
     initialPrice: String(p.initialPrice),
+    markets: markets.to(p.markets),
+    oracleSource: p.oracleSource,
   }),
 };
 

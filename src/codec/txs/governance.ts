@@ -11,7 +11,8 @@
  *                         33 bytes ecdsa key | 32 bytes vrf key | big bond (wei) | address funder
  *   5 AddPair:            u32 id | string symbol | big tickSize | big lotSize | big minSize |
  *                         u32 maxLeverage | u32 maintenanceMarginBps | u32 openInterestCapBps |
- *                         big initialPrice (decision 76)
+ *                         big initialPrice | u8 markets (bitmask: 1 spot, 2 perp) |
+ *                         string oracleSource (at most ORACLE_SOURCE_BYTES_MAX bytes) (decision 76)
  *   6 SetOwners:          address owner ×3 (decision 76)
  *   7 SoftwareUpgrade:    string version (at most UPGRADE_VERSION_BYTES_MAX bytes) | u64 height
  * The proposal signs `GovernancePropose(proposer, operationKind, payloadHash, nonce)` with
@@ -35,7 +36,7 @@ export enum GovOpKind {
   Halt = 2,
   Resume = 3,
   AdminSeedValidator = 4,
-  /** A new pair, spot book and perp market (decision 76). */
+  /** A new pair: its spot book, perp market or both, and its oracle source (decision 76). */
   AddPair = 5,
   /** The three owner addresses replaced (decision 76). */
   SetOwners = 6,
@@ -109,10 +110,16 @@ export type GovOperation =
   | { kind: GovOpKind.Halt }
   | { kind: GovOpKind.Resume }
   | ({ kind: GovOpKind.AdminSeedValidator } & AdminSeedValidator)
-  | { kind: GovOpKind.AddPair; pair: PairParams }
+  | { kind: GovOpKind.AddPair; pair: AddedPair }
   | { kind: GovOpKind.SetOwners; owners: [Address, Address, Address] }
   /** From block `height` on, only nodes of `version` or newer execute (decision 77). */
   | { kind: GovOpKind.SoftwareUpgrade; version: string; height: number };
+
+/** An AddPair's pair: the genesis fields, and the two a genesis pair leaves out (its markets, its oracle source) always given. */
+export type AddedPair = PairParams & Required<Pick<PairParams, 'markets' | 'oracleSource'>>;
+
+/** The longest oracle source the codec reads (execution allows fewer: src/state/pair-markets.ts). */
+export const ORACLE_SOURCE_BYTES_MAX = 256;
 
 /** The longest version string the codec reads (execution allows fewer: src/state/upgrade.ts). */
 export const UPGRADE_VERSION_BYTES_MAX = 256;
@@ -157,7 +164,7 @@ export function writeOperation(w: Writer, op: GovOperation): void {
       return;
     case GovOpKind.AddPair: {
       const p = op.pair;
-      w.u32(p.id).string(p.symbol).big(p.tickSize).big(p.lotSize).big(p.minSize).u32(p.maxLeverage).u32(p.maintenanceMarginBps).u32(p.openInterestCapBps).big(p.initialPrice);
+      w.u32(p.id).string(p.symbol).big(p.tickSize).big(p.lotSize).big(p.minSize).u32(p.maxLeverage).u32(p.maintenanceMarginBps).u32(p.openInterestCapBps).big(p.initialPrice).u8(p.markets).string(p.oracleSource);
       return;
     }
     case GovOpKind.SetOwners:
@@ -204,6 +211,8 @@ export function readOperation(r: Reader): GovOperation {
           maintenanceMarginBps: r.u32(),
           openInterestCapBps: r.u32(),
           initialPrice: r.big(),
+          markets: r.u8(),
+          oracleSource: r.string(ORACLE_SOURCE_BYTES_MAX),
         },
       };
     case GovOpKind.SetOwners:

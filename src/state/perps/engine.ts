@@ -32,6 +32,7 @@ import type { ExecContext } from '../context';
 import { badRequest, forbidden, rejected, TxError } from '../errors';
 import type { CloseReason } from '../events';
 import { oraclePrice } from '../oracle';
+import { hasPerp, requirePerp } from '../pair-markets';
 import type { PerpPosition } from '../records';
 import type { State } from '../state';
 import {
@@ -129,13 +130,14 @@ export function openPosition(ctx: ExecContext, o: OpenInput): PerpPosition {
   const op = oraclePrice(state, o.pairId, now);
   const price = op?.price ?? 0n;
   const size = op ? openSize(o.margin, o.leverage, price) : 0n;
-  const facts: OpenFacts = { hasPrice: op !== undefined, fresh: op?.fresh ?? false, leverage: o.leverage, maxLeverage: pair.maxLeverage, margin: o.margin, minMargin: MIN_PERP_MARGIN, size };
+  const facts: OpenFacts = { perpListed: hasPerp(pair), hasPrice: op !== undefined, fresh: op?.fresh ?? false, leverage: o.leverage, maxLeverage: pair.maxLeverage, margin: o.margin, minMargin: MIN_PERP_MARGIN, size };
   const refusal = openRefusal(facts);
   // Shape (400) first, then who may (403), then execution (422): contract [D-envelope-order].
   if (refusal === 'INVALID_LEVERAGE') throw badRequest('INVALID_LEVERAGE', `leverage: must be an integer from 1 to ${pair.maxLeverage} on ${pair.symbol}`);
   if (refusal === 'INVALID_MARGIN' && o.margin < MIN_PERP_MARGIN) throw badRequest('INVALID_MARGIN', `margin: at least ${MIN_PERP_MARGIN} USDC units (1 USDC)`);
   if (o.isAgent !== (o.signer !== o.owner)) throw new Error(`perp open: isAgent ${o.isAgent} but signer ${o.signer}, owner ${o.owner}`);
   if (o.isAgent) requirePerpAgent(state, o.owner, o.pairId, o.isLong, o.leverage, o.margin, size);
+  if (refusal === 'MARKET_NOT_LISTED') requirePerp(pair);
   if (refusal === 'NO_ORACLE_PRICE') throw rejected('NO_ORACLE_PRICE', `pair ${pair.symbol} has no oracle price yet`);
   if (refusal === 'ORACLE_STALE') throw rejected('ORACLE_STALE', `the oracle price of ${pair.symbol} is stale (observed at ${op!.timestampMs}, block time ${now}): opening is paused`);
   if (refusal === 'INVALID_MARGIN') throw rejected('POSITION_TOO_SMALL', `margin: ${o.margin} at ${o.leverage}x buys no size at price ${price}`);

@@ -2,14 +2,15 @@
  * Funding of the perp markets (contract [C-limits-funding], [D-orders-funding]; decisions
  * 35 and 36): a premium sample per pair on each whole second crossed, and on the first
  * block of each funding interval the settlement of the interval's rate, peer to peer
- * through the side indices. Called from the end of the block (engine.ts, endBlockPerps).
+ * through the side indices, over the pairs with a perp market (decision 76). Called from
+ * the end of the block (engine.ts, endBlockPerps).
  */
 import type { ExecContext } from '../context';
 import { oraclePrice } from '../oracle';
 import { PERP_RECENT_RATES } from '../records';
 import { credit } from '../vault';
 import { fundingRate, fundingSettlement, premiumPpb } from './math';
-import { allPairIds, bumpStats, perpMarket, setMarket } from './markets';
+import { perpPairIds, bumpStats, perpMarket, setMarket } from './markets';
 import { payFromPool } from './pool';
 
 /**
@@ -22,7 +23,7 @@ export function settleFunding(ctx: ExecContext): void {
   const { state, params, header } = ctx;
   const now = header.timestampMs;
   const samples = BigInt(Math.max(1, Math.floor(params.limits.fundingIntervalMs / Math.max(1, params.limits.tpslCheckIntervalMs))));
-  for (const pairId of allPairIds(state)) {
+  for (const pairId of perpPairIds(state)) {
     const op = oraclePrice(state, pairId, now);
     const market = perpMarket(state, pairId);
     if (!op?.fresh) {
@@ -60,7 +61,7 @@ export function settleFunding(ctx: ExecContext): void {
 /** One premium sample per pair with a fresh price and a two-sided book: (mid − oracle) / oracle. */
 export function samplePremiums(ctx: ExecContext): void {
   const { state, header } = ctx;
-  for (const pairId of allPairIds(state)) {
+  for (const pairId of perpPairIds(state)) {
     const op = oraclePrice(state, pairId, header.timestampMs);
     if (!op?.fresh) continue;
     const book = state.books.get(pairId);

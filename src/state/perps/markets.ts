@@ -7,6 +7,7 @@
 import type { Address } from '../../util/bytes';
 import type { Usdc6 } from '../../util/fixed';
 import { EMPTY_PERP_MARKET, type PerpMarket, type PerpPosition } from '../records';
+import { hasPerp } from '../pair-markets';
 import type { State } from '../state';
 import { fundingOwed } from './math';
 
@@ -60,6 +61,11 @@ export function activeMarkets(state: State): number[] {
   return out.sort((a, b) => a - b);
 }
 
-export function allPairIds(state: State): number[] {
-  return state.pairs.sortedKeys().map(Number).sort((a, b) => a - b);
+/** Pair ids of the perp markets, ascending: every pair with a perp market (a spot-only pair has no funding: decision 76). */
+export function perpPairIds(state: State): number[] {
+  return state.pairs
+    .sortedKeys()
+    .filter((k) => hasPerp(state.pairs.get(k)!))
+    .map(Number)
+    .sort((a, b) => a - b);
 }
