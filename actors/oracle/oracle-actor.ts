@@ -13,6 +13,13 @@
  * second is strictly newer than the last. On a network without a price source for it
  * (only the devnet has one so far) the actor stays idle and says so once.
  *
+ * Each pair names its oracle source (decision 76; src/state/pair-markets.ts). The one
+ * source this node implements is `devnet-path`, the price source above: a pair naming
+ * another (an external feed id) is left out of the observations, and the actor says so
+ * once per pair. Execution takes an observation without that pair, so the pair has no
+ * median from this validator; it gets one once validators holding more than 2/3 of the
+ * power observe it, and until then perp opens and TP/SL on it wait as on a stale market.
+ *
  * Wall-clock time is fine here: this is the validator's own observation, not execution;
  * the chain judges it against the block's time.
  */
@@ -22,8 +29,9 @@ import { Secp256k1Signer } from '../../src/consensus/signer';
 import { DevnetPriceSource, type DevnetPair } from '../../src/oracle/devnet-source';
 import type { NodeContext } from '../../src/node/context';
 import { TxError } from '../../src/state/errors';
+import { DEVNET_ORACLE_SOURCE, oracleSourceOf } from '../../src/state/pair-markets';
 import { activeValidators } from '../../src/state/validators';
-import { ActorError, type ActorBehavior } from '../actor';
+import { ActorError, type ActorBehavior, type ActorContext } from '../actor';
 import type { OracleMsg } from './messages';
 
 /** Where prices come from: a price ×1e6 for a pair during a whole Unix second. */
@@ -78,14 +86,26 @@ export function oracleBehavior(
     timer = setTimeout(() => self().send({ type: 'tick' }), wait);
   };
 
-  /** The observation's prices, ascending by pair id. */
-  const pricesAt = (second: number): ObservedPrice[] => {
+  /** Pairs already reported as naming a source this node does not implement (said once each). */
+  const unsupported = new Set<number>();
+
+  /** The observation's prices, ascending by pair id: the pairs whose oracle source this node implements. */
+  const pricesAt = (second: number, log: ActorContext['log']): ObservedPrice[] => {
     const state = node().chain().state;
-    return state.pairs
+    const out: ObservedPrice[] = [];
+    for (const p of state.pairs
       .sortedKeys()
       .map((k) => state.pairs.get(k)!)
-      .sort((a, b) => a.id - b.id)
-      .map((p) => ({ pairId: p.id, price: source!.price(p, second) }));
+      .sort((a, b) => a.id - b.id)) {
+      const named = oracleSourceOf(p);
+      if (named !== DEVNET_ORACLE_SOURCE) {
+        if (!unsupported.has(p.id)) log.warn({ pairId: p.id, symbol: p.symbol, oracleSource: named }, `oracle: no implementation of the oracle source ${named}; pair ${p.symbol} is left out of this validator's observations`);
+        unsupported.add(p.id);
+        continue;
+      }
+      out.push({ pairId: p.id, price: source!.price(p, second) });
+    }
+    return out;
   };
 
   return {
@@ -117,7 +137,7 @@ export function oracleBehavior(
         const second = Math.floor(now() / 1000) - lagSeconds;
         const timestampMs = second * 1000;
         if (timestampMs <= stats.lastTimestampMs) return;
-        const prices = pricesAt(second);
+        const prices = pricesAt(second, ctx.log);
         if (prices.length === 0) return;
         const n = node();
         const chainId = n.config.genesis.chainId;

@@ -13,6 +13,7 @@ import { RPC_FEE_HISTORY_MAX_BLOCKS, RPC_MAX_BATCH_REQUESTS } from '../api/limit
 import { agentCapsOf } from '../state/agents';
 import { TxError } from '../state/errors';
 import { parseEthTransfer, TRANSFER_GAS } from '../state/eth-tx';
+import { hasSpot } from '../state/pair-markets';
 import { bytesToHex, hexToBytes, isAddress, isHex, toAddress, type Address } from '../util/bytes';
 import { AGENT_CAPS_ABI, AGENT_CAPS_PRECOMPILE, CLIENT_VERSION, JSONRPC_ERRORS, ORDERBOOK_ABI, ORDERBOOK_PRECOMPILE, PRECOMPILE_MAX_ORDERS } from './constants';
 import { formatBlock, formatGenesisBlock, formatReceipt, formatTransaction, gasOf, q } from './format';
@@ -117,7 +118,10 @@ function ethCall(ctx: RpcContext, call: Record<string, unknown>, tag: unknown): 
       throw new RpcError(JSONRPC_ERRORS.SERVER, 'execution reverted: unknown function of the orderbook precompile');
     }
     const pairId = Number(decoded.args[0]);
-    if (!state.pairs.has(String(pairId))) throw new RpcError(JSONRPC_ERRORS.SERVER, `execution reverted: no pair ${decoded.args[0]}`);
+    const pair = state.pairs.get(String(pairId));
+    if (!pair) throw new RpcError(JSONRPC_ERRORS.SERVER, `execution reverted: no pair ${decoded.args[0]}`);
+    // A perp-only pair has no order book to read (decision 76).
+    if (!hasSpot(pair)) throw new RpcError(JSONRPC_ERRORS.SERVER, `execution reverted: pair ${pairId} has no spot market`);
     const book = state.book(pairId);
     if (decoded.functionName === 'getAvailableLiquidity') {
       const [, side, worst] = decoded.args as readonly [bigint, number, bigint];

@@ -89,7 +89,7 @@ describe('GET /v1/governance/operations', () => {
 
   it('renders AddPair and SetOwners; an executed pair is listed by the pair routes, an executed limit by /chain-config', async () => {
     const [A, B, C] = OWNERS;
-    const pair = { id: 100, symbol: 'PEPE', tickSize: 1_000n, lotSize: 10n ** 16n, minSize: 10n ** 16n, maxLeverage: 10, maintenanceMarginBps: 500, openInterestCapBps: 2_000, initialPrice: 2_000_000n };
+    const pair = { id: 100, symbol: 'PEPE', tickSize: 1_000n, lotSize: 10n ** 16n, minSize: 10n ** 16n, maxLeverage: 10, maintenanceMarginBps: 500, openInterestCapBps: 2_000, initialPrice: 2_000_000n, markets: 3, oracleSource: 'feed:pepe-usd' };
     const add = propose(A, { kind: GovOpKind.AddPair, pair });
     const lockup = propose(A, { kind: GovOpKind.SetParam, param: GovParam.PoolLockupMs, value: 123_000n });
     const owners = propose(C, { kind: GovOpKind.SetOwners, owners: [A.address, B.address, '0x00000000000000000000000000000000000000aa'] });
@@ -101,7 +101,7 @@ describe('GET /v1/governance/operations', () => {
     const byId = (id: string) => ops.find((o) => o.id === id) as any;
     expect(byId(add.id)).toMatchObject({
       kind: 'AddPair',
-      operation: { pair: { id: 100, symbol: 'PEPE', tickSize: '1000', lotSize: '10000000000000000', minSize: '10000000000000000', maxLeverage: 10, maintenanceMarginBps: 500, openInterestCapBps: 2000, initialPrice: '2000000' } },
+      operation: { pair: { id: 100, symbol: 'PEPE', tickSize: '1000', lotSize: '10000000000000000', minSize: '10000000000000000', maxLeverage: 10, maintenanceMarginBps: 500, openInterestCapBps: 2000, initialPrice: '2000000', markets: ['spot', 'perp'], oracleSource: 'feed:pepe-usd' } },
       state: 'approved',
       timelockMs: ROUTINE_MS,
     });
@@ -113,8 +113,8 @@ describe('GET /v1/governance/operations', () => {
     expect((await get('/v1/pairs')).body.data.some((p: { symbol: string }) => p.symbol === 'PEPE')).toBe(false);
     for (const id of [add.id, lockup.id]) expect((await post(action('GovernanceExecute', TxKind.GovernanceExecute, C, id))).status).toBe(200);
 
-    expect((await get('/v1/pairs')).body.data.find((p: { symbol: string }) => p.symbol === 'PEPE')).toMatchObject({ pairId: 100, pair: 'PEPE/USDC', maxLeverage: 10 });
-    expect((await get('/api/pairs/perps')).body.data.find((p: { symbol: string }) => p.symbol === 'PEPE')).toMatchObject({ pairId: 100, pair: 'PEPE-PERP' });
+    expect((await get('/v1/pairs')).body.data.find((p: { symbol: string }) => p.symbol === 'PEPE')).toMatchObject({ pairId: 100, pair: 'PEPE/USDC', maxLeverage: 10, markets: ['spot', 'perp'], oracleSource: 'feed:pepe-usd' });
+    expect((await get('/api/pairs/perps')).body.data.find((p: { symbol: string }) => p.symbol === 'PEPE')).toMatchObject({ pairId: 100, pair: 'PEPE-PERP', markets: ['spot', 'perp'], oracleSource: 'feed:pepe-usd' });
     expect((await get('/chain-config')).body.data.limits.poolLockupMs).toBe(123_000);
     // The owner change waits its 10-minute high-impact timelock: still approved.
     const now = (await get('/v1/governance/operations')).body.data.operations as { id: string; state: string }[];

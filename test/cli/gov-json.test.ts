@@ -30,7 +30,7 @@ const EXAMPLES: GovOperation[] = [
   { kind: GovOpKind.SetParam, param: GovParam.MinBondWei, value: 10n ** 21n },
   {
     kind: GovOpKind.AddPair,
-    pair: { id: 100, symbol: 'PEPE', tickSize: 1_000n, lotSize: 10n ** 16n, minSize: 10n ** 16n, maxLeverage: 10, maintenanceMarginBps: 500, openInterestCapBps: 2_000, initialPrice: 2_000_000n },
+    pair: { id: 100, symbol: 'PEPE', tickSize: 1_000n, lotSize: 10n ** 16n, minSize: 10n ** 16n, maxLeverage: 10, maintenanceMarginBps: 500, openInterestCapBps: 2_000, initialPrice: 2_000_000n, markets: 2, oracleSource: 'chainlink:pepe-usd' },
   },
   { kind: GovOpKind.SetOwners, owners: ['0x2e66ecdc97b12161054e1a6b0012709daf39e2ff', '0x00000000000000000000000000000000000000aa', '0x00000000000000000000000000000000000000bb'] },
 ];

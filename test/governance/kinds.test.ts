@@ -9,10 +9,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decodeTx } from '../../src/codec/tx';
-import { GovOpKind, GovParam, operationBytes, readOperation, type GovOperation, type GovProposeBody } from '../../src/codec/txs/governance';
+import { GovOpKind, GovParam, operationBytes, readOperation, type AddedPair, type GovOperation, type GovProposeBody } from '../../src/codec/txs/governance';
 import { Reader } from '../../src/codec/binary';
 import { operationFromJson, operationToJson } from '../../src/codec/txs/governance-json';
-import type { PairParams } from '../../src/genesis/types';
+import { PAIR_MARKETS_BOTH } from '../../src/genesis/types';
+import { DEVNET_ORACLE_SOURCE } from '../../src/state/pair-markets';
 import { PROTOCOL_MAX_LEVERAGE } from '../../src/genesis/load';
 import { PROTOCOL_MAX_LEVERAGE as GOV_MAX_LEVERAGE } from '../../src/state/governance-params';
 import { operationStateAt, timelockOf } from '../../src/state/governance';
@@ -27,7 +28,7 @@ const root = (g: GovChain) => bytesToHex(g.state.root());
 const P = 1_000_000n;
 const E18 = 10n ** 18n;
 
-const NEW_PAIR: PairParams = {
+const NEW_PAIR: AddedPair = {
   id: 100,
   symbol: 'PEPE',
   tickSize: 1_000n,
@@ -37,8 +38,10 @@ const NEW_PAIR: PairParams = {
   maintenanceMarginBps: 500,
   openInterestCapBps: 2_000,
   initialPrice: 2n * P,
+  markets: PAIR_MARKETS_BOTH,
+  oracleSource: DEVNET_ORACLE_SOURCE,
 };
-const addPair = (pair: Partial<PairParams> = {}): GovOperation => ({ kind: GovOpKind.AddPair, pair: { ...NEW_PAIR, ...pair } });
+const addPair = (pair: Partial<AddedPair> = {}): GovOperation => ({ kind: GovOpKind.AddPair, pair: { ...NEW_PAIR, ...pair } });
 const setParam = (param: GovParam, value: bigint): GovOperation => ({ kind: GovOpKind.SetParam, param, value });
 
 /** Proposed by A, approved by B, executed by C once its timelock has passed: the executing block's receipt. */
@@ -149,7 +152,7 @@ describe('the JSON form of the new kinds (decision 80)', () => {
   it('round-trips AddPair and SetOwners, and names a bad field of a pair', () => {
     const ops: GovOperation[] = [addPair(), { kind: GovOpKind.SetOwners, owners: [TRADER.address, TRADER2.address, A.address] }];
     for (const op of ops) expect(operationFromJson(JSON.parse(JSON.stringify(operationToJson(op))))).toEqual(op);
-    expect(operationToJson(addPair())).toEqual({ kind: 'AddPair', pair: { id: 100, symbol: 'PEPE', tickSize: '1000', lotSize: '10000000000000000', minSize: '10000000000000000', maxLeverage: 10, maintenanceMarginBps: 500, openInterestCapBps: 2000, initialPrice: '2000000' } });
+    expect(operationToJson(addPair())).toEqual({ kind: 'AddPair', pair: { id: 100, symbol: 'PEPE', tickSize: '1000', lotSize: '10000000000000000', minSize: '10000000000000000', maxLeverage: 10, maintenanceMarginBps: 500, openInterestCapBps: 2000, initialPrice: '2000000', markets: ['spot', 'perp'], oracleSource: 'devnet-path' } });
     const json = operationToJson(addPair()) as { pair: Record<string, unknown> };
     expect(() => operationFromJson({ ...json, pair: { ...json.pair, tickSize: 1000 } })).toThrow(/pair\.tickSize: must be a decimal string/);
     expect(() => operationFromJson({ ...json, pair: { ...json.pair, colour: 'red' } })).toThrow(/pair\.colour: unknown field/);

@@ -9,6 +9,7 @@ import { AGENTS_LIMIT_MAX, type AgentItem } from '../../indexer/indexer';
 import { AGENT_MODES, AGENT_MODE_WIRE } from '../../../machines/agent-mode';
 import { agentCapsOf, hasAgentSettings } from '../../state/agents';
 import { activeSession } from '../../state/sessions';
+import { hasSpot, marketNames, oracleSourceOf } from '../../state/pair-markets';
 import { agentCapsObject } from './sessions';
 import type { Address } from '../../util/bytes';
 import type { PairParams } from '../../genesis/types';
@@ -139,11 +140,15 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
     },
   });
 
+  // The spot listing: the pairs with a spot book (a perp-only pair is listed by /api/pairs/perps; decision 76).
   app.get('/v1/pairs', async () =>
     ok(
-      pairsSorted().map((p) => ({
-        pairId: p.id, symbol: p.symbol, pair: `${p.symbol}/USDC`, tickSize: price6(p.tickSize), lotSize: size18(p.lotSize), minSize: size18(p.minSize), maxLeverage: p.maxLeverage,
-      })),
+      pairsSorted()
+        .filter(hasSpot)
+        .map((p) => ({
+          pairId: p.id, symbol: p.symbol, pair: `${p.symbol}/USDC`, tickSize: price6(p.tickSize), lotSize: size18(p.lotSize), minSize: size18(p.minSize), maxLeverage: p.maxLeverage,
+          markets: marketNames(p), oracleSource: oracleSourceOf(p),
+        })),
     ),
   );
 

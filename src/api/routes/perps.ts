@@ -17,6 +17,7 @@ import { TxKind } from '../../codec/tx';
 import { oraclePrice } from '../../state/oracle';
 import { positionView } from '../../state/perps/engine';
 import { perpMarket, perpStats } from '../../state/perps/markets';
+import { hasPerp, marketNames, oracleSourceOf } from '../../state/pair-markets';
 import { fundingRate, MIN_PERP_MARGIN } from '../../state/perps/math';
 import { parseMargin } from '../../state/ops/perp-positions';
 import { openInterestCap, poolValuation, profitLimit } from '../../state/perps/pool';
@@ -44,6 +45,8 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
   const state = () => node.chain().state;
   const nowMs = () => state().head().timestampMs;
   const pairsSorted = () => [...state().pairs.entries()].map(([, p]) => p).sort((a, b) => a.id - b.id);
+  /** The perp markets: the pairs with one (a spot-only pair has none: decision 76). */
+  const perpPairsSorted = () => pairsSorted().filter(hasPerp);
 
   /** Nonce as signed (a JSON number or a decimal string: the signed text depends on which) and its value. */
   const nonceOf = (n: number | string) => ({ nonce: parseNonce(n), nonceQuoted: typeof n === 'string' });
@@ -202,7 +205,7 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const value = poolValuation(state(), nowMs()).realPoolValue;
-      return ok(pairsSorted().map((p) => marketItem(p.id, value)));
+      return ok(perpPairsSorted().map((p) => marketItem(p.id, value)));
     },
   });
 
@@ -211,9 +214,10 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       return ok(
-        pairsSorted().map((p) => ({
+        perpPairsSorted().map((p) => ({
           pairId: p.id, symbol: p.symbol, pair: `${p.symbol}-PERP`, maxLeverage: p.maxLeverage, maintenanceMarginBps: p.maintenanceMarginBps,
           openInterestCapBps: p.openInterestCapBps, tickSize: price6(p.tickSize), lotSize: size18(p.lotSize), minSize: size18(p.minSize),
+          markets: marketNames(p), oracleSource: oracleSourceOf(p),
         })),
       );
     },
@@ -250,7 +254,7 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
       const interval = state().params().limits.fundingIntervalMs;
       const next = (Math.floor(nowMs() / interval) + 1) * interval;
       return ok(
-        pairsSorted().map((p) => {
+        perpPairsSorted().map((p) => {
           const m = perpMarket(state(), p.id);
           const r = predictedRate(p.id);
           return {
@@ -304,7 +308,7 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
         return { pairId: p.id, symbol: p.symbol, price: op ? price6(op.price) : null, timestampMs: op?.timestampMs ?? null, ageMs: op ? now - op.timestampMs : null, fresh: op?.fresh ?? false };
       });
       return ok({
-        height: node.chain().height, blockTimeMs: now, markets: pairsSorted().length, positions, openInterest: usdc(openInterest),
+        height: node.chain().height, blockTimeMs: now, markets: perpPairsSorted().length, positions, openInterest: usdc(openInterest),
         pool: { poolUsdc: usdc(v.usdc), realPoolValue: usdc(v.realPoolValue), traderUnrealizedPnl: usdc(v.traderPnl) },
         liquidations: st.liquidations, adlEvents: st.adlEvents,
         lastLiquidation: st.lastLiquidation ? { ...st.lastLiquidation, price: price6(st.lastLiquidation.price), shortfall: usdc(st.lastLiquidation.shortfall) } : null,
