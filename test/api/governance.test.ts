@@ -5,8 +5,9 @@
  * approved with its ready time, then `ready` once the head's block time passes it, and
  * executed after GovernanceExecute (its fee then in /chain-config); a halt shows in
  * `halted`. The kinds of decision 76: an AddPair and a SetOwners render their fields; the
- * pair, executed, is listed by /v1/pairs and /api/pairs/perps, and an executed limit is
- * what /chain-config reports.
+ * pair, executed, is listed by /v1/pairs and /api/pairs/perps with its markets and oracle
+ * source (a spot-only pair by /v1/pairs alone), and an executed limit is what
+ * /chain-config reports.
  */
 import { describe, expect, it } from 'vitest';
 import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
@@ -91,10 +92,12 @@ describe('GET /v1/governance/operations', () => {
     const [A, B, C] = OWNERS;
     const pair = { id: 100, symbol: 'PEPE', tickSize: 1_000n, lotSize: 10n ** 16n, minSize: 10n ** 16n, maxLeverage: 10, maintenanceMarginBps: 500, openInterestCapBps: 2_000, initialPrice: 2_000_000n, markets: 3, oracleSource: 'feed:pepe-usd' };
     const add = propose(A, { kind: GovOpKind.AddPair, pair });
+    // A spot-only pair beside it: listed under its one market.
+    const spot = propose(A, { kind: GovOpKind.AddPair, pair: { ...pair, id: 102, symbol: 'SPOTX', markets: 1, oracleSource: 'devnet-path' } });
     const lockup = propose(A, { kind: GovOpKind.SetParam, param: GovParam.PoolLockupMs, value: 123_000n });
     const owners = propose(C, { kind: GovOpKind.SetOwners, owners: [A.address, B.address, '0x00000000000000000000000000000000000000aa'] });
-    for (const p of [add, lockup, owners]) expect((await post(p.tx)).status).toBe(200);
-    for (const id of [add.id, lockup.id]) expect((await post(action('GovernanceApprove', TxKind.GovernanceApprove, B, id))).status).toBe(200);
+    for (const p of [add, spot, lockup, owners]) expect((await post(p.tx)).status).toBe(200);
+    for (const id of [add.id, spot.id, lockup.id]) expect((await post(action('GovernanceApprove', TxKind.GovernanceApprove, B, id))).status).toBe(200);
     expect((await post(action('GovernanceApprove', TxKind.GovernanceApprove, A, owners.id))).status).toBe(200);
 
     const ops = (await get('/v1/governance/operations')).body.data.operations as { id: string }[];
@@ -108,13 +111,24 @@ describe('GET /v1/governance/operations', () => {
     expect(byId(lockup.id)).toMatchObject({ kind: 'SetParam', operation: { param: 'limits.poolLockupMs', value: '123000' } });
     expect(byId(owners.id)).toMatchObject({ kind: 'SetOwners', operation: { owners: [A.address, B.address, '0x00000000000000000000000000000000000000aa'] }, timelockMs: 600_000 });
 
-    const readyAtMs = Math.max(byId(add.id).readyAtMs, byId(lockup.id).readyAtMs) as number;
+    expect(byId(spot.id)).toMatchObject({ kind: 'AddPair', operation: { pair: { id: 102, symbol: 'SPOTX', markets: ['spot'], oracleSource: 'devnet-path' } } });
+
+    const readyAtMs = Math.max(byId(add.id).readyAtMs, byId(spot.id).readyAtMs, byId(lockup.id).readyAtMs) as number;
     await waitFor(async () => ((await get('/v1/governance/operations')).body.data.timestampMs >= readyAtMs ? true : undefined), 20_000, 'a head past the timelock');
     expect((await get('/v1/pairs')).body.data.some((p: { symbol: string }) => p.symbol === 'PEPE')).toBe(false);
-    for (const id of [add.id, lockup.id]) expect((await post(action('GovernanceExecute', TxKind.GovernanceExecute, C, id))).status).toBe(200);
+    for (const id of [add.id, spot.id, lockup.id]) expect((await post(action('GovernanceExecute', TxKind.GovernanceExecute, C, id))).status).toBe(200);
 
     expect((await get('/v1/pairs')).body.data.find((p: { symbol: string }) => p.symbol === 'PEPE')).toMatchObject({ pairId: 100, pair: 'PEPE/USDC', maxLeverage: 10, markets: ['spot', 'perp'], oracleSource: 'feed:pepe-usd' });
     expect((await get('/api/pairs/perps')).body.data.find((p: { symbol: string }) => p.symbol === 'PEPE')).toMatchObject({ pairId: 100, pair: 'PEPE-PERP', markets: ['spot', 'perp'], oracleSource: 'feed:pepe-usd' });
+    // The spot-only pair: in the spot listing, in no perp read; a genesis pair shows both markets and the devnet path.
+    const spotPairs = (await get('/v1/pairs')).body.data as { symbol: string }[];
+    expect(spotPairs.find((p) => p.symbol === 'SPOTX')).toMatchObject({ pairId: 102, pair: 'SPOTX/USDC', markets: ['spot'], oracleSource: 'devnet-path' });
+    expect(spotPairs.find((p) => p.symbol === genesis.pairs[0].symbol)).toMatchObject({ markets: ['spot', 'perp'], oracleSource: 'devnet-path' });
+    for (const path of ['/api/pairs/perps', '/v1/perp/markets', '/v1/funding']) {
+      const listed = (await get(path)).body.data as { pairId: number }[];
+      expect(listed.some((p) => p.pairId === 100), path).toBe(true);
+      expect(listed.some((p) => p.pairId === 102), path).toBe(false);
+    }
     expect((await get('/chain-config')).body.data.limits.poolLockupMs).toBe(123_000);
     // The owner change waits its 10-minute high-impact timelock: still approved.
     const now = (await get('/v1/governance/operations')).body.data.operations as { id: string; state: string }[];

@@ -10,7 +10,7 @@ import { DevnetPriceSource } from '../../src/oracle/devnet-source';
 import { TxError } from '../../src/state/errors';
 import type { State } from '../../src/state/state';
 import { hexToBytes } from '../../src/util/bytes';
-import { createLogger } from '../../src/util/log';
+import { createLogger, createMemoryLogger, LOG_LEVEL } from '../../src/util/log';
 import { DEVNET_KEYS } from '../helpers/devnet';
 import { applyAt, BASE, freshState, observation, px, signers, T0 } from './harness';
 
@@ -63,6 +63,40 @@ describe('oracle actor', () => {
     expect(body.validator).toBe(signers[0].address);
     expect(body.prices).toEqual(pairs.map((p) => ({ pairId: p.id, price: source.price(p, 1_794_999_999) })));
     expect(recoverSigner(observationSigningHash(BASE.chainId, body), body.signature)).toBe(signers[0].address);
+  });
+
+  it('leaves out a pair whose oracle source it does not implement, saying so once (decision 76)', async () => {
+    const state = freshState([10n ** 25n]);
+    const [first] = [...BASE.pairs].sort((x, y) => x.id - y.id);
+    // Pairs as governance adds them: one on the devnet path, one on an external feed this node has no implementation of.
+    state.pairs.set('100', { ...first, id: 100, symbol: 'ONPATH', markets: 1, oracleSource: 'devnet-path' });
+    state.pairs.set('101', { ...first, id: 101, symbol: 'ONFEED', markets: 2, oracleSource: 'chainlink:onfeed-usd' });
+    const { node, submitted } = standIn(state);
+    const memory = createMemoryLogger();
+    const ctx = { ...actorCtx, log: memory.log };
+    let nowMs = 1_795_000_000_123;
+    const b = oracleBehavior(() => node, () => ({ send: () => true }), { now: () => nowMs });
+    await b.start!(ctx);
+    try {
+      await b.handle({ type: 'tick' }, ctx);
+      nowMs += 1000;
+      await b.handle({ type: 'tick' }, ctx);
+    } finally {
+      await b.stop!(ctx);
+    }
+    expect(submitted).toHaveLength(2);
+    const source = DevnetPriceSource.fromGenesis(BASE);
+    for (const t of submitted) {
+      const ids = t.body.prices.map((p) => p.pairId);
+      expect(ids).toContain(100);
+      expect(ids).not.toContain(101);
+      expect(ids).toEqual([...BASE.pairs.map((p) => p.id), 100].sort((x, y) => x - y));
+    }
+    expect(submitted[0].body.prices.find((p) => p.pairId === 100)!.price).toBe(source.price({ id: 100, initialPrice: first.initialPrice }, 1_794_999_999));
+    const said = memory.records.filter((r) => r.level === LOG_LEVEL.warn && r.pairId === 101);
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatchObject({ oracleSource: 'chainlink:onfeed-usd', symbol: 'ONFEED' });
+    expect(said[0].msg).toMatch(/no implementation of the oracle source chainlink:onfeed-usd/);
   });
 
   it('signs only while its address is in the active set, switching as the set changes (no restart)', async () => {
