@@ -15,34 +15,47 @@
  * the effects the machine answers with. It signs nothing the machine did not ask for,
  * and only through the PrivValidator, which persists before a signature is released.
  *
+ * This file is the loop and the effects; its parts are beside it: the contract with the
+ * driver (inputs, outputs, options, counters) in ./core-types.ts, the record of one
+ * height in ./height-state.ts, the admission of a proposal in ./proposal-check.ts, the
+ * machine events derived from the record in ./round-events.ts, the answer to a peer's
+ * status and the check of a certificate in ./catch-up.ts. Timeout lengths are in
+ * ./params.ts, the next block's lastCommit in ./last-commit.ts, evidence in ./evidence.ts.
+ *
  * Drive it from one loop: `handle` is async (signing awaits persistence) and refuses to
  * be re-entered.
  */
 import {
   createRoundStepper,
-  EVENTS_BY_STATE,
   Step,
   stepOf,
   type ConsensusRoundAction,
   type ConsensusRoundEvent,
   type ConsensusRoundSnapshot,
   type RoundStepper,
-  type StepName,
   type DecideParams,
   type ProposeParams,
   type TimeoutParams,
   type VoteParams,
 } from '../../machines/consensus-round';
-import { canonicalCommit, ZERO_HASH, type Commit } from '../codec/block';
+import { canonicalCommit, type Commit } from '../codec/block';
 import type { Address } from '../util/bytes';
 import { equalBytes, hexToBytes } from '../util/bytes';
-import { duplicateProposalEvidence, stripBlock, type Evidence } from './evidence';
+import { certificateVotes, sendWhatPeerLacks } from './catch-up';
 import {
-  bitmapGet,
-  bitmapSet,
+  DEFAULT_LIMITS,
+  zeroCounters,
+  type ConsensusApp,
+  type ConsensusCoreOptions,
+  type ConsensusCounters,
+  type ConsensusInput,
+  type ConsensusLimits,
+  type ConsensusOutput,
+} from './core-types';
+import type { Evidence } from './evidence';
+import { HeightState } from './height-state';
+import {
   hashKey,
-  proposalSigningHash,
-  voteSigningHash,
   type Certificate,
   type ConsensusMessage,
   type HashKey,
@@ -51,165 +64,27 @@ import {
   type Vote,
   type VoteType,
 } from './messages';
-import { NEXT_HEIGHT_BUFFER_MSGS, ROUNDS_AHEAD_MAX, SETTLE_STEPS_MAX } from './limits';
+import { SETTLE_STEPS_MAX } from './limits';
 import { timeoutDelayMs, type TimeoutConfig } from './params';
 import { LastCommitCollector } from './last-commit';
 import { DoubleSignError, type PrivValidator } from './privval';
 import type { SignatureVerifier } from './signer';
 import { validatorsAt, type ValidatorSet, type ValidatorsByHeight } from './validator-set';
-import { VoteSet } from './vote-set';
+import { checkProposal, type ProposalVerdict } from './proposal-check';
+import { nextEvent } from './round-events';
 
-/** What consensus needs from the application (the chain actor in the node). */
-export interface ConsensusApp {
-  /**
-   * A new block for (height, round) on top of the last committed one, or null when none
-   * is ready yet (then deliver it later with a `blockReady` input).
-   */
-  proposeBlock(height: number, round: number): { hash: Uint8Array; bytes: Uint8Array } | null;
-  /** The block's hash when it is a valid next block on the last committed state, else null. */
-  validateBlock(bytes: Uint8Array): Uint8Array | null;
-  /** Seed of the proposer draw of `height` (the VRF seed after `height - 1`, decision 70); default 32 zero bytes. */
-  proposerSeed?(height: number): Uint8Array;
-  /** The committed block of an earlier height with its commit, for peers that lag behind. */
-  certificate?(height: number): Certificate | null;
-}
-
-export type ConsensusInput =
-  | { type: 'proposal'; proposal: Proposal }
-  | { type: 'vote'; vote: Vote }
-  | { type: 'timeout'; height: number; round: number; step: Step }
-  | { type: 'blockReady'; hash: Uint8Array; bytes: Uint8Array }
-  | { type: 'commitDone'; height: number }
-  | { type: 'status'; from: Address; status: StatusMessage }
-  | { type: 'certificate'; certificate: Certificate };
-
-export type ConsensusOutput =
-  | { type: 'broadcast'; message: ConsensusMessage }
-  | { type: 'send'; to: Address; message: ConsensusMessage }
-  | { type: 'scheduleTimeout'; height: number; round: number; step: Step; delayMs: number }
-  | { type: 'decide'; height: number; round: number; blockHash: Uint8Array; block: Uint8Array; commit: Commit }
-  | { type: 'evidence'; evidence: Evidence };
-
-export interface ConsensusLimits {
-  /** Messages for rounds further ahead than this are dropped. */
-  maxRoundsAhead: number;
-  /** Messages of the next height held until we get there. */
-  maxFutureMessages: number;
-}
-
-/** The bounds of src/consensus/limits.ts (their prices and relations are there). */
-export const DEFAULT_LIMITS: ConsensusLimits = Object.freeze({ maxRoundsAhead: ROUNDS_AHEAD_MAX, maxFutureMessages: NEXT_HEIGHT_BUFFER_MSGS });
-
-export interface ConsensusCoreOptions {
-  chainId: number;
-  /**
-   * The set that signs each height, asked once when the height begins (the previous
-   * block is applied by then, so a node reads it from its executed state).
-   */
-  validators: ValidatorsByHeight;
-  /**
-   * null: a non-validating follower (decides, never signs). A validator whose address is
-   * not in a height's set follows at that height too: it signs only where it is a member.
-   */
-  privValidator: PrivValidator | null;
-  verifier: SignatureVerifier;
-  app: ConsensusApp;
-  timeouts: TimeoutConfig;
-  /** The first height to decide: last committed height + 1. */
-  height: number;
-  limits?: Partial<ConsensusLimits>;
-}
-
-/** Counters, for metrics and tests. Monotonic. */
-export interface ConsensusCounters {
-  votesAdded: number;
-  /** First votes that came after their set's quorum: kept unchecked and uncounted (VoteSet "Late votes"). */
-  votesLate: number;
-  votesDuplicate: number;
-  votesInvalid: number;
-  proposalsAccepted: number;
-  proposalsDuplicate: number;
-  proposalsInvalid: number;
-  blocksInvalid: number;
-  signRefused: number;
-  /** Refused votes replaced by the vote signed before a restart. */
-  votesResent: number;
-  futureBuffered: number;
-  futureDropped: number;
-  staleDropped: number;
-  certificatesSent: number;
-  certificatesApplied: number;
-  certificatesInvalid: number;
-  evidence: number;
-  decisions: number;
-}
-
-export function inputFromMessage(message: ConsensusMessage, from: Address): ConsensusInput {
-  switch (message.kind) {
-    case 'proposal':
-      return { type: 'proposal', proposal: message.proposal };
-    case 'vote':
-      return { type: 'vote', vote: message.vote };
-    case 'status':
-      return { type: 'status', from, status: message.status };
-    case 'certificate':
-      return { type: 'certificate', certificate: message.certificate };
-  }
-}
+export {
+  DEFAULT_LIMITS,
+  inputFromMessage,
+  type ConsensusApp,
+  type ConsensusCoreOptions,
+  type ConsensusCounters,
+  type ConsensusInput,
+  type ConsensusLimits,
+  type ConsensusOutput,
+} from './core-types';
 
 type Snapshot = ConsensusRoundSnapshot;
-
-interface ProposalRecord {
-  proposal: Proposal;
-  key: HashKey;
-}
-
-interface OwnMessages {
-  proposal?: Proposal;
-  prevote?: Vote;
-  precommit?: Vote;
-}
-
-/** Everything known about one height; dropped when the next begins. */
-class HeightState {
-  readonly prevotes = new Map<number, VoteSet>();
-  readonly precommits = new Map<number, VoteSet>();
-  /** First correctly signed proposal of the round's proposer. */
-  readonly proposals = new Map<number, ProposalRecord>();
-  /** Blocks whose bytes passed validateBlock (or that we built), by hash. */
-  readonly blocks = new Map<HashKey, Uint8Array>();
-  /** Per round: which validators sent a signed message, and their power (round skipping). */
-  readonly roundSenders = new Map<number, { seen: Uint8Array; power: bigint }>();
-  /** Highest round in which more than 1/3 of the power has been heard. */
-  oneThirdRound = -1;
-  /** First (round, block) with +2/3 precommits: the decision. */
-  commitCandidate: { round: number; key: HashKey } | undefined;
-  readonly own = new Map<number, OwnMessages>();
-  readonly proposalEvidenceRounds = new Set<number>();
-  /** Peers we already asked for help at this height. */
-  readonly askedFor = new Set<Address>();
-  /** A certificate was applied here: we are catching up, announce the next height. */
-  caughtUp = false;
-  /** The commit of a verified certificate for this height. */
-  certified: Commit | undefined;
-  awaitingBlock: number | undefined;
-
-  constructor(
-    readonly height: number,
-    readonly seed: Uint8Array,
-    /** The set that signs this height: its vote sets, proposer draw, round skipping, bitmaps and certificates. */
-    readonly validators: ValidatorSet,
-  ) {}
-
-  ownAt(round: number): OwnMessages {
-    let o = this.own.get(round);
-    if (o === undefined) {
-      o = {};
-      this.own.set(round, o);
-    }
-    return o;
-  }
-}
 
 const DEFAULT_SEED = new Uint8Array(32);
 /** Each accepted machine event makes progress; a height needs far fewer than this. */
@@ -217,26 +92,7 @@ const MAX_SETTLE_STEPS = SETTLE_STEPS_MAX;
 
 export class ConsensusCore {
   readonly chainId: number;
-  readonly counters: ConsensusCounters = {
-    votesAdded: 0,
-    votesLate: 0,
-    votesDuplicate: 0,
-    votesInvalid: 0,
-    proposalsAccepted: 0,
-    proposalsDuplicate: 0,
-    proposalsInvalid: 0,
-    blocksInvalid: 0,
-    signRefused: 0,
-    votesResent: 0,
-    futureBuffered: 0,
-    futureDropped: 0,
-    staleDropped: 0,
-    certificatesSent: 0,
-    certificatesApplied: 0,
-    certificatesInvalid: 0,
-    evidence: 0,
-    decisions: 0,
-  };
+  readonly counters: ConsensusCounters = zeroCounters();
 
   readonly #validators: ValidatorsByHeight;
   readonly #privval: PrivValidator | null;
@@ -315,7 +171,7 @@ export class ConsensusCore {
     return this.#exclusive(async (out) => {
       for (const a of this.#startActions) await this.#execute(a, out);
       this.#startActions = [];
-      out.push({ type: 'broadcast', message: { kind: 'status', status: this.#status(this.round) } });
+      out.push({ type: 'broadcast', message: { kind: 'status', status: this.#hs.status(this.round) } });
     });
   }
 
@@ -369,45 +225,30 @@ export class ConsensusCore {
     const p = input.proposal;
     const hs = this.#hs;
     if (p.height !== hs.height) return this.#otherHeight(input, p.height, p.proposer, out);
-    if (!this.#roundInWindow(p.round) || !(p.polRound === -1 || (p.polRound >= 0 && p.polRound < p.round))) {
-      this.counters.proposalsInvalid++;
-      return;
-    }
-    if (p.proposer !== this.validators.proposer(hs.height, p.round, hs.seed).address) {
-      this.counters.proposalsInvalid++;
-      return;
-    }
-    const existing = hs.proposals.get(p.round);
-    if (existing !== undefined) {
-      const a = existing.proposal;
-      const same = equalBytes(a.blockHash, p.blockHash) && a.polRound === p.polRound;
-      if (same || hs.proposalEvidenceRounds.has(p.round)) {
-        this.counters.proposalsDuplicate++;
-        return;
-      }
-      if (!this.#verifyProposal(p)) {
+    const verdict: ProposalVerdict = this.#roundInWindow(p.round) ? checkProposal(this.chainId, this.#verifier, hs, p) : { status: 'invalid' };
+    switch (verdict.status) {
+      case 'invalid':
         this.counters.proposalsInvalid++;
         return;
-      }
-      hs.proposalEvidenceRounds.add(p.round);
-      this.#emitEvidence(duplicateProposalEvidence(this.chainId, stripBlock(a), stripBlock(p)), out);
-      return;
-    }
-    if (!this.#verifyProposal(p)) {
-      this.counters.proposalsInvalid++;
-      return;
+      case 'duplicate':
+        this.counters.proposalsDuplicate++;
+        return;
+      case 'conflict':
+        hs.proposalEvidenceRounds.add(p.round);
+        this.#emitEvidence(verdict.evidence, out);
+        return;
     }
     const key = hashKey(p.blockHash);
     this.#learnBlock(key, p.blockHash, p.block);
     hs.proposals.set(p.round, { proposal: p, key });
     // The proof-of-lock claims +2/3 prevoted this block at polRound: keep every such vote.
-    if (p.polRound >= 0) this.#voteSet('prevote', p.polRound).claim(p.blockHash);
+    if (p.polRound >= 0) hs.voteSet('prevote', p.polRound).claim(p.blockHash);
     this.counters.proposalsAccepted++;
-    this.#heard(p.round, this.validators.indexOf(p.proposer));
+    hs.heard(p.round, this.validators.indexOf(p.proposer));
     // A proof-of-lock we cannot check (e.g. our prevotes of that round died with a
     // restart): ask the peers for them now rather than time out and prevote nil.
     if (p.polRound >= 0 && !(hs.prevotes.get(p.polRound)?.hasTwoThirdsFor(p.blockHash) ?? false)) {
-      out.push({ type: 'broadcast', message: { kind: 'status', status: this.#status(p.round) } });
+      out.push({ type: 'broadcast', message: { kind: 'status', status: this.#hs.status(p.round) } });
     }
   }
 
@@ -424,12 +265,12 @@ export class ConsensusCore {
 
   /** Entered by: #onVote (a peer's vote), #vote (our own) and #onCertificate (a certificate's precommits, verified). */
   #addVote(v: Vote, trusted: boolean, out: ConsensusOutput[]): void {
-    const set = this.#voteSet(v.type, v.round);
+    const set = this.#hs.voteSet(v.type, v.round);
     const res = set.add(v, trusted);
     switch (res.status) {
       case 'added':
         this.counters.votesAdded++;
-        this.#heard(v.round, this.validators.indexOf(v.validator));
+        this.#hs.heard(v.round, this.validators.indexOf(v.validator));
         break;
       case 'conflict':
         // Counted for its own value (see VoteSet), reported once.
@@ -476,7 +317,7 @@ export class ConsensusCore {
     const hs = this.#hs;
     if (hs.askedFor.has(peer) || peer === this.#privval?.address) return;
     hs.askedFor.add(peer);
-    out.push({ type: 'send', to: peer, message: { kind: 'status', status: this.#status(this.round) } });
+    out.push({ type: 'send', to: peer, message: { kind: 'status', status: this.#hs.status(this.round) } });
   }
 
   /** Entered by: a `blockReady` input, the application's answer to proposeBlock returning null (the node's `requestBlock`). */
@@ -504,45 +345,13 @@ export class ConsensusCore {
       return;
     }
     if (s.height > hs.height) return this.#askForHelp(from, out);
-    const decided = this.#decidedCertificate();
+    const decided = hs.decidedCertificate(this.#snapshot.context);
     if (decided !== undefined) {
       this.counters.certificatesSent++;
       out.push({ type: 'send', to: from, message: { kind: 'certificate', certificate: decided } });
       return;
     }
-    const send = (message: ConsensusMessage) => out.push({ type: 'send', to: from, message });
-    if (!s.hasProposal) {
-      const rec = hs.proposals.get(s.round);
-      if (rec) send({ kind: 'proposal', proposal: rec.proposal });
-    }
-    for (const [sets, bitmap] of [
-      [hs.prevotes, s.prevotes],
-      [hs.precommits, s.precommits],
-    ] as const) {
-      const set = sets.get(s.round);
-      if (set === undefined) continue;
-      for (let i = 0; i < this.validators.size; i++) {
-        const v = set.getByIndex(i);
-        if (v !== undefined && !bitmapGet(bitmap, i)) send({ kind: 'vote', vote: v });
-      }
-    }
-    if (s.polRound >= 0) {
-      // Its bitmap marks the votes it holds for the proposal's block at polRound.
-      const ours = hs.proposals.get(s.round);
-      const pol = hs.prevotes.get(s.polRound);
-      const votes = ours !== undefined && ours.proposal.polRound === s.polRound ? pol?.votesFor(ours.proposal.blockHash) : pol?.votes();
-      for (const v of votes ?? []) {
-        if (!bitmapGet(s.polPrevotes, this.validators.indexOf(v.validator))) send({ kind: 'vote', vote: v });
-      }
-    }
-    // Behind in rounds: everything of our round lets it skip here (f+1) and take part.
-    if (this.round > s.round) {
-      const rec = hs.proposals.get(this.round);
-      if (rec) send({ kind: 'proposal', proposal: rec.proposal });
-      for (const set of [hs.prevotes.get(this.round), hs.precommits.get(this.round)]) {
-        for (const v of set?.votes() ?? []) send({ kind: 'vote', vote: v });
-      }
-    }
+    sendWhatPeerLacks(hs, s, this.round, (message: ConsensusMessage) => out.push({ type: 'send', to: from, message }));
   }
 
   /** Entered by: a `certificate` input, a peer's answer to our status when we were behind. */
@@ -553,24 +362,8 @@ export class ConsensusCore {
       this.counters.staleDropped++;
       return;
     }
-    // The zero hash is nil: nil precommits would "verify" as a commit of it.
-    if (commit.blockHash.length !== 32 || equalBytes(commit.blockHash, ZERO_HASH) || !Number.isSafeInteger(commit.round) || commit.round < 0) {
-      this.counters.certificatesInvalid++;
-      return;
-    }
-    // Verify before anything is stored: a forged certificate must cost us nothing.
-    const votes: Vote[] = [];
-    const seen = new Set<Address>();
-    let power = 0n;
-    for (const s of commit.signatures) {
-      if (seen.has(s.validator) || !this.validators.has(s.validator)) continue;
-      const vote: Vote = { type: 'precommit', height: c.height, round: commit.round, blockHash: commit.blockHash, validator: s.validator, signature: s.signature };
-      if (s.signature.length !== 65 || !this.#verifier.verify(voteSigningHash(this.chainId, vote), s.signature, s.validator)) continue;
-      seen.add(s.validator);
-      power += this.validators.powerOf(s.validator);
-      votes.push(vote);
-    }
-    if (!this.validators.hasQuorum(power)) {
+    const votes = certificateVotes(this.chainId, this.validators, this.#verifier, c);
+    if (votes === undefined) {
       this.counters.certificatesInvalid++;
       return;
     }
@@ -599,54 +392,11 @@ export class ConsensusCore {
         for (const input of batch) await this.#dispatch(input, out);
         continue;
       }
-      const event = this.#nextEvent();
+      const event = nextEvent(this.#hs, this.#snapshot);
       if (event === undefined) return;
       await this.#fire(event, out);
     }
     throw new Error(`consensus did not settle within ${MAX_SETTLE_STEPS} steps at ${this.height}/${this.round}`);
-  }
-
-  /** The first fact the machine accepts now, in order of urgency. */
-  #nextEvent(): ConsensusRoundEvent | undefined {
-    const hs = this.#hs;
-    const ctx = this.#snapshot.context;
-    const { height, round } = ctx;
-    const candidates: ConsensusRoundEvent[] = [];
-    const c = hs.commitCandidate;
-    if (c !== undefined) {
-      candidates.push({ type: 'PRECOMMIT_QUORUM_BLOCK', height, round: c.round, blockHash: c.key, haveValidBlock: hs.blocks.has(c.key) });
-    }
-    if (ctx.commitValue !== null && !ctx.decided && hs.blocks.has(ctx.commitValue)) {
-      candidates.push({ type: 'BLOCK_RECEIVED', height, blockHash: ctx.commitValue });
-    }
-    if (hs.oneThirdRound > round) candidates.push({ type: 'NEW_ROUND', height, round: hs.oneThirdRound });
-    const rec = hs.proposals.get(round);
-    if (rec !== undefined) {
-      const pol = rec.proposal.polRound;
-      candidates.push({
-        type: 'PROPOSAL',
-        height,
-        round,
-        blockHash: rec.key,
-        polRound: pol,
-        valid: hs.blocks.has(rec.key),
-        polQuorum: pol >= 0 && (hs.prevotes.get(pol)?.hasTwoThirdsFor(rec.proposal.blockHash) ?? false),
-      });
-    }
-    const prevotes = hs.prevotes.get(round);
-    if (prevotes !== undefined) {
-      const maj = prevotes.twoThirdsMajority();
-      if (maj !== undefined && maj.blockHash !== null) {
-        const key = hashKey(maj.blockHash);
-        candidates.push({ type: 'PREVOTE_QUORUM_BLOCK', height, round, blockHash: key, haveValidBlock: hs.blocks.has(key) });
-      } else if (maj !== undefined) {
-        candidates.push({ type: 'PREVOTE_QUORUM_NIL', height, round });
-      }
-      if (prevotes.hasTwoThirdsAny()) candidates.push({ type: 'PREVOTE_QUORUM_ANY', height, round });
-    }
-    if (hs.precommits.get(round)?.hasTwoThirdsAny()) candidates.push({ type: 'PRECOMMIT_QUORUM_ANY', height, round });
-    const accepted = EVENTS_BY_STATE[this.#snapshot.value as StepName];
-    return candidates.find((e) => accepted.has(e.type) && this.#snapshot.can(e));
   }
 
   /** One machine transition and its effects. False when the machine ignores the event. */
@@ -677,7 +427,7 @@ export class ConsensusCore {
       case 'rebroadcast':
         return this.#rebroadcast(action.params, out);
       case 'requestBlock':
-        out.push({ type: 'broadcast', message: { kind: 'status', status: this.#status(action.params.round) } });
+        out.push({ type: 'broadcast', message: { kind: 'status', status: this.#hs.status(action.params.round) } });
         return;
     }
   }
@@ -729,7 +479,7 @@ export class ConsensusCore {
     hs.ownAt(round).proposal = proposal;
     if (!hs.proposals.has(round)) {
       hs.proposals.set(round, { proposal, key: hashKey(blockHash) });
-      this.#heard(round, this.validators.indexOf(pv.address));
+      this.#hs.heard(round, this.validators.indexOf(pv.address));
     }
     out.push({ type: 'broadcast', message: { kind: 'proposal', proposal } });
     // Re-proposing a valid value: send its proof-of-lock along (peers that restarted or
@@ -771,7 +521,7 @@ export class ConsensusCore {
     const hs = this.#hs;
     const block = hs.blocks.get(p.blockHash);
     const blockHash = hexToBytes(p.blockHash);
-    const commit = hs.precommits.get(p.round)?.makeCommit(blockHash) ?? this.#certifiedCommit(p.round, blockHash);
+    const commit = hs.precommits.get(p.round)?.makeCommit(blockHash) ?? this.#hs.certifiedCommit(p.round, blockHash);
     // The machine decides only on +2/3 precommits for a block we hold: anything else is a bug.
     if (block === undefined || commit === undefined) throw new Error(`decide ${p.height}/${p.round} without block or commit`);
     this.counters.decisions++;
@@ -785,7 +535,7 @@ export class ConsensusCore {
     if (own?.proposal) out.push({ type: 'broadcast', message: { kind: 'proposal', proposal: own.proposal } });
     if (own?.prevote) out.push({ type: 'broadcast', message: { kind: 'vote', vote: own.prevote } });
     if (own?.precommit) out.push({ type: 'broadcast', message: { kind: 'vote', vote: own.precommit } });
-    out.push({ type: 'broadcast', message: { kind: 'status', status: this.#status(p.round) } });
+    out.push({ type: 'broadcast', message: { kind: 'status', status: this.#hs.status(p.round) } });
   }
 
   #emitEvidence(evidence: Evidence, out: ConsensusOutput[]): void {
@@ -803,31 +553,16 @@ export class ConsensusCore {
     this.#replay = this.#future;
     this.#future = [];
     // We were catching up: peers ahead of us answer this with the next certificate.
-    if (caughtUp) out.push({ type: 'broadcast', message: { kind: 'status', status: this.#status(0) } });
+    if (caughtUp) out.push({ type: 'broadcast', message: { kind: 'status', status: this.#hs.status(0) } });
   }
 
   #newHeightState(height: number): HeightState {
     const seed = this.#app.proposerSeed?.(height) ?? DEFAULT_SEED;
-    return new HeightState(height, seed, validatorsAt(this.#validators, height));
+    return new HeightState(height, seed, validatorsAt(this.#validators, height), this.chainId, this.#verifier);
   }
 
   #roundInWindow(round: number): boolean {
     return Number.isSafeInteger(round) && round >= 0 && round <= this.round + this.#limits.maxRoundsAhead;
-  }
-
-  #voteSet(type: VoteType, round: number): VoteSet {
-    const hs = this.#hs;
-    const sets = type === 'prevote' ? hs.prevotes : hs.precommits;
-    let set = sets.get(round);
-    if (set === undefined) {
-      set = new VoteSet(this.chainId, hs.height, round, type, this.validators, this.#verifier);
-      sets.set(round, set);
-    }
-    return set;
-  }
-
-  #verifyProposal(p: Proposal): boolean {
-    return p.signature.length === 65 && p.blockHash.length === 32 && this.#verifier.verify(proposalSigningHash(this.chainId, p), p.signature, p.proposer);
   }
 
   /** Keeps the bytes when they are a valid block with this hash; true when we hold it. */
@@ -841,48 +576,6 @@ export class ConsensusCore {
     }
     hs.blocks.set(key, bytes);
     return true;
-  }
-
-  /** A signed message of `index` at `round`: more than 1/3 of the power there lets us skip to it. */
-  #heard(round: number, index: number): void {
-    if (index < 0) return;
-    const hs = this.#hs;
-    let r = hs.roundSenders.get(round);
-    if (r === undefined) {
-      r = { seen: new Uint8Array(this.validators.size), power: 0n };
-      hs.roundSenders.set(round, r);
-    }
-    if (r.seen[index] === 1) return;
-    r.seen[index] = 1;
-    r.power += this.validators.validators[index].power;
-    if (round > hs.oneThirdRound && this.validators.hasOneThird(r.power)) hs.oneThirdRound = round;
-  }
-
-  #status(round: number): StatusMessage {
-    const hs = this.#hs;
-    const bytes = Math.ceil(this.validators.size / 8);
-    const prevotes = new Uint8Array(bytes);
-    const precommits = new Uint8Array(bytes);
-    for (const [set, bitmap] of [
-      [hs.prevotes.get(round), prevotes],
-      [hs.precommits.get(round), precommits],
-    ] as const) {
-      if (set === undefined) continue;
-      for (let i = 0; i < this.validators.size; i++) if (set.getByIndex(i) !== undefined) bitmapSet(bitmap, i);
-    }
-    const proposal = hs.proposals.get(round)?.proposal;
-    const polRound = proposal?.polRound ?? -1;
-    const polPrevotes = new Uint8Array(bytes);
-    const polSet = polRound >= 0 ? hs.prevotes.get(polRound) : undefined;
-    if (polSet !== undefined && proposal !== undefined) {
-      for (let i = 0; i < this.validators.size; i++) if (polSet.hasVoteFor(i, proposal.blockHash)) bitmapSet(polPrevotes, i);
-    }
-    return { height: hs.height, round, hasProposal: hs.proposals.has(round), prevotes, precommits, polRound, polPrevotes };
-  }
-
-  #certifiedCommit(round: number, blockHash: Uint8Array): Commit | undefined {
-    const c = this.#hs.certified;
-    return c !== undefined && c.round === round && equalBytes(c.blockHash, blockHash) ? c : undefined;
   }
 
   /** The height being left's commit, with the late precommits its vote set kept (checked when used). */
@@ -906,14 +599,5 @@ export class ConsensusCore {
     return c !== undefined && c.height === height ? c.commit() : null;
   }
 
-  /** Once decided here: the block and its commit, for peers still deciding. */
-  #decidedCertificate(): Certificate | undefined {
-    const ctx = this.#snapshot.context;
-    if (!ctx.decided || ctx.commitValue === null) return undefined;
-    const block = this.#hs.blocks.get(ctx.commitValue);
-    const hash = hexToBytes(ctx.commitValue);
-    const commit = this.#hs.precommits.get(ctx.commitRound)?.makeCommit(hash) ?? this.#certifiedCommit(ctx.commitRound, hash);
-    if (block === undefined || commit === undefined) return undefined;
-    return { height: ctx.height, block, commit };
-  }
+
 }

@@ -1,0 +1,41 @@
+/**
+ * The admission of a proposal at the height being decided: its proof-of-lock round
+ * before its own, signed by the round's proposer, and at most one per round: a second,
+ * different one correctly signed is the proposer's equivocation, answered with evidence
+ * once per round.
+ *
+ * Separate from the core (./core.ts) as VoteSet is for votes: a verdict from the
+ * height's record and the message, nothing stored. The core counts the verdict, keeps an
+ * accepted proposal and its block, and emits the evidence.
+ */
+import { equalBytes } from '../util/bytes';
+import { duplicateProposalEvidence, stripBlock, type Evidence } from './evidence';
+import type { HeightState } from './height-state';
+import { proposalSigningHash, type Proposal } from './messages';
+import type { SignatureVerifier } from './signer';
+
+export type ProposalVerdict =
+  | { status: 'accepted' }
+  | { status: 'invalid' }
+  | { status: 'duplicate' }
+  /** A second proposal of the round, correctly signed: the first one stays. */
+  | { status: 'conflict'; evidence: Evidence };
+
+/** The verdict on `p`, of the height of `hs` and a round the core takes messages for. */
+export function checkProposal(chainId: number, verifier: SignatureVerifier, hs: HeightState, p: Proposal): ProposalVerdict {
+  if (!(p.polRound === -1 || (p.polRound >= 0 && p.polRound < p.round))) return { status: 'invalid' };
+  if (p.proposer !== hs.validators.proposer(hs.height, p.round, hs.seed).address) return { status: 'invalid' };
+  const existing = hs.proposals.get(p.round);
+  if (existing !== undefined) {
+    const a = existing.proposal;
+    const same = equalBytes(a.blockHash, p.blockHash) && a.polRound === p.polRound;
+    if (same || hs.proposalEvidenceRounds.has(p.round)) return { status: 'duplicate' };
+    if (!verifyProposal(chainId, verifier, p)) return { status: 'invalid' };
+    return { status: 'conflict', evidence: duplicateProposalEvidence(chainId, stripBlock(a), stripBlock(p)) };
+  }
+  return verifyProposal(chainId, verifier, p) ? { status: 'accepted' } : { status: 'invalid' };
+}
+
+function verifyProposal(chainId: number, verifier: SignatureVerifier, p: Proposal): boolean {
+  return p.signature.length === 65 && p.blockHash.length === 32 && verifier.verify(proposalSigningHash(chainId, p), p.signature, p.proposer);
+}
