@@ -30,7 +30,7 @@ import type { SimChain } from './chain';
 import type { SimNode } from './model';
 import { US } from './network';
 import type { GovernanceCounts } from './options';
-import type { SimWorld } from './world';
+import { highestHonestChain, type SimWorld } from './world';
 
 /** The governance genesis's consensus parameters: a routine timelock of two seconds. */
 export const GOVERNANCE_CONSENSUS: Partial<ConsensusParams> = { timelockRoutineMs: 2_000 };
@@ -87,20 +87,12 @@ export class GovernanceScenario {
   }
 
   #poll(): void {
-    const chain = this.#head();
+    const chain = highestHonestChain(this.w);
     if (chain !== null) this.#act(chain);
     const nextUs = this.w.net.nowUs + POLL_MS * US;
     if (nextUs < this.w.opts.durationMs * US) this.w.net.at(nextUs, () => this.#poll());
   }
 
-  #head(): SimChain | null {
-    let best: SimChain | null = null;
-    for (const x of this.w.nodes) {
-      if (x.byzantine || x.live === null) continue;
-      if (best === null || x.live.chain.height > best.height) best = x.live.chain;
-    }
-    return best;
-  }
 
   #act(chain: SimChain): void {
     const rec = chain.state.governance.get(this.#id);

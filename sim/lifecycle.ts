@@ -34,7 +34,7 @@ import { bytesToHex, type Address } from '../src/util/bytes';
 import type { SimChain } from './chain';
 import type { SimNode } from './model';
 import { US } from './network';
-import type { SimWorld } from './world';
+import { highestHonestChain, type SimWorld } from './world';
 
 export const LIFECYCLE_JOINERS = 2;
 
@@ -88,21 +88,12 @@ export class LifecycleScenario {
   }
 
   async #poll(): Promise<void> {
-    const chain = this.#head();
+    const chain = highestHonestChain(this.w);
     if (chain !== null) await this.#act(chain);
     const nextUs = this.w.net.nowUs + POLL_MS * US;
     if (nextUs < this.w.opts.durationMs * US) this.w.net.at(nextUs, () => this.#poll());
   }
 
-  /** The chain of the highest live honest node (the lowest index among equals). */
-  #head(): SimChain | null {
-    let best: SimChain | null = null;
-    for (const x of this.w.nodes) {
-      if (x.byzantine || x.live === null) continue;
-      if (best === null || x.live.chain.height > best.height) best = x.live.chain;
-    }
-    return best;
-  }
 
   async #act(chain: SimChain): Promise<void> {
     const state = chain.state;

@@ -4,7 +4,7 @@
  * node's executed chain) and verifier, the VRF, the run's genesis, the
  * clock, queue and network, the checker, and the counters the result reports. Also two
  * things every part asks of a node: the time on its (skewed) clock, and the block it
- * would propose.
+ * would propose; and what the scenarios ask of the run: the highest honest chain.
  */
 import type { ValidatedBlock } from '../src/chain/consensus-app';
 import { blockHash, encodeBlock, type Block } from '../src/codec/block';
@@ -15,7 +15,7 @@ import type { SignatureVerifier } from '../src/consensus/signer';
 import type { ValidatorSet } from '../src/consensus/validator-set';
 import type { Genesis } from '../src/genesis/types';
 import type { Address } from '../src/util/bytes';
-import type { SetsOf } from './chain';
+import type { SetsOf, SimChain } from './chain';
 import type { Checker } from './checks';
 import type { LiveNode, SimNode } from './model';
 import type { SimNetwork } from './network';
@@ -74,4 +74,14 @@ export function buildBlock(w: SimWorld, node: SimNode, live: LiveNode, height: n
   }
   const block: Block = live.chain.buildBlock({ txs, decoded, timestampMs, proposer: node.address, round, lastCommit: live.core.lastCommitFor(height - 1) ?? live.lastCommit, vrfKey: node.vrfSecret });
   return { validated: { block, decoded, hash: blockHash(block.header) }, bytes: encodeBlock(block, consensus.maxBlockBytes) };
+}
+
+/** The chain of the highest live honest node (the lowest index among equals): where a scenario reads the state it acts on. */
+export function highestHonestChain(w: SimWorld): SimChain | null {
+  let best: SimChain | null = null;
+  for (const x of w.nodes) {
+    if (x.byzantine || x.live === null) continue;
+    if (best === null || x.live.chain.height > best.height) best = x.live.chain;
+  }
+  return best;
 }

@@ -144,16 +144,7 @@ export function writeKeyFile(home: string, keys: NodeKeys): string {
     chmodSync(home, 0o700); // mkdir's mode is masked by the umask
   }
   if (existsSync(path)) throw new KeyFileError(path, 'a key file is already there; init never overwrites a key (move it away first if you mean to replace it)');
-  const tmp = writeTemp(home, keys);
-  try {
-    linkSync(tmp, path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new KeyFileError(path, 'a key file is already there; init never overwrites a key');
-    throw err;
-  } finally {
-    unlinkSync(tmp);
-  }
-  fsyncFolder(home);
+  writeNewPrivateFile(path, keyFileText(keys));
   return path;
 }
 
@@ -185,6 +176,11 @@ export function rebindKeyFile(home: string, binding: KeyBinding): NodeKeys {
   return rebound;
 }
 
+/** A key file's text: the fields in their order. */
+function keyFileText(keys: NodeKeys): string {
+  return `${JSON.stringify(keys, FIELDS as unknown as string[], 2)}\n`;
+}
+
 /** Writes `keys` to a fresh temp file of mode 0600 in `home`, fsynced; returns its path. */
 function writeTemp(home: string, keys: NodeKeys): string {
   checkKeys(keys, '(keys to write)'); // never write a file that readKeyFile would refuse
@@ -192,7 +188,7 @@ function writeTemp(home: string, keys: NodeKeys): string {
   const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
   try {
     fchmodSync(fd, 0o600);
-    writeSync(fd, `${JSON.stringify(keys, FIELDS as unknown as string[], 2)}\n`);
+    writeSync(fd, keyFileText(keys));
     fsyncSync(fd);
   } catch (err) {
     closeSync(fd);
