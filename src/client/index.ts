@@ -382,7 +382,7 @@ export class ExchangeClient {
   }
 
   perpMarkets = () => this.data<any[]>('GET', '/v1/perp/markets');
-  perpPairs = () => this.data<{ pairId: number; symbol: string; maxLeverage: number; maintenanceMarginBps: number; openInterestCapBps: number }[]>('GET', '/api/pairs/perps');
+  perpPairs = () => this.data<{ pairId: number; symbol: string; maxLeverage: number; maintenanceMarginBps: number; openInterestCapBps: number; markets: ('spot' | 'perp')[]; oracleSource: string }[]>('GET', '/api/pairs/perps');
   positions = (address: string) => this.data<any[]>('GET', `/v1/perp/positions/${address}`);
   funding = () => this.data<any[]>('GET', '/v1/funding');
   pool = (address?: string) => this.data<any>('GET', `/v1/pool${address ? `?address=${address}` : ''}`);
@@ -398,7 +398,7 @@ export class ExchangeClient {
   orderbook = (symbol: string, depth = 20) => this.data<{ symbol: string; midPrice: string; bids: any[]; asks: any[] }>('GET', `/v1/orderbook/${symbol}?depth=${depth}`);
   stats = () => this.data<{ totalPairs: number; totalOrders: number; tvl: string; agentTrades: number; humanTrades: number }>('GET', '/v1/stats');
   leaderboard = (type: 'agents' | 'all' = 'all') => this.data<any[]>('GET', `/v1/leaderboard?type=${type}`);
-  pairs = () => this.data<{ pairId: number; symbol: string }[]>('GET', '/v1/pairs');
+  pairs = () => this.data<{ pairId: number; symbol: string; markets: ('spot' | 'perp')[]; oracleSource: string }[]>('GET', '/v1/pairs');
   account = (address: string) => this.data<{ address: string; freeBalance: string; lockedBalance: string; totalBalance: string; isAgent: boolean }>('GET', `/v1/account/${address}`);
   orders = (address: string) => this.data<any[]>('GET', `/v1/orders/${address}`);
   fills = (address: string) => this.data<any[]>('GET', `/v1/fills/${address}`);

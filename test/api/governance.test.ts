@@ -10,11 +10,13 @@
  * /chain-config reports.
  */
 import { describe, expect, it } from 'vitest';
+import { createPublicClient, http, parseAbi } from 'viem';
 import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
 import { actionDigest, GovOpKind, GovParam, operationIdOf, proposeDigest, type GovActionType, type GovOperation } from '../../src/codec/txs/governance';
 import { signCompact64 } from '../../src/crypto/secp256k1';
 import { genesisHash } from '../../src/genesis/load';
 import type { Genesis } from '../../src/genesis/types';
+import { ORDERBOOK_PRECOMPILE } from '../../src/rpc/constants';
 import { bytesToHex, type Hex } from '../../src/util/bytes';
 import { OWNERS, type Signer } from '../governance/harness';
 import { devnetGenesis, useDevnetNode, waitFor } from '../helpers/devnet';
@@ -94,10 +96,12 @@ describe('GET /v1/governance/operations', () => {
     const add = propose(A, { kind: GovOpKind.AddPair, pair });
     // A spot-only pair beside it: listed under its one market.
     const spot = propose(A, { kind: GovOpKind.AddPair, pair: { ...pair, id: 102, symbol: 'SPOTX', markets: 1, oracleSource: 'devnet-path' } });
+    // And a perp-only one: no order book to read through the precompile.
+    const perp = propose(A, { kind: GovOpKind.AddPair, pair: { ...pair, id: 103, symbol: 'PERPX', markets: 2, oracleSource: 'devnet-path' } });
     const lockup = propose(A, { kind: GovOpKind.SetParam, param: GovParam.PoolLockupMs, value: 123_000n });
     const owners = propose(C, { kind: GovOpKind.SetOwners, owners: [A.address, B.address, '0x00000000000000000000000000000000000000aa'] });
-    for (const p of [add, spot, lockup, owners]) expect((await post(p.tx)).status).toBe(200);
-    for (const id of [add.id, spot.id, lockup.id]) expect((await post(action('GovernanceApprove', TxKind.GovernanceApprove, B, id))).status).toBe(200);
+    for (const p of [add, spot, perp, lockup, owners]) expect((await post(p.tx)).status).toBe(200);
+    for (const id of [add.id, spot.id, perp.id, lockup.id]) expect((await post(action('GovernanceApprove', TxKind.GovernanceApprove, B, id))).status).toBe(200);
     expect((await post(action('GovernanceApprove', TxKind.GovernanceApprove, A, owners.id))).status).toBe(200);
 
     const ops = (await get('/v1/governance/operations')).body.data.operations as { id: string }[];
@@ -113,10 +117,10 @@ describe('GET /v1/governance/operations', () => {
 
     expect(byId(spot.id)).toMatchObject({ kind: 'AddPair', operation: { pair: { id: 102, symbol: 'SPOTX', markets: ['spot'], oracleSource: 'devnet-path' } } });
 
-    const readyAtMs = Math.max(byId(add.id).readyAtMs, byId(spot.id).readyAtMs, byId(lockup.id).readyAtMs) as number;
+    const readyAtMs = Math.max(byId(add.id).readyAtMs, byId(spot.id).readyAtMs, byId(perp.id).readyAtMs, byId(lockup.id).readyAtMs) as number;
     await waitFor(async () => ((await get('/v1/governance/operations')).body.data.timestampMs >= readyAtMs ? true : undefined), 20_000, 'a head past the timelock');
     expect((await get('/v1/pairs')).body.data.some((p: { symbol: string }) => p.symbol === 'PEPE')).toBe(false);
-    for (const id of [add.id, spot.id, lockup.id]) expect((await post(action('GovernanceExecute', TxKind.GovernanceExecute, C, id))).status).toBe(200);
+    for (const id of [add.id, spot.id, perp.id, lockup.id]) expect((await post(action('GovernanceExecute', TxKind.GovernanceExecute, C, id))).status).toBe(200);
 
     expect((await get('/v1/pairs')).body.data.find((p: { symbol: string }) => p.symbol === 'PEPE')).toMatchObject({ pairId: 100, pair: 'PEPE/USDC', maxLeverage: 10, markets: ['spot', 'perp'], oracleSource: 'feed:pepe-usd' });
     expect((await get('/api/pairs/perps')).body.data.find((p: { symbol: string }) => p.symbol === 'PEPE')).toMatchObject({ pairId: 100, pair: 'PEPE-PERP', markets: ['spot', 'perp'], oracleSource: 'feed:pepe-usd' });
@@ -129,6 +133,11 @@ describe('GET /v1/governance/operations', () => {
       expect(listed.some((p) => p.pairId === 100), path).toBe(true);
       expect(listed.some((p) => p.pairId === 102), path).toBe(false);
     }
+    // The orderbook read precompile (eth_call) reads a spot book, and reverts for the perp-only pair.
+    const client = createPublicClient({ transport: http(devnet.url) });
+    const abi = parseAbi(['function getPairAsks(uint256 pairId) view returns ((uint256 orderId, address owner, uint256 price, uint256 size, bool isAgent)[])']);
+    expect(await client.readContract({ address: ORDERBOOK_PRECOMPILE, abi, functionName: 'getPairAsks', args: [102n] })).toEqual([]);
+    await expect(client.readContract({ address: ORDERBOOK_PRECOMPILE, abi, functionName: 'getPairAsks', args: [103n] })).rejects.toThrow(/pair 103 has no spot market/);
     expect((await get('/chain-config')).body.data.limits.poolLockupMs).toBe(123_000);
     // The owner change waits its 10-minute high-impact timelock: still approved.
     const now = (await get('/v1/governance/operations')).body.data.operations as { id: string; state: string }[];
