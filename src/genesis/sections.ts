@@ -287,52 +287,61 @@ export function parsePairs(value: unknown, path: string, limits: LimitParams): P
   const ids = new Unique(path, 'id');
   const symbols = new Unique(path, 'symbol');
   return items.map((item, i) => {
-    const at = `${path}[${i}]`;
-    const o = object(item, at, [
-      'id',
-      'symbol',
-      'tickSize',
-      'lotSize',
-      'minSize',
-      'maxLeverage',
-      'maintenanceMarginBps',
-      'openInterestCapBps',
-      'initialPrice',
-    ]);
-    const id = int(o.id, `${at}.id`, 1, U32_MAX);
-    const symbol = pattern(o.symbol, `${at}.symbol`, /^[A-Z0-9]{1,12}$/, '1 to 12 characters of A-Z and 0-9');
-    const tickSize = big(o.tickSize, `${at}.tickSize`, 1n, U128_MAX);
-    const lotSize = big(o.lotSize, `${at}.lotSize`, 1n, U128_MAX);
-    const minSize = big(o.minSize, `${at}.minSize`, lotSize, U128_MAX, 'lotSize');
-    if (minSize % lotSize !== 0n) fail(`${at}.minSize`, `must be a multiple of lotSize (${lotSize}), got ${minSize}`);
-    const maxLeverage = int(
-      o.maxLeverage,
-      `${at}.maxLeverage`,
-      1,
-      limits.maxLeverage,
-      undefined,
-      limits.maxLeverage < PROTOCOL_MAX_LEVERAGE ? 'limits.maxLeverage' : undefined,
-    );
-    if ((BPS / 2) % maxLeverage !== 0) {
-      fail(
-        `${at}.maxLeverage`,
-        `must divide 5000 so that the maintenance margin (10000 / maxLeverage / 2 bps) is a whole number, got ${maxLeverage}`,
-      );
-    }
-    const expectedMm = BPS / maxLeverage / 2;
-    const maintenanceMarginBps = int(o.maintenanceMarginBps, `${at}.maintenanceMarginBps`, 1, BPS);
-    if (maintenanceMarginBps !== expectedMm) {
-      fail(
-        `${at}.maintenanceMarginBps`,
-        `must be half the initial margin at maxLeverage, 10000 / ${maxLeverage} / 2 = ${expectedMm}, got ${maintenanceMarginBps}`,
-      );
-    }
-    const openInterestCapBps = int(o.openInterestCapBps, `${at}.openInterestCapBps`, 1, BPS);
-    const initialPrice = big(o.initialPrice, `${at}.initialPrice`, tickSize, U128_MAX, 'tickSize');
-    ids.add(id, i);
-    symbols.add(symbol, i);
-    return { id, symbol, tickSize, lotSize, minSize, maxLeverage, maintenanceMarginBps, openInterestCapBps, initialPrice };
+    const pair = parsePair(item, `${path}[${i}]`, limits);
+    ids.add(pair.id, i);
+    symbols.add(pair.symbol, i);
+    return pair;
   });
+}
+
+/**
+ * One pair's fields and rules, at path `at`: what a genesis pair must be, and what an
+ * AddPair operation's pair must be (src/state/governance-pairs.ts reads it through here,
+ * so a pair added later is one the genesis could have held).
+ */
+export function parsePair(item: unknown, at: string, limits: LimitParams): PairParams {
+  const o = object(item, at, [
+    'id',
+    'symbol',
+    'tickSize',
+    'lotSize',
+    'minSize',
+    'maxLeverage',
+    'maintenanceMarginBps',
+    'openInterestCapBps',
+    'initialPrice',
+  ]);
+  const id = int(o.id, `${at}.id`, 1, U32_MAX);
+  const symbol = pattern(o.symbol, `${at}.symbol`, /^[A-Z0-9]{1,12}$/, '1 to 12 characters of A-Z and 0-9');
+  const tickSize = big(o.tickSize, `${at}.tickSize`, 1n, U128_MAX);
+  const lotSize = big(o.lotSize, `${at}.lotSize`, 1n, U128_MAX);
+  const minSize = big(o.minSize, `${at}.minSize`, lotSize, U128_MAX, 'lotSize');
+  if (minSize % lotSize !== 0n) fail(`${at}.minSize`, `must be a multiple of lotSize (${lotSize}), got ${minSize}`);
+  const maxLeverage = int(
+    o.maxLeverage,
+    `${at}.maxLeverage`,
+    1,
+    limits.maxLeverage,
+    undefined,
+    limits.maxLeverage < PROTOCOL_MAX_LEVERAGE ? 'limits.maxLeverage' : undefined,
+  );
+  if ((BPS / 2) % maxLeverage !== 0) {
+    fail(
+      `${at}.maxLeverage`,
+      `must divide 5000 so that the maintenance margin (10000 / maxLeverage / 2 bps) is a whole number, got ${maxLeverage}`,
+    );
+  }
+  const expectedMm = BPS / maxLeverage / 2;
+  const maintenanceMarginBps = int(o.maintenanceMarginBps, `${at}.maintenanceMarginBps`, 1, BPS);
+  if (maintenanceMarginBps !== expectedMm) {
+    fail(
+      `${at}.maintenanceMarginBps`,
+      `must be half the initial margin at maxLeverage, 10000 / ${maxLeverage} / 2 = ${expectedMm}, got ${maintenanceMarginBps}`,
+    );
+  }
+  const openInterestCapBps = int(o.openInterestCapBps, `${at}.openInterestCapBps`, 1, BPS);
+  const initialPrice = big(o.initialPrice, `${at}.initialPrice`, tickSize, U128_MAX, 'tickSize');
+  return { id, symbol, tickSize, lotSize, minSize, maxLeverage, maintenanceMarginBps, openInterestCapBps, initialPrice };
 }
 
 export function parsePerps(value: unknown, path: string): PerpParams {

@@ -1,6 +1,6 @@
 /**
  * AddPair (decision 76): a pair added by owner governance, under the genesis loader's
- * rules for `pairs` (src/genesis/load.ts parsePairs), so a pair added later is one the
+ * rules for one pair (src/genesis/sections.ts parsePair, called here), so a pair added later is one the
  * genesis could have held, and two fields a genesis pair leaves out:
  *
  * - `markets`: its spot book, its perp market or both (a bitmask, 1 spot, 2 perp; a
@@ -27,36 +27,32 @@
  * the pair's first oracle median, which validators' observations of later blocks bring).
  */
 import type { AddedPair } from '../codec/txs/governance';
+import { GenesisError } from '../genesis/fields';
+import { parsePair } from '../genesis/sections';
 import { PAIR_MARKETS_BOTH, type PairParams } from '../genesis/types';
 import { badRequest } from './errors';
 import { ORACLE_SOURCE_CHARS_MAX, ORACLE_SOURCE_PATTERN } from './pair-markets';
 import type { ChainParams } from './records';
 import type { State } from './state';
 
-const U32_MAX = 0xffff_ffff;
-const U128_MAX = 2n ** 128n - 1n;
-const BPS = 10_000;
-
 const invalid = (field: string, why: string) => badRequest('INVALID_OPERATION', `operation.pair.${field}: ${why}`);
 
-/** The pair's own fields, as the genesis loader checks them, and its markets and oracle source (400 INVALID_OPERATION naming the field). */
+/**
+ * The pair's own fields under the genesis loader's rules for one pair (src/genesis/sections.ts
+ * parsePair, against the limits in force), and its markets and oracle source (400
+ * INVALID_OPERATION naming the field).
+ */
 export function pairShape(p: AddedPair, params: ChainParams): void {
-  if (!Number.isInteger(p.id) || p.id < 1 || p.id > U32_MAX) throw invalid('id', `must be an integer from 1 to ${U32_MAX}, got ${p.id}`);
-  if (!/^[A-Z0-9]{1,12}$/.test(p.symbol)) throw invalid('symbol', `must be 1 to 12 characters of A-Z and 0-9, got ${JSON.stringify(p.symbol)}`);
-  if (p.tickSize < 1n || p.tickSize > U128_MAX) throw invalid('tickSize', `must be positive, got ${p.tickSize}`);
-  if (p.lotSize < 1n || p.lotSize > U128_MAX) throw invalid('lotSize', `must be positive, got ${p.lotSize}`);
-  if (p.minSize < p.lotSize || p.minSize > U128_MAX) throw invalid('minSize', `must be at least lotSize (${p.lotSize}), got ${p.minSize}`);
-  if (p.minSize % p.lotSize !== 0n) throw invalid('minSize', `must be a multiple of lotSize (${p.lotSize}), got ${p.minSize}`);
-  const maxLev = params.limits.maxLeverage;
-  if (!Number.isInteger(p.maxLeverage) || p.maxLeverage < 1 || p.maxLeverage > maxLev) throw invalid('maxLeverage', `must be an integer from 1 to limits.maxLeverage (${maxLev}), got ${p.maxLeverage}`);
-  if ((BPS / 2) % p.maxLeverage !== 0) throw invalid('maxLeverage', `must divide 5000 so that the maintenance margin is a whole number of bps, got ${p.maxLeverage}`);
-  const mm = BPS / p.maxLeverage / 2;
-  if (p.maintenanceMarginBps !== mm) throw invalid('maintenanceMarginBps', `must be half the initial margin at maxLeverage, 10000 / ${p.maxLeverage} / 2 = ${mm}, got ${p.maintenanceMarginBps}`);
-  if (!Number.isInteger(p.openInterestCapBps) || p.openInterestCapBps < 1 || p.openInterestCapBps > BPS) throw invalid('openInterestCapBps', `must be from 1 to ${BPS}, got ${p.openInterestCapBps}`);
-  if (p.initialPrice < p.tickSize || p.initialPrice > U128_MAX) throw invalid('initialPrice', `must be at least tickSize (${p.tickSize}), got ${p.initialPrice}`);
-  if (!Number.isInteger(p.markets) || p.markets < 1 || p.markets > PAIR_MARKETS_BOTH) throw invalid('markets', `must be 1 (spot), 2 (perp) or 3 (both), got ${p.markets}`);
-  if (typeof p.oracleSource !== 'string' || p.oracleSource.length > ORACLE_SOURCE_CHARS_MAX || !ORACLE_SOURCE_PATTERN.test(p.oracleSource)) {
-    throw invalid('oracleSource', `must be 1 to ${ORACLE_SOURCE_CHARS_MAX} characters of a-z, 0-9 and ._:/- starting with a letter or digit (devnet-path, or a feed id), got ${JSON.stringify(p.oracleSource.slice(0, 80))}`);
+  const { markets, oracleSource, ...fields } = p;
+  try {
+    parsePair(fields, 'operation.pair', params.limits);
+  } catch (err) {
+    if (err instanceof GenesisError) throw badRequest('INVALID_OPERATION', err.message);
+    throw err;
+  }
+  if (!Number.isInteger(markets) || markets < 1 || markets > PAIR_MARKETS_BOTH) throw invalid('markets', `must be 1 (spot), 2 (perp) or 3 (both), got ${markets}`);
+  if (typeof oracleSource !== 'string' || oracleSource.length > ORACLE_SOURCE_CHARS_MAX || !ORACLE_SOURCE_PATTERN.test(oracleSource)) {
+    throw invalid('oracleSource', `must be 1 to ${ORACLE_SOURCE_CHARS_MAX} characters of a-z, 0-9 and ._:/- starting with a letter or digit (devnet-path, or a feed id), got ${JSON.stringify(String(oracleSource).slice(0, 80))}`);
   }
 }
 
