@@ -19,6 +19,12 @@ module.exports = {
   networks: { hardhat: { chainId: Number(process.env.BRIDGE_CHAIN_ID || 31337) } },
 };
 `;
+/** Hardhat nodes still running: killed if this process exits without stopping them (a crashed test run), so none is left holding a port. */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const p of live) p.kill('SIGKILL');
+});
+
 /** Hardhat's default chain id. */
 export const HARDHAT_CHAIN_ID = 31337;
 
@@ -40,6 +46,8 @@ export async function startDevChain(opts: { port: number; chainId?: number; star
     env: { ...process.env, BRIDGE_CHAIN_ID: String(chainId), HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  live.add(proc);
+  proc.once('exit', () => live.delete(proc));
   const rpcUrl = `http://127.0.0.1:${opts.port}/`;
   let output = '';
   await new Promise<void>((resolve, reject) => {

@@ -179,7 +179,7 @@ describe('the bridge on a real external chain (hardhat node)', () => {
   it('a Deposit of the same shape from another contract shows only at that address: filtering by the bridge ignores it', async () => {
     const { pub, wallet } = clients();
     const mallory = accounts[3];
-    const { validators, powers } = { validators: (await read<[Address[], bigint[]]>('validatorSet'))[0], powers: (await read<[Address[], bigint[]]>('validatorSet'))[1] };
+    const [validators, powers] = await read<[Address[], bigint[]]>('validatorSet');
     const hash = await wallet(mallory).deployContract({
       abi: ExchangeBridge.abi,
       bytecode: ExchangeBridge.bytecode,
