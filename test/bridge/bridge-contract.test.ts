@@ -10,6 +10,7 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -19,6 +20,7 @@ import {
   getAddress,
   http,
   parseEther,
+  type Abi,
   type Account,
   type Address,
   type Hex,
@@ -27,6 +29,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { contractArtifacts } from '../../src/bridge/contracts';
 import { deployBridge, type BridgeDeployment } from '../../src/bridge/deploy';
 import { startDevChain, type DevChain } from '../../src/bridge/devchain';
+import { bridgeOwners, bridgeValidatorSet } from '../../src/bridge/deploy';
 import { ownerActionDigest, ownerActions, signAll, withdrawalDigest, type BridgeDomain } from '../../src/bridge/signatures';
 import { freePort } from '../../src/cli/launcher';
 import { loadGenesisFile } from '../../src/genesis/load';
@@ -329,4 +332,60 @@ describe('the bridge on a real external chain (hardhat node)', () => {
     await expect(bridgeCall(relayer, 'queueWithdrawal', [4n, recipient, 5n * USDC, await signAll(newKeys, digest)])).rejects.toThrow(/WithdrawalExists/);
     expect(await usdcBalance(recipient)).toBe(0n);
   });
+
+  it('a token that re-enters or answers false gets nothing out: paid once, failures refused', async () => {
+    const { pub, wallet } = clients();
+    const deployer = accounts[0];
+    const hostile = compileFixture('HostileToken');
+    const deployedAt = async (hash: Hex): Promise<Address> => getAddress((await pub.waitForTransactionReceipt({ hash })).contractAddress!);
+    const token = await deployedAt(await wallet(deployer).deployContract({ abi: hostile.abi, bytecode: hostile.bytecode, args: [] }));
+    const { validators, powers } = bridgeValidatorSet(genesis);
+    const { owners, threshold } = bridgeOwners(genesis);
+    const bridge = await deployedAt(
+      await wallet(deployer).deployContract({ abi: ExchangeBridge.abi, bytecode: ExchangeBridge.bytecode, args: [token, 0n, validators, powers, owners, threshold] }),
+    );
+    const d: BridgeDomain = { chainId: domain.chainId, bridge };
+    const tokenCall = async (functionName: string, args: unknown[]): Promise<void> => {
+      const hash = await wallet(deployer).writeContract({ address: token, abi: hostile.abi, functionName, args } as never);
+      expect((await pub.waitForTransactionReceipt({ hash })).status).toBe('success');
+    };
+    const tokenRead = async (functionName: string, args: unknown[] = []): Promise<bigint> =>
+      (await pub.readContract({ address: token, abi: hostile.abi, functionName, args } as never)) as bigint;
+    await tokenCall('mint', [bridge, 100n]);
+    const to = getAddress('0x000000000000000000000000000000000000beef');
+    for (const id of [0n, 1n, 2n]) {
+      await bridgeCall(deployer, 'queueWithdrawal', [id, to, 10n, await signAll(validatorKeys.slice(0, 5), withdrawalDigest(d, id, to, 10n))], bridge);
+    }
+    // Paying 0, the token re-enters to pay 0 again: refused (already marked paid, and the guard).
+    await tokenCall('configure', [bridge, 1n, false]);
+    await bridgeCall(deployer, 'executeWithdrawal', [0n], bridge);
+    // Paying 1, it re-enters to pay 2 meanwhile: the guard refuses.
+    await tokenCall('configure', [bridge, 3n, false]);
+    await bridgeCall(deployer, 'executeWithdrawal', [1n], bridge);
+    expect(await tokenRead('reentryAttempts')).toBe(2n);
+    expect(await tokenRead('reentrySuccesses')).toBe(0n);
+    expect(await tokenRead('balanceOf', [to])).toBe(20n);
+    expect(await tokenRead('balanceOf', [bridge])).toBe(80n);
+    // A token answering false: the payout and a deposit are refused, withdrawal 2 stays queued.
+    await tokenCall('configure', [bridge, 0n, true]);
+    await expect(bridgeCall(deployer, 'executeWithdrawal', [2n], bridge)).rejects.toThrow(/TokenCallFailed/);
+    await tokenCall('mint', [deployer, 5n]);
+    await expect(bridgeCall(deployer, 'deposit', [deployer, 5n], bridge)).rejects.toThrow(/TokenCallFailed/);
+    expect(await read<bigint>('nextDepositId', [], bridge)).toBe(0n);
+    expect((await read<[Address, bigint, number, bigint]>('withdrawals', [2n], bridge))[2]).toBe(1); // still Queued
+    expect(await tokenRead('balanceOf', [to])).toBe(20n);
+  });
 });
+
+/** A test fixture contract (test/bridge/fixtures/NAME.sol) compiled with solc. */
+function compileFixture(name: string): { abi: Abi; bytecode: Hex } {
+  const solc = createRequire(import.meta.url)('solc') as { compile(input: string): string };
+  const content = readFileSync(join(ROOT, 'test', 'bridge', 'fixtures', `${name}.sol`), 'utf8');
+  const out = JSON.parse(
+    solc.compile(JSON.stringify({ language: 'Solidity', sources: { [`${name}.sol`]: { content } }, settings: { evmVersion: 'cancun', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } })),
+  ) as { errors?: { severity: string; formattedMessage: string }[]; contracts: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>> };
+  const errors = (out.errors ?? []).filter((e) => e.severity === 'error');
+  if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
+  const c = out.contracts[`${name}.sol`][name];
+  return { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
+}
