@@ -1,0 +1,391 @@
+/**
+ * The bridge's external chain, for real (issue 22 item 1, decision 81): a hardhat node
+ * started here on a free port (killed after), TestUSDC and ExchangeBridge compiled with
+ * solc and deployed by src/bridge/deploy.ts with the devnet genesis validators (six of
+ * equal power) and owners (2 of 3). Deposits, the emitter check a watcher relies on,
+ * withdrawals signed by more than 2/3 of the power and paid after the dispute period,
+ * each at most once, pausing by a validator and unpausing, cancelling and changing the
+ * validator set by the owners only. Signatures are made with the devnet keys
+ * (genesis/devnet-keys.json).
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  getAddress,
+  http,
+  parseEther,
+  type Abi,
+  type Account,
+  type Address,
+  type Hex,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { contractArtifacts } from '../../src/bridge/contracts';
+import { deployBridge, type BridgeDeployment } from '../../src/bridge/deploy';
+import { startDevChain, type DevChain } from '../../src/bridge/devchain';
+import { bridgeOwners, bridgeValidatorSet } from '../../src/bridge/deploy';
+import { ownerActionDigest, ownerActions, signAll, withdrawalDigest, type BridgeDomain } from '../../src/bridge/signatures';
+import { freePort } from '../../src/cli/launcher';
+import { loadGenesisFile } from '../../src/genesis/load';
+import { ROOT, tempDir } from '../helpers/devnet';
+
+const DISPUTE_SEC = 3_600n;
+const USDC = 10n ** 6n;
+const genesis = loadGenesisFile(join(ROOT, 'genesis', 'devnet.json'));
+const keys = JSON.parse(readFileSync(join(ROOT, 'genesis', 'devnet-keys.json'), 'utf8')) as {
+  validators: { address: Address; ecdsaPrivateKey: Hex }[];
+  owners: { address: Address; privateKey: Hex }[];
+};
+const validatorKeys = keys.validators.map((v) => v.ecdsaPrivateKey);
+const ownerKeys = keys.owners.map((o) => o.privateKey);
+const { ExchangeBridge, TestUSDC } = contractArtifacts();
+
+let chain: DevChain;
+let dep: BridgeDeployment;
+let domain: BridgeDomain;
+let accounts: Address[];
+const dir = tempDir('bridge-contract-');
+
+function clients() {
+  const c = defineChain({ id: chain.chainId, name: 'external', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [chain.rpcUrl] } } });
+  const transport = http(chain.rpcUrl);
+  const pub = createPublicClient({ chain: c, transport });
+  const wallet = (account: Address | Account) => createWalletClient({ chain: c, transport, account });
+  return { pub, wallet };
+}
+
+/** Sends a bridge call from `from` and waits for its receipt; rejects with the contract's error on a revert. */
+async function bridgeCall(from: Address | Account, functionName: string, args: unknown[], address?: Address): Promise<void> {
+  const { pub, wallet } = clients();
+  const hash = await wallet(from).writeContract({ address: address ?? dep.bridge, abi: ExchangeBridge.abi, functionName, args } as never);
+  const r = await pub.waitForTransactionReceipt({ hash });
+  if (r.status !== 'success') throw new Error(`reverted: ${hash}`);
+}
+
+async function usdcCall(from: Address, functionName: string, args: unknown[]): Promise<void> {
+  const { pub, wallet } = clients();
+  const hash = await wallet(from).writeContract({ address: dep.usdc, abi: TestUSDC.abi, functionName, args } as never);
+  expect((await pub.waitForTransactionReceipt({ hash })).status).toBe('success');
+}
+
+async function read<T>(functionName: string, args: unknown[] = [], address?: Address, abi = ExchangeBridge.abi): Promise<T> {
+  return (await clients().pub.readContract({ address: address ?? dep.bridge, abi, functionName, args } as never)) as T;
+}
+
+const usdcBalance = (who: Address) => read<bigint>('balanceOf', [who], dep.usdc, TestUSDC.abi);
+
+async function increaseTime(seconds: bigint): Promise<void> {
+  const { pub } = clients();
+  await pub.request({ method: 'evm_increaseTime', params: [Number(seconds)] } as never);
+  await pub.request({ method: 'evm_mine', params: [] } as never);
+}
+
+/** executeWithdrawal sent without gas estimation so it is mined, in a block of time `timestamp` exactly. */
+async function executeInBlockAt(from: Address, id: bigint, timestamp: bigint): Promise<void> {
+  const { pub, wallet } = clients();
+  await pub.request({ method: 'evm_setNextBlockTimestamp', params: [Number(timestamp)] } as never);
+  const hash = await wallet(from).writeContract({ address: dep.bridge, abi: ExchangeBridge.abi, functionName: 'executeWithdrawal', args: [id], gas: 300_000n } as never);
+  const r = await pub.waitForTransactionReceipt({ hash });
+  if (r.status !== 'success') throw new Error(`reverted: ${hash}`);
+}
+
+async function ownerSigs(ownerKeyList: Hex[], actionHash: Hex, d: BridgeDomain = domain): Promise<Hex[]> {
+  const nonce = await read<bigint>('ownerNonce');
+  return signAll(ownerKeyList, ownerActionDigest(d, nonce, actionHash));
+}
+
+beforeAll(async () => {
+  chain = await startDevChain({ port: await freePort() });
+  dep = await deployBridge({ rpcUrl: chain.rpcUrl, genesis, disputePeriodSec: DISPUTE_SEC });
+  domain = { chainId: BigInt(dep.chainId), bridge: dep.bridge };
+  accounts = await clients().wallet(getAddress('0x0000000000000000000000000000000000000001')).getAddresses();
+}, 120_000);
+
+afterAll(async () => {
+  await chain?.stop();
+  dir.remove();
+});
+
+describe('the bridge on a real external chain (hardhat node)', () => {
+  it('is deployed with the genesis validators and owners, and the dev accounts hold test USDC', async () => {
+    expect(dep.chainId).toBe(31337);
+    expect(dep.deployBlock).toBeGreaterThan(0);
+    const [vals, powers] = await read<[Address[], bigint[]]>('validatorSet');
+    const expected = [...genesis.validators].map((v) => getAddress(v.address)).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+    expect(vals).toEqual(expected);
+    expect(powers).toEqual(expected.map(() => 10n ** 25n));
+    expect(await read<bigint>('totalPower')).toBe(6n * 10n ** 25n);
+    expect((await read<Address[]>('owners')).map((a) => a.toLowerCase()).sort()).toEqual([...genesis.owners.addresses].sort());
+    expect(await read<bigint>('ownerThreshold')).toBe(2n);
+    expect(await read<bigint>('disputePeriod')).toBe(DISPUTE_SEC);
+    expect(await read<Address>('usdc')).toBe(dep.usdc);
+    expect(await read<number>('decimals', [], dep.usdc, TestUSDC.abi)).toBe(6);
+    expect(accounts.length).toBe(20);
+    for (const a of accounts) expect(await usdcBalance(a)).toBe(1_000_000n * USDC);
+  });
+
+  it('npm run bridge:deploy writes {chainId, rpcUrl, bridge, usdc, deployBlock} to --out', async () => {
+    const out = join(dir.path, 'bridge.json');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/bridge/deploy-main.ts', '--rpc', chain.rpcUrl, '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const written = JSON.parse(readFileSync(out, 'utf8')) as BridgeDeployment;
+    expect(Object.keys(written).sort()).toEqual(['bridge', 'chainId', 'deployBlock', 'rpcUrl', 'usdc']);
+    expect(written.chainId).toBe(31337);
+    expect(written.rpcUrl).toBe(chain.rpcUrl);
+    expect(written.bridge).not.toBe(dep.bridge); // a second, independent deployment
+    expect(await clients().pub.getCode({ address: written.bridge })).toMatch(/^0x[0-9a-f]{100,}$/);
+    expect(await read<bigint>('totalPower', [], written.bridge)).toBe(6n * 10n ** 25n);
+  });
+
+  it('the contract computes the same withdrawal and owner digests as src/bridge/signatures.ts', async () => {
+    const recipient = accounts[5];
+    expect(await read<Hex>('withdrawalDigest', [7n, recipient, 123n])).toBe(withdrawalDigest(domain, 7n, recipient, 123n));
+    expect(await read<Hex>('ownerActionDigest', [3n, ownerActions.unpause()])).toBe(ownerActionDigest(domain, 3n, ownerActions.unpause()));
+  });
+
+  it('approve + deposit pulls the USDC and emits Deposit with sequential ids from 0', async () => {
+    const [, alice, bob] = accounts;
+    const recipient = getAddress('0x00000000000000000000000000000000000a11ce');
+    await usdcCall(alice, 'approve', [dep.bridge, 300n * USDC]);
+    await usdcCall(bob, 'approve', [dep.bridge, 50n * USDC]);
+    const before = await usdcBalance(alice);
+    await bridgeCall(alice, 'deposit', [recipient, 100n * USDC]);
+    await bridgeCall(bob, 'deposit', [bob, 50n * USDC]);
+    await bridgeCall(alice, 'deposit', [recipient, 200n * USDC]);
+    expect(await usdcBalance(alice)).toBe(before - 300n * USDC);
+    expect(await usdcBalance(dep.bridge)).toBe(350n * USDC);
+    expect(await read<bigint>('nextDepositId')).toBe(3n);
+    const logs = await clients().pub.getContractEvents({ address: dep.bridge, abi: ExchangeBridge.abi, eventName: 'Deposit', fromBlock: BigInt(dep.deployBlock) });
+    expect(logs.map((l) => (l as unknown as { args: unknown }).args)).toEqual([
+      { depositId: 0n, depositor: alice, recipient, amount: 100n * USDC },
+      { depositId: 1n, depositor: bob, recipient: bob, amount: 50n * USDC },
+      { depositId: 2n, depositor: alice, recipient, amount: 200n * USDC },
+    ]);
+    // Without an allowance, or of nothing, or to nobody: refused, nothing moves.
+    await expect(bridgeCall(bob, 'deposit', [bob, 1n])).rejects.toThrow(/TokenCallFailed/);
+    await expect(bridgeCall(alice, 'deposit', [recipient, 0n])).rejects.toThrow(/ZeroAmount/);
+    await expect(bridgeCall(alice, 'deposit', ['0x0000000000000000000000000000000000000000', 1n])).rejects.toThrow(/ZeroAddress/);
+    expect(await read<bigint>('nextDepositId')).toBe(3n);
+    expect(await usdcBalance(dep.bridge)).toBe(350n * USDC);
+  });
+
+  it('a Deposit of the same shape from another contract shows only at that address: filtering by the bridge ignores it', async () => {
+    const { pub, wallet } = clients();
+    const mallory = accounts[3];
+    const [validators, powers] = await read<[Address[], bigint[]]>('validatorSet');
+    const hash = await wallet(mallory).deployContract({
+      abi: ExchangeBridge.abi,
+      bytecode: ExchangeBridge.bytecode,
+      args: [dep.usdc, 0n, validators, powers, [mallory], 1n],
+    });
+    const fake = getAddress((await pub.waitForTransactionReceipt({ hash })).contractAddress!);
+    await usdcCall(mallory, 'approve', [fake, 1_000n * USDC]);
+    await bridgeCall(mallory, 'deposit', [mallory, 1_000n * USDC], fake);
+    const any = await pub.getContractEvents({ abi: ExchangeBridge.abi, eventName: 'Deposit', fromBlock: BigInt(dep.deployBlock) });
+    const fromFake = any.filter((l) => getAddress(l.address) === fake);
+    expect(fromFake.length).toBe(1);
+    expect((fromFake[0] as unknown as { args: { depositId: bigint } }).args.depositId).toBe(0n); // same id as the bridge's first
+    const fromBridge = await pub.getContractEvents({ address: dep.bridge, abi: ExchangeBridge.abi, eventName: 'Deposit', fromBlock: BigInt(dep.deployBlock) });
+    expect(fromBridge.length).toBe(3);
+    expect(fromBridge.every((l) => getAddress(l.address) === dep.bridge)).toBe(true);
+    expect(await usdcBalance(dep.bridge)).toBe(350n * USDC);
+  });
+
+  it('a payout signed by more than 2/3 of the power is paid after the dispute period, once', async () => {
+    const relayer = accounts[9];
+    const recipient = getAddress('0x000000000000000000000000000000000000b0b0');
+    const id = 1n;
+    const sigs = await signAll(validatorKeys.slice(0, 5), withdrawalDigest(domain, id, recipient, 40n * USDC)); // 5/6 > 2/3
+    await bridgeCall(relayer, 'queueWithdrawal', [id, recipient, 40n * USDC, sigs]);
+    const [rec, readyAt, state, amount] = await read<[Address, bigint, number, bigint]>('withdrawals', [id]);
+    expect([rec, state, amount]).toEqual([recipient, 1, 40n * USDC]);
+    const now = (await clients().pub.getBlock()).timestamp;
+    expect(readyAt).toBe(now + DISPUTE_SEC);
+    // Before the period: refused, up to the last second before readyAt (the transaction mined in a block of that time).
+    await expect(bridgeCall(relayer, 'executeWithdrawal', [id])).rejects.toThrow(/DisputePeriodActive/);
+    await expect(executeInBlockAt(relayer, id, readyAt - 1n)).rejects.toThrow(/DisputePeriodActive|reverted/);
+    expect((await clients().pub.getBlock()).timestamp).toBe(readyAt - 1n);
+    expect(await usdcBalance(recipient)).toBe(0n);
+    await executeInBlockAt(relayer, id, readyAt);
+    expect(await usdcBalance(recipient)).toBe(40n * USDC);
+    expect(await usdcBalance(dep.bridge)).toBe(310n * USDC);
+    expect((await read<[Address, bigint, number, bigint]>('withdrawals', [id]))[2]).toBe(2); // Paid
+    // Paid once: executing again, or queueing the same id again (even with fresh signatures), is refused.
+    await expect(bridgeCall(relayer, 'executeWithdrawal', [id])).rejects.toThrow(/WithdrawalNotQueued/);
+    await expect(bridgeCall(relayer, 'queueWithdrawal', [id, recipient, 40n * USDC, sigs])).rejects.toThrow(/WithdrawalExists/);
+    expect(await usdcBalance(recipient)).toBe(40n * USDC);
+  });
+
+  it('refuses signatures short of 2/3, over another chain id, another bridge or another payout, duplicated or not validators', async () => {
+    const relayer = accounts[9];
+    const recipient = getAddress('0x000000000000000000000000000000000000cafe');
+    const id = 2n;
+    const amount = 10n * USDC;
+    const digest = withdrawalDigest(domain, id, recipient, amount);
+    // Exactly 2/3 (4 of 6 equal powers) is not more than 2/3.
+    await expect(bridgeCall(relayer, 'queueWithdrawal', [id, recipient, amount, await signAll(validatorKeys.slice(0, 4), digest)])).rejects.toThrow(/QuorumNotReached/);
+    // All six, but over another chain id, another contract address, another amount or recipient: the recovered signers are not validators.
+    const wrong: [string, Hex][] = [
+      ['chain', withdrawalDigest({ ...domain, chainId: domain.chainId + 1n }, id, recipient, amount)],
+      ['bridge', withdrawalDigest({ ...domain, bridge: dep.usdc }, id, recipient, amount)],
+      ['amount', withdrawalDigest(domain, id, recipient, amount + 1n)],
+      ['recipient', withdrawalDigest(domain, id, accounts[9], amount)],
+      ['id', withdrawalDigest(domain, id + 1n, recipient, amount)],
+    ];
+    for (const [, d] of wrong) {
+      await expect(bridgeCall(relayer, 'queueWithdrawal', [id, recipient, amount, await signAll(validatorKeys, d)])).rejects.toThrow(/UnknownSigner/);
+    }
+    // One validator signing five times counts once (the list must be strictly ascending).
+    const one = (await signAll(validatorKeys.slice(0, 1), digest))[0];
+    await expect(bridgeCall(relayer, 'queueWithdrawal', [id, recipient, amount, [one, one, one, one, one]])).rejects.toThrow(/SignersNotAscending/);
+    // Owners are not validators.
+    await expect(bridgeCall(relayer, 'queueWithdrawal', [id, recipient, amount, await signAll([...validatorKeys.slice(0, 4), ...ownerKeys], digest)])).rejects.toThrow(/UnknownSigner/);
+    expect((await read<[Address, bigint, number, bigint]>('withdrawals', [id]))[2]).toBe(0); // None
+    // The honest quorum still goes through.
+    await bridgeCall(relayer, 'queueWithdrawal', [id, recipient, amount, await signAll(validatorKeys.slice(1, 6), digest)]);
+    expect((await read<[Address, bigint, number, bigint]>('withdrawals', [id]))[2]).toBe(1); // Queued
+  });
+
+  it('a validator pauses; paused, nothing is deposited, queued or paid; only the owners unpause', async () => {
+    const { pub } = clients();
+    const relayer = accounts[9];
+    const locker = privateKeyToAccount(validatorKeys[2]);
+    await pub.request({ method: 'hardhat_setBalance', params: [locker.address, `0x${parseEther('10').toString(16)}`] } as never);
+    // Not a validator or owner: cannot pause.
+    await expect(bridgeCall(relayer, 'pause', [])).rejects.toThrow(/NotLocker/);
+    await bridgeCall(locker, 'pause', []);
+    expect(await read<boolean>('paused')).toBe(true);
+
+    const recipient = getAddress('0x000000000000000000000000000000000000cafe');
+    await increaseTime(DISPUTE_SEC); // withdrawal 2 is due, but paused
+    await expect(bridgeCall(relayer, 'executeWithdrawal', [2n])).rejects.toThrow(/IsPaused/);
+    const d3 = withdrawalDigest(domain, 3n, recipient, USDC);
+    await expect(bridgeCall(relayer, 'queueWithdrawal', [3n, recipient, USDC, await signAll(validatorKeys, d3)])).rejects.toThrow(/IsPaused/);
+    await usdcCall(accounts[4], 'approve', [dep.bridge, USDC]);
+    await expect(bridgeCall(accounts[4], 'deposit', [accounts[4], USDC])).rejects.toThrow(/IsPaused/);
+
+    // Unpausing: one owner is short of the threshold; validators are not owners; two owners over another chain id do not count.
+    await expect(bridgeCall(relayer, 'unpause', [await ownerSigs(ownerKeys.slice(0, 1), ownerActions.unpause())])).rejects.toThrow(/OwnerThresholdNotReached/);
+    await expect(bridgeCall(relayer, 'unpause', [await ownerSigs(validatorKeys.slice(0, 4), ownerActions.unpause())])).rejects.toThrow(/UnknownSigner/);
+    await expect(
+      bridgeCall(relayer, 'unpause', [await ownerSigs(ownerKeys.slice(0, 2), ownerActions.unpause(), { ...domain, chainId: 1n })]),
+    ).rejects.toThrow(/UnknownSigner/);
+    // A validator cannot unpause by calling it either.
+    await expect(bridgeCall(locker, 'unpause', [[]])).rejects.toThrow(/OwnerThresholdNotReached/);
+    expect(await read<boolean>('paused')).toBe(true);
+
+    const sigs = await ownerSigs(ownerKeys.slice(1, 3), ownerActions.unpause());
+    await bridgeCall(relayer, 'unpause', [sigs]);
+    expect(await read<boolean>('paused')).toBe(false);
+    expect(await read<bigint>('ownerNonce')).toBe(1n);
+    // The same owner signatures cannot be replayed: the nonce is spent.
+    await bridgeCall(locker, 'pause', []);
+    await expect(bridgeCall(relayer, 'unpause', [sigs])).rejects.toThrow(/UnknownSigner/);
+    await bridgeCall(relayer, 'unpause', [await ownerSigs(ownerKeys.slice(0, 2), ownerActions.unpause())]);
+
+    // Unpaused, the due withdrawal pays.
+    await bridgeCall(relayer, 'executeWithdrawal', [2n]);
+    expect(await usdcBalance(recipient)).toBe(10n * USDC);
+  });
+
+  it('changing the validator set and cancelling a queued withdrawal need the owners', async () => {
+    const relayer = accounts[9];
+    const newKeys = validatorKeys.slice(0, 3);
+    const newSet = newKeys
+      .map((k) => privateKeyToAccount(k).address)
+      .sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+    const powers = [1n, 1n, 1n];
+    const action = ownerActions.setValidators(newSet, powers);
+    // Validators (all six) cannot change their own set; one owner is not enough.
+    await expect(bridgeCall(relayer, 'setValidators', [newSet, powers, await ownerSigs(validatorKeys, action)])).rejects.toThrow(/UnknownSigner/);
+    await expect(bridgeCall(relayer, 'setValidators', [newSet, powers, await ownerSigs(ownerKeys.slice(2), action)])).rejects.toThrow(/OwnerThresholdNotReached/);
+    // Owners' signatures over another set do not carry over to this one.
+    const other = await ownerSigs(ownerKeys.slice(0, 2), ownerActions.setValidators(newSet, [1n, 1n, 2n]));
+    await expect(bridgeCall(relayer, 'setValidators', [newSet, powers, other])).rejects.toThrow(/UnknownSigner/);
+    await bridgeCall(relayer, 'setValidators', [newSet, powers, await ownerSigs([ownerKeys[0], ownerKeys[2]], action)]);
+    expect(await read<[Address[], bigint[]]>('validatorSet')).toEqual([newSet, powers]);
+    expect(await read<bigint>('totalPower')).toBe(3n);
+
+    // The removed validators' signatures no longer count; 2 of the 3 new is not more than 2/3, all 3 is.
+    const recipient = getAddress('0x000000000000000000000000000000000000d00d');
+    const digest = withdrawalDigest(domain, 4n, recipient, 5n * USDC);
+    await expect(bridgeCall(relayer, 'queueWithdrawal', [4n, recipient, 5n * USDC, await signAll(validatorKeys.slice(3), digest)])).rejects.toThrow(/UnknownSigner/);
+    await expect(bridgeCall(relayer, 'queueWithdrawal', [4n, recipient, 5n * USDC, await signAll(newKeys.slice(0, 2), digest)])).rejects.toThrow(/QuorumNotReached/);
+    await bridgeCall(relayer, 'queueWithdrawal', [4n, recipient, 5n * USDC, await signAll(newKeys, digest)]);
+
+    // Cancelled during its dispute period by the owners (not by a validator): never paid.
+    const cancel = ownerActions.cancelWithdrawal(4n);
+    await expect(bridgeCall(relayer, 'cancelWithdrawal', [4n, await ownerSigs(newKeys, cancel)])).rejects.toThrow(/UnknownSigner/);
+    await bridgeCall(relayer, 'cancelWithdrawal', [4n, await ownerSigs(ownerKeys.slice(0, 2), cancel)]);
+    await increaseTime(DISPUTE_SEC);
+    await expect(bridgeCall(relayer, 'executeWithdrawal', [4n])).rejects.toThrow(/WithdrawalNotQueued/);
+    await expect(bridgeCall(relayer, 'queueWithdrawal', [4n, recipient, 5n * USDC, await signAll(newKeys, digest)])).rejects.toThrow(/WithdrawalExists/);
+    expect(await usdcBalance(recipient)).toBe(0n);
+  });
+
+  it('a token that re-enters or answers false gets nothing out: paid once, failures refused', async () => {
+    const { pub, wallet } = clients();
+    const deployer = accounts[0];
+    const hostile = compileFixture('HostileToken');
+    const deployedAt = async (hash: Hex): Promise<Address> => getAddress((await pub.waitForTransactionReceipt({ hash })).contractAddress!);
+    const token = await deployedAt(await wallet(deployer).deployContract({ abi: hostile.abi, bytecode: hostile.bytecode, args: [] }));
+    const { validators, powers } = bridgeValidatorSet(genesis);
+    const { owners, threshold } = bridgeOwners(genesis);
+    const bridge = await deployedAt(
+      await wallet(deployer).deployContract({ abi: ExchangeBridge.abi, bytecode: ExchangeBridge.bytecode, args: [token, 0n, validators, powers, owners, threshold] }),
+    );
+    const d: BridgeDomain = { chainId: domain.chainId, bridge };
+    const tokenCall = async (functionName: string, args: unknown[]): Promise<void> => {
+      const hash = await wallet(deployer).writeContract({ address: token, abi: hostile.abi, functionName, args } as never);
+      expect((await pub.waitForTransactionReceipt({ hash })).status).toBe('success');
+    };
+    const tokenRead = async (functionName: string, args: unknown[] = []): Promise<bigint> =>
+      (await pub.readContract({ address: token, abi: hostile.abi, functionName, args } as never)) as bigint;
+    await tokenCall('mint', [bridge, 100n]);
+    const to = getAddress('0x000000000000000000000000000000000000beef');
+    for (const id of [0n, 1n, 2n]) {
+      await bridgeCall(deployer, 'queueWithdrawal', [id, to, 10n, await signAll(validatorKeys.slice(0, 5), withdrawalDigest(d, id, to, 10n))], bridge);
+    }
+    // Paying 0, the token re-enters to pay 0 again: refused (already marked paid, and the guard).
+    await tokenCall('configure', [bridge, 1n, false]);
+    await bridgeCall(deployer, 'executeWithdrawal', [0n], bridge);
+    // Paying 1, it re-enters to pay 2 meanwhile: the guard refuses.
+    await tokenCall('configure', [bridge, 3n, false]);
+    await bridgeCall(deployer, 'executeWithdrawal', [1n], bridge);
+    expect(await tokenRead('reentryAttempts')).toBe(2n);
+    expect(await tokenRead('reentrySuccesses')).toBe(0n);
+    expect(await tokenRead('balanceOf', [to])).toBe(20n);
+    expect(await tokenRead('balanceOf', [bridge])).toBe(80n);
+    // A token answering false: the payout and a deposit are refused, withdrawal 2 stays queued.
+    await tokenCall('configure', [bridge, 0n, true]);
+    await expect(bridgeCall(deployer, 'executeWithdrawal', [2n], bridge)).rejects.toThrow(/TokenCallFailed/);
+    await tokenCall('mint', [deployer, 5n]);
+    await expect(bridgeCall(deployer, 'deposit', [deployer, 5n], bridge)).rejects.toThrow(/TokenCallFailed/);
+    expect(await read<bigint>('nextDepositId', [], bridge)).toBe(0n);
+    expect((await read<[Address, bigint, number, bigint]>('withdrawals', [2n], bridge))[2]).toBe(1); // still Queued
+    expect(await tokenRead('balanceOf', [to])).toBe(20n);
+  });
+});
+
+/** A test fixture contract (test/bridge/fixtures/NAME.sol) compiled with solc. */
+function compileFixture(name: string): { abi: Abi; bytecode: Hex } {
+  const solc = createRequire(import.meta.url)('solc') as { compile(input: string): string };
+  const content = readFileSync(join(ROOT, 'test', 'bridge', 'fixtures', `${name}.sol`), 'utf8');
+  const out = JSON.parse(
+    solc.compile(JSON.stringify({ language: 'Solidity', sources: { [`${name}.sol`]: { content } }, settings: { evmVersion: 'cancun', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } })),
+  ) as { errors?: { severity: string; formattedMessage: string }[]; contracts: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>> };
+  const errors = (out.errors ?? []).filter((e) => e.severity === 'error');
+  if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
+  const c = out.contracts[`${name}.sol`][name];
+  return { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
+}
