@@ -184,11 +184,16 @@ function keyFileText(keys: NodeKeys): string {
 /** Writes `keys` to a fresh temp file of mode 0600 in `home`, fsynced; returns its path. */
 function writeTemp(home: string, keys: NodeKeys): string {
   checkKeys(keys, '(keys to write)'); // never write a file that readKeyFile would refuse
-  const tmp = join(home, `.${KEY_FILE_NAME}.${process.pid}.tmp`);
+  return writePrivateTemp(join(home, KEY_FILE_NAME), keyFileText(keys));
+}
+
+/** Writes `text` to a fresh temp file of mode 0600 beside `path`, fsynced; returns the temp file's path. */
+function writePrivateTemp(path: string, text: string): string {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
   try {
-    fchmodSync(fd, 0o600);
-    writeSync(fd, keyFileText(keys));
+    fchmodSync(fd, 0o600); // open's mode is masked by the umask
+    writeSync(fd, text);
     fsyncSync(fd);
   } catch (err) {
     closeSync(fd);
@@ -263,19 +268,7 @@ export function readPrivateJsonFile(path: string, maxBytes: number): unknown {
  */
 export function writeNewPrivateFile(path: string, text: string): void {
   if (existsSync(path)) throw new KeyFileError(path, 'a file is already there; a key file is never overwritten');
-  const dir = dirname(path);
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.tmp`);
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-  try {
-    fchmodSync(fd, 0o600); // open's mode is masked by the umask
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } catch (err) {
-    closeSync(fd);
-    unlinkSync(tmp);
-    throw err;
-  }
-  closeSync(fd);
+  const tmp = writePrivateTemp(path, text);
   try {
     linkSync(tmp, path);
   } catch (err) {
@@ -284,7 +277,7 @@ export function writeNewPrivateFile(path: string, text: string): void {
   } finally {
     unlinkSync(tmp);
   }
-  fsyncFolder(dir);
+  fsyncFolder(dirname(path));
 }
 
 /** Checks a parsed key file: exact fields, formats, and every public value against its private key. */
