@@ -28,6 +28,7 @@ import type { Genesis } from '../genesis/types';
 import { generateOwnerKey, OWNER_KEY_FILE_VERSION, readOwnerKeyFile, writeOwnerKeyFile, type OwnerKey } from '../node/owner-keyfile';
 import { hexToBytes, type Hex } from '../util/bytes';
 import { parseFlags, usage, type FlagSpec } from './args';
+import { callEnvelope } from './envelope-client';
 import { nextNonce, submit } from './validator-ops';
 
 const API_FLAG = { api: { type: 'string', default: 'http://127.0.0.1:8545', help: "a node's REST address (any node of the network)" } } satisfies FlagSpec;
@@ -61,21 +62,8 @@ const USAGE = `usage: npm run node -- gov key new --out FILE [--network devnet|t
 (--help after each for its flags)
 `;
 
-interface Envelope<T> {
-  success?: boolean;
-  data?: T;
-  error?: { code: string; message: string };
-}
-
-async function getJson<T>(api: string, path: string): Promise<T> {
-  const url = `${api.replace(/\/$/, '')}${path}`;
-  const res = await fetch(url, { signal: AbortSignal.timeout(30_000) });
-  const body = (await res.json().catch(() => null)) as Envelope<T> | null;
-  if (!res.ok || !body?.success || body.data === undefined) {
-    const e = body?.error;
-    throw new Error(e ? `${res.status} ${e.code}: ${e.message}` : `${res.status} from ${url}`);
-  }
-  return body.data;
+function getJson<T>(api: string, path: string): Promise<T> {
+  return callEnvelope<T>(`${api.replace(/\/$/, '')}${path}`);
 }
 
 /** The owner key, after the node at `api` has shown it runs the key's chain: nothing is signed for another. */

@@ -19,6 +19,7 @@ import { sign } from '../crypto/secp256k1';
 import { keyFilePath, readKeyFile, type NodeKeys } from '../node/keyfile';
 import { bytesToHex, hexToBytes } from '../util/bytes';
 import { parseFlags, usage, type FlagSpec } from './args';
+import { callEnvelope } from './envelope-client';
 
 const WEI_PER_TOKEN = 10n ** 18n;
 
@@ -48,20 +49,9 @@ function loadKeys(home: string | undefined): NodeKeys {
   return readKeyFile(keyFilePath(resolve(home)));
 }
 
-/** Posts the raw transaction; resolves with the final answer or throws the node's error envelope as a message. */
-export async function submit(api: string, txBytes: Uint8Array): Promise<{ txHash: string; height: number }> {
-  const res = await fetch(`${api.replace(/\/$/, '')}/tx`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ tx: bytesToHex(txBytes) }),
-    signal: AbortSignal.timeout(60_000),
-  });
-  const body = (await res.json().catch(() => null)) as { success?: boolean; data?: { txHash: string; height: number }; error?: { code: string; message: string } } | null;
-  if (!res.ok || !body?.success || !body.data) {
-    const e = body?.error;
-    throw new Error(e ? `${res.status} ${e.code}: ${e.message}` : `${res.status} from ${api}/tx`);
-  }
-  return body.data;
+/** Posts the raw transaction; resolves with the final answer or throws the node's refusal (EnvelopeRefusal). */
+export function submit(api: string, txBytes: Uint8Array): Promise<{ txHash: string; height: number }> {
+  return callEnvelope(`${api.replace(/\/$/, '')}/tx`, { json: { tx: bytesToHex(txBytes) }, timeoutMs: 60_000 });
 }
 
 /** Whole tokens as wei; refuses anything but a plain decimal integer. */
@@ -106,20 +96,10 @@ export function registerRequest(keys: NodeKeys, b: RegisterFields): Record<strin
   };
 }
 
-/** Posts to the onboarding service's register route; resolves with its answer or throws its error envelope as a message. */
+/** Posts to the onboarding service's register route; resolves with its answer or throws its refusal (EnvelopeRefusal). */
 async function submitToOnboarding(url: string, request: Record<string, string>): Promise<{ txHash: string; height: number }> {
-  const res = await fetch(`${url.replace(/\/$/, '')}/api/validators/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(request),
-    signal: AbortSignal.timeout(90_000),
-  });
-  const body = (await res.json().catch(() => null)) as { success?: boolean; data?: { txHash: string; height: number }; error?: { code: string; message: string } } | null;
-  if (!res.ok || !body?.success || !body.data) {
-    const e = body?.error;
-    throw new Error(e ? `${res.status} ${e.code}: ${e.message}` : `${res.status} from ${url}/api/validators/register`);
-  }
-  return { txHash: body.data.txHash, height: body.data.height };
+  const r = await callEnvelope<{ txHash: string; height: number }>(`${url.replace(/\/$/, '')}/api/validators/register`, { json: request, timeoutMs: 90_000 });
+  return { txHash: r.txHash, height: r.height };
 }
 
 export function leaveOrReturnTx(keys: NodeKeys, kind: TxKind.Unbond | TxKind.Unjail, nonce: bigint): Uint8Array {

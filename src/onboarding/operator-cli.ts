@@ -15,6 +15,7 @@
  * signs with the devnet's default operator key.
  */
 import { parseFlags, usage, type FlagSpec } from '../cli/args';
+import { callEnvelope } from '../cli/envelope-client';
 import { applicantAddress } from './fields';
 import { signOperatorRequest } from './operator-auth';
 import { devnetOperatorKey, readOperatorKey, writeNewOperatorKey, type OperatorKey } from './operator-key';
@@ -31,27 +32,11 @@ const USAGE = `usage: npm run operator -- list | approve ADDRESS | reject ADDRES
 ${usage(OPERATOR_FLAGS)}
 `;
 
-interface Envelope {
-  success: boolean;
-  data?: unknown;
-  error?: { code: string; message: string };
-}
-
 /** A refusal of the service, carrying its envelope's error. */
-export class OperatorRefusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly error: { code: string; message: string },
-  ) {
-    super(`${status} ${error.code}: ${error.message}`);
-  }
-}
+export { EnvelopeRefusal as OperatorRefusal } from '../cli/envelope-client';
 
-async function call(url: string, method: 'GET' | 'POST', path: string, headers: Record<string, string> = {}): Promise<unknown> {
-  const r = await fetch(new URL(path, url), { method, headers });
-  const body = (await r.json()) as Envelope;
-  if (!r.ok || !body.success) throw new OperatorRefusal(r.status, body.error ?? { code: 'UNKNOWN', message: `HTTP ${r.status}` });
-  return body.data;
+function call(url: string, method: 'GET' | 'POST', path: string, headers: Record<string, string> = {}): Promise<unknown> {
+  return callEnvelope(new URL(path, url).toString(), { method, headers });
 }
 
 /** Runs one operator command; returns the JSON line's value (undefined for --help). */
