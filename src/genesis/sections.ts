@@ -34,6 +34,8 @@ export const CHAIN_IDS = { mainnet: 713714, testnet: 713715, devnet: 713799 } as
 
 /** Largest leverage the protocol allows anywhere (contract [C-limits-leverage]: "up to 50x"). */
 export const PROTOCOL_MAX_LEVERAGE = 50;
+/** The largest active set a genesis (or a governance change) may name. */
+export const ACTIVE_SET_MAX_BOUND = 1_000;
 
 export const NETWORKS = ['devnet', 'testnet', 'mainnet'] as const;
 
@@ -135,7 +137,7 @@ export function parseConsensus(value: unknown, path: string): ConsensusParams {
   const epochLengthBlocks = int(o.epochLengthBlocks, p('epochLengthBlocks'), 1, MAX_SAFE);
   const unbondingEpochs = int(o.unbondingEpochs, p('unbondingEpochs'), 0, 1_000_000);
   const votingPowerCapBps = int(o.votingPowerCapBps, p('votingPowerCapBps'), 1, BPS);
-  const activeSetMax = int(o.activeSetMax, p('activeSetMax'), 1, 1_000);
+  const activeSetMax = int(o.activeSetMax, p('activeSetMax'), 1, ACTIVE_SET_MAX_BOUND);
   const activeSetMin = int(o.activeSetMin, p('activeSetMin'), 1, activeSetMax, undefined, 'consensus.activeSetMax');
   const minBondWei = big(o.minBondWei, p('minBondWei'), 1n, U128_MAX);
   const maxBondWei = big(o.maxBondWei, p('maxBondWei'), minBondWei, U128_MAX, 'consensus.minBondWei');

@@ -15,17 +15,14 @@
  * change may have moved the bound a relation reads (min bond against max bond).
  */
 import { GOV_PARAM_NAMES, GovParam } from '../codec/txs/governance';
+import { ACTIVE_SET_MAX_BOUND, PROTOCOL_MAX_LEVERAGE } from '../genesis/sections';
 import { badRequest } from './errors';
 import type { ChainParams } from './records';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const BPS = 10_000n;
-/** src/genesis/load.ts PROTOCOL_MAX_LEVERAGE (that file reads the disk, the pure core may not import it; a test holds them equal). */
-export const PROTOCOL_MAX_LEVERAGE = 50;
 /** The active set's floor a governance change may not go under: BFT needs 3f + 1 with f ≥ 1. */
 export const ACTIVE_SET_MIN_FLOOR = 4;
-/** The genesis loader's bound on activeSetMax (src/genesis/load.ts). */
-const ACTIVE_SET_MAX_BOUND = 1_000n;
 
 type Section = 'fees' | 'limits' | 'consensus';
 
@@ -88,14 +85,14 @@ const RULES: Readonly<Record<GovParam, ParamRule>> = {
     section: 'consensus',
     field: 'activeSetMin',
     min: BigInt(ACTIVE_SET_MIN_FLOOR),
-    max: ACTIVE_SET_MAX_BOUND,
+    max: BigInt(ACTIVE_SET_MAX_BOUND),
     relation: (p) => (p.consensus.activeSetMin > p.consensus.activeSetMax ? `must be at most consensus.activeSetMax (${p.consensus.activeSetMax})` : undefined),
   },
   [GovParam.ActiveSetMax]: {
     section: 'consensus',
     field: 'activeSetMax',
     min: BigInt(ACTIVE_SET_MIN_FLOOR),
-    max: ACTIVE_SET_MAX_BOUND,
+    max: BigInt(ACTIVE_SET_MAX_BOUND),
     relation: (p) => (p.consensus.activeSetMax < p.consensus.activeSetMin ? `must be at least consensus.activeSetMin (${p.consensus.activeSetMin})` : undefined),
   },
   [GovParam.VotingPowerCapBps]: { section: 'consensus', field: 'votingPowerCapBps', min: 1n, max: BPS },

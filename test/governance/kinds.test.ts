@@ -14,8 +14,6 @@ import { Reader } from '../../src/codec/binary';
 import { operationFromJson, operationToJson } from '../../src/codec/txs/governance-json';
 import { PAIR_MARKETS_BOTH } from '../../src/genesis/types';
 import { DEVNET_ORACLE_SOURCE } from '../../src/state/pair-markets';
-import { PROTOCOL_MAX_LEVERAGE } from '../../src/genesis/load';
-import { PROTOCOL_MAX_LEVERAGE as GOV_MAX_LEVERAGE } from '../../src/state/governance-params';
 import { operationStateAt, timelockOf } from '../../src/state/governance';
 import { governanceCodec } from '../../src/state/governance-record';
 import { bytesToHex, type Address } from '../../src/util/bytes';
@@ -181,10 +179,6 @@ describe('SetParam over the limits and the validator parameters', () => {
       [GovParam.MakerFeeBps, 10_001n, /fees\.makerFeeBps/],
     ];
     for (const [param, value, message] of cases) refusedProposal(g, setParam(param, value), message);
-  });
-
-  it("the governance cap on leverage is the genesis loader's", () => {
-    expect(GOV_MAX_LEVERAGE).toBe(PROTOCOL_MAX_LEVERAGE);
   });
 
   it('a relation is checked again at execution against the parameters then in force', () => {
