@@ -20,6 +20,7 @@ import { positionMachine } from './position';
 import { validatorLifecycleMachine } from './validator-lifecycle';
 import { onboardingMachine } from './onboarding';
 import { governanceOperationMachine } from './governance-operation';
+import { withdrawalMachine } from './withdrawal';
 
 export const machines = {
   'actor-lifecycle': actorLifecycleMachine,
@@ -30,6 +31,7 @@ export const machines = {
   'validator-lifecycle': validatorLifecycleMachine,
   onboarding: onboardingMachine,
   'governance-operation': governanceOperationMachine,
+  withdrawal: withdrawalMachine,
 } as const;
 
 export type MachineName = keyof typeof machines;
@@ -156,5 +158,20 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
       "head's time (operationStateAt).",
     executedBy: ['src/state/governance.ts'],
     agreementTest: ['test/machines/governance-operation.test.ts', 'test/governance/operations.test.ts'],
+  },
+  {
+    id: 'withdrawal',
+    machine: withdrawalMachine,
+    file: 'machines/withdrawal.ts',
+    role:
+      "Every change of a bridge withdrawal's status is one stepWithdrawal call (src/state/bridge-withdrawals.ts), which " +
+      'steps the stored record (status + context, TableId.Withdrawal) with stepWithdrawalMachine, the stepper compiled ' +
+      'from the machine (machines/stepper.ts), stores what it leaves and does what the state entered asks (paid: the lock ' +
+      'ends, the fee to the fee account, the amount burned; refunded: the lock back to free). WithdrawalSignatures steps ' +
+      'SIGNED once the signers pass 2/3 of the power (src/state/ops/withdrawal-signatures.ts); BridgeAttestation claims ' +
+      'step QUEUED, PAID and VOID at their quorum (src/state/bridge-votes.ts). A claim the machine refuses in the ' +
+      "record's state is late (claimSettled, src/state/bridge.ts asks the same stepper): it changes nothing.",
+    executedBy: ['src/state/bridge-withdrawals.ts', 'src/state/bridge.ts'],
+    agreementTest: ['test/machines/withdrawal.test.ts'],
   },
 ];

@@ -66,6 +66,10 @@ export enum TxKind {
   GovernanceExecute = 62,
   /** An owner cancels a pending operation: EIP-712 GovernanceCancel. */
   GovernanceCancel = 63,
+  /** A validator's signed claims about the external chain: deposits, withdrawals queued, paid or void (src/codec/txs/bridge.ts; decision 82): no nonce, no fee. */
+  BridgeAttestation = 70,
+  /** A validator's signatures over pending withdrawals' v2 digests, for the bridge contract (src/codec/txs/bridge.ts; decision 83): no nonce, no fee. */
+  WithdrawalSignatures = 71,
 }
 
 export interface TxKindCodec<B> {

@@ -20,6 +20,7 @@ import { address, fail, GenesisError, object, oneOf, ROOT } from './fields';
 import {
   NETWORKS,
   parseAccounts,
+  parseBridge,
   parseChainId,
   parseConsensus,
   parseFaucet,
@@ -50,7 +51,7 @@ export { CHAIN_IDS, NETWORKS, PROTOCOL_MAX_LEVERAGE } from './sections';
  * Genesis with addresses and hex lower-cased and big integers as bigint.
  */
 export function parseGenesis(json: unknown): Genesis {
-  const root = object(json, ROOT, TOP_LEVEL_REQUIRED, ['faucet']);
+  const root = object(json, ROOT, TOP_LEVEL_REQUIRED, ['faucet', 'bridge']);
 
   const network = oneOf(root.network, `${ROOT}.network`, NETWORKS);
   const chainId = parseChainId(root.chainId, network);
@@ -68,6 +69,7 @@ export function parseGenesis(json: unknown): Genesis {
   const faucet = parseFaucet(root.faucet, `${ROOT}.faucet`, network);
   const feeAccount = address(root.feeAccount, `${ROOT}.feeAccount`);
   if (/^0x0{40}$/.test(feeAccount)) fail(`${ROOT}.feeAccount`, 'must not be the zero address');
+  const bridge = parseBridge(root.bridge, `${ROOT}.bridge`);
 
   const genesis: Genesis = {
     network,
@@ -86,6 +88,7 @@ export function parseGenesis(json: unknown): Genesis {
     feeAccount,
   };
   if (faucet !== undefined) genesis.faucet = faucet;
+  if (bridge !== undefined) genesis.bridge = bridge;
   return genesis;
 }
 

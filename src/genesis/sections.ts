@@ -1,7 +1,7 @@
 /**
  * Genesis sections: the rules of each part of a genesis file (network and chain id,
  * genesis time, native token, consensus, validators, owners, fees, limits, pairs, perps,
- * oracle, accounts, faucet), each read through the field readers of ./fields.ts.
+ * oracle, accounts, faucet, bridge), each read through the field readers of ./fields.ts.
  *
  * Separate from the loader (./load.ts), which assembles the sections into a Genesis,
  * reads files and hashes: here is what each value may be and how it relates to the
@@ -17,6 +17,7 @@ import {
 } from './keys';
 import { address, array, big, describe, fail, hex, int, MAX_SAFE, object, pattern, ROOT, str, U128_MAX, U32_MAX, Unique } from './fields';
 import type {
+  BridgeParams,
   ConsensusParams,
   FaucetParams,
   FeeParams,
@@ -408,4 +409,23 @@ export function parseFaucet(value: unknown, path: string, network: Genesis['netw
   const maxUsdcPerAddress = big(o.maxUsdcPerAddress, `${path}.maxUsdcPerAddress`, maxUsdcPerRequest, U128_MAX, 'faucet.maxUsdcPerRequest');
   const nativeWeiPerRequest = big(o.nativeWeiPerRequest, `${path}.nativeWeiPerRequest`, 0n, U128_MAX);
   return { address: addr, privateKey, maxUsdcPerRequest, maxUsdcPerAddress, nativeWeiPerRequest };
+}
+
+/** Bounds of bridge.withdrawalWindowMs: a minute (the external chain must confirm a queueing in time) to 30 days. */
+export const BRIDGE_WINDOW_MIN_MS = 60_000;
+export const BRIDGE_WINDOW_MAX_MS = 30 * 24 * 3_600_000;
+
+/** The optional bridge section (decision 82): absent, the network has no bridge. */
+export function parseBridge(value: unknown, path: string): BridgeParams | undefined {
+  if (value === undefined) return undefined;
+  const o = object(value, path, ['externalChainId', 'address', 'usdc', 'confirmations', 'withdrawalWindowMs']);
+  const externalChainId = int(o.externalChainId, `${path}.externalChainId`, 1, MAX_SAFE);
+  const bridgeAddress = address(o.address, `${path}.address`);
+  const usdc = address(o.usdc, `${path}.usdc`);
+  if (/^0x0{40}$/.test(bridgeAddress)) fail(`${path}.address`, 'must not be the zero address');
+  if (/^0x0{40}$/.test(usdc)) fail(`${path}.usdc`, 'must not be the zero address');
+  if (usdc === bridgeAddress) fail(`${path}.usdc`, 'must differ from the bridge address');
+  const confirmations = int(o.confirmations, `${path}.confirmations`, 1, 1000);
+  const withdrawalWindowMs = int(o.withdrawalWindowMs, `${path}.withdrawalWindowMs`, BRIDGE_WINDOW_MIN_MS, BRIDGE_WINDOW_MAX_MS);
+  return { externalChainId, address: bridgeAddress, usdc, confirmations, withdrawalWindowMs };
 }

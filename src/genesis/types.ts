@@ -28,6 +28,25 @@ export interface Genesis {
   faucet?: FaucetParams;
   /** Address that receives trading fees. */
   feeAccount: Address;
+  /**
+   * The external bridge this network honours (issue 22, decision 82): consensus state.
+   * Absent: the network has no bridge (deposits and attestations refused 422 BRIDGE_DISABLED).
+   */
+  bridge?: BridgeParams;
+}
+
+/** The external EVM chain's bridge: which contract's events count and how withdrawals are bound. Not governable (issue 22). */
+export interface BridgeParams {
+  /** The external EVM chain's id (hardhat: 31337). Positive safe integer. */
+  externalChainId: number;
+  /** ExchangeBridge contract address (JSON: any-case 0x address; here lower-case). */
+  address: Address;
+  /** The bridged USDC (6 decimals) the bridge holds. */
+  usdc: Address;
+  /** A log counts once head − logBlock + 1 ≥ confirmations. 1..1000. Devnet 2. */
+  confirmations: number;
+  /** validUntil = floor((requestMs + withdrawalWindowMs)/1000). 60 000 .. 30 days. Devnet 600 000 (10 min). */
+  withdrawalWindowMs: number;
 }
 
 export interface ConsensusParams {

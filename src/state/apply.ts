@@ -16,12 +16,14 @@ import type { ChainEvent, ExecContext, Receipt } from './context';
 import { TxError } from './errors';
 import { useNonce } from './nonces';
 import { opFor } from './ops';
+import { endBlockBridge } from './bridge-votes';
 import { endBlockOracle } from './oracle';
 import { endBlockPerps } from './perps/engine';
 import { beginBlockDowntime } from './validator-downtime';
 import { endBlockValidators } from './validator-epoch';
 import { recordSigningSet } from './validator-signing-sets';
 import { InvariantError, type State, type StateChange } from './state';
+import { activeValidators } from './validators';
 
 export interface BlockResult {
   receipts: Receipt[];
@@ -69,6 +71,7 @@ export function applyBlock(state: State, block: Block, verified?: VerifiedCache,
   const blockEvents: ChainEvent[] = [];
   beginBlockDowntime(state, params, h.height, block.lastCommit, (e) => blockEvents.push(e));
 
+  const setAtStart = activeValidators(state);
   const receipts: Receipt[] = [];
   for (let i = 0; i < txs.length; i++) receipts.push(applyTx(state, params, h, txs[i], i, verified));
   // End of block, after the transactions: the oracle medians of this block's time (src/state/oracle.ts).
@@ -78,6 +81,9 @@ export function applyBlock(state: State, block: Block, verified?: VerifiedCache,
   endBlockPerps({ state, params, header: h, emit: (e) => blockEvents.push(e) }, head.timestampMs);
   // Then the validator set: at an epoch boundary, unbonding ends and the set is ranked (src/state/validator-epoch.ts).
   endBlockValidators(state, params, h.height);
+  // Then the bridge: deposits whose quorum is met are credited in id order, and when the
+  // set changed, pending withdrawals are judged against the new set (src/state/bridge-votes.ts).
+  endBlockBridge({ state, params, nowMs: h.timestampMs, emit: (e) => blockEvents.push(e) }, h.height, activeValidators(state) !== setAtStart);
   // Last, the set that signs the next height is recorded if its members changed (src/state/validator-signing-sets.ts).
   recordSigningSet(state, params, h.height);
 

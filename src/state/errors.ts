@@ -45,6 +45,8 @@ export type ShapeErrorCode =
   | 'INVALID_VALIDATOR'
   | 'INVALID_EVIDENCE'
   | 'INVALID_OPERATION'
+  /** A bridge attestation or withdrawal-signature list that is not canonical (src/state/ops/bridge-attestation.ts). */
+  | 'INVALID_ATTESTATION'
   | 'UNKNOWN_PAIR';
 
 /** 401: the signature is missing or recovers to someone else. */
@@ -82,7 +84,7 @@ export type ForbiddenErrorCode =
 export type NotFoundErrorCode = 'NOT_FOUND' | 'UNKNOWN_ORDER' | 'UNKNOWN_POSITION' | 'NO_ACTIVE_SESSION' | 'UNKNOWN_OPERATION';
 
 /** 409: the nonce, the transaction, the observation's time or the evidence (its offender already tombstoned) was already used. */
-export type ConflictErrorCode = 'NONCE_USED' | 'NONCE_MISMATCH' | 'NONCE_TOO_LOW' | 'NONCE_TOO_HIGH' | 'DUPLICATE_TX' | 'OBSERVATION_NOT_NEWER' | 'VALIDATOR_EXISTS' | 'ALREADY_TOMBSTONED' | 'OPERATION_EXISTS' | 'APPLICANT_STATE';
+export type ConflictErrorCode = 'NONCE_USED' | 'NONCE_MISMATCH' | 'NONCE_TOO_LOW' | 'NONCE_TOO_HIGH' | 'DUPLICATE_TX' | 'OBSERVATION_NOT_NEWER' | 'VALIDATOR_EXISTS' | 'ALREADY_TOMBSTONED' | 'OPERATION_EXISTS' | 'APPLICANT_STATE' | 'ATTESTATION_STALE';
 
 /** 410: an onboarding download token that was good once: this artifact already downloaded with it, or its 24 hours over (decision 78). */
 export type GoneErrorCode = 'TOKEN_USED' | 'TOKEN_EXPIRED';
@@ -117,6 +119,12 @@ export type ExecutionErrorCode =
   | 'CHAIN_HALTED'
   /** A spot order on a pair without a spot book, or a perp open on a pair without a perp market (decision 76). */
   | 'MARKET_NOT_LISTED'
+  /** A bridge attestation or withdrawal signature on a network whose genesis has no bridge (decision 82). */
+  | 'BRIDGE_DISABLED'
+  /** A deposit claim MAX_DEPOSITS_AHEAD or more past the next deposit id (decision 82). */
+  | 'DEPOSIT_TOO_FAR_AHEAD'
+  /** A withdrawal claim or signature for a withdrawal id this chain never issued (decision 83). */
+  | 'UNKNOWN_WITHDRAWAL'
   /** A failed receipt without a code (never written by this execution; the API's fallback). */
   | 'REJECTED';
 
@@ -178,7 +186,7 @@ const CODES: { readonly [C in ErrorCode]: true } = {
   INVALID_SIDE: true, INVALID_TYPE: true, INVALID_SYMBOL: true, INVALID_LEVERAGE: true, INVALID_MARGIN: true,
   INVALID_ORDER_ID: true, INVALID_POSITION_ID: true, INVALID_BATCH: true, INVALID_TPSL: true, INVALID_WALLET: true,
   INVALID_SHARES: true, INVALID_INTERVAL: true, INVALID_SESSION_KEY: true, INVALID_EXPIRY: true, INVALID_MODE: true,
-  INVALID_CAPS: true, INVALID_OBSERVATION: true, INVALID_VALIDATOR: true, INVALID_EVIDENCE: true, INVALID_OPERATION: true, UNKNOWN_PAIR: true,
+  INVALID_CAPS: true, INVALID_OBSERVATION: true, INVALID_VALIDATOR: true, INVALID_EVIDENCE: true, INVALID_OPERATION: true, INVALID_ATTESTATION: true, UNKNOWN_PAIR: true,
   MISSING_SIGNATURE: true, INVALID_SIGNATURE: true, REQUEST_EXPIRED: true, INVALID_TOKEN: true,
   NOT_OWNER: true, OWNER_ONLY: true, NOT_AUTHORIZED: true, SESSION_REVOKED: true, SESSION_EXPIRED: true,
   AGENT_MODE_OFF: true, AGENT_REDUCE_ONLY: true, CAP_LEVERAGE: true, CAP_ORDER_TYPE: true, CAP_INPUT: true,
@@ -188,7 +196,7 @@ const CODES: { readonly [C in ErrorCode]: true } = {
   INSUFFICIENT_BALANCE: true, INSUFFICIENT_FUNDS: true, INSUFFICIENT_SHARES: true, MARGIN_REQUIRED: true, NO_LIQUIDITY: true,
   NO_ORACLE_PRICE: true, ORACLE_STALE: true, OPEN_INTEREST_CAP: true, POSITION_TOO_SMALL: true, POOL_LOCKED: true,
   POOL_UTILIZED: true, POOL_INSOLVENT: true, DEPOSIT_TOO_SMALL: true, FAUCET_DISABLED: true, FAUCET_LIMIT: true,
-  OBSERVATION_NOT_NEWER: true, VALIDATOR_EXISTS: true, VALIDATOR_STATE: true, ACTIVE_SET_FLOOR: true, JAIL_NOT_SERVED: true, EVIDENCE_TOO_OLD: true, EVIDENCE_IN_FUTURE: true, ALREADY_TOMBSTONED: true, OPERATION_EXISTS: true, APPLICANT_STATE: true, TOKEN_USED: true, TOKEN_EXPIRED: true, OPERATION_STATE: true, TIMELOCK_NOT_PASSED: true, CHAIN_HALTED: true, MARKET_NOT_LISTED: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, REJECTED: true,
+  OBSERVATION_NOT_NEWER: true, VALIDATOR_EXISTS: true, VALIDATOR_STATE: true, ACTIVE_SET_FLOOR: true, JAIL_NOT_SERVED: true, EVIDENCE_TOO_OLD: true, EVIDENCE_IN_FUTURE: true, ALREADY_TOMBSTONED: true, OPERATION_EXISTS: true, APPLICANT_STATE: true, TOKEN_USED: true, TOKEN_EXPIRED: true, OPERATION_STATE: true, TIMELOCK_NOT_PASSED: true, CHAIN_HALTED: true, MARKET_NOT_LISTED: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, ATTESTATION_STALE: true, BRIDGE_DISABLED: true, DEPOSIT_TOO_FAR_AHEAD: true, UNKNOWN_WITHDRAWAL: true, REJECTED: true,
   MEMPOOL_FULL: true, NOT_SYNCED: true, SHUTTING_DOWN: true, NOT_FINAL_YET: true, INTERNAL: true, ARTIFACT_UNAVAILABLE: true, APPLICATIONS_FULL: true,
 };
 

@@ -7,7 +7,7 @@
  * position and withdrawal ids are decimal strings of their chain-wide counters.
  * Fields are only ever added: receipts already stored keep what they were written with.
  */
-import type { Address } from '../util/bytes';
+import type { Address, Hex } from '../util/bytes';
 import type { Price6, Size18, Usdc6 } from '../util/fixed';
 import type { ErrorCode, RejectionStatus } from './errors';
 
@@ -125,6 +125,74 @@ export interface WithdrawalRequestedEvent {
   amount: Usdc6;
   fee: Usdc6;
   destination: Address;
+}
+
+// ---- the bridge (src/state/ops/bridge-attestation.ts, withdrawal-signatures.ts; src/state/bridge-*.ts) ----
+
+/** A validator's attestation was applied: how many claims it carried, how many counted as votes, how many were late (settled or already voted). */
+export interface BridgeAttestationEvent {
+  type: 'BridgeAttestation';
+  validator: Address;
+  claims: number;
+  counted: number;
+  late: number;
+}
+
+/** A validator's withdrawal signatures were applied: how many were kept on their records, how many were late. */
+export interface WithdrawalSignaturesEvent {
+  type: 'WithdrawalSignatures';
+  validator: Address;
+  items: number;
+  counted: number;
+  late: number;
+}
+
+/** A bridge deposit credited to the recipient's free balance (in deposit-id order, exactly once). */
+export interface DepositCreditedEvent {
+  type: 'DepositCredited';
+  depositId: string;
+  recipient: Address;
+  amount: Usdc6;
+  /** The external deposit transaction. */
+  externalTx: Hex;
+}
+
+/** A withdrawal's signers passed 2/3 of the current power: the relayer may queue it. */
+export interface WithdrawalSignedEvent {
+  type: 'WithdrawalSigned';
+  withdrawalId: string;
+  owner: Address;
+  signatures: number;
+}
+
+/** A quorum attested the withdrawal queued on the external chain. */
+export interface WithdrawalSubmittedEvent {
+  type: 'WithdrawalSubmitted';
+  withdrawalId: string;
+  owner: Address;
+  externalTx: Hex;
+}
+
+/** A quorum attested the payout: amount + fee leave the owner's lock, the fee goes to the fee account, amount is burned here. */
+export interface WithdrawalPaidEvent {
+  type: 'WithdrawalPaid';
+  withdrawalId: string;
+  owner: Address;
+  amount: Usdc6;
+  fee: Usdc6;
+  externalTx: Hex;
+}
+
+/** A quorum attested the withdrawal can never be paid: amount + fee back to the owner's free balance. */
+export interface WithdrawalRefundedEvent {
+  type: 'WithdrawalRefunded';
+  withdrawalId: string;
+  owner: Address;
+  amount: Usdc6;
+  fee: Usdc6;
+  reason: 'expired' | 'cancelled';
+  /** The external cancel transaction; zeros when expired. */
+  externalTx: Hex;
 }
 
 // ---- sessions and agents (src/state/ops/session-keys.ts, agent-settings.ts) ----------------------
@@ -357,6 +425,13 @@ export type ChainEvent =
   | FaucetCreditEvent
   | TransferEvent
   | WithdrawalRequestedEvent
+  | BridgeAttestationEvent
+  | WithdrawalSignaturesEvent
+  | DepositCreditedEvent
+  | WithdrawalSignedEvent
+  | WithdrawalSubmittedEvent
+  | WithdrawalPaidEvent
+  | WithdrawalRefundedEvent
   | SessionCreatedEvent
   | SessionRevokedEvent
   | AgentCapsSetEvent

@@ -18,6 +18,7 @@ export function genesisParams(g: Genesis): ChainParams {
     owners: g.owners,
     feeAccount: g.feeAccount,
     ...(g.faucet ? { faucet } : {}),
+    ...(g.bridge ? { bridge: { ...g.bridge } } : {}),
   };
 }
 
@@ -39,6 +40,8 @@ export function genesisState(g: Genesis, genesisHash: Uint8Array): { state: Stat
     mint(state, initialPool, 0n);
     state.pool.set('pool', { usdc: initialPool, totalShares: initialPool, protocolShares: initialPool });
   }
+  // The reserve check's ledger starts with the USDC genesis issued (src/state/bridge.ts).
+  state.meta.set('bridgeLedger', { genesisUsdc: state.supply().usdc, faucetMinted: 0n, depositsCredited: 0n, withdrawalsPaid: 0n });
   state.checkInvariants();
   const { changes, root } = state.flush();
   return { state, changes, root };

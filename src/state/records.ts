@@ -25,7 +25,7 @@ export enum TableId {
   Session = 8,
   /** owner address -> AgentRecord: the agent-mode machine's state value and context (machines/agent-mode.ts) */
   Agent = 9,
-  /** withdrawal id (decimal) -> Withdrawal: requested and not yet paid out by the relayer */
+  /** withdrawal id (decimal) -> Withdrawal: the withdrawal machine's state value and context (machines/withdrawal.ts); final ones stay */
   Withdrawal = 10,
   /** position id (decimal) -> PerpPosition: an open isolated perp position (src/state/perps) */
   PerpPosition = 11,
@@ -41,6 +41,10 @@ export enum TableId {
   Downtime = 16,
   /** operation id (0x hex) -> GovernanceRecord: the governance-operation machine's state value and context, and the operation (src/state/governance.ts) */
   Governance = 17,
+  /** deposit id (decimal) -> DepositRecord: a bridge deposit credited here, exactly once (src/state/bridge.ts) */
+  Deposit = 18,
+  /** claim key (`d:<depositId>` or `w:<withdrawalId>:<claim kind>`) -> BridgeVoteRecord: votes of a pending claim (src/state/bridge-votes.ts) */
+  BridgeVote = 19,
   /** validator address -> OracleObservationRecord: that validator's latest accepted observation (src/state/oracle.ts) */
   OracleObservation = 40,
   /** pair id (decimal) -> OracleMedianRecord: the pair's latest weighted median (src/state/oracle.ts) */
@@ -136,7 +140,7 @@ export interface Supply {
 /** Protocol parameters execution reads (meta `params`): the genesis's, as owner governance has changed them since (decisions 74, 76). */
 export type ChainParams = Pick<
   Genesis,
-  'network' | 'chainId' | 'consensus' | 'fees' | 'limits' | 'perps' | 'oracle' | 'owners' | 'feeAccount'
+  'network' | 'chainId' | 'consensus' | 'fees' | 'limits' | 'perps' | 'oracle' | 'owners' | 'feeAccount' | 'bridge'
 > & { faucet?: Omit<NonNullable<Genesis['faucet']>, 'privateKey'> };
 
 /** Meta records are few and rarely written: canonical JSON, bigints tagged so they decode back exactly. */
@@ -313,25 +317,8 @@ export const agentCodec: RecordCodec<AgentRecord> = {
   },
 };
 
-/** A withdrawal request: amount + fee locked from free balance until the relayer pays it out. */
-export interface Withdrawal {
-  id: bigint;
-  owner: Address;
-  amount: Usdc6;
-  fee: Usdc6;
-  destination: Address;
-  createdMs: number;
-}
-
-export const withdrawalCodec: RecordCodec<Withdrawal> = {
-  encode: (w) => new Writer(96).big(w.id).address(w.owner).big(w.amount).big(w.fee).address(w.destination).u64(w.createdMs).finish(),
-  decode: (b) => {
-    const r = new Reader(b);
-    const w = { id: r.big(), owner: r.address(), amount: r.big(), fee: r.big(), destination: r.address(), createdMs: r.u64() };
-    r.end();
-    return w;
-  },
-};
+// Withdrawal (TableId.Withdrawal), DepositRecord and BridgeVoteRecord live in ./bridge-records.ts.
+export { type Withdrawal, withdrawalCodec } from './bridge-records';
 
 /** A validator's latest accepted price observation (TableId.OracleObservation). */
 export interface OracleObservationRecord {

@@ -166,6 +166,10 @@ export const SIGNER_RULES: { readonly [K in TxKind]: SignerRule } = {
   [TxKind.GovernanceApprove]: { who: 'owner', owner: (b: { owner: Address }) => b.owner },
   [TxKind.GovernanceExecute]: { who: 'owner', owner: (b: { owner: Address }) => b.owner },
   [TxKind.GovernanceCancel]: { who: 'owner', owner: (b: { owner: Address }) => b.owner },
+  // A validator attests with its consensus key: the signature must recover to the
+  // validator named (src/state/ops/bridge-attestation.ts, withdrawal-signatures.ts).
+  [TxKind.BridgeAttestation]: { who: 'owner', owner: (b: { validator: Address }) => b.validator },
+  [TxKind.WithdrawalSignatures]: { who: 'owner', owner: (b: { validator: Address }) => b.validator },
 };
 
 export function signerRule(kind: TxKind): SignerRule {

@@ -49,6 +49,7 @@ import type { PairParams } from '../genesis/types';
 import { OrderBook } from './orderbook/engine';
 import { downtimeCodec, validatorCodec, type DowntimeRecord, type ValidatorRecord } from './validator-types';
 import { governanceCodec, type GovernanceRecord } from './governance-record';
+import { bridgeVoteCodec, depositCodec, withdrawalLock, type BridgeVoteRecord, type DepositRecord } from './bridge-records';
 
 /** One state change of a block: value null means deleted. */
 export interface StateChange {
@@ -75,6 +76,8 @@ export class State {
   /** Derived indexes (not state): rebuilt on load, kept by the tables' change hooks. */
   readonly symbolToPair = new Map<string, number>();
   readonly ownerOrders = new Map<string, Set<string>>();
+  /** Withdrawal ids (decimal) per owner, final ones included (GET /withdrawals/{address}: src/state/bridge.ts withdrawalsOf). */
+  readonly ownerWithdrawals = new Map<string, Set<string>>();
   /**
    * The matching engines, one per pair: an index over the Order table, rebuilt on load.
    * Not journaled: execution mutates a book only after every check passed, so nothing
@@ -115,6 +118,10 @@ export class State {
   readonly downtime: Table<DowntimeRecord>;
   /** Owner governance operations (src/state/governance.ts). */
   readonly governance: Table<GovernanceRecord>;
+  /** Bridge deposits credited here, by deposit id (src/state/bridge.ts). */
+  readonly deposits: Table<DepositRecord>;
+  /** Pending votes per bridge claim key (src/state/bridge-votes.ts). */
+  readonly bridgeVotes: Table<BridgeVoteRecord>;
   private readonly tables = new Map<number, Table<any>>();
 
   constructor() {
@@ -156,8 +163,15 @@ export class State {
       }),
     );
     this.withdrawals = this.add(
-      new Table<Withdrawal>(TableId.Withdrawal, 'withdrawals', withdrawalCodec, this.journal, (prev, next) => {
-        this.totals.withdrawalLocked += (next ? next.amount + next.fee : 0n) - (prev ? prev.amount + prev.fee : 0n);
+      new Table<Withdrawal>(TableId.Withdrawal, 'withdrawals', withdrawalCodec, this.journal, (prev, next, key) => {
+        // Only a non-final withdrawal holds its amount + fee locked; paid and refunded ones stay listed.
+        this.totals.withdrawalLocked += withdrawalLock(next) - withdrawalLock(prev);
+        if (prev && !next) this.ownerWithdrawals.get(prev.owner)?.delete(key);
+        if (next && !prev) {
+          let set = this.ownerWithdrawals.get(next.owner);
+          if (!set) this.ownerWithdrawals.set(next.owner, (set = new Set()));
+          set.add(key);
+        }
       }),
     );
     this.sessions = this.add(new Table(TableId.Session, 'sessions', sessionCodec, this.journal));
@@ -177,6 +191,8 @@ export class State {
     );
     this.downtime = this.add(new Table(TableId.Downtime, 'downtime', downtimeCodec, this.journal));
     this.governance = this.add(new Table(TableId.Governance, 'governance', governanceCodec, this.journal));
+    this.deposits = this.add(new Table(TableId.Deposit, 'deposits', depositCodec, this.journal));
+    this.bridgeVotes = this.add(new Table(TableId.BridgeVote, 'bridgeVotes', bridgeVoteCodec, this.journal));
   }
 
   /** The engine of a pair (created on first use). */

@@ -19,3 +19,10 @@ export function mint(state: State, usdc: bigint, nativeWei: bigint): void {
   const s = state.supply();
   state.meta.set('supply', { usdc: s.usdc + usdc, nativeWei: s.nativeWei + nativeWei });
 }
+
+/** Money leaves only through paid withdrawals (it left on the external chain): supply shrinks with it. */
+export function burn(state: State, usdc: bigint): void {
+  const s = state.supply();
+  if (s.usdc < usdc) throw new Error(`burning ${usdc} USDC units exceeds the supply ${s.usdc}`);
+  state.meta.set('supply', { usdc: s.usdc - usdc, nativeWei: s.nativeWei });
+}

@@ -1,4 +1,5 @@
 /** Importing this module registers every transaction kind with the envelope codec. */
+import './bridge';
 import './eth';
 import './evidence';
 import './faucet';
@@ -10,6 +11,7 @@ import './sessions';
 import './validators';
 import './withdraw';
 
+export * from './bridge';
 export * from './eth';
 export * from './evidence';
 export * from './faucet';

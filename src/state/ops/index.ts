@@ -10,6 +10,8 @@ import { ethTxOp } from './eth-transfer';
 import { withdrawOp } from './withdrawal-request';
 import { faucetOp } from './faucet-credit';
 import { oracleObservationOp } from './oracle-observation';
+import { bridgeAttestationOp } from './bridge-attestation';
+import { withdrawalSignaturesOp } from './withdrawal-signatures';
 import { perpCloseOp, perpOpenOp, perpTpslOp } from './perp-positions';
 import { poolDepositOp, poolWithdrawOp } from './pool-shares';
 import { restBatchOp, restCancelAllOp, restCancelOp, restOrderOp } from './rest-orders';
@@ -53,6 +55,8 @@ export const OPS: ReadonlyMap<TxKind, TxOp> = new Map<TxKind, TxOp>([
   [TxKind.GovernanceApprove, governanceApproveOp],
   [TxKind.GovernanceExecute, governanceExecuteOp],
   [TxKind.GovernanceCancel, governanceCancelOp],
+  [TxKind.BridgeAttestation, bridgeAttestationOp],
+  [TxKind.WithdrawalSignatures, withdrawalSignaturesOp],
 ]);
 
 export function opFor(kind: TxKind): TxOp {

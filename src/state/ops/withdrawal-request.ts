@@ -2,7 +2,10 @@
  * A withdrawal request (contract [D-vault-withdraw]; decision 30): owner-signed EIP-712
  * Withdraw; `amount` is what the destination receives, at least the minimum withdrawal;
  * amount + fee move from free to locked when the request is final, where they stay until
- * the relayer pays out (the bridge issue; a failed payout returns them).
+ * the withdrawal is paid on the external chain or refunded (machines/withdrawal.ts,
+ * src/state/bridge-withdrawals.ts; decision 83). On a network with a bridge it carries
+ * validUntilSec = floor((block time + bridge.withdrawalWindowMs) / 1000): the last
+ * second the contract queues or pays it; without a bridge 0 (it stays requested).
  */
 import { verifyTyped } from './signature-checks';
 import type { WithdrawBody } from '../../codec/txs/withdraw';
@@ -35,7 +38,21 @@ export const withdrawOp: TxOp<WithdrawBody> = {
     const id = (state.meta.get('nextWithdrawalId') as bigint | undefined) ?? 1n;
     state.meta.set('nextWithdrawalId', id + 1n);
     state.accounts.set(b.owner, { ...a, usdcFree: a.usdcFree - b.amount - fee, usdcLocked: a.usdcLocked + b.amount + fee });
-    state.withdrawals.set(String(id), { id, owner: b.owner, amount: b.amount, fee, destination: b.destination, createdMs: ctx.header.timestampMs });
+    const nowMs = ctx.header.timestampMs;
+    const bridge = params.bridge;
+    const validUntilSec = bridge ? BigInt(Math.floor((nowMs + bridge.withdrawalWindowMs) / 1000)) : 0n;
+    state.withdrawals.set(String(id), {
+      id,
+      owner: b.owner,
+      amount: b.amount,
+      fee,
+      destination: b.destination,
+      createdMs: nowMs,
+      validUntilSec,
+      status: 'requested',
+      signatures: [],
+      updatedMs: nowMs,
+    });
     ctx.emit({ type: 'WithdrawalRequested', withdrawalId: String(id), owner: b.owner, amount: b.amount, fee, destination: b.destination });
   },
 };
