@@ -13,7 +13,8 @@
  *     eth_getLogs ranges);
  *   - a call the contract refuses throws `BridgeRevertError` whose message names the
  *     contract's custom error (`WithdrawalExpired(1767225600)`), read before sending (a
- *     simulation) or, for a transaction mined reverted, by replaying it on its parent block;
+ *     simulation) or, for a transaction mined reverted (another transaction got in first),
+ *     by replaying it on the state its block left;
  *   - `checkChain()` refuses an endpoint on another chain or without the bridge's code.
  * A validator's raw secp256k1 private key is also its external account (it pays the gas).
  */
@@ -338,20 +339,25 @@ export class BridgeClient {
   private async sendNow(account: ReturnType<typeof privateKeyToAccount>, functionName: string, args: unknown[]): Promise<{ txHash: Uint8Array }> {
     const call = { address: this.bridge, abi: this.bridgeAbi, functionName, args, account } as never;
     let request: unknown;
+    let gas: bigint;
     try {
-      // Simulated first: a refusal is read with its custom error before any gas is spent.
+      // Simulated first, on the latest block: a refusal is read with its custom error before
+      // any gas is spent. The gas is estimated on the same state (not the endpoint's pending
+      // block, which may hold a rival's transaction), with a margin.
       ({ request } = (await this.pub.simulateContract(call)) as { request: unknown });
+      gas = await this.pub.estimateContractGas({ ...(call as object), blockTag: 'latest' } as never);
     } catch (err) {
       throw revertError(functionName, err) ?? err;
     }
     const wallet = createWalletClient({ account, chain: this.chain, transport: this.transport });
-    const hash = await wallet.writeContract(request as never);
+    const hash = await wallet.writeContract({ ...(request as object), gas: (gas * 12n) / 10n } as never);
     const receipt = await this.pub.waitForTransactionReceipt({ hash, pollingInterval: this.receiptPollMs, timeout: this.receiptTimeoutMs });
     if (receipt.status === 'success') return { txHash: hexToBytes(hash) };
-    // Mined reverted (the state changed between the simulation and the block): the reason,
-    // by replaying the call on the parent block (exact when it is the block's only transaction).
+    // Mined reverted: another transaction changed the state between the simulation and this
+    // one's turn (a relayer racing another). A reverted transaction changes nothing, so
+    // replaying the call on the state its block left names what the winner did.
     try {
-      await this.pub.simulateContract({ ...(call as object), blockNumber: receipt.blockNumber - 1n } as never);
+      await this.pub.simulateContract({ ...(call as object), blockNumber: receipt.blockNumber } as never);
     } catch (err) {
       const e = revertError(functionName, err, hexToBytes(hash));
       if (e) throw e;
