@@ -51,9 +51,8 @@ export const DEFAULT_MINT_PER_ACCOUNT = 1_000_000n * 10n ** 6n;
 export const DEFAULT_VALIDATOR_FUNDING_WEI = parseEther('100');
 
 /**
- * The genesis `bridge` section the deploy checks against (decision 82). The one place that
- * reads it: until src/genesis/types.ts has `Genesis.bridge` (BridgeParams), it is read
- * loosely from the parsed genesis and checked here; afterwards this stays a plain read.
+ * The genesis `bridge` section the deploy checks against (decision 82; the loader
+ * validated it), with the addresses checksummed as viem gives them.
  */
 export interface GenesisBridgeSection {
   externalChainId: number;
@@ -62,22 +61,11 @@ export interface GenesisBridgeSection {
   withdrawalWindowMs: number;
 }
 
-/** The genesis's bridge section, or undefined when the network has no bridge. Throws on a malformed one. */
+/** The genesis's bridge section, or undefined when the network has no bridge. */
 export function genesisBridgeSection(genesis: Genesis): GenesisBridgeSection | undefined {
-  const raw = (genesis as unknown as { bridge?: unknown }).bridge;
-  if (raw === undefined || raw === null) return undefined;
-  const b = raw as Record<string, unknown>;
-  const addr = (k: string): Address => {
-    const v = b[k];
-    if (typeof v !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(v)) throw new Error(`genesis bridge.${k} is not an address: ${String(v)}`);
-    return getAddress(v.toLowerCase());
-  };
-  const int = (k: string): number => {
-    const v = b[k];
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) throw new Error(`genesis bridge.${k} is not a positive integer: ${String(v)}`);
-    return v;
-  };
-  return { externalChainId: int('externalChainId'), address: addr('address'), usdc: addr('usdc'), withdrawalWindowMs: int('withdrawalWindowMs') };
+  const b = genesis.bridge;
+  if (!b) return undefined;
+  return { externalChainId: b.externalChainId, address: getAddress(b.address), usdc: getAddress(b.usdc), withdrawalWindowMs: b.withdrawalWindowMs };
 }
 
 /**
