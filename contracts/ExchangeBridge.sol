@@ -7,11 +7,13 @@ pragma solidity ^0.8.20;
 ///         amount)`; the contract pulls the USDC and emits `Deposit` with a sequential id
 ///         (0, 1, 2, ...) that the exchange chain's validators watch and credit once.
 ///         Withdrawals, in two steps: (1) `queueWithdrawal` records a payout (withdrawal id,
-///         recipient, amount) only with ECDSA signatures of validators holding more than 2/3
-///         of the total power over a digest bound to this chain id, this contract's address,
-///         the withdrawal id, the recipient and the amount; each id is accepted at most once
-///         and becomes payable `disputePeriod` seconds later; (2) `executeWithdrawal`, by
-///         anyone, pays it after that time. During the dispute period any validator (or owner)
+///         recipient, amount, validUntil) only with ECDSA signatures of validators holding
+///         more than 2/3 of the total power over a digest bound to this chain id, this
+///         contract's address, the withdrawal id, the recipient, the amount and `validUntil`;
+///         each id is accepted at most once and becomes payable `disputePeriod` seconds later;
+///         (2) `executeWithdrawal`, by anyone, pays it after that time. Neither step is taken
+///         after `validUntil` (Unix seconds): a withdrawal not paid by then can never be paid,
+///         so the exchange chain can refund it safely (decision 83). During the dispute period any validator (or owner)
 ///         can `pause`: a paused bridge takes no deposit, queues nothing and pays nothing.
 ///         Only the owners (`ownerThreshold` distinct owner signatures over a digest bound to
 ///         the chain id, this address and a sequential owner nonce) can unpause, cancel a
@@ -24,7 +26,7 @@ pragma solidity ^0.8.20;
 ///      low s only.
 contract ExchangeBridge {
     /// @notice Domain tags of the two signed messages (a withdrawal signature is never an owner action).
-    bytes32 public constant WITHDRAWAL_TAG = keccak256("ExchangeBridge.Withdrawal.v1");
+    bytes32 public constant WITHDRAWAL_TAG = keccak256("ExchangeBridge.Withdrawal.v2");
     bytes32 public constant OWNER_ACTION_TAG = keccak256("ExchangeBridge.OwnerAction.v1");
     /// @notice Owner action kinds, hashed with their arguments into the owner digest.
     bytes32 public constant ACTION_UNPAUSE = keccak256("unpause");
@@ -48,6 +50,8 @@ contract ExchangeBridge {
         uint64 readyAt;
         WithdrawalState state;
         uint256 amount;
+        /// @dev The last second (block.timestamp) at which it may be queued or paid.
+        uint64 validUntil;
     }
 
     /// @notice The bridged token (USDC, 6 decimals).
@@ -81,8 +85,8 @@ contract ExchangeBridge {
 
     /// @notice A deposit: `amount` USDC base units pulled from `depositor`, to credit `recipient` on the exchange chain.
     event Deposit(uint256 indexed depositId, address indexed depositor, address indexed recipient, uint256 amount);
-    /// @notice A withdrawal accepted with a validator quorum, payable from `readyAt` (unix seconds).
-    event WithdrawalQueued(uint256 indexed withdrawalId, address indexed recipient, uint256 amount, uint256 readyAt);
+    /// @notice A withdrawal accepted with a validator quorum, payable from `readyAt` up to `validUntil` (unix seconds).
+    event WithdrawalQueued(uint256 indexed withdrawalId, address indexed recipient, uint256 amount, uint256 readyAt, uint256 validUntil);
     /// @notice A queued withdrawal paid.
     event WithdrawalPaid(uint256 indexed withdrawalId, address indexed recipient, uint256 amount);
     /// @notice A queued withdrawal cancelled by the owners (it can never be paid or queued again).
@@ -109,6 +113,7 @@ contract ExchangeBridge {
     error WithdrawalExists(uint256 withdrawalId);
     error WithdrawalNotQueued(uint256 withdrawalId);
     error DisputePeriodActive(uint256 readyAt);
+    error WithdrawalExpired(uint256 validUntil);
     error TokenCallFailed();
 
     modifier whenNotPaused() {
@@ -169,36 +174,50 @@ contract ExchangeBridge {
 
     // ------------------------------------------------------------- withdrawals
 
-    /// @notice The 32-byte digest validators sign (under the EIP-191 prefix) for a withdrawal.
-    function withdrawalDigest(uint256 withdrawalId, address recipient, uint256 amount) public view returns (bytes32) {
-        return keccak256(abi.encode(WITHDRAWAL_TAG, block.chainid, address(this), withdrawalId, recipient, amount));
+    /// @notice The 32-byte digest validators sign (under the EIP-191 prefix) for a withdrawal:
+    ///         keccak256(abi.encode(WITHDRAWAL_TAG, chainid, this, withdrawalId, recipient, amount, validUntil)).
+    function withdrawalDigest(uint256 withdrawalId, address recipient, uint256 amount, uint256 validUntil)
+        public
+        view
+        returns (bytes32)
+    {
+        return keccak256(abi.encode(WITHDRAWAL_TAG, block.chainid, address(this), withdrawalId, recipient, amount, validUntil));
     }
 
-    /// @notice Step 1: records withdrawal `withdrawalId` (to `recipient`, `amount` USDC base units)
-    ///         given signatures of validators holding more than 2/3 of the total power, ordered by
-    ///         ascending signer address. Payable `disputePeriod` seconds from now. Anyone may submit.
-    function queueWithdrawal(uint256 withdrawalId, address recipient, uint256 amount, bytes[] calldata signatures)
-        external
-        whenNotPaused
-    {
+    /// @notice Step 1: records withdrawal `withdrawalId` (to `recipient`, `amount` USDC base units,
+    ///         valid until `validUntil` unix seconds) given signatures of validators holding more
+    ///         than 2/3 of the total power, ordered by ascending signer address. Payable
+    ///         `disputePeriod` seconds from now and up to `validUntil`. Anyone may submit.
+    function queueWithdrawal(
+        uint256 withdrawalId,
+        address recipient,
+        uint256 amount,
+        uint256 validUntil,
+        bytes[] calldata signatures
+    ) external whenNotPaused {
         if (recipient == address(0)) revert ZeroAddress();
         if (amount == 0) revert ZeroAmount();
+        if (block.timestamp > validUntil) revert WithdrawalExpired(validUntil);
         Withdrawal storage w = withdrawals[withdrawalId];
         if (w.state != WithdrawalState.None) revert WithdrawalExists(withdrawalId);
-        _checkValidatorQuorum(withdrawalDigest(withdrawalId, recipient, amount), signatures);
+        _checkValidatorQuorum(withdrawalDigest(withdrawalId, recipient, amount, validUntil), signatures);
         uint64 readyAt = uint64(block.timestamp + disputePeriod);
         w.recipient = recipient;
         w.amount = amount;
         w.readyAt = readyAt;
+        // validUntil >= block.timestamp here; past 2^64 - 1 seconds it means "never expires" in practice.
+        w.validUntil = validUntil > type(uint64).max ? type(uint64).max : uint64(validUntil);
         w.state = WithdrawalState.Queued;
-        emit WithdrawalQueued(withdrawalId, recipient, amount, readyAt);
+        emit WithdrawalQueued(withdrawalId, recipient, amount, readyAt, validUntil);
     }
 
-    /// @notice Step 2: pays queued withdrawal `withdrawalId` once its dispute period is over. Anyone may call.
+    /// @notice Step 2: pays queued withdrawal `withdrawalId` once its dispute period is over and
+    ///         not after its `validUntil`. Anyone may call.
     function executeWithdrawal(uint256 withdrawalId) external whenNotPaused nonReentrant {
         Withdrawal storage w = withdrawals[withdrawalId];
         if (w.state != WithdrawalState.Queued) revert WithdrawalNotQueued(withdrawalId);
         if (block.timestamp < w.readyAt) revert DisputePeriodActive(w.readyAt);
+        if (block.timestamp > w.validUntil) revert WithdrawalExpired(w.validUntil);
         w.state = WithdrawalState.Paid;
         address recipient = w.recipient;
         uint256 amount = w.amount;

@@ -3,12 +3,21 @@
  * then ExchangeBridge with the genesis validators (powers = their bonds in wei, as the
  * exchange chain's voting power) and the genesis owners (their 2-of-3 threshold), then
  * mints test USDC to each of the chain's development accounts (`eth_accounts`: hardhat's
- * unlocked defaults). The deployer is the first development account. Returns what the
- * node needs to watch the bridge: {chainId, rpcUrl, bridge, usdc, deployBlock}.
+ * unlocked defaults), then funds every genesis validator's address with ETH (100 by
+ * default: a validator's key is also its external account, which pays the relaying gas).
+ * The deployer is the first development account. Returns what the node needs to watch the
+ * bridge: {chainId, rpcUrl, bridge, usdc, deployBlock}.
+ *
+ * When the genesis names a bridge (its `bridge` section, decision 82), the chain a network
+ * honours is fixed before anything is deployed: the deploy refuses, before sending any
+ * transaction, an RPC on another chain id or a deployer whose next two contracts would not
+ * land at the genesis's USDC and bridge addresses (a chain already used, another deployer),
+ * and a dispute period that leaves no time to pay within the genesis withdrawal window; it
+ * checks the addresses again once deployed.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { createPublicClient, createWalletClient, getAddress, http, type Address, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, getAddress, getContractAddress, http, parseEther, type Address, type Hex } from 'viem';
 import type { Genesis } from '../genesis/types';
 import { contractArtifacts } from './contracts';
 
@@ -33,10 +42,42 @@ export interface DeployOptions {
   disputePeriodSec?: bigint;
   /** Test USDC minted to each development account, in base units (default 1 000 000 USDC). */
   mintPerAccount?: bigint;
+  /** ETH (wei) sent to each genesis validator's address (default 100 ETH). */
+  validatorFundingWei?: bigint;
 }
 
 export const DEFAULT_DISPUTE_PERIOD_SEC = 86_400n;
 export const DEFAULT_MINT_PER_ACCOUNT = 1_000_000n * 10n ** 6n;
+export const DEFAULT_VALIDATOR_FUNDING_WEI = parseEther('100');
+
+/**
+ * The genesis `bridge` section the deploy checks against (decision 82; the loader
+ * validated it), with the addresses checksummed as viem gives them.
+ */
+export interface GenesisBridgeSection {
+  externalChainId: number;
+  address: Address;
+  usdc: Address;
+  withdrawalWindowMs: number;
+}
+
+/** The genesis's bridge section, or undefined when the network has no bridge. */
+export function genesisBridgeSection(genesis: Genesis): GenesisBridgeSection | undefined {
+  const b = genesis.bridge;
+  if (!b) return undefined;
+  return { externalChainId: b.externalChainId, address: getAddress(b.address), usdc: getAddress(b.usdc), withdrawalWindowMs: b.withdrawalWindowMs };
+}
+
+/**
+ * The dispute period a deploy uses when none is given: one day, or, when the genesis names
+ * a bridge, a quarter of its withdrawal window (leaving the rest for signing, queueing and
+ * paying: a withdrawal is refused by the contract after its validUntil).
+ */
+export function defaultDisputePeriodSec(genesis: Genesis): bigint {
+  const section = genesisBridgeSection(genesis);
+  if (!section) return DEFAULT_DISPUTE_PERIOD_SEC;
+  return BigInt(Math.floor(section.withdrawalWindowMs / 4 / 1000));
+}
 
 /** The genesis validators as the contract wants them: ascending address, powers = bond in wei. */
 export function bridgeValidatorSet(genesis: Genesis): { validators: Address[]; powers: bigint[] } {
@@ -62,6 +103,30 @@ export async function deployBridge(opts: DeployOptions): Promise<BridgeDeploymen
   const deployer = getAddress(accounts[0]);
   const wallet = createWalletClient({ transport, account: deployer });
   const chain = { id: chainId, name: `external-${chainId}`, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [opts.rpcUrl] } } };
+  const disputePeriodSec = opts.disputePeriodSec ?? defaultDisputePeriodSec(opts.genesis);
+
+  // The genesis binding, checked before any transaction is sent.
+  const expected = genesisBridgeSection(opts.genesis);
+  if (expected) {
+    if (chainId !== expected.externalChainId) {
+      throw new Error(`refusing to deploy: ${opts.rpcUrl} is chain ${chainId}, the genesis binds the bridge to chain ${expected.externalChainId}`);
+    }
+    const nonce = BigInt(await pub.getTransactionCount({ address: deployer, blockTag: 'pending' }));
+    const wouldUsdc = getContractAddress({ from: deployer, nonce });
+    const wouldBridge = getContractAddress({ from: deployer, nonce: nonce + 1n });
+    if (wouldUsdc !== expected.usdc || wouldBridge !== expected.address) {
+      throw new Error(
+        `refusing to deploy: the genesis names USDC ${expected.usdc} and the bridge ${expected.address}, but deployer ${deployer} (nonce ${nonce}) ` +
+          `would deploy them at ${wouldUsdc} and ${wouldBridge}` +
+          (nonce > 0n ? ': this chain has been used already (deploy on a fresh chain)' : ': another deployer account'),
+      );
+    }
+    if (disputePeriodSec * 1000n >= BigInt(expected.withdrawalWindowMs)) {
+      throw new Error(
+        `refusing to deploy: a dispute period of ${disputePeriodSec} s is not shorter than the genesis withdrawal window (${expected.withdrawalWindowMs} ms): no withdrawal could be paid before its validUntil`,
+      );
+    }
+  }
 
   const deployed = async (hash: Hex): Promise<{ address: Address; block: number }> => {
     const r = await pub.waitForTransactionReceipt({ hash });
@@ -83,14 +148,21 @@ export async function deployBridge(opts: DeployOptions): Promise<BridgeDeploymen
       chain,
       abi: artifacts.ExchangeBridge.abi,
       bytecode: artifacts.ExchangeBridge.bytecode,
-      args: [usdc.address, opts.disputePeriodSec ?? DEFAULT_DISPUTE_PERIOD_SEC, validators, powers, owners, threshold],
+      args: [usdc.address, disputePeriodSec, validators, powers, owners, threshold],
     }),
   );
+  if (expected && (usdc.address !== expected.usdc || bridge.address !== expected.address)) {
+    throw new Error(`deployed USDC ${usdc.address} and bridge ${bridge.address}, but the genesis names ${expected.usdc} and ${expected.address}`);
+  }
   const mint = opts.mintPerAccount ?? DEFAULT_MINT_PER_ACCOUNT;
   for (const account of accounts) {
     await succeeded(
       await wallet.writeContract({ chain, address: usdc.address, abi: artifacts.TestUSDC.abi, functionName: 'mint', args: [getAddress(account), mint] }),
     );
+  }
+  const funding = opts.validatorFundingWei ?? DEFAULT_VALIDATOR_FUNDING_WEI;
+  if (funding > 0n) {
+    for (const v of validators) await succeeded(await wallet.sendTransaction({ chain, to: v, value: funding }));
   }
   return { chainId, rpcUrl: opts.rpcUrl, bridge: bridge.address, usdc: usdc.address, deployBlock: bridge.block };
 }

@@ -5,7 +5,11 @@
  * (data/bridge/hardhat/hardhat.config.cjs, gitignored, written here; the chain id comes
  * through the environment so one config serves every port). The development accounts
  * are hardhat's defaults (mnemonic "test test … junk", 10 000 ETH each), unlocked in the
- * node: `eth_accounts` lists them. Automining: each transaction is its own block.
+ * node: `eth_accounts` lists them. Automining: each transaction is its own block; with
+ * `miningIntervalMs` the node also mines a block every that many milliseconds with or
+ * without transactions (hardhat's `mining: {auto: true, interval}`), so the bridge's
+ * confirmations and the external clock (block timestamps, which withdrawals' validUntil
+ * is measured against) advance on an idle chain.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -15,8 +19,14 @@ import { REPO_ROOT } from './contracts';
 const HARDHAT_DIR = join(REPO_ROOT, 'data', 'bridge', 'hardhat');
 const HARDHAT_CLI = join(REPO_ROOT, 'node_modules', 'hardhat', 'internal', 'cli', 'cli.js');
 const CONFIG = `// Written by src/bridge/devchain.ts: the bridge's local external chain (hardhat node).
+const intervalMs = Number(process.env.BRIDGE_MINING_INTERVAL_MS || 0);
 module.exports = {
-  networks: { hardhat: { chainId: Number(process.env.BRIDGE_CHAIN_ID || 31337) } },
+  networks: {
+    hardhat: {
+      chainId: Number(process.env.BRIDGE_CHAIN_ID || 31337),
+      ...(intervalMs > 0 ? { mining: { auto: true, interval: intervalMs } } : {}),
+    },
+  },
 };
 `;
 /** Hardhat nodes still running: killed if this process exits without stopping them (a crashed test run), so none is left holding a port. */
@@ -31,19 +41,26 @@ export const HARDHAT_CHAIN_ID = 31337;
 export interface DevChain {
   rpcUrl: string;
   chainId: number;
+  /** Milliseconds between blocks mined without transactions; 0: a block only per transaction. */
+  miningIntervalMs: number;
   proc: ChildProcess;
   /** Stops the node (SIGTERM, then SIGKILL after `graceMs`). */
   stop(graceMs?: number): Promise<void>;
 }
 
-/** Starts a hardhat node on 127.0.0.1:`port`; resolves once it listens (or rejects after `startTimeoutMs`). */
-export async function startDevChain(opts: { port: number; chainId?: number; startTimeoutMs?: number }): Promise<DevChain> {
+/**
+ * Starts a hardhat node on 127.0.0.1:`port`; resolves once it listens (or rejects after
+ * `startTimeoutMs`). `miningIntervalMs` > 0 adds interval mining (default 0: automining only).
+ */
+export async function startDevChain(opts: { port: number; chainId?: number; miningIntervalMs?: number; startTimeoutMs?: number }): Promise<DevChain> {
   const chainId = opts.chainId ?? HARDHAT_CHAIN_ID;
+  const miningIntervalMs = opts.miningIntervalMs ?? 0;
+  if (!Number.isSafeInteger(miningIntervalMs) || miningIntervalMs < 0) throw new RangeError(`miningIntervalMs must be a non-negative integer: ${miningIntervalMs}`);
   mkdirSync(HARDHAT_DIR, { recursive: true });
   writeFileSync(join(HARDHAT_DIR, 'hardhat.config.cjs'), CONFIG);
   const proc = spawn(process.execPath, [HARDHAT_CLI, 'node', '--hostname', '127.0.0.1', '--port', String(opts.port)], {
     cwd: HARDHAT_DIR,
-    env: { ...process.env, BRIDGE_CHAIN_ID: String(chainId), HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' },
+    env: { ...process.env, BRIDGE_CHAIN_ID: String(chainId), BRIDGE_MINING_INTERVAL_MS: String(miningIntervalMs), HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   live.add(proc);
@@ -75,6 +92,7 @@ export async function startDevChain(opts: { port: number; chainId?: number; star
   return {
     rpcUrl,
     chainId,
+    miningIntervalMs,
     proc,
     stop: (graceMs = 3_000) =>
       new Promise<void>((resolve) => {

@@ -7,13 +7,16 @@
  * signature is over the EIP-191 hash of the 32-byte digest ("\x19Ethereum Signed
  * Message:\n32" ‖ digest), 65 bytes r ‖ s ‖ v with v 27/28 and low s (what viem's
  * signMessage({message: {raw}}) gives). The contract wants them ordered by ascending signer
- * address: `orderedSignatures` does that.
+ * address: `orderedSignatures` does that. The withdrawal digest (v2, with validUntil) is
+ * the one src/crypto/bridge-withdrawal.ts computes for execution; here it is written with
+ * viem's ABI encoder, and test/bridge/signatures.test.ts holds the two (and the contract's
+ * `withdrawalDigest` view) equal.
  */
 import { encodeAbiParameters, keccak256, toBytes, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
 const tag = (s: string): Hex => keccak256(toBytes(s));
-export const WITHDRAWAL_TAG = tag('ExchangeBridge.Withdrawal.v1');
+export const WITHDRAWAL_TAG = tag('ExchangeBridge.Withdrawal.v2');
 export const OWNER_ACTION_TAG = tag('ExchangeBridge.OwnerAction.v1');
 export const ACTION_UNPAUSE = tag('unpause');
 export const ACTION_SET_VALIDATORS = tag('setValidators');
@@ -24,12 +27,12 @@ export interface BridgeDomain {
   bridge: Address;
 }
 
-/** keccak256(abi.encode(WITHDRAWAL_TAG, chainId, bridge, withdrawalId, recipient, amount)). */
-export function withdrawalDigest(d: BridgeDomain, withdrawalId: bigint, recipient: Address, amount: bigint): Hex {
+/** keccak256(abi.encode(WITHDRAWAL_TAG, chainId, bridge, withdrawalId, recipient, amount, validUntil)): `validUntil` in Unix seconds. */
+export function withdrawalDigest(d: BridgeDomain, withdrawalId: bigint, recipient: Address, amount: bigint, validUntil: bigint): Hex {
   return keccak256(
     encodeAbiParameters(
-      [{ type: 'bytes32' }, { type: 'uint256' }, { type: 'address' }, { type: 'uint256' }, { type: 'address' }, { type: 'uint256' }],
-      [WITHDRAWAL_TAG, d.chainId, d.bridge, withdrawalId, recipient, amount],
+      [{ type: 'bytes32' }, { type: 'uint256' }, { type: 'address' }, { type: 'uint256' }, { type: 'address' }, { type: 'uint256' }, { type: 'uint256' }],
+      [WITHDRAWAL_TAG, d.chainId, d.bridge, withdrawalId, recipient, amount, validUntil],
     ),
   );
 }

@@ -9,8 +9,7 @@
  * (genesis/devnet-keys.json).
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -19,8 +18,9 @@ import {
   defineChain,
   getAddress,
   http,
+  keccak256,
   parseEther,
-  type Abi,
+  toBytes,
   type Account,
   type Address,
   type Hex,
@@ -32,12 +32,24 @@ import { startDevChain, type DevChain } from '../../src/bridge/devchain';
 import { bridgeOwners, bridgeValidatorSet } from '../../src/bridge/deploy';
 import { ownerActionDigest, ownerActions, signAll, withdrawalDigest, type BridgeDomain } from '../../src/bridge/signatures';
 import { freePort } from '../../src/cli/launcher';
+import { bridgeWithdrawalDigest } from '../../src/crypto/bridge-withdrawal';
+import { bytesToHex, toAddress } from '../../src/util/bytes';
 import { loadGenesisFile } from '../../src/genesis/load';
+import type { Genesis } from '../../src/genesis/types';
 import { ROOT, tempDir } from '../helpers/devnet';
+import { compileFixture } from './fixtures';
 
 const DISPUTE_SEC = 3_600n;
+/** The validUntil of the withdrawals that are not about expiry: far after any time these tests reach (2096). */
+const VALID_UNTIL = 4_000_000_000n;
 const USDC = 10n ** 6n;
-const genesis = loadGenesisFile(join(ROOT, 'genesis', 'devnet.json'));
+/**
+ * The devnet genesis without its `bridge` section, if it has one: these tests deploy many
+ * bridges on one chain with a dispute period of their own, which a genesis-bound deploy
+ * refuses (test/bridge/deploy.test.ts shows that binding).
+ */
+const { bridge: _unbound, ...genesisFields } = loadGenesisFile(join(ROOT, 'genesis', 'devnet.json')) as Genesis & { bridge?: unknown };
+const genesis = genesisFields as Genesis;
 const keys = JSON.parse(readFileSync(join(ROOT, 'genesis', 'devnet-keys.json'), 'utf8')) as {
   validators: { address: Address; ecdsaPrivateKey: Hex }[];
   owners: { address: Address; privateKey: Hex }[];
@@ -86,14 +98,17 @@ async function increaseTime(seconds: bigint): Promise<void> {
   await pub.request({ method: 'evm_mine', params: [] } as never);
 }
 
-/** executeWithdrawal sent without gas estimation so it is mined, in a block of time `timestamp` exactly. */
-async function executeInBlockAt(from: Address, id: bigint, timestamp: bigint): Promise<void> {
+/** A bridge call sent without gas estimation so it is mined, in a block of time `timestamp` exactly. */
+async function callInBlockAt(from: Address, functionName: string, args: unknown[], timestamp: bigint): Promise<void> {
   const { pub, wallet } = clients();
   await pub.request({ method: 'evm_setNextBlockTimestamp', params: [Number(timestamp)] } as never);
-  const hash = await wallet(from).writeContract({ address: dep.bridge, abi: ExchangeBridge.abi, functionName: 'executeWithdrawal', args: [id], gas: 300_000n } as never);
+  const hash = await wallet(from).writeContract({ address: dep.bridge, abi: ExchangeBridge.abi, functionName, args, gas: 500_000n } as never);
   const r = await pub.waitForTransactionReceipt({ hash });
   if (r.status !== 'success') throw new Error(`reverted: ${hash}`);
 }
+
+const executeInBlockAt = (from: Address, id: bigint, timestamp: bigint): Promise<void> => callInBlockAt(from, 'executeWithdrawal', [id], timestamp);
+const latestTime = async (): Promise<bigint> => (await clients().pub.getBlock()).timestamp;
 
 async function ownerSigs(ownerKeyList: Hex[], actionHash: Hex, d: BridgeDomain = domain): Promise<Hex[]> {
   const nonce = await read<bigint>('ownerNonce');
@@ -132,7 +147,13 @@ describe('the bridge on a real external chain (hardhat node)', () => {
 
   it('npm run bridge:deploy writes {chainId, rpcUrl, bridge, usdc, deployBlock} to --out', async () => {
     const out = join(dir.path, 'bridge.json');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/bridge/deploy-main.ts', '--rpc', chain.rpcUrl, '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const genesisFile = join(dir.path, 'genesis-without-bridge.json');
+    const { bridge: _omit, ...raw } = JSON.parse(readFileSync(join(ROOT, 'genesis', 'devnet.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(genesisFile, JSON.stringify(raw, null, 2));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/bridge/deploy-main.ts', '--rpc', chain.rpcUrl, '--genesis', genesisFile, '--out', out], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -147,9 +168,19 @@ describe('the bridge on a real external chain (hardhat node)', () => {
     expect(await read<bigint>('totalPower', [], written.bridge)).toBe(6n * 10n ** 25n);
   });
 
-  it('the contract computes the same withdrawal and owner digests as src/bridge/signatures.ts', async () => {
+  it('the contract computes the same withdrawal (v2) and owner digests as src/bridge/signatures.ts and src/crypto/bridge-withdrawal.ts', async () => {
     const recipient = accounts[5];
-    expect(await read<Hex>('withdrawalDigest', [7n, recipient, 123n])).toBe(withdrawalDigest(domain, 7n, recipient, 123n));
+    for (const [id, amount, validUntil] of [
+      [7n, 123n, VALID_UNTIL],
+      [0n, 1n, 0n],
+      [2n ** 64n + 3n, 10n ** 30n, 2n ** 255n],
+    ] as const) {
+      const onChain = await read<Hex>('withdrawalDigest', [id, recipient, amount, validUntil]);
+      expect(onChain).toBe(withdrawalDigest(domain, id, recipient, amount, validUntil));
+      const message = { externalChainId: domain.chainId, bridge: toAddress(dep.bridge), withdrawalId: id, recipient: toAddress(recipient), amount, validUntilSec: validUntil };
+      expect(bytesToHex(bridgeWithdrawalDigest(message))).toBe(onChain);
+    }
+    expect(await read<Hex>('WITHDRAWAL_TAG')).toBe(keccak256(toBytes('ExchangeBridge.Withdrawal.v2')));
     expect(await read<Hex>('ownerActionDigest', [3n, ownerActions.unpause()])).toBe(ownerActionDigest(domain, 3n, ownerActions.unpause()));
   });
 
@@ -205,10 +236,10 @@ describe('the bridge on a real external chain (hardhat node)', () => {
     const relayer = accounts[9];
     const recipient = getAddress('0x000000000000000000000000000000000000b0b0');
     const id = 1n;
-    const sigs = await signAll(validatorKeys.slice(0, 5), withdrawalDigest(domain, id, recipient, 40n * USDC)); // 5/6 > 2/3
-    await bridgeCall(relayer, 'queueWithdrawal', [id, recipient, 40n * USDC, sigs]);
-    const [rec, readyAt, state, amount] = await read<[Address, bigint, number, bigint]>('withdrawals', [id]);
-    expect([rec, state, amount]).toEqual([recipient, 1, 40n * USDC]);
+    const sigs = await signAll(validatorKeys.slice(0, 5), withdrawalDigest(domain, id, recipient, 40n * USDC, VALID_UNTIL)); // 5/6 > 2/3
+    await bridgeCall(relayer, 'queueWithdrawal', [id, recipient, 40n * USDC, VALID_UNTIL, sigs]);
+    const [rec, readyAt, state, amount, validUntil] = await read<[Address, bigint, number, bigint, bigint]>('withdrawals', [id]);
+    expect([rec, state, amount, validUntil]).toEqual([recipient, 1, 40n * USDC, VALID_UNTIL]);
     const now = (await clients().pub.getBlock()).timestamp;
     expect(readyAt).toBe(now + DISPUTE_SEC);
     // Before the period: refused, up to the last second before readyAt (the transaction mined in a block of that time).
@@ -219,10 +250,10 @@ describe('the bridge on a real external chain (hardhat node)', () => {
     await executeInBlockAt(relayer, id, readyAt);
     expect(await usdcBalance(recipient)).toBe(40n * USDC);
     expect(await usdcBalance(dep.bridge)).toBe(310n * USDC);
-    expect((await read<[Address, bigint, number, bigint]>('withdrawals', [id]))[2]).toBe(2); // Paid
+    expect((await read<[Address, bigint, number, bigint, bigint]>('withdrawals', [id]))[2]).toBe(2); // Paid
     // Paid once: executing again, or queueing the same id again (even with fresh signatures), is refused.
     await expect(bridgeCall(relayer, 'executeWithdrawal', [id])).rejects.toThrow(/WithdrawalNotQueued/);
-    await expect(bridgeCall(relayer, 'queueWithdrawal', [id, recipient, 40n * USDC, sigs])).rejects.toThrow(/WithdrawalExists/);
+    await expect(bridgeCall(relayer, 'queueWithdrawal', [id, recipient, 40n * USDC, VALID_UNTIL, sigs])).rejects.toThrow(/WithdrawalExists/);
     expect(await usdcBalance(recipient)).toBe(40n * USDC);
   });
 
@@ -231,29 +262,70 @@ describe('the bridge on a real external chain (hardhat node)', () => {
     const recipient = getAddress('0x000000000000000000000000000000000000cafe');
     const id = 2n;
     const amount = 10n * USDC;
-    const digest = withdrawalDigest(domain, id, recipient, amount);
+    const digest = withdrawalDigest(domain, id, recipient, amount, VALID_UNTIL);
     // Exactly 2/3 (4 of 6 equal powers) is not more than 2/3.
-    await expect(bridgeCall(relayer, 'queueWithdrawal', [id, recipient, amount, await signAll(validatorKeys.slice(0, 4), digest)])).rejects.toThrow(/QuorumNotReached/);
+    await expect(bridgeCall(relayer, 'queueWithdrawal', [id, recipient, amount, VALID_UNTIL, await signAll(validatorKeys.slice(0, 4), digest)])).rejects.toThrow(/QuorumNotReached/);
     // All six, but over another chain id, another contract address, another amount or recipient: the recovered signers are not validators.
     const wrong: [string, Hex][] = [
-      ['chain', withdrawalDigest({ ...domain, chainId: domain.chainId + 1n }, id, recipient, amount)],
-      ['bridge', withdrawalDigest({ ...domain, bridge: dep.usdc }, id, recipient, amount)],
-      ['amount', withdrawalDigest(domain, id, recipient, amount + 1n)],
-      ['recipient', withdrawalDigest(domain, id, accounts[9], amount)],
-      ['id', withdrawalDigest(domain, id + 1n, recipient, amount)],
+      ['chain', withdrawalDigest({ ...domain, chainId: domain.chainId + 1n }, id, recipient, amount, VALID_UNTIL)],
+      ['bridge', withdrawalDigest({ ...domain, bridge: dep.usdc }, id, recipient, amount, VALID_UNTIL)],
+      ['amount', withdrawalDigest(domain, id, recipient, amount + 1n, VALID_UNTIL)],
+      ['recipient', withdrawalDigest(domain, id, accounts[9], amount, VALID_UNTIL)],
+      ['id', withdrawalDigest(domain, id + 1n, recipient, amount, VALID_UNTIL)],
+      ['validUntil', withdrawalDigest(domain, id, recipient, amount, VALID_UNTIL + 1n)],
     ];
     for (const [, d] of wrong) {
-      await expect(bridgeCall(relayer, 'queueWithdrawal', [id, recipient, amount, await signAll(validatorKeys, d)])).rejects.toThrow(/UnknownSigner/);
+      await expect(bridgeCall(relayer, 'queueWithdrawal', [id, recipient, amount, VALID_UNTIL, await signAll(validatorKeys, d)])).rejects.toThrow(/UnknownSigner/);
     }
     // One validator signing five times counts once (the list must be strictly ascending).
     const one = (await signAll(validatorKeys.slice(0, 1), digest))[0];
-    await expect(bridgeCall(relayer, 'queueWithdrawal', [id, recipient, amount, [one, one, one, one, one]])).rejects.toThrow(/SignersNotAscending/);
+    await expect(bridgeCall(relayer, 'queueWithdrawal', [id, recipient, amount, VALID_UNTIL, [one, one, one, one, one]])).rejects.toThrow(/SignersNotAscending/);
     // Owners are not validators.
-    await expect(bridgeCall(relayer, 'queueWithdrawal', [id, recipient, amount, await signAll([...validatorKeys.slice(0, 4), ...ownerKeys], digest)])).rejects.toThrow(/UnknownSigner/);
-    expect((await read<[Address, bigint, number, bigint]>('withdrawals', [id]))[2]).toBe(0); // None
+    await expect(bridgeCall(relayer, 'queueWithdrawal', [id, recipient, amount, VALID_UNTIL, await signAll([...validatorKeys.slice(0, 4), ...ownerKeys], digest)])).rejects.toThrow(/UnknownSigner/);
+    expect((await read<[Address, bigint, number, bigint, bigint]>('withdrawals', [id]))[2]).toBe(0); // None
     // The honest quorum still goes through.
-    await bridgeCall(relayer, 'queueWithdrawal', [id, recipient, amount, await signAll(validatorKeys.slice(1, 6), digest)]);
-    expect((await read<[Address, bigint, number, bigint]>('withdrawals', [id]))[2]).toBe(1); // Queued
+    await bridgeCall(relayer, 'queueWithdrawal', [id, recipient, amount, VALID_UNTIL, await signAll(validatorKeys.slice(1, 6), digest)]);
+    expect((await read<[Address, bigint, number, bigint, bigint]>('withdrawals', [id]))[2]).toBe(1); // Queued
+  });
+
+  it('validUntil: nothing is queued or paid after it (up to that second inclusive), and it is kept and announced', async () => {
+    const relayer = accounts[9];
+    const recipient = getAddress('0x000000000000000000000000000000000000e0e0');
+    const sign = (id: bigint, amount: bigint, validUntil: bigint) => signAll(validatorKeys, withdrawalDigest(domain, id, recipient, amount, validUntil));
+
+    // Queueing after validUntil: refused, even with a full quorum over exactly that validUntil.
+    const past = (await latestTime()) - 1n;
+    await expect(bridgeCall(relayer, 'queueWithdrawal', [10n, recipient, USDC, past, await sign(10n, USDC, past)])).rejects.toThrow(/WithdrawalExpired/);
+    // Mined in a block one second after validUntil: reverted; in a block at validUntil exactly: queued.
+    const soon = (await latestTime()) + 5n;
+    await expect(callInBlockAt(relayer, 'queueWithdrawal', [10n, recipient, USDC, soon, await sign(10n, USDC, soon)], soon + 1n)).rejects.toThrow(/reverted/);
+    expect((await read<[Address, bigint, number, bigint, bigint]>('withdrawals', [10n]))[2]).toBe(0); // None
+    const atEdge = (await latestTime()) + 5n;
+    await callInBlockAt(relayer, 'queueWithdrawal', [10n, recipient, USDC, atEdge, await sign(10n, USDC, atEdge)], atEdge);
+    const [, readyAt10, state10, , validUntil10] = await read<[Address, bigint, number, bigint, bigint]>('withdrawals', [10n]);
+    expect([state10, validUntil10, readyAt10]).toEqual([1, atEdge, atEdge + DISPUTE_SEC]);
+    // Its dispute period ends after its validUntil: it can never be paid.
+    await increaseTime(DISPUTE_SEC);
+    await expect(bridgeCall(relayer, 'executeWithdrawal', [10n])).rejects.toThrow(/WithdrawalExpired/);
+
+    // Queued in time, due, but paid after validUntil: refused, nothing moves; one paid at validUntil exactly goes through.
+    const t = await latestTime();
+    const until11 = t + DISPUTE_SEC + 100n;
+    await bridgeCall(relayer, 'queueWithdrawal', [11n, recipient, 2n * USDC, until11, await sign(11n, 2n * USDC, until11)]);
+    const until12 = t + DISPUTE_SEC + 50n;
+    await bridgeCall(relayer, 'queueWithdrawal', [12n, recipient, 3n * USDC, until12, await sign(12n, 3n * USDC, until12)]);
+    const queued = await clients().pub.getContractEvents({ address: dep.bridge, abi: ExchangeBridge.abi, eventName: 'WithdrawalQueued', fromBlock: BigInt(dep.deployBlock) });
+    const args = queued.map((l) => (l as unknown as { args: { withdrawalId: bigint; validUntil: bigint } }).args);
+    expect(args.filter((a) => a.withdrawalId >= 10n).map((a) => [a.withdrawalId, a.validUntil])).toEqual([[10n, atEdge], [11n, until11], [12n, until12]]);
+
+    const bridgeBefore = await usdcBalance(dep.bridge);
+    await expect(executeInBlockAt(relayer, 12n, until12 + 1n)).rejects.toThrow(/reverted/);
+    await expect(bridgeCall(relayer, 'executeWithdrawal', [12n])).rejects.toThrow(/WithdrawalExpired/);
+    expect((await read<[Address, bigint, number, bigint, bigint]>('withdrawals', [12n]))[2]).toBe(1); // still Queued, never payable
+    expect(await usdcBalance(recipient)).toBe(0n);
+    await executeInBlockAt(relayer, 11n, until11);
+    expect(await usdcBalance(recipient)).toBe(2n * USDC);
+    expect(await usdcBalance(dep.bridge)).toBe(bridgeBefore - 2n * USDC);
   });
 
   it('a validator pauses; paused, nothing is deposited, queued or paid; only the owners unpause', async () => {
@@ -269,8 +341,8 @@ describe('the bridge on a real external chain (hardhat node)', () => {
     const recipient = getAddress('0x000000000000000000000000000000000000cafe');
     await increaseTime(DISPUTE_SEC); // withdrawal 2 is due, but paused
     await expect(bridgeCall(relayer, 'executeWithdrawal', [2n])).rejects.toThrow(/IsPaused/);
-    const d3 = withdrawalDigest(domain, 3n, recipient, USDC);
-    await expect(bridgeCall(relayer, 'queueWithdrawal', [3n, recipient, USDC, await signAll(validatorKeys, d3)])).rejects.toThrow(/IsPaused/);
+    const d3 = withdrawalDigest(domain, 3n, recipient, USDC, VALID_UNTIL);
+    await expect(bridgeCall(relayer, 'queueWithdrawal', [3n, recipient, USDC, VALID_UNTIL, await signAll(validatorKeys, d3)])).rejects.toThrow(/IsPaused/);
     await usdcCall(accounts[4], 'approve', [dep.bridge, USDC]);
     await expect(bridgeCall(accounts[4], 'deposit', [accounts[4], USDC])).rejects.toThrow(/IsPaused/);
 
@@ -318,10 +390,10 @@ describe('the bridge on a real external chain (hardhat node)', () => {
 
     // The removed validators' signatures no longer count; 2 of the 3 new is not more than 2/3, all 3 is.
     const recipient = getAddress('0x000000000000000000000000000000000000d00d');
-    const digest = withdrawalDigest(domain, 4n, recipient, 5n * USDC);
-    await expect(bridgeCall(relayer, 'queueWithdrawal', [4n, recipient, 5n * USDC, await signAll(validatorKeys.slice(3), digest)])).rejects.toThrow(/UnknownSigner/);
-    await expect(bridgeCall(relayer, 'queueWithdrawal', [4n, recipient, 5n * USDC, await signAll(newKeys.slice(0, 2), digest)])).rejects.toThrow(/QuorumNotReached/);
-    await bridgeCall(relayer, 'queueWithdrawal', [4n, recipient, 5n * USDC, await signAll(newKeys, digest)]);
+    const digest = withdrawalDigest(domain, 4n, recipient, 5n * USDC, VALID_UNTIL);
+    await expect(bridgeCall(relayer, 'queueWithdrawal', [4n, recipient, 5n * USDC, VALID_UNTIL, await signAll(validatorKeys.slice(3), digest)])).rejects.toThrow(/UnknownSigner/);
+    await expect(bridgeCall(relayer, 'queueWithdrawal', [4n, recipient, 5n * USDC, VALID_UNTIL, await signAll(newKeys.slice(0, 2), digest)])).rejects.toThrow(/QuorumNotReached/);
+    await bridgeCall(relayer, 'queueWithdrawal', [4n, recipient, 5n * USDC, VALID_UNTIL, await signAll(newKeys, digest)]);
 
     // Cancelled during its dispute period by the owners (not by a validator): never paid.
     const cancel = ownerActions.cancelWithdrawal(4n);
@@ -329,7 +401,7 @@ describe('the bridge on a real external chain (hardhat node)', () => {
     await bridgeCall(relayer, 'cancelWithdrawal', [4n, await ownerSigs(ownerKeys.slice(0, 2), cancel)]);
     await increaseTime(DISPUTE_SEC);
     await expect(bridgeCall(relayer, 'executeWithdrawal', [4n])).rejects.toThrow(/WithdrawalNotQueued/);
-    await expect(bridgeCall(relayer, 'queueWithdrawal', [4n, recipient, 5n * USDC, await signAll(newKeys, digest)])).rejects.toThrow(/WithdrawalExists/);
+    await expect(bridgeCall(relayer, 'queueWithdrawal', [4n, recipient, 5n * USDC, VALID_UNTIL, await signAll(newKeys, digest)])).rejects.toThrow(/WithdrawalExists/);
     expect(await usdcBalance(recipient)).toBe(0n);
   });
 
@@ -354,7 +426,7 @@ describe('the bridge on a real external chain (hardhat node)', () => {
     await tokenCall('mint', [bridge, 100n]);
     const to = getAddress('0x000000000000000000000000000000000000beef');
     for (const id of [0n, 1n, 2n]) {
-      await bridgeCall(deployer, 'queueWithdrawal', [id, to, 10n, await signAll(validatorKeys.slice(0, 5), withdrawalDigest(d, id, to, 10n))], bridge);
+      await bridgeCall(deployer, 'queueWithdrawal', [id, to, 10n, VALID_UNTIL, await signAll(validatorKeys.slice(0, 5), withdrawalDigest(d, id, to, 10n, VALID_UNTIL))], bridge);
     }
     // Paying 0, the token re-enters to pay 0 again: refused (already marked paid, and the guard).
     await tokenCall('configure', [bridge, 1n, false]);
@@ -372,20 +444,7 @@ describe('the bridge on a real external chain (hardhat node)', () => {
     await tokenCall('mint', [deployer, 5n]);
     await expect(bridgeCall(deployer, 'deposit', [deployer, 5n], bridge)).rejects.toThrow(/TokenCallFailed/);
     expect(await read<bigint>('nextDepositId', [], bridge)).toBe(0n);
-    expect((await read<[Address, bigint, number, bigint]>('withdrawals', [2n], bridge))[2]).toBe(1); // still Queued
+    expect((await read<[Address, bigint, number, bigint, bigint]>('withdrawals', [2n], bridge))[2]).toBe(1); // still Queued
     expect(await tokenRead('balanceOf', [to])).toBe(20n);
   });
 });
-
-/** A test fixture contract (test/bridge/fixtures/NAME.sol) compiled with solc. */
-function compileFixture(name: string): { abi: Abi; bytecode: Hex } {
-  const solc = createRequire(import.meta.url)('solc') as { compile(input: string): string };
-  const content = readFileSync(join(ROOT, 'test', 'bridge', 'fixtures', `${name}.sol`), 'utf8');
-  const out = JSON.parse(
-    solc.compile(JSON.stringify({ language: 'Solidity', sources: { [`${name}.sol`]: { content } }, settings: { evmVersion: 'cancun', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } })),
-  ) as { errors?: { severity: string; formattedMessage: string }[]; contracts: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>> };
-  const errors = (out.errors ?? []).filter((e) => e.severity === 'error');
-  if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
-  const c = out.contracts[`${name}.sol`][name];
-  return { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
-}
