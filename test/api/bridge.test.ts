@@ -17,7 +17,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BridgeDeploymentFile } from '../../src/bridge/evm';
 import { ExchangeClient } from '../../src/client';
-import { encodeTx, TxKind } from '../../src/codec/tx';
+import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
 import { BridgeClaimKind, signAttestation, signWithdrawalSignatures, WithdrawalVoidReason, type BridgeClaim } from '../../src/codec/txs/bridge';
 import { Secp256k1Signer } from '../../src/consensus/signer';
 import { bridgeWithdrawalSigningHash } from '../../src/crypto/bridge-withdrawal';
@@ -47,11 +47,11 @@ async function get(node: Node, path: string): Promise<any> {
 }
 
 /** Submits a validator transaction through POST /tx and waits until it is final. */
-async function postTx(node: Node, tx: Uint8Array): Promise<void> {
-  const res = await fetch(`${node.apiAddress}/tx`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tx: bytesToHex(tx) }) });
+async function postTx(node: Node, tx: Tx): Promise<void> {
+  const res = await fetch(`${node.apiAddress}/tx`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tx: bytesToHex(tx.bytes) }) });
   const body = (await res.json()) as any;
   expect(res.status, JSON.stringify(body)).toBe(200);
-  expect(body.data.receipt.status, JSON.stringify(body.data.receipt)).toBe('success');
+  expect(body.data.receipt.status, JSON.stringify(body.data.receipt)).toBe('ok');
 }
 
 async function attest(node: Node, claims: BridgeClaim[]): Promise<void> {
@@ -202,7 +202,7 @@ describe('--bridge checked against the genesis', () => {
     try {
       const other = { ...deployment, bridge: '0x00000000000000000000000000000000000000b1' as Address };
       expect(() => new Node(nodeConfig(dir.path, { bridge: other }), createLogger({ destination: 'silent' }))).toThrow(
-        /not this network's bridge: bridge 0x0{36}b1 \(genesis bridge\.address 0xe7f1725e7734ce288f8367e1bb143e90bb3f0512\)/,
+        /not this network's bridge: bridge 0x0{38}b1 \(genesis bridge\.address 0xe7f1725e7734ce288f8367e1bb143e90bb3f0512\)/,
       );
       const wrongChain = { ...deployment, chainId: 1 };
       expect(() => new Node(nodeConfig(dir.path, { bridge: wrongChain }), createLogger({ destination: 'silent' }))).toThrow(/chainId 1 \(genesis bridge\.externalChainId 31337\)/);
