@@ -45,6 +45,7 @@ export function newBridgeStats(deployment: BridgeDeploymentFile): BridgeStats {
     external: 'starting',
     rpcUrl: deployment.rpcUrl,
     active: false,
+    polls: 0,
     pollFailures: 0,
     lastError: undefined,
     watcher: {
@@ -137,9 +138,11 @@ export function bridgeBehavior(
     if (w.refused) return refuse(w.refused, ctx.log);
     if (w.refusedError) lastAttestationRefusal = logRefusal('attestation', w.refusedError, lastAttestationRefusal, ctx.log);
     else if (w.submitted > 0) lastAttestationRefusal = undefined;
-    if (!active) return;
-    const r = await relayer!.poll(head);
-    if (r.refusedError) lastSignatureRefusal = logRefusal('withdrawal signatures', r.refusedError, lastSignatureRefusal, ctx.log);
+    if (active) {
+      const r = await relayer!.poll(head);
+      if (r.refusedError) lastSignatureRefusal = logRefusal('withdrawal signatures', r.refusedError, lastSignatureRefusal, ctx.log);
+    }
+    stats.polls++;
   };
 
   return {

@@ -52,7 +52,8 @@ export interface BridgeStats {
   rpcUrl: string;
   /** Whether this node's key is in the active set (only then it attests, signs and relays). */
   active: boolean;
-  /** Polls that failed (RPC unreachable or an unexpected answer) since the start. */
+  /** Polls completed (the external chain answered every read of the poll), and those that failed (RPC unreachable or an unexpected answer). */
+  polls: number;
   pollFailures: number;
   lastError: string | undefined;
   watcher: BridgeWatcherStats;

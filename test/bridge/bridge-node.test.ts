@@ -169,6 +169,40 @@ describe('the bridge actor on a real external chain (hardhat)', () => {
     expect((await get('/status')).data.bridge.actor.external).toBe('refused');
   }, 120_000);
 
+  it('votes for a deposit only once its block has the confirmations: not while it is the head, at once when one block follows', async () => {
+    // Its own chain without interval mining: blocks come only from transactions and evm_mine.
+    const manual = await startDevChain({ port: await freePort() });
+    const d = tempDir('bridge-node-confirm-');
+    let n: Node | undefined;
+    try {
+      const md = await deployBridge({ rpcUrl: manual.rpcUrl, genesis, disputePeriodSec: DISPUTE_SEC });
+      ({ node: n } = await startNode(d.path, { bridge: deploymentFile(md, 'manual.json'), bridgeTiming: { pollMs: 100 } }));
+      const { pub, wallet } = external(manual.rpcUrl);
+      const [, depositor] = await wallet(getAddress('0x0000000000000000000000000000000000000001')).getAddresses();
+      const recipient = '0x00000000000000000000000000000000000de903' as const;
+      const call = async (address: ViemAddress, abi: typeof TestUSDC.abi, functionName: string, args: unknown[]) => {
+        const r = await pub.waitForTransactionReceipt({ hash: await wallet(depositor).writeContract({ address, abi, functionName, args } as never) });
+        expect(r.status).toBe('success');
+        return r.blockNumber;
+      };
+      await call(md.usdc, TestUSDC.abi, 'approve', [md.bridge, 3n * USDC]);
+      const block = await call(md.bridge, ExchangeBridge.abi, 'deposit', [recipient, 3n * USDC]);
+      // The deposit's block is the head: confirmations 2 need one more. Many polls see it, none votes.
+      const node2 = n;
+      const polls = node2.bridgeStats()!.polls;
+      await waitFor(() => (node2.bridgeStats()!.polls >= polls + 10 && node2.bridgeStats()!.watcher.headBlock === String(block) ? true : undefined), 20_000, 'ten polls at the deposit head');
+      expect(node2.bridgeStats()!.watcher).toMatchObject({ confirmedBlock: String(block - 1n), attestationsSubmitted: 0, claimsPending: 0 });
+      expect((await (await fetch(`${node2.apiAddress}/balance/${recipient}`)).json()) as any).toMatchObject({ free_balance: 0 });
+      await pub.request({ method: 'evm_mine', params: [] } as never);
+      await waitFor(async () => (((await (await fetch(`${node2.apiAddress}/balance/${recipient}`)).json()) as any).free_balance === 3_000_000 ? true : undefined), 20_000, 'the credit once confirmed');
+      expect(node2.bridgeStats()!.watcher.attestationsSubmitted).toBe(1);
+    } finally {
+      await n?.stop();
+      await manual.stop();
+      d.remove();
+    }
+  }, 90_000);
+
   it('halts a validator whose endpoint is another chain than the genesis names', async () => {
     const other = await startDevChain({ port: await freePort(), chainId: 31338 });
     const d = tempDir('bridge-node-other-');
