@@ -3,7 +3,8 @@
  * (./bridge-actor.ts), on a validator of the active set.
  *
  * Each poll:
- *   - it signs every pending withdrawal it has not signed (the v2 digest the contract
+ *   - it signs every withdrawal requested or signed (not yet queued) that it has not
+ *     signed and that has not expired (the v2 digest the contract
  *     recovers, src/crypto/bridge-withdrawal.ts) and submits them as one
  *     WithdrawalSignatures transaction (≤ 256 items);
  *   - for each `signed` withdrawal, the designated submitter (the active validators
@@ -95,6 +96,7 @@ export class Relayer {
     for (const w of pending) {
       if (items.length >= MAX_WITHDRAWAL_SIGNATURES) break;
       if (w.validUntilSec < head.timestampSec) continue; // the contract would refuse it: it is refunded instead
+      if (w.status !== 'requested' && w.status !== 'signed') continue; // queued already: a signature more changes nothing
       if (w.signatures.some((s) => s.validator === me)) continue;
       const at = this.signedAt.get(w.id);
       if (at !== undefined && height < at + RESIGN_AFTER_BLOCKS) continue;

@@ -35,7 +35,8 @@ import {
   type BridgeClaim,
 } from '../../src/codec/txs/bridge';
 import type { Secp256k1Signer } from '../../src/consensus/signer';
-import { bridgeParams, claimKey, hasAttested, MAX_DEPOSITS_AHEAD, nextDepositId, pendingWithdrawals } from '../../src/state/bridge';
+import { bridgeParams, claimKey, hasAttested, hasVoted, MAX_DEPOSITS_AHEAD, nextDepositId, pendingWithdrawals } from '../../src/state/bridge';
+import { isFinalWithdrawal } from '../../src/state/bridge-records';
 import type { State } from '../../src/state/state';
 import { bytesToHex, type Address } from '../../src/util/bytes';
 import type { BridgeWatcherStats } from './messages';
@@ -120,7 +121,7 @@ export class Watcher {
       const claim = claimOfLog(log);
       if (!claim) continue;
       const key = claimKey(claim);
-      if (this.pending.has(key) || hasAttested(d.state(), d.signer.address, claim)) continue;
+      if (this.pending.has(key) || this.done(claim)) continue;
       if (this.pending.size >= WATCHER_PENDING_CLAIMS_MAX) {
         next = log.blockNumber; // full: the rest of this block and after is scanned again later
         break;
@@ -129,6 +130,20 @@ export class Watcher {
     }
     this.cursor = next;
     d.stats.cursorBlock = String(this.cursor);
+  }
+
+  /**
+   * Whether a claim need never be made: this validator voted on it, or it is settled for
+   * good (a deposit credited, a withdrawal final). A withdrawal claim the machine does not
+   * take in the record's state yet (this node's state is behind: queued on the external
+   * chain while still `requested` here) is kept, and sent once the machine takes it.
+   */
+  private done(claim: BridgeClaim): boolean {
+    const state = this.d.state();
+    if (claim.kind === BridgeClaimKind.Deposit) return hasAttested(state, this.d.signer.address, claim);
+    const w = state.withdrawals.get(String(claim.withdrawalId));
+    if (!w) return false;
+    return isFinalWithdrawal(w) || hasVoted(state, this.d.signer.address, claim);
   }
 
   /**
@@ -159,15 +174,16 @@ export class Watcher {
     for (const w of candidates) {
       if (w.validUntilSec >= block.timestampSec) continue;
       const key = claimKey({ kind: BridgeClaimKind.WithdrawalVoid, withdrawalId: w.id, reason: WithdrawalVoidReason.Expired, externalTx: ZERO_TX });
-      const seenCancel = this.pending.get(key);
+      const seen = this.pending.get(key);
       const expired: BridgeClaim = { kind: BridgeClaimKind.WithdrawalVoid, withdrawalId: w.id, reason: WithdrawalVoidReason.Expired, externalTx: ZERO_TX };
+      if (seen?.kind === BridgeClaimKind.WithdrawalVoid && seen.reason === WithdrawalVoidReason.Expired) continue; // decided at an earlier poll
       if (hasAttested(state, d.signer.address, expired)) continue;
       if (checked++ >= EXPIRY_CHECKS_MAX) break;
       const ext = await d.external.withdrawal(w.id, confirmed);
       if (ext.state === 'paid') continue; // its WithdrawalPaid log settles it
       // Both an owners' cancel and an expiry refund it: vote the content validators already
       // vote for when it is true here too, so the votes do not split (decision 84).
-      const chosen = chooseVoid(state, expired, seenCancel);
+      const chosen = chooseVoid(state, expired, seen);
       if (chosen === expired) d.stats.expiriesDetected++;
       this.pending.set(key, chosen);
     }
@@ -180,12 +196,14 @@ export class Watcher {
     const next = nextDepositId(state);
     const ready: [string, BridgeClaim][] = [];
     for (const [key, claim] of this.pending) {
-      if (hasAttested(state, d.signer.address, claim)) {
+      if (this.done(claim)) {
         this.pending.delete(key);
         this.sentAt.delete(key);
         continue;
       }
+      // Not yet: too far ahead, a withdrawal this state does not hold, or one the machine does not take the claim in now.
       if (claim.kind === BridgeClaimKind.Deposit ? claim.depositId >= next + MAX_DEPOSITS_AHEAD : !state.withdrawals.get(String(claim.withdrawalId))) continue;
+      if (hasAttested(state, d.signer.address, claim)) continue;
       const sent = this.sentAt.get(key);
       if (sent !== undefined && height < sent + RESUBMIT_AFTER_BLOCKS) continue;
       ready.push([key, claim]);
