@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeTx, TxKind } from '../../src/codec/tx';
 import { signWithdrawalSignatures, WithdrawalVoidReason } from '../../src/codec/txs/bridge';
 import { unbondDigest } from '../../src/codec/txs/validators';
-import { signCompact64 } from '../../src/crypto/secp256k1';
+import { SECP256K1_N, signCompact64 } from '../../src/crypto/secp256k1';
 import { genesisState } from '../../src/state/genesis';
 import { hexToBytes } from '../../src/util/bytes';
 import { DEVNET_KEYS } from '../helpers/devnet';
@@ -110,6 +110,13 @@ describe('withdrawal signatures', () => {
     const over = (tweak: Parameters<typeof withdrawalSignature>[3]) => signaturesTx(signers[0], [{ withdrawalId: 1n, signature: withdrawalSignature(state, signers[0], 1n, tweak) }]);
     // A validator's item signed by another key, under the validator's own tx signature.
     const foreignItem = signaturesTx(signers[0], [{ withdrawalId: 1n, signature: withdrawalSignature(state, signers[1], 1n) }]);
+    // The validator's own signature in its high-s twin (s → n − s, v flipped): the contract refuses those, so here too.
+    const good = withdrawalSignature(state, signers[0], 1n);
+    const highS = Uint8Array.from(good);
+    const s = SECP256K1_N - BigInt(`0x${Buffer.from(good.subarray(32, 64)).toString('hex')}`);
+    highS.set(Buffer.from(s.toString(16).padStart(64, '0'), 'hex'), 32);
+    highS[64] = good[64] === 27 ? 28 : 27;
+    const highSTx = signaturesTx(signers[0], [{ withdrawalId: 1n, signature: highS }]);
     const r = applyAt(
       state,
       [
@@ -120,11 +127,13 @@ describe('withdrawal signatures', () => {
         over((m) => ({ ...m, bridge: '0x5fbdb2315678afecb367f032d93f642f64180aa3' as Address })),
         over((m) => ({ ...m, externalChainId: 1n })),
         foreignItem,
+        highSTx,
       ],
       T0 + 2000,
     );
     expect(r.receipts.map((x) => [x.code, x.errorStatus])).toEqual([
       ['NOT_VALIDATOR', 403],
+      ['INVALID_SIGNATURE', 401],
       ['INVALID_SIGNATURE', 401],
       ['INVALID_SIGNATURE', 401],
       ['INVALID_SIGNATURE', 401],
