@@ -1,7 +1,7 @@
 /**
  * A machine model laid out by elkjs (the Eclipse Layout Kernel compiled to JS), layered
  * algorithm with hierarchy: every state is an ELK node (a compound or parallel state a
- * node with children; the root too, titled with the machine's name), every transition
+ * node with children; the root too, titled with its xstate id), every transition
  * an ELK edge with its label, and each compound state an initial pseudo-node (the dot)
  * with an edge to its initial child. ELK places every box, routes every edge
  * (orthogonal sections with bend points) and places every label; this module only

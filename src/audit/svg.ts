@@ -3,8 +3,9 @@
  * rounded boxes for states (a compound state titled at the top-left where ELK put its
  * label, a region of a parallel state dashed, a final state with a double border),
  * a filled dot for each initial state, transitions as ELK routed them (its sections'
- * points joined, an arrowhead at the target) with their `EVENT / [guard] / actions`
- * label where ELK placed it. No external font, script or image; styles inline.
+ * points joined, an arrowhead at the target) with their label (the event, `[guard]`,
+ * `/ actions`, a line each) where ELK placed it. No external font, script or image;
+ * styles inline.
  *
  * Every state group carries `data-state="<xstate id>"` and every transition
  * `data-transition="<index in model.transitions>"`, so the /audit page (issue 23

@@ -51,6 +51,7 @@ function checkScxml(model: MachineModel, doc: XmlElement): void {
   expect(doc.ns).toBe(SCXML_NS);
   expect(doc.attrs.version).toBe('1.0');
   expect(doc.attrs.initial).toBe(model.root.id);
+  expect(doc.attrs.name).toMatch(/^[\w.:-]+$/); // xsd:NMTOKEN
   const all = elements(doc);
   const ids = new Map<string, XmlElement>();
   for (const el of all) {
@@ -67,7 +68,7 @@ function checkScxml(model: MachineModel, doc: XmlElement): void {
     for (const c of el.children) if (c.ns === SCXML_NS) expect(rule.children, `<${c.local}> inside <${el.local}>`).toContain(c.local);
     expect(el.text.trim(), `text inside <${el.local}>`).toBe('');
     if (el.attrs.id !== undefined) {
-      expect(el.attrs.id).toMatch(/^[A-Za-z_][\w.:-]*$/); // xsd:ID (an NCName with the dots xstate uses; no colon in our ids)
+      expect(el.attrs.id).toMatch(/^[A-Za-z_][\w.-]*$/); // xsd:ID: an NCName (letters, digits, '_', '.', '-'; no colon)
       expect(ids.has(el.attrs.id), `id ${el.attrs.id} twice`).toBe(false);
       ids.set(el.attrs.id, el);
     }
