@@ -11,6 +11,7 @@
  *     after the dispute period (the destination receives `amount`; the fee stays here) and
  *     shows as paid with the external transaction in GET /withdrawals;
  *   - GET /reserves' external balance is the bridge's USDC balance, the difference 0;
+ *   - a paused bridge queues nothing, and a withdrawal unpaid past validUntil is refunded once;
  *   - an endpoint on another chain id halts the node with a message naming both; a
  *     reset external chain (fewer deposits than this chain credited) is refused.
  */
@@ -155,6 +156,42 @@ describe('the bridge actor on a real external chain (hardhat)', () => {
     const status = (await get('/status')).data.bridge;
     expect(status).toMatchObject({ difference: '0', nextDepositId: '1', rpcUrl: chain.rpcUrl, actor: { external: 'ok', active: true } });
   });
+
+  it('a paused bridge queues nothing; once the external clock passes validUntil unpaid, the withdrawal is refunded once', async () => {
+    const { pub } = external(chain.rpcUrl);
+    // A validator is a locker: its own key pauses the bridge.
+    const locker = privateKeyToAccount(DEVNET_KEYS.validators[0].ecdsaPrivateKey);
+    const c = defineChain({ id: 31337, name: 'external', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [chain.rpcUrl] } } });
+    const pauseTx = await createWalletClient({ chain: c, transport: http(chain.rpcUrl), account: locker }).writeContract({ address: dep.bridge, abi: ExchangeBridge.abi, functionName: 'pause', args: [] } as never);
+    expect((await pub.waitForTransactionReceipt({ hash: pauseTx })).status).toBe('success');
+
+    const freeBefore = BigInt((await get(`/balance/${alice.address}`)).free_balance);
+    const stats = node.bridgeStats()!;
+    const before = { ...stats.relayer, expiries: stats.watcher.expiriesDetected };
+    const r = await client.withdraw(alice, { amount: 2n * USDC, destination: '0x00000000000000000000000000000000000de904' });
+    const mine = async () => (await get(`/withdrawals/${alice.address}`)).withdrawals.find((x: any) => x.withdrawal_id === r.withdrawal_id);
+    // Signed here, but the relayer does not queue it on a paused bridge: it tries, counts the failure, sends nothing.
+    await waitFor(async () => ((await mine())?.status === 'signed' && stats.relayer.sendFailures > before.sendFailures ? true : undefined), 30_000, 'a queueing attempt refused by the pause');
+    expect(stats.relayer.queued).toBe(before.queued);
+    expect(BigInt((await get(`/balance/${alice.address}`)).free_balance)).toBe(freeBefore - 3n * USDC);
+
+    // The external clock passes validUntil (interval mining then confirms blocks after it).
+    const w = await mine();
+    const head = await pub.getBlock();
+    await pub.request({ method: 'evm_increaseTime', params: [Number(BigInt(w.valid_until) - head.timestamp + 5n)] } as never);
+    await pub.request({ method: 'evm_mine', params: [] } as never);
+    const refunded = await waitFor(async () => {
+      const x = await mine();
+      return x?.status === 'refunded' ? x : undefined;
+    }, 30_000, 'the expired withdrawal to be refunded');
+    expect(refunded).toMatchObject({ refund_reason: 'expired', queued_tx: null, paid_tx: null });
+    expect(stats.watcher.expiriesDetected).toBe(before.expiries + 1);
+    // The whole amount and the fee back, once.
+    expect(BigInt((await get(`/balance/${alice.address}`)).free_balance)).toBe(freeBefore);
+    expect(stats.relayer.queued).toBe(before.queued);
+    expect(await usdcBalanceOf('0x00000000000000000000000000000000000de904')).toBe(0n);
+    expect((await get('/reserves')).difference).toBe('0');
+  }, 90_000);
 
   it('refuses an external chain that was reset: fewer deposits there than this chain credited', async () => {
     await node.stop();
