@@ -59,6 +59,20 @@ export interface RelayerDeps {
   log: Logger;
 }
 
+/**
+ * How far `me` is from withdrawal `id`'s designated submitter: the validators ascending
+ * by address (as activeValidators lists them), the designated one at index `id mod n`,
+ * distance counted upwards with wrap-around; 0 for the designated submitter, undefined
+ * when `me` is not in the set. A validator at distance k acts after takeoverMs × k.
+ */
+export function submitterDistance(ascending: readonly { address: Address }[], me: Address, id: bigint): number | undefined {
+  const n = ascending.length;
+  const mine = ascending.findIndex((v) => v.address === me);
+  if (mine < 0 || n === 0) return undefined;
+  const designated = Number(id % BigInt(n));
+  return (mine - designated + n) % n;
+}
+
 export class Relayer {
   /** Withdrawal id → exchange height its signature was last submitted at. */
   private readonly signedAt = new Map<bigint, number>();
@@ -116,14 +130,8 @@ export class Relayer {
     return undefined;
   }
 
-  /** This validator's distance from withdrawal `id`'s designated submitter in the active set; undefined when it is not in the set. */
   private distance(state: State, id: bigint): number | undefined {
-    const set = activeValidators(state).validators;
-    const mine = set.findIndex((v) => v.address === this.d.signer.address);
-    if (mine < 0 || set.length === 0) return undefined;
-    const n = set.length;
-    const designated = Number(id % BigInt(n));
-    return (mine - designated + n) % n;
+    return submitterDistance(activeValidators(state).validators, this.d.signer.address, id);
   }
 
   private async relay(state: State, pending: Withdrawal[], head: { timestampSec: bigint }): Promise<void> {
