@@ -11,6 +11,7 @@
  *     after the dispute period (the destination receives `amount`; the fee stays here) and
  *     shows as paid with the external transaction in GET /withdrawals;
  *   - GET /reserves' external balance is the bridge's USDC balance, the difference 0;
+ *   - a restarted node rescans from the deployment block and votes nothing settled;
  *   - a paused bridge queues nothing, and a withdrawal unpaid past validUntil is refunded once;
  *   - an endpoint on another chain id halts the node with a message naming both; a
  *     reset external chain (fewer deposits than this chain credited) is refused.
@@ -156,6 +157,21 @@ describe('the bridge actor on a real external chain (hardhat)', () => {
     const status = (await get('/status')).data.bridge;
     expect(status).toMatchObject({ difference: '0', nextDepositId: '1', rpcUrl: chain.rpcUrl, actor: { external: 'ok', active: true } });
   });
+
+  it('a restarted node rescans from the deployment block and votes nothing already settled', async () => {
+    const recipient = '0x00000000000000000000000000000000000de901';
+    await node.stop();
+    ({ node } = await startNode(dir.path, { bridge: deploymentFile(dep, 'devnet.json'), bridgeTiming: { pollMs: 200 } }));
+    client = new ExchangeClient(node.apiAddress!, { chainId: genesis.chainId });
+    const stats = node.bridgeStats()!;
+    const head = await external(chain.rpcUrl).pub.getBlockNumber();
+    // Caught up past every event of the tests before (the deposit, the queueing, the payout).
+    await waitFor(() => (BigInt(stats.watcher.cursorBlock) > head && stats.polls > 3 ? true : undefined), 30_000, 'the rescan to pass the head of before');
+    expect(stats.watcher).toMatchObject({ attestationsSubmitted: 0, attestationsRefused: 0, claimsPending: 0 });
+    expect(stats.relayer).toMatchObject({ signatureTxsSubmitted: 0, signatureTxsRefused: 0, queued: 0, executed: 0, sendFailures: 0 });
+    expect(BigInt((await get(`/balance/${recipient}`)).free_balance)).toBe(25n * USDC);
+    expect(await get('/reserves')).toMatchObject({ credited_deposits: String(25n * USDC), next_deposit_id: '1', paid_withdrawals: String(7n * USDC), difference: '0' });
+  }, 60_000);
 
   it('a paused bridge queues nothing; once the external clock passes validUntil unpaid, the withdrawal is refunded once', async () => {
     const { pub } = external(chain.rpcUrl);
