@@ -193,7 +193,6 @@ export class NodeMetrics {
         else if (e.type === 'TradeExecuted') trades++;
       }
     }
-    for (const e of result.blockEvents) if (e.type === 'TradeExecuted') trades++;
     if (ok) this.txs.inc({ status: 'ok' }, ok);
     if (failed) this.txs.inc({ status: 'failed' }, failed);
     if (orders) this.orders.inc(orders);

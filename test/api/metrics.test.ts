@@ -3,13 +3,19 @@
  * parser written here (HELP and TYPE lines, sample lines, names, labels, histogram
  * buckets against their _count); the height moving while blocks are produced; orders
  * and trades counted from executed blocks; API latency per route pattern; two
- * in-process nodes, each with its own numbers. Two single-validator devnet nodes.
+ * in-process nodes, each with its own numbers; the bridge actor's counters; every
+ * metric named in docs/operations.md "Metrics" and no other. Two single-validator
+ * devnet nodes.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExchangeClient } from '../../src/client';
 import type { Node } from '../../src/node/node';
-import { DEVNET_KEYS, startNode, tempDir, waitFor } from '../helpers/devnet';
+import { NodeMetrics } from '../../src/node/metrics';
+import { newBridgeStats } from '../../actors/bridge/bridge-actor';
+import { DEVNET_KEYS, ROOT, startNode, tempDir, waitFor } from '../helpers/devnet';
 
 // ---- a strict reader of the text exposition format (version 0.0.4) ----
 
@@ -266,6 +272,11 @@ describe('GET /metrics', () => {
     }
     // No bridge on this node: none of the bridge's families.
     expect([...m.keys()].filter((n) => n.startsWith(`${P}bridge_`))).toEqual([]);
+    // The operators' page names exactly these (and the bridge's).
+    const page = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
+    const section = page.slice(page.indexOf('## Metrics'), page.indexOf('\n## ', page.indexOf('## Metrics') + 1));
+    const documented = new Set([...section.matchAll(/`(exchange_chain_[a-z_]+)/g)].map((x) => x[1]));
+    expect([...documented].filter((n) => !n.startsWith(`${P}bridge_`)).sort()).toEqual([...m.keys()].sort());
     expect(value(m, `${P}info`, { version: nodes[0].version, chain_id: String(nodes[0].config.genesis.chainId) })).toBe(1);
     for (const actor of ['chain', 'indexer', 'mempool', 'consensus', 'oracle', 'api']) {
       expect(value(m, `${P}actor_restarts_total`, { actor })).toBe(0);
@@ -354,5 +365,49 @@ describe('GET /metrics', () => {
     // Each height is its own chain's.
     expect(value(mb, `${P}height`)).toBeGreaterThan(0);
     expect(value(mb, `${P}height`)).toBeLessThanOrEqual(b.chain().height);
+  });
+});
+
+describe("the bridge actor's counters", () => {
+  it('read from its stats at each scrape, on a node that runs one', async () => {
+    // The registry over the same stats object the bridge actor updates in place (src/node/node.ts wires the node's own).
+    const stats = newBridgeStats({ chainId: 31337, rpcUrl: 'http://127.0.0.1:1', bridge: `0x${'11'.repeat(20)}`, usdc: `0x${'22'.repeat(20)}`, deployBlock: 5 });
+    const metrics = new NodeMetrics(
+      { height: () => 7, mempool: () => undefined, peers: () => 0, actors: () => ({}), sync: () => undefined, bridge: () => stats },
+      { version: 'test', chainId: 1, network: 'devnet' },
+    );
+    const scrapeText = async () => parseExposition((await metrics.text()).text);
+    let m = await scrapeText();
+    expect(value(m, `${P}bridge_polls_total`, { result: 'ok' })).toBe(0);
+    expect(value(m, `${P}bridge_external_ok`)).toBe(0);
+    stats.external = 'ok';
+    stats.active = true;
+    stats.polls = 12;
+    stats.pollFailures = 2;
+    stats.watcher.confirmedBlock = '40';
+    stats.watcher.attestationsSubmitted = 3;
+    stats.watcher.claimsPending = 1;
+    stats.relayer.queued = 2;
+    stats.relayer.executed = 1;
+    stats.relayer.inFlight = 1;
+    m = await scrapeText();
+    expect(value(m, `${P}bridge_polls_total`, { result: 'ok' })).toBe(12);
+    expect(value(m, `${P}bridge_polls_total`, { result: 'failed' })).toBe(2);
+    expect(value(m, `${P}bridge_active`)).toBe(1);
+    expect(value(m, `${P}bridge_external_ok`)).toBe(1);
+    expect(value(m, `${P}bridge_watcher_confirmed_block`)).toBe(40);
+    expect(value(m, `${P}bridge_watcher_attestations_total`, { result: 'submitted' })).toBe(3);
+    expect(value(m, `${P}bridge_watcher_claims_pending`)).toBe(1);
+    expect(value(m, `${P}bridge_relayer_external_txs_total`, { call: 'queue' })).toBe(2);
+    expect(value(m, `${P}bridge_relayer_external_txs_total`, { call: 'execute' })).toBe(1);
+    expect(value(m, `${P}bridge_relayer_in_flight`)).toBe(1);
+    expect(m.get(`${P}bridge_relayer_send_failures_total`)?.type).toBe('counter');
+    const page = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
+    const bridgeFamilies = [...m.keys()].filter((n) => n.startsWith(`${P}bridge_`));
+    expect(bridgeFamilies).toHaveLength(12);
+    for (const name of bridgeFamilies) expect(page, `${name} documented`).toContain(`\`${name}`);
+    // Scraping twice does not add: each scrape reads the actor's own totals.
+    m = await scrapeText();
+    expect(value(m, `${P}bridge_polls_total`, { result: 'ok' })).toBe(12);
   });
 });
