@@ -9,6 +9,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { decodeTx, type Tx } from '../../src/codec/tx';
 import { ApiError, installErrorHandling, installValidation } from '../../src/api/envelope';
+import { checkResponsesFromEnv, installOpenApi, installReplySerializer } from '../../src/api/openapi';
 import cors from '@fastify/cors';
 import websocket from '@fastify/websocket';
 import { healthRoutes } from '../../src/api/routes/health';
@@ -110,6 +111,8 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       installErrorHandling(app, ctx.log);
       installValidation(app);
       const served = nodeApi(n, submitAndWait, indexAt);
+      // Before the routes: its onRoute hook collects them for /openapi.json.
+      installOpenApi(app, { version: served.version, checkResponses: checkResponsesFromEnv() });
       api = served;
       await app.register(cors, { origin: '*', methods: ['GET', 'POST', 'DELETE', 'OPTIONS'] });
       await app.register(websocket, { options: { maxPayload: WS_MAX_PAYLOAD_BYTES } });
@@ -241,6 +244,7 @@ export async function listenSessionApi(config: NodeContext['config'], node: Node
   const sessionApp = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, return503OnClosing: true });
   installErrorHandling(sessionApp, log);
   installValidation(sessionApp);
+  installReplySerializer(sessionApp, checkResponsesFromEnv());
   await sessionApp.register(cors, { origin: '*', methods: ['GET', 'POST', 'OPTIONS'] });
   await sessionApp.register(sessionRoutes, { node });
   const address = await sessionApp.listen({ host, port });
