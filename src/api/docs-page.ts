@@ -15,11 +15,13 @@ header { position:sticky; top:0; z-index:2; background:#1d2125; color:#fff; padd
 header h1 { font-size:18px; margin:0; font-weight:600; }
 header .meta { color:#b8c0c8; font-size:13px; }
 header input { margin-left:auto; width:min(420px, 100%); padding:8px 12px; border-radius:6px; border:0; font-size:14px; }
-main { display:grid; grid-template-columns: 220px 1fr; gap:24px; padding:20px 24px; max-width:1400px; margin:0 auto; }
+main { display:grid; grid-template-columns: 200px minmax(0, 1fr); gap:24px; padding:20px 24px; max-width:1400px; margin:0 auto; }
 nav { position:sticky; top:76px; align-self:start; font-size:14px; }
 nav a { display:flex; justify-content:space-between; color:var(--fg); text-decoration:none; padding:4px 8px; border-radius:4px; }
 nav a:hover { background:#e8eaed; }
 nav .count { color:var(--muted); }
+nav a.none { color:#aab1b8; }
+.body code, .intro code, .summary code { background:#eceef0; border-radius:3px; padding:0 4px; }
 .intro { color:var(--muted); margin:0 0 16px; max-width:900px; }
 section.tag h2 { font-size:17px; margin:22px 0 4px; }
 section.tag > p { margin:0 0 10px; color:var(--muted); }
@@ -41,7 +43,9 @@ code, .tree { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-
 .tree .k { color:#0b4f9c; } .tree .t { color:#7a3e9d; } .tree .c { color:#6a737d; } .tree .r { color:#cf222e; }
 .status { font:600 13px ui-monospace, monospace; display:inline-block; min-width:44px; }
 .s2 { color:var(--post); } .s4, .s5 { color:var(--delete); }
-pre.example { background:#0f1419; color:#e6e6e6; border-radius:6px; padding:8px 10px; overflow-x:auto; font-size:13px; margin:6px 0; }
+pre.example { background:#0f1419; color:#e6e6e6; border-radius:6px; padding:8px 10px; white-space:pre-wrap; word-break:break-all; font-size:13px; margin:6px 0; }
+.label { font-size:12px; color:var(--muted); margin-top:6px; }
+.errenv { color:var(--muted); font-size:13px; margin:2px 0 4px 48px; }
 .empty { color:var(--muted); padding:20px 0; }
 .hidden { display:none !important; }
 `;
@@ -55,6 +59,12 @@ const $ = (tag, attrs = {}, ...kids) => {
   return el;
 };
 let doc;
+/** Text with \`code\` spans as <code> elements (no HTML is ever parsed from the document). */
+const inline = (text) => {
+  const out = document.createDocumentFragment();
+  String(text).split('\u0060').forEach((part, i) => out.append(i % 2 ? $('code', {}, part) : part));
+  return out;
+};
 const resolve = (s) => (s && s.$ref ? s.$ref.split('/').slice(1).reduce((o, k) => o[k], doc) : s);
 
 /** One line per property: name, type, limits, description, as an indented tree. */
@@ -105,11 +115,11 @@ function schemaBlock(schema) {
 }
 function examples(media) {
   const list = Object.values(media.examples || {});
-  return list.map((e) => $('pre', { class: 'example' }, JSON.stringify(e.value, null, 2)));
+  return list.flatMap((e) => [$('div', { class: 'label' }, 'Example'), $('pre', { class: 'example' }, JSON.stringify(e.value, null, 2))]);
 }
 function operationBody(op) {
   const body = $('div', { class: 'body' });
-  if (op.description) body.append($('p', { class: 'desc' }, op.description));
+  if (op.description) body.append($('p', { class: 'desc' }, inline(op.description)));
   if (op.parameters && op.parameters.length) {
     const table = $('table', { class: 'params' }, $('tr', {}, $('th', {}, 'name'), $('th', {}, 'in'), $('th', {}, 'schema'), $('th', {}, 'description')));
     for (const p of op.parameters) {
@@ -125,9 +135,14 @@ function operationBody(op) {
   body.append($('h4', {}, 'Responses'));
   for (const [code, r0] of Object.entries(op.responses)) {
     const r = resolve(r0);
-    body.append($('div', {}, $('span', { class: 'status s' + code[0] }, code), ' ', r.description || ''));
-    const media = r.content && (r.content['application/json'] || r.content['text/html']);
-    if (media && r.content['application/json']) body.append(schemaBlock(media.schema), ...examples(media));
+    body.append($('div', {}, $('span', { class: 'status s' + code[0] }, code), ' ', inline(r.description || '')));
+    const media = r.content && r.content['application/json'];
+    if (!media) continue;
+    if (r0.$ref) {
+      // The shared error envelope: named, not drawn again under every route.
+      const ex = Object.values(media.examples || {})[0];
+      body.append($('div', { class: 'errenv' }, inline('The error envelope \u0060{success: false, error: {code, message}, timestamp}\u0060' + (ex ? ', e.g. \u0060' + JSON.stringify(ex.value.error) + '\u0060' : '') + '.')));
+    } else body.append(schemaBlock(media.schema), ...examples(media));
   }
   return body;
 }
@@ -145,21 +160,22 @@ function render() {
   let total = 0;
   for (const { tag, ops } of groups.values()) {
     if (!ops.length) continue;
+    ops.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.method < b.method ? -1 : 1));
     total += ops.length;
     const section = $('section', { class: 'tag', id: 'tag-' + tag.name }, $('h2', {}, tag.name), tag.description ? $('p', {}, tag.description) : null);
     for (const { path, method, op } of ops) {
       const ws = op.responses && op.responses['101'];
       const label = ws ? 'WS' : method.toUpperCase();
       const details = $('details', { class: 'op', 'data-search': (label + ' ' + path + ' ' + (op.summary || '') + ' ' + tag.name + ' ' + (op.description || '')).toLowerCase(), 'data-route': method.toUpperCase() + ' ' + path },
-        $('summary', {}, $('span', { class: 'method m-' + (ws ? 'ws' : method) }, label), $('span', { class: 'path' }, path), $('span', { class: 'summary' }, op.summary || '')));
+        $('summary', {}, $('span', { class: 'method m-' + (ws ? 'ws' : method) }, label), $('span', { class: 'path' }, path), $('span', { class: 'summary' }, inline(op.summary || ''))));
       details.addEventListener('toggle', () => { if (details.open && details.childElementCount === 1) details.append(operationBody(op)); }, { once: false });
       section.append(details);
     }
     main.append(section);
     nav.append($('a', { href: '#tag-' + tag.name, 'data-tag': tag.name }, $('span', {}, tag.name), $('span', { class: 'count' }, String(ops.length))));
   }
-  document.getElementById('meta').textContent = doc.info.title + ' ' + doc.info.version + ' \\u00b7 OpenAPI ' + doc.openapi + ' \\u00b7 ' + total + ' routes';
-  document.getElementById('intro').textContent = doc.info.description;
+  document.getElementById('meta').textContent = 'version ' + doc.info.version + ' \\u00b7 OpenAPI ' + doc.openapi + ' \\u00b7 ' + total + ' routes';
+  document.getElementById('intro').append(inline(doc.info.description));
 }
 function filter(text) {
   const q = text.trim().toLowerCase();
@@ -173,7 +189,10 @@ function filter(text) {
     }
     section.classList.toggle('hidden', any === 0);
     const link = document.querySelector('nav a[data-tag="' + section.id.slice(4) + '"] .count');
-    if (link) link.textContent = String(any);
+    if (link) {
+      link.textContent = String(any);
+      link.parentElement.classList.toggle('none', any === 0);
+    }
     shown += any;
   }
   document.getElementById('empty').classList.toggle('hidden', shown > 0);
