@@ -137,7 +137,11 @@ function operationBody(op) {
     const r = resolve(r0);
     body.append($('div', {}, $('span', { class: 'status s' + code[0] }, code), ' ', inline(r.description || '')));
     const media = r.content && r.content['application/json'];
-    if (!media) continue;
+    if (!media) {
+      const other = r.content && Object.entries(r.content)[0];
+      if (other) body.append($('div', { class: 'errenv' }, inline('Content type \u0060' + other[0] + '\u0060.')), ...examples(other[1]));
+      continue;
+    }
     if (r0.$ref) {
       // The shared error envelope: named, not drawn again under every route.
       const ex = Object.values(media.examples || {})[0];

@@ -133,7 +133,6 @@ function checkingSerializer({ schema, method, url, httpStatus }: { schema: unkno
   let validate: ValidateFunction | undefined;
   return (data: unknown): string => {
     const text = JSON.stringify(data);
-    if (typeof data === 'string' && (schema as { type?: string }).type === 'string') return text;
     validate ??= replyAjv.compile(schema as object);
     if (text !== undefined && !validate(JSON.parse(text))) {
       const why = replyAjv.errorsText(validate.errors, { dataVar: 'reply' });
@@ -144,6 +143,8 @@ function checkingSerializer({ schema, method, url, httpStatus }: { schema: unkno
 }
 
 type Json = Record<string, unknown>;
+
+const MEDIA_TYPE = /^[a-z]+\/[a-z0-9.+-]+(;.*)?$/;
 
 /** `/block/:height` as OpenAPI writes it: `/block/{height}`. */
 export function openApiPath(url: string): string {
@@ -207,10 +208,11 @@ function operation(route: RegisteredRoute): Json {
       continue;
     }
     const desc = (schema as { description?: string }).description;
-    const html = desc === 'text/html';
+    // A text reply (the /docs page, Prometheus text) names its media type as the string schema's description.
+    const text = (schema as { type?: unknown }).type === 'string' && desc !== undefined && MEDIA_TYPE.test(desc) ? desc : undefined;
     responses[key] = {
-      description: html ? 'An HTML page.' : (desc ?? (key === '200' ? 'Success.' : `Status ${key}.`)),
-      ...(code === '204' ? {} : { content: html ? mediaType({ type: 'string' }, 'text/html') : mediaType(schema) }),
+      description: text ? `A ${text.split(';')[0]} document.` : (desc ?? (key === '200' ? 'Success.' : `Status ${key}.`)),
+      ...(code === '204' ? {} : { content: text ? mediaType(schema, text) : mediaType(schema) }),
     };
   }
   const params = [...parameters('path', s.params, route.url), ...parameters('query', s.querystring, route.url)];

@@ -26,7 +26,7 @@ export const txRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { nod
         required: ['tx'],
         additionalProperties: false,
         properties: { tx: { type: 'string', pattern: '^0x([0-9a-fA-F]{2})+$', maxLength: 2 + 2 * TX_BODY_MAX_BYTES, description: 'The signed transaction in the canonical envelope, hex.' } },
-        examples: [{ tx: '0x01f8…' }],
+        examples: [{ tx: '0x0201f86b8302ae47018203e8' }],
       },
       tags: ['chain'],
       summary: 'Submit a raw signed transaction',
