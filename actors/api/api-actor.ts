@@ -9,6 +9,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { decodeTx, type Tx } from '../../src/codec/tx';
 import { ApiError, installErrorHandling, installValidation } from '../../src/api/envelope';
+import { checkResponsesFromEnv, installOpenApi, installReplySerializer } from '../../src/api/openapi';
 import cors from '@fastify/cors';
 import websocket from '@fastify/websocket';
 import { healthRoutes } from '../../src/api/routes/health';
@@ -113,6 +114,8 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       installValidation(app);
       installLatencyMetrics(app, n.metrics);
       const served = nodeApi(n, submitAndWait, indexAt);
+      // Before the routes: its onRoute hook collects them for /openapi.json.
+      installOpenApi(app, { version: served.version, checkResponses: checkResponsesFromEnv() });
       api = served;
       await app.register(cors, { origin: '*', methods: ['GET', 'POST', 'DELETE', 'OPTIONS'] });
       await app.register(websocket, { options: { maxPayload: WS_MAX_PAYLOAD_BYTES } });
@@ -262,6 +265,7 @@ export async function listenSessionApi(config: NodeContext['config'], node: Node
   installErrorHandling(sessionApp, log);
   installValidation(sessionApp);
   installLatencyMetrics(sessionApp, metrics);
+  installReplySerializer(sessionApp, checkResponsesFromEnv());
   await sessionApp.register(cors, { origin: '*', methods: ['GET', 'POST', 'OPTIONS'] });
   await sessionApp.register(sessionRoutes, { node });
   const address = await sessionApp.listen({ host, port });

@@ -15,7 +15,11 @@ export const metricsRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
         'mempool, peers, transactions, orders and trades, actor restarts and mailbox drops, API latency per route, sync progress, and the bridge actor on a node that runs one.',
       tags: ['node'],
       response: {
-        200: { description: 'The metrics, one sample a line, each family after its # HELP and # TYPE lines.', type: 'string' },
+        200: {
+          description: 'text/plain; version=0.0.4; charset=utf-8',
+          type: 'string',
+          examples: ['# HELP exchange_chain_height Height of the last block this node applied.\n# TYPE exchange_chain_height gauge\nexchange_chain_height 415\n'],
+        },
       },
     },
     handler: async (_request, reply) => {
