@@ -73,8 +73,9 @@ export function chainBehavior(node: () => NodeContext, holder: ChainHolder): Act
       if (next) node().requireUpgrade(next);
       msg.reply.resolve(result);
       checkReserves(chain);
-      const { actors, metrics } = node();
+      const { actors, metrics, audit } = node();
       metrics?.blockCommitted(msg.block, msg.commit, result);
+      audit?.blockCommitted({ height: msg.block.header.height, timeMs: msg.block.header.timestampMs, receipts: result.receipts, blockEvents: result.blockEvents }, chain.state);
       const event = { type: 'committed' as const, block: msg.block, result };
       actors.indexer.send(event);
       actors.mempool.send(event);
