@@ -17,7 +17,7 @@ header .meta{color:#cbd5e1;font-size:13px}
 #conn{margin-left:auto;font-size:13px;padding:2px 10px;border-radius:10px;background:#475569}
 #conn.on{background:#15803d}#conn.off{background:#b91c1c}
 .layout{display:flex;align-items:flex-start}
-nav{width:250px;flex:none;padding:14px;position:sticky;top:0;max-height:100vh;overflow:auto;border-right:1px solid #cbd5e1;background:#fff}
+nav{width:250px;flex:none;padding:14px;position:sticky;top:0;height:100vh;overflow:auto;border-right:1px solid #cbd5e1;background:#fff}
 nav h2{font-size:12px;text-transform:uppercase;letter-spacing:.06em;color:#475569;margin:14px 0 6px}
 nav ul{list-style:none;margin:0;padding:0}
 #machine-list button{display:flex;width:100%;justify-content:space-between;align-items:center;border:0;background:none;padding:6px 8px;border-radius:6px;font:inherit;color:inherit;cursor:pointer;text-align:left}
@@ -43,10 +43,12 @@ section.machine>h2{margin:0;padding:10px 14px;font-size:16px;border-bottom:1px s
 section.machine>h2 small{font-weight:400;color:#64748b;font-size:12px}
 details.role{padding:6px 14px;font-size:13px;color:#334155;border-bottom:1px solid #e2e8f0}
 details.role summary{cursor:pointer;color:#1d4ed8}
-.body{display:flex;gap:0;align-items:stretch}
-.drawing{flex:1;min-width:0;padding:10px;overflow:auto;border-right:1px solid #e2e8f0}
-.drawing svg{max-width:100%;height:auto;display:block;margin:0 auto}
-.side{width:470px;flex:none;display:flex;flex-direction:column;max-height:720px}
+.body{display:flex;flex-wrap:wrap;align-items:stretch}
+.drawing{flex:1 1 auto;max-width:100%;padding:10px;overflow:auto}
+.drawing svg{display:block;max-width:none;margin:0 auto}
+.drawing.fit svg{max-width:100%;height:auto}
+button.fit{margin-left:auto;font:inherit;font-size:12px;font-weight:400;cursor:pointer}
+.side{flex:1 0 460px;display:flex;flex-direction:column;max-height:720px;border-left:1px solid #e2e8f0;border-top:1px solid #e2e8f0;margin:-1px 0 0 -1px}
 .side h3{font-size:13px;margin:0;padding:8px 12px;background:#f8fafc;border-bottom:1px solid #e2e8f0;color:#334155}
 .instances{overflow:auto;flex:1;min-height:80px}
 table{border-collapse:collapse;width:100%;font-size:12.5px}
@@ -64,7 +66,7 @@ tr.instance.changed{animation:fresh 2.5s ease-out}
 .transitions .head{display:flex;justify-content:space-between;align-items:center}
 svg g.state.occupied>rect{fill:#dbeafe;stroke:#1d4ed8}
 svg g.state.current>rect{fill:#fde047;stroke:#a16207;stroke-width:3.5}
-svg g.state.compound.current>rect,svg g.state.parallel.current>rect,svg g.state.region.current>rect{fill:#fffbeb;stroke:#a16207;stroke-width:2.5}
+svg g.state.compound.current>rect,svg g.state.parallel.current>rect,svg g.state.region.current>rect{fill:#fcfcfd;stroke:#a16207;stroke-width:2}
 svg g.edge.last path{stroke:#c2410c;stroke-width:3}
 svg g.edge.last .bg{fill:#ffedd5;fill-opacity:1}
 `;
@@ -246,7 +248,8 @@ async function main() {
       el('div', { class: 'transitions', hidden: '' }));
     const states = m.model.transitions.length;
     document.querySelector('main').append(el('section', { class: 'machine', 'data-machine': m.name, id: 'm-' + m.name },
-      el('h2', {}, el('span', { text: m.name }), el('small', { text: m.file + ' · ' + m.model.events.length + ' events · ' + states + ' transitions' })),
+      el('h2', {}, el('span', { text: m.name }), el('small', { text: m.file + ' · ' + m.model.events.length + ' events · ' + states + ' transitions' }),
+        el('button', { class: 'fit', title: 'Shrink a wide drawing to the page, or back to its actual size (scroll)', onclick: (e) => { e.target.textContent = drawing.classList.toggle('fit') ? 'actual size' : 'fit to width'; } }, 'fit to width')),
       el('details', { class: 'role' }, el('summary', { text: 'How execution uses it' }), el('p', { text: m.role })),
       el('div', { class: 'body' }, drawing, side)));
   }
@@ -262,7 +265,7 @@ async function main() {
     if (bad) return;
     view.address = v.toLowerCase();
     for (const m of machines) loadInstances(m.name).catch(showError);
-    for (const li of [...$('#feed').children]) if (view.address) li.hidden = !(li.dataset.addresses || '').includes(view.address);
+    for (const li of [...$('#feed').children]) li.hidden = view.address !== '' && !(li.dataset.addresses || '').split(' ').includes(view.address);
   });
 }
 main().catch(showError);

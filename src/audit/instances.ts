@@ -100,7 +100,7 @@ export function* instancesOf(machine: MachineName, state: State, live: LiveFacts
       for (const owner of state.agents.sortedKeys()) {
         const rec = state.agents.get(owner)!;
         const paths = [`mode.${rec.mode}`, rec.caps ? 'caps.set' : 'caps.notSet'];
-        yield { machine, id: lc(owner), label: `owner ${lc(owner)}`, state: paths.join(' '), stateIds: ids(machine, paths), addresses: [lc(owner)] };
+        yield { machine, id: lc(owner), label: rec.caps ? `agent settings, caps set` : 'agent settings, no caps', state: paths.join(' '), stateIds: ids(machine, paths), addresses: [lc(owner)] };
       }
       return;
     case 'position':

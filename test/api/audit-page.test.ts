@@ -6,7 +6,7 @@
  * highlighted after a signed SessionCreate, live over the WebSocket (no reload),
  * clicks an actor and a session to see their transitions with height and cause, and
  * filters by address. Screenshots go to test-output/audit/ (gitignored);
- * docs/images/audit-page.png is one of them, committed.
+ * docs/images/audit-page.png is its session-revoked.png, committed.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -113,14 +113,32 @@ describe('/audit in chromium', () => {
     await shot('session-revoked');
   });
 
+  it('highlights one state per region of a parallel machine (agent-mode)', async () => {
+    await page.click('#machine-list button[data-machine="agent-mode"]');
+    const client = new ExchangeClient(env.url, { chainId: env.node.config.genesis.chainId });
+    await client.setAgentMode(alice, 1);
+    const id = alice.address.toLowerCase();
+    const row = page.locator(`tr.instance[data-machine="agent-mode"][data-id="${id}"]`);
+    await row.waitFor({ timeout: 10_000 });
+    expect(await row.getAttribute('data-state')).toBe('mode.reduceOnly caps.notSet');
+    await row.click();
+    await page.waitForSelector('section[data-machine="agent-mode"] .transitions tr[data-seq]');
+    const highlighted = await page.locator('section[data-machine="agent-mode"] g.state.current').evaluateAll((gs: any[]) => gs.map((g) => g.getAttribute('data-state')));
+    expect(highlighted.sort()).toEqual(['agent.caps', 'agent.caps.notSet', 'agent.mode', 'agent.mode.reduceOnly']);
+    await shot('agent-mode');
+  });
+
   it('filters by address: only what belongs to it', async () => {
     await page.click('#machine-list li:first-child button');
     await page.fill('#address', alice.address);
     await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('tr.instance[data-machine="actor-lifecycle"]').length === 0, undefined, { timeout: 10_000 });
     expect(await page.locator('tr.instance[data-machine="session"]').count()).toBe(1);
+    const feed = page.locator('#feed li:visible');
+    expect(await feed.count()).toBe(3); // its session's creation and revocation, its agent mode
     await page.fill('#address', '');
+    expect(await feed.count()).toBeGreaterThan(2); // the actors' steps again
     await page.locator('tr.instance[data-machine="actor-lifecycle"]').first().waitFor({ timeout: 10_000 });
     await page.click('#machine-list button[data-machine="session"]');
-    await page.screenshot({ path: join(OUT, 'audit-page.png') });
+    await shot('after-filter');
   });
 });
