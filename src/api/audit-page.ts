@@ -164,7 +164,7 @@ async function loadTransitions() {
   } else {
     const rows = data.items.map((t) => el('tr', { 'data-seq': String(t.seq) },
       el('td', { text: t.height === null ? '—' : String(t.height) }), el('td', { text: timeOf(t.timeMs) }),
-      el('td', { title: t.from === null ? 'not seen before by this node' : '' }, (t.from === null ? '(new)' : t.from) + ' → ', el('b', { text: t.to })),
+      el('td', { title: t.from === null ? 'this node had not seen the instance before (it records blocks since it started)' : '' }, (t.from === null ? '(first seen)' : t.from) + ' → ', el('b', { text: t.to })),
       el('td', { class: 'mono', text: t.cause.event + (t.cause.txKind ? ' (' + t.cause.txKind + ' ' + short(t.cause.txHash) + ')' : '') })));
     panel.append(el('table', {}, el('thead', {}, el('tr', {}, el('th', { text: 'height' }), el('th', { text: 'time' }), el('th', { text: 'from → to' }), el('th', { text: 'cause' }))), el('tbody', {}, ...rows)));
   }

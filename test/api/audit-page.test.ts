@@ -62,6 +62,7 @@ describe('/audit in chromium', () => {
     await page.click('#machine-list li:first-child button');
     expect(await page.locator('section.machine:visible').count()).toBe(MACHINE_ROLES.length);
     await shot('all-machines', true);
+    for (const r of MACHINE_ROLES) await page.locator(`section.machine[data-machine="${r.id}"]`).screenshot({ path: join(OUT, `machine-${r.id}.png`) });
     expect(errors).toEqual([]);
   });
 

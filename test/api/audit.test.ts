@@ -153,6 +153,7 @@ describe('instances and transitions', () => {
     expect((await get('/v1/audit/transitions?limit=501')).status).toBe(400);
     expect((await get('/v1/audit/instances?machine=nope')).body.error.code).toBe('INVALID_REQUEST');
     expect((await get('/v1/audit/instances?address=0x12')).status).toBe(400);
+    expect((await get('/v1/audit/transitions?id=chain')).status).toBe(400); // an id names an instance of a machine
     const recent = (await get('/v1/audit/transitions?limit=3')).body.data;
     expect(recent.items).toHaveLength(3);
     expect(recent.items[0].seq).toBeGreaterThan(recent.items[1].seq); // newest first

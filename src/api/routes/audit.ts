@@ -186,11 +186,12 @@ export const auditRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { 
       summary: 'Recent transitions this node saw, newest first, with height and cause',
       description:
         'From the blocks this node committed and its actors\' lifecycle steps since it started, in a bounded in-memory ring (docs/audit.md); not a persisted history. ' +
-        'With machine and id: one instance\'s.',
+        'With machine and id: one instance\'s (id without machine is 400).',
       tags: ['audit'],
       querystring: {
         type: 'object',
         additionalProperties: false,
+        dependencies: { id: ['machine'] },
         properties: {
           machine: machineQuery,
           id: { type: 'string', minLength: 1, maxLength: 80, description: 'The instance (with machine).' },
@@ -215,7 +216,7 @@ export const auditRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { 
       const q = request.query as { machine?: string; id?: string; address?: string; limit: number };
       const log = node.audit();
       const id = q.id !== undefined && q.id.startsWith('0x') ? q.id.toLowerCase() : q.id;
-      const items: AuditTransition[] = log.recent({ machine: q.machine, id: q.machine === undefined ? undefined : id, address: q.address, limit: q.limit });
+      const items: AuditTransition[] = log.recent({ machine: q.machine, id, address: q.address, limit: q.limit });
       return ok({ recorded: log.recorded, capacity: log.capacity, items });
     },
   });
