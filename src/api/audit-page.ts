@@ -124,7 +124,7 @@ function renderInstances(name, page) {
   const badge = $('#machine-list button[data-machine="' + name + '"] .count');
   if (badge) badge.textContent = String(page.total);
   if (page.items.length === 0) {
-    box.append(el('p', { class: 'empty', text: view.address ? 'No instance belongs to ' + view.address + '.' : 'No instance on this node now.' }));
+    box.append(el('p', { class: 'empty', text: view.address ? 'No instance belongs to ' + view.address + '.' : name === 'consensus-round' ? 'No round running here: a round runs on a node of a BFT network (not on a solo producer, nor while it block-syncs).' : 'No instance on this node now.' }));
     return;
   }
   const rows = page.items.map((inst) => {
