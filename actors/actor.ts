@@ -144,8 +144,10 @@ export class SupervisedActor<M> {
   private readonly stopping = new AbortController();
   private readonly asksByMessage = new WeakMap<object, PendingAsk>();
   private readonly pendingAsks = new Set<PendingAsk>();
-  private readonly statusListeners = new Set<(status: ActorLifecycleState) => void>();
+  private readonly statusListeners = new Set<(status: ActorLifecycleState, event: string | null, from: ActorLifecycleState) => void>();
   private lastStatus: ActorLifecycleState;
+  /** The lifecycle event being sent (fire), for the status listeners: the cause of the step (the audit log). */
+  private firing: string | null = null;
   private incarnation: Incarnation<M> | undefined;
   private driver: Promise<void> | undefined;
   private stopPromise: Promise<void> | undefined;
@@ -215,8 +217,8 @@ export class SupervisedActor<M> {
     return this.lifecycle.getSnapshot();
   }
 
-  /** Calls `listener` on every change of status; returns the unsubscribe function. */
-  onStatus(listener: (status: ActorLifecycleState) => void): () => void {
+  /** Calls `listener` on every change of status, with the lifecycle event that caused it and the status before; returns the unsubscribe function. */
+  onStatus(listener: (status: ActorLifecycleState, event: string | null, from: ActorLifecycleState) => void): () => void {
     this.statusListeners.add(listener);
     return () => this.statusListeners.delete(listener);
   }
@@ -472,15 +474,21 @@ export class SupervisedActor<M> {
     if (!snapshot.can(event)) {
       throw new Error(`actor ${this.name}: lifecycle refuses ${event.type} in ${snapshot.value}`);
     }
-    this.lifecycle.send(event);
+    this.firing = event.type;
+    try {
+      this.lifecycle.send(event);
+    } finally {
+      this.firing = null;
+    }
   }
 
   private notifyStatus(status: ActorLifecycleState): void {
     if (status === this.lastStatus) return;
+    const from = this.lastStatus;
     this.lastStatus = status;
     for (const listener of [...this.statusListeners]) {
       try {
-        listener(status);
+        listener(status, this.firing, from);
       } catch (err) {
         this.log.error({ err, status }, 'status listener threw');
       }

@@ -30,6 +30,8 @@ import { perpRoutes } from '../../src/api/routes/perps';
 import { bridgeRoutes } from '../../src/api/routes/bridge';
 import { sessionRoutes } from '../../src/api/routes/sessions';
 import { metricsRoutes } from '../../src/api/routes/metrics';
+import { auditRoutes } from '../../src/api/routes/audit';
+import { AuditLog } from '../../src/audit/transitions';
 import { PROMETHEUS_CONTENT_TYPE, type NodeMetrics } from '../../src/node/metrics';
 import type { Logger } from '../../src/util/log';
 import { TxError } from '../../src/state/errors';
@@ -136,6 +138,7 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       await app.register(perpRoutes, { node: served });
       await app.register(sessionRoutes, { node: served });
       await app.register(metricsRoutes, { node: served });
+      await app.register(auditRoutes, { node: served });
       if (n.config.genesis.faucet) await app.register(faucetRoutes, { node: served });
       const address = await app.listen({ host: n.config.api.host, port: n.config.api.port });
       ctx.log.info({ address }, 'API listening');
@@ -176,6 +179,8 @@ function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexA
   const address = n.config.validatorKey ? privateKeyToAddress(n.config.validatorKey) : undefined;
   const deployment = n.config.bridge;
   // Reads only (the bridge's balance for /reserves); the bridge actor has its own client.
+  // A partial context of a test has no audit log: an empty one, never fed.
+  const audit = n.audit ?? new AuditLog();
   const external =
     deployment && n.config.genesis.bridge
       ? new BridgeClient({ rpcUrl: deployment.rpcUrl, bridge: deployment.bridge, usdc: deployment.usdc, expectedChainId: n.config.genesis.bridge.externalChainId })
@@ -231,6 +236,7 @@ function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexA
     async metrics() {
       return n.metrics ? n.metrics.text() : { contentType: PROMETHEUS_CONTENT_TYPE, text: '' };
     },
+    audit: () => audit,
   };
 }
 

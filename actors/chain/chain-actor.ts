@@ -73,8 +73,14 @@ export function chainBehavior(node: () => NodeContext, holder: ChainHolder): Act
       if (next) node().requireUpgrade(next);
       msg.reply.resolve(result);
       checkReserves(chain);
-      const { actors, metrics } = node();
+      const { actors, metrics, audit } = node();
       metrics?.blockCommitted(msg.block, msg.commit, result);
+      try {
+        audit?.blockCommitted({ height: msg.block.header.height, timeMs: msg.block.header.timestampMs, receipts: result.receipts, blockEvents: result.blockEvents }, chain.state);
+      } catch (err) {
+        // The audit log is a view: a fault in it must not fail the block (committed already) nor restart this actor.
+        node().log.error({ err, height: msg.block.header.height }, 'audit log could not read the committed block');
+      }
       const event = { type: 'committed' as const, block: msg.block, result };
       actors.indexer.send(event);
       actors.mempool.send(event);

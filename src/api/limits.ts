@@ -40,3 +40,12 @@ export const RPC_MAX_BATCH_REQUESTS = 100;
 
 /** Blocks one eth_feeHistory answer covers at most (a larger count is clamped, as Ethereum clients do). */
 export const RPC_FEE_HISTORY_MAX_BLOCKS = 1024;
+
+/** Instances one GET /v1/audit/instances page holds at most (the rest by offset). */
+export const AUDIT_INSTANCES_LIMIT_MAX = 500;
+
+/** Transitions one GET /v1/audit/transitions answer (and the `audit` topic's snapshot) holds at most. */
+export const AUDIT_TRANSITIONS_LIMIT_MAX = 500;
+
+/** Recent transitions in the WebSocket `audit` topic's snapshot. */
+export const WS_AUDIT_SNAPSHOT_TRANSITIONS = 50;

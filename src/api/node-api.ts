@@ -17,6 +17,7 @@ import type { State } from '../state/state';
 import type { ValidatorStatus } from '../state/validator-types';
 import type { Address } from '../util/bytes';
 import type { FinalTx } from './final';
+import type { AuditLog } from '../audit/transitions';
 
 /** The committed blocks, receipts and transaction locations, as stored. */
 export interface BlockReader {
@@ -118,7 +119,16 @@ export interface NodeApi {
    * format, with the content type to serve it under (GET /metrics).
    */
   metrics(): Promise<{ contentType: string; text: string }>;
+  /**
+   * This node's audit log (issue 23 item 2; docs/audit.md): the recent transitions of
+   * the machines' instances it saw since it started (blocks committed, actors' lifecycle
+   * steps), and a feed of each new one (the WebSocket's `audit` topic).
+   */
+  audit(): AuditReader;
 }
+
+/** The read side of the audit log (src/audit/transitions.ts). */
+export type AuditReader = Pick<AuditLog, 'recent' | 'subscribe' | 'recorded' | 'capacity'>;
 
 /** GET /v1/network/peers: a connected peer, the listen addresses it announced (libp2p identify), its last known head. */
 export interface NetworkPeer {

@@ -18,6 +18,7 @@ import type { Chain } from '../chain/chain';
 import type { Genesis } from '../genesis/types';
 import type { Logger } from '../util/log';
 import type { NodeMetrics } from './metrics';
+import type { AuditLog } from '../audit/transitions';
 
 export interface NodeConfig {
   dataDir: string;
@@ -96,6 +97,8 @@ export interface NodeContext {
   actorStats(): Record<string, unknown>;
   /** The node's own Prometheus registry (src/node/metrics.ts; GET /metrics); a Node always has one, partial contexts of tests none. */
   readonly metrics?: NodeMetrics;
+  /** The node's audit log (src/audit/transitions.ts; GET /v1/audit/transitions, the `audit` topic); partial contexts of tests none. */
+  readonly audit?: AuditLog;
   /** Stops the node because continuing would be unsafe (broken invariant, divergence). */
   halt(reason: string, err?: unknown): void;
   /** The node's software version (src/util/version.ts unless the config names another). */

@@ -50,6 +50,7 @@ import { join } from 'node:path';
 import type { Logger } from '../util/log';
 import type { NodeConfig, NodeContext } from './context';
 import { NodeMetrics } from './metrics';
+import { AuditLog } from '../audit/transitions';
 
 /** How a node stopped: `halted` (why, after a broken invariant), `upgrade` (the message naming the version to install). */
 export interface NodeStopped {
@@ -74,6 +75,8 @@ export class Node implements NodeContext {
   private resolveStopped!: (v: NodeStopped) => void;
   apiAddress: string | undefined;
   readonly metrics: NodeMetrics;
+  /** Recent transitions of the machines' instances this process saw (docs/audit.md). */
+  readonly audit = new AuditLog();
 
   constructor(readonly config: NodeConfig, readonly log: Logger) {
     // A relation between limits that does not hold stops the node here, naming both.
@@ -151,6 +154,11 @@ export class Node implements NodeContext {
       this.supervisor.add(bridge);
     }
     this.supervisor.add(api);
+    // Every actor's lifecycle step goes to the audit log, with the event that caused it.
+    for (const name of this.supervisor.names) {
+      const actor = this.supervisor.get(name);
+      if (actor instanceof SupervisedActor) actor.onStatus((status, event, from) => this.audit.actorStep(name, from, status, event, Date.now()));
+    }
     this.metrics = new NodeMetrics(
       {
         height: () => this.holder.current?.height,

@@ -3,7 +3,9 @@
  * subscriptions. eth_subscribe params: ["newHeads"] (Ethereum headers, as viem's
  * watchBlocks expects); topics the contract leaves open (contract [C-events-open]):
  * ["trades", {symbol}], ["orderbook", {symbol}], ["orders", {address}], ["fills", {address}], each answered first with a snapshot
- * (the book's resting orders, the trader's every open order, recent trades/fills).
+ * (the book's resting orders, the trader's every open order, recent trades/fills); and
+ * ["audit", {machine?, address?}] (docs/audit.md): each machine transition this node
+ * records, as it is recorded, after a snapshot of the recent ones.
  * Bounds: 32 subscriptions per connection, 4 MiB of unsent data; a slower consumer is
  * closed with code 1008 and the reason. A ping every 20 s; no pong by the next, closed.
  */
@@ -18,7 +20,9 @@ import { formatBlock, q } from '../../rpc/format';
 import { handleJsonRpc, type RpcContext } from '../../rpc/methods';
 import { JSONRPC_ERRORS } from '../../rpc/constants';
 import { plainJson, price6, size18, usdc } from '../common';
-import { WS_BOOK_DEPTH_ORDERS, WS_MAX_BUFFERED_BYTES, WS_MAX_SUBSCRIPTIONS, WS_PING_MS } from '../limits';
+import { MACHINE_ROLES } from '../../../machines/index';
+import type { AuditTransition } from '../../audit/transitions';
+import { WS_AUDIT_SNAPSHOT_TRANSITIONS, WS_BOOK_DEPTH_ORDERS, WS_MAX_BUFFERED_BYTES, WS_MAX_SUBSCRIPTIONS, WS_PING_MS } from '../limits';
 
 
 type Sub =
@@ -26,7 +30,8 @@ type Sub =
   | { kind: 'trades'; symbol: string; pairId: number }
   | { kind: 'orderbook'; symbol: string; pairId: number }
   | { kind: 'orders'; address: string }
-  | { kind: 'fills'; address: string };
+  | { kind: 'fills'; address: string }
+  | { kind: 'audit'; machine?: string; address?: string };
 
 interface Client {
   socket: WebSocket;
@@ -96,6 +101,18 @@ export class WsHub {
     this.lastPushMs = performance.now();
   }
 
+  /** A machine transition the audit log recorded: to every `audit` subscription it matches. */
+  onAudit(t: AuditTransition): void {
+    for (const c of this.clients) {
+      for (const [id, s] of c.subs) {
+        if (s.kind !== 'audit') continue;
+        if (s.machine !== undefined && s.machine !== t.machine) continue;
+        if (s.address !== undefined && !t.addresses.includes(s.address)) continue;
+        this.notify(c, id, t);
+      }
+    }
+  }
+
   closeAll(): void {
     for (const c of this.clients) c.socket.close(1001, 'node stopping');
     this.clients.clear();
@@ -139,7 +156,14 @@ async function subscribe(node: NodeApi, hub: WsHub, c: Client, params: unknown[]
         return { orderId: String(o.id), pairId: o.pairId, side: o.side === 0 ? 'buy' : 'sell', price: price6(o.price), amount: size18(o.size), remaining: size18(o.remaining), status: o.remaining < o.size ? 'partial' : 'open' };
       });
     } else snapshot = (await (await node.indexAt())?.fills(address, 50)) ?? [];
-  } else return { error: `unknown subscription ${String(kind).slice(0, 32)}; use newHeads, trades, orderbook, orders or fills` };
+  } else if (kind === 'audit') {
+    const machine = opts?.machine;
+    if (machine !== undefined && !MACHINE_ROLES.some((r) => r.id === machine)) return { error: 'audit: params[1].machine must name a machine of machines/index.ts' };
+    if (opts?.address !== undefined && !isAddress(opts.address)) return { error: 'audit: params[1].address must be an address' };
+    const address = opts?.address === undefined ? undefined : (opts.address as string).toLowerCase();
+    sub = { kind: 'audit', machine: machine as string | undefined, address };
+    snapshot = node.audit().recent({ machine: sub.machine, address, limit: WS_AUDIT_SNAPSHOT_TRANSITIONS });
+  } else return { error: `unknown subscription ${String(kind).slice(0, 32)}; use newHeads, trades, orderbook, orders, fills or audit` };
   const id = hub.newId();
   c.subs.set(id, sub);
   return { id, snapshot };
@@ -163,7 +187,9 @@ export const wsRoutes: FastifyPluginAsync<{ node: NodeApi; hub: WsHub }> = async
       c.socket.ping();
     }
   }, WS_PING_MS);
+  const offAudit = node.audit().subscribe((t) => hub.onAudit(t));
   app.addHook('onClose', async () => {
+    offAudit();
     clearInterval(ping);
     hub.closeAll();
   });
