@@ -12,19 +12,28 @@ import { machineCatalog } from '../../audit/catalog';
 import { INSTANCE_MACHINES, listInstances } from '../../audit/instances';
 import type { AuditTransition } from '../../audit/transitions';
 import { AUDIT_PAGE_HTML } from '../audit-page';
-import { errorSchema, ok } from '../envelope';
+import { ok } from '../envelope';
+import { envelope as exampleEnvelope, errorResponses } from '../schemas';
 import { ADDRESS_PATTERN } from '../common';
 import type { NodeApi } from '../node-api';
 import { AUDIT_INSTANCES_LIMIT_MAX, AUDIT_TRANSITIONS_LIMIT_MAX } from '../limits';
 
-const errors = { '4xx': errorSchema, '5xx': errorSchema };
+const errors = errorResponses;
 const MACHINE_NAMES = MACHINE_ROLES.map((r) => r.id);
 
-const envelope = (data: object) => ({
-  type: 'object',
-  required: ['success', 'data', 'timestamp'],
-  properties: { success: { type: 'boolean', const: true }, data, timestamp: { type: 'integer' } },
-});
+const envelope = (data: object, example: unknown) => exampleEnvelope(data as Record<string, unknown>, example);
+
+const EXAMPLE_TRANSITION = {
+  seq: 12,
+  machine: 'session',
+  id: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+  from: 'active',
+  to: 'revoked',
+  height: 415,
+  timeMs: 1767225600000,
+  cause: { txHash: '0x9c2f1e6a4b3d5c7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9012a3b4c5d6e7', txKind: 'SessionRevoke', event: 'SessionRevoked' },
+  addresses: ['0x70997970c51812dc3a010c7d01b50e0d17dc79c8'],
+};
 
 const machineQuery = { type: 'string', enum: MACHINE_NAMES, description: 'A machine of machines/index.ts, by name.' } as const;
 const addressQuery = { type: 'string', pattern: ADDRESS_PATTERN, description: 'Only what belongs to this address (owner, session key, validator).' } as const;
@@ -104,7 +113,7 @@ export const auditRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { 
       summary: 'The audit page: every machine drawn, its instances on this node, their transitions, live',
       description: 'A self-contained HTML page (its CSS and script inline; it loads nothing from elsewhere) over the /v1/audit/* routes and the WebSocket topic `audit`.',
       tags: ['audit'],
-      response: { 200: { description: 'text/html', type: 'string' } },
+      response: { 200: { description: 'text/html', type: 'string', examples: ['<!doctype html>…'] } },
     },
     handler: async (_request, reply) => reply.type('text/html; charset=utf-8').header('content-security-policy', "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self' ws: wss:").send(AUDIT_PAGE_HTML),
   });
@@ -136,6 +145,30 @@ export const auditRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { 
               },
             },
           },
+        }, {
+          machines: [
+            {
+              name: 'withdrawal',
+              machineId: 'withdrawal',
+              file: 'machines/withdrawal.ts',
+              role: 'One bridge withdrawal: requested, signed, submitted, paid or refunded.',
+              executedBy: ['src/state/bridge-withdrawals.ts'],
+              hasInstances: true,
+              model: {
+                format: 'exchange-chain/machine-model',
+                version: 1,
+                name: 'withdrawal',
+                machineId: 'withdrawal',
+                file: 'machines/withdrawal.ts',
+                root: { id: 'withdrawal', key: 'withdrawal', path: [], type: 'compound', initial: 'requested', states: {} },
+                events: ['SIGNED', 'QUEUED', 'PAID', 'VOID'],
+                guards: [],
+                actions: ['setSigned', 'setQueued', 'setPaid', 'setVoid'],
+                transitions: [{ source: 'withdrawal.requested', event: 'SIGNED', targets: ['withdrawal.signed'], guard: null, actions: [{ type: 'setSigned' }], reenter: false, order: 0 }],
+              },
+              svg: '<svg xmlns="http://www.w3.org/2000/svg" …>…</svg>',
+            },
+          ],
         }),
         ...errors,
       },
@@ -168,6 +201,11 @@ export const auditRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { 
           type: 'object',
           required: ['height', 'total', 'offset', 'items'],
           properties: { height: { type: 'integer' }, total: { type: 'integer' }, offset: { type: 'integer' }, items: { type: 'array', items: instanceSchema } },
+        }, {
+          height: 415,
+          total: 1,
+          offset: 0,
+          items: [{ machine: 'withdrawal', id: '3', label: 'withdrawal 3', state: 'paid', stateIds: ['withdrawal.paid'], addresses: ['0x70997970c51812dc3a010c7d01b50e0d17dc79c8'] }],
         }),
         ...errors,
       },
@@ -208,7 +246,7 @@ export const auditRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { 
             capacity: { type: 'integer', description: 'Transitions the ring keeps.' },
             items: { type: 'array', items: auditTransitionSchema },
           },
-        }),
+        }, { recorded: 13, capacity: 4096, items: [EXAMPLE_TRANSITION] }),
         ...errors,
       },
     },
