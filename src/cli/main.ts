@@ -28,6 +28,7 @@ import { createLogger } from '../util/log';
 import { NODE_VERSION } from '../util/version';
 import { exitWithNode, serviceConfig } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
+import { BRIDGE_PORT_DEFAULT, DEVNET_DISPUTE_PERIOD_SEC } from './bridge-devnet';
 
 const START_FLAGS = {
   genesis: { type: 'string', default: 'genesis/devnet.json', help: 'genesis file' },
@@ -55,6 +56,13 @@ const START_FLAGS = {
   onboarding: { type: 'bool', default: true, help: 'a local network also runs the validator onboarding service (--no-onboarding: not)' },
   'onboarding-port': { type: 'int', default: 8080, help: 'the onboarding service port, 127.0.0.1 (0: any free port)' },
   'onboarding-binary': { type: 'string', default: ONBOARDING_BINARY_DEFAULT, help: 'the node binary the onboarding service serves (npm run build makes it; the default is built when absent)' },
+  'with-bridge': {
+    type: 'bool',
+    default: false,
+    help: "also run the bridge's external chain (hardhat, a block a second), deploy the bridge bound to the genesis, write <data>/bridge.json and give it to every validator (docs/bridge.md)",
+  },
+  'bridge-port': { type: 'int', default: BRIDGE_PORT_DEFAULT, help: "--with-bridge: the external chain's JSON-RPC port on 127.0.0.1 (0: any free port)" },
+  'bridge-dispute-period-sec': { type: 'int', default: DEVNET_DISPUTE_PERIOD_SEC, help: '--with-bridge: seconds a queued withdrawal waits before it can be paid' },
 } satisfies FlagSpec;
 
 /** The devnet validator's ECDSA and VRF secret keys, from the public devnet keys file; undefined for a follower node. */
