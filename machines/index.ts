@@ -172,6 +172,6 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
       'step QUEUED, PAID and VOID at their quorum (src/state/bridge-votes.ts). A claim the machine refuses in the ' +
       "record's state is late (claimSettled, src/state/bridge.ts asks the same stepper): it changes nothing.",
     executedBy: ['src/state/bridge-withdrawals.ts', 'src/state/bridge.ts'],
-    agreementTest: ['test/machines/withdrawal.test.ts'],
+    agreementTest: ['test/machines/withdrawal.test.ts', 'test/bridge-state/withdrawals.test.ts'],
   },
 ];

@@ -64,12 +64,7 @@ export const DEVNET_ORACLE_SEED = 'exchange-devnet-oracle-v1';
 export const TESTNET_ORACLE_SEED = 'exchange-testnet-oracle-v1';
 export const FEE_ACCOUNT: Address = '0x00000000000000000000000000000000000fee01';
 
-/**
- * The devnet's bridge (decision 82): hardhat's deterministic deployments from its first
- * dev account 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 (nonce 0 TestUSDC, nonce 1
- * ExchangeBridge) on chain 31337; `npm run bridge:deploy -- --genesis` checks them.
- * Lower-case, as every address of the committed genesis (its canonical form).
- */
+/** The devnet's bridge (decision 82): hardhat's deterministic deployments by its first dev account on chain 31337 (nonce 0 TestUSDC, nonce 1 ExchangeBridge). */
 export const DEVNET_BRIDGE = {
   externalChainId: 31337,
   address: '0xe7f1725e7734ce288f8367e1bb143e90bb3f0512' as Address,

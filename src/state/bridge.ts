@@ -103,9 +103,13 @@ export function hasQuorum(state: State, voters: readonly Address[]): boolean {
 
 /** Non-final withdrawals, ascending by id. */
 export function pendingWithdrawals(state: State): Withdrawal[] {
+  const ids = [...state.pendingWithdrawalIds].map(BigInt).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const out: Withdrawal[] = [];
-  for (const [, w] of state.withdrawals.entries()) if (!isFinalWithdrawal(w)) out.push(w);
-  return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (const id of ids) {
+    const w = state.withdrawals.get(String(id));
+    if (w && !isFinalWithdrawal(w)) out.push(w);
+  }
+  return out;
 }
 
 /** An owner's withdrawals, final ones included, newest (highest id) first. */

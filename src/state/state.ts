@@ -49,7 +49,7 @@ import type { PairParams } from '../genesis/types';
 import { OrderBook } from './orderbook/engine';
 import { downtimeCodec, validatorCodec, type DowntimeRecord, type ValidatorRecord } from './validator-types';
 import { governanceCodec, type GovernanceRecord } from './governance-record';
-import { bridgeVoteCodec, depositCodec, withdrawalLock, type BridgeVoteRecord, type DepositRecord } from './bridge-records';
+import { bridgeVoteCodec, depositCodec, isFinalWithdrawal, withdrawalLock, type BridgeVoteRecord, type DepositRecord } from './bridge-records';
 
 /** One state change of a block: value null means deleted. */
 export interface StateChange {
@@ -78,6 +78,8 @@ export class State {
   readonly ownerOrders = new Map<string, Set<string>>();
   /** Withdrawal ids (decimal) per owner, final ones included (GET /withdrawals/{address}: src/state/bridge.ts withdrawalsOf). */
   readonly ownerWithdrawals = new Map<string, Set<string>>();
+  /** Ids (decimal) of the withdrawals not yet paid or refunded (src/state/bridge.ts pendingWithdrawals). */
+  readonly pendingWithdrawalIds = new Set<string>();
   /**
    * The matching engines, one per pair: an index over the Order table, rebuilt on load.
    * Not journaled: execution mutates a book only after every check passed, so nothing
@@ -166,6 +168,8 @@ export class State {
       new Table<Withdrawal>(TableId.Withdrawal, 'withdrawals', withdrawalCodec, this.journal, (prev, next, key) => {
         // Only a non-final withdrawal holds its amount + fee locked; paid and refunded ones stay listed.
         this.totals.withdrawalLocked += withdrawalLock(next) - withdrawalLock(prev);
+        if (next && !isFinalWithdrawal(next)) this.pendingWithdrawalIds.add(key);
+        else this.pendingWithdrawalIds.delete(key);
         if (prev && !next) this.ownerWithdrawals.get(prev.owner)?.delete(key);
         if (next && !prev) {
           let set = this.ownerWithdrawals.get(next.owner);

@@ -129,12 +129,40 @@ const cases: Case[] = [
   { name: 'faucet key not matching its address', mutate: (g) => (g.faucet.address = g.accounts[0].address), path: 'genesis.faucet.address', reason: 'does not match privateKey' },
   { name: 'faucet key out of range', mutate: (g) => (g.faucet.privateKey = '0x' + 'f'.repeat(64)), path: 'genesis.faucet.privateKey' },
   { name: 'faucet per-address cap below per-request cap', mutate: (g) => (g.faucet.maxUsdcPerAddress = '1'), path: 'genesis.faucet.maxUsdcPerAddress' },
+
+  // bridge (optional; decision 82)
+  { name: 'bridge external chain id zero', mutate: (g) => (g.bridge.externalChainId = 0), path: 'genesis.bridge.externalChainId' },
+  { name: 'bridge external chain id as a string', mutate: (g) => (g.bridge.externalChainId = '31337'), path: 'genesis.bridge.externalChainId', reason: 'must be an integer' },
+  { name: 'bridge address not an address', mutate: (g) => (g.bridge.address = '0x1234'), path: 'genesis.bridge.address' },
+  { name: 'bridge address zero', mutate: (g) => (g.bridge.address = '0x' + '0'.repeat(40)), path: 'genesis.bridge.address', reason: 'zero address' },
+  { name: 'bridge usdc equal to the bridge', mutate: (g) => (g.bridge.usdc = g.bridge.address), path: 'genesis.bridge.usdc', reason: 'differ' },
+  { name: 'bridge confirmations zero', mutate: (g) => (g.bridge.confirmations = 0), path: 'genesis.bridge.confirmations' },
+  { name: 'bridge confirmations above 1000', mutate: (g) => (g.bridge.confirmations = 1001), path: 'genesis.bridge.confirmations' },
+  { name: 'bridge window below a minute', mutate: (g) => (g.bridge.withdrawalWindowMs = 59_999), path: 'genesis.bridge.withdrawalWindowMs' },
+  { name: 'bridge window above 30 days', mutate: (g) => (g.bridge.withdrawalWindowMs = 30 * 86_400_000 + 1), path: 'genesis.bridge.withdrawalWindowMs' },
+  { name: 'bridge with an unknown field', mutate: (g) => (g.bridge.confirmation = 2), path: 'genesis.bridge.confirmation', reason: 'unknown field' },
+  { name: 'bridge missing a field', mutate: (g) => delete g.bridge.usdc, path: 'genesis.bridge.usdc', reason: 'missing' },
 ];
 
 describe('parseGenesis rejects bad genesis variants', () => {
   it('accepts both unmutated bases', () => {
     expect(() => parseGenesis(devnet())).not.toThrow();
     expect(() => parseGenesis(testnet())).not.toThrow();
+  });
+
+  it('the bridge section is optional; any-case addresses are kept lower-case', () => {
+    const g = devnet();
+    delete g.bridge;
+    expect(parseGenesis(g).bridge).toBeUndefined();
+    const h = devnet();
+    h.bridge.address = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
+    expect(parseGenesis(h).bridge).toEqual({
+      externalChainId: 31337,
+      address: '0xe7f1725e7734ce288f8367e1bb143e90bb3f0512',
+      usdc: '0x5fbdb2315678afecb367f032d93f642f64180aa3',
+      confirmations: 2,
+      withdrawalWindowMs: 600_000,
+    });
   });
 
   it.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {

@@ -1,6 +1,8 @@
 /**
  * Withdrawal requests: the owner's locks amount + fee from free balance; a session key
  * can only trade, so its withdrawal attempt is refused (403 OWNER_ONLY) and changes nothing.
+ * A replayed nonce, a signature made for another chain, and a malformed body are refused
+ * with the error envelope and change nothing either.
  */
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
@@ -36,6 +38,35 @@ describe('withdrawals', () => {
     const huge = await client.withdraw(owner, { amount: 10n ** 15n, destination }).catch((e) => e);
     expect(huge.status).toBe(422);
     expect(huge.code).toBe('INSUFFICIENT_BALANCE');
+    expect(await client.balance(owner.address)).toEqual(after);
+  });
+
+  it('refuses a replayed nonce (409), a signature for another chain (401) and malformed bodies (400), changing nothing', async () => {
+    const chainId = devnet.node.config.genesis.chainId;
+    const client = new ExchangeClient(devnet.url, { chainId, signatureForm: 64 });
+    const nonce = 900_001n;
+    await client.withdraw(owner, { amount: 2_000_000n, destination, nonce });
+    const after = await client.balance(owner.address);
+    const replay = await client.withdraw(owner, { amount: 2_000_000n, destination, nonce }).catch((e) => e);
+    expect(replay).toBeInstanceOf(ExchangeApiError);
+    expect([replay.status, replay.code]).toEqual([409, 'NONCE_USED']);
+    // Signed over another chain's EIP-712 domain: it recovers to someone else here.
+    const otherChain = new ExchangeClient(devnet.url, { chainId: chainId + 1, signatureForm: 64 });
+    const wrongChain = await otherChain.withdraw(owner, { amount: 2_000_000n, destination, nonce: 900_002n }).catch((e) => e);
+    expect([wrongChain.status, wrongChain.code]).toEqual([401, 'INVALID_SIGNATURE']);
+    const good = { owner: owner.address, amount: '2000000', destination, nonce: 900_003, signature: `0x${'11'.repeat(65)}` };
+    for (const body of [
+      { ...good, amount: '-5' },
+      { ...good, amount: '1.5' },
+      { ...good, destination: '0x1234' },
+      { ...good, extra: 1 },
+      { owner: owner.address, amount: '2000000' },
+    ]) {
+      const r = await client.call('POST', '/withdraw', body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.success).toBe(false);
+      expect(typeof r.body.error.code).toBe('string');
+    }
     expect(await client.balance(owner.address)).toEqual(after);
   });
 });
