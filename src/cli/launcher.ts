@@ -215,7 +215,7 @@ export async function launchLocalNetwork(p: {
   // Flags the children get from us, not passed through.
   const own = new Set([
     'validator-index', 'data-dir', 'port', 'session-port', 'p2p-port', 'bootstrap', 'exit-with-parent', 'onboarding', 'no-onboarding', 'onboarding-port', 'onboarding-binary',
-    'with-bridge', 'bridge-port', 'bridge-dispute-period-sec', 'bridge',
+    'with-bridge', 'bridge-port', 'bridge-dispute-period-sec',
   ]);
   const passed: string[] = [];
   for (let i = 0; i < p.argv.length; i++) {
@@ -231,6 +231,7 @@ export async function launchLocalNetwork(p: {
   // The external chain first: every validator starts with its deployment file.
   let bridge: BridgeDevnet | undefined;
   if (flags['with-bridge']) {
+    if (flags.bridge !== undefined) throw new Error('--with-bridge deploys its own bridge and gives every validator its file: leave --bridge out');
     bridge = await startBridgeDevnet({
       genesis,
       base,
