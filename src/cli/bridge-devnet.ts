@@ -43,10 +43,13 @@ function holdsChain(dir: string): boolean {
  * Refuses (throws, saying what to do) a data folder whose exchange chain ran beside a
  * devchain of an earlier `--with-bridge` run: that devchain lived in memory and is gone.
  */
-export function checkBridgeDataFolder(base: string, validators: number): void {
+export function checkBridgeDataFolder(base: string): void {
   const file = bridgeDeploymentPath(base);
   if (!existsSync(file)) return;
-  const used = Array.from({ length: validators }, (_, i) => join(base, `validator-${i + 1}`)).filter(holdsChain);
+  const used = readdirSync(base)
+    .filter((name) => /^validator-[0-9]+$/.test(name))
+    .map((name) => join(base, name))
+    .filter(holdsChain);
   if (used.length === 0) return;
   throw new Error(
     `${base} holds an exchange chain that ran beside a bridge devchain (${file}). That hardhat chain lived in memory and is gone; ` +
@@ -70,7 +73,7 @@ export interface BridgeDevnet {
 export async function startBridgeDevnet(p: { genesis: Genesis; base: string; port: number; disputePeriodSec: number; miningIntervalMs?: number }): Promise<BridgeDevnet> {
   const section = p.genesis.bridge;
   if (!section) throw new Error(`--with-bridge: the genesis of ${p.genesis.network} has no bridge section (genesis/devnet.json has one)`);
-  checkBridgeDataFolder(p.base, p.genesis.validators.length);
+  checkBridgeDataFolder(p.base);
   const port = p.port;
   let chain: DevChain;
   try {
