@@ -103,6 +103,9 @@ export const SOLO_PRODUCER_MAILBOX_MSGS = 4;
 /** The oracle actor: its own tick, one pending at a time. */
 export const ORACLE_MAILBOX_MSGS = 4;
 
+/** The bridge actor (watcher and relayer): its own tick, one pending at a time. */
+export const BRIDGE_MAILBOX_MSGS = 4;
+
 // ------------------------------------------------------------------ consensus actor's lanes
 
 /**

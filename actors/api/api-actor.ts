@@ -26,6 +26,7 @@ import { marketRoutes } from '../../src/api/routes/market';
 import { nativeRoutes } from '../../src/api/routes/native';
 import { withdrawRoutes } from '../../src/api/routes/withdraw';
 import { perpRoutes } from '../../src/api/routes/perps';
+import { bridgeRoutes } from '../../src/api/routes/bridge';
 import { sessionRoutes } from '../../src/api/routes/sessions';
 import type { Logger } from '../../src/util/log';
 import { TxError } from '../../src/state/errors';
@@ -34,7 +35,8 @@ import type { NodeContext } from '../../src/node/context';
 import { bytesToHex, type Address } from '../../src/util/bytes';
 import { privateKeyToAddress } from '../../src/crypto/secp256k1';
 import type { FinalTx } from '../../src/api/final';
-import { BODY_LIMIT_BYTES, INDEX_WAIT_MS, WS_MAX_PAYLOAD_BYTES } from '../../src/api/limits';
+import { BODY_LIMIT_BYTES, BRIDGE_BALANCE_WAIT_MS, INDEX_WAIT_MS, WS_MAX_PAYLOAD_BYTES } from '../../src/api/limits';
+import { BridgeClient } from '../../src/bridge/evm';
 import type { NodeApi } from '../../src/api/node-api';
 import type { ActorBehavior } from '../actor';
 import type { PoolEntry } from '../mempool/messages';
@@ -124,6 +126,7 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       await app.register(marketRoutes, { node: served });
       await app.register(nativeRoutes, { node: served });
       await app.register(withdrawRoutes, { node: served });
+      await app.register(bridgeRoutes, { node: served });
       await app.register(perpRoutes, { node: served });
       await app.register(sessionRoutes, { node: served });
       if (n.config.genesis.faucet) await app.register(faucetRoutes, { node: served });
@@ -164,6 +167,12 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
  */
 function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexAt: NodeApi['indexAt']): NodeApi {
   const address = n.config.validatorKey ? privateKeyToAddress(n.config.validatorKey) : undefined;
+  const deployment = n.config.bridge;
+  // Reads only (the bridge's balance for /reserves); the bridge actor has its own client.
+  const external =
+    deployment && n.config.genesis.bridge
+      ? new BridgeClient({ rpcUrl: deployment.rpcUrl, bridge: deployment.bridge, usdc: deployment.usdc, expectedChainId: n.config.genesis.bridge.externalChainId })
+      : undefined;
   return {
     genesis: n.config.genesis,
     version: n.version,
@@ -193,6 +202,24 @@ function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexA
     },
     async p2pPeers() {
       return (await n.p2pPeers?.()) ?? [];
+    },
+    bridge() {
+      return { rpcUrl: deployment?.rpcUrl ?? null, stats: n.bridgeStats?.() ?? null };
+    },
+    async bridgeExternalBalance() {
+      if (!external) return null;
+      const read = (async () => {
+        const head = await external.head();
+        return { balance: await external.usdcBalanceOfBridge(head.number), block: head.number };
+      })();
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), BRIDGE_BALANCE_WAIT_MS)));
+      try {
+        // Unreachable or slow: the answer says so (null) rather than failing the whole read.
+        return await Promise.race([read.catch(() => null), timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }

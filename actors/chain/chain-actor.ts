@@ -9,12 +9,18 @@
  * block sync); and once the head is the block before that height, the node is told to
  * stop (requireUpgrade) before the commit is answered, so consensus never takes part in
  * the upgrade's height.
+ *
+ * The reserve check (decision 85) is read after every block: USDC that entered the chain
+ * less what left it must equal the vault total. A difference is not a halt (the books are
+ * consistent block by block by the invariants; this compares them with the bridge's
+ * ledger): it is logged at error when it appears or changes, and /status shows it.
  */
 import { join } from 'node:path';
 import { Chain } from '../../src/chain/chain';
 import type { BlockResult } from '../../src/state/apply';
 import { InvariantError } from '../../src/state/state';
 import { upgradeOf, upgradeStopAt } from '../../src/state/upgrade';
+import { reserveCheck } from '../../src/state/bridge';
 import type { NodeContext } from '../../src/node/context';
 import type { ActorBehavior } from '../actor';
 import type { ChainMsg } from './messages';
@@ -24,6 +30,16 @@ export interface ChainHolder {
 }
 
 export function chainBehavior(node: () => NodeContext, holder: ChainHolder): ActorBehavior<ChainMsg> {
+  /** The reserve difference at the last block checked (logged when it changes). */
+  let reserveDifference = 0n;
+  const checkReserves = (chain: Chain) => {
+    const r = reserveCheck(chain.state);
+    if (r.difference === reserveDifference) return;
+    const fields = { height: chain.height, difference: String(r.difference), vault: String(r.vault), expectedVault: String(r.expectedVault) };
+    if (r.difference === 0n) node().log.info(fields, 'reserve check: the vault total equals the USDC issued again');
+    else node().log.error(fields, 'reserve check: the vault total differs from the USDC issued (genesis + faucet + credited deposits − paid withdrawals)');
+    reserveDifference = r.difference;
+  };
   return {
     async start() {
       if (holder.current) return; // opened by the node before the actors start, or by a previous incarnation
@@ -56,6 +72,7 @@ export function chainBehavior(node: () => NodeContext, holder: ChainHolder): Act
       const next = upgradeStopAt(upgradeOf(chain.state), node().version, chain.height + 1);
       if (next) node().requireUpgrade(next);
       msg.reply.resolve(result);
+      checkReserves(chain);
       const { actors } = node();
       const event = { type: 'committed' as const, block: msg.block, result };
       actors.indexer.send(event);

@@ -26,6 +26,9 @@ export const WS_PING_MS = 20_000;
 /** Resting orders per side in a WebSocket orderbook snapshot. */
 export const WS_BOOK_DEPTH_ORDERS = 50;
 
+/** How long GET /reserves waits for the external chain's answer (the bridge's USDC balance) before it answers with balance null. */
+export const BRIDGE_BALANCE_WAIT_MS = 2_000;
+
 /** How long a read of indexed data waits for the index to hold every block final before the read arrived. */
 export const INDEX_WAIT_MS = 1_000;
 

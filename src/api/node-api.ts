@@ -101,6 +101,18 @@ export interface NodeApi {
   p2pAddresses(): { peerId: string; listen: string[] } | null;
   /** Connected peers, their announced listen addresses and last probed heads; [] without p2p (decision 79). */
   p2pPeers(): Promise<NetworkPeer[]>;
+  /**
+   * The bridge as this node serves it (decisions 84, 85): the external RPC of its
+   * deployment file (null without one) and its bridge actor's counters (null on a node
+   * that runs none: no key or no file).
+   */
+  bridge(): { rpcUrl: string | null; stats: object | null };
+  /**
+   * The bridge contract's USDC balance on the external chain, read now at the external
+   * head; null without a deployment file, or when the endpoint does not answer within
+   * BRIDGE_BALANCE_WAIT_MS (src/api/limits.ts).
+   */
+  bridgeExternalBalance(): Promise<{ balance: bigint; block: bigint } | null>;
 }
 
 /** GET /v1/network/peers: a connected peer, the listen addresses it announced (libp2p identify), its last known head. */

@@ -26,7 +26,7 @@ import { Node } from '../node/node';
 import { bytesToHex, hexToBytes } from '../util/bytes';
 import { createLogger } from '../util/log';
 import { NODE_VERSION } from '../util/version';
-import { exitWithNode, serviceConfig } from './node-run';
+import { bridgeConfig, exitWithNode, serviceConfig } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
 import { BRIDGE_PORT_DEFAULT, DEVNET_DISPUTE_PERIOD_SEC } from './bridge-devnet';
 
@@ -45,6 +45,7 @@ const START_FLAGS = {
   'p2p-host': { type: 'string', default: '127.0.0.1', help: 'libp2p listen host' },
   'p2p-port': { type: 'int', help: "libp2p port (default: the genesis endpoint's port; a local network: 9000 + 10 × (i - 1); 0: free ports)" },
   bootstrap: { type: 'string', help: 'comma-separated multiaddrs (/ip4/…/tcp/…/p2p/…) of peers; default: the genesis endpoints' },
+  bridge: { type: 'string', help: "the bridge deployment file (npm run bridge:deploy's, e.g. data/bridge/devnet.json): a validator watches and relays the bridge; any node names its RPC" },
   equivocate: { type: 'bool', default: false, help: 'devnet fault injection: this validator double-signs every vote (tests of evidence)' },
   'faulty-sync': { type: 'bool', default: false, help: 'devnet fault injection: this validator answers block-sync requests with forged blocks (tests of sync)' },
   'stall-sync': { type: 'bool', default: false, help: 'devnet fault injection: this validator never answers block-sync requests (tests of sync)' },
@@ -115,6 +116,7 @@ async function start(argv: string[]): Promise<void> {
       faults: { equivocateWithKey: f.equivocate ? key : undefined, forgeSyncBlocks: f['faulty-sync'], stallSync: f['stall-sync'], claimAhead: f['claim-ahead'] },
       blockTimeMs: f['block-time-ms'] ?? genesis.consensus.blockTimeMs,
       ...serviceConfig(f),
+      ...bridgeConfig(f.bridge),
     },
     log,
   );

@@ -1,9 +1,12 @@
 /**
  * What every `start` (the devnet's and `--home`) gives its node the same way: the API
  * listeners, durability, the mempool's and finality's defaults, and the process ending
- * with the node (exit code 2 when it halted, 3 when a software upgrade requires a newer version).
+ * with the node (exit code 2 when it halted, 3 when a software upgrade requires a newer version),
+ * and the bridge deployment file of `--bridge FILE` (decision 84).
  */
 import { MEMPOOL_BYTES_MAX_DEFAULT, MEMPOOL_TXS_MAX_DEFAULT } from '../../actors/limits';
+import { resolve } from 'node:path';
+import { readDeploymentFile } from '../bridge/evm';
 import type { NodeConfig } from '../node/context';
 import type { Node } from '../node/node';
 
@@ -18,6 +21,15 @@ export function serviceConfig(f: { host: string; port: number; 'session-port': n
     mempool: { maxTxs: MEMPOOL_TXS_MAX_DEFAULT, maxBytes: MEMPOOL_BYTES_MAX_DEFAULT },
     finalityTimeoutMs: FINALITY_TIMEOUT_MS,
   };
+}
+
+/**
+ * `--bridge FILE`: the deployment file's contents (read and checked by readDeploymentFile;
+ * the node compares it with genesis.bridge before it starts). A validator runs the
+ * bridge's watcher and relayer with it; a node without a key only names its RPC.
+ */
+export function bridgeConfig(file: string | undefined): Pick<NodeConfig, 'bridge'> {
+  return file === undefined ? {} : { bridge: readDeploymentFile(resolve(file)) };
 }
 
 /** Exit code of a node that stopped because it halted (a broken invariant). */

@@ -7,7 +7,8 @@
  * another genesis is refused. The node's validator key is the file's secp256k1 key, its VRF
  * key the file's Ed25519 seed, its libp2p identity the file's peer key; it proves its
  * validator to peers with a signed hello (decision 71). Data goes to DIR/data unless
- * --data-dir says otherwise. While the node syncs, stderr shows its progress
+ * --data-dir says otherwise. `--bridge FILE` names the bridge deployment file (as `start`
+ * takes it: node-run.ts). While the node syncs, stderr shows its progress
  * (sync-progress.ts). The devnet's own flow (`npm start`, the launcher) is main.ts's.
  */
 import { existsSync, statSync } from 'node:fs';
@@ -19,7 +20,7 @@ import { keyFilePath, readKeyFile, type NodeKeys } from '../node/keyfile';
 import { Node } from '../node/node';
 import { hexToBytes } from '../util/bytes';
 import { createLogger } from '../util/log';
-import { exitWithNode, serviceConfig } from './node-run';
+import { bridgeConfig, exitWithNode, serviceConfig } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
 import { resolveNetwork } from './init';
 import { startSyncProgress } from './sync-progress';
@@ -32,6 +33,7 @@ export const START_HOME_FLAGS = {
   },
   bootstrap: { type: 'string', help: 'comma-separated multiaddrs (/ip4/…/tcp/…/p2p/<peer id>) of peers to keep connected to (default on the devnet: its validators at their genesis endpoints)' },
   'data-dir': { type: 'string', help: 'data folder (default <home>/data)' },
+  bridge: { type: 'string', help: "the bridge deployment file (npm run bridge:deploy's): a validator watches and relays the bridge; any node names its RPC" },
   host: { type: 'string', default: '127.0.0.1', help: 'REST/JSON-RPC host (loopback unless you opt in)' },
   port: { type: 'int', default: 8545, help: 'REST/JSON-RPC port (0: any free port)' },
   'session-port': { type: 'int', default: 9001, help: 'session and agent API port, 127.0.0.1 (0: any free port)' },
@@ -101,6 +103,7 @@ export async function startHome(argv: string[]): Promise<void> {
       p2p: { listen: [`/ip4/${f['p2p-host']}/tcp/${f['p2p-port']}`], bootstrap, peerKey: hexToBytes(keys.peerPrivateKey) },
       blockTimeMs: genesis.consensus.blockTimeMs,
       ...serviceConfig(f),
+      ...bridgeConfig(f.bridge),
     },
     log,
   );

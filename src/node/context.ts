@@ -11,6 +11,8 @@ import type { ApiMsg } from '../../actors/api/messages';
 import type { IndexerMsg } from '../../actors/indexer/messages';
 import type { P2PInfo, P2PMsg, P2PPeer } from '../../actors/p2p/messages';
 import type { ConsensusMsg, ConsensusInfo } from '../../actors/consensus/messages';
+import type { BridgeStats } from '../../actors/bridge/messages';
+import type { BridgeDeploymentFile } from '../bridge/evm';
 import type { Indexer } from '../indexer/indexer';
 import type { Chain } from '../chain/chain';
 import type { Genesis } from '../genesis/types';
@@ -43,6 +45,15 @@ export interface NodeConfig {
    * the validator key (the devnet), or a fresh key on a node without one.
    */
   p2p?: { listen: string[]; bootstrap: string[]; peerKey?: Uint8Array };
+  /**
+   * The bridge deployment file's contents (`--bridge FILE`, read by readDeploymentFile;
+   * decision 84): checked against genesis.bridge at construction. On a validator it runs
+   * the bridge actor (watcher and relayer); on any node it names the external RPC in
+   * GET /v1/network and lets /reserves read the bridge's balance. Absent: none of these.
+   */
+  bridge?: BridgeDeploymentFile;
+  /** The bridge actor's poll interval and relayer takeover step (tests shorten them); defaults 500 ms and 15 000 ms. */
+  bridgeTiming?: { pollMs?: number; takeoverMs?: number };
   /** Devnet-only fault injection, for tests of the network's defences. */
   faults?: {
     /** Sign and gossip a second, conflicting vote after each vote, with this key (double signing). */
@@ -76,6 +87,8 @@ export interface NodeContext {
   p2pPeers?(): Promise<P2PPeer[] | undefined>;
   /** BFT consensus's view (undefined on a solo node or one without p2p). */
   consensusInfo?(): ConsensusInfo | undefined;
+  /** The bridge actor's counters (undefined on a node that runs none). */
+  bridgeStats?(): BridgeStats | undefined;
   /** The open index (trades, candles, fills, orders history), undefined while (re)starting. */
   indexer(): Indexer | undefined;
   /** Each actor's lifecycle state and mailbox counters. */

@@ -21,6 +21,9 @@ import type { IndexerMsg } from '../../actors/indexer/messages';
 import { Supervisor } from '../../actors/supervisor';
 import { oracleBehavior } from '../../actors/oracle/oracle-actor';
 import type { OracleMsg } from '../../actors/oracle/messages';
+import { bridgeBehavior, newBridgeStats } from '../../actors/bridge/bridge-actor';
+import { checkBridgeDeployment } from '../../actors/bridge/deployment';
+import type { BridgeMsg, BridgeStats } from '../../actors/bridge/messages';
 import { p2pBehavior, type P2PHolder } from '../../actors/p2p/p2p-actor';
 import type { P2PInfo, P2PMsg, P2PPeer } from '../../actors/p2p/messages';
 import { consensusInbox } from '../../actors/consensus/inbox';
@@ -30,6 +33,7 @@ import {
   ACTOR_RESTART_WINDOW_MS,
   ACTOR_RESTARTS_MAX,
   API_MAILBOX_MSGS,
+  BRIDGE_MAILBOX_MSGS,
   CHAIN_MAILBOX_MSGS,
   checkNodeLimits,
   INDEXER_MAILBOX_MSGS,
@@ -60,6 +64,7 @@ export class Node implements NodeContext {
   readonly indexerHolder: IndexerHolder = {};
   private readonly p2pHolder: P2PHolder = {};
   private readonly consensusHolder: { current?: () => ConsensusInfo } = {};
+  private bridge: BridgeStats | undefined;
   private haltReason: string | undefined;
   private upgradeMessage: string | undefined;
   private stopping: Promise<void> | undefined;
@@ -71,6 +76,8 @@ export class Node implements NodeContext {
   constructor(readonly config: NodeConfig, readonly log: Logger) {
     // A relation between limits that does not hold stops the node here, naming both.
     checkNodeLimits(config);
+    // A deployment file of another bridge stops the node here, naming both (decision 84).
+    if (config.bridge) checkBridgeDeployment(config.genesis, config.bridge);
     this.stopped = new Promise((r) => (this.resolveStopped = r));
     this.supervisor = new Supervisor({ log });
     const self = () => this as NodeContext;
@@ -131,6 +138,16 @@ export class Node implements NodeContext {
       const oracle: SupervisedActor<OracleMsg> = new SupervisedActor<OracleMsg>('oracle', () => oracleBehavior(self, () => oracle), opts('oracle', ORACLE_MAILBOX_MSGS));
       this.supervisor.add(oracle);
     }
+    if (config.validatorKey && config.bridge) {
+      // Watches the bridge's events and relays withdrawals while the key is in the active set (docs/bridge.md).
+      const stats = (this.bridge = newBridgeStats(config.bridge));
+      const bridge: SupervisedActor<BridgeMsg> = new SupervisedActor<BridgeMsg>(
+        'bridge',
+        () => bridgeBehavior(self, () => bridge, stats, config.bridgeTiming),
+        opts('bridge', BRIDGE_MAILBOX_MSGS),
+      );
+      this.supervisor.add(bridge);
+    }
     this.supervisor.add(api);
   }
 
@@ -158,6 +175,10 @@ export class Node implements NodeContext {
         return { peerId, listen: await t.peerListenAddresses(peerId), height: h?.height ?? null, heightAtMs: h?.atMs ?? null };
       }),
     );
+  }
+
+  bridgeStats(): BridgeStats | undefined {
+    return this.bridge;
   }
 
   consensusInfo(): ConsensusInfo | undefined {

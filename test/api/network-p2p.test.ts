@@ -44,8 +44,8 @@ describe('GET /v1/network p2p', () => {
     expect(net.p2p.peerId).toBe(keys.peerId);
     expect(net.p2p.multiaddrs.length).toBeGreaterThan(0);
     for (const a of net.p2p.multiaddrs) expect(a).toMatch(new RegExp(`^/ip4/127\\.0\\.0\\.1/tcp/[1-9][0-9]*/p2p/${keys.peerId}$`));
-    // The fields of before are all still there.
-    expect(Object.keys(net)).toEqual(['chainId', 'network', 'blockHeight', 'latestBlockTimeMs', 'blockTimeMs', 'rpc', 'ws', 'contracts', 'validators', 'p2p']);
+    // The fields of before are all still there, and the bridge's (issue 22) after them.
+    expect(Object.keys(net)).toEqual(['chainId', 'network', 'blockHeight', 'latestBlockTimeMs', 'blockTimeMs', 'rpc', 'ws', 'contracts', 'validators', 'p2p', 'bridge']);
   });
 
   it('a node with neither a key file nor a validator key gets a fresh identity', async () => {

@@ -6,6 +6,9 @@
  * it announced (libp2p identify) and its head as last probed (actors/p2p/peer-heights.ts),
  * beside this node's own height; what the onboarding service checks a candidate's node
  * against before it registers it.
+ * /v1/network's `bridge` (issue 22): the external chain id, this node's external RPC
+ * (its --bridge deployment file's; null without one) and the bridge and USDC contracts;
+ * null on a network without a bridge.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { NodeApi } from '../node-api';
@@ -13,6 +16,7 @@ import { AGENT_CAPS_PRECOMPILE, EXCHANGE_ADDRESS, ORDERBOOK_PRECOMPILE } from '.
 import { bytesToHex } from '../../util/bytes';
 import { ok } from '../envelope';
 import { usdc } from '../common';
+import { bridgeNetwork } from './bridge';
 
 export const chainInfoRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
   const g = node.genesis;
@@ -67,6 +71,7 @@ export const chainInfoRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app
       contracts,
       validators: g.validators.length,
       p2p: p2pMultiaddrs(node.p2pAddresses()),
+      bridge: bridgeNetwork(node),
     });
   });
 

@@ -1,7 +1,8 @@
 /**
  * Native routes (no version prefix; plain objects, contract [D-envelope-native]; integer strings in
- * base units: price ×1e6, size ×1e18, USDC ×1e6). /balance and /reserves answer JSON
- * numbers in 6-decimal units (contract [C-res-vault-balance], [D-envelope-amounts]).
+ * base units: price ×1e6, size ×1e18, USDC ×1e6). /balance answers JSON numbers in
+ * 6-decimal units (contract [C-res-vault-balance], [D-envelope-amounts]); /reserves is
+ * with the bridge's reads (./bridge.ts).
  *
  * /order/place and /order/cancel are signed by `session_key` (absent: the owner): the
  * owner itself or the owner's live session key (docs/api.md "Sessions and agents").
@@ -14,7 +15,6 @@ import { eventOf, lastEventOf, throwIfFailed } from '../final';
 import { admitAtDoor } from '../door';
 import { TxKind } from '../../codec/tx';
 import { toAddress } from '../../util/bytes';
-import { poolValuation } from '../../state/perps/pool';
 import { ApiError, errorSchema } from '../envelope';
 import { address, nonceSchema, parseNonce, signatureSchema } from '../common';
 
@@ -146,15 +146,5 @@ export const nativeRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
         native_wei: String(a.nativeWei),
       };
     },
-  });
-
-  app.get('/reserves', async () => {
-    const s = state();
-    // The liquidity pool at its mark-to-market value (realPoolValue, src/state/perps/pool.ts).
-    const pool = poolValuation(s, s.head().timestampMs);
-    return {
-      total_usdc_vault: num(s.supply().usdc), vlp_pool_value: num(pool.realPoolValue), vlp_pool_usdc: num(pool.usdc),
-      locked_in_orders: num(s.totals.usdcLocked), open_orders: s.orders.size, open_positions: s.perp.size,
-    };
   });
 };

@@ -1,12 +1,14 @@
 /**
  * GET /status: the node's live view: head, state root, genesis, and each actor's state and
- * counters; its software version and the software upgrade scheduled, if any (decision 77).
+ * counters; its software version and the software upgrade scheduled, if any (decision 77);
+ * the bridge's reserve check and its watcher's and relayer's counters (decision 85).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { NodeApi } from '../node-api';
 import { bytesToHex } from '../../util/bytes';
 import { ok } from '../envelope';
 import { upgradeOf } from '../../state/upgrade';
+import { bridgeStatus } from './bridge';
 
 export const statusRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
   app.get('/status', async () => {
@@ -30,6 +32,7 @@ export const statusRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       actors: status.actors,
       version: node.version,
       upgrade: upgradeOf(chain.state) ?? null,
+      bridge: bridgeStatus(node),
     });
   });
 };

@@ -1,0 +1,228 @@
+/**
+ * The bridge relayer (issue 22 item 3, decision 84): one concern of the bridge actor
+ * (./bridge-actor.ts), on a validator of the active set.
+ *
+ * Each poll:
+ *   - it signs every withdrawal requested or signed (not yet queued) that it has not
+ *     signed and that has not expired (the v2 digest the contract
+ *     recovers, src/crypto/bridge-withdrawal.ts) and submits them as one
+ *     WithdrawalSignatures transaction (≤ 256 items);
+ *   - for each `signed` withdrawal, the designated submitter (the active validators
+ *     ascending by address, index withdrawalId mod n) queues it on the bridge at once; any
+ *     other validator at distance k from it after takeoverMs × k of block time since the
+ *     withdrawal was signed. It passes the record's signatures whose signer is in the
+ *     contract's validator set, ascending by signer;
+ *   - for each `submitted` withdrawal past its readyAt (external time), the same rotation
+ *     executes it, measured in external seconds since readyAt.
+ * Every send re-reads the contract first (already queued or paid: nothing; expired or
+ * paused: nothing) and is sent from the validator's own key (its external account pays
+ * the gas). Sends run beside the polls (a receipt may take seconds); one per withdrawal
+ * at a time. A failure is logged once per withdrawal and kind, counted, and retried at a
+ * later poll after a fresh read.
+ */
+import type { BridgeClient } from '../../src/bridge/evm';
+import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
+import { MAX_WITHDRAWAL_SIGNATURES, signWithdrawalSignatures, type WithdrawalSignatureItem } from '../../src/codec/txs/bridge';
+import type { Secp256k1Signer } from '../../src/consensus/signer';
+import { bridgeWithdrawalSigningHash } from '../../src/crypto/bridge-withdrawal';
+import { pendingWithdrawals, withdrawalMessage } from '../../src/state/bridge';
+import type { Withdrawal } from '../../src/state/records';
+import type { State } from '../../src/state/state';
+import { activeValidators } from '../../src/state/validators';
+import type { Address } from '../../src/util/bytes';
+import type { Logger } from '../../src/util/log';
+import type { BridgeRelayerStats } from './messages';
+
+/** What the relayer reads of and sends to the external chain. */
+export type RelayerExternal = Pick<BridgeClient, 'withdrawal' | 'validatorSet' | 'paused' | 'queueWithdrawal' | 'executeWithdrawal'>;
+
+/** Default time a validator at distance 1 from the designated submitter waits before it takes over (× its distance). */
+export const RELAYER_TAKEOVER_MS_DEFAULT = 15_000;
+/** A signature transaction is sent again if its withdrawals are still not signed by this validator this many blocks later. */
+const RESIGN_AFTER_BLOCKS = 10;
+/** External sends started in one poll at most. */
+const SENDS_PER_POLL_MAX = 16;
+
+export interface RelayerDeps {
+  external: RelayerExternal;
+  signer: Secp256k1Signer;
+  /** The validator's raw key: its external account. */
+  privateKey: Uint8Array;
+  state(): State;
+  height(): number;
+  /** The exchange chain's last block time (ms): the clock of the queueing rotation. */
+  blockTimeMs(): number;
+  chainId: number;
+  takeoverMs: number;
+  submit(tx: Tx): Promise<void>;
+  stats: BridgeRelayerStats;
+  log: Logger;
+}
+
+/**
+ * How far `me` is from withdrawal `id`'s designated submitter: the validators ascending
+ * by address (as activeValidators lists them), the designated one at index `id mod n`,
+ * distance counted upwards with wrap-around; 0 for the designated submitter, undefined
+ * when `me` is not in the set. A validator at distance k acts after takeoverMs × k.
+ */
+export function submitterDistance(ascending: readonly { address: Address }[], me: Address, id: bigint): number | undefined {
+  const n = ascending.length;
+  const mine = ascending.findIndex((v) => v.address === me);
+  if (mine < 0 || n === 0) return undefined;
+  const designated = Number(id % BigInt(n));
+  return (mine - designated + n) % n;
+}
+
+export class Relayer {
+  /** Withdrawal id → exchange height its signature was last submitted at. */
+  private readonly signedAt = new Map<bigint, number>();
+  /** `q:<id>` / `x:<id>` sends waiting for their receipt. */
+  private readonly inFlight = new Set<string>();
+  /** readyAt of queued withdrawals as the contract answered (it never changes once queued). */
+  private readonly readyAt = new Map<bigint, bigint>();
+  /** Last failure logged per send key (logged again only when it changes). */
+  private readonly lastFailure = new Map<string, string>();
+  private stopped = false;
+
+  constructor(private readonly d: RelayerDeps) {}
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** One poll at external head `head` (its time judges readyAt and validUntil). */
+  async poll(head: { number: bigint; timestampSec: bigint }): Promise<{ refusedError?: unknown }> {
+    const state = this.d.state();
+    const pending = pendingWithdrawals(state).filter((w) => w.validUntilSec > 0n);
+    const live = new Set(pending.map((w) => w.id));
+    for (const id of [...this.readyAt.keys()]) if (!live.has(id)) this.readyAt.delete(id);
+    for (const id of [...this.signedAt.keys()]) if (!live.has(id)) this.signedAt.delete(id);
+    const refusedError = await this.sign(state, pending, head);
+    await this.relay(state, pending, head);
+    return { refusedError };
+  }
+
+  private async sign(state: State, pending: Withdrawal[], head: { timestampSec: bigint }): Promise<unknown> {
+    const { d } = this;
+    const me = d.signer.address;
+    const height = d.height();
+    const items: WithdrawalSignatureItem[] = [];
+    for (const w of pending) {
+      if (items.length >= MAX_WITHDRAWAL_SIGNATURES) break;
+      if (w.validUntilSec < head.timestampSec) continue; // the contract would refuse it: it is refunded instead
+      if (w.status !== 'requested' && w.status !== 'signed') continue; // queued already: a signature more changes nothing
+      if (w.signatures.some((s) => s.validator === me)) continue;
+      const at = this.signedAt.get(w.id);
+      if (at !== undefined && height < at + RESIGN_AFTER_BLOCKS) continue;
+      items.push({ withdrawalId: w.id, signature: d.signer.sign(bridgeWithdrawalSigningHash(withdrawalMessage(state, w))) });
+    }
+    if (items.length === 0) return undefined;
+    const body = signWithdrawalSignatures(d.chainId, { validator: me, items }, d.signer);
+    try {
+      await d.submit(encodeTx(d.chainId, TxKind.WithdrawalSignatures, body));
+    } catch (err) {
+      d.stats.signatureTxsRefused++;
+      return err;
+    }
+    for (const it of items) this.signedAt.set(it.withdrawalId, height);
+    d.stats.signatureTxsSubmitted++;
+    d.stats.signaturesSubmitted += items.length;
+    return undefined;
+  }
+
+  private distance(state: State, id: bigint): number | undefined {
+    return submitterDistance(activeValidators(state).validators, this.d.signer.address, id);
+  }
+
+  private async relay(state: State, pending: Withdrawal[], head: { timestampSec: bigint }): Promise<void> {
+    const { d } = this;
+    let started = 0;
+    for (const w of pending) {
+      if (started >= SENDS_PER_POLL_MAX) break;
+      if (w.status !== 'signed' && w.status !== 'submitted') continue;
+      if (w.validUntilSec < head.timestampSec) continue; // expired: the watcher votes the refund
+      const k = this.distance(state, w.id);
+      if (k === undefined) continue;
+      if (w.status === 'signed') {
+        // Block time since it was signed (its last transition): the same clock on every validator.
+        if (d.blockTimeMs() - w.updatedMs < k * d.takeoverMs) continue;
+        if (this.start(`q:${w.id}`, () => this.queue(w))) started++;
+      } else {
+        let ready = this.readyAt.get(w.id);
+        if (ready === undefined) {
+          const ext = await d.external.withdrawal(w.id);
+          if (ext.state !== 'queued') continue;
+          this.readyAt.set(w.id, (ready = ext.readyAt));
+        }
+        // External seconds since it became payable: the same clock on every validator.
+        if (head.timestampSec < ready || (head.timestampSec - ready) * 1000n < BigInt(k * d.takeoverMs)) continue;
+        if (this.start(`x:${w.id}`, () => this.execute(w))) started++;
+      }
+    }
+  }
+
+  /** Starts one send beside the polls unless one for the same key is still waiting. */
+  private start(key: string, send: () => Promise<'sent' | 'nothing'>): boolean {
+    if (this.inFlight.has(key) || this.stopped) return false;
+    this.inFlight.add(key);
+    this.d.stats.inFlight = this.inFlight.size;
+    void send()
+      .then(() => this.lastFailure.delete(key))
+      .catch((err: unknown) => {
+        this.d.stats.sendFailures++;
+        const message = err instanceof Error ? err.message : String(err);
+        if (this.lastFailure.get(key) !== message) {
+          this.d.log.warn({ send: key, err: message }, 'bridge relayer: external send failed; retried after a fresh read');
+        }
+        this.lastFailure.set(key, message);
+      })
+      .finally(() => {
+        this.inFlight.delete(key);
+        this.d.stats.inFlight = this.inFlight.size;
+      });
+    return true;
+  }
+
+  private async queue(w: Withdrawal): Promise<'sent' | 'nothing'> {
+    const { d } = this;
+    const ext = await d.external.withdrawal(w.id);
+    if (ext.state !== 'none') return 'nothing'; // queued (by another validator), paid or cancelled already
+    if (await d.external.paused()) throw new Error('the bridge is paused');
+    const set = await d.external.validatorSet();
+    const power = new Map<Address, bigint>();
+    let total = 0n;
+    set.validators.forEach((v, i) => {
+      power.set(v.toLowerCase() as Address, set.powers[i]);
+      total += set.powers[i];
+    });
+    // The record keeps signatures ascending by validator: the order the contract wants.
+    const usable = w.signatures.filter((s) => power.has(s.validator));
+    const signed = usable.reduce((acc, s) => acc + power.get(s.validator)!, 0n);
+    if (3n * signed <= 2n * total) {
+      throw new Error(`signatures of ${usable.length} validators hold ${signed} of the contract's ${total} power: not more than 2/3 of its validator set`);
+    }
+    if (this.stopped) return 'nothing';
+    await d.external.queueWithdrawal(d.privateKey, {
+      withdrawalId: w.id,
+      recipient: w.destination,
+      amount: w.amount,
+      validUntil: w.validUntilSec,
+      signatures: usable.map((s) => s.signature),
+    });
+    d.stats.queued++;
+    d.log.info({ withdrawalId: String(w.id) }, 'bridge relayer: withdrawal queued on the external chain');
+    return 'sent';
+  }
+
+  private async execute(w: Withdrawal): Promise<'sent' | 'nothing'> {
+    const { d } = this;
+    const ext = await d.external.withdrawal(w.id);
+    if (ext.state !== 'queued') return 'nothing'; // paid (by another validator) or cancelled
+    if (await d.external.paused()) throw new Error('the bridge is paused');
+    if (this.stopped) return 'nothing';
+    await d.external.executeWithdrawal(d.privateKey, w.id);
+    d.stats.executed++;
+    d.log.info({ withdrawalId: String(w.id) }, 'bridge relayer: withdrawal paid on the external chain');
+    return 'sent';
+  }
+}
