@@ -11,7 +11,9 @@
  * confirmations and the external clock (block timestamps, which withdrawals' validUntil
  * is measured against) advance on an idle chain. The node is started with a small preload
  * (data/bridge/hardhat/exit-with-parent.cjs) that ends it when the process that started it
- * is gone, so even a SIGKILLed launcher or test run leaves no chain holding its port.
+ * is gone, so even a SIGKILLed launcher or test run leaves no chain holding its port. It
+ * runs in its own process group, so a terminal's Ctrl-C goes to the process that started
+ * it, which stops it after what depends on it (the launcher: after the validators).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -72,6 +74,8 @@ export async function startDevChain(opts: { port: number; chainId?: number; mini
     cwd: HARDHAT_DIR,
     env: { ...process.env, BRIDGE_CHAIN_ID: String(chainId), BRIDGE_MINING_INTERVAL_MS: String(miningIntervalMs), HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: a terminal's Ctrl-C reaches the process that started it, which stops it in its order.
+    detached: true,
   });
   live.add(proc);
   proc.once('exit', () => live.delete(proc));

@@ -34,23 +34,26 @@ export function bridgeDeploymentPath(base: string): string {
   return join(base, 'bridge.json');
 }
 
-/** True when validator folder `dir` holds more than its log: a chain was run there. */
+/** True when a validator's folder holds more than its log (and the deployment file, in a single node's folder): a chain was run there. */
 function holdsChain(dir: string): boolean {
-  return existsSync(dir) && readdirSync(dir).some((name) => name !== 'node.log');
+  return existsSync(dir) && readdirSync(dir).some((name) => name !== 'node.log' && name !== 'bridge.json');
 }
 
 /**
  * Refuses (throws, saying what to do) a data folder whose exchange chain ran beside a
  * devchain of an earlier `--with-bridge` run: that devchain lived in memory and is gone.
+ * The chain's folders are `base`'s validator-<i> folders (a local network), or those given
+ * (a single node's).
  */
-export function checkBridgeDataFolder(base: string): void {
+export function checkBridgeDataFolder(base: string, chainDirs?: string[]): void {
   const file = bridgeDeploymentPath(base);
   if (!existsSync(file)) return;
-  const used = readdirSync(base)
-    .filter((name) => /^validator-[0-9]+$/.test(name))
-    .map((name) => join(base, name))
-    .filter(holdsChain);
-  if (used.length === 0) return;
+  const dirs =
+    chainDirs ??
+    readdirSync(base)
+      .filter((name) => /^validator-[0-9]+$/.test(name))
+      .map((name) => join(base, name));
+  if (!dirs.some(holdsChain)) return;
   throw new Error(
     `${base} holds an exchange chain that ran beside a bridge devchain (${file}). That hardhat chain lived in memory and is gone; ` +
       `a fresh one would be behind this chain (deposit ids from 0 again, its withdrawals unknown there), so deposits could be lost. ` +
@@ -70,10 +73,18 @@ export interface BridgeDevnet {
  * to the validators that run, so the contract's set is theirs) whose data folder is `base`.
  * The caller resolves a port of 0 to a free one (launcher.ts's freePort).
  */
-export async function startBridgeDevnet(p: { genesis: Genesis; base: string; port: number; disputePeriodSec: number; miningIntervalMs?: number }): Promise<BridgeDevnet> {
+export async function startBridgeDevnet(p: {
+  genesis: Genesis;
+  base: string;
+  /** A single node's data folder (default: base's validator-<i> folders). */
+  chainDirs?: string[];
+  port: number;
+  disputePeriodSec: number;
+  miningIntervalMs?: number;
+}): Promise<BridgeDevnet> {
   const section = p.genesis.bridge;
   if (!section) throw new Error(`--with-bridge: the genesis of ${p.genesis.network} has no bridge section (genesis/devnet.json has one)`);
-  checkBridgeDataFolder(p.base);
+  checkBridgeDataFolder(p.base, p.chainDirs);
   const port = p.port;
   let chain: DevChain;
   try {

@@ -11,6 +11,7 @@
  *   --version  print the node's software version (src/util/version.ts)
  */
 import { readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { loadGenesisFile, genesisHash } from '../genesis/load';
 import type { Genesis } from '../genesis/types';
@@ -19,7 +20,7 @@ import { genesisNew } from './genesis-new';
 import { bind, init } from './init';
 import { validatorCommand } from './validator-ops';
 import { govCommand } from './gov';
-import { launchLocalNetwork, ONBOARDING_BINARY_DEFAULT, p2pConfig } from './launcher';
+import { freePort, launchLocalNetwork, ONBOARDING_BINARY_DEFAULT, p2pConfig } from './launcher';
 import { startHome } from './start-home';
 import { join } from 'node:path';
 import { Node } from '../node/node';
@@ -28,7 +29,7 @@ import { createLogger } from '../util/log';
 import { NODE_VERSION } from '../util/version';
 import { bridgeConfig, exitWithNode, serviceConfig } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
-import { BRIDGE_PORT_DEFAULT, DEVNET_DISPUTE_PERIOD_SEC } from './bridge-devnet';
+import { BRIDGE_PORT_DEFAULT, DEVNET_DISPUTE_PERIOD_SEC, startBridgeDevnet, type BridgeDevnet } from './bridge-devnet';
 
 const START_FLAGS = {
   genesis: { type: 'string', default: 'genesis/devnet.json', help: 'genesis file' },
@@ -92,6 +93,9 @@ async function start(argv: string[]): Promise<void> {
   const genesis = fileGenesis.network === 'devnet' ? trimValidators(fileGenesis, f.validators) : fileGenesis;
   const hash = genesisHash(genesis);
   const multi = genesis.validators.length > 1;
+  if (f['with-bridge'] && f['validator-index'] !== undefined) {
+    throw new Error('--with-bridge starts the external chain for the whole local network: without --validator-index, or give this validator --bridge FILE');
+  }
   if (multi && f['validator-index'] === undefined) {
     // The local network: one process per validator, supervised by this one.
     return launchLocalNetwork({ argv, genesis, genesisHash: hash, genesisFile: resolve(f.genesis), flags: f });
@@ -105,6 +109,8 @@ async function start(argv: string[]): Promise<void> {
   const keys = genesis.network === 'devnet' ? validatorKey(f.keys, genesis, index) : undefined;
   const key = keys?.ecdsa;
   const log = createLogger({ level: f['log-level'], name: `${genesis.network}-v${index}` });
+  // A single-node devnet with its external chain (decision 86): started and deployed here, in this process.
+  const bridgeDevnet = f['with-bridge'] ? await singleNodeBridge(f, genesis, resolve(baseDir), dataDir) : undefined;
   const node = new Node(
     {
       dataDir,
@@ -121,6 +127,10 @@ async function start(argv: string[]): Promise<void> {
     log,
   );
   exitWithNode(node);
+  bridgeDevnet?.chain.proc.once('exit', (code, sig) => {
+    process.stderr.write(`the bridge devchain exited (${sig ?? `code ${code}`}); stopping the node (its chain is gone: start afresh, see docs/bridge.md)\n`);
+    void node.stop();
+  });
   if (f['exit-with-parent']) {
     const parent = process.ppid;
     setInterval(() => {
@@ -131,8 +141,35 @@ async function start(argv: string[]): Promise<void> {
   if (node.upgradeRequired) return; // stopped before it started: exitWithNode exits with the message
   // One plain line for people and scripts: where to talk to the node, and which chain it is.
   process.stdout.write(
-    `READY ${genesis.network} chainId=${genesis.chainId} genesis=${bytesToHex(hash)} height=${node.chain().height} api=${node.apiAddress ?? 'none'} validator=${index} data=${dataDir}\n`,
+    `READY ${genesis.network} chainId=${genesis.chainId} genesis=${bytesToHex(hash)} height=${node.chain().height} api=${node.apiAddress ?? 'none'} validator=${index} data=${dataDir}` +
+      (bridgeDevnet ? ` bridgeRpc=${bridgeDevnet.chain.rpcUrl} bridge=${bridgeDevnet.deployment.bridge}` : '') +
+      '\n',
   );
+}
+
+/**
+ * `--with-bridge` on a single node: the devchain and the deployment (bridge-devnet.ts), the
+ * file in the data folder's base (data/devnet-1v/bridge.json, or in --data-dir), and
+ * `f.bridge` set to it so the node watches and relays that bridge.
+ */
+async function singleNodeBridge(f: Record<string, any>, genesis: Genesis, base: string, dataDir: string): Promise<BridgeDevnet> {
+  if (f.bridge !== undefined) throw new Error('--with-bridge deploys its own bridge and gives the node its file: leave --bridge out');
+  const dev = await startBridgeDevnet({
+    genesis,
+    base: f['data-dir'] !== undefined ? dataDir : base,
+    chainDirs: [dataDir],
+    port: f['bridge-port'] === 0 ? await freePort() : f['bridge-port'],
+    disputePeriodSec: f['bridge-dispute-period-sec'],
+  });
+  process.stdout.write(
+    `bridge devchain ${dev.chain.rpcUrl} (chain ${dev.deployment.chainId}, a block every ${dev.chain.miningIntervalMs} ms): bridge ${dev.deployment.bridge}, USDC ${dev.deployment.usdc}, dispute period ${f['bridge-dispute-period-sec']} s; deployment ${dev.file}\n`,
+  );
+  // A node stopped by a signal ends when nothing is left to run: the chain's process and
+  // its output pipes must not keep this one alive (hardhat is killed at exit, devchain.ts).
+  dev.chain.proc.unref();
+  for (const pipe of [dev.chain.proc.stdout, dev.chain.proc.stderr]) (pipe as Socket | null)?.unref();
+  f.bridge = dev.file;
+  return dev;
 }
 
 async function main(): Promise<void> {
