@@ -75,6 +75,7 @@ export class BridgeNetwork {
   /** hardhat's development accounts (eth_accounts): [0] deployed the contracts; each holds 1 000 000 test USDC. */
   accounts: ViemAddress[] = [];
   private nextAccount = 1;
+  private extra: (index: number) => string[] = () => [];
 
   static async start(opts: BridgeNetworkOptions = {}): Promise<BridgeNetwork> {
     const b = new BridgeNetwork();
@@ -90,7 +91,8 @@ export class BridgeNetwork {
       b.deployment = await deployBridge({ rpcUrl: b.chain.rpcUrl, genesis: b.genesis, disputePeriodSec: BigInt(opts.disputePeriodSec ?? 5) });
       writeFileSync(b.deploymentFile, JSON.stringify(b.deployment));
       b.accounts = (await b.rpc<string[]>('eth_accounts')).map((a) => getAddress(a));
-      b.net = await LocalNetwork.start(size, (i) => ['--bridge', b.deploymentFile, ...(opts.extra?.(i) ?? [])], { genesisFile: b.genesisFile });
+      b.extra = (i) => ['--bridge', b.deploymentFile, ...(opts.extra?.(i) ?? [])];
+      b.net = await LocalNetwork.start(size, b.extra, { genesisFile: b.genesisFile });
       return b;
     } catch (err) {
       await b.stop();
@@ -189,6 +191,18 @@ export class BridgeNetwork {
   }
 
   // ---- the exchange chain ----------------------------------------------------------------
+
+  /** (Re)starts validator `index` with its data kept and its `--bridge FILE`; resolves once it serves. */
+  async launch(index: number): Promise<void> {
+    await this.net.launch(index, this.extra(index));
+  }
+
+  /** Stops validator `index` as Ctrl-C does (SIGTERM); its exit code. */
+  async stopNode(index: number): Promise<number | null> {
+    const exit = this.net.waitExit(index);
+    this.net.signal(index, 'SIGTERM');
+    return (await exit).code;
+  }
 
   url(via = 1): string {
     return this.net.nodes[via - 1].url;
