@@ -13,6 +13,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Every reply is checked against its documented response schema (src/api/openapi.ts).
+    env: { EXCHANGE_API_CHECK_RESPONSES: '1' },
     projects: [
       {
         extends: true,

@@ -9,6 +9,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { decodeTx, type Tx } from '../../src/codec/tx';
 import { ApiError, installErrorHandling, installValidation } from '../../src/api/envelope';
+import { checkResponsesFromEnv, installOpenApi, installReplySerializer } from '../../src/api/openapi';
 import cors from '@fastify/cors';
 import websocket from '@fastify/websocket';
 import { healthRoutes } from '../../src/api/routes/health';
@@ -28,6 +29,8 @@ import { withdrawRoutes } from '../../src/api/routes/withdraw';
 import { perpRoutes } from '../../src/api/routes/perps';
 import { bridgeRoutes } from '../../src/api/routes/bridge';
 import { sessionRoutes } from '../../src/api/routes/sessions';
+import { metricsRoutes } from '../../src/api/routes/metrics';
+import { PROMETHEUS_CONTENT_TYPE, type NodeMetrics } from '../../src/node/metrics';
 import type { Logger } from '../../src/util/log';
 import { TxError } from '../../src/state/errors';
 import { validatorRecord } from '../../src/state/validator-records';
@@ -109,7 +112,10 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, return503OnClosing: true });
       installErrorHandling(app, ctx.log);
       installValidation(app);
+      installLatencyMetrics(app, n.metrics);
       const served = nodeApi(n, submitAndWait, indexAt);
+      // Before the routes: its onRoute hook collects them for /openapi.json.
+      installOpenApi(app, { version: served.version, checkResponses: checkResponsesFromEnv() });
       api = served;
       await app.register(cors, { origin: '*', methods: ['GET', 'POST', 'DELETE', 'OPTIONS'] });
       await app.register(websocket, { options: { maxPayload: WS_MAX_PAYLOAD_BYTES } });
@@ -129,11 +135,12 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       await app.register(bridgeRoutes, { node: served });
       await app.register(perpRoutes, { node: served });
       await app.register(sessionRoutes, { node: served });
+      await app.register(metricsRoutes, { node: served });
       if (n.config.genesis.faucet) await app.register(faucetRoutes, { node: served });
       const address = await app.listen({ host: n.config.api.host, port: n.config.api.port });
       ctx.log.info({ address }, 'API listening');
       onListening?.(address);
-      if (n.config.sessionApi) sessionApp = await listenSessionApi(n.config, served, ctx.log);
+      if (n.config.sessionApi) sessionApp = await listenSessionApi(n.config, served, ctx.log, n.metrics);
     },
     handle(msg) {
       const height = msg.block.header.height;
@@ -221,7 +228,23 @@ function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexA
         clearTimeout(timer);
       }
     },
+    async metrics() {
+      return n.metrics ? n.metrics.text() : { contentType: PROMETHEUS_CONTENT_TYPE, text: '' };
+    },
   };
+}
+
+/**
+ * API latency per route (GET /metrics): every answered request observed once, labelled
+ * by the route's pattern (`/v1/order/:orderId`, never the raw URL: the series stay
+ * bounded), its method and status class. fastify's elapsedTime runs from the request's
+ * arrival (its onRequest) to the end of the answer (onResponse).
+ */
+function installLatencyMetrics(app: FastifyInstance, metrics: NodeMetrics | undefined): void {
+  if (!metrics) return;
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.apiRequest(request.routeOptions.url, request.method, reply.statusCode, reply.elapsedTime / 1000);
+  });
 }
 
 /** Where each node's session-and-agent listener is bound (tests bind port 0), by config. */
@@ -236,11 +259,13 @@ export function sessionApiAddress(config: NodeContext['config']): string | undef
  * on each validator's port 9001, bound to 127.0.0.1 by default): only the /session/* and /agent/* routes, with the
  * same envelope, validation and submission as {base_url}.
  */
-export async function listenSessionApi(config: NodeContext['config'], node: NodeApi, log: Logger): Promise<FastifyInstance> {
+export async function listenSessionApi(config: NodeContext['config'], node: NodeApi, log: Logger, metrics?: NodeMetrics): Promise<FastifyInstance> {
   const { host, port } = config.sessionApi!;
   const sessionApp = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, return503OnClosing: true });
   installErrorHandling(sessionApp, log);
   installValidation(sessionApp);
+  installLatencyMetrics(sessionApp, metrics);
+  installReplySerializer(sessionApp, checkResponsesFromEnv());
   await sessionApp.register(cors, { origin: '*', methods: ['GET', 'POST', 'OPTIONS'] });
   await sessionApp.register(sessionRoutes, { node });
   const address = await sessionApp.listen({ host, port });

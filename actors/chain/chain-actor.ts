@@ -73,7 +73,8 @@ export function chainBehavior(node: () => NodeContext, holder: ChainHolder): Act
       if (next) node().requireUpgrade(next);
       msg.reply.resolve(result);
       checkReserves(chain);
-      const { actors } = node();
+      const { actors, metrics } = node();
+      metrics?.blockCommitted(msg.block, msg.commit, result);
       const event = { type: 'committed' as const, block: msg.block, result };
       actors.indexer.send(event);
       actors.mempool.send(event);

@@ -113,6 +113,11 @@ export interface NodeApi {
    * BRIDGE_BALANCE_WAIT_MS (src/api/limits.ts).
    */
   bridgeExternalBalance(): Promise<{ balance: bigint; block: bigint } | null>;
+  /**
+   * This node's metrics (its own registry, read now) as Prometheus text exposition
+   * format, with the content type to serve it under (GET /metrics).
+   */
+  metrics(): Promise<{ contentType: string; text: string }>;
 }
 
 /** GET /v1/network/peers: a connected peer, the listen addresses it announced (libp2p identify), its last known head. */

@@ -34,7 +34,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { bytesToHex, hexToBytes, isAddress, toAddress, type Address } from '../util/bytes';
-import { contractArtifacts } from './contracts';
+import { EXCHANGE_BRIDGE_ABI, TEST_USDC_ABI } from './abi';
 
 /** What `npm run bridge:deploy` writes (data/bridge/devnet.json) and a validator's node reads with `--bridge FILE`. */
 export interface BridgeDeploymentFile {
@@ -187,9 +187,9 @@ export class BridgeClient {
     });
     this.transport = http(opts.rpcUrl, { timeout: opts.requestTimeoutMs ?? 10_000, retryCount: 0 });
     this.pub = createPublicClient({ chain: this.chain, transport: this.transport, pollingInterval: this.receiptPollMs });
-    const artifacts = contractArtifacts();
-    this.bridgeAbi = artifacts.ExchangeBridge.abi;
-    this.usdcAbi = artifacts.TestUSDC.abi;
+    // The committed ABIs (src/bridge/abi.ts): no Solidity source or compiler at run time.
+    this.bridgeAbi = EXCHANGE_BRIDGE_ABI;
+    this.usdcAbi = TEST_USDC_ABI;
   }
 
   /** A snapshot of what was dropped or skipped so far. */

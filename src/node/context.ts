@@ -17,6 +17,7 @@ import type { Indexer } from '../indexer/indexer';
 import type { Chain } from '../chain/chain';
 import type { Genesis } from '../genesis/types';
 import type { Logger } from '../util/log';
+import type { NodeMetrics } from './metrics';
 
 export interface NodeConfig {
   dataDir: string;
@@ -93,6 +94,8 @@ export interface NodeContext {
   indexer(): Indexer | undefined;
   /** Each actor's lifecycle state and mailbox counters. */
   actorStats(): Record<string, unknown>;
+  /** The node's own Prometheus registry (src/node/metrics.ts; GET /metrics); a Node always has one, partial contexts of tests none. */
+  readonly metrics?: NodeMetrics;
   /** Stops the node because continuing would be unsafe (broken invariant, divergence). */
   halt(reason: string, err?: unknown): void;
   /** The node's software version (src/util/version.ts unless the config names another). */

@@ -49,6 +49,7 @@ import { bytesToHex } from '../util/bytes';
 import { join } from 'node:path';
 import type { Logger } from '../util/log';
 import type { NodeConfig, NodeContext } from './context';
+import { NodeMetrics } from './metrics';
 
 /** How a node stopped: `halted` (why, after a broken invariant), `upgrade` (the message naming the version to install). */
 export interface NodeStopped {
@@ -72,6 +73,7 @@ export class Node implements NodeContext {
   readonly stopped: Promise<NodeStopped>;
   private resolveStopped!: (v: NodeStopped) => void;
   apiAddress: string | undefined;
+  readonly metrics: NodeMetrics;
 
   constructor(readonly config: NodeConfig, readonly log: Logger) {
     // A relation between limits that does not hold stops the node here, naming both.
@@ -149,6 +151,22 @@ export class Node implements NodeContext {
       this.supervisor.add(bridge);
     }
     this.supervisor.add(api);
+    this.metrics = new NodeMetrics(
+      {
+        height: () => this.holder.current?.height,
+        mempool: () => (this.pool.pool ? { txs: this.pool.pool.size, bytes: this.pool.pool.sizeBytes } : undefined),
+        peers: () => this.p2pHolder.transport?.peers().length ?? 0,
+        actors: () => this.supervisor.stats(),
+        sync: () => {
+          const height = this.holder.current?.height;
+          if (height === undefined) return undefined;
+          const consensus = this.consensusInfo();
+          return { syncing: consensus?.syncing ?? false, target: Math.max(height, consensus?.syncTarget ?? 0) };
+        },
+        bridge: () => this.bridge,
+      },
+      { version: this.version, chainId: config.genesis.chainId, network: config.genesis.network },
+    );
   }
 
   chain(): Chain {

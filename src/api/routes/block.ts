@@ -5,10 +5,35 @@ import { blockHash } from '../../codec/block';
 import { decodeTx } from '../../codec/tx';
 import { bytesToHex } from '../../util/bytes';
 import { ApiError, errorSchema, ok } from '../envelope';
+import { addr, arr, envelope, EX, hex, int, nullable, obj } from '../schemas';
+
+const blockSchema = obj({
+  height: int(),
+  hash: hex(),
+  timestampMs: int('Block time.'),
+  round: int('The consensus round it was decided in.'),
+  parentHash: hex(),
+  parentStateRoot: hex(),
+  stateRoot: hex('State root after this block.'),
+  proposer: addr(),
+  txRoot: hex(),
+  lastCommit: nullable(obj({ round: int(), signers: arr(addr(), 'Validators whose precommit for the parent block is recorded.') })),
+  transactions: arr(hex(), 'Transaction hashes, in block order.'),
+});
 
 export const blockRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
   app.get<{ Params: { height: string } }>('/block/:height', {
-    schema: { response: { '4xx': errorSchema } },
+    schema: {
+      tags: ['chain'],
+      summary: 'A committed block',
+      description: 'Its header, transaction hashes and the state root after it. `height`: a non-negative integer (at most 15 digits); 404 NOT_FOUND above the head.',
+      params: { type: 'object', properties: { height: { type: 'string', description: 'Block height, 1 to the head.', examples: ['1'] } } },
+      response: {
+        200: envelope(blockSchema, { height: 1, hash: EX.hash, timestampMs: EX.timestampMs, round: 0, parentHash: EX.hash, parentStateRoot: EX.hash, stateRoot: EX.hash, proposer: EX.address, txRoot: EX.hash, lastCommit: null, transactions: [EX.hash] }),
+        '4xx': errorSchema,
+        '5xx': errorSchema,
+      },
+    },
     handler: async (req) => {
       if (!/^[0-9]{1,15}$/.test(req.params.height)) throw new ApiError(400, 'INVALID_REQUEST', 'height: must be a non-negative integer');
       const height = Number(req.params.height);

@@ -19,9 +19,54 @@ import { poolValuation } from '../../state/perps/pool';
 import { bytesToHex, toAddress } from '../../util/bytes';
 import { address } from '../common';
 import { errorSchema } from '../envelope';
+import { addr, arr, dec, EX, hex, int, nullable, num as jsonNumber, obj, openObj, reply, str } from '../schemas';
 import type { NodeApi } from '../node-api';
 
 const errors = { '4xx': errorSchema, '5xx': errorSchema };
+
+const withdrawalSchema = obj({
+  withdrawal_id: dec(),
+  amount: dec('USDC base units the destination receives.'),
+  fee: dec('USDC base units.'),
+  destination: addr('On the external chain.'),
+  status: str('requested, queued, paid, refunded, …'),
+  valid_until: int('Unix seconds: the signed withdrawal is void after it.'),
+  created_ms: int(),
+  updated_ms: int(),
+  signatures: int('Validator signatures gathered.'),
+  queued_tx: nullable(hex()),
+  paid_tx: nullable(hex()),
+  refund_reason: nullable(str('expired or cancelled, when refunded.')),
+});
+
+/** GET /status's `bridge` (bridgeStatus). */
+export const bridgeStatusSchema = obj({
+  difference: dec(),
+  vaultTotal: dec(),
+  expectedVaultTotal: dec(),
+  nextDepositId: dec(),
+  pendingWithdrawals: int(),
+  pendingWithdrawalsAmount: dec(),
+  rpcUrl: nullable(str()),
+  actor: nullable(openObj('The watcher\u2019s and relayer\u2019s counters; null on a node that runs no bridge actor.')),
+});
+
+const reservesSchema = obj({
+  total_usdc_vault: jsonNumber('USDC base units (JSON number).'),
+  vlp_pool_value: jsonNumber(),
+  vlp_pool_usdc: jsonNumber(),
+  locked_in_orders: jsonNumber(),
+  open_orders: int(),
+  open_positions: int(),
+  external: nullable(obj({ chain_id: int(), bridge: addr(), usdc: addr(), balance: nullable(dec()), block: nullable(dec()) })),
+  credited_deposits: dec(),
+  paid_withdrawals: dec(),
+  pending_withdrawals: dec(),
+  vault_total: dec(),
+  expected_vault_total: dec(),
+  difference: dec(),
+  next_deposit_id: dec(),
+});
 /** 6-decimal units as a JSON number, as the contract's /reserves fields are (exact below 2^53 units). */
 const num = (v: bigint) => Number(v);
 
@@ -73,11 +118,35 @@ export function bridgeStatus(node: NodeApi) {
 
 export const bridgeRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
   app.get<{ Params: { address: string } }>('/withdrawals/:address', {
-    schema: { params: { type: 'object', properties: { address } }, response: errors },
+    schema: {
+      tags: ['bridge'],
+      summary: 'An owner\u2019s withdrawals',
+      description: 'Newest first, final ones included. Amounts are integer strings of USDC base units.',
+      params: { type: 'object', properties: { address } },
+      response: {
+        200: reply(obj({ withdrawals: arr(withdrawalSchema) }), {
+          withdrawals: [{ withdrawal_id: '1', amount: '5000000', fee: '1000000', destination: EX.address, status: 'paid', valid_until: 1767229200, created_ms: EX.timestampMs, updated_ms: EX.timestampMs, signatures: 3, queued_tx: null, paid_tx: EX.hash, refund_reason: null }],
+        }),
+        ...errors,
+      },
+    },
     handler: async (req) => ({ withdrawals: withdrawalsOf(node.chain().state, toAddress(req.params.address)).map(withdrawalJson) }),
   });
 
-  app.get('/reserves', { schema: { response: errors } }, async () => {
+  app.get('/reserves', {
+    schema: {
+      tags: ['bridge'],
+      summary: 'The vault and the bridge\u2019s reserve check',
+      description: 'The vault\u2019s totals as JSON numbers of USDC base units; the external bridge\u2019s USDC balance read now (null without a deployment file or when the endpoint does not answer within 2 s), credited deposits, paid and pending withdrawals, and the vault total against the USDC issued.',
+      response: {
+        200: reply(reservesSchema, {
+          total_usdc_vault: 1000000000, vlp_pool_value: 0, vlp_pool_usdc: 0, locked_in_orders: 0, open_orders: 0, open_positions: 0, external: null,
+          credited_deposits: '0', paid_withdrawals: '0', pending_withdrawals: '0', vault_total: '1000000000', expected_vault_total: '1000000000', difference: '0', next_deposit_id: '0',
+        }),
+        ...errors,
+      },
+    },
+  }, async () => {
     const s = node.chain().state;
     // The liquidity pool at its mark-to-market value (realPoolValue, src/state/perps/pool.ts).
     const pool = poolValuation(s, s.head().timestampMs);

@@ -17,6 +17,44 @@ import { bytesToHex } from '../../util/bytes';
 import { ok } from '../envelope';
 import { usdc } from '../common';
 import { bridgeNetwork } from './bridge';
+import { addr, arr, dec, envelope, errorResponses, EX, hex, int, nullable, obj, openObj, str } from '../schemas';
+
+const contractsSchema = obj({ exchange: addr(), orderbookPrecompile: addr(), agentCapsPrecompile: addr(), eip712VerifyingContract: addr() });
+const contractsExample = { exchange: '0x0000000000000000000000000000000000000800', orderbookPrecompile: '0x000000000000000000000000000000000000080a', agentCapsPrecompile: '0x000000000000000000000000000000000000080b', eip712VerifyingContract: '0x0000000000000000000000000000000000000800' };
+const p2pSchema = obj({ peerId: nullable(str()), multiaddrs: arr(str(), 'Listen addresses, each ending in /p2p/<peer id>: what another node passes to `start --bootstrap`.') });
+
+const chainConfigSchema = obj({
+  chainId: int(),
+  network: str(),
+  genesisHash: hex(),
+  blockTimeMs: int('The target interval between blocks.'),
+  finality: str('single-block: a block is final once committed.'),
+  nativeToken: obj({ name: str(), symbol: str(), decimals: int() }),
+  eip712Domain: obj({ name: str(), version: str(), chainId: int(), verifyingContract: addr() }),
+  precompiles: obj({ orderbook: addr(), agentCaps: addr() }),
+  contracts: contractsSchema,
+  fees: obj({ makerFeeBps: int(), takerFeeBps: int(), withdrawalFee: dec('USDC.'), minWithdrawal: dec('USDC.'), gasPriceWei: dec() }),
+  limits: openObj('The chain\u2019s limits as executed now (genesis, then owner governance), each a number, plus the consensus bounds below.', { maxBlockTxs: int(), maxTxBytes: int(), epochLengthBlocks: int() }),
+});
+
+const networkSchema = obj({
+  chainId: int(),
+  network: str(),
+  blockHeight: int(),
+  latestBlockTimeMs: int(),
+  blockTimeMs: int(),
+  rpc: str('Path of the JSON-RPC endpoint.'),
+  ws: str('Path of the WebSocket endpoint.'),
+  contracts: contractsSchema,
+  validators: int('Genesis validators.'),
+  p2p: p2pSchema,
+  bridge: nullable(obj({ chainId: int('The external chain.'), rpcUrl: nullable(str()), address: addr('The bridge contract (EIP-55).'), usdc: addr() })),
+});
+
+const peersSchema = obj({
+  blockHeight: int('This node\u2019s head.'),
+  peers: arr(obj({ peerId: str(), listen: arr(str(), 'Listen addresses it announced (libp2p identify).'), height: nullable(int('Its head, as last probed.')), heightAtMs: nullable(int()) })),
+});
 
 export const chainInfoRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
   const g = node.genesis;
@@ -27,7 +65,23 @@ export const chainInfoRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app
     eip712VerifyingContract: EXCHANGE_ADDRESS,
   };
 
-  app.get('/chain-config', async () => {
+  app.get('/chain-config', {
+    schema: {
+      tags: ['node'],
+      summary: 'Chain identity, EIP-712 domain, contracts, fees and limits',
+      description: 'What a client needs to sign: chain id, the EIP-712 domain, precompile addresses; fees and limits as executed now (owner governance may have changed them since genesis).',
+      response: {
+        200: envelope(chainConfigSchema, {
+          chainId: 713799, network: 'devnet', genesisHash: EX.hash, blockTimeMs: 1000, finality: 'single-block', nativeToken: { name: 'Exchange', symbol: 'EXC', decimals: 18 },
+          eip712Domain: { name: 'ExchangeSession', version: '1', chainId: 713799, verifyingContract: contractsExample.exchange },
+          precompiles: { orderbook: contractsExample.orderbookPrecompile, agentCaps: contractsExample.agentCapsPrecompile }, contracts: contractsExample,
+          fees: { makerFeeBps: 2, takerFeeBps: 5, withdrawalFee: '1', minWithdrawal: '5', gasPriceWei: '1000000000' },
+          limits: { maxBatchOrders: 10, maxBlockTxs: 5000, maxTxBytes: 16384, epochLengthBlocks: 100 },
+        }),
+        ...errorResponses,
+      },
+    },
+  }, async () => {
     // Fees and limits as executed now: owner governance may have changed them since
     // genesis (decisions 74 and 76).
     const params = node.chain().state.params();
@@ -58,7 +112,19 @@ export const chainInfoRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app
     });
   });
 
-  app.get('/v1/network', async () => {
+  app.get('/v1/network', {
+    schema: {
+      tags: ['node'],
+      summary: 'The network: head, endpoints, contracts, p2p addresses, bridge',
+      response: {
+        200: envelope(networkSchema, {
+          chainId: 713799, network: 'devnet', blockHeight: 1024, latestBlockTimeMs: EX.timestampMs, blockTimeMs: 1000, rpc: '/', ws: '/ws', contracts: contractsExample, validators: 4,
+          p2p: { peerId: '12D3KooWExample', multiaddrs: ['/ip4/127.0.0.1/tcp/7000/p2p/12D3KooWExample'] }, bridge: null,
+        }),
+        ...errorResponses,
+      },
+    },
+  }, async () => {
     const chain = node.chain();
     return ok({
       chainId: g.chainId,
@@ -75,7 +141,14 @@ export const chainInfoRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app
     });
   });
 
-  app.get('/v1/network/peers', async () => {
+  app.get('/v1/network/peers', {
+    schema: {
+      tags: ['node'],
+      summary: 'Connected peers and their heads',
+      description: 'Each connected peer with the listen addresses it announced and its head as last probed, beside this node\u2019s height; empty without p2p.',
+      response: { 200: envelope(peersSchema, { blockHeight: 1024, peers: [{ peerId: '12D3KooWExample', listen: ['/ip4/127.0.0.1/tcp/7001'], height: 1024, heightAtMs: EX.timestampMs }] }), ...errorResponses },
+    },
+  }, async () => {
     const peers = await node.p2pPeers();
     return ok({ blockHeight: node.chain().height, peers });
   });

@@ -13,6 +13,7 @@ import { signFaucet } from '../../codec/txs/faucet';
 import { hexToBytes, toAddress } from '../../util/bytes';
 import { formatDecimal, parseDecimal, NATIVE_DECIMALS, USDC_DECIMALS } from '../../util/decimal';
 import { ApiError, errorSchema, ok } from '../envelope';
+import { EX } from '../schemas';
 
 export const faucetRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
   const { genesis } = node;
@@ -33,9 +34,14 @@ export const faucetRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
           amount: { type: 'string', maxLength: 40 },
           network: { type: 'string' },
         },
+        examples: [{ address: EX.address, amount: '1000' }],
       },
+      tags: ['faucet'],
+      summary: 'Test USDC and native token (devnet)',
+      description: 'Credits `amount` USDC (decimal string, default "1000") and a fixed amount of native token for gas, through consensus like any transaction; answers once final. Bounds per request and per address are genesis parameters enforced by execution. Served only where the genesis has a faucet.',
       response: {
         200: {
+          examples: [{ success: true, data: { address: EX.address, amount: '1000', nativeAmount: '1', txHash: EX.hash, height: 1024, blockHash: EX.hash }, timestamp: EX.timestampMs }],
           type: 'object',
           required: ['success', 'data', 'timestamp'],
           properties: {

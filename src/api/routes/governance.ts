@@ -14,6 +14,28 @@ import { haltOf, operationIds, operationStateAt } from '../../state/governance';
 import { checkNetwork } from '../common';
 import { errorSchema, ok } from '../envelope';
 import type { NodeApi } from '../node-api';
+import { addr, arr, envelope, EX, hex, int, nullable, obj, openObj, str } from '../schemas';
+
+const operationsSchema = obj({
+  height: int(),
+  timestampMs: int('The head\u2019s block time: the time each operation\u2019s state is read at.'),
+  halted: nullable(obj({ operationId: hex(), height: int() })),
+  operations: arr(obj({
+    id: hex(),
+    kind: str(),
+    operation: openObj('The operation\u2019s fields (its JSON form, as `gov propose --op` reads it, without the kind).'),
+    state: str('proposed, approved, ready, executed, cancelled, expired, …'),
+    proposer: addr(),
+    approvals: arr(addr()),
+    proposedHeight: int(),
+    proposedAtMs: int(),
+    timelockMs: int(),
+    readyAtMs: nullable(int()),
+    expiresAtMs: int(),
+    executedHeight: nullable(int()),
+    closedBy: nullable(addr()),
+  })),
+});
 
 const errors = { '4xx': errorSchema, '5xx': errorSchema };
 
@@ -25,7 +47,19 @@ function operationFields(op: GovOperation): Record<string, unknown> {
 
 export const governanceRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
   app.get<{ Querystring: { network?: string } }>('/v1/governance/operations', {
-    schema: { querystring: { type: 'object', additionalProperties: false, properties: { network: { type: 'string', maxLength: 16 } } }, response: errors },
+    schema: {
+      tags: ['validators'],
+      summary: 'Owner governance operations, pending and closed',
+      description: 'By operation id ascending, each with its kind and fields, proposer, approvals, state at the head\u2019s block time and ready time; `halted`: the halt in force, or null.',
+      querystring: { type: 'object', additionalProperties: false, properties: { network: { type: 'string', maxLength: 16 } } },
+      response: {
+        200: envelope(operationsSchema, {
+          height: 1024, timestampMs: EX.timestampMs, halted: null,
+          operations: [{ id: EX.hash, kind: 'set-fees', operation: { makerFeeBps: 2, takerFeeBps: 5 }, state: 'approved', proposer: EX.address, approvals: [EX.address, EX.sessionKey], proposedHeight: 1000, proposedAtMs: EX.timestampMs, timelockMs: 60000, readyAtMs: EX.timestampMs + 60000, expiresAtMs: EX.timestampMs + 86400000, executedHeight: null, closedBy: null }],
+        }),
+        ...errors,
+      },
+    },
     handler: async (req) => {
       checkNetwork(node.genesis, req.query.network);
       const state = node.chain().state;

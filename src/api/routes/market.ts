@@ -10,15 +10,34 @@ import { AGENT_MODES, AGENT_MODE_WIRE } from '../../../machines/agent-mode';
 import { agentCapsOf, hasAgentSettings } from '../../state/agents';
 import { activeSession } from '../../state/sessions';
 import { hasSpot, marketNames, oracleSourceOf } from '../../state/pair-markets';
-import { agentCapsObject } from './sessions';
+import { agentCapsExample, agentCapsObject, agentCapsSchema } from './sessions';
 import type { Address } from '../../util/bytes';
 import type { PairParams } from '../../genesis/types';
 import { toAddress } from '../../util/bytes';
 import { ApiError, errorSchema, ok } from '../envelope';
 import { INDEX_MAX_LAG_BLOCKS } from '../limits';
 import { address, checkNetwork, price6, size18, usdc } from '../common';
+import { addr, arr, bool, dec, envelope, EX, hex, int, nullable, obj, reply, str } from '../schemas';
 
 const errors = { '4xx': errorSchema, '5xx': errorSchema };
+const symbolParam = { type: 'object', properties: { symbol: { type: 'string', description: 'The pair\u2019s base symbol, case-insensitive (404 UNKNOWN_PAIR if none).', examples: ['BTC'] } } } as const;
+const side = { type: 'string', enum: ['buy', 'sell'] } as const;
+
+const priceItemSchema = { symbol: str(), pair: str('SYMBOL/USDC.'), pairId: int(), price: dec('Last trade, else the book\u2019s mid, else the reference price.') };
+const priceExample = { symbol: 'BTC', pair: 'BTC/USDC', pairId: 1, price: '65000' };
+const tradeSchema = obj({ symbol: str(), price: dec(), amount: dec(), buyer: addr(), seller: addr(), buyerIsAgent: bool(), txHash: hex(), time: int('Block time, ms.'), takerSide: side });
+const candleSchema = obj({ time: int('Bucket start, Unix seconds.'), open: dec(), high: dec(), low: dec(), close: dec(), volume: dec('Base-asset volume.') });
+const levelSchema = obj({ id: dec(), price: dec(), amount: dec(), isAgent: bool() });
+const orderItemSchema = obj({
+  orderId: dec(), symbol: str(), pairId: int(), side, type: { type: 'string', enum: ['limit', 'market'] }, price: dec(), amount: dec(), filled: dec(), remaining: dec(),
+  status: { type: 'string', enum: ['open', 'partial', 'filled', 'cancelled', 'rejected'] }, isAgent: bool(), leverage: int(), avgPrice: nullable(dec()),
+  reason: str('Why the engine ended the order, when it said.'), txHash: hex(), time: int(), updatedTime: int(),
+}, ['reason']);
+const orderExample = { orderId: '42', symbol: 'BTC', pairId: 1, side: 'buy', type: 'limit', price: '65000', amount: '0.01', filled: '0', remaining: '0.01', status: 'open', isAgent: false, leverage: 1, avgPrice: null, txHash: EX.hash, time: EX.timestampMs, updatedTime: EX.timestampMs };
+const fillSchema = obj({ symbol: str(), side, price: dec(), amount: dec(), usdcSettled: dec(), txHash: hex(), time: int(), orderId: dec(), fee: dec() });
+const agentItemSchema = { address: addr(), mode: str(), capsSet: bool(), sessionActive: bool(), trades: int(), volume: dec(), firstSeen: nullable(int()) };
+const agentExample = { address: EX.address, mode: 'ACTIVE', capsSet: true, sessionActive: true, trades: 3, volume: '1950', firstSeen: EX.timestampMs };
+const pairListingSchema = obj({ pairId: int(), symbol: str(), pair: str(), tickSize: dec(), lotSize: dec(), minSize: dec(), maxLeverage: int(), markets: arr(str()), oracleSource: str() });
 const networkQuery = { network: { type: 'string', maxLength: 16 } } as const;
 
 function limitQuery(max: number, dflt: number) {
@@ -85,13 +104,24 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
   const priceItem = async (p: PairParams) => ({ symbol: p.symbol, pair: `${p.symbol}/USDC`, pairId: p.id, price: await lastPrice(p) });
 
   app.get<{ Params: { symbol: string } }>('/v1/price/:symbol', {
-    schema: { response: errors },
+    schema: {
+      tags: ['market'],
+      summary: 'A pair\u2019s last price',
+      description: 'The item at the top level beside `success` and `timestamp` (no `data`).',
+      params: symbolParam,
+      response: { 200: reply(obj({ success: { type: 'boolean', const: true }, ...priceItemSchema, timestamp: int() }), { success: true, ...priceExample, timestamp: EX.timestampMs }), ...errors },
+    },
     handler: async (req) => ({ success: true, ...(await priceItem(pairBySymbol(req.params.symbol))), timestamp: Date.now() }),
   });
 
   let priceAllCache: { at: number; data: unknown } | undefined;
   app.get('/v1/price/all', {
-    schema: { response: errors },
+    schema: {
+      tags: ['market'],
+      summary: 'Every pair\u2019s last price',
+      description: 'By pair id; cached for the genesis `priceAllCacheMs`.',
+      response: { 200: envelope(arr(obj(priceItemSchema)), [priceExample]), ...errors },
+    },
     handler: async () => {
       const now = Date.now();
       if (!priceAllCache || now - priceAllCache.at >= limits.priceAllCacheMs) {
@@ -108,7 +138,16 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
         additionalProperties: false,
         properties: { interval: { type: 'string', enum: CANDLE_INTERVAL_NAMES, default: '1m' }, limit: limitQuery(limits.maxCandles, 100), ...networkQuery },
       },
-      response: errors,
+      tags: ['market'],
+      summary: 'OHLCV candles',
+      description: 'Newest buckets of `interval`, from the index. `data` and beside it `symbol`, `interval`, `count`.',
+      params: symbolParam,
+      response: {
+        200: reply(obj({ success: { type: 'boolean', const: true }, data: arr(candleSchema), symbol: str(), interval: str(), count: int(), timestamp: int() }), {
+          success: true, data: [{ time: 1767225600, open: '65000', high: '65100', low: '64950', close: '65050', volume: '0.5' }], symbol: 'BTC', interval: '1m', count: 1, timestamp: EX.timestampMs,
+        }),
+        ...errors,
+      },
     },
     handler: async (req) => {
       const p = pairBySymbol(req.params.symbol);
@@ -120,7 +159,14 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
   });
 
   app.get<{ Params: { symbol: string }; Querystring: { limit: number; network?: string } }>('/v1/trades/:symbol', {
-    schema: { querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(limits.maxTrades, 50), ...networkQuery } }, response: errors },
+    schema: {
+      tags: ['market'],
+      summary: 'Recent trades of a pair',
+      description: 'Newest first, from the index.',
+      params: symbolParam,
+      querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(limits.maxTrades, 50), ...networkQuery } },
+      response: { 200: envelope(arr(tradeSchema), [{ symbol: 'BTC', price: '65000', amount: '0.01', buyer: EX.address, seller: EX.sessionKey, buyerIsAgent: false, txHash: EX.hash, time: EX.timestampMs, takerSide: 'buy' }]), ...errors },
+    },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const p = pairBySymbol(req.params.symbol);
@@ -129,7 +175,17 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
   });
 
   app.get<{ Params: { symbol: string }; Querystring: { depth: number; network?: string } }>('/v1/orderbook/:symbol', {
-    schema: { querystring: { type: 'object', additionalProperties: false, properties: { depth: limitQuery(limits.maxDepth, 20), ...networkQuery } }, response: errors },
+    schema: {
+      tags: ['market'],
+      summary: 'A pair\u2019s order book',
+      description: 'Resting orders per side, best first, `depth` of each; `midPrice` "0" on an empty book.',
+      params: symbolParam,
+      querystring: { type: 'object', additionalProperties: false, properties: { depth: limitQuery(limits.maxDepth, 20), ...networkQuery } },
+      response: {
+        200: envelope(obj({ symbol: str(), midPrice: dec(), bids: arr(levelSchema), asks: arr(levelSchema) }), { symbol: 'BTC', midPrice: '65000', bids: [{ id: '41', price: '64990', amount: '0.02', isAgent: false }], asks: [{ id: '42', price: '65010', amount: '0.01', isAgent: true }] }),
+        ...errors,
+      },
+    },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const p = pairBySymbol(req.params.symbol);
@@ -141,7 +197,14 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
   });
 
   // The spot listing: the pairs with a spot book (a perp-only pair is listed by /api/pairs/perps; decision 76).
-  app.get('/v1/pairs', async () =>
+  app.get('/v1/pairs', {
+    schema: {
+      tags: ['market'],
+      summary: 'The spot pairs',
+      description: 'The pairs with a spot book (a perp-only pair is listed by /api/pairs/perps).',
+      response: { 200: envelope(arr(pairListingSchema), [{ pairId: 1, symbol: 'BTC', pair: 'BTC/USDC', tickSize: '0.01', lotSize: '0.0001', minSize: '0.0001', maxLeverage: 50, markets: ['spot', 'perp'], oracleSource: 'feed' }]), ...errors },
+    },
+  }, async () =>
     ok(
       pairsSorted()
         .filter(hasSpot)
@@ -152,13 +215,28 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
     ),
   );
 
-  app.get('/v1/stats', async () => {
+  app.get('/v1/stats', {
+    schema: {
+      tags: ['market'],
+      summary: 'Exchange totals',
+      response: {
+        200: envelope(obj({ totalPairs: int(), totalOrders: int(), tvl: dec('USDC issued.'), agentTrades: int(), humanTrades: int(), totalTrades: int(), volume: dec('USDC.') }), { totalPairs: 3, totalOrders: 120, tvl: '1000000', agentTrades: 10, humanTrades: 30, totalTrades: 40, volume: '52000' }),
+        ...errors,
+      },
+    },
+  }, async () => {
     const s = await (await index()).stats();
     return ok({ totalPairs: state().pairs.size, totalOrders: s.totalOrders, tvl: usdc(state().supply().usdc), agentTrades: s.agentTrades, humanTrades: s.humanTrades, totalTrades: s.totalTrades, volume: s.volumeUsdc });
   });
 
   app.get<{ Querystring: { type: 'agents' | 'all'; limit: number; network?: string } }>('/v1/leaderboard', {
-    schema: { querystring: { type: 'object', additionalProperties: false, properties: { type: { type: 'string', enum: ['agents', 'all'], default: 'all' }, limit: limitQuery(500, 100), ...networkQuery } }, response: errors },
+    schema: {
+      tags: ['market'],
+      summary: 'Traders by volume',
+      description: '`type=agents` ranks agents only.',
+      querystring: { type: 'object', additionalProperties: false, properties: { type: { type: 'string', enum: ['agents', 'all'], default: 'all' }, limit: limitQuery(500, 100), ...networkQuery } },
+      response: { 200: envelope(arr(obj({ rank: int(), address: addr(), volume: dec(), trades: int(), isAgent: bool() })), [{ rank: 1, address: EX.address, volume: '52000', trades: 12, isAgent: false }]), ...errors },
+    },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       return ok((await (await index()).leaderboard(req.query.type, req.query.limit)).map((item, i) => ({ rank: i + 1, ...item })));
@@ -166,7 +244,16 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
   });
 
   app.get<{ Params: { address: string }; Querystring: { network?: string } }>('/v1/account/:address', {
-    schema: { params: { type: 'object', properties: { address } }, querystring: { type: 'object', additionalProperties: false, properties: networkQuery }, response: errors },
+    schema: {
+      tags: ['market'],
+      summary: 'An account\u2019s USDC balances',
+      params: { type: 'object', properties: { address } },
+      querystring: { type: 'object', additionalProperties: false, properties: networkQuery },
+      response: {
+        200: envelope(obj({ address: addr(), freeBalance: dec(), lockedBalance: dec('In open orders.'), inPositions: dec('Margin of open positions.'), totalBalance: dec(), isAgent: bool() }), { address: EX.address, freeBalance: '900', lockedBalance: '100', inPositions: '0', totalBalance: '1000', isAgent: false }),
+        ...errors,
+      },
+    },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const a = state().account(toAddress(req.params.address));
@@ -182,7 +269,13 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
   });
 
   app.get<{ Querystring: { limit: number; network?: string } }>('/v1/agents', {
-    schema: { querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(AGENTS_LIMIT_MAX, 100), ...networkQuery } }, response: errors },
+    schema: {
+      tags: ['market'],
+      summary: 'Registered agents',
+      description: 'Those that traded through a session key (by volume), then those that set caps or a mode but never traded.',
+      querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(AGENTS_LIMIT_MAX, 100), ...networkQuery } },
+      response: { 200: envelope(arr(obj(agentItemSchema)), [agentExample]), ...errors },
+    },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const traded = await (await index()).agents(AGENTS_LIMIT_MAX);
@@ -195,7 +288,13 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
   });
 
   app.get<{ Params: { address: string }; Querystring: { network?: string } }>('/v1/agents/:address', {
-    schema: { params: { type: 'object', properties: { address } }, querystring: { type: 'object', additionalProperties: false, properties: networkQuery }, response: errors },
+    schema: {
+      tags: ['market'],
+      summary: 'One agent: activity, mode and caps',
+      params: { type: 'object', properties: { address } },
+      querystring: { type: 'object', additionalProperties: false, properties: networkQuery },
+      response: { 200: envelope(obj({ ...agentItemSchema, isAgent: bool(), caps: agentCapsSchema }), { ...agentExample, isAgent: true, caps: agentCapsExample }), ...errors },
+    },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const a = toAddress(req.params.address);
@@ -206,7 +305,14 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
   });
 
   app.get<{ Params: { address: string }; Querystring: { network?: string; limit: number } }>('/v1/orders/:address', {
-    schema: { params: { type: 'object', properties: { address } }, querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(limits.maxOrdersListed, limits.maxOrdersListed), ...networkQuery } }, response: errors },
+    schema: {
+      tags: ['market'],
+      summary: 'An address\u2019s orders, open and closed',
+      description: 'Newest first, from the index.',
+      params: { type: 'object', properties: { address } },
+      querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(limits.maxOrdersListed, limits.maxOrdersListed), ...networkQuery } },
+      response: { 200: envelope(arr(orderItemSchema), [orderExample]), ...errors },
+    },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       return ok(await (await index()).orders(req.params.address.toLowerCase(), req.query.limit));
@@ -214,7 +320,14 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
   });
 
   app.get<{ Params: { address: string }; Querystring: { network?: string; limit: number } }>('/v1/fills/:address', {
-    schema: { params: { type: 'object', properties: { address } }, querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(200, 50), ...networkQuery } }, response: errors },
+    schema: {
+      tags: ['market'],
+      summary: 'An address\u2019s fills',
+      description: 'Newest first; `side` and `fee` from the address\u2019s point of view.',
+      params: { type: 'object', properties: { address } },
+      querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(200, 50), ...networkQuery } },
+      response: { 200: envelope(arr(fillSchema), [{ symbol: 'BTC', side: 'buy', price: '65000', amount: '0.01', usdcSettled: '650', txHash: EX.hash, time: EX.timestampMs, orderId: '42', fee: '0.325' }]), ...errors },
+    },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       return ok(await (await index()).fills(req.params.address.toLowerCase(), req.query.limit));
@@ -222,7 +335,12 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
   });
 
   app.get<{ Params: { orderId: string } }>('/v1/order/:orderId', {
-    schema: { params: { type: 'object', properties: { orderId: { type: 'string', pattern: '^[1-9][0-9]{0,17}$' } } }, response: errors },
+    schema: {
+      tags: ['market'],
+      summary: 'One order by id',
+      params: { type: 'object', properties: { orderId: { type: 'string', pattern: '^[1-9][0-9]{0,17}$' } } },
+      response: { 200: envelope(orderItemSchema, orderExample), ...errors },
+    },
     handler: async (req) => {
       const item = await (await index()).order(req.params.orderId);
       if (!item) throw new ApiError(404, 'UNKNOWN_ORDER', `orderId: no order ${req.params.orderId}`);

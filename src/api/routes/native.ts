@@ -17,6 +17,7 @@ import { TxKind } from '../../codec/tx';
 import { toAddress } from '../../util/bytes';
 import { ApiError, errorSchema } from '../envelope';
 import { address, nonceSchema, parseNonce, signatureSchema } from '../common';
+import { addr, arr, dec, EX, hex, int, num as jsonNumber, obj, reply, str } from '../schemas';
 
 const errors = { '4xx': errorSchema, '5xx': errorSchema };
 const uintString = { type: 'string', pattern: '^(0|[1-9][0-9]{0,77})$' } as const;
@@ -48,8 +49,15 @@ export const nativeRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
           signature: signatureSchema,
           nonce: nonceSchema,
         },
+        examples: [{ pair_id: 1, side: 'Buy', size: '10000000000000000', owner: EX.owner, order_type: 'Limit', price: '65000000000', leverage: 1, nonce: 1, signature: EX.signature }],
       },
-      response: errors,
+      tags: ['native'],
+      summary: 'Place an order (native)',
+      description: 'Signed by `session_key` (absent: the owner): the owner or its live session key; a session key\u2019s order is an agent order, checked against the owner\u2019s mode and caps. Integer strings in base units: price \u00d71e6, size \u00d71e18. Answers once final.',
+      response: {
+        200: reply(obj({ success: { type: 'boolean', const: true }, order_id: dec(), status: str('open, partial, filled, cancelled'), filled: dec(), remaining: dec(), tx_hash: hex() }), { success: true, order_id: '42', status: 'open', filled: '0', remaining: '10000000000000000', tx_hash: EX.hash }),
+        ...errors,
+      },
     },
     handler: async (req) => {
       const b = req.body;
@@ -85,8 +93,12 @@ export const nativeRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
         required: ['order_id', 'owner', 'nonce'],
         additionalProperties: false,
         properties: { order_id: uintString, owner: address, session_key: address, signature: signatureSchema, nonce: nonceSchema },
+        examples: [{ order_id: '42', owner: EX.owner, nonce: 2, signature: EX.signature }],
       },
-      response: errors,
+      tags: ['native'],
+      summary: 'Cancel an open order (native)',
+      description: '404 UNKNOWN_ORDER if not open, 403 NOT_OWNER if another\u2019s. Answers once final.',
+      response: { 200: reply(obj({ success: { type: 'boolean', const: true }, order_id: dec(), status: str('cancelled'), tx_hash: hex() }), { success: true, order_id: '42', status: 'cancelled', tx_hash: EX.hash }), ...errors },
     },
     handler: async (req) => {
       const b = req.body;
@@ -105,7 +117,18 @@ export const nativeRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
   });
 
   app.get<{ Params: { pair_id: string } }>('/orderbook/:pair_id', {
-    schema: { params: { type: 'object', properties: { pair_id: { type: 'string', pattern: '^[0-9]{1,10}$' } } }, response: errors },
+    schema: {
+      tags: ['native'],
+      summary: 'A pair\u2019s book by price level (native)',
+      description: 'Levels aggregated by price, best first, up to the genesis maxDepth; integer strings in base units.',
+      params: { type: 'object', properties: { pair_id: { type: 'string', pattern: '^[0-9]{1,10}$' } } },
+      response: {
+        200: reply(obj({ pair_id: int(), symbol: str(), bids: arr(obj({ price: dec(), size: dec(), orders: int() })), asks: arr(obj({ price: dec(), size: dec(), orders: int() })) }), {
+          pair_id: 1, symbol: 'BTC', bids: [{ price: '64990000000', size: '20000000000000000', orders: 2 }], asks: [],
+        }),
+        ...errors,
+      },
+    },
     handler: async (req) => {
       const pair = state().pairs.get(String(Number(req.params.pair_id)));
       if (!pair) throw new ApiError(404, 'UNKNOWN_PAIR', `pair_id: no pair ${req.params.pair_id}`);
@@ -116,7 +139,17 @@ export const nativeRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
   });
 
   app.get<{ Params: { address: string } }>('/orders/:address', {
-    schema: { params: { type: 'object', properties: { address } }, response: errors },
+    schema: {
+      tags: ['native'],
+      summary: 'An address\u2019s open orders (native)',
+      params: { type: 'object', properties: { address } },
+      response: {
+        200: reply(obj({ address: addr(), orders: arr(obj({ order_id: dec(), pair_id: int(), side: { type: 'string', enum: ['Buy', 'Sell'] }, price: dec(), size: dec(), remaining: dec(), leverage: int(), locked: dec('USDC base units.'), status: { type: 'string', enum: ['open', 'partial'] } })) }), {
+          address: EX.address, orders: [{ order_id: '42', pair_id: 1, side: 'Buy', price: '65000000000', size: '10000000000000000', remaining: '10000000000000000', leverage: 1, locked: '650000000', status: 'open' }],
+        }),
+        ...errors,
+      },
+    },
     handler: async (req) => {
       const owner = toAddress(req.params.address);
       const orders = state()
@@ -131,7 +164,18 @@ export const nativeRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
   });
 
   app.get<{ Params: { address: string } }>('/balance/:address', {
-    schema: { params: { type: 'object', properties: { address } }, response: errors },
+    schema: {
+      tags: ['native'],
+      summary: 'An address\u2019s balances (native)',
+      description: 'JSON numbers in USDC base units (6 decimals); `native_wei` a decimal string.',
+      params: { type: 'object', properties: { address } },
+      response: {
+        200: reply(obj({ address: addr(), total: jsonNumber(), free_balance: jsonNumber(), locked: jsonNumber(), available: jsonNumber(), reserved: jsonNumber(), in_positions: jsonNumber(), native_wei: dec() }), {
+          address: EX.address, total: 1000000000, free_balance: 900000000, locked: 100000000, available: 900000000, reserved: 100000000, in_positions: 0, native_wei: '1000000000000000000',
+        }),
+        ...errors,
+      },
+    },
     handler: async (req) => {
       const a = state().account(toAddress(req.params.address));
       const total = a.usdcFree + a.usdcLocked + a.usdcInPositions;

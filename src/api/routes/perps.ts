@@ -26,6 +26,40 @@ import { toAddress, type Address } from '../../util/bytes';
 import { formatDecimal, parseDecimal } from '../../util/decimal';
 import { address, checkNetwork, decimalString, networkSchema, nonceSchema, parseNonce, price6, signatureSchema, size18, usdc } from '../common';
 import { ApiError, errorSchema, ok } from '../envelope';
+import { addr, arr, bool, dec, envelope, EX, hex, int, nullable, obj, openObj, str } from '../schemas';
+
+const side = { type: 'string', enum: ['long', 'short'] } as const;
+const perpSignedExample = { wallet: EX.owner, nonce: 1, signature: EX.signature };
+const marketSchema = obj({
+  pairId: int(), symbol: str(), pair: str('SYMBOL-PERP.'), maxLeverage: int(), maintenanceMarginBps: int(), openInterestCapBps: int(),
+  oraclePrice: nullable(dec()), oracleTimestampMs: nullable(int()), oracleFresh: bool(), longSize: dec(), shortSize: dec(), openInterest: dec('USDC.'), openInterestCap: dec('USDC.'),
+  positions: int(), fundingRate: dec('Predicted rate of the next settlement, per interval.'),
+});
+const perpPairSchema = obj({ pairId: int(), symbol: str(), pair: str(), maxLeverage: int(), maintenanceMarginBps: int(), openInterestCapBps: int(), tickSize: dec(), lotSize: dec(), minSize: dec(), markets: arr(str()), oracleSource: str() });
+const positionSchema = obj({
+  positionId: dec(), pairId: int(), symbol: str(), side, isLong: bool(), size: dec(), entryPrice: dec(), markPrice: dec(), oracleFresh: bool(), margin: dec(), leverage: int(), notional: dec(),
+  liquidationPrice: dec(), unrealizedPnl: dec(), fundingOwed: dec(), equity: dec(), maintenanceMargin: dec(), takeProfit: nullable(dec()), stopLoss: nullable(dec()), openedAt: int(), isAgent: bool(),
+});
+const fundingSchema = obj({
+  pairId: int(), symbol: str(), fundingRate: dec(), fundingRate8h: dec(), averagePremium: dec(), intervalMs: int(), nextFundingTime: int(), lastFundingRate: nullable(dec()),
+  recent: arr(obj({ time: int(), fundingRate: dec(), amount: dec(), price: dec() })),
+});
+const poolSchema = obj({
+  poolUsdc: dec(), realPoolValue: dec(), traderUnrealizedPnl: dec(), traderUnrealizedProfit: dec(), bookUnrealizedPnl: dec(),
+  bookPositions: arr(obj({ pairId: int(), size: dec(), cost: dec(), markPrice: dec(), unrealizedPnl: dec(), fresh: bool() })),
+  adlProfitLimit: dec(), totalShares: dec(), protocolShares: dec(), sharePrice: dec(), lockupMs: int(), stale: bool(),
+  account: obj({ address: addr(), shares: dec(), value: dec(), unlockMs: nullable(int()) }),
+}, ['account']);
+const statsSchema = obj({
+  height: int(), blockTimeMs: int(), markets: int(), positions: int(), openInterest: dec(),
+  pool: obj({ poolUsdc: dec(), realPoolValue: dec(), traderUnrealizedPnl: dec() }),
+  liquidations: int(), adlEvents: int(),
+  lastLiquidation: nullable(openObj('The last liquidation: positionId, owner, pairId, price, timeMs, shortfall.')),
+  lastFundingTime: nullable(int()),
+  bookLiquidations: int(), bookBadDebt: dec(),
+  lastBookLiquidation: nullable(openObj('The last orderbook liquidation: owner, pairId, size, price, timeMs, shortfall.')),
+  oracle: obj({ fresh: int(), stale: int(), maxStalenessMs: int(), pairs: arr(obj({ pairId: int(), symbol: str(), price: nullable(dec()), timestampMs: nullable(int()), ageMs: nullable(int()), fresh: bool() })) }),
+});
 
 const errors = { '4xx': errorSchema, '5xx': errorSchema };
 const ppbRate = (ppb: bigint) => formatDecimal(ppb, 9);
@@ -78,8 +112,17 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
           leverage: { type: 'integer', minimum: 1, maximum: 1000 },
           margin: decimalString,
         },
+        examples: [{ action: 'perp_open', pairId: 1, isLong: true, leverage: 5, margin: '100', ...perpSignedExample }],
       },
-      response: errors,
+      tags: ['perps'],
+      summary: 'Open a perpetual position',
+      description: 'Signed by `sessionWallet` (absent: `wallet`), a personal signature over the JSON payload. `margin` in USDC (at least 1), `leverage` up to the pair\u2019s maximum. Answers once final; execution\u2019s refusals are 422.',
+      response: {
+        200: envelope(obj({ positionId: dec(), pairId: int(), symbol: str(), isLong: bool(), side, size: dec(), entryPrice: dec(), margin: dec(), leverage: int(), liquidationPrice: dec(), fee: dec(), isAgent: bool(), txHash: hex() }), {
+          positionId: '7', pairId: 1, symbol: 'BTC', isLong: true, side: 'long', size: '0.0076923', entryPrice: '65000', margin: '99.75', leverage: 5, liquidationPrice: '52650', fee: '0.25', isAgent: false, txHash: EX.hash,
+        }),
+        ...errors,
+      },
     },
     handler: async (req) => {
       const b = req.body;
@@ -114,8 +157,17 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
         required: ['action', 'wallet', 'positionId', 'size', 'nonce'],
         additionalProperties: false,
         properties: { ...signedProps, action: { type: 'string', const: 'perp_close' }, positionId: positionIdSchema, size: decimalString },
+        examples: [{ action: 'perp_close', positionId: 7, size: '0.0076923', ...perpSignedExample }],
       },
-      response: errors,
+      tags: ['perps'],
+      summary: 'Close or reduce a position',
+      description: '404 UNKNOWN_POSITION, 403 NOT_OWNER; answers once final with the realised PnL, funding, fee and payout.',
+      response: {
+        200: envelope(obj({ positionId: dec(), status: { type: 'string', enum: ['closed', 'reduced'] }, closedSize: dec(), remainingSize: dec(), price: dec(), pnl: dec(), funding: dec(), fee: dec(), payout: dec(), txHash: hex() }), {
+          positionId: '7', status: 'closed', closedSize: '0.0076923', remainingSize: '0', price: '66000', pnl: '7.69', funding: '0', fee: '0.25', payout: '107.19', txHash: EX.hash,
+        }),
+        ...errors,
+      },
     },
     handler: async (req) => {
       const b = req.body;
@@ -146,8 +198,12 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
         required: ['action', 'wallet', 'positionId', 'takeProfit', 'stopLoss', 'nonce'],
         additionalProperties: false,
         properties: { ...signedProps, action: { type: 'string', const: 'perp_tpsl' }, positionId: positionIdSchema, takeProfit: decimalString, stopLoss: decimalString },
+        examples: [{ action: 'perp_tpsl', positionId: 7, takeProfit: '70000', stopLoss: '60000', ...perpSignedExample }],
       },
-      response: errors,
+      tags: ['perps'],
+      summary: 'Set a position\u2019s take-profit and stop-loss',
+      description: 'An empty string clears a target. Answers once final.',
+      response: { 200: envelope(obj({ positionId: dec(), takeProfit: str('Price, or "" when none.'), stopLoss: str('Price, or "" when none.'), txHash: hex() }), { positionId: '7', takeProfit: '70000', stopLoss: '60000', txHash: EX.hash }), ...errors },
     },
     handler: async (req) => {
       const b = req.body;
@@ -201,7 +257,16 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
   };
 
   app.get<{ Querystring: { network?: string } }>('/v1/perp/markets', {
-    schema: { querystring: networkQuery, response: errors },
+    schema: {
+      tags: ['perps'],
+      summary: 'The perpetual markets',
+      description: 'Oracle price and freshness, open interest and its cap, positions and the predicted funding rate of each pair with a perp market.',
+      querystring: networkQuery,
+      response: {
+        200: envelope(arr(marketSchema), [{ pairId: 1, symbol: 'BTC', pair: 'BTC-PERP', maxLeverage: 50, maintenanceMarginBps: 50, openInterestCapBps: 5000, oraclePrice: '65000', oracleTimestampMs: EX.timestampMs, oracleFresh: true, longSize: '0.1', shortSize: '0', openInterest: '6500', openInterestCap: '50000', positions: 1, fundingRate: '0.000125' }]),
+        ...errors,
+      },
+    },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const value = poolValuation(state(), nowMs()).realPoolValue;
@@ -210,7 +275,12 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
   });
 
   app.get<{ Querystring: { network?: string } }>('/api/pairs/perps', {
-    schema: { querystring: networkQuery, response: errors },
+    schema: {
+      tags: ['perps'],
+      summary: 'The pairs with a perp market',
+      querystring: networkQuery,
+      response: { 200: envelope(arr(perpPairSchema), [{ pairId: 1, symbol: 'BTC', pair: 'BTC-PERP', maxLeverage: 50, maintenanceMarginBps: 50, openInterestCapBps: 5000, tickSize: '0.01', lotSize: '0.0001', minSize: '0.0001', markets: ['spot', 'perp'], oracleSource: 'feed' }]), ...errors },
+    },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       return ok(
@@ -224,7 +294,20 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
   });
 
   app.get<{ Params: { address: string }; Querystring: { network?: string } }>('/v1/perp/positions/:address', {
-    schema: { params: { type: 'object', properties: { address } }, querystring: networkQuery, response: errors },
+    schema: {
+      tags: ['perps'],
+      summary: 'An address\u2019s open positions',
+      description: 'Each marked at the oracle price at the head\u2019s block time: PnL, funding owed, equity, maintenance margin and liquidation price.',
+      params: { type: 'object', properties: { address } },
+      querystring: networkQuery,
+      response: {
+        200: envelope(arr(positionSchema), [{
+          positionId: '7', pairId: 1, symbol: 'BTC', side: 'long', isLong: true, size: '0.0076923', entryPrice: '65000', markPrice: '65500', oracleFresh: true, margin: '99.75', leverage: 5, notional: '503.84',
+          liquidationPrice: '52650', unrealizedPnl: '3.84', fundingOwed: '0', equity: '103.59', maintenanceMargin: '2.51', takeProfit: null, stopLoss: null, openedAt: EX.timestampMs, isAgent: false,
+        }]),
+        ...errors,
+      },
+    },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const s = state();
@@ -248,7 +331,15 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
   });
 
   app.get<{ Querystring: { network?: string } }>('/v1/funding', {
-    schema: { querystring: networkQuery, response: errors },
+    schema: {
+      tags: ['perps'],
+      summary: 'Funding rates: predicted and recent',
+      querystring: networkQuery,
+      response: {
+        200: envelope(arr(fundingSchema), [{ pairId: 1, symbol: 'BTC', fundingRate: '0.000125', fundingRate8h: '0.001', averagePremium: '0.0001', intervalMs: 3600000, nextFundingTime: EX.timestampMs + 3600000, lastFundingRate: null, recent: [] }]),
+        ...errors,
+      },
+    },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const interval = state().params().limits.fundingIntervalMs;
@@ -269,7 +360,20 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
   });
 
   app.get<{ Querystring: { network?: string; address?: string } }>('/v1/pool', {
-    schema: { querystring: { type: 'object', additionalProperties: false, properties: { network: networkSchema, address } }, response: errors },
+    schema: {
+      tags: ['perps'],
+      summary: 'The liquidity pool',
+      description: 'Its USDC, value marked to market, traders\u2019 unrealised PnL against it, shares and share price; with `address`, that liquidity provider\u2019s shares, value and unlock time.',
+      querystring: { type: 'object', additionalProperties: false, properties: { network: networkSchema, address } },
+      response: {
+        200: envelope(poolSchema, {
+          poolUsdc: '100000', realPoolValue: '99990', traderUnrealizedPnl: '10', traderUnrealizedProfit: '10', bookUnrealizedPnl: '0', bookPositions: [], adlProfitLimit: '90000',
+          totalShares: '100000000000', protocolShares: '0', sharePrice: '0.9999', lockupMs: 86400000, stale: false,
+          account: { address: EX.address, shares: '1000000000', value: '999.9', unlockMs: EX.timestampMs + 86400000 },
+        }),
+        ...errors,
+      },
+    },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const s = state();
@@ -290,7 +394,19 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
   });
 
   app.get('/stats', {
-    schema: { response: errors },
+    schema: {
+      tags: ['perps'],
+      summary: 'Perpetuals engine statistics',
+      description: 'Markets, positions, open interest, the pool, liquidations (position and orderbook), ADL events, the last funding time and each pair\u2019s oracle freshness.',
+      response: {
+        200: envelope(statsSchema, {
+          height: 1024, blockTimeMs: EX.timestampMs, markets: 3, positions: 1, openInterest: '6500', pool: { poolUsdc: '100000', realPoolValue: '99990', traderUnrealizedPnl: '10' },
+          liquidations: 0, adlEvents: 0, lastLiquidation: null, lastFundingTime: null, bookLiquidations: 0, bookBadDebt: '0', lastBookLiquidation: null,
+          oracle: { fresh: 3, stale: 0, maxStalenessMs: 60000, pairs: [{ pairId: 1, symbol: 'BTC', price: '65000', timestampMs: EX.timestampMs, ageMs: 500, fresh: true }] },
+        }),
+        ...errors,
+      },
+    },
     handler: async () => {
       const s = state();
       const now = nowMs();
@@ -329,8 +445,12 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
         required: ['owner', 'amount', 'nonce'],
         additionalProperties: false,
         properties: { owner: address, amount: decimalString, nonce: nonceSchema, signature: signatureSchema, network: networkSchema },
+        examples: [{ owner: EX.owner, amount: '1000', nonce: 1, signature: EX.signature }],
       },
-      response: errors,
+      tags: ['perps'],
+      summary: 'Deposit USDC into the liquidity pool',
+      description: 'Owner-signed (EIP-712); a session key is refused 403 OWNER_ONLY. `amount` in USDC, at most 6 decimals. Answers once final with the shares minted and their unlock time.',
+      response: { 200: envelope(obj({ owner: addr(), amount: dec(), shares: dec(), poolValue: dec(), unlockMs: int(), txHash: hex() }), { owner: EX.owner, amount: '1000', shares: '1000000000', poolValue: '100000', unlockMs: EX.timestampMs + 86400000, txHash: EX.hash }), ...errors },
     },
     handler: async (req) => {
       const b = req.body;
@@ -359,8 +479,12 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
         required: ['owner', 'shares', 'nonce'],
         additionalProperties: false,
         properties: { owner: address, shares: { type: 'string', pattern: '^[1-9][0-9]{0,38}$' }, nonce: nonceSchema, signature: signatureSchema, network: networkSchema },
+        examples: [{ owner: EX.owner, shares: '1000000000', nonce: 2, signature: EX.signature }],
       },
-      response: errors,
+      tags: ['perps'],
+      summary: 'Redeem liquidity pool shares',
+      description: 'Owner-signed (EIP-712), after the lockup. Answers once final with the USDC paid.',
+      response: { 200: envelope(obj({ owner: addr(), shares: dec(), amount: dec(), poolValue: dec(), txHash: hex() }), { owner: EX.owner, shares: '1000000000', amount: '999.9', poolValue: '99000', txHash: EX.hash }), ...errors },
     },
     handler: async (req) => {
       const b = req.body;

@@ -6,12 +6,41 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { NodeApi } from '../node-api';
 import { handleJsonRpc, parseError, type RpcContext } from '../../rpc/methods';
 
+const rpcId = { type: ['string', 'integer', 'null'] } as const;
+const rpcRequest = {
+  type: 'object',
+  required: ['jsonrpc', 'method'],
+  properties: { jsonrpc: { type: 'string', const: '2.0' }, id: rpcId, method: { type: 'string' }, params: { type: ['array', 'object'] } },
+} as const;
+const rpcResponse = {
+  type: 'object',
+  required: ['jsonrpc', 'id'],
+  properties: { jsonrpc: { type: 'string', const: '2.0' }, id: rpcId, result: {}, error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} } } },
+} as const;
+
 export const rpcRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
   const ctx: RpcContext = node;
   // Encapsulated: only this plugin's routes see the raw body.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
-  app.post('/', async (req, reply) => {
+  app.post('/', {
+    schema: {
+      tags: ['rpc'],
+      summary: 'Ethereum JSON-RPC 2.0',
+      description: 'One request or a batch (at most 100). eth_chainId, eth_blockNumber, eth_getBalance, eth_call on the precompiles, eth_sendRawTransaction, eth_getTransactionReceipt, eth_feeHistory and more (docs/api.md). Invalid JSON answers the JSON-RPC parse error (-32700), not the REST envelope; a batch of notifications only answers 204.',
+      documentedBody: {
+        anyOf: [rpcRequest, { type: 'array', minItems: 1, maxItems: 100, items: rpcRequest }],
+        examples: [{ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }],
+      },
+      response: {
+        200: {
+          anyOf: [rpcResponse, { type: 'array', items: rpcResponse }],
+          examples: [{ jsonrpc: '2.0', id: 1, result: '0x400' }],
+        },
+        204: { type: 'null', description: 'Only notifications (no id) were sent.' },
+      },
+    },
+  }, async (req, reply) => {
     let parsed: unknown;
     try {
       parsed = JSON.parse(String(req.body ?? ''));

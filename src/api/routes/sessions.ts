@@ -22,9 +22,32 @@ import type { State } from '../../state/state';
 import { toAddress, type Address } from '../../util/bytes';
 import { address, nonceSchema, parseNonce, signatureSchema } from '../common';
 import { ApiError, errorSchema } from '../envelope';
+import { addr, bool, dec, EX, hex, int, obj, reply, str } from '../schemas';
 
 const errors = { '4xx': errorSchema, '5xx': errorSchema };
 const uintString = { type: 'string', pattern: '^(0|[1-9][0-9]{0,77})$' } as const;
+
+/** GET /agent/caps and /v1/agents/{address}'s `caps` (agentCapsObject). */
+export const agentCapsSchema = obj({
+  owner: addr(),
+  mode: int('0 OFF, 1 REDUCE_ONLY, 2 ACTIVE (the agent-mode machine).'),
+  mode_name: str(),
+  caps_set: bool(),
+  max_leverage: dec('Basis points.'),
+  allowed_order_types: int('Bit set of order types.'),
+  max_input_per_trade: dec('USDC base units.'),
+  max_total_position: dec('USDC base units.'),
+});
+export const agentCapsExample = { owner: EX.owner, mode: 2, mode_name: 'ACTIVE', caps_set: true, max_leverage: '50000', allowed_order_types: 3, max_input_per_trade: '1000000000', max_total_position: '10000000000' };
+const submittedReply = reply(obj({ success: { type: 'boolean', const: true }, status: str('submitted'), tx_hash: hex() }), { success: true, status: 'submitted', tx_hash: EX.hash });
+const sessionSchema = obj({
+  owner: addr(),
+  session_key: addr(),
+  expires_at: int('Unix seconds.'),
+  created_at: int('Unix seconds.'),
+  nonce: { type: ['integer', 'string'], description: 'A JSON number while exact, else a decimal string.' },
+  state: str('active'),
+});
 
 /** A nonce on the way out: a JSON number while exact, else a decimal string. */
 const nonceOut = (n: bigint): number | string => (n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : String(n));
@@ -69,9 +92,13 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
         type: 'object',
         required: ['owner', 'session_key', 'expires_at', 'nonce'],
         additionalProperties: false,
-        properties: { owner: address, session_key: address, expires_at: { type: 'integer', minimum: 0 }, nonce: nonceSchema, signature: signatureSchema },
+        properties: { owner: address, session_key: address, expires_at: { type: 'integer', minimum: 0, description: 'Unix seconds.' }, nonce: nonceSchema, signature: signatureSchema },
+        examples: [{ owner: EX.owner, session_key: EX.sessionKey, expires_at: 1767312000, nonce: 1, signature: EX.signature }],
       },
-      response: errors,
+      tags: ['sessions'],
+      summary: 'Create a session key',
+      description: 'Owner-signed EIP-712 typed data. The session key may then trade for the owner until `expires_at`; it may not withdraw or change settings (403 OWNER_ONLY). Answers once final.',
+      response: { 200: submittedReply, ...errors },
     },
     handler: async (req) => {
       const b = req.body;
@@ -94,8 +121,12 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
         required: ['owner', 'nonce'],
         additionalProperties: false,
         properties: { owner: address, nonce: nonceSchema, signature: signatureSchema },
+        examples: [{ owner: EX.owner, nonce: 2, signature: EX.signature }],
       },
-      response: errors,
+      tags: ['sessions'],
+      summary: 'Revoke the live session key',
+      description: 'Owner-signed; 404 NO_ACTIVE_SESSION when there is none (the nonce is not spent).',
+      response: { 200: submittedReply, ...errors },
     },
     handler: async (req) => {
       const owner = toAddress(req.body.owner);
@@ -114,7 +145,10 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
   app.get<{ Querystring: { owner: string; session_key: string } }>('/session/valid', {
     schema: {
       querystring: { type: 'object', required: ['owner', 'session_key'], additionalProperties: false, properties: { owner: address, session_key: address } },
-      response: errors,
+      tags: ['sessions'],
+      summary: 'Whether a key is the owner\u2019s live session key',
+      description: 'At the head block\u2019s time.',
+      response: { 200: reply(obj({ valid: bool() }), { valid: true }), ...errors },
     },
     handler: async (req) => {
       const s = activeSession(state(), toAddress(req.query.owner), headTimeMs());
@@ -123,7 +157,13 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
   });
 
   app.get<{ Querystring: { owner: string } }>('/session/get', {
-    schema: { querystring: { type: 'object', required: ['owner'], additionalProperties: false, properties: { owner: address } }, response: errors },
+    schema: {
+      tags: ['sessions'],
+      summary: 'The owner\u2019s live session',
+      description: '404 NO_ACTIVE_SESSION when there is none.',
+      querystring: { type: 'object', required: ['owner'], additionalProperties: false, properties: { owner: address } },
+      response: { 200: reply(sessionSchema, { owner: EX.owner, session_key: EX.sessionKey, expires_at: 1767312000, created_at: 1767225600, nonce: 1, state: 'active' }), ...errors },
+    },
     handler: async (req) => {
       const owner = toAddress(req.query.owner);
       const s = activeSession(state(), owner, headTimeMs());
@@ -149,8 +189,12 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
           nonce: nonceSchema,
           signature: signatureSchema,
         },
+        examples: [{ owner: EX.owner, max_leverage: 50000, allowed_order_types: 3, max_input_per_trade: '1000000000', max_total_position: '10000000000', nonce: 3, signature: EX.signature }],
       },
-      response: errors,
+      tags: ['sessions'],
+      summary: 'Set the owner\u2019s agent caps',
+      description: 'Owner-signed. Bounds on what the owner\u2019s session key may trade: leverage (bps), order types (bit set), input per trade and total position (USDC base units). Answers once final.',
+      response: { 200: submittedReply, ...errors },
     },
     handler: async (req) => {
       const b = req.body;
@@ -173,8 +217,12 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
         required: ['owner', 'mode', 'nonce'],
         additionalProperties: false,
         properties: { owner: address, mode: { type: 'integer' }, nonce: nonceSchema, signature: signatureSchema },
+        examples: [{ owner: EX.owner, mode: 2, nonce: 4, signature: EX.signature }],
       },
-      response: errors,
+      tags: ['sessions'],
+      summary: 'Set the owner\u2019s agent mode',
+      description: 'Owner-signed; the mode is an event of the agent-mode machine (machines/agent-mode.ts): a move it does not allow is refused. Answers once final.',
+      response: { 200: submittedReply, ...errors },
     },
     handler: async (req) => {
       const b = req.body;
@@ -191,7 +239,13 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
 
   /** The owner's mode and caps as the 0x080B precompile's agentCaps(owner) returns them. */
   app.get<{ Querystring: { owner: string } }>('/agent/caps', {
-    schema: { querystring: { type: 'object', required: ['owner'], additionalProperties: false, properties: { owner: address } }, response: errors },
+    schema: {
+      tags: ['sessions'],
+      summary: 'The owner\u2019s agent mode and caps',
+      description: 'As the 0x080B precompile\u2019s agentCaps(owner) returns them.',
+      querystring: { type: 'object', required: ['owner'], additionalProperties: false, properties: { owner: address } },
+      response: { 200: reply(agentCapsSchema, agentCapsExample), ...errors },
+    },
     handler: async (req) => agentCapsObject(state(), toAddress(req.query.owner)),
   });
 };

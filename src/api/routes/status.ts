@@ -8,10 +8,45 @@ import type { NodeApi } from '../node-api';
 import { bytesToHex } from '../../util/bytes';
 import { ok } from '../envelope';
 import { upgradeOf } from '../../state/upgrade';
-import { bridgeStatus } from './bridge';
+import { bridgeStatus, bridgeStatusSchema } from './bridge';
+import { addr, arr, bool, envelope, errorResponses, EX, hex, int, nullable, num, obj, openObj, str } from '../schemas';
+
+const statusSchema = obj({
+  chain: str('The network name.'),
+  chainId: int(),
+  genesisHash: hex(),
+  height: int('Height of the last block applied.'),
+  latestBlockHash: hex(),
+  latestBlockTimeMs: int(),
+  stateRoot: hex('State root after the head block.'),
+  syncing: bool('Catching up by block sync.'),
+  sync: obj({ height: int(), target: int('The highest head peers have shown.'), blocksPerSecond: num('Of the last sync that applied any; 0 before one.') }),
+  validator: nullable(obj({ address: addr(), status: str('Lifecycle state in the validator records; `observer` without a record.') })),
+  peers: arr(str(), 'Connected peer ids.'),
+  p2p: nullable(openObj('The p2p transport: identity, peers, listen addresses and counters; null without p2p.', { peerId: str(), peers: arr(str()), listen: arr(str()), stats: {} })),
+  consensus: nullable(openObj('Consensus\u2019s view (height, round, step, sync and evidence counters); null on a solo or follower node.')),
+  validators: arr(obj({ name: str(), address: addr(), votingPower: str('Genesis bond, wei.'), endpoint: str() }), 'The genesis validators.'),
+  actors: openObj('Each running part\u2019s lifecycle state and mailbox counters, by name.'),
+  version: str('The node\u2019s software version.'),
+  upgrade: nullable(obj({ version: str(), height: int(), operationId: hex() })),
+  bridge: nullable(bridgeStatusSchema),
+});
+
+const statusExample = {
+  chain: 'devnet', chainId: 713799, genesisHash: EX.hash, height: 1024, latestBlockHash: EX.hash, latestBlockTimeMs: EX.timestampMs, stateRoot: EX.hash,
+  syncing: false, sync: { height: 1024, target: 1024, blocksPerSecond: 0 }, validator: { address: EX.address, status: 'active' }, peers: [], p2p: null, consensus: null,
+  validators: [{ name: 'v0', address: EX.address, votingPower: '1000000000000000000', endpoint: '127.0.0.1:7000' }], actors: { chain: { state: 'running' } }, version: '0.1.0', upgrade: null, bridge: null,
+};
 
 export const statusRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
-  app.get('/status', async () => {
+  app.get('/status', {
+    schema: {
+      tags: ['node'],
+      summary: 'The node\u2019s live view',
+      description: 'Head, state root, genesis, sync progress, this node\u2019s validator key and state, p2p, consensus, each actor\u2019s state and counters, the software version and any scheduled upgrade, and the bridge\u2019s reserve check.',
+      response: { 200: envelope(statusSchema, statusExample), ...errorResponses },
+    },
+  }, async () => {
     const chain = node.chain();
     const status = node.status();
     return ok({

@@ -19,6 +19,17 @@ import { eventOf, lastEventOf, throwIfFailed, type FinalTx } from '../final';
 import type { NodeApi } from '../node-api';
 import { ApiError, errorSchema, ok } from '../envelope';
 import { address, checkNetwork, decimalString, networkSchema, nonceSchema, parseNonce, price6, signatureSchema, size18 } from '../common';
+import { addr, arr, dec, envelope, EX, hex, int, obj, str } from '../schemas';
+
+const orderStatus = { type: 'string', enum: ['open', 'partial', 'filled', 'cancelled', 'rejected'] } as const;
+const orderResultSchema = obj({ orderId: dec(), symbol: str(), side: str(), price: str('A market order\u2019s average fill price ("0" unfilled), a limit order\u2019s limit as sent.'), amount: str('As sent.'), status: orderStatus, filled: dec(), txHash: hex() });
+const batchResultSchema = {
+  oneOf: [
+    obj({ index: int(), orderId: dec(), symbol: str(), side: str(), price: str(), amount: str(), status: orderStatus }),
+    obj({ index: int(), symbol: str(), side: str(), price: str(), amount: str(), status: { type: 'string', const: 'rejected' }, error: obj({ code: str(), message: str() }) }),
+  ],
+};
+const signedExample = { trader: EX.address, nonce: 1, signature: EX.signature };
 
 const errors = { '4xx': errorSchema, '5xx': errorSchema };
 
@@ -36,11 +47,11 @@ const orderBodySchema = {
   required: ['symbol', 'side', 'type', 'amount', 'trader', 'nonce'],
   additionalProperties: false,
   properties: {
-    symbol: { type: 'string', maxLength: 20 },
-    side: { type: 'string', maxLength: 10 },
-    type: { type: 'string', maxLength: 10 },
-    price: decimalString,
-    amount: decimalString,
+    symbol: { type: 'string', maxLength: 20, description: 'The pair\u2019s base symbol, e.g. BTC.' },
+    side: { type: 'string', maxLength: 10, description: 'buy or sell.' },
+    type: { type: 'string', maxLength: 10, description: 'limit or market.' },
+    price: { ...decimalString, description: 'Decimal USDC per unit; required for a limit order.' },
+    amount: { ...decimalString, description: 'Decimal size in the base asset.' },
     network: networkSchema,
     trader: address,
     signature: signatureSchema,
@@ -84,7 +95,13 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
   };
 
   app.post<{ Body: OrderBody }>('/v1/order', {
-    schema: { body: orderBodySchema, response: errors },
+    schema: {
+      tags: ['trading'],
+      summary: 'Place a spot order',
+      description: 'Trader-signed. `type` limit or market, `side` buy or sell, decimal `price` and `amount`. Checked in the order shape (400), signature (401), who may sign (403), then the nonce (409); answers once final, with the order\u2019s status after matching.',
+      body: { ...orderBodySchema, examples: [{ symbol: 'BTC', side: 'buy', type: 'limit', price: '65000', amount: '0.01', ...signedExample }] },
+      response: { 200: envelope(orderResultSchema, { orderId: '42', symbol: 'BTC', side: 'buy', price: '65000', amount: '0.01', status: 'open', filled: '0', txHash: EX.hash }), ...errors },
+    },
     handler: async (req) => {
       const b = req.body;
       checkNetwork(genesis, b.network);
@@ -122,8 +139,17 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
             },
           },
         },
+        examples: [{ orders: [{ symbol: 'BTC', side: 'buy', price: '64990', amount: '0.01' }, { symbol: 'BTC', side: 'sell', price: '65010', amount: '0.01' }], ...signedExample }],
       },
-      response: errors,
+      tags: ['trading'],
+      summary: 'Place several limit orders in one transaction',
+      description: 'Up to MAX_BATCH_ORDERS orders, one signature. Results in submission order: each order\u2019s id and status, or why it was refused.',
+      response: {
+        200: envelope(obj({ trader: addr(), orders: arr(batchResultSchema), txHash: hex() }), {
+          trader: EX.address, orders: [{ index: 0, orderId: '42', symbol: 'BTC', side: 'buy', price: '64990', amount: '0.01', status: 'open' }, { index: 1, symbol: 'BTC', side: 'sell', price: '65010', amount: '0.01', status: 'rejected', error: { code: 'SELF_TRADE', message: 'would trade against the trader\u2019s own order' } }], txHash: EX.hash,
+        }),
+        ...errors,
+      },
     },
     handler: async (req) => {
       const b = req.body;
@@ -159,7 +185,16 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
   });
 
   app.delete<{ Body: Signed }>('/v1/order/cancel-all', {
-    schema: { body: signedSchema, response: errors },
+    schema: {
+      tags: ['trading'],
+      summary: 'Cancel all of the trader\u2019s open orders',
+      description: 'Trader-signed; answers once final with the ids cancelled.',
+      body: { ...signedSchema, examples: [signedExample] },
+      response: {
+        200: envelope(obj({ trader: addr(), totalOrders: int('Orders the trader ever placed (from the index).'), openOrders: int(), cancelled: int(), cancelledIds: arr(dec()), txHash: hex() }), { trader: EX.address, totalOrders: 5, openOrders: 2, cancelled: 2, cancelledIds: ['41', '42'], txHash: EX.hash }),
+        ...errors,
+      },
+    },
     handler: async (req) => {
       const b = req.body;
       checkNetwork(genesis, b.network);
@@ -182,7 +217,14 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
   });
 
   app.delete<{ Params: { orderId: string }; Body: Signed }>('/v1/order/:orderId', {
-    schema: { body: signedSchema, response: errors },
+    schema: {
+      tags: ['trading'],
+      summary: 'Cancel one open order',
+      description: 'Trader-signed; 404 UNKNOWN_ORDER if not open, 403 NOT_OWNER if another\u2019s. Answers once final.',
+      params: { type: 'object', properties: { orderId: { type: 'string', description: 'The order id.', examples: ['42'] } } },
+      body: { ...signedSchema, examples: [signedExample] },
+      response: { 200: envelope(obj({ orderId: str(), status: str('cancelled'), txHash: hex() }), { orderId: '42', status: 'cancelled', txHash: EX.hash }), ...errors },
+    },
     handler: async (req) => {
       const b = req.body;
       const { orderId } = req.params;

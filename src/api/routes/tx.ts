@@ -10,6 +10,12 @@ import { hexToBytes, isHex } from '../../util/bytes';
 import { ApiError, errorSchema, ok } from '../envelope';
 import { plainJson } from '../common';
 import { TX_BODY_MAX_BYTES } from '../limits';
+import { envelope, EX, hex, int, openObj, obj } from '../schemas';
+
+const receiptSchema = openObj('The receipt: txHash, index, kind, signer, status ("ok" or "failed"), code and message when failed, and the events it emitted (bigints as decimal strings).', {
+  txHash: hex(), index: int(), kind: { type: 'string' }, status: { type: 'string', enum: ['ok', 'failed'] }, events: { type: 'array', items: { type: 'object', additionalProperties: true } },
+});
+const receiptExample = { txHash: EX.hash, index: 0, kind: 'Faucet', signer: EX.address, status: 'ok', events: [] };
 
 
 export const txRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
@@ -19,9 +25,17 @@ export const txRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { nod
         type: 'object',
         required: ['tx'],
         additionalProperties: false,
-        properties: { tx: { type: 'string', pattern: '^0x([0-9a-fA-F]{2})+$', maxLength: 2 + 2 * TX_BODY_MAX_BYTES } },
+        properties: { tx: { type: 'string', pattern: '^0x([0-9a-fA-F]{2})+$', maxLength: 2 + 2 * TX_BODY_MAX_BYTES, description: 'The signed transaction in the canonical envelope, hex.' } },
+        examples: [{ tx: '0x0201f86b8302ae47018203e8' }],
       },
-      response: { '4xx': errorSchema, '5xx': errorSchema },
+      tags: ['chain'],
+      summary: 'Submit a raw signed transaction',
+      description: 'Answers once the transaction is final (or refused at the door). A final but failed transaction answers with the status and code of its refusal.',
+      response: {
+        200: envelope(obj({ txHash: hex(), height: int(), blockHash: hex(), receipt: receiptSchema }), { txHash: EX.hash, height: 1024, blockHash: EX.hash, receipt: receiptExample }),
+        '4xx': errorSchema,
+        '5xx': errorSchema,
+      },
     },
     handler: async (req) => {
       const final = await node.submitAndWait(hexToBytes(req.body.tx));
@@ -31,7 +45,13 @@ export const txRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { nod
   });
 
   app.get<{ Params: { hash: string } }>('/tx/:hash', {
-    schema: { response: { '4xx': errorSchema } },
+    schema: {
+      tags: ['chain'],
+      summary: 'A committed transaction\u2019s receipt',
+      description: '`hash`: 0x plus 64 hex characters; 404 NOT_FOUND until it is in a committed block.',
+      params: { type: 'object', properties: { hash: { type: 'string', description: 'Transaction hash.', examples: [EX.hash] } } },
+      response: { 200: envelope(obj({ height: int(), index: int('Position in the block.'), receipt: receiptSchema }), { height: 1024, index: 0, receipt: receiptExample }), '4xx': errorSchema, '5xx': errorSchema },
+    },
     handler: async (req) => {
       const { hash } = req.params;
       if (!isHex(hash, 32)) throw new ApiError(400, 'INVALID_REQUEST', 'hash: must be 0x plus 64 hex characters');

@@ -12,6 +12,7 @@ import { TxKind } from '../../codec/tx';
 import { toAddress } from '../../util/bytes';
 import { errorSchema } from '../envelope';
 import { address, nonceSchema, parseNonce, signatureSchema } from '../common';
+import { dec, EX, hex, obj, reply, str } from '../schemas';
 
 export const withdrawRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
   app.post<{ Body: { owner: string; amount: string; destination: string; nonce: number | string; signature?: string; session_key?: string } }>('/withdraw', {
@@ -28,8 +29,16 @@ export const withdrawRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app,
           signature: signatureSchema,
           session_key: address,
         },
+        examples: [{ owner: EX.owner, amount: '5000000', destination: EX.address, nonce: 1, signature: EX.signature }],
       },
-      response: { '4xx': errorSchema, '5xx': errorSchema },
+      tags: ['bridge'],
+      summary: 'Withdraw USDC to the external chain',
+      description: 'Owner-signed (EIP-712 Withdraw); a session key is refused 403 OWNER_ONLY. `amount`: integer string of USDC base units the destination receives; the fee is on top. Answers once final; validators then sign it for the bridge contract.',
+      response: {
+        200: reply(obj({ success: { type: 'boolean', const: true }, status: str('requested'), withdrawal_id: dec(), amount: dec(), fee: dec(), tx_hash: hex() }), { success: true, status: 'requested', withdrawal_id: '1', amount: '5000000', fee: '1000000', tx_hash: EX.hash }),
+        '4xx': errorSchema,
+        '5xx': errorSchema,
+      },
     },
     handler: async (req) => {
       const b = req.body;

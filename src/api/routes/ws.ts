@@ -168,7 +168,14 @@ export const wsRoutes: FastifyPluginAsync<{ node: NodeApi; hub: WsHub }> = async
     hub.closeAll();
   });
 
-  app.get('/ws', { websocket: true }, (socket) => {
+  app.get('/ws', {
+    websocket: true,
+    schema: {
+      tags: ['rpc'],
+      summary: 'WebSocket: JSON-RPC and subscriptions',
+      description: 'Upgrade to a WebSocket carrying JSON-RPC 2.0: every HTTP method, plus eth_subscribe / eth_unsubscribe for newHeads and the exchange topics trades, orderbook, orders and fills (an orderbook subscription starts with a snapshot). At most 32 subscriptions per connection, 64 KiB per frame; a client that does not answer pings, or lets 4 MiB pile up unread, is closed.',
+    },
+  }, (socket) => {
     const c: Client = { socket, subs: new Map(), alive: true };
     hub.clients.add(c);
     socket.on('pong', () => (c.alive = true));
