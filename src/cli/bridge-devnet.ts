@@ -66,6 +66,16 @@ export interface BridgeDevnet {
   deployment: BridgeDeployment;
   /** The deployment file each validator gets as --bridge. */
   file: string;
+  /** The contract's dispute period. */
+  disputePeriodSec: number;
+}
+
+/** The line printed once the devchain is up and the bridge deployed. */
+export function bridgeDevnetLine(d: BridgeDevnet): string {
+  return (
+    `bridge devchain ${d.chain.rpcUrl} (chain ${d.deployment.chainId}, a block every ${d.chain.miningIntervalMs} ms): ` +
+    `bridge ${d.deployment.bridge}, USDC ${d.deployment.usdc}, dispute period ${d.disputePeriodSec} s; deployment ${d.file}\n`
+  );
 }
 
 /**
@@ -96,7 +106,7 @@ export async function startBridgeDevnet(p: {
     const deployment = await deployBridge({ rpcUrl: chain.rpcUrl, genesis: p.genesis, disputePeriodSec: BigInt(p.disputePeriodSec) });
     const file = bridgeDeploymentPath(p.base);
     writeDeployment(file, deployment);
-    return { chain, deployment, file };
+    return { chain, deployment, file, disputePeriodSec: p.disputePeriodSec };
   } catch (err) {
     await chain.stop();
     throw err;

@@ -41,7 +41,7 @@ import { bytesToHex, hexToBytes, utf8 } from '../util/bytes';
 import { genesisParams } from '../state/genesis';
 import { createLogger } from '../util/log';
 import { EXIT_UPGRADE_REQUIRED } from './node-run';
-import { startBridgeDevnet, type BridgeDevnet } from './bridge-devnet';
+import { bridgeDevnetLine, startBridgeDevnet, type BridgeDevnet } from './bridge-devnet';
 
 /** `--onboarding-binary`'s default: `npm run build`'s output, built when absent. */
 export const ONBOARDING_BINARY_DEFAULT = 'dist/exchange-node.mjs';
@@ -238,10 +238,7 @@ export async function launchLocalNetwork(p: {
       port: flags['bridge-port'] === 0 ? await freePort() : flags['bridge-port'],
       disputePeriodSec: flags['bridge-dispute-period-sec'],
     });
-    process.stdout.write(
-      `bridge devchain ${bridge.chain.rpcUrl} (chain ${bridge.deployment.chainId}, a block every ${bridge.chain.miningIntervalMs} ms): ` +
-        `bridge ${bridge.deployment.bridge}, USDC ${bridge.deployment.usdc}, dispute period ${flags['bridge-dispute-period-sec']} s; deployment ${bridge.file}\n`,
-    );
+    process.stdout.write(bridgeDevnetLine(bridge));
   }
   const children: Child[] = genesis.validators.map((_, i) => {
     const index = i + 1;

@@ -29,7 +29,7 @@ import { createLogger } from '../util/log';
 import { NODE_VERSION } from '../util/version';
 import { bridgeConfig, exitWithNode, serviceConfig } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
-import { BRIDGE_PORT_DEFAULT, DEVNET_DISPUTE_PERIOD_SEC, startBridgeDevnet, type BridgeDevnet } from './bridge-devnet';
+import { BRIDGE_PORT_DEFAULT, bridgeDevnetLine, DEVNET_DISPUTE_PERIOD_SEC, startBridgeDevnet, type BridgeDevnet } from './bridge-devnet';
 
 const START_FLAGS = {
   genesis: { type: 'string', default: 'genesis/devnet.json', help: 'genesis file' },
@@ -161,9 +161,7 @@ async function singleNodeBridge(f: Record<string, any>, genesis: Genesis, base: 
     port: f['bridge-port'] === 0 ? await freePort() : f['bridge-port'],
     disputePeriodSec: f['bridge-dispute-period-sec'],
   });
-  process.stdout.write(
-    `bridge devchain ${dev.chain.rpcUrl} (chain ${dev.deployment.chainId}, a block every ${dev.chain.miningIntervalMs} ms): bridge ${dev.deployment.bridge}, USDC ${dev.deployment.usdc}, dispute period ${f['bridge-dispute-period-sec']} s; deployment ${dev.file}\n`,
-  );
+  process.stdout.write(bridgeDevnetLine(dev));
   // A node stopped by a signal ends when nothing is left to run: the chain's process and
   // its output pipes must not keep this one alive (hardhat is killed at exit, devchain.ts).
   dev.chain.proc.unref();
