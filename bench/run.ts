@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- <suite>...]`: prints each figure with the conditions it was
- * measured under. Suites: crypto, chain, orderbook, rest, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync (default: all).
+ * measured under. Suites: crypto, chain, orderbook, rest, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync, bridge (default: all).
  */
 import os from 'node:os';
 import { benchCaps } from './caps';
@@ -18,6 +18,7 @@ import { benchReplica } from './replica';
 import { benchPrivval } from './privval';
 import { benchEpoch } from './epoch';
 import { benchSync } from './sync';
+import { benchBridge } from './bridge';
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   crypto: () => benchCrypto(),
@@ -35,6 +36,7 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   actors: () => benchActors(),
   epoch: () => benchEpoch(),
   sync: () => benchSync(),
+  bridge: () => benchBridge(),
 };
 
 async function main() {

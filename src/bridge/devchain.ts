@@ -9,7 +9,11 @@
  * `miningIntervalMs` the node also mines a block every that many milliseconds with or
  * without transactions (hardhat's `mining: {auto: true, interval}`), so the bridge's
  * confirmations and the external clock (block timestamps, which withdrawals' validUntil
- * is measured against) advance on an idle chain.
+ * is measured against) advance on an idle chain. The node is started with a small preload
+ * (data/bridge/hardhat/exit-with-parent.cjs) that ends it when the process that started it
+ * is gone, so even a SIGKILLed launcher or test run leaves no chain holding its port. It
+ * runs in its own process group, so a terminal's Ctrl-C goes to the process that started
+ * it, which stops it after what depends on it (the launcher: after the validators).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -28,6 +32,13 @@ module.exports = {
     },
   },
 };
+`;
+// Loaded into the hardhat node with --require: its parent gone (re-parented), it exits.
+const EXIT_WITH_PARENT = `// Written by src/bridge/devchain.ts: the hardhat node ends when the process that started it is gone.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) process.exit(0);
+}, 500).unref();
 `;
 /** Hardhat nodes still running: killed if this process exits without stopping them (a crashed test run), so none is left holding a port. */
 const live = new Set<ChildProcess>();
@@ -58,10 +69,13 @@ export async function startDevChain(opts: { port: number; chainId?: number; mini
   if (!Number.isSafeInteger(miningIntervalMs) || miningIntervalMs < 0) throw new RangeError(`miningIntervalMs must be a non-negative integer: ${miningIntervalMs}`);
   mkdirSync(HARDHAT_DIR, { recursive: true });
   writeFileSync(join(HARDHAT_DIR, 'hardhat.config.cjs'), CONFIG);
-  const proc = spawn(process.execPath, [HARDHAT_CLI, 'node', '--hostname', '127.0.0.1', '--port', String(opts.port)], {
+  writeFileSync(join(HARDHAT_DIR, 'exit-with-parent.cjs'), EXIT_WITH_PARENT);
+  const proc = spawn(process.execPath, ['--require', join(HARDHAT_DIR, 'exit-with-parent.cjs'), HARDHAT_CLI, 'node', '--hostname', '127.0.0.1', '--port', String(opts.port)], {
     cwd: HARDHAT_DIR,
     env: { ...process.env, BRIDGE_CHAIN_ID: String(chainId), BRIDGE_MINING_INTERVAL_MS: String(miningIntervalMs), HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: a terminal's Ctrl-C reaches the process that started it, which stops it in its order.
+    detached: true,
   });
   live.add(proc);
   proc.once('exit', () => live.delete(proc));

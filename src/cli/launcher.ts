@@ -19,6 +19,13 @@
  * line names its URL (`onboarding=…`, `none` when off); a service that cannot start (port
  * taken, say) is reported on stderr and the network runs without it; --no-onboarding
  * leaves it off.
+ *
+ * With --with-bridge (decision 86, bridge-devnet.ts), before any validator starts, it runs
+ * the bridge's external chain (a hardhat node with interval mining on 127.0.0.1:
+ * --bridge-port, 8645), deploys the bridge bound to the running genesis, writes
+ * <data>/bridge.json and gives every validator `--bridge <data>/bridge.json`; the READY
+ * line adds `bridgeRpc=… bridge=…`. The hardhat node stops with the network; one that
+ * dies under it stops the network (exit 1): a new one would be a different chain.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
@@ -34,6 +41,7 @@ import { bytesToHex, hexToBytes, utf8 } from '../util/bytes';
 import { genesisParams } from '../state/genesis';
 import { createLogger } from '../util/log';
 import { EXIT_UPGRADE_REQUIRED } from './node-run';
+import { bridgeDevnetLine, startBridgeDevnet, type BridgeDevnet } from './bridge-devnet';
 
 /** `--onboarding-binary`'s default: `npm run build`'s output, built when absent. */
 export const ONBOARDING_BINARY_DEFAULT = 'dist/exchange-node.mjs';
@@ -205,7 +213,10 @@ export async function launchLocalNetwork(p: {
       : genesis.validators.map((v, i) => (p2pBase === undefined ? Number(v.endpoint.split(':')[1]) : p2pBase + 10 * i));
   const addrs = await endpoints(genesis, p2pPorts);
   // Flags the children get from us, not passed through.
-  const own = new Set(['validator-index', 'data-dir', 'port', 'session-port', 'p2p-port', 'bootstrap', 'exit-with-parent', 'onboarding', 'no-onboarding', 'onboarding-port', 'onboarding-binary']);
+  const own = new Set([
+    'validator-index', 'data-dir', 'port', 'session-port', 'p2p-port', 'bootstrap', 'exit-with-parent', 'onboarding', 'no-onboarding', 'onboarding-port', 'onboarding-binary',
+    'with-bridge', 'bridge-port', 'bridge-dispute-period-sec',
+  ]);
   const passed: string[] = [];
   for (let i = 0; i < p.argv.length; i++) {
     const name = p.argv[i].slice(2).split('=')[0];
@@ -216,6 +227,18 @@ export async function launchLocalNetwork(p: {
     }
     passed.push(p.argv[i]);
     if (takesValue) passed.push(p.argv[++i]);
+  }
+  // The external chain first: every validator starts with its deployment file.
+  let bridge: BridgeDevnet | undefined;
+  if (flags['with-bridge']) {
+    if (flags.bridge !== undefined) throw new Error('--with-bridge deploys its own bridge and gives every validator its file: leave --bridge out');
+    bridge = await startBridgeDevnet({
+      genesis,
+      base,
+      port: flags['bridge-port'] === 0 ? await freePort() : flags['bridge-port'],
+      disputePeriodSec: flags['bridge-dispute-period-sec'],
+    });
+    process.stdout.write(bridgeDevnetLine(bridge));
   }
   const children: Child[] = genesis.validators.map((_, i) => {
     const index = i + 1;
@@ -232,6 +255,7 @@ export async function launchLocalNetwork(p: {
       '--p2p-port', String(p2pPorts[i]),
       '--bootstrap', addrs.filter((_, j) => j !== i).join(','),
       '--exit-with-parent',
+      ...(bridge ? ['--bridge', bridge.file] : []),
     ];
     return { index, args, log: createWriteStream(join(dir, 'node.log'), { flags: 'a' }), ready: false, api: '', restarts: 0 };
   });
@@ -250,7 +274,9 @@ export async function launchLocalNetwork(p: {
     announced = true;
     process.stdout.write(
       `READY ${genesis.network} chainId=${genesis.chainId} genesis=${bytesToHex(p.genesisHash)} validators=${n} ` +
-        `api=${children[0].api} nodes=${children.map((c) => c.api).join(',')} onboarding=${onboarding?.address ?? 'none'} data=${base}\n`,
+        `api=${children[0].api} nodes=${children.map((c) => c.api).join(',')} onboarding=${onboarding?.address ?? 'none'} data=${base}` +
+        (bridge ? ` bridgeRpc=${bridge.chain.rpcUrl} bridge=${bridge.deployment.bridge}` : '') +
+        '\n',
     );
   };
 
@@ -294,7 +320,7 @@ export async function launchLocalNetwork(p: {
   for (const c of children) spawnChild(c);
   process.stdout.write(`starting ${n} validators of ${genesis.network} (chain ${genesis.chainId}); logs in ${base}/validator-<i>/node.log\n`);
 
-  const stopAll = async (signal: NodeJS.Signals) => {
+  const stopAll = async (signal: NodeJS.Signals, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
     process.stdout.write(`stopping ${n} validators…\n`);
@@ -313,9 +339,16 @@ export async function launchLocalNetwork(p: {
     );
     for (const c of children) c.log.end();
     await onboarding?.close().catch((err: unknown) => process.stderr.write(`onboarding service: ${err instanceof Error ? err.message : String(err)}\n`));
+    await bridge?.chain.stop();
     process.stdout.write('stopped\n');
-    process.exit(0);
+    process.exit(exitCode);
   };
+  // The devchain is in memory: one that dies cannot be replaced under a running chain (decision 86).
+  bridge?.chain.proc.once('exit', (code, sig) => {
+    if (stopping) return;
+    process.stderr.write(`the bridge devchain exited (${sig ?? `code ${code}`}); stopping the network (its chain is gone: start afresh, see docs/bridge.md)\n`);
+    void stopAll('SIGTERM', 1);
+  });
   process.on('SIGINT', () => void stopAll('SIGINT'));
   process.on('SIGTERM', () => void stopAll('SIGTERM'));
 }

@@ -11,6 +11,7 @@
  *   --version  print the node's software version (src/util/version.ts)
  */
 import { readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { loadGenesisFile, genesisHash } from '../genesis/load';
 import type { Genesis } from '../genesis/types';
@@ -19,7 +20,7 @@ import { genesisNew } from './genesis-new';
 import { bind, init } from './init';
 import { validatorCommand } from './validator-ops';
 import { govCommand } from './gov';
-import { launchLocalNetwork, ONBOARDING_BINARY_DEFAULT, p2pConfig } from './launcher';
+import { freePort, launchLocalNetwork, ONBOARDING_BINARY_DEFAULT, p2pConfig } from './launcher';
 import { startHome } from './start-home';
 import { join } from 'node:path';
 import { Node } from '../node/node';
@@ -28,6 +29,7 @@ import { createLogger } from '../util/log';
 import { NODE_VERSION } from '../util/version';
 import { bridgeConfig, exitWithNode, serviceConfig } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
+import { BRIDGE_PORT_DEFAULT, bridgeDevnetLine, DEVNET_DISPUTE_PERIOD_SEC, startBridgeDevnet, type BridgeDevnet } from './bridge-devnet';
 
 const START_FLAGS = {
   genesis: { type: 'string', default: 'genesis/devnet.json', help: 'genesis file' },
@@ -56,6 +58,13 @@ const START_FLAGS = {
   onboarding: { type: 'bool', default: true, help: 'a local network also runs the validator onboarding service (--no-onboarding: not)' },
   'onboarding-port': { type: 'int', default: 8080, help: 'the onboarding service port, 127.0.0.1 (0: any free port)' },
   'onboarding-binary': { type: 'string', default: ONBOARDING_BINARY_DEFAULT, help: 'the node binary the onboarding service serves (npm run build makes it; the default is built when absent)' },
+  'with-bridge': {
+    type: 'bool',
+    default: false,
+    help: "also run the bridge's external chain (hardhat, a block a second), deploy the bridge bound to the genesis, write <data>/bridge.json and give it to every validator (docs/bridge.md)",
+  },
+  'bridge-port': { type: 'int', default: BRIDGE_PORT_DEFAULT, help: "--with-bridge: the external chain's JSON-RPC port on 127.0.0.1 (0: any free port)" },
+  'bridge-dispute-period-sec': { type: 'int', default: DEVNET_DISPUTE_PERIOD_SEC, help: '--with-bridge: seconds a queued withdrawal waits before it can be paid' },
 } satisfies FlagSpec;
 
 /** The devnet validator's ECDSA and VRF secret keys, from the public devnet keys file; undefined for a follower node. */
@@ -84,6 +93,9 @@ async function start(argv: string[]): Promise<void> {
   const genesis = fileGenesis.network === 'devnet' ? trimValidators(fileGenesis, f.validators) : fileGenesis;
   const hash = genesisHash(genesis);
   const multi = genesis.validators.length > 1;
+  if (f['with-bridge'] && f['validator-index'] !== undefined) {
+    throw new Error('--with-bridge starts the external chain for the whole local network: without --validator-index, or give this validator --bridge FILE');
+  }
   if (multi && f['validator-index'] === undefined) {
     // The local network: one process per validator, supervised by this one.
     return launchLocalNetwork({ argv, genesis, genesisHash: hash, genesisFile: resolve(f.genesis), flags: f });
@@ -97,6 +109,8 @@ async function start(argv: string[]): Promise<void> {
   const keys = genesis.network === 'devnet' ? validatorKey(f.keys, genesis, index) : undefined;
   const key = keys?.ecdsa;
   const log = createLogger({ level: f['log-level'], name: `${genesis.network}-v${index}` });
+  // A single-node devnet with its external chain (decision 86): started and deployed here, in this process.
+  const bridgeDevnet = f['with-bridge'] ? await singleNodeBridge(f, genesis, resolve(baseDir), dataDir) : undefined;
   const node = new Node(
     {
       dataDir,
@@ -113,6 +127,10 @@ async function start(argv: string[]): Promise<void> {
     log,
   );
   exitWithNode(node);
+  bridgeDevnet?.chain.proc.once('exit', (code, sig) => {
+    process.stderr.write(`the bridge devchain exited (${sig ?? `code ${code}`}); stopping the node (its chain is gone: start afresh, see docs/bridge.md)\n`);
+    void node.stop();
+  });
   if (f['exit-with-parent']) {
     const parent = process.ppid;
     setInterval(() => {
@@ -123,8 +141,33 @@ async function start(argv: string[]): Promise<void> {
   if (node.upgradeRequired) return; // stopped before it started: exitWithNode exits with the message
   // One plain line for people and scripts: where to talk to the node, and which chain it is.
   process.stdout.write(
-    `READY ${genesis.network} chainId=${genesis.chainId} genesis=${bytesToHex(hash)} height=${node.chain().height} api=${node.apiAddress ?? 'none'} validator=${index} data=${dataDir}\n`,
+    `READY ${genesis.network} chainId=${genesis.chainId} genesis=${bytesToHex(hash)} height=${node.chain().height} api=${node.apiAddress ?? 'none'} validator=${index} data=${dataDir}` +
+      (bridgeDevnet ? ` bridgeRpc=${bridgeDevnet.chain.rpcUrl} bridge=${bridgeDevnet.deployment.bridge}` : '') +
+      '\n',
   );
+}
+
+/**
+ * `--with-bridge` on a single node: the devchain and the deployment (bridge-devnet.ts), the
+ * file in the data folder's base (data/devnet-1v/bridge.json, or in --data-dir), and
+ * `f.bridge` set to it so the node watches and relays that bridge.
+ */
+async function singleNodeBridge(f: Record<string, any>, genesis: Genesis, base: string, dataDir: string): Promise<BridgeDevnet> {
+  if (f.bridge !== undefined) throw new Error('--with-bridge deploys its own bridge and gives the node its file: leave --bridge out');
+  const dev = await startBridgeDevnet({
+    genesis,
+    base: f['data-dir'] !== undefined ? dataDir : base,
+    chainDirs: [dataDir],
+    port: f['bridge-port'] === 0 ? await freePort() : f['bridge-port'],
+    disputePeriodSec: f['bridge-dispute-period-sec'],
+  });
+  process.stdout.write(bridgeDevnetLine(dev));
+  // A node stopped by a signal ends when nothing is left to run: the chain's process and
+  // its output pipes must not keep this one alive (hardhat is killed at exit, devchain.ts).
+  dev.chain.proc.unref();
+  for (const pipe of [dev.chain.proc.stdout, dev.chain.proc.stderr]) (pipe as Socket | null)?.unref();
+  f.bridge = dev.file;
+  return dev;
 }
 
 async function main(): Promise<void> {
