@@ -35,7 +35,7 @@ import { join } from 'node:path';
 import type { Commit } from '../../src/codec/block';
 import { blockHash, encodeBlock } from '../../src/codec/block';
 import { encodeTx, TxKind } from '../../src/codec/tx';
-import { ChainConsensusApp } from '../../src/chain/consensus-app';
+import { ChainConsensusApp, logBlockRefusal } from '../../src/chain/consensus-app';
 import { AheadClaims, applySyncResponse, checkSyncedProposer, claimAheadStatus, SYNC_BUDGET_MS, SYNC_GAP, SYNC_RETRY_MS, SyncPeers, type SyncAttempt, type SyncedBlock } from '../../src/chain/sync';
 import { ConsensusCore, inputFromMessage, type ConsensusInput, type ConsensusOutput } from '../../src/consensus/core';
 import { checkEvidence, encodeEvidence, evidenceHash, evidenceHeight, evidenceOffender, type Evidence } from '../../src/consensus/evidence';
@@ -262,6 +262,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
       vrfKeyOf: (v) => node().chain().vrfKeyOf(v),
       requestBlock: (height, round) => buildRequests.push({ height, round }),
       now: Date.now,
+      onRefused: (r) => logBlockRefusal(node().log, r),
     });
     core = new ConsensusCore({
       chainId: chain.chainId,
