@@ -36,7 +36,7 @@ import type { Commit } from '../../src/codec/block';
 import { blockHash, encodeBlock } from '../../src/codec/block';
 import { encodeTx, TxKind } from '../../src/codec/tx';
 import { ChainConsensusApp, logBlockRefusal } from '../../src/chain/consensus-app';
-import { AheadClaims, applySyncResponse, checkSyncedProposer, claimAheadStatus, SYNC_BUDGET_MS, SYNC_GAP, SYNC_RETRY_MS, SyncPeers, type SyncAttempt, type SyncedBlock } from '../../src/chain/sync';
+import { AheadClaims, applySyncResponse, checkSyncedProposer, claimAheadStatus, SYNC_BUDGET_MS, SYNC_GAP, SYNC_REFUSAL_MS, SYNC_RETRY_MS, SyncPeers, type SyncAttempt, type SyncedBlock } from '../../src/chain/sync';
 import { ConsensusCore, inputFromMessage, type ConsensusInput, type ConsensusOutput } from '../../src/consensus/core';
 import { checkEvidence, encodeEvidence, evidenceHash, evidenceHeight, evidenceOffender, type Evidence } from '../../src/consensus/evidence';
 import { encodeMessage, messageHeight, voteSigningHash, type Vote } from '../../src/consensus/messages';
@@ -157,7 +157,10 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     if (evidence.has(hash)) return false;
     if (evidence.size >= EVIDENCE_KEPT_MAX) evidence.delete(evidence.keys().next().value!);
     evidence.set(hash, { kind: e.kind, offender: evidenceOffender(e), height: evidenceHeight(e), hash, observed });
-    node().log.warn({ kind: e.kind, offender: evidenceOffender(e), height: evidenceHeight(e), observed }, 'double-sign evidence');
+    node().log.warn(
+      { kind: e.kind, offender: evidenceOffender(e), height: evidenceHeight(e), observed },
+      'double-sign evidence: the validator `offender` signed two conflicting messages at this height; conflicting votes go into a block and tombstone it (if it is yours: two nodes run its key, stop one)',
+    );
     // Into a block through the pool (decision 72): execution tombstones the signer. Conflicting proposals are not punished.
     const tx = e.kind === 'duplicateVote' ? encodeTx(node().config.genesis.chainId, TxKind.DoubleSignEvidence, { evidence: e }) : undefined;
     if (tx) node().actors.mempool.send({ type: 'submit', tx, reply: { resolve() {}, reject: (err) => node().log.info({ err: String(err) }, 'evidence refused by the mempool') } });
@@ -314,7 +317,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
           attempt = await p2p().ask<SyncAttempt>((reply) => ({ type: 'sync', fromHeight: from, exclude: syncPeers.excluded(), reply }), SYNC_BUDGET_MS + 5_000);
         } catch (err) {
           // Not a reason to restart consensus: the next message that shows us behind syncs again.
-          n.log.warn({ err: (err as Error).message }, 'block sync: no answer from the p2p actor');
+          n.log.warn({ err: (err as Error).message, fromHeight: from }, 'block sync: no answer from the p2p actor; the next consensus message that shows this node behind syncs again');
           break;
         }
         for (const peer of attempt.unanswered) syncPeers.noAnswer(peer);
@@ -329,7 +332,10 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
         if (why === null) peerHeadSeen = Math.max(peerHeadSeen, answer.response.peerHead);
         if (why !== null) {
           syncPeers.refuse(answer.peer);
-          n.log.warn({ peer: answer.peer, why }, 'block sync: refused a peer that sent a block without a valid commit or VRF proof');
+          n.log.warn(
+            { peer: answer.peer, why, fromHeight: from, ignoredForMs: SYNC_REFUSAL_MS },
+            'block sync: refused a peer that sent a block without a valid commit or VRF proof; it is not asked again for a while and the next peer is asked (nothing to do here: that peer runs another chain or forged the block)',
+          );
           continue;
         }
         if (answer.response.peerHead < from + applied) break;
@@ -382,7 +388,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
         case 'evidence': {
           const why = checkEvidence(node().config.genesis.chainId, validatorsNow(), verifier, msg.evidence);
           if (why !== null) {
-            node().log.warn({ why }, 'invalid evidence from a peer');
+            node().log.warn({ why, kind: msg.evidence.kind }, 'evidence refused: it does not prove a double-sign by a validator of this height (nothing to do; a peer relayed a bad or stale proof)');
             return;
           }
           recordEvidence(msg.evidence, false);
