@@ -19,9 +19,10 @@ const WARNED_KEPT_MAX = 1_024;
 
 /** What to do about a peer of another genesis, in words; the same text in docs/operations.md's "Reading the logs". */
 export const GENESIS_MISMATCH_REMEDY =
-  'If most of the network runs the peer\'s genesis, this node is on the wrong one: stop it, get the network\'s genesis file ' +
-  '(the onboarding service serves it at GET /genesis), run `npm run node -- init` again with it (or `bind` the key file to it), ' +
-  'and start on an empty data folder. If this node\'s genesis is the network\'s, the peer\'s operator must do that; nothing to do here.';
+  "If most of the network runs the peer's genesis, this node is on the wrong one: stop it, get the network's genesis file " +
+  '(the onboarding service serves it at GET /api/validators/download/genesis with the download token of your approval, ' +
+  'and its sha256 at GET /api/validators/checksums), run `npm run node -- init` again with it (or `bind` the key file to it), ' +
+  "and start on an empty data folder. If this node's genesis is the network's, the peer's operator must do that; nothing to do here.";
 
 /** What the check needs of the transport (Libp2pTransport). */
 export interface IdentityTransport {

@@ -83,7 +83,7 @@ describe('peer identity over libp2p', () => {
       peerChainId: FOUR.chainId,
       remedy: GENESIS_MISMATCH_REMEDY,
     });
-    expect(GENESIS_MISMATCH_REMEDY).toContain('GET /genesis');
+    expect(GENESIS_MISMATCH_REMEDY).toContain('GET /api/validators/download/genesis');
     expect(GENESIS_MISMATCH_REMEDY).toContain('init');
     // The other side judges the same way, from its own point of view.
     const seen = await waitFor(() => refusal(c.records)[0], 15_000, 'c refuses a');
