@@ -36,6 +36,8 @@ import type { Commit } from '../../src/codec/block';
 import { blockHash, encodeBlock } from '../../src/codec/block';
 import { encodeTx, TxKind } from '../../src/codec/tx';
 import { ChainConsensusApp, logBlockRefusal } from '../../src/chain/consensus-app';
+import type { ProposalRefusal } from '../../src/consensus/core-types';
+import { proposalRefusalLog } from './refusal-log';
 import { AheadClaims, applySyncResponse, checkSyncedProposer, claimAheadStatus, SYNC_BUDGET_MS, SYNC_GAP, SYNC_REFUSAL_MS, SYNC_RETRY_MS, SyncPeers, type SyncAttempt, type SyncedBlock } from '../../src/chain/sync';
 import { ConsensusCore, inputFromMessage, type ConsensusInput, type ConsensusOutput } from '../../src/consensus/core';
 import { checkEvidence, encodeEvidence, evidenceHash, evidenceHeight, evidenceOffender, type Evidence } from '../../src/consensus/evidence';
@@ -86,6 +88,8 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
   /** Peers block sync passes over for a while: liars, and peers that did not answer (local policy, wall time). */
   const syncPeers = new SyncPeers();
   let aheadClaims: AheadClaims;
+  /** Set at start (the node's logger); kept across cores so a refusal is logged once. */
+  let logProposalRefusal: (r: ProposalRefusal) => void = () => {};
   let syncsStarted = 0;
   let messagesAheadIgnored = 0;
   /** performance.now() before which messages start no sync (the last one found nothing to apply). */
@@ -275,6 +279,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
       app,
       timeouts: timeoutConfig(n.config.genesis.consensus),
       height: chain.height + 1,
+      onProposalRefused: (r) => logProposalRefusal(r),
     });
     aheadClaims.reached(chain.height);
     roundZeroAt = performance.now();
@@ -360,6 +365,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
       if (key && !vrfKey) throw new Error('the consensus actor needs a VRF key (it proves the seed of each block it proposes)');
       // Claims count from the validators of the node's next height.
       aheadClaims = new AheadClaims(validatorsNow);
+      logProposalRefusal = proposalRefusalLog(n.log);
       // Keys of every validator with a record (genesis and registered): unknown signers fall back to recovery.
       verifier = knownKeyVerifier((address) => validatorRecord(node().chain().state, address)?.ecdsaPubkey);
       privvalFile?.close();
