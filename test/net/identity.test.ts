@@ -10,7 +10,8 @@ import { Libp2pTransport } from '../../src/net/libp2p';
 import { TOPICS, type GossipHandlers } from '../../src/net/transport';
 import { bytesToHex, hexToBytes } from '../../src/util/bytes';
 import { createMemoryLogger, LOG_LEVEL, type LogRecord } from '../../src/util/log';
-import { DEVNET_KEYS, devnetGenesis, waitFor } from '../helpers/devnet';
+import { Node } from '../../src/node/node';
+import { DEVNET_KEYS, devnetGenesis, nodeConfig, tempDir, waitFor } from '../helpers/devnet';
 
 const six = devnetGenesis(6);
 const four = devnetGenesis(4);
@@ -96,5 +97,44 @@ describe('peer identity over libp2p', () => {
     expect(a.t.peers()).toContain(b.t.id);
     expect(refusal(a.records)).toHaveLength(1);
     expect(refusal(b.records)).toHaveLength(0);
+  });
+});
+
+describe('a node refuses a peer of another genesis', () => {
+  const nodes: Node[] = [];
+  const dirs: { remove(): void }[] = [];
+  afterAll(async () => {
+    for (const n of nodes.reverse()) await n.stop();
+    for (const d of dirs) d.remove();
+  });
+
+  async function follower(validators: number, bootstrap: string[]): Promise<{ node: Node; records: LogRecord[] }> {
+    const dir = tempDir();
+    dirs.push(dir);
+    const { genesis, hash } = devnetGenesis(validators);
+    const { log, records } = createMemoryLogger({ level: 'info' });
+    const node = new Node(nodeConfig(dir.path, { genesis, genesisHash: hash, validatorKey: undefined, p2p: { listen: ['/ip4/127.0.0.1/tcp/0'], bootstrap } }), log);
+    await node.start();
+    nodes.push(node);
+    return { node, records };
+  }
+
+  it('the p2p actor logs both genesis hashes and the remedy, and counts the refusal in its stats', async () => {
+    const a = await follower(2, []);
+    const info = a.node.p2pInfo()!;
+    const addr = info.listen.find((l) => l.startsWith('/ip4/127.0.0.1/tcp/'))!;
+    const b = await follower(3, [addr.includes('/p2p/') ? addr : `${addr}/p2p/${info.peerId}`]);
+    const warned = await waitFor(() => a.records.find((r) => r.level === LOG_LEVEL.warn && r.code === 'WRONG_GENESIS'), 15_000, "a's refusal of b");
+    expect(warned).toMatchObject({
+      msg: 'peer refused: it runs another genesis than this node (genesis hashes differ); disconnected',
+      peer: b.node.p2pInfo()!.peerId,
+      genesisHash: bytesToHex(devnetGenesis(2).hash),
+      peerGenesisHash: bytesToHex(devnetGenesis(3).hash),
+      remedy: GENESIS_MISMATCH_REMEDY,
+    });
+    const seen = await waitFor(() => b.records.find((r) => r.level === LOG_LEVEL.warn && r.code === 'WRONG_GENESIS'), 15_000, "b's refusal of a");
+    expect(seen).toMatchObject({ peer: info.peerId, genesisHash: bytesToHex(devnetGenesis(3).hash), peerGenesisHash: bytesToHex(devnetGenesis(2).hash) });
+    await waitFor(() => (a.node.p2pInfo()!.peers.length === 0 && b.node.p2pInfo()!.peers.length === 0) || undefined, 10_000, 'disconnected');
+    expect((a.node.p2pInfo()!.stats.identity as { refused: Record<string, number> }).refused.WRONG_GENESIS).toBeGreaterThanOrEqual(1);
   });
 });
