@@ -15,6 +15,9 @@
  * (`isTimely`), as in CometBFT's proposer-based timestamps: a block re-proposed from an
  * earlier round must stay valid, or a lock on it could never be released.
  *
+ * A refused block is reported once to `onRefused` with the rule it broke (BlockRefusalCode)
+ * and the values compared; the consensus actor logs it with logBlockRefusal.
+ *
  * The chain is read through `ChainView` (src/chain/view.ts): the node's `Chain`, or a
  * simulated node's in-memory chain (sim/chain.ts), so the simulator validates blocks
  * with this very code.

@@ -5,7 +5,8 @@
  * once per round.
  *
  * Separate from the core (./core.ts) as VoteSet is for votes: a verdict from the
- * height's record and the message, nothing stored. The core counts the verdict, keeps an
+ * height's record and the message, nothing stored. An invalid verdict names the rule and
+ * the check that failed, for the operator's log (the core's onProposalRefused). The core counts the verdict, keeps an
  * accepted proposal and its block, and emits the evidence.
  */
 import { equalBytes } from '../util/bytes';

@@ -135,6 +135,6 @@ describe('a node refuses a peer of another genesis', () => {
     const seen = await waitFor(() => b.records.find((r) => r.level === LOG_LEVEL.warn && r.code === 'WRONG_GENESIS'), 15_000, "b's refusal of a");
     expect(seen).toMatchObject({ peer: info.peerId, genesisHash: bytesToHex(devnetGenesis(3).hash), peerGenesisHash: bytesToHex(devnetGenesis(2).hash) });
     await waitFor(() => (a.node.p2pInfo()!.peers.length === 0 && b.node.p2pInfo()!.peers.length === 0) || undefined, 10_000, 'disconnected');
-    expect((a.node.p2pInfo()!.stats.identity as { refused: Record<string, number> }).refused.WRONG_GENESIS).toBeGreaterThanOrEqual(1);
+    expect((a.node.p2pInfo()!.stats as { identity: { refused: Record<string, number> } }).identity.refused.WRONG_GENESIS).toBeGreaterThanOrEqual(1);
   });
 });
