@@ -102,13 +102,13 @@ export function bridgeBehavior(
     stats.external = 'refused';
     stats.lastError = reason;
     relayer?.stop();
-    log.error({ rpcUrl: stats.rpcUrl }, `bridge: ${reason}`);
+    log.error({ rpcUrl: stats.rpcUrl, reason }, `bridge: stopped watching: ${reason}`);
   };
 
   const logRefusal = (what: string, err: unknown, last: string | undefined, log: ActorContext['log']): string => {
     const code = codeOf(err);
     stats.lastError = `${code}: ${(err as Error).message}`;
-    if (code !== last) log.warn({ code, err: (err as Error).message }, `bridge: ${what} refused`);
+    if (code !== last) log.warn({ code, err: (err as Error).message }, `bridge: ${what} transaction refused (logged once per code; retried at the next poll)`);
     return code;
   };
 
@@ -152,7 +152,11 @@ export function bridgeBehavior(
       const key = n.config.validatorKey;
       const genesisBridge = n.config.genesis.bridge;
       if (!deployment || !key || !genesisBridge) {
-        ctx.log.warn('bridge: no deployment file, validator key or genesis bridge; not watching');
+        // Which one is missing, and whether that is the operator's to fix: a network without
+        // a bridge, or a node without a validator key, has nothing to watch.
+        const missing = !genesisBridge ? 'the genesis has no bridge' : !key ? 'this node has no validator key' : 'no --bridge deployment file was given';
+        if (!deployment && genesisBridge && key) ctx.log.warn({ missing }, 'bridge: not watching the external chain: no --bridge deployment file was given; a validator of a network with a bridge must start with --bridge FILE to attest deposits and relay withdrawals');
+        else ctx.log.info({ missing }, `bridge: not watching the external chain: ${missing}`);
         return;
       }
       signer = new Secp256k1Signer(key);

@@ -65,6 +65,10 @@ export function chainBehavior(node: () => NodeContext, holder: ChainHolder): Act
           return;
         }
         // Storage failed after the state was applied in memory: reload from disk on restart.
+        node().log.error(
+          { err, height: msg.block.header.height, dataDir: node().config.dataDir },
+          'storage: writing the block failed (LevelDB); the chain actor restarts and reloads the chain from disk. If this repeats: check free disk space, the data folder\'s permissions and the disk itself',
+        );
         holder.current = undefined;
         await chain.close().catch(() => undefined);
         throw err;

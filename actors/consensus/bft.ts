@@ -35,8 +35,10 @@ import { join } from 'node:path';
 import type { Commit } from '../../src/codec/block';
 import { blockHash, encodeBlock } from '../../src/codec/block';
 import { encodeTx, TxKind } from '../../src/codec/tx';
-import { ChainConsensusApp } from '../../src/chain/consensus-app';
-import { AheadClaims, applySyncResponse, checkSyncedProposer, claimAheadStatus, SYNC_BUDGET_MS, SYNC_GAP, SYNC_RETRY_MS, SyncPeers, type SyncAttempt, type SyncedBlock } from '../../src/chain/sync';
+import { ChainConsensusApp, logBlockRefusal } from '../../src/chain/consensus-app';
+import type { ProposalRefusal } from '../../src/consensus/core-types';
+import { proposalRefusalLog } from './refusal-log';
+import { AheadClaims, applySyncResponse, checkSyncedProposer, claimAheadStatus, SYNC_BUDGET_MS, SYNC_GAP, SYNC_REFUSAL_MS, SYNC_RETRY_MS, SyncPeers, type SyncAttempt, type SyncedBlock } from '../../src/chain/sync';
 import { ConsensusCore, inputFromMessage, type ConsensusInput, type ConsensusOutput } from '../../src/consensus/core';
 import { checkEvidence, encodeEvidence, evidenceHash, evidenceHeight, evidenceOffender, type Evidence } from '../../src/consensus/evidence';
 import { encodeMessage, messageHeight, voteSigningHash, type Vote } from '../../src/consensus/messages';
@@ -86,6 +88,8 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
   /** Peers block sync passes over for a while: liars, and peers that did not answer (local policy, wall time). */
   const syncPeers = new SyncPeers();
   let aheadClaims: AheadClaims;
+  /** Set at start (the node's logger); kept across cores so a refusal is logged once. */
+  let logProposalRefusal: (r: ProposalRefusal) => void = () => {};
   let syncsStarted = 0;
   let messagesAheadIgnored = 0;
   /** performance.now() before which messages start no sync (the last one found nothing to apply). */
@@ -157,7 +161,10 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     if (evidence.has(hash)) return false;
     if (evidence.size >= EVIDENCE_KEPT_MAX) evidence.delete(evidence.keys().next().value!);
     evidence.set(hash, { kind: e.kind, offender: evidenceOffender(e), height: evidenceHeight(e), hash, observed });
-    node().log.warn({ kind: e.kind, offender: evidenceOffender(e), height: evidenceHeight(e), observed }, 'double-sign evidence');
+    node().log.warn(
+      { kind: e.kind, offender: evidenceOffender(e), height: evidenceHeight(e), observed },
+      'double-sign evidence: the validator `offender` signed two conflicting messages at this height; conflicting votes go into a block and tombstone it (if it is yours: two nodes run its key, stop one)',
+    );
     // Into a block through the pool (decision 72): execution tombstones the signer. Conflicting proposals are not punished.
     const tx = e.kind === 'duplicateVote' ? encodeTx(node().config.genesis.chainId, TxKind.DoubleSignEvidence, { evidence: e }) : undefined;
     if (tx) node().actors.mempool.send({ type: 'submit', tx, reply: { resolve() {}, reject: (err) => node().log.info({ err: String(err) }, 'evidence refused by the mempool') } });
@@ -262,6 +269,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
       vrfKeyOf: (v) => node().chain().vrfKeyOf(v),
       requestBlock: (height, round) => buildRequests.push({ height, round }),
       now: Date.now,
+      onRefused: (r) => logBlockRefusal(node().log, r),
     });
     core = new ConsensusCore({
       chainId: chain.chainId,
@@ -271,6 +279,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
       app,
       timeouts: timeoutConfig(n.config.genesis.consensus),
       height: chain.height + 1,
+      onProposalRefused: (r) => logProposalRefusal(r),
     });
     aheadClaims.reached(chain.height);
     roundZeroAt = performance.now();
@@ -313,7 +322,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
           attempt = await p2p().ask<SyncAttempt>((reply) => ({ type: 'sync', fromHeight: from, exclude: syncPeers.excluded(), reply }), SYNC_BUDGET_MS + 5_000);
         } catch (err) {
           // Not a reason to restart consensus: the next message that shows us behind syncs again.
-          n.log.warn({ err: (err as Error).message }, 'block sync: no answer from the p2p actor');
+          n.log.warn({ err: (err as Error).message, fromHeight: from }, 'block sync: no answer from the p2p actor; the next consensus message that shows this node behind syncs again');
           break;
         }
         for (const peer of attempt.unanswered) syncPeers.noAnswer(peer);
@@ -328,7 +337,10 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
         if (why === null) peerHeadSeen = Math.max(peerHeadSeen, answer.response.peerHead);
         if (why !== null) {
           syncPeers.refuse(answer.peer);
-          n.log.warn({ peer: answer.peer, why }, 'block sync: refused a peer that sent a block without a valid commit or VRF proof');
+          n.log.warn(
+            { peer: answer.peer, why, fromHeight: from, ignoredForMs: SYNC_REFUSAL_MS },
+            'block sync: refused a peer that sent a block without a valid commit or VRF proof; it is not asked again for a while and the next peer is asked (nothing to do here: that peer runs another chain or forged the block)',
+          );
           continue;
         }
         if (answer.response.peerHead < from + applied) break;
@@ -353,6 +365,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
       if (key && !vrfKey) throw new Error('the consensus actor needs a VRF key (it proves the seed of each block it proposes)');
       // Claims count from the validators of the node's next height.
       aheadClaims = new AheadClaims(validatorsNow);
+      logProposalRefusal = proposalRefusalLog(n.log);
       // Keys of every validator with a record (genesis and registered): unknown signers fall back to recovery.
       verifier = knownKeyVerifier((address) => validatorRecord(node().chain().state, address)?.ecdsaPubkey);
       privvalFile?.close();
@@ -381,7 +394,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
         case 'evidence': {
           const why = checkEvidence(node().config.genesis.chainId, validatorsNow(), verifier, msg.evidence);
           if (why !== null) {
-            node().log.warn({ why }, 'invalid evidence from a peer');
+            node().log.warn({ why, kind: msg.evidence.kind }, 'evidence refused: it does not prove a double-sign by a validator of this height (nothing to do; a peer relayed a bad or stale proof)');
             return;
           }
           recordEvidence(msg.evidence, false);

@@ -30,6 +30,9 @@
  *   /exchange/<chainId>/hello/1   a validator's signed hello (validator-peers.ts)
  *   /exchange/<chainId>/sync/1    block sync (src/chain/sync.ts); a request for zero blocks
  *                                 is the heads probe of peer-heights.ts
+ *   /exchange/identity/1          network, chain id and genesis hash, asked of every peer
+ *                                 that connects; a peer of another genesis is refused and
+ *                                 disconnected (peer-identity.ts, src/net/identity.ts)
  */
 import { Reader, Writer } from '../../src/codec/binary';
 import { askPeersInTurn, decodeSyncRequest, decodeSyncResponse, encodeSyncRequest, forgeSyncResponse, serveSync, SYNC_MAX_BLOCKS, syncProtocol, type SyncAttempt } from '../../src/chain/sync';
@@ -49,6 +52,7 @@ import { CONSENSUS_MESSAGE_OVERHEAD_BYTES } from '../../src/consensus/limits';
 import type { GossipTally } from '../mempool/messages';
 import type { P2PMsg } from './messages';
 import { PeerHeights, probePeerHeights } from './peer-heights';
+import { PeerIdentityCheck } from './peer-identity';
 import { encodeHelloAnswer, HELLO_TIMEOUT_MS, HelloSender, helloProtocol, ValidatorPeers } from './validator-peers';
 
 export interface P2PHolder {
@@ -60,6 +64,8 @@ export interface P2PHolder {
 /** The bounds of actors/limits.ts, under the names this file has always used. */
 const MAX_TX_BATCH_BYTES = TX_BATCH_BYTES_MAX;
 const MAX_BUNDLE_ITEMS = BUNDLE_ITEMS_MAX;
+/** Distinct hello refusals (peer and reason) logged at most. */
+const HELLO_REFUSALS_LOGGED_MAX = 256;
 
 export function directProtocol(chainId: number): string {
   return `/exchange/${chainId}/direct/1`;
@@ -123,6 +129,9 @@ export function decodeTxBatch(bytes: Uint8Array, maxTxBytes: number): Uint8Array
 export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: () => { send(m: P2PMsg): boolean }): ActorBehavior<P2PMsg> {
   let transport: Libp2pTransport | undefined;
   let helloSender: HelloSender | undefined;
+  let identity: PeerIdentityCheck | undefined;
+  /** Our hello refusals already logged (peer and reason): a refusing peer is asked again every few seconds. */
+  const helloRefusalsLogged = new Set<string>();
   let heightProbe: { stop(): void } | undefined;
   /** Not a genesis validator: its transactions go to the validators on the relay protocol. */
   let relayTxs = false;
@@ -317,7 +326,10 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
       peers,
       fromHeight,
       async (peer, timeoutMs) => decodeSyncResponse(await t.request(peer, syncProtocol(genesis.chainId), request, timeoutMs), genesis.consensus.maxBlockBytes),
-      { onFailure: (peer, err) => node().log.warn({ err: (err as Error).message, peer }, 'sync request failed') },
+      {
+        onFailure: (peer, err) =>
+          node().log.warn({ err: (err as Error).message, peer, fromHeight }, 'block sync: a peer did not answer in time; the next peer is asked (nothing to do unless no peer ever answers: then check the bootstrap peers and the network)'),
+      },
     );
   };
 
@@ -344,12 +356,19 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
         log: n.log,
         maxMessageBytes: maxConsensusBytes(),
         subscribe: genesisValidator ? [Topic.Oracle, Topic.Evidence] : undefined,
-        extraStats: () => ({ bundles: { ...directStats }, relay: { ...relayStats }, hello: { ...validatorPeers.stats, hellosRefused: { ...validatorPeers.stats.hellosRefused } } }),
-        onPeerConnect: (peer) => helloSender?.greet(peer),
+        extraStats: () => ({ bundles: { ...directStats }, relay: { ...relayStats }, hello: { ...validatorPeers.stats, hellosRefused: { ...validatorPeers.stats.hellosRefused } }, identity: identity === undefined ? undefined : { ...identity.stats, refused: { ...identity.stats.refused } } }),
+        onPeerConnect: (peer) => {
+          void identity?.connected(peer);
+          helloSender?.greet(peer);
+        },
         onPeerDisconnect: (peer) => helloSender?.disconnected(peer),
       });
+      // Before the first dial completes its check: a peer of another genesis is refused on connect.
+      identity = new PeerIdentityCheck({ network: config.genesis.network, chainId, genesisHash: config.genesisHash }, transport, n.log);
       await transport.start(handlers);
       const t = transport;
+      await identity.serve();
+      for (const peer of t.peers()) void identity.connected(peer);
       await t.handleDirect(directProtocol(chainId), receiveBundle);
       await t.handleDirect(relayProtocol(chainId), receiveRelay);
       await t.handle(syncProtocol(chainId), async (data) => {
@@ -368,7 +387,17 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
           (peer, hello) => t.request(peer, helloProtocol(chainId), hello, HELLO_TIMEOUT_MS),
           () => t.peers(),
           validatorPeers.stats,
-          (peer, reason) => node().log.debug({ peer, reason }, 'hello refused'),
+          (peer, reason) => {
+            const seen = `${peer} ${reason}`;
+            if (helloRefusalsLogged.has(seen) || helloRefusalsLogged.size >= HELLO_REFUSALS_LOGGED_MAX) return;
+            helloRefusalsLogged.add(seen);
+            node().log.warn(
+              { peer, reason, address: privateKeyToAddress(key) },
+              reason.startsWith('NOT_A_VALIDATOR')
+                ? "a peer refused this node's validator hello: its chain state has no such validator yet (register with `validator register`, or wait for the peer to sync); retried every few seconds"
+                : "a peer refused this node's validator hello; it will not take this node's consensus messages. Retried every few seconds",
+            );
+          },
         );
         helloSender.start();
       }
@@ -413,6 +442,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
     async stop() {
       helloSender?.stop();
       helloSender = undefined;
+      identity = undefined;
       heightProbe?.stop();
       heightProbe = undefined;
       holder.transport = undefined;

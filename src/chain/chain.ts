@@ -71,7 +71,8 @@ export class Chain implements ChainView {
       }
       if (!equalBytes(storedGenesis, opts.genesisHash)) {
         throw new Error(
-          `data folder ${opts.dataDir} belongs to genesis ${bytesToHex(storedGenesis)}, not ${bytesToHex(opts.genesisHash)}`,
+          `data folder ${opts.dataDir} belongs to genesis ${bytesToHex(storedGenesis)}, not ${bytesToHex(opts.genesisHash)} (this node's genesis file): ` +
+            'start with the genesis file that folder was made with, or give another --data-dir (or move the folder away) to start this network from an empty one',
         );
       }
       const state = new State();

@@ -15,6 +15,9 @@
  * (`isTimely`), as in CometBFT's proposer-based timestamps: a block re-proposed from an
  * earlier round must stay valid, or a lock on it could never be released.
  *
+ * A refused block is reported once to `onRefused` with the rule it broke (BlockRefusalCode)
+ * and the values compared; the consensus actor logs it with logBlockRefusal.
+ *
  * The chain is read through `ChainView` (src/chain/view.ts): the node's `Chain`, or a
  * simulated node's in-memory chain (sim/chain.ts), so the simulator validates blocks
  * with this very code.
@@ -28,6 +31,7 @@ import { checkProposerProof, ECVRF, type VrfKeyOf, type VrfScheme } from '../con
 import type { SignatureVerifier } from '../consensus/signer';
 import { validatorsAt, type ValidatorsByHeight } from '../consensus/validator-set';
 import { bytesToHex, equalBytes } from '../util/bytes';
+import type { Logger } from '../util/log';
 import type { ChainView } from './view';
 
 export interface ValidatedBlock {
@@ -53,7 +57,70 @@ export interface ChainAppOptions {
   now(): number;
   /** How many recent certificates to keep for lagging peers. */
   keepCertificates?: number;
+  /** Told once per block of each block refused, with the rule it broke (the consensus actor logs it). */
+  onRefused?(r: BlockRefusal): void;
 }
+
+/** The rule a refused block broke, in the order validate checks them. */
+export type BlockRefusalCode =
+  | 'MALFORMED'
+  | 'WRONG_CHAIN'
+  | 'WRONG_HEIGHT'
+  | 'WRONG_PARENT'
+  | 'WRONG_STATE_ROOT'
+  | 'TIME_NOT_AFTER_PARENT'
+  | 'TIME_AHEAD'
+  | 'TOO_MANY_TXS'
+  | 'NOT_A_VALIDATOR'
+  | 'WRONG_PROPOSER'
+  | 'LAST_COMMIT_HASH'
+  | 'LAST_COMMIT_INVALID'
+  | 'MALFORMED_TX'
+  | 'TX_ROOT'
+  | 'VRF_PROOF';
+
+/** A refused block: where it claims to be (absent when it does not decode), the code and the check that failed, in words. */
+export interface BlockRefusal {
+  height?: number;
+  round?: number;
+  proposer?: string;
+  blockHash?: string;
+  code: BlockRefusalCode;
+  check: string;
+}
+
+/** What an operator can make of a refusal, by the rule broken. */
+const ADVICE: Record<BlockRefusalCode, string> = {
+  MALFORMED: 'the proposer sent bytes that are not a block; nothing to do here unless it repeats (then the proposer runs broken software)',
+  WRONG_CHAIN: 'the proposer runs another chain: check its genesis',
+  WRONG_HEIGHT: 'a block for another height than this node decides (late or early); nothing to do',
+  WRONG_PARENT: 'the block builds on another head than this one: if this repeats for every proposer, this node has diverged; stop it and resync from a fresh data folder',
+  WRONG_STATE_ROOT: "the proposer's state differs from this node's: if this repeats for every proposer, this node's state has diverged (another software version?); stop it, check the version and resync",
+  TIME_NOT_AFTER_PARENT: 'the proposer\'s clock is behind; its operator should check NTP',
+  TIME_AHEAD: "one of the two clocks is wrong: check this machine's clock (NTP); if it is right, the proposer's operator should check theirs",
+  TOO_MANY_TXS: 'the proposer ignores the genesis block limits (another software version?)',
+  NOT_A_VALIDATOR: 'the block is signed by an address outside the validator set; nothing to do',
+  WRONG_PROPOSER: 'not this round\'s drawn proposer: if this repeats for every proposer, this node\'s validator set or seed differs (another software version or genesis?)',
+  LAST_COMMIT_HASH: 'the header does not match its own commit; the proposer runs broken software',
+  LAST_COMMIT_INVALID: 'the block does not carry a valid commit of its parent; the proposer runs broken software, or this node has another parent (diverged)',
+  MALFORMED_TX: 'the proposer included a transaction this node cannot decode (another software version?)',
+  TX_ROOT: 'the header does not match the block\'s transactions; the proposer runs broken software',
+  VRF_PROOF: "the proposer's VRF proof does not verify with its registered VRF key: its operator should check the node's key file",
+};
+
+/**
+ * Logs a refused block once (the app reports each block once): what happened, the rule and
+ * the check that failed, what to do; the block's height, round, proposer and hash as
+ * fields. A block of another height is ordinary (late gossip) and goes to debug.
+ */
+export function logBlockRefusal(log: Logger, r: BlockRefusal): void {
+  const fields = { ...r, advice: ADVICE[r.code] };
+  if (r.code === 'WRONG_HEIGHT') log.debug(fields, 'block refused: not for the height being decided');
+  else log.warn(fields, 'block refused: it breaks a validity rule, this node does not vote for it');
+}
+
+/** Refusals remembered so each is reported once (cleared at every commit). */
+const REPORTED_KEPT_MAX = 256;
 
 export class ChainConsensusApp implements ConsensusApp {
   /** Blocks that passed validation (or that we built), by hex hash: applied without decoding twice. */
@@ -64,6 +131,7 @@ export class ChainConsensusApp implements ConsensusApp {
   /** The commit this node decided last, whose precommits the core verified: a proposer's lastCommit mostly repeats them. */
   private ownCommit: Commit | undefined;
   private readonly ownSignatures = new Map<string, string>();
+  private readonly reported = new Set<string>();
 
   constructor(
     private readonly chain: () => ChainView,
@@ -87,38 +155,67 @@ export class ChainConsensusApp implements ConsensusApp {
   }
 
   validate(bytes: Uint8Array): ValidatedBlock | null {
+    const cachedOrVerdict = this.check(bytes);
+    if ('refused' in cachedOrVerdict) {
+      this.report(cachedOrVerdict.refused);
+      return null;
+    }
+    return cachedOrVerdict;
+  }
+
+  /** The validated block, or the first rule it breaks (named: the log says which check failed). */
+  private check(bytes: Uint8Array): ValidatedBlock | { refused: BlockRefusal } {
     const chain = this.chain();
     const { consensus } = chain.genesis;
     let block: Block;
     try {
       block = decodeBlock(bytes, consensus.maxBlockBytes);
-    } catch {
-      return null;
+    } catch (err) {
+      return { refused: { code: 'MALFORMED', check: `the block does not decode: ${(err as Error).message}` } };
     }
     const h = block.header;
     const hash = blockHash(h);
     const cached = this.validated.get(bytesToHex(hash));
     if (cached !== undefined) return cached;
-    if (h.chainId !== chain.chainId || h.height !== chain.height + 1) return null;
-    if (!equalBytes(h.parentHash, chain.lastBlockHash) || !equalBytes(h.parentStateRoot, chain.stateRoot)) return null;
-    if (h.timestampMs <= chain.lastTimestampMs || h.timestampMs > this.opts.now() + consensus.maxClockDriftMs) return null;
-    if (h.txCount > consensus.maxBlockTxs) return null;
+    const at = { height: h.height, round: h.round, proposer: h.proposer, blockHash: bytesToHex(hash) };
+    const refuse = (code: BlockRefusalCode, check: string) => ({ refused: { ...at, code, check } });
+    if (h.chainId !== chain.chainId) return refuse('WRONG_CHAIN', `chain id ${h.chainId}, this chain is ${chain.chainId}`);
+    if (h.height !== chain.height + 1) return refuse('WRONG_HEIGHT', `height ${h.height}, the next block here is ${chain.height + 1}`);
+    if (!equalBytes(h.parentHash, chain.lastBlockHash)) return refuse('WRONG_PARENT', `parent hash ${bytesToHex(h.parentHash)}, this node's head is ${bytesToHex(chain.lastBlockHash)}`);
+    if (!equalBytes(h.parentStateRoot, chain.stateRoot)) return refuse('WRONG_STATE_ROOT', `parent state root ${bytesToHex(h.parentStateRoot)}, this node's is ${bytesToHex(chain.stateRoot)}`);
+    if (h.timestampMs <= chain.lastTimestampMs) return refuse('TIME_NOT_AFTER_PARENT', `block time ${h.timestampMs} is not after its parent's ${chain.lastTimestampMs}`);
+    if (h.timestampMs > this.opts.now() + consensus.maxClockDriftMs) {
+      return refuse('TIME_AHEAD', `block time ${h.timestampMs} is more than ${consensus.maxClockDriftMs} ms ahead of this node's clock (${this.opts.now()}): check both clocks (NTP)`);
+    }
+    if (h.txCount > consensus.maxBlockTxs) return refuse('TOO_MANY_TXS', `${h.txCount} transactions, the limit is ${consensus.maxBlockTxs}`);
     const validators = validatorsAt(this.opts.validators, h.height);
-    if (!validators.has(h.proposer) || validators.proposer(h.height, h.round, this.proposerSeed(h.height)).address !== h.proposer) return null;
-    if (!equalBytes(h.lastCommitHash, commitHash(block.lastCommit))) return null;
-    if (!this.lastCommitValid(h.height, block.lastCommit, h.parentHash)) return null;
+    if (!validators.has(h.proposer)) return refuse('NOT_A_VALIDATOR', `proposer ${h.proposer} is not in the set of height ${h.height}`);
+    const drawn = validators.proposer(h.height, h.round, this.proposerSeed(h.height)).address;
+    if (drawn !== h.proposer) return refuse('WRONG_PROPOSER', `round ${h.round} of height ${h.height} is ${drawn}'s to propose, not ${h.proposer}'s`);
+    if (!equalBytes(h.lastCommitHash, commitHash(block.lastCommit))) return refuse('LAST_COMMIT_HASH', "the header's lastCommitHash is not the hash of the block's lastCommit");
+    if (!this.lastCommitValid(h.height, block.lastCommit, h.parentHash)) return refuse('LAST_COMMIT_INVALID', `the lastCommit does not prove block ${h.height - 1} (2/3 of the power, valid signatures)`);
     const decoded: Tx[] = [];
     try {
       for (const t of block.txs) decoded.push(decodeTx(t, consensus.maxTxBytes));
-    } catch {
-      return null;
+    } catch (err) {
+      return refuse('MALFORMED_TX', `transaction ${decoded.length} does not decode: ${(err as Error).message}`);
     }
-    if (!equalBytes(merkleRoot(decoded.map((t) => t.hash)), h.txRoot)) return null;
+    if (!equalBytes(merkleRoot(decoded.map((t) => t.hash)), h.txRoot)) return refuse('TX_ROOT', 'the transactions do not hash to the header\'s txRoot');
     // Last: the costliest check (an ECVRF verify is ~5 ms).
-    if (checkProposerProof(this.opts.vrf ?? ECVRF, this.opts.vrfKeyOf, h, chain.seed) !== null) return null;
+    const vrf = checkProposerProof(this.opts.vrf ?? ECVRF, this.opts.vrfKeyOf, h, chain.seed);
+    if (vrf !== null) return refuse('VRF_PROOF', `the proposer's VRF proof: ${vrf}`);
     const v = { block, decoded, hash };
     this.validated.set(bytesToHex(hash), v);
     return v;
+  }
+
+  /** A refusal goes to `onRefused` once per block (a proposal is delivered by several peers). */
+  private report(r: BlockRefusal): void {
+    const key = r.blockHash ?? r.check;
+    if (this.reported.has(key)) return;
+    if (this.reported.size >= REPORTED_KEPT_MAX) this.reported.delete(this.reported.values().next().value!);
+    this.reported.add(key);
+    this.opts.onRefused?.(r);
   }
 
   /** A fresh proposal (no proof-of-lock) must carry a recent time, within the drift bound of our clock. */
@@ -167,6 +264,7 @@ export class ChainConsensusApp implements ConsensusApp {
     for (const sig of commit.signatures) this.ownSignatures.set(sig.validator, bytesToHex(sig.signature));
     this.validated.clear();
     this.checkedCommits.clear();
+    this.reported.clear();
   }
 
   /** The validated block of `hash`, if any (the decided block, ready to apply). */

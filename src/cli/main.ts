@@ -1,6 +1,7 @@
 /**
  * The node's command line.
- *   start   run a node of the devnet (default) or of the given genesis
+ *   start   run a node of the devnet (default) or of the given genesis; while it syncs,
+ *           stderr shows its progress (sync-progress.ts)
  *   start --home DIR  run the node of a key file made by init, on its network (start-home.ts)
  *   genesis print the genesis hash of a file
  *   genesis new  build a new network's genesis from its validators' public values (genesis-new.ts)
@@ -30,6 +31,7 @@ import { NODE_VERSION } from '../util/version';
 import { bridgeConfig, exitWithNode, serviceConfig } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
 import { BRIDGE_PORT_DEFAULT, bridgeDevnetLine, DEVNET_DISPUTE_PERIOD_SEC, startBridgeDevnet, type BridgeDevnet } from './bridge-devnet';
+import { startSyncProgress } from './sync-progress';
 
 const START_FLAGS = {
   genesis: { type: 'string', default: 'genesis/devnet.json', help: 'genesis file' },
@@ -145,6 +147,9 @@ async function start(argv: string[]): Promise<void> {
       (bridgeDevnet ? ` bridgeRpc=${bridgeDevnet.chain.rpcUrl} bridge=${bridgeDevnet.deployment.bridge}` : '') +
       '\n',
   );
+  // A validator behind the network (a restart after downtime) shows its block sync on
+  // stderr: a bar on a terminal, a line every 10 s in a local network's node.log.
+  if (node.apiAddress) startSyncProgress(node.apiAddress);
 }
 
 /**

@@ -14,6 +14,7 @@ import { NEXT_HEIGHT_BUFFER_MSGS, ROUNDS_AHEAD_MAX } from './limits';
 import type { Certificate, ConsensusMessage, Proposal, StatusMessage, Vote } from './messages';
 import type { TimeoutConfig } from './params';
 import type { PrivValidator } from './privval';
+import type { ProposalRefusalCode } from './proposal-check';
 import type { SignatureVerifier } from './signer';
 import type { ValidatorsByHeight } from './validator-set';
 
@@ -76,6 +77,18 @@ export interface ConsensusCoreOptions {
   /** The first height to decide: last committed height + 1. */
   height: number;
   limits?: Partial<ConsensusLimits>;
+  /** Told of every proposal of the current height the core refuses, with why (the consensus actor logs it once). */
+  onProposalRefused?(r: ProposalRefusal): void;
+}
+
+/** A refused proposal: which, the rule it broke (proposal-check.ts) and the check that failed, in words. */
+export interface ProposalRefusal {
+  height: number;
+  round: number;
+  proposer: string;
+  blockHash: string;
+  code: ProposalRefusalCode;
+  check: string;
 }
 
 /** Counters, for metrics and tests. Monotonic. */

@@ -40,7 +40,7 @@ import {
 } from '../../machines/consensus-round';
 import { canonicalCommit, type Commit } from '../codec/block';
 import type { Address } from '../util/bytes';
-import { equalBytes, hexToBytes } from '../util/bytes';
+import { bytesToHex, equalBytes, hexToBytes } from '../util/bytes';
 import { certificateVotes, sendWhatPeerLacks } from './catch-up';
 import {
   DEFAULT_LIMITS,
@@ -113,6 +113,7 @@ export class ConsensusCore {
   #lastCommit: LastCommitCollector | undefined;
   /** The commit this height was decided with, until the next height begins. */
   #decidedCommit: Commit | undefined;
+  readonly #onProposalRefused: ConsensusCoreOptions['onProposalRefused'];
 
   constructor(opts: ConsensusCoreOptions) {
     if (!Number.isSafeInteger(opts.height) || opts.height < 1) throw new RangeError(`height must be >= 1, got ${opts.height}`);
@@ -123,6 +124,7 @@ export class ConsensusCore {
     this.#app = opts.app;
     this.#timeouts = opts.timeouts;
     this.#limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    this.#onProposalRefused = opts.onProposalRefused;
     // A restarted validator resumes at the round it last signed in, still locked.
     const ps = this.#privval?.state();
     const last = ps?.lastSigned;
@@ -225,10 +227,13 @@ export class ConsensusCore {
     const p = input.proposal;
     const hs = this.#hs;
     if (p.height !== hs.height) return this.#otherHeight(input, p.height, p.proposer, out);
-    const verdict: ProposalVerdict = this.#roundInWindow(p.round) ? checkProposal(this.chainId, this.#verifier, hs, p) : { status: 'invalid' };
+    const verdict: ProposalVerdict = this.#roundInWindow(p.round)
+      ? checkProposal(this.chainId, this.#verifier, hs, p)
+      : { status: 'invalid', code: 'ROUND_OUT_OF_WINDOW', check: `round ${p.round} is not within ${this.#limits.maxRoundsAhead} rounds of this node's round ${this.round}` };
     switch (verdict.status) {
       case 'invalid':
         this.counters.proposalsInvalid++;
+        this.#onProposalRefused?.({ height: p.height, round: p.round, proposer: p.proposer, blockHash: bytesToHex(p.blockHash), code: verdict.code, check: verdict.check });
         return;
       case 'duplicate':
         this.counters.proposalsDuplicate++;

@@ -61,6 +61,7 @@ interface P2PNode {
   getPeers(): { toString(): string }[];
   getConnections(): { remotePeer: { toString(): string } }[];
   dial(addr: unknown, opts?: { signal?: AbortSignal }): Promise<unknown>;
+  hangUp(peer: unknown): Promise<void>;
   dialProtocol(peer: unknown, protocol: string, opts?: { signal?: AbortSignal }): Promise<any>;
   handle(protocol: string, handler: (data: { stream: any; connection: { remotePeer: { toString(): string } } }) => void | Promise<void>): Promise<void>;
   stop(): Promise<void>;
@@ -110,6 +111,8 @@ export class Libp2pTransport implements Transport {
   /** Per peer and protocol. */
   private readonly outbound = new Map<string, DirectOut>();
   private readonly directStats = { sent: 0, queuesDropped: 0 };
+  /** Peers refused (another chain or genesis: actors/p2p/peer-identity.ts), by the wall-clock ms until which they are not dialled. */
+  private readonly refusedUntil = new Map<string, number>();
   private readonly counters: TransportStats = {
     published: 0,
     received: { txs: 0, proposals: 0, votes: 0, oracle: 0, evidence: 0 },
@@ -211,6 +214,11 @@ export class Libp2pTransport implements Transport {
         const ma = multiaddr(addr);
         const peer = ma.getPeerId();
         if (!peer || peer === this.id || connected.has(peer)) return;
+        const until = this.refusedUntil.get(peer);
+        if (until !== undefined) {
+          if (Date.now() < until) return;
+          this.refusedUntil.delete(peer);
+        }
         try {
           await node.dial(ma, { signal: AbortSignal.timeout(2_000) });
         } catch {
@@ -218,6 +226,21 @@ export class Libp2pTransport implements Transport {
         }
       }),
     );
+  }
+
+  /**
+   * Closes every connection to `peer` and dials it no more for `forMs` (a bootstrap peer
+   * is tried again after that: its operator may have fixed it). A peer that dials us
+   * again is judged again by whoever refused it.
+   */
+  async refuse(peer: string, forMs: number): Promise<void> {
+    this.refusedUntil.set(peer, Date.now() + forMs);
+    let id = this.peerIds.get(peer);
+    if (id === undefined) {
+      id = peerIdFromString(peer);
+      this.peerIds.set(peer, id);
+    }
+    await this.node?.hangUp(id);
   }
 
   listenAddresses(): string[] {

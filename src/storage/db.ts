@@ -76,8 +76,13 @@ export class ChainStore {
     this.db = new ClassicLevel<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
   }
 
+  /** Opens the database; a failure says why in words (another process holds it, corruption, permissions) and keeps LevelDB's error as its cause. */
   async open(): Promise<void> {
-    await this.db.open();
+    try {
+      await this.db.open();
+    } catch (err) {
+      throw new Error(`cannot open the chain database ${this.path}: ${openFailure(err)}`, { cause: err });
+    }
   }
 
   async close(): Promise<void> {
@@ -311,4 +316,16 @@ export function decodeReceipts(bytes: Uint8Array): Receipt[] {
   return JSON.parse(new TextDecoder().decode(bytes), (_k, v) =>
     v !== null && typeof v === 'object' && typeof v.$big === 'string' && Object.keys(v).length === 1 ? BigInt(v.$big) : v,
   ) as Receipt[];
+}
+
+/** What an operator can do about a LevelDB open error, from its code (classic-level puts the reason in `cause`). */
+export function openFailure(err: unknown): string {
+  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = e.cause?.code ?? e.code;
+  const detail = e.cause?.message ?? e.message ?? String(err);
+  if (code === 'LEVEL_LOCKED') return `another process holds it (${detail}): stop the other node using this data folder, or give this one another --data-dir`;
+  if (code === 'LEVEL_CORRUPTION') return `LevelDB reports corruption (${detail}): restore the folder from a backup, or move it away and let the node sync the chain again from its peers`;
+  if (/permission|EACCES|EPERM/i.test(detail)) return `no permission (${detail}): the node's user must be able to read and write the data folder`;
+  if (/ENOSPC|no space/i.test(detail)) return `the disk is full (${detail}): free space on the data folder's disk`;
+  return `${detail} (check that the folder exists, is writable and the disk has space)`;
 }

@@ -5,14 +5,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockHash, canonicalCommit, encodeBlock, encodeHeader, type Block, type Commit } from '../../src/codec/block';
 import { Chain } from '../../src/chain/chain';
-import { ChainConsensusApp } from '../../src/chain/consensus-app';
+import { ChainConsensusApp, logBlockRefusal } from '../../src/chain/consensus-app';
 import { voteSigningHash } from '../../src/consensus/messages';
 import { Secp256k1Signer, secp256k1Verifier } from '../../src/consensus/signer';
 import { ECVRF, genesisSeed, proveProposer, seedOfProof } from '../../src/consensus/proposer-vrf';
 import { ValidatorSet } from '../../src/consensus/validator-set';
 import { encodeTx, TxKind } from '../../src/codec/tx';
 import { signFaucet } from '../../src/codec/txs/faucet';
-import { hexToBytes } from '../../src/util/bytes';
+import { bytesToHex, hexToBytes } from '../../src/util/bytes';
+import { createMemoryLogger, LOG_LEVEL } from '../../src/util/log';
 import { DEVNET_KEYS, devnetGenesis, devnetVrfKey, tempDir } from '../helpers/devnet';
 
 const { genesis, hash: gHash } = devnetGenesis(6);
@@ -113,5 +114,52 @@ describe('ChainConsensusApp.validate', () => {
     expect(app.validate(encodeBlock(next({ lastCommit: forged })))).toBeNull();
     // Time must move past the parent's.
     expect(app.validate(encodeBlock({ ...next({ lastCommit: c1 }), header: { ...next({ lastCommit: c1 }).header, timestampMs: b1.header.timestampMs } }))).toBeNull();
+  });
+});
+
+describe('a refused block in the log', () => {
+  it('names the block (height, round, proposer, hash), the rule and the check that failed, and what to do; once per block', () => {
+    const { log, records } = createMemoryLogger();
+    const logged = new ChainConsensusApp(() => chain, {
+      validators,
+      verifier: secp256k1Verifier,
+      vrfKeyOf: chain.vrfKeyOf,
+      requestBlock: () => undefined,
+      now: () => now,
+      onRefused: (r) => logBlockRefusal(log, r),
+    });
+    const height = chain.height + 1;
+    const drawn = validators.proposer(height, 0, chain.seed).address;
+    const stranger = validators.validators.find((v) => v.address !== drawn)!.address;
+    const forged = next({ proposer: stranger, lastCommit: null });
+    expect(logged.validate(encodeBlock(forged))).toBeNull();
+    expect(logged.validate(encodeBlock(forged))).toBeNull(); // delivered again: not logged again
+    const warned = records.filter((r) => r.level === LOG_LEVEL.warn);
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatchObject({
+      msg: 'block refused: it breaks a validity rule, this node does not vote for it',
+      height,
+      round: 0,
+      proposer: stranger,
+      blockHash: bytesToHex(blockHash(forged.header)),
+      code: 'WRONG_PROPOSER',
+      check: `round 0 of height ${height} is ${drawn}'s to propose, not ${stranger}'s`,
+    });
+    expect(String(warned[0].advice)).toContain('validator set or seed differs');
+
+    const ahead = next({ timestampMs: now + genesis.consensus.maxClockDriftMs + 1_000 });
+    expect(logged.validate(encodeBlock(ahead))).toBeNull();
+    const late = records.at(-1)!;
+    expect(late).toMatchObject({ level: LOG_LEVEL.warn, code: 'TIME_AHEAD', height, proposer: ahead.header.proposer });
+    expect(String(late.advice)).toContain('NTP');
+
+    expect(logged.validate(new Uint8Array([1, 2, 3]))).toBeNull();
+    expect(records.at(-1)).toMatchObject({ level: LOG_LEVEL.warn, code: 'MALFORMED' });
+    expect(records.at(-1)!.height).toBeUndefined();
+
+    // A block of another height is ordinary (late gossip): debug, not warn.
+    const stale = { ...forged, header: { ...forged.header, height: height + 5 } };
+    expect(logged.validate(encodeBlock(stale))).toBeNull();
+    expect(records.at(-1)).toMatchObject({ level: LOG_LEVEL.debug, code: 'WRONG_HEIGHT', height: height + 5 });
   });
 });

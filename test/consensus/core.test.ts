@@ -11,6 +11,9 @@ import { keccak256 } from '../../src/crypto/keccak';
 import { verifySigner } from '../../src/crypto/secp256k1';
 import { bytesToHex, equalBytes, utf8 } from '../../src/util/bytes';
 import { CHAIN_ID, CountingVerifier, fixture, proposal, vote } from './helpers';
+import type { ProposalRefusal } from '../../src/consensus/core-types';
+import { createMemoryLogger, LOG_LEVEL } from '../../src/util/log';
+import { proposalRefusalLog } from '../../actors/consensus/refusal-log';
 
 const TIMEOUTS = timeoutConfig({
   timeoutProposeMs: 300,
@@ -30,6 +33,8 @@ class Harness {
   readonly verifier = new CountingVerifier();
   core!: ConsensusCore;
   built = 0;
+  /** Told of refused proposals (the consensus actor logs them). */
+  onProposalRefused: ((r: ProposalRefusal) => void) | undefined;
 
   constructor(readonly me: number) {}
 
@@ -69,6 +74,7 @@ class Harness {
       app: this.app,
       timeouts: TIMEOUTS,
       height,
+      onProposalRefused: (r) => this.onProposalRefused?.(r),
     });
     return this.core.start();
   }
@@ -182,6 +188,34 @@ describe('ConsensusCore: one height', () => {
     const out = await h.feed({ type: 'proposal', proposal: proposal(h.key(wrong), 1, 0, utf8.encode('X')) });
     expect(ownVotes(out, 'prevote')).toEqual([]);
     expect(h.core.counters.proposalsInvalid).toBe(1);
+  });
+
+  it('logs a refused proposal once with its height, round, proposer, the rule and the check that failed', async () => {
+    const h = await follower();
+    const { log, records } = createMemoryLogger();
+    h.onProposalRefused = proposalRefusalLog(log);
+    const drawn = h.proposerOf(1, 0);
+    const wrong = h.others().find((i) => i !== drawn) as number;
+    const forged = proposal(h.key(wrong), 1, 0, utf8.encode('X'));
+    await h.feed({ type: 'proposal', proposal: forged });
+    await h.feed({ type: 'proposal', proposal: forged }); // relayed again: logged once
+    const drawnAddress = h.set.validators[drawn].address;
+    expect(records.filter((r) => r.level === LOG_LEVEL.warn)).toEqual([
+      expect.objectContaining({
+        msg: 'proposal refused: it breaks a proposal rule, this node does not take it',
+        height: 1,
+        round: 0,
+        proposer: forged.proposer,
+        blockHash: bytesToHex(forged.blockHash),
+        code: 'WRONG_PROPOSER',
+        check: `round 0 of height 1 is ${drawnAddress}'s to propose, not ${forged.proposer}'s`,
+      }),
+    ]);
+    // The drawn proposer's key, but the signature of another message: BAD_SIGNATURE.
+    const real = h.proposal(1, 0, 'Y');
+    await h.feed({ type: 'proposal', proposal: { ...real, signature: forged.signature } });
+    expect(records.at(-1)).toMatchObject({ level: LOG_LEVEL.warn, code: 'BAD_SIGNATURE', proposer: real.proposer, round: 0 });
+    expect(h.core.counters.proposalsInvalid).toBe(3);
   });
 
   it('prevotes nil for a block the application refuses, and on the propose timeout', async () => {
