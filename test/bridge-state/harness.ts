@@ -6,7 +6,6 @@
  * with applyBlock, the reserve check read after each.
  */
 import { expect } from 'vitest';
-import { merkleRoot, type Block } from '../../src/codec/block';
 import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
 import {
   BridgeClaimKind,
@@ -20,12 +19,13 @@ import { bridgeWithdrawalSigningHash } from '../../src/crypto/bridge-withdrawal'
 import { hashTypedMessage } from '../../src/crypto/eip712';
 import { sign } from '../../src/crypto/secp256k1';
 import type { Genesis } from '../../src/genesis/types';
-import { applyBlock, type BlockResult } from '../../src/state/apply';
+import type { BlockResult } from '../../src/state/apply';
 import { reserveCheck, withdrawalMessage } from '../../src/state/bridge';
 import { genesisState } from '../../src/state/genesis';
 import type { State } from '../../src/state/state';
 import { hexToBytes, type Address } from '../../src/util/bytes';
 import { DEVNET_KEYS, devnetGenesis } from '../helpers/devnet';
+import { applyAt as applyBlockAt } from '../oracle/harness';
 
 export const BASE = devnetGenesis(6).genesis;
 export const chainId = BASE.chainId;
@@ -93,27 +93,9 @@ export function withdrawTx(amount: bigint, nonce = withdrawNonce++): Tx {
   return encodeTx(chainId, TxKind.Withdraw, { owner, signer: owner, amount, destination, nonce, signature });
 }
 
-/** Applies one block at `timestampMs` carrying `txs`, and checks the reserve reading stays exact. */
+/** Applies one block at `timestampMs` carrying `txs` (the oracle harness's block), and checks the reserve reading stays exact. */
 export function applyAt(state: State, txs: Tx[], timestampMs: number): BlockResult {
-  const head = state.head();
-  const block: Block = {
-    header: {
-      chainId,
-      height: head.height + 1,
-      timestampMs,
-      round: 0,
-      parentHash: new Uint8Array(32),
-      parentStateRoot: state.root(),
-      proposer: signers[0].address,
-      txRoot: merkleRoot(txs.map((t) => t.hash)),
-      txCount: txs.length,
-      lastCommitHash: new Uint8Array(32),
-      vrfProof: new Uint8Array(80), // execution does not read it (consensus checks it)
-    },
-    lastCommit: null,
-    txs: txs.map((t) => t.bytes),
-  };
-  const result = applyBlock(state, block);
+  const result = applyBlockAt(state, txs, timestampMs);
   expect(reserveCheck(state).difference).toBe(0n);
   return result;
 }
