@@ -8,11 +8,11 @@
  * (the harness's applyAt checks it).
  */
 import { describe, expect, it } from 'vitest';
+import { refusalCode } from '../helpers/refusal';
 import { encodeTx, TxKind } from '../../src/codec/tx';
 import { signAttestation } from '../../src/codec/txs/bridge';
 import { TxPool } from '../../actors/mempool/pool';
 import { bridgeLedger, hasAttested, MAX_DEPOSITS_AHEAD, nextDepositId, reserveCheck } from '../../src/state/bridge';
-import { TxError } from '../../src/state/errors';
 import { findEvent } from '../../src/state/events';
 import { TableId } from '../../src/state/records';
 import type { Address } from '../../src/util/bytes';
@@ -164,15 +164,7 @@ describe('deposit crediting', () => {
     const d0 = deposit(0n, alice, 10n);
     applyAt(state, [attestation(signers[0], [d0])], T0 + 1000);
     const pool = new TxPool({ maxTxs: 100, maxBytes: 1 << 20, maxTxBytes: 16_384 }, () => state);
-    const refusal = (fn: () => unknown) => {
-      try {
-        fn();
-      } catch (err) {
-        expect(err).toBeInstanceOf(TxError);
-        return (err as TxError).code;
-      }
-      return 'admitted';
-    };
+    const refusal = refusalCode;
     expect(refusal(() => pool.add(attestation(outsider, [d0])))).toBe('NOT_VALIDATOR');
     const tampered = { ...signAttestation(chainId, { validator: signers[1].address, claims: [d0] }, signers[1]), claims: [deposit(0n, bob, 10n)] };
     expect(refusal(() => pool.add(encodeTx(chainId, TxKind.BridgeAttestation, tampered)))).toBe('INVALID_SIGNATURE');

@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { transition, type SnapshotFrom } from 'xstate';
+import { viaXstate as viaXstateOf } from './via-xstate';
 import { getShortestPaths, toDirectedGraph } from 'xstate/graph';
 import {
   EMPTY_GOVERNANCE_CONTEXT,
@@ -20,18 +20,8 @@ import {
   type GovernanceStateName,
 } from '../../machines/governance-operation';
 
-type Snapshot = SnapshotFrom<typeof governanceOperationMachine>;
 
-function viaXstate(value: GovernanceStateName, context: GovernanceContext, event: GovernanceEvent): { value: string; context: GovernanceContext } | undefined {
-  const s: Snapshot = governanceOperationMachine.resolveState({ value, context });
-  const [next] = transition(governanceOperationMachine, s, event);
-  if (!s.can(event)) {
-    expect(next.value).toBe(value);
-    expect(next.context).toEqual(context);
-    return undefined;
-  }
-  return { value: next.value as string, context: next.context };
-}
+const viaXstate = (value: GovernanceStateName, context: GovernanceContext, event: GovernanceEvent) => viaXstateOf<GovernanceContext>(governanceOperationMachine, value, context, event);
 
 const EVENTS: GovernanceEvent[] = [
   { type: 'PROPOSE', nowMs: 1000, timelockMs: 500, expiresAtMs: 5000 },

@@ -6,7 +6,7 @@
  * each transition of the contract's table does what it says.
  */
 import { describe, expect, it } from 'vitest';
-import { transition, type SnapshotFrom } from 'xstate';
+import { viaXstate as viaXstateOf } from './via-xstate';
 import { toDirectedGraph } from 'xstate/graph';
 import {
   EMPTY_ONBOARDING_CONTEXT,
@@ -18,18 +18,8 @@ import {
   type OnboardingStateName,
 } from '../../machines/onboarding';
 
-type Snapshot = SnapshotFrom<typeof onboardingMachine>;
 
-function viaXstate(value: OnboardingStateName, context: OnboardingContext, event: OnboardingEvent): { value: string; context: OnboardingContext } | undefined {
-  const s: Snapshot = onboardingMachine.resolveState({ value, context });
-  const [next] = transition(onboardingMachine, s, event);
-  if (!s.can(event)) {
-    expect(next.value).toBe(value);
-    expect(next.context).toEqual(context);
-    return undefined;
-  }
-  return { value: next.value as string, context: next.context };
-}
+const viaXstate = (value: OnboardingStateName, context: OnboardingContext, event: OnboardingEvent) => viaXstateOf<OnboardingContext>(onboardingMachine, value, context, event);
 
 const EVENTS: OnboardingEvent[] = [
   { type: 'APPLY', ts: 1_000 },

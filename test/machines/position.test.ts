@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { transition, type SnapshotFrom } from 'xstate';
+import { viaXstate as viaXstateOf } from './via-xstate';
 import { getShortestPaths, toDirectedGraph } from 'xstate/graph';
 import {
   EMPTY_POSITION_CONTEXT,
@@ -20,7 +20,6 @@ import {
   type PositionStateName,
 } from '../../machines/position';
 
-type Snapshot = SnapshotFrom<typeof positionMachine>;
 const STATES: readonly PositionStateName[] = ['none', 'open', 'closed', 'liquidated'];
 const stringify = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));
 
@@ -28,16 +27,7 @@ const facts = (f: Partial<OpenFacts> = {}): OpenFacts => ({ perpListed: true, ha
 const ctx = (c: Partial<PositionContext> = {}): PositionContext => ({ isLong: true, size: 10n, entryPrice: 3000n, margin: 100n, leverage: 10, takeProfit: 0n, stopLoss: 0n, maintenanceMarginBps: 100, ...c });
 
 /** xstate's answer: undefined when refused (transition() then returns the same snapshot, checked). */
-function viaXstate(value: PositionStateName, context: PositionContext, event: PositionEvent): { value: string; context: PositionContext } | undefined {
-  const s: Snapshot = positionMachine.resolveState({ value, context });
-  const [next] = transition(positionMachine, s, event);
-  if (!s.can(event)) {
-    expect(next.value).toBe(value);
-    expect(next.context).toEqual(context);
-    return undefined;
-  }
-  return { value: next.value as string, context: next.context };
-}
+const viaXstate = (value: PositionStateName, context: PositionContext, event: PositionEvent) => viaXstateOf<PositionContext>(positionMachine, value, context, event);
 
 /** Every kind of event, each with arguments its guards take and refuse. */
 const EVENTS: PositionEvent[] = [

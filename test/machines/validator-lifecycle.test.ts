@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { transition, type SnapshotFrom } from 'xstate';
+import { viaXstate as viaXstateOf } from './via-xstate';
 import { getShortestPaths, toDirectedGraph } from 'xstate/graph';
 import {
   EMPTY_VALIDATOR_CONTEXT,
@@ -20,19 +20,9 @@ import {
   type ValidatorStateName,
 } from '../../machines/validator-lifecycle';
 
-type Snapshot = SnapshotFrom<typeof validatorLifecycleMachine>;
 const stringify = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));
 
-function viaXstate(value: ValidatorStateName, context: ValidatorContext, event: ValidatorEvent): { value: string; context: ValidatorContext } | undefined {
-  const s: Snapshot = validatorLifecycleMachine.resolveState({ value, context });
-  const [next] = transition(validatorLifecycleMachine, s, event);
-  if (!s.can(event)) {
-    expect(next.value).toBe(value);
-    expect(next.context).toEqual(context);
-    return undefined;
-  }
-  return { value: next.value as string, context: next.context };
-}
+const viaXstate = (value: ValidatorStateName, context: ValidatorContext, event: ValidatorEvent) => viaXstateOf<ValidatorContext>(validatorLifecycleMachine, value, context, event);
 
 const EVENTS: ValidatorEvent[] = [
   { type: 'REGISTER', bondWei: 1000n, lockedWei: 1000n },

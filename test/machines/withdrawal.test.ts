@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { transition, type SnapshotFrom } from 'xstate';
+import { viaXstate as viaXstateOf } from './via-xstate';
 import { getShortestPaths, toDirectedGraph } from 'xstate/graph';
 import {
   stepWithdrawalMachine,
@@ -19,18 +19,8 @@ import {
   type WithdrawalStateName,
 } from '../../machines/withdrawal';
 
-type Snapshot = SnapshotFrom<typeof withdrawalMachine>;
 
-function viaXstate(value: WithdrawalStateName, context: WithdrawalContext, event: WithdrawalEvent): { value: string; context: WithdrawalContext } | undefined {
-  const s: Snapshot = withdrawalMachine.resolveState({ value, context });
-  const [next] = transition(withdrawalMachine, s, event);
-  if (!s.can(event)) {
-    expect(next.value).toBe(value);
-    expect(next.context).toEqual(context);
-    return undefined;
-  }
-  return { value: next.value as string, context: next.context };
-}
+const viaXstate = (value: WithdrawalStateName, context: WithdrawalContext, event: WithdrawalEvent) => viaXstateOf<WithdrawalContext>(withdrawalMachine, value, context, event);
 
 const tx = (b: number) => new Uint8Array(32).fill(b);
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { refusalCode } from '../helpers/refusal';
 import { TxPool } from '../../actors/mempool/pool';
 import { encodeTx, TxKind } from '../../src/codec/tx';
 import { Secp256k1Signer } from '../../src/consensus/signer';
-import { TxError } from '../../src/state/errors';
 import { TableId } from '../../src/state/records';
 import { applyAt, chainId, freshState, observation, observationBody, px, signers, STALE_MS, T0 } from './harness';
 
@@ -104,15 +104,7 @@ describe('OracleObservation execution', () => {
     const state = freshState([POWER, POWER]);
     applyAt(state, [observation(signers[0], T0 + 2000, px([1, 10n]))], T0 + 2500);
     const pool = new TxPool({ maxTxs: 100, maxBytes: 1 << 20, maxTxBytes: 16_384 }, () => state);
-    const refusal = (fn: () => unknown) => {
-      try {
-        fn();
-      } catch (err) {
-        expect(err).toBeInstanceOf(TxError);
-        return (err as TxError).code;
-      }
-      return 'admitted';
-    };
+    const refusal = refusalCode;
     expect(refusal(() => pool.add(observation(outsider, T0 + 2400, px([1, 1n]))))).toBe('NOT_VALIDATOR');
     const tampered = { ...observationBody(signers[1], T0 + 2400, px([1, 1n])), prices: px([1, 2n]) };
     expect(refusal(() => pool.add(encodeTx(chainId, TxKind.OracleObservation, tampered)))).toBe('INVALID_SIGNATURE');
