@@ -5,6 +5,7 @@ import type { ChainParams } from './records';
 import type { State } from './state';
 import type { ErrorCode, Rejection, RejectionStatus } from './errors';
 import type { ChainEvent } from './events';
+import type { ActionOptions } from '../codec/txs/options';
 
 /** An event emitted by execution, stored in the receipt of its transaction: the union of src/state/events.ts. */
 export type { ChainEvent } from './events';
@@ -49,6 +50,8 @@ export interface TxOp<B = any> {
   verify(tx: Tx<B>, chainId: number): Address;
   /** The signed-operation nonce, consumed whatever the outcome once included. */
   nonce?(body: B): bigint;
+  /** The action's options (src/codec/txs/options.ts): its expiry is checked for every kind that has them (src/state/action-expiry.ts). */
+  options?(body: B): ActionOptions | undefined;
   /**
    * Everything decidable without state: shape and limits (400), who may sign (403).
    * Runs at the door (so such a transaction is never stored) and again in execution.

@@ -47,6 +47,8 @@ export type ShapeErrorCode =
   | 'INVALID_OPERATION'
   /** A bridge attestation or withdrawal-signature list that is not canonical (src/state/ops/bridge-attestation.ts). */
   | 'INVALID_ATTESTATION'
+  /** An action option the kind does not take, or one out of range (src/codec/txs/options.ts; decision 87). */
+  | 'INVALID_OPTIONS'
   | 'UNKNOWN_PAIR';
 
 /** 401: the signature is missing or recovers to someone else. */
@@ -117,6 +119,8 @@ export type ExecutionErrorCode =
   | 'OPERATION_STATE'
   | 'TIMELOCK_NOT_PASSED'
   | 'CHAIN_HALTED'
+  /** The block time has passed the action's expiresAfter (src/state/action-expiry.ts; decision 90). */
+  | 'ACTION_EXPIRED'
   /** A spot order on a pair without a spot book, or a perp open on a pair without a perp market (decision 76). */
   | 'MARKET_NOT_LISTED'
   /** A bridge attestation or withdrawal signature on a network whose genesis has no bridge (decision 82). */
@@ -186,7 +190,7 @@ const CODES: { readonly [C in ErrorCode]: true } = {
   INVALID_SIDE: true, INVALID_TYPE: true, INVALID_SYMBOL: true, INVALID_LEVERAGE: true, INVALID_MARGIN: true,
   INVALID_ORDER_ID: true, INVALID_POSITION_ID: true, INVALID_BATCH: true, INVALID_TPSL: true, INVALID_WALLET: true,
   INVALID_SHARES: true, INVALID_INTERVAL: true, INVALID_SESSION_KEY: true, INVALID_EXPIRY: true, INVALID_MODE: true,
-  INVALID_CAPS: true, INVALID_OBSERVATION: true, INVALID_VALIDATOR: true, INVALID_EVIDENCE: true, INVALID_OPERATION: true, INVALID_ATTESTATION: true, UNKNOWN_PAIR: true,
+  INVALID_CAPS: true, INVALID_OBSERVATION: true, INVALID_VALIDATOR: true, INVALID_EVIDENCE: true, INVALID_OPERATION: true, INVALID_ATTESTATION: true, INVALID_OPTIONS: true, UNKNOWN_PAIR: true,
   MISSING_SIGNATURE: true, INVALID_SIGNATURE: true, REQUEST_EXPIRED: true, INVALID_TOKEN: true,
   NOT_OWNER: true, OWNER_ONLY: true, NOT_AUTHORIZED: true, SESSION_REVOKED: true, SESSION_EXPIRED: true,
   AGENT_MODE_OFF: true, AGENT_REDUCE_ONLY: true, CAP_LEVERAGE: true, CAP_ORDER_TYPE: true, CAP_INPUT: true,
@@ -196,7 +200,7 @@ const CODES: { readonly [C in ErrorCode]: true } = {
   INSUFFICIENT_BALANCE: true, INSUFFICIENT_FUNDS: true, INSUFFICIENT_SHARES: true, MARGIN_REQUIRED: true, NO_LIQUIDITY: true,
   NO_ORACLE_PRICE: true, ORACLE_STALE: true, OPEN_INTEREST_CAP: true, POSITION_TOO_SMALL: true, POOL_LOCKED: true,
   POOL_UTILIZED: true, POOL_INSOLVENT: true, DEPOSIT_TOO_SMALL: true, FAUCET_DISABLED: true, FAUCET_LIMIT: true,
-  OBSERVATION_NOT_NEWER: true, VALIDATOR_EXISTS: true, VALIDATOR_STATE: true, ACTIVE_SET_FLOOR: true, JAIL_NOT_SERVED: true, EVIDENCE_TOO_OLD: true, EVIDENCE_IN_FUTURE: true, ALREADY_TOMBSTONED: true, OPERATION_EXISTS: true, APPLICANT_STATE: true, TOKEN_USED: true, TOKEN_EXPIRED: true, OPERATION_STATE: true, TIMELOCK_NOT_PASSED: true, CHAIN_HALTED: true, MARKET_NOT_LISTED: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, ATTESTATION_STALE: true, BRIDGE_DISABLED: true, DEPOSIT_TOO_FAR_AHEAD: true, UNKNOWN_WITHDRAWAL: true, REJECTED: true,
+  OBSERVATION_NOT_NEWER: true, VALIDATOR_EXISTS: true, VALIDATOR_STATE: true, ACTIVE_SET_FLOOR: true, JAIL_NOT_SERVED: true, EVIDENCE_TOO_OLD: true, EVIDENCE_IN_FUTURE: true, ALREADY_TOMBSTONED: true, OPERATION_EXISTS: true, APPLICANT_STATE: true, TOKEN_USED: true, TOKEN_EXPIRED: true, OPERATION_STATE: true, TIMELOCK_NOT_PASSED: true, CHAIN_HALTED: true, ACTION_EXPIRED: true, MARKET_NOT_LISTED: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, ATTESTATION_STALE: true, BRIDGE_DISABLED: true, DEPOSIT_TOO_FAR_AHEAD: true, UNKNOWN_WITHDRAWAL: true, REJECTED: true,
   MEMPOOL_FULL: true, NOT_SYNCED: true, SHUTTING_DOWN: true, NOT_FINAL_YET: true, INTERNAL: true, ARTIFACT_UNAVAILABLE: true, APPLICATIONS_FULL: true,
 };
 

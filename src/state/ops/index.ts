@@ -25,6 +25,7 @@ import { doubleSignEvidenceOp } from './double-sign-evidence';
 import { governanceApproveOp, governanceCancelOp, governanceExecuteOp, governanceProposeOp } from './governance-operations';
 import { withSignerRule } from '../sessions';
 import { withHaltRule } from '../governance';
+import { withExpiryRule } from '../action-expiry';
 import { txKindName } from '../../codec/tx';
 
 export const OPS: ReadonlyMap<TxKind, TxOp> = new Map<TxKind, TxOp>([
@@ -74,3 +75,7 @@ for (const [kind, op] of OPS) (OPS as Map<TxKind, TxOp>).set(kind, withSignerRul
 // and withdrawals: those kinds are refused 422 CHAIN_HALTED, in execution at the block's
 // state, so a halt executed earlier in a block stops the orders after it in that block.
 for (const [kind, op] of OPS) (OPS as Map<TxKind, TxOp>).set(kind, withHaltRule(kind, op, txKindName(kind)));
+
+// An action past its expiresAfter (src/state/action-expiry.ts; decision 90) is refused
+// 422 ACTION_EXPIRED at the block's time, for every kind that carries options.
+for (const [kind, op] of OPS) (OPS as Map<TxKind, TxOp>).set(kind, withExpiryRule(op, txKindName(kind)));
