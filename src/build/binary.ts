@@ -125,6 +125,10 @@ export async function buildBinary(opts: BuildOptions = {}): Promise<BuiltBinary>
   if (!isVersion(version)) throw new Error(`version ${JSON.stringify(version)} is not a semantic version (MAJOR.MINOR.PATCH[-pre][+build])`);
   const result = await build({
     absWorkingDir: REPO_ROOT,
+    // One tsconfig for every file, named: esbuild's own lookup of tsconfig.json per
+    // directory has been order-dependent under its parallel resolution (esbuild #3284),
+    // and the bytes must not depend on which import is resolved first.
+    tsconfig: join(REPO_ROOT, 'tsconfig.json'),
     entryPoints: [join(REPO_ROOT, 'src', 'cli', 'main.ts')],
     bundle: true,
     platform: 'node',

@@ -20,6 +20,16 @@ const dir = tempDir('exchain-build-');
 afterAll(() => dir.remove());
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
+/** Where two builds part, for the failure message: the first differing line of each with its neighbours. */
+function firstDifference(a: string, b: string): string {
+  const x = a.split('\n');
+  const y = b.split('\n');
+  const i = x.findIndex((line, k) => line !== y[k]);
+  if (i < 0) return x.length === y.length ? 'same text' : `one build has ${Math.abs(x.length - y.length)} more lines`;
+  const around = (lines: string[]) => lines.slice(Math.max(0, i - 3), i + 3).map((l) => l.slice(0, 200)).join('\n');
+  return `the builds differ from line ${i + 1}:\n--- first\n${around(x)}\n--- second\n${around(y)}`;
+}
+
 describe('embedded addons', () => {
   it('embeds the three addons node-gyp-build loads here, with their sha256', () => {
     const src = embeddedAddonsModule();
@@ -56,7 +66,7 @@ describe('buildBinary', () => {
   it('builds the same bytes twice, with the version asked for, runnable alone', async () => {
     const a = await buildBinary({ outFile: join(dir.path, 'a', 'exchange-node.mjs'), version: '9.8.7-test' });
     const b = await buildBinary({ outFile: join(dir.path, 'b', 'exchange-node.mjs'), version: '9.8.7-test' });
-    expect(a.sha256).toBe(b.sha256);
+    expect(a.sha256, firstDifference(readFileSync(a.file, 'utf8'), readFileSync(b.file, 'utf8'))).toBe(b.sha256);
     expect(a.bytes).toBe(readFileSync(a.file).byteLength);
     expect(sha(readFileSync(a.file))).toBe(a.sha256);
     expect(a.version).toBe('9.8.7-test');
