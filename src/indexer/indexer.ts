@@ -86,7 +86,7 @@ import {
 } from './types';
 
 export * from './types';
-export { CURSOR_MAX_CHARS, CursorKind, decodeCursor, PageQueryError, type Page, type PageQuery } from './paging';
+export { checkPageQuery, CURSOR_MAX_CHARS, CursorKind, decodeCursor, PageQueryError, type Page, type PageQuery } from './paging';
 export { IndexBucket, INDEX_SCHEMA_VERSION } from './layout';
 
 const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
