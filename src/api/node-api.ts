@@ -48,7 +48,7 @@ export interface ChainReader {
 /** The read side of the index (trades, fills, candles, orders history, leaderboard, stats, agents). */
 export type IndexReader = Pick<
   Indexer,
-  'indexedHeight' | 'trades' | 'fills' | 'candles' | 'orders' | 'order' | 'orderCount' | 'leaderboard' | 'stats' | 'agents' | 'agent'
+  'indexedHeight' | 'trades' | 'fills' | 'candles' | 'orders' | 'tradesPage' | 'fillsPage' | 'candlesPage' | 'ordersPage' | 'order' | 'orderCount' | 'leaderboard' | 'stats' | 'agents' | 'agent'
 >;
 
 /** What /status shows beside the head: sync, the p2p transport, consensus and each actor's counters. */

@@ -43,6 +43,19 @@ export function envelope(data: Schema, example: unknown, description?: string): 
   return reply(obj({ success: { type: 'boolean', const: true }, data, timestamp: int('Milliseconds since the epoch, when the answer was made.') }), { success: true, data: example, timestamp: 1767225600000 }, description);
 }
 
+/**
+ * A history's envelope (decision 95): `envelope`'s `{success, data, timestamp}`, and
+ * `nextCursor` beside `data` when the request asked for a page (`startTime`, `endTime`
+ * or `cursor`): the cursor of the next, older page, null at the end.
+ */
+export function pagedEnvelope(data: Schema, example: unknown, description?: string): Schema {
+  return reply(
+    obj({ success: { type: 'boolean', const: true }, data, nextCursor: nullable(str('Pass as `cursor` for the next (older) page; null at the end. Only on paged requests.')), timestamp: int('Milliseconds since the epoch, when the answer was made.') }, ['nextCursor']),
+    { success: true, data: example, nextCursor: 'AgAAAYzDbWAAAAAAAAAAAAcAAAAAAAAAAAE', timestamp: 1767225600000 },
+    description,
+  );
+}
+
 /** The error responses every route can give (the envelope's error form). */
 export const errorResponses = { '4xx': errorSchema, '5xx': errorSchema } as const;
 

@@ -75,6 +75,32 @@ export interface AgentCapsParams {
   nonce?: bigint;
 }
 
+/** A page request of a history (decision 95): times are block times, Unix ms, inclusive. */
+export interface PageRequest {
+  startTime?: number;
+  endTime?: number;
+  /** The previous page's `nextCursor`. */
+  cursor?: string;
+  limit?: number;
+}
+
+/** One page of a history: its items (newest first; candles oldest first within the page) and the next page's cursor. */
+export interface PageResult<T> {
+  data: T[];
+  /** null: this page is the last. */
+  nextCursor: string | null;
+}
+
+/** The query text of a page request: startTime defaults to 0, which makes the request a page even without bounds. */
+function pageQuery(p: PageRequest, extra: Record<string, string> = {}): string {
+  const q = new URLSearchParams(extra);
+  q.set('startTime', String(p.startTime ?? 0));
+  if (p.endTime !== undefined) q.set('endTime', String(p.endTime));
+  if (p.cursor !== undefined) q.set('cursor', p.cursor);
+  if (p.limit !== undefined) q.set('limit', String(p.limit));
+  return q.toString();
+}
+
 export interface SubmittedResult {
   success: true;
   status: 'submitted';
@@ -402,6 +428,34 @@ export class ExchangeClient {
   account = (address: string) => this.data<{ address: string; freeBalance: string; lockedBalance: string; totalBalance: string; isAgent: boolean }>('GET', `/v1/account/${address}`);
   orders = (address: string) => this.data<any[]>('GET', `/v1/orders/${address}`);
   fills = (address: string) => this.data<any[]>('GET', `/v1/fills/${address}`);
+
+  // ---- histories by page (decision 95) ----------------------------------------------
+
+  tradesPage = (symbol: string, p: PageRequest = {}) => this.ok<PageResult<any>>('GET', `/v1/trades/${symbol}?${pageQuery(p)}`);
+  fillsPage = (address: string, p: PageRequest = {}) => this.ok<PageResult<any>>('GET', `/v1/fills/${address}?${pageQuery(p)}`);
+  ordersPage = (address: string, p: PageRequest = {}) => this.ok<PageResult<any>>('GET', `/v1/orders/${address}?${pageQuery(p)}`);
+  candlesPage = (symbol: string, interval = '1m', p: PageRequest = {}) =>
+    this.ok<PageResult<any> & { symbol: string; interval: string; count: number }>('GET', `/v1/candles/${symbol}?${pageQuery(p, { interval })}`);
+
+  /** Every trade of a pair in the range, newest first, page after page. */
+  allTrades = (symbol: string, p: Omit<PageRequest, 'cursor'> = {}) => this.pages((cursor) => this.tradesPage(symbol, { ...p, cursor }));
+  /** Every fill of an address in the range, newest first. */
+  allFills = (address: string, p: Omit<PageRequest, 'cursor'> = {}) => this.pages((cursor) => this.fillsPage(address, { ...p, cursor }));
+  /** Every order an address placed in the range, newest first. */
+  allOrders = (address: string, p: Omit<PageRequest, 'cursor'> = {}) => this.pages((cursor) => this.ordersPage(address, { ...p, cursor }));
+  /** Every candle of the range, in the pages' order: newest page first, each page oldest first. */
+  allCandles = (symbol: string, interval = '1m', p: Omit<PageRequest, 'cursor'> = {}) => this.pages((cursor) => this.candlesPage(symbol, interval, { ...p, cursor }));
+
+  /** The items of page after page, until a page's nextCursor is null. */
+  private async *pages<T>(fetchPage: (cursor: string | undefined) => Promise<PageResult<T>>): AsyncGenerator<T, void, undefined> {
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await fetchPage(cursor);
+      yield* page.data;
+      if (page.nextCursor === null) return;
+      cursor = page.nextCursor;
+    }
+  }
   order = (orderId: string) => this.data<any>('GET', `/v1/order/${orderId}`);
   nativeOrderbook = (pairId: number) => this.ok<{ pair_id: number; bids: any[]; asks: any[] }>('GET', `/orderbook/${pairId}`);
   openOrders = (address: string) => this.ok<{ address: string; orders: any[] }>('GET', `/orders/${address}`);

@@ -26,7 +26,7 @@ import { writeBatch, type Op } from '../storage/batch';
 import type { Receipt } from '../state/context';
 import { formatDecimal } from '../util/decimal';
 import { PRICE_DECIMALS, SIZE_DECIMALS, SIZE_ONE, USDC_DECIMALS } from '../util/fixed';
-import { CANDLE_INTERVALS, isCandleInterval, type CandleInterval } from './candles';
+import { CANDLE_INTERVALS, isCandleInterval, type CandleInterval, type CandleRecord } from './candles';
 import {
   ACCOUNT,
   addressBytes,
@@ -50,9 +50,12 @@ import {
   u64,
   ZERO_ACCOUNT,
   type AccountRecord,
+  type FillRecord,
   type OrderRecord,
   type StatsRecord,
+  type TradeRecord,
 } from './layout';
+import { checkPageQuery, CursorKind, encodeCursor, pageRange, type Page, type PageQuery } from './paging';
 import { isOrderId } from './parse';
 import { BlockStager, type Staging } from './staging';
 import {
@@ -83,9 +86,12 @@ import {
 } from './types';
 
 export * from './types';
+export { checkPageQuery, CURSOR_MAX_CHARS, CursorKind, decodeCursor, PageQueryError, type Page, type PageQuery } from './paging';
 export { IndexBucket, INDEX_SCHEMA_VERSION } from './layout';
 
 const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
+/** Where the order id sits in an AccountOrder key: bucket (1) ‖ owner (20) ‖ time (8) ‖ id (8). */
+const ACCOUNT_ORDER_ID_AT = 29;
 
 function normAddress(address: string): string | undefined {
   return typeof address === 'string' && ADDRESS_RE.test(address) ? address.toLowerCase() : undefined;
@@ -298,20 +304,7 @@ export class Indexer {
     const pairId = this.pairs.get(symbol);
     if (pairId === undefined) return [];
     const rows = await this.scan(key(IndexBucket.Trade, u32(pairId)), n, true);
-    return rows.map(([, v]) => {
-      const t = TRADE.decode(v);
-      return {
-        symbol: t.symbol,
-        price: price(t.price),
-        amount: size(t.size),
-        buyer: t.buyer,
-        seller: t.seller,
-        buyerIsAgent: t.buyerIsAgent,
-        txHash: t.txHash,
-        time: t.time,
-        takerSide: sideName(t.takerSide),
-      };
-    });
+    return rows.map(([, v]) => tradeItem(TRADE.decode(v)));
   }
 
   /** The most recent fills of an address (as buyer or seller), newest first. */
@@ -320,20 +313,58 @@ export class Indexer {
     const a = normAddress(address);
     if (a === undefined) return [];
     const rows = await this.scan(key(IndexBucket.Fill, addressBytes(a)), n, true);
-    return rows.map(([, v]) => {
-      const f = FILL.decode(v);
-      return {
-        symbol: f.symbol,
-        side: sideName(f.side),
-        price: price(f.price),
-        amount: size(f.size),
-        usdcSettled: usdc(f.usdc),
-        txHash: f.txHash,
-        time: f.time,
-        orderId: f.orderId,
-        fee: usdc(f.fee),
-      };
-    });
+    return rows.map(([, v]) => fillItem(FILL.decode(v)));
+  }
+
+  /**
+   * A page of a pair's trades in a time range, newest first (decision 95): at most
+   * `limit` (≤ TRADES_LIMIT_MAX, never clamped), then `nextCursor` for the older rest.
+   */
+  async tradesPage(symbol: string, q: PageQuery = {}): Promise<Page<TradeItem>> {
+    const { limit, after } = checkPageQuery(CursorKind.Trades, q, TRADES_LIMIT_MAX);
+    const pairId = this.pairs.get(symbol);
+    if (pairId === undefined) return { items: [], nextCursor: null };
+    const { rows, nextCursor } = await this.pageRows(CursorKind.Trades, key(IndexBucket.Trade, u32(pairId)), q.startTime ?? 0, q.endTime, after, limit);
+    return { items: rows.map(([, v]) => tradeItem(TRADE.decode(v))), nextCursor };
+  }
+
+  /** A page of an address's fills in a time range, newest first (as tradesPage). */
+  async fillsPage(address: string, q: PageQuery = {}): Promise<Page<FillItem>> {
+    const { limit, after } = checkPageQuery(CursorKind.Fills, q, FILLS_LIMIT_MAX);
+    const a = normAddress(address);
+    if (a === undefined) return { items: [], nextCursor: null };
+    const { rows, nextCursor } = await this.pageRows(CursorKind.Fills, key(IndexBucket.Fill, addressBytes(a)), q.startTime ?? 0, q.endTime, after, limit);
+    return { items: rows.map(([, v]) => fillItem(FILL.decode(v))), nextCursor };
+  }
+
+  /** A page of the orders an address placed in a time range (placement time), newest first (as tradesPage). */
+  async ordersPage(address: string, q: PageQuery = {}): Promise<Page<OrderItem>> {
+    const { limit, after } = checkPageQuery(CursorKind.Orders, q, ORDERS_LIMIT_MAX);
+    const a = normAddress(address);
+    if (a === undefined) return { items: [], nextCursor: null };
+    const { rows, nextCursor } = await this.pageRows(CursorKind.Orders, key(IndexBucket.AccountOrder, addressBytes(a)), q.startTime ?? 0, q.endTime, after, limit);
+    const values = await this.db.getMany(rows.map(([k]) => key(IndexBucket.Order, k.subarray(ACCOUNT_ORDER_ID_AT, ACCOUNT_ORDER_ID_AT + 8))));
+    const items: OrderItem[] = [];
+    for (const v of values) if (v) items.push(orderItem(ORDER.decode(v)));
+    return { items, nextCursor };
+  }
+
+  /**
+   * A page of a pair's candles whose bucket start (×1000, ms) lies in [startTime,
+   * endTime]: the newest `limit` (≤ CANDLES_LIMIT_MAX) buckets of the range that had
+   * trades, oldest first within the page as `candles` answers; `nextCursor` gives the
+   * older buckets.
+   */
+  async candlesPage(symbol: string, interval: CandleInterval, q: PageQuery = {}): Promise<Page<CandleItem>> {
+    if (!isCandleInterval(interval)) throw new RangeError(`candles: unknown interval ${String(interval)}`);
+    const { limit, after } = checkPageQuery(CursorKind.Candles, q, CANDLES_LIMIT_MAX);
+    const pairId = this.pairs.get(symbol);
+    if (pairId === undefined) return { items: [], nextCursor: null };
+    const lo = Math.ceil((q.startTime ?? 0) / 1000);
+    const hi = q.endTime === undefined ? undefined : Math.floor(q.endTime / 1000);
+    const { rows, nextCursor } = await this.pageRows(CursorKind.Candles, key(IndexBucket.Candle, u32(pairId), u32(CANDLE_INTERVALS[interval])), lo, hi, after, limit);
+    rows.reverse();
+    return { items: rows.map(([, v]) => candleItem(CANDLE.decode(v))), nextCursor };
   }
 
   /** The most recent `limit` candles of a pair (buckets that had trades), oldest first. */
@@ -344,10 +375,7 @@ export class Indexer {
     if (pairId === undefined) return [];
     const rows = await this.scan(key(IndexBucket.Candle, u32(pairId), u32(CANDLE_INTERVALS[interval])), n, true);
     rows.reverse();
-    return rows.map(([, v]) => {
-      const c = CANDLE.decode(v);
-      return { time: c.time, open: price(c.open), high: price(c.high), low: price(c.low), close: price(c.close), volume: size(c.volume) };
-    });
+    return rows.map(([, v]) => candleItem(CANDLE.decode(v)));
   }
 
   /** The last orders an address placed (highest order id first). */
@@ -356,7 +384,7 @@ export class Indexer {
     const a = normAddress(address);
     if (a === undefined) return [];
     const keys = await this.scanKeys(key(IndexBucket.AccountOrder, addressBytes(a)), n, true);
-    const values = await this.db.getMany(keys.map((k) => key(IndexBucket.Order, k.subarray(21, 29))));
+    const values = await this.db.getMany(keys.map((k) => key(IndexBucket.Order, k.subarray(ACCOUNT_ORDER_ID_AT, ACCOUNT_ORDER_ID_AT + 8))));
     const out: OrderItem[] = [];
     for (const v of values) if (v) out.push(orderItem(ORDER.decode(v)));
     return out;
@@ -434,6 +462,20 @@ export class Indexer {
     return this.db.iterator({ gte: prefix, lt: prefixEnd(prefix), reverse, limit }).all();
   }
 
+  /**
+   * Up to `limit` rows of a history, newest first, whose key time (the u64 after
+   * `prefix`) is in [lo, hi] and which lie below the cursor `after`; `nextCursor` is that
+   * of the last row when more rows follow (one extra row is read to know).
+   */
+  private async pageRows(kind: CursorKind, prefix: Uint8Array, lo: number, hi: number | undefined, after: Uint8Array | undefined, limit: number): Promise<{ rows: [Uint8Array, Uint8Array][]; nextCursor: string | null }> {
+    const range = pageRange(prefix, lo, hi, after);
+    if (range === undefined) return { rows: [], nextCursor: null };
+    const rows = await this.db.iterator({ ...range, reverse: true, limit: limit + 1 }).all();
+    if (rows.length <= limit) return { rows, nextCursor: null };
+    rows.length = limit;
+    return { rows, nextCursor: encodeCursor(kind, rows[limit - 1][0].subarray(prefix.length)) };
+  }
+
   private async scanKeys(prefix: Uint8Array, limit: number, reverse: boolean): Promise<Uint8Array[]> {
     return this.db.keys({ gte: prefix, lt: prefixEnd(prefix), reverse, limit }).all();
   }
@@ -462,6 +504,40 @@ function agentItem(address: string, r: AccountRecord): AgentItem {
   return { address, trades: r.trades, volume: usdc(r.volume), firstSeen: r.firstSeen ?? 0 };
 }
 
+function tradeItem(t: TradeRecord): TradeItem {
+  return {
+    symbol: t.symbol,
+    price: price(t.price),
+    amount: size(t.size),
+    buyer: t.buyer,
+    seller: t.seller,
+    buyerIsAgent: t.buyerIsAgent,
+    txHash: t.txHash,
+    time: t.time,
+    takerSide: sideName(t.takerSide),
+  };
+}
+
+function fillItem(f: FillRecord): FillItem {
+  const item: FillItem = {
+    symbol: f.symbol,
+    side: sideName(f.side),
+    price: price(f.price),
+    amount: size(f.size),
+    usdcSettled: usdc(f.usdc),
+    txHash: f.txHash,
+    time: f.time,
+    orderId: f.orderId,
+    fee: usdc(f.fee),
+  };
+  if (f.cloid !== undefined) item.cloid = f.cloid;
+  return item;
+}
+
+function candleItem(c: CandleRecord): CandleItem {
+  return { time: c.time, open: price(c.open), high: price(c.high), low: price(c.low), close: price(c.close), volume: size(c.volume) };
+}
+
 function orderItem(o: OrderRecord): OrderItem {
   const item: OrderItem = {
     orderId: o.orderId,
@@ -483,6 +559,7 @@ function orderItem(o: OrderRecord): OrderItem {
     updatedTime: o.updatedTime,
   };
   if (o.reason !== undefined) item.reason = o.reason;
+  if (o.cloid !== undefined) item.cloid = o.cloid;
   return item;
 }
 

@@ -16,15 +16,19 @@ export enum IndexBucket {
   Meta = 0,
   /** utf8 symbol -> u32 pair id (first seen in an event) */
   Pair = 1,
-  /** pair id u32 ‖ position (height u64 ‖ receipt u32 ‖ event u32) -> TradeRecord (a JSON array of its values, `recordCodec`) */
+  /**
+   * pair id u32 ‖ block time u64 (Unix ms) ‖ position (height u64 ‖ receipt u32 ‖ event u32)
+   * -> TradeRecord (a JSON array of its values, `recordCodec`). The time lets a query seek
+   * a time range; the position keeps chain order within a block.
+   */
   Trade = 2,
-  /** address (20 bytes) ‖ position (16 bytes) ‖ side u8 (0 buy, 1 sell) -> FillRecord (`recordCodec`) */
+  /** address (20 bytes) ‖ block time u64 ‖ position (16 bytes) ‖ side u8 (0 buy, 1 sell) -> FillRecord (`recordCodec`) */
   Fill = 3,
   /** pair id u32 ‖ interval seconds u32 ‖ bucket start u64 (Unix seconds) -> CandleRecord (`recordCodec`) */
   Candle = 4,
   /** order id u64 -> OrderRecord (`recordCodec`) */
   Order = 5,
-  /** owner address (20 bytes) ‖ order id u64 -> empty */
+  /** owner address (20 bytes) ‖ placement block time u64 (Unix ms) ‖ order id u64 -> empty */
   AccountOrder = 6,
   /** address (20 bytes) -> AccountRecord (`recordCodec`: orders placed, trades, volume, agent flag, first seen) */
   Account = 7,
@@ -37,8 +41,13 @@ export enum IndexBucket {
   Agent = 9,
 }
 
-/** Bumped whenever a key or value layout changes: an index of another schema is rebuilt. */
-export const INDEX_SCHEMA_VERSION = 3;
+/**
+ * Bumped whenever a key or value layout changes: an index of another schema is rebuilt
+ * (the indexer actor deletes it and catches up from the chain store). 4: Trade, Fill and
+ * AccountOrder keys carry the block time, for time ranges and cursors (decision 95);
+ * records gained trailing optional client order ids.
+ */
+export const INDEX_SCHEMA_VERSION = 4;
 
 const U128_MAX = (1n << 128n) - 1n;
 
@@ -60,6 +69,9 @@ export interface TradeRecord {
   takerFee: bigint;
   txHash: string;
   time: number;
+  /** The maker's and the taker's client order ids, when their orders had one. */
+  makerCloid?: string;
+  takerCloid?: string;
 }
 
 export interface FillRecord {
@@ -72,6 +84,8 @@ export interface FillRecord {
   time: number;
   orderId: string;
   fee: bigint;
+  /** The client order id of `orderId`, when it had one. */
+  cloid?: string;
 }
 
 export interface OrderRecord {
@@ -96,6 +110,8 @@ export interface OrderRecord {
   txHash: string;
   time: number;
   updatedTime: number;
+  /** The client order id given at placement, when there was one. */
+  cloid?: string;
 }
 
 export interface AccountRecord {
@@ -122,9 +138,11 @@ export const textEncoder = new TextEncoder();
 export const textDecoder = new TextDecoder();
 
 /**
- * A stored record: a JSON array of its values in a fixed field order (schema 3), bigints
- * as decimal strings, an absent optional field as null. Field names are not stored: they
- * were two fifths of an order record's bytes. `fields` must name every field of T (the
+ * A stored record: a JSON array of its values in a fixed field order (schema 3 on), bigints
+ * as decimal strings, an absent optional field as null; trailing absent optional fields
+ * are left out, so a field added at the end (the client order ids of schema 4) costs
+ * nothing on the records without it. Field names are not stored: they were two fifths of
+ * an order record's bytes. `fields` must name every field of T (the
  * compiler checks), so a field added to a record and forgotten here does not compile.
  */
 export interface RecordCodec<T> {
@@ -139,6 +157,9 @@ function recordCodec<T>() {
     const n = fields.length;
     const isBig = fields.map((f) => big.includes(f));
     const isOptional = fields.map((f) => optional.includes(f));
+    // The values from `required` on may be left out when absent (all optional, trailing).
+    let required = n;
+    while (required > 0 && isOptional[required - 1]) required--;
     return {
       encode(value: T): Uint8Array {
         const v = value as Record<string, unknown>;
@@ -147,15 +168,18 @@ function recordCodec<T>() {
           const x = v[fields[i]];
           out[i] = isBig[i] ? (x as bigint).toString() : x === undefined ? null : x;
         }
+        let len = n;
+        while (len > required && out[len - 1] === null) len--;
+        out.length = len;
         // Buffer.from takes small strings from Node's shared pool instead of a new
         // ArrayBuffer each; the batch copies the bytes into LevelDB's write batch at once.
         return Buffer.from(JSON.stringify(out), 'utf8');
       },
       decode(bytes: Uint8Array): T {
         const a = JSON.parse(textDecoder.decode(bytes)) as unknown[];
-        if (!Array.isArray(a) || a.length !== n) throw new Error(`index record of ${Array.isArray(a) ? a.length : 'no'} values, expected ${n}`);
+        if (!Array.isArray(a) || a.length < required || a.length > n) throw new Error(`index record of ${Array.isArray(a) ? a.length : 'no'} values, expected ${required === n ? n : `${required} to ${n}`}`);
         const o: Record<string, unknown> = {};
-        for (let i = 0; i < n; i++) {
+        for (let i = 0; i < a.length; i++) {
           const x = a[i];
           if (isOptional[i] && x === null) continue;
           o[fields[i]] = isBig[i] ? BigInt(x as string) : x;
@@ -167,14 +191,15 @@ function recordCodec<T>() {
 }
 
 export const TRADE = recordCodec<TradeRecord>()(
-  ['symbol', 'pairId', 'price', 'size', 'usdc', 'buyer', 'seller', 'buyerIsAgent', 'sellerIsAgent', 'takerSide', 'makerOrderId', 'takerOrderId', 'takerFee', 'txHash', 'time'],
+  ['symbol', 'pairId', 'price', 'size', 'usdc', 'buyer', 'seller', 'buyerIsAgent', 'sellerIsAgent', 'takerSide', 'makerOrderId', 'takerOrderId', 'takerFee', 'txHash', 'time', 'makerCloid', 'takerCloid'],
   ['price', 'size', 'usdc', 'takerFee'],
+  ['makerCloid', 'takerCloid'],
 );
-export const FILL = recordCodec<FillRecord>()(['symbol', 'side', 'price', 'size', 'usdc', 'txHash', 'time', 'orderId', 'fee'], ['price', 'size', 'usdc', 'fee']);
+export const FILL = recordCodec<FillRecord>()(['symbol', 'side', 'price', 'size', 'usdc', 'txHash', 'time', 'orderId', 'fee', 'cloid'], ['price', 'size', 'usdc', 'fee'], ['cloid']);
 export const ORDER = recordCodec<OrderRecord>()(
-  ['orderId', 'owner', 'symbol', 'pairId', 'side', 'orderType', 'price', 'size', 'leverage', 'isAgent', 'status', 'filled', 'remaining', 'filledUsdc', 'tradedSize', 'reason', 'txHash', 'time', 'updatedTime'],
+  ['orderId', 'owner', 'symbol', 'pairId', 'side', 'orderType', 'price', 'size', 'leverage', 'isAgent', 'status', 'filled', 'remaining', 'filledUsdc', 'tradedSize', 'reason', 'txHash', 'time', 'updatedTime', 'cloid'],
   ['price', 'size', 'filled', 'remaining', 'filledUsdc', 'tradedSize'],
-  ['reason'],
+  ['reason', 'cloid'],
 );
 export const ACCOUNT = recordCodec<AccountRecord>()(['orders', 'trades', 'volume', 'isAgent', 'firstSeen'], ['volume']);
 export const STATS = recordCodec<StatsRecord>()(['totalOrders', 'totalTrades', 'agentTrades', 'humanTrades', 'volumeUsdc'], ['volumeUsdc']);

@@ -7,9 +7,11 @@
  * instead of poisoning the index.
  */
 import type { ChainEvent, ExchangeEvent, OrderPlacedEvent, OrderStatus, OrderUpdatedEvent, TradeExecutedEvent } from '../state/events';
-import type { Address } from '../util/bytes';
+import type { Address, Hex } from '../util/bytes';
 
 const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
+/** A client order id: 16 bytes, 0x + 32 hex (design of issue 24). */
+const CLOID_RE = /^0x[0-9a-fA-F]{32}$/;
 /** Order ids: decimal strings of the chain-wide counter, keyed as u64. */
 const ORDER_ID_RE = /^(0|[1-9][0-9]{0,19})$/;
 const U64_MAX = (1n << 64n) - 1n;
@@ -39,6 +41,13 @@ const isU32 = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) 
 const isSymbol = (v: unknown): boolean => typeof v === 'string' && v.length > 0 && v.length <= SYMBOL_MAX;
 const isStatus = (v: unknown): boolean => typeof v === 'string' && STATUSES.has(v);
 const addr = (v: Address, name: string): Address => checked(v, name, isAddr).toLowerCase() as Address;
+const isCloid = (v: unknown): boolean => typeof v === 'string' && CLOID_RE.test(v);
+
+/** An optional client order id field: `{}` when absent, else `{[name]: lower-case cloid}`. */
+function cloidField<K extends string>(v: unknown, name: K): { [P in K]?: Hex } {
+  if (v === undefined) return {};
+  return { [name]: (checked(v, name, isCloid) as string).toLowerCase() as Hex } as { [P in K]?: Hex };
+}
 
 /** Reads one receipt event. Events other than the three exchange events are `other`. */
 export function parseEvent(e: ChainEvent): ParsedEvent {
@@ -76,6 +85,7 @@ function orderPlaced(e: OrderPlacedEvent): OrderPlacedEvent {
     size: checked(e.size, 'size', isBig),
     leverage: checked(e.leverage, 'leverage', isU32),
     isAgent: checked(e.isAgent, 'isAgent', isBool),
+    ...cloidField(e.cloid, 'cloid'),
   };
 }
 
@@ -95,6 +105,8 @@ function tradeExecuted(e: TradeExecutedEvent): TradeExecutedEvent {
     makerOrderId: checked(e.makerOrderId, 'makerOrderId', isOrderId),
     takerOrderId: checked(e.takerOrderId, 'takerOrderId', isOrderId),
     takerFee: checked(e.takerFee, 'takerFee', isBig),
+    ...cloidField(e.makerCloid, 'makerCloid'),
+    ...cloidField(e.takerCloid, 'takerCloid'),
   };
 }
 

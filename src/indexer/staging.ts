@@ -266,8 +266,9 @@ export class BlockStager {
       txHash,
       time,
       updatedTime: time,
+      ...(ev.cloid === undefined ? {} : { cloid: ev.cloid }),
     });
-    st.puts.push({ type: 'put', key: key(IndexBucket.AccountOrder, addressBytes(ev.owner), orderIdKey(ev.orderId)), value: EMPTY });
+    st.puts.push({ type: 'put', key: key(IndexBucket.AccountOrder, addressBytes(ev.owner), u64(time), orderIdKey(ev.orderId)), value: EMPTY });
     const owner = this.accountNow(st, ev.owner).cur;
     owner.orders++;
     if (ev.isAgent) markAgent(owner, time);
@@ -299,7 +300,10 @@ export class BlockStager {
       txHash,
       time,
     };
-    st.puts.push({ type: 'put', key: key(IndexBucket.Trade, u32(pairId), pos), value: TRADE.encode(trade) });
+    if (ev.makerCloid !== undefined) trade.makerCloid = ev.makerCloid;
+    if (ev.takerCloid !== undefined) trade.takerCloid = ev.takerCloid;
+    const timeKey = u64(time);
+    st.puts.push({ type: 'put', key: key(IndexBucket.Trade, u32(pairId), timeKey, pos), value: TRADE.encode(trade) });
 
     // Fills, one per side, from that side's point of view.
     const buyerTakes = ev.takerSide === 0;
@@ -315,7 +319,9 @@ export class BlockStager {
         orderId: takes ? ev.takerOrderId : ev.makerOrderId,
         fee: takes ? ev.takerFee : 0n,
       };
-      st.puts.push({ type: 'put', key: key(IndexBucket.Fill, addressBytes(address), pos, Uint8Array.of(side)), value: FILL.encode(rec) });
+      const cloid = takes ? ev.takerCloid : ev.makerCloid;
+      if (cloid !== undefined) rec.cloid = cloid;
+      st.puts.push({ type: 'put', key: key(IndexBucket.Fill, addressBytes(address), timeKey, pos, Uint8Array.of(side)), value: FILL.encode(rec) });
     };
     fill(0, ev.buyer, buyerTakes);
     fill(1, ev.seller, !buyerTakes);

@@ -56,6 +56,8 @@ export interface FillItem {
   orderId: string;
   /** USDC fee paid by the queried address (taker fee, or "0" as maker). */
   fee: string;
+  /** The client order id of `orderId`, when it had one. */
+  cloid?: string;
 }
 
 export interface CandleItem {
@@ -92,6 +94,8 @@ export interface OrderItem {
   time: number;
   /** Block time of the last change, Unix ms. */
   updatedTime: number;
+  /** The client order id given at placement, when there was one. */
+  cloid?: string;
 }
 
 export interface LeaderboardItem {

@@ -34,6 +34,8 @@ export interface OrderPlacedEvent {
   size: Size18;
   leverage: number;
   isAgent: boolean;
+  /** The client order id given at placement (issue 24 part A), absent when none. */
+  cloid?: Hex;
 }
 
 /** One match between a resting (maker) and an incoming (taker) order, at the maker's price. */
@@ -54,6 +56,9 @@ export interface TradeExecutedEvent {
   takerOrderId: string;
   /** Taker fee in USDC units (maker fee is 0). */
   takerFee: Usdc6;
+  /** The maker's and the taker's client order ids (issue 24 part A), each absent when its order had none. */
+  makerCloid?: Hex;
+  takerCloid?: Hex;
 }
 
 /** An order's status or filled amount changed (after placement, on each fill, on cancel). */

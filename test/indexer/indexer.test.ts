@@ -339,7 +339,8 @@ describe('schema versions', () => {
     }
     await db.close();
     expect(orders).toBeGreaterThan(0);
-    expect(INDEX_SCHEMA_VERSION).toBe(3);
+    // Schema 4 (time in the Trade, Fill and AccountOrder keys) keeps schema 3's record format.
+    expect(INDEX_SCHEMA_VERSION).toBeGreaterThanOrEqual(3);
     const again = await Indexer.open(path);
     expect(await again.order('5')).toEqual(before);
     await again.close();

@@ -5,7 +5,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { IndexReader, NodeApi } from '../node-api';
 import { CANDLE_INTERVAL_NAMES, isCandleInterval } from '../../indexer/candles';
-import { AGENTS_LIMIT_MAX, type AgentItem } from '../../indexer/indexer';
+import { AGENTS_LIMIT_MAX, CANDLES_LIMIT_MAX, checkPageQuery, CURSOR_MAX_CHARS, CursorKind, FILLS_LIMIT_MAX, ORDERS_LIMIT_MAX, PageQueryError, TRADES_LIMIT_MAX, type AgentItem, type PageQuery } from '../../indexer/indexer';
 import { AGENT_MODES, AGENT_MODE_WIRE } from '../../../machines/agent-mode';
 import { agentCapsOf, hasAgentSettings } from '../../state/agents';
 import { activeSession } from '../../state/sessions';
@@ -17,11 +17,12 @@ import { toAddress } from '../../util/bytes';
 import { ApiError, errorSchema, ok } from '../envelope';
 import { INDEX_MAX_LAG_BLOCKS } from '../limits';
 import { address, checkNetwork, price6, size18, usdc } from '../common';
-import { addr, arr, bool, dec, envelope, EX, hex, int, nullable, obj, reply, str } from '../schemas';
+import { addr, arr, bool, dec, envelope, EX, hex, int, nullable, obj, pagedEnvelope, reply, str } from '../schemas';
 
 const errors = { '4xx': errorSchema, '5xx': errorSchema };
 const symbolParam = { type: 'object', properties: { symbol: { type: 'string', description: 'The pair\u2019s base symbol, case-insensitive (404 UNKNOWN_PAIR if none).', examples: ['BTC'] } } } as const;
 const side = { type: 'string', enum: ['buy', 'sell'] } as const;
+const cloidSchema = { type: 'string', pattern: '^0x[0-9a-f]{32}$', description: 'The client order id given at placement; absent when none.' };
 
 const priceItemSchema = { symbol: str(), pair: str('SYMBOL/USDC.'), pairId: int(), price: dec('Last trade, else the book\u2019s mid, else the reference price.') };
 const priceExample = { symbol: 'BTC', pair: 'BTC/USDC', pairId: 1, price: '65000' };
@@ -31,10 +32,10 @@ const levelSchema = obj({ id: dec(), price: dec(), amount: dec(), isAgent: bool(
 const orderItemSchema = obj({
   orderId: dec(), symbol: str(), pairId: int(), side, type: { type: 'string', enum: ['limit', 'market'] }, price: dec(), amount: dec(), filled: dec(), remaining: dec(),
   status: { type: 'string', enum: ['open', 'partial', 'filled', 'cancelled', 'rejected'] }, isAgent: bool(), leverage: int(), avgPrice: nullable(dec()),
-  reason: str('Why the engine ended the order, when it said.'), txHash: hex(), time: int(), updatedTime: int(),
-}, ['reason']);
+  reason: str('Why the engine ended the order, when it said.'), txHash: hex(), time: int(), updatedTime: int(), cloid: cloidSchema,
+}, ['reason', 'cloid']);
 const orderExample = { orderId: '42', symbol: 'BTC', pairId: 1, side: 'buy', type: 'limit', price: '65000', amount: '0.01', filled: '0', remaining: '0.01', status: 'open', isAgent: false, leverage: 1, avgPrice: null, txHash: EX.hash, time: EX.timestampMs, updatedTime: EX.timestampMs };
-const fillSchema = obj({ symbol: str(), side, price: dec(), amount: dec(), usdcSettled: dec(), txHash: hex(), time: int(), orderId: dec(), fee: dec() });
+const fillSchema = obj({ symbol: str(), side, price: dec(), amount: dec(), usdcSettled: dec(), txHash: hex(), time: int(), orderId: dec(), fee: dec(), cloid: cloidSchema }, ['cloid']);
 const agentItemSchema = { address: addr(), mode: str(), capsSet: bool(), sessionActive: bool(), trades: int(), volume: dec(), firstSeen: nullable(int()) };
 const agentExample = { address: EX.address, mode: 'ACTIVE', capsSet: true, sessionActive: true, trades: 3, volume: '1950', firstSeen: EX.timestampMs };
 const pairListingSchema = obj({ pairId: int(), symbol: str(), pair: str(), tickSize: dec(), lotSize: dec(), minSize: dec(), maxLeverage: int(), markets: arr(str()), oracleSource: str() });
@@ -42,6 +43,39 @@ const networkQuery = { network: { type: 'string', maxLength: 16 } } as const;
 
 function limitQuery(max: number, dflt: number) {
   return { type: 'integer', minimum: 1, maximum: max, default: dflt } as const;
+}
+
+/** The paging parameters of the histories (decision 95); any of them makes the request a page. */
+const pageParams = {
+  startTime: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Oldest block time included, Unix ms.' },
+  endTime: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Newest block time included, Unix ms.' },
+  cursor: { type: 'string', minLength: 1, maxLength: CURSOR_MAX_CHARS, description: 'The `nextCursor` of the previous page, unchanged (repeat the other parameters with it).' },
+} as const;
+
+interface PageParams {
+  startTime?: number;
+  endTime?: number;
+  cursor?: string;
+  limit: number;
+}
+
+/**
+ * The page a request asks for, checked (400 naming the parameter), or undefined when it
+ * passes none of startTime, endTime, cursor: then it is answered as before paging existed.
+ */
+function pageOf(kind: CursorKind, q: PageParams, maxLimit: number): PageQuery | undefined {
+  if (q.startTime === undefined && q.endTime === undefined && q.cursor === undefined) return undefined;
+  const page: PageQuery = { limit: q.limit };
+  if (q.startTime !== undefined) page.startTime = q.startTime;
+  if (q.endTime !== undefined) page.endTime = q.endTime;
+  if (q.cursor !== undefined) page.cursor = q.cursor;
+  try {
+    checkPageQuery(kind, page, maxLimit);
+  } catch (err) {
+    if (err instanceof PageQueryError) throw new ApiError(400, 'INVALID_REQUEST', err.message);
+    throw err;
+  }
+  return page;
 }
 
 export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
@@ -131,19 +165,20 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
     },
   });
 
-  app.get<{ Params: { symbol: string }; Querystring: { interval: string; limit: number } }>('/v1/candles/:symbol', {
+  app.get<{ Params: { symbol: string }; Querystring: { interval: string } & PageParams }>('/v1/candles/:symbol', {
     schema: {
       querystring: {
         type: 'object',
         additionalProperties: false,
-        properties: { interval: { type: 'string', enum: CANDLE_INTERVAL_NAMES, default: '1m' }, limit: limitQuery(limits.maxCandles, 100), ...networkQuery },
+        properties: { interval: { type: 'string', enum: CANDLE_INTERVAL_NAMES, default: '1m' }, limit: limitQuery(limits.maxCandles, 100), ...pageParams, ...networkQuery },
       },
       tags: ['market'],
       summary: 'OHLCV candles',
-      description: 'Newest buckets of `interval`, from the index. `data` and beside it `symbol`, `interval`, `count`.',
+      description:
+        'Newest buckets of `interval`, from the index. `data` and beside it `symbol`, `interval`, `count`. With `startTime`/`endTime` (Unix ms, on the bucket start) or `cursor`: a page, the newest `limit` buckets of the range (oldest first), and `nextCursor` for the older ones (null at the end).',
       params: symbolParam,
       response: {
-        200: reply(obj({ success: { type: 'boolean', const: true }, data: arr(candleSchema), symbol: str(), interval: str(), count: int(), timestamp: int() }), {
+        200: reply(obj({ success: { type: 'boolean', const: true }, data: arr(candleSchema), symbol: str(), interval: str(), count: int(), nextCursor: nullable(str('Only on paged requests: the next (older) page\u2019s cursor, null at the end.')), timestamp: int() }, ['nextCursor']), {
           success: true, data: [{ time: 1767225600, open: '65000', high: '65100', low: '64950', close: '65050', volume: '0.5' }], symbol: 'BTC', interval: '1m', count: 1, timestamp: EX.timestampMs,
         }),
         ...errors,
@@ -153,23 +188,33 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       const p = pairBySymbol(req.params.symbol);
       const { interval, limit } = req.query;
       if (!isCandleInterval(interval)) throw new ApiError(400, 'INVALID_INTERVAL', `interval: one of ${CANDLE_INTERVAL_NAMES.join(', ')}`);
+      const page = pageOf(CursorKind.Candles, req.query, Math.min(limits.maxCandles, CANDLES_LIMIT_MAX));
+      if (page) {
+        const { items, nextCursor } = await (await index()).candlesPage(p.symbol, interval, page);
+        return { success: true, data: items, symbol: p.symbol, interval, count: items.length, nextCursor, timestamp: Date.now() };
+      }
       const data = await (await index()).candles(p.symbol, interval, limit);
       return { success: true, data, symbol: p.symbol, interval, count: data.length, timestamp: Date.now() };
     },
   });
 
-  app.get<{ Params: { symbol: string }; Querystring: { limit: number; network?: string } }>('/v1/trades/:symbol', {
+  app.get<{ Params: { symbol: string }; Querystring: PageParams & { network?: string } }>('/v1/trades/:symbol', {
     schema: {
       tags: ['market'],
       summary: 'Recent trades of a pair',
-      description: 'Newest first, from the index.',
+      description: 'Newest first, from the index. With `startTime`, `endTime` (block time, Unix ms, inclusive) or `cursor`: a page of at most `limit`, and `nextCursor` for the older rest (null at the end).',
       params: symbolParam,
-      querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(limits.maxTrades, 50), ...networkQuery } },
-      response: { 200: envelope(arr(tradeSchema), [{ symbol: 'BTC', price: '65000', amount: '0.01', buyer: EX.address, seller: EX.sessionKey, buyerIsAgent: false, txHash: EX.hash, time: EX.timestampMs, takerSide: 'buy' }]), ...errors },
+      querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(limits.maxTrades, 50), ...pageParams, ...networkQuery } },
+      response: { 200: pagedEnvelope(arr(tradeSchema), [{ symbol: 'BTC', price: '65000', amount: '0.01', buyer: EX.address, seller: EX.sessionKey, buyerIsAgent: false, txHash: EX.hash, time: EX.timestampMs, takerSide: 'buy' }]), ...errors },
     },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const p = pairBySymbol(req.params.symbol);
+      const page = pageOf(CursorKind.Trades, req.query, Math.min(limits.maxTrades, TRADES_LIMIT_MAX));
+      if (page) {
+        const { items, nextCursor } = await (await index()).tradesPage(p.symbol, page);
+        return { success: true, data: items, nextCursor, timestamp: Date.now() };
+      }
       return ok(await (await index()).trades(p.symbol, req.query.limit));
     },
   });
@@ -304,32 +349,42 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
     },
   });
 
-  app.get<{ Params: { address: string }; Querystring: { network?: string; limit: number } }>('/v1/orders/:address', {
+  app.get<{ Params: { address: string }; Querystring: PageParams & { network?: string } }>('/v1/orders/:address', {
     schema: {
       tags: ['market'],
       summary: 'An address\u2019s orders, open and closed',
-      description: 'Newest first, from the index.',
+      description: 'Newest first, from the index. With `startTime`, `endTime` (placement block time, Unix ms, inclusive) or `cursor`: a page of at most `limit`, and `nextCursor` for the older rest (null at the end).',
       params: { type: 'object', properties: { address } },
-      querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(limits.maxOrdersListed, limits.maxOrdersListed), ...networkQuery } },
-      response: { 200: envelope(arr(orderItemSchema), [orderExample]), ...errors },
+      querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(limits.maxOrdersListed, limits.maxOrdersListed), ...pageParams, ...networkQuery } },
+      response: { 200: pagedEnvelope(arr(orderItemSchema), [orderExample]), ...errors },
     },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
+      const page = pageOf(CursorKind.Orders, req.query, Math.min(limits.maxOrdersListed, ORDERS_LIMIT_MAX));
+      if (page) {
+        const { items, nextCursor } = await (await index()).ordersPage(req.params.address.toLowerCase(), page);
+        return { success: true, data: items, nextCursor, timestamp: Date.now() };
+      }
       return ok(await (await index()).orders(req.params.address.toLowerCase(), req.query.limit));
     },
   });
 
-  app.get<{ Params: { address: string }; Querystring: { network?: string; limit: number } }>('/v1/fills/:address', {
+  app.get<{ Params: { address: string }; Querystring: PageParams & { network?: string } }>('/v1/fills/:address', {
     schema: {
       tags: ['market'],
       summary: 'An address\u2019s fills',
-      description: 'Newest first; `side` and `fee` from the address\u2019s point of view.',
+      description: 'Newest first; `side` and `fee` from the address\u2019s point of view. With `startTime`, `endTime` (block time, Unix ms, inclusive) or `cursor`: a page of at most `limit`, and `nextCursor` for the older rest (null at the end).',
       params: { type: 'object', properties: { address } },
-      querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(200, 50), ...networkQuery } },
-      response: { 200: envelope(arr(fillSchema), [{ symbol: 'BTC', side: 'buy', price: '65000', amount: '0.01', usdcSettled: '650', txHash: EX.hash, time: EX.timestampMs, orderId: '42', fee: '0.325' }]), ...errors },
+      querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(FILLS_LIMIT_MAX, 50), ...pageParams, ...networkQuery } },
+      response: { 200: pagedEnvelope(arr(fillSchema), [{ symbol: 'BTC', side: 'buy', price: '65000', amount: '0.01', usdcSettled: '650', txHash: EX.hash, time: EX.timestampMs, orderId: '42', fee: '0.325' }]), ...errors },
     },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
+      const page = pageOf(CursorKind.Fills, req.query, FILLS_LIMIT_MAX);
+      if (page) {
+        const { items, nextCursor } = await (await index()).fillsPage(req.params.address.toLowerCase(), page);
+        return { success: true, data: items, nextCursor, timestamp: Date.now() };
+      }
       return ok(await (await index()).fills(req.params.address.toLowerCase(), req.query.limit));
     },
   });
