@@ -1,5 +1,6 @@
 /**
- * EIP-712 typed data of sub-accounts (issue 24, decision 93), in the exchange's domain
+ * Sub-account addresses, the digest binding a REST action to a sub-account, and the
+ * EIP-712 typed data of sub-accounts (issue 24, decisions 93–94), in the exchange's domain
  * (src/crypto/eip712.ts: name ExchangeSession, version 1, the chain id, the verifying
  * contract 0x…1002). Kept apart from the contract's table (EIP712_TYPES holds exactly the
  * contract's flat types) because these carry a `string` and a `bool` member:
@@ -12,10 +13,31 @@
  * digests against viem's hashTypedData.
  */
 import type { ActionOptions } from '../codec/txs/options';
-import { utf8, type Address } from '../util/bytes';
+import { bytesToHex, hexToBytes, utf8, type Address } from '../util/bytes';
 import { optionsText } from './action-options';
 import { domainSeparator } from './eip712';
 import { keccak256 } from './keccak';
+
+const DERIVE_PREFIX = utf8.encode('exchange-subaccount');
+const ACTION_PREFIX = utf8.encode('exchange-subaccount-action');
+
+/** The address of a master's sub-account number `index`: keccak256(abi.encodePacked("exchange-subaccount", address master, uint256 index)), its last 20 bytes. */
+export function deriveSubAccount(master: Address, index: number): Address {
+  const buf = new Uint8Array(DERIVE_PREFIX.length + 20 + 32);
+  buf.set(DERIVE_PREFIX, 0);
+  buf.set(hexToBytes(master), DERIVE_PREFIX.length);
+  new DataView(buf.buffer).setUint32(buf.length - 4, index);
+  return bytesToHex(keccak256(buf).subarray(12)) as Address;
+}
+
+/** The digest a master signs for a REST action of its sub-account: keccak256(abi.encodePacked("exchange-subaccount-action", address subAccount, bytes32 digest)). */
+export function subAccountActionDigest(subAccount: Address, digest: Uint8Array): Uint8Array {
+  const buf = new Uint8Array(ACTION_PREFIX.length + 20 + 32);
+  buf.set(ACTION_PREFIX, 0);
+  buf.set(hexToBytes(subAccount), ACTION_PREFIX.length);
+  buf.set(digest, ACTION_PREFIX.length + 20);
+  return keccak256(buf);
+}
 
 const CREATE_MEMBERS = [
   { name: 'owner', type: 'address' },

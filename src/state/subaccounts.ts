@@ -26,13 +26,15 @@
  * another of the same master (restSigner).
  */
 import { recoverAddress, verifySigner } from '../crypto/secp256k1';
-import { keccak256 } from '../crypto/keccak';
+import { deriveSubAccount, subAccountActionDigest } from '../crypto/eip712-subaccounts';
 import { restSigningHash } from '../crypto/exchange-digest';
-import { bytesToHex, hexToBytes, utf8, type Address } from '../util/bytes';
+import type { Address } from '../util/bytes';
 import type { ChainParams } from './records';
 import { forbidden, unauthorized } from './errors';
 import { jsonCodec, type RecordCodec } from './table';
 import type { State } from './state';
+
+export { deriveSubAccount, subAccountActionDigest };
 
 export interface SubAccountRecord {
   master: Address;
@@ -55,20 +57,8 @@ export const PROTOCOL_MAX_SUB_ACCOUNTS = 100;
 /** 1–32 characters: letters, digits, `_`, `-`, `.`; unique per master ignoring letter case. */
 export const SUB_ACCOUNT_NAME_RE = /^[A-Za-z0-9_.-]{1,32}$/;
 
-const DERIVE_PREFIX = utf8.encode('exchange-subaccount');
-const ACTION_PREFIX = utf8.encode('exchange-subaccount-action');
-
 export function maxSubAccounts(params: Pick<ChainParams, 'limits'>): number {
   return params.limits.maxSubAccounts ?? DEFAULT_MAX_SUB_ACCOUNTS;
-}
-
-/** The address of a master's sub-account number `index`. */
-export function deriveSubAccount(master: Address, index: number): Address {
-  const buf = new Uint8Array(DERIVE_PREFIX.length + 20 + 32);
-  buf.set(DERIVE_PREFIX, 0);
-  buf.set(hexToBytes(master), DERIVE_PREFIX.length);
-  new DataView(buf.buffer).setUint32(buf.length - 4, index);
-  return bytesToHex(keccak256(buf).subarray(12)) as Address;
 }
 
 /** Whether `account` is the derived address of one of `master`'s first `limit` indexes (stateless). */
@@ -99,6 +89,12 @@ export function subAccountsOf(state: State, master: Address): Array<SubAccountRe
   return out;
 }
 
+/** `{ master }` for a sub-account, else nothing: the account read's extra field (GET /v1/account/{address}). */
+export function subAccountMaster(state: State, account: Address): { master?: Address } {
+  const master = masterOf(state, account);
+  return master === undefined ? {} : { master };
+}
+
 /** The account whose session key and agent settings stand for `account`: its master, or itself. */
 export function authorityOf(state: State, account: Address): Address {
   return masterOf(state, account) ?? account;
@@ -114,15 +110,6 @@ export function requireMasterSigner(state: State, kindName: string, owner: Addre
   if (signer !== owner && masterOf(state, owner) !== signer) {
     throw forbidden('OWNER_ONLY', `${kindName} must be signed by the owner ${owner} or its master, not ${signer}`);
   }
-}
-
-/** The digest a master signs for a REST action of its sub-account: the REST digest bound to the account. */
-export function subAccountActionDigest(subAccount: Address, digest: Uint8Array): Uint8Array {
-  const buf = new Uint8Array(ACTION_PREFIX.length + 20 + 32);
-  buf.set(ACTION_PREFIX, 0);
-  buf.set(hexToBytes(subAccount), ACTION_PREFIX.length);
-  buf.set(digest, ACTION_PREFIX.length + 20);
-  return keccak256(buf);
 }
 
 /**
