@@ -476,7 +476,7 @@ export class ExchangeClient {
   stats = () => this.data<{ totalPairs: number; totalOrders: number; tvl: string; agentTrades: number; humanTrades: number }>('GET', '/v1/stats');
   leaderboard = (type: 'agents' | 'all' = 'all') => this.data<any[]>('GET', `/v1/leaderboard?type=${type}`);
   pairs = () => this.data<{ pairId: number; symbol: string; markets: ('spot' | 'perp')[]; oracleSource: string }[]>('GET', '/v1/pairs');
-  account = (address: string) => this.data<{ address: string; freeBalance: string; lockedBalance: string; totalBalance: string; isAgent: boolean; master?: string }>('GET', `/v1/account/${address}`);
+  account = (address: string) => this.data<{ address: string; freeBalance: string; lockedBalance: string; inPositions: string; totalBalance: string; isAgent: boolean; master?: string }>('GET', `/v1/account/${address}`);
   orders = (address: string) => this.data<any[]>('GET', `/v1/orders/${address}`);
   fills = (address: string) => this.data<any[]>('GET', `/v1/fills/${address}`);
   order = (orderId: string) => this.data<any>('GET', `/v1/order/${orderId}`);

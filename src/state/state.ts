@@ -49,7 +49,7 @@ import type { PairParams } from '../genesis/types';
 import { OrderBook } from './orderbook/engine';
 import { downtimeCodec, validatorCodec, type DowntimeRecord, type ValidatorRecord } from './validator-types';
 import { governanceCodec, type GovernanceRecord } from './governance-record';
-import { subAccountCodec, type SubAccountRecord } from './subaccounts';
+import { subAccountCodec, type SubAccountRecord } from './subaccount-record';
 import { bridgeVoteCodec, depositCodec, isFinalWithdrawal, withdrawalLock, type BridgeVoteRecord, type DepositRecord } from './bridge-records';
 
 /** One state change of a block: value null means deleted. */

@@ -31,24 +31,11 @@ import { restSigningHash } from '../crypto/exchange-digest';
 import type { Address } from '../util/bytes';
 import type { ChainParams } from './records';
 import { forbidden, unauthorized } from './errors';
-import { jsonCodec, type RecordCodec } from './table';
+import type { SubAccountRecord } from './subaccount-record';
 import type { State } from './state';
 
 export { deriveSubAccount, subAccountActionDigest };
-
-export interface SubAccountRecord {
-  master: Address;
-  name: string;
-  /** The master's 0-based creation index, the one the address is derived from. */
-  index: number;
-  /** Block time of creation. */
-  createdMs: number;
-}
-
-export const subAccountCodec: RecordCodec<SubAccountRecord> = jsonCodec<SubAccountRecord>(
-  (r) => r,
-  (j) => ({ master: j.master, name: j.name, index: j.index, createdMs: j.createdMs }),
-);
+export type { SubAccountRecord };
 
 /** Sub-accounts a master may open when the genesis says nothing (limits.maxSubAccounts). */
 export const DEFAULT_MAX_SUB_ACCOUNTS = 10;
