@@ -30,6 +30,27 @@ export function deriveSubAccount(master: Address, index: number): Address {
   return bytesToHex(keccak256(buf).subarray(12)) as Address;
 }
 
+/**
+ * The index whose derived address is `account` among `master`'s first `limit`, else -1.
+ * One buffer and a byte compare per index: the REST signature check runs it on every
+ * signature that does not recover to the trader (src/state/subaccounts.ts restSigner).
+ */
+export function derivedIndexOf(master: Address, account: Address, limit: number): number {
+  const want = hexToBytes(account);
+  const buf = new Uint8Array(DERIVE_PREFIX.length + 20 + 32);
+  buf.set(DERIVE_PREFIX, 0);
+  buf.set(hexToBytes(master), DERIVE_PREFIX.length);
+  const view = new DataView(buf.buffer);
+  for (let index = 0; index < limit; index++) {
+    view.setUint32(buf.length - 4, index);
+    const h = keccak256(buf);
+    let same = true;
+    for (let i = 0; i < 20 && same; i++) same = h[12 + i] === want[i];
+    if (same) return index;
+  }
+  return -1;
+}
+
 /** The digest a master signs for a REST action of its sub-account: keccak256(abi.encodePacked("exchange-subaccount-action", address subAccount, bytes32 digest)). */
 export function subAccountActionDigest(subAccount: Address, digest: Uint8Array): Uint8Array {
   const buf = new Uint8Array(ACTION_PREFIX.length + 20 + 32);

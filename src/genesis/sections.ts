@@ -282,8 +282,8 @@ export function parseLimits(value: unknown, path: string): LimitParams {
     poolLockupMs: int(o.poolLockupMs, p('poolLockupMs'), 0, MAX_SAFE),
     tpslCheckIntervalMs: int(o.tpslCheckIntervalMs, p('tpslCheckIntervalMs'), 1, MAX_SAFE),
     fundingIntervalMs: int(o.fundingIntervalMs, p('fundingIntervalMs'), 1, MAX_SAFE),
-    // Optional (decision 93): a genesis without it keeps its bytes; 100 bounds the derivation checks of src/state/subaccounts.ts.
-    ...(o.maxSubAccounts === undefined ? {} : { maxSubAccounts: int(o.maxSubAccounts, p('maxSubAccounts'), 1, 100) }),
+    // Optional (decision 93): a genesis without it keeps its bytes; 32 bounds the derivation checks of src/state/subaccounts.ts.
+    ...(o.maxSubAccounts === undefined ? {} : { maxSubAccounts: int(o.maxSubAccounts, p('maxSubAccounts'), 1, 32) }),
   };
 }
 

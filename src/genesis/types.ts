@@ -123,7 +123,7 @@ export interface LimitParams {
   poolLockupMs: number;
   tpslCheckIntervalMs: number;
   fundingIntervalMs: number;
-  /** Sub-accounts one master may open (absent: 10; at most 100): src/state/subaccounts.ts, decision 93. */
+  /** Sub-accounts one master may open (absent: 10; at most 32): src/state/subaccounts.ts, decision 93. */
   maxSubAccounts?: number;
 }
 

@@ -26,7 +26,7 @@
  * another of the same master (restSigner).
  */
 import { recoverAddress, verifySigner } from '../crypto/secp256k1';
-import { deriveSubAccount, subAccountActionDigest } from '../crypto/eip712-subaccounts';
+import { derivedIndexOf, deriveSubAccount, subAccountActionDigest } from '../crypto/eip712-subaccounts';
 import { restSigningHash } from '../crypto/exchange-digest';
 import type { Address } from '../util/bytes';
 import type { ChainParams } from './records';
@@ -40,7 +40,7 @@ export type { SubAccountRecord };
 /** Sub-accounts a master may open when the genesis says nothing (limits.maxSubAccounts). */
 export const DEFAULT_MAX_SUB_ACCOUNTS = 10;
 /** The largest limits.maxSubAccounts a genesis may set: bounds the stateless derivation checks. */
-export const PROTOCOL_MAX_SUB_ACCOUNTS = 100;
+export const PROTOCOL_MAX_SUB_ACCOUNTS = 32;
 /** 1–32 characters: letters, digits, `_`, `-`, `.`; unique per master ignoring letter case. */
 export const SUB_ACCOUNT_NAME_RE = /^[A-Za-z0-9_.-]{1,32}$/;
 
@@ -50,9 +50,7 @@ export function maxSubAccounts(params: Pick<ChainParams, 'limits'>): number {
 
 /** Whether `account` is the derived address of one of `master`'s first `limit` indexes (stateless). */
 export function isDerivedSubAccount(master: Address, account: Address, limit: number): boolean {
-  if (master === account) return false;
-  for (let i = 0; i < limit; i++) if (deriveSubAccount(master, i) === account) return true;
-  return false;
+  return master !== account && derivedIndexOf(master, account, limit) >= 0;
 }
 
 export function subAccountOf(state: State, account: Address): SubAccountRecord | undefined {

@@ -12,7 +12,10 @@ import '../../src/codec/txs';
 import type { SubAccountCreateBody, SubAccountTransferBody } from '../../src/codec/txs/subaccounts';
 import { eip712Domain } from '../../src/crypto/eip712';
 import { deriveSubAccount, hashSubAccountMessage, subAccountActionDigest, subAccountTypes } from '../../src/crypto/eip712-subaccounts';
+import { parseLimits } from '../../src/genesis/sections';
+import { PROTOCOL_MAX_SUB_ACCOUNTS, isDerivedSubAccount } from '../../src/state/subaccounts';
 import { bytesToHex } from '../../src/util/bytes';
+import { devnetGenesis } from '../helpers/devnet';
 
 const chainId = 713799;
 const owner = '0x1111111111111111111111111111111111111111' as const;
@@ -60,5 +63,19 @@ describe('sub-account codec', () => {
     expect(decodeTx(withOptions.bytes, 1 << 16).body).toEqual({ ...create, options: { expiresAfter: 99n } });
     const transfer: SubAccountTransferBody = { owner, subAccount: sub, deposit: false, usdc: 1n, nonce: 6n, signature };
     expect(decodeTx(encodeTx(chainId, TxKind.SubAccountTransfer, transfer).bytes, 1 << 16).body).toEqual(transfer);
+  });
+});
+
+describe('limits.maxSubAccounts', () => {
+  it('is optional (absent: the committed genesis keeps its bytes), from 1 to the protocol bound the derivation checks use', () => {
+    const limits = devnetGenesis(1).genesis.limits;
+    expect(limits.maxSubAccounts).toBeUndefined();
+    expect(parseLimits({ ...limits, maxSubAccounts: PROTOCOL_MAX_SUB_ACCOUNTS }, 'limits').maxSubAccounts).toBe(PROTOCOL_MAX_SUB_ACCOUNTS);
+    expect(() => parseLimits({ ...limits, maxSubAccounts: PROTOCOL_MAX_SUB_ACCOUNTS + 1 }, 'limits')).toThrow(/maxSubAccounts/);
+    expect(() => parseLimits({ ...limits, maxSubAccounts: 0 }, 'limits')).toThrow(/maxSubAccounts/);
+    // The stateless check finds the last index the bound allows, and none past it.
+    expect(isDerivedSubAccount(owner, deriveSubAccount(owner, PROTOCOL_MAX_SUB_ACCOUNTS - 1), PROTOCOL_MAX_SUB_ACCOUNTS)).toBe(true);
+    expect(isDerivedSubAccount(owner, deriveSubAccount(owner, PROTOCOL_MAX_SUB_ACCOUNTS), PROTOCOL_MAX_SUB_ACCOUNTS)).toBe(false);
+    expect(isDerivedSubAccount(owner, owner, PROTOCOL_MAX_SUB_ACCOUNTS)).toBe(false);
   });
 });
