@@ -29,6 +29,7 @@ import { withdrawRoutes } from '../../src/api/routes/withdraw';
 import { perpRoutes } from '../../src/api/routes/perps';
 import { bridgeRoutes } from '../../src/api/routes/bridge';
 import { sessionRoutes } from '../../src/api/routes/sessions';
+import { subAccountRoutes } from '../../src/api/routes/subaccounts';
 import { metricsRoutes } from '../../src/api/routes/metrics';
 import { auditRoutes } from '../../src/api/routes/audit';
 import { AuditLog } from '../../src/audit/transitions';
@@ -137,6 +138,7 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       await app.register(bridgeRoutes, { node: served });
       await app.register(perpRoutes, { node: served });
       await app.register(sessionRoutes, { node: served });
+      await app.register(subAccountRoutes, { node: served });
       await app.register(metricsRoutes, { node: served });
       await app.register(auditRoutes, { node: served });
       if (n.config.genesis.faucet) await app.register(faucetRoutes, { node: served });

@@ -23,6 +23,7 @@ import type { NativeCancelBody, NativePlaceBody, RestBatchBody, RestCancelAllBod
 import type { PerpCloseBody, PerpOpenBody, PerpTpslBody, PoolDepositBody, PoolWithdrawBody } from '../codec/txs/perps';
 import type { SessionCreateBody, SessionRevokeBody, SetAgentCapsBody, SetAgentModeBody } from '../codec/txs/sessions';
 import type { WithdrawBody } from '../codec/txs/withdraw';
+import type { SubAccountCreateBody, SubAccountTransferBody } from '../codec/txs/subaccounts';
 import { forbidden, TxError } from '../state/errors';
 import { opFor } from '../state/ops';
 import { activeSession, signerRule, traderRefusal, traderRefusalMessage } from '../state/sessions';
@@ -49,6 +50,8 @@ export interface DoorBodies {
   [TxKind.PerpTpsl]: PerpTpslBody;
   [TxKind.PoolDeposit]: PoolDepositBody;
   [TxKind.PoolWithdraw]: PoolWithdrawBody;
+  [TxKind.SubAccountCreate]: SubAccountCreateBody;
+  [TxKind.SubAccountTransfer]: SubAccountTransferBody;
 }
 
 export type DoorKind = keyof DoorBodies;

@@ -66,6 +66,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   native: 'Native routes (plain objects, integer strings in base units).',
   perps: 'Perpetual futures, the liquidity pool and engine statistics.',
   sessions: 'Session keys and agent settings (also served on the session port, 9001).',
+  subaccounts: 'Sub-accounts: open, fund, list; trade as one with the master’s signature.',
   bridge: 'The bridge to the external chain: withdrawals and the reserve check.',
   validators: 'Validators and owner governance.',
   rpc: 'Ethereum JSON-RPC over HTTP and WebSocket.',

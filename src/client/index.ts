@@ -8,6 +8,8 @@ import type { LocalAccount } from 'viem';
 import { bytesToHex } from '../util/bytes';
 import { batchDigest, cancelAllDigest, cancelDigest, placeOrderDigest } from '../crypto/exchange-digest';
 import { eip712Domain, EIP712_TYPES } from '../crypto/eip712';
+import { subAccountActionDigest, subAccountTypes } from '../crypto/eip712-subaccounts';
+import { optionsText } from '../crypto/action-options';
 
 export class ExchangeApiError extends Error {
   constructor(
@@ -105,6 +107,19 @@ export interface SubmittedResult {
   success: true;
   status: 'submitted';
   tx_hash: string;
+}
+
+/** One sub-account as GET /v1/subaccounts/{master} lists it. */
+export interface SubAccountItem {
+  address: `0x${string}`;
+  master: `0x${string}`;
+  name: string;
+  index: number;
+  createdMs: number;
+  freeBalance: string;
+  lockedBalance: string;
+  inPositions: string;
+  totalBalance: string;
 }
 
 export interface AgentListItem {
@@ -414,6 +429,68 @@ export class ExchangeClient {
   pool = (address?: string) => this.data<any>('GET', `/v1/pool${address ? `?address=${address}` : ''}`);
   engineStats = () => this.data<any>('GET', '/stats');
 
+  // ---- sub-accounts (decisions 93–94) -------------------------------------------------
+
+  private async signSubAccount(master: LocalAccount, primaryType: 'SubAccountCreate' | 'SubAccountTransfer', message: Record<string, unknown>, expiresAfter?: bigint) {
+    const options = optionsText(expiresAfter === undefined ? undefined : { expiresAfter });
+    const types = subAccountTypes(primaryType, options !== '');
+    const full = options === '' ? message : { ...message, options };
+    return this.wire(await master.signTypedData({ domain: eip712Domain(this.opts.chainId) as any, types: types as any, primaryType, message: full as any }));
+  }
+
+  /** The signed JSON body of POST /v1/subaccount/create. */
+  async subAccountCreateBody(master: LocalAccount, name: string, p: { nonce?: bigint; expiresAfter?: bigint } = {}) {
+    const nonce = p.nonce ?? this.nextNonce();
+    const signature = await this.signSubAccount(master, 'SubAccountCreate', { owner: master.address, name, nonce }, p.expiresAfter);
+    return { owner: master.address, name, nonce: Number(nonce), signature, ...(p.expiresAfter === undefined ? {} : { expiresAfter: Number(p.expiresAfter) }) };
+  }
+
+  async createSubAccount(master: LocalAccount, name: string, p: { nonce?: bigint; expiresAfter?: bigint } = {}) {
+    return this.data<{ master: `0x${string}`; subAccount: `0x${string}`; name: string; index: number; txHash: string }>('POST', '/v1/subaccount/create', await this.subAccountCreateBody(master, name, p));
+  }
+
+  /** The signed JSON body of POST /v1/subaccount/transfer: `amount` a USDC decimal string; deposit true is master → sub-account. */
+  async subAccountTransferBody(master: LocalAccount, p: { subAccount: `0x${string}`; deposit: boolean; amount: string; nonce?: bigint; expiresAfter?: bigint }) {
+    const nonce = p.nonce ?? this.nextNonce();
+    const message = { owner: master.address, subAccount: p.subAccount, deposit: p.deposit, usdc: decimalUnits(p.amount, 6), nonce };
+    const signature = await this.signSubAccount(master, 'SubAccountTransfer', message, p.expiresAfter);
+    return {
+      owner: master.address, subAccount: p.subAccount, deposit: p.deposit, amount: p.amount, nonce: Number(nonce), signature,
+      ...(p.expiresAfter === undefined ? {} : { expiresAfter: Number(p.expiresAfter) }),
+    };
+  }
+
+  async subAccountTransfer(master: LocalAccount, p: { subAccount: `0x${string}`; deposit: boolean; amount: string; nonce?: bigint; expiresAfter?: bigint }) {
+    return this.data<{ master: string; subAccount: string; deposit: boolean; amount: string; txHash: string }>('POST', '/v1/subaccount/transfer', await this.subAccountTransferBody(master, p));
+  }
+
+  subAccounts = (master: string) => this.data<SubAccountItem[]>('GET', `/v1/subaccounts/${master}`);
+
+  /** A REST digest signed by the master for its sub-account (bound to it: src/state/subaccounts.ts). */
+  private async signFor(master: LocalAccount, subAccount: `0x${string}`, digest: Uint8Array) {
+    return this.wire(await master.signMessage({ message: { raw: bytesToHex(subAccountActionDigest(subAccount, digest)) } }));
+  }
+
+  /** POST /v1/order as `subAccount`, signed by its master. */
+  async placeOrderFor(master: LocalAccount, subAccount: `0x${string}`, o: RestOrder, nonce = this.nextNonce()): Promise<OrderResult> {
+    const digest = placeOrderDigest({ symbol: o.symbol, side: o.side, type: o.type, price: o.price ?? '', amount: o.amount, nonce });
+    return this.data('POST', '/v1/order', { ...o, trader: subAccount, nonce: Number(nonce), signature: await this.signFor(master, subAccount, digest) });
+  }
+
+  /** DELETE /v1/order/{orderId} of `subAccount`, signed by its master. */
+  async cancelOrderFor(master: LocalAccount, subAccount: `0x${string}`, orderId: string, nonce = this.nextNonce()) {
+    const signature = await this.signFor(master, subAccount, cancelDigest(orderId, nonce));
+    return this.data<{ orderId: string; status: string; txHash: string }>('DELETE', `/v1/order/${orderId}`, { trader: subAccount, nonce: Number(nonce), signature });
+  }
+
+  /** DELETE /v1/order/cancel-all of `subAccount`, signed by its master. */
+  async cancelAllFor(master: LocalAccount, subAccount: `0x${string}`, nonce = this.nextNonce()) {
+    const signature = await this.signFor(master, subAccount, cancelAllDigest(nonce));
+    return this.data<{ trader: string; totalOrders: number; openOrders: number; cancelled: number; cancelledIds: string[] }>('DELETE', '/v1/order/cancel-all', {
+      trader: subAccount, nonce: Number(nonce), signature,
+    });
+  }
+
   // ---- reads ------------------------------------------------------------------------
 
   health = () => this.ok<{ status: string; chain: string; chainId: number }>('GET', '/health');
@@ -425,7 +502,7 @@ export class ExchangeClient {
   stats = () => this.data<{ totalPairs: number; totalOrders: number; tvl: string; agentTrades: number; humanTrades: number }>('GET', '/v1/stats');
   leaderboard = (type: 'agents' | 'all' = 'all') => this.data<any[]>('GET', `/v1/leaderboard?type=${type}`);
   pairs = () => this.data<{ pairId: number; symbol: string; markets: ('spot' | 'perp')[]; oracleSource: string }[]>('GET', '/v1/pairs');
-  account = (address: string) => this.data<{ address: string; freeBalance: string; lockedBalance: string; totalBalance: string; isAgent: boolean }>('GET', `/v1/account/${address}`);
+  account = (address: string) => this.data<{ address: string; freeBalance: string; lockedBalance: string; inPositions: string; totalBalance: string; isAgent: boolean; master?: string }>('GET', `/v1/account/${address}`);
   orders = (address: string) => this.data<any[]>('GET', `/v1/orders/${address}`);
   fills = (address: string) => this.data<any[]>('GET', `/v1/fills/${address}`);
 

@@ -38,6 +38,10 @@ export enum TxKind {
   Withdraw = 14,
   /** eth_sendRawTransaction: a native-token transfer in an Ethereum transaction (src/codec/txs/eth.ts). */
   EthTx = 20,
+  /** POST /v1/subaccount/create: EIP-712 SubAccountCreate, owner-only (src/codec/txs/subaccounts.ts; decision 93). */
+  SubAccountCreate = 21,
+  /** POST /v1/subaccount/transfer: EIP-712 SubAccountTransfer, owner-only (master ↔ its sub-account). */
+  SubAccountTransfer = 22,
   /** POST /v1/perp/open: the session key's (or owner's) personal signature over the JSON payload (src/codec/txs/perps.ts). */
   PerpOpen = 30,
   /** POST /v1/perp/close: whole or part of a position. */

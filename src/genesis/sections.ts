@@ -268,7 +268,7 @@ export function parseLimits(value: unknown, path: string): LimitParams {
     'poolLockupMs',
     'tpslCheckIntervalMs',
     'fundingIntervalMs',
-  ]);
+  ], ['maxSubAccounts']);
   const p = (k: string) => `${path}.${k}`;
   return {
     maxBatchOrders: int(o.maxBatchOrders, p('maxBatchOrders'), 1, 10_000),
@@ -282,6 +282,8 @@ export function parseLimits(value: unknown, path: string): LimitParams {
     poolLockupMs: int(o.poolLockupMs, p('poolLockupMs'), 0, MAX_SAFE),
     tpslCheckIntervalMs: int(o.tpslCheckIntervalMs, p('tpslCheckIntervalMs'), 1, MAX_SAFE),
     fundingIntervalMs: int(o.fundingIntervalMs, p('fundingIntervalMs'), 1, MAX_SAFE),
+    // Optional (decision 93): a genesis without it keeps its bytes; 32 bounds the derivation checks of src/state/subaccounts.ts.
+    ...(o.maxSubAccounts === undefined ? {} : { maxSubAccounts: int(o.maxSubAccounts, p('maxSubAccounts'), 1, 32) }),
   };
 }
 

@@ -123,6 +123,8 @@ export interface LimitParams {
   poolLockupMs: number;
   tpslCheckIntervalMs: number;
   fundingIntervalMs: number;
+  /** Sub-accounts one master may open (absent: 10; at most 32): src/state/subaccounts.ts, decision 93. */
+  maxSubAccounts?: number;
 }
 
 export interface PairParams {

@@ -49,6 +49,8 @@ export type ShapeErrorCode =
   | 'INVALID_ATTESTATION'
   /** An action option the kind does not take, or one out of range (src/codec/txs/options.ts; decision 87). */
   | 'INVALID_OPTIONS'
+  /** A sub-account name outside 1–32 of A–Z a–z 0–9 _ - . (src/state/subaccounts.ts; decision 93). */
+  | 'INVALID_NAME'
   | 'UNKNOWN_PAIR';
 
 /** 401: the signature is missing or recovers to someone else. */
@@ -80,10 +82,12 @@ export type ForbiddenErrorCode =
   /** The onboarding operator's routes answer loopback callers only (decision 78). */
   | 'LOOPBACK_ONLY'
   /** The onboarding request is signed by someone other than the service's operator (decision 78). */
-  | 'NOT_OPERATOR';
+  | 'NOT_OPERATOR'
+  /** A sub-account transfer naming another master's sub-account (decision 93). */
+  | 'NOT_MASTER';
 
 /** 404: the thing named does not exist (or no longer). */
-export type NotFoundErrorCode = 'NOT_FOUND' | 'UNKNOWN_ORDER' | 'UNKNOWN_POSITION' | 'NO_ACTIVE_SESSION' | 'UNKNOWN_OPERATION';
+export type NotFoundErrorCode = 'NOT_FOUND' | 'UNKNOWN_ORDER' | 'UNKNOWN_POSITION' | 'NO_ACTIVE_SESSION' | 'UNKNOWN_OPERATION' | 'UNKNOWN_SUB_ACCOUNT';
 
 /** 409: the nonce, the transaction, the observation's time or the evidence (its offender already tombstoned) was already used. */
 export type ConflictErrorCode = 'NONCE_USED' | 'NONCE_MISMATCH' | 'NONCE_TOO_LOW' | 'NONCE_TOO_HIGH' | 'DUPLICATE_TX' | 'OBSERVATION_NOT_NEWER' | 'VALIDATOR_EXISTS' | 'ALREADY_TOMBSTONED' | 'OPERATION_EXISTS' | 'APPLICANT_STATE' | 'ATTESTATION_STALE';
@@ -129,6 +133,12 @@ export type ExecutionErrorCode =
   | 'DEPOSIT_TOO_FAR_AHEAD'
   /** A withdrawal claim or signature for a withdrawal id this chain never issued (decision 83). */
   | 'UNKNOWN_WITHDRAWAL'
+  /** A master already has limits.maxSubAccounts sub-accounts (decision 93). */
+  | 'SUB_ACCOUNT_LIMIT'
+  /** A master already has a sub-account of that name (letter case ignored). */
+  | 'SUB_ACCOUNT_NAME_TAKEN'
+  /** A sub-account cannot itself open sub-accounts. */
+  | 'SUB_ACCOUNT_NESTED'
   /** A failed receipt without a code (never written by this execution; the API's fallback). */
   | 'REJECTED';
 
@@ -201,6 +211,8 @@ const CODES: { readonly [C in ErrorCode]: true } = {
   NO_ORACLE_PRICE: true, ORACLE_STALE: true, OPEN_INTEREST_CAP: true, POSITION_TOO_SMALL: true, POOL_LOCKED: true,
   POOL_UTILIZED: true, POOL_INSOLVENT: true, DEPOSIT_TOO_SMALL: true, FAUCET_DISABLED: true, FAUCET_LIMIT: true,
   OBSERVATION_NOT_NEWER: true, VALIDATOR_EXISTS: true, VALIDATOR_STATE: true, ACTIVE_SET_FLOOR: true, JAIL_NOT_SERVED: true, EVIDENCE_TOO_OLD: true, EVIDENCE_IN_FUTURE: true, ALREADY_TOMBSTONED: true, OPERATION_EXISTS: true, APPLICANT_STATE: true, TOKEN_USED: true, TOKEN_EXPIRED: true, OPERATION_STATE: true, TIMELOCK_NOT_PASSED: true, CHAIN_HALTED: true, ACTION_EXPIRED: true, MARKET_NOT_LISTED: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, ATTESTATION_STALE: true, BRIDGE_DISABLED: true, DEPOSIT_TOO_FAR_AHEAD: true, UNKNOWN_WITHDRAWAL: true, REJECTED: true,
+  // Sub-accounts (decision 93).
+  INVALID_NAME: true, NOT_MASTER: true, UNKNOWN_SUB_ACCOUNT: true, SUB_ACCOUNT_LIMIT: true, SUB_ACCOUNT_NAME_TAKEN: true, SUB_ACCOUNT_NESTED: true,
   MEMPOOL_FULL: true, NOT_SYNCED: true, SHUTTING_DOWN: true, NOT_FINAL_YET: true, INTERNAL: true, ARTIFACT_UNAVAILABLE: true, APPLICATIONS_FULL: true,
 };
 

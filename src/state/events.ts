@@ -202,6 +202,24 @@ export interface WithdrawalRefundedEvent {
 
 // ---- sessions and agents (src/state/ops/session-keys.ts, agent-settings.ts) ----------------------
 
+/** A master opened a sub-account (src/state/ops/subaccount-actions.ts; decision 93). */
+export interface SubAccountCreatedEvent {
+  type: 'SubAccountCreated';
+  master: Address;
+  subAccount: Address;
+  name: string;
+  index: number;
+}
+
+/** USDC moved between a master and its sub-account: deposit = master → sub-account. */
+export interface SubAccountTransferredEvent {
+  type: 'SubAccountTransferred';
+  master: Address;
+  subAccount: Address;
+  deposit: boolean;
+  usdc: bigint;
+}
+
 export interface SessionCreatedEvent {
   type: 'SessionCreated';
   owner: Address;
@@ -438,6 +456,8 @@ export type ChainEvent =
   | WithdrawalPaidEvent
   | WithdrawalRefundedEvent
   | SessionCreatedEvent
+  | SubAccountCreatedEvent
+  | SubAccountTransferredEvent
   | SessionRevokedEvent
   | AgentCapsSetEvent
   | AgentModeSetEvent

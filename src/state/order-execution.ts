@@ -20,6 +20,7 @@ import { notional, orderLock, settleFill, takerFee } from './settlement';
 import { requireAgentOrder } from './agents';
 import { requireSpot } from './pair-markets';
 import { InvariantError } from './state';
+import { authorityOf, isAgentSigner } from './subaccounts';
 import type { State } from './state';
 import type { Price6, Size18, Usdc6 } from '../util/fixed';
 
@@ -94,8 +95,9 @@ export function placeOrder(ctx: ExecContext, o: OrderInput): OrderOutcome {
   // An order signed by the owner's session key answers to the owner's agent mode and
   // caps (403, before any balance rule: contract [D-envelope-order]; decision 17). Who may sign at all was
   // settled by the kind's signer rule (src/state/sessions.ts).
-  if (o.isAgent !== (o.signer !== o.owner)) throw new InvariantError(`order input: isAgent ${o.isAgent} but signer ${o.signer}, owner ${o.owner}`);
-  if (o.isAgent) requireAgentOrder(state, o.owner, o, state.position(o.owner, o.pairId), sim.fills);
+  // A sub-account's master is not an agent; its master's session key answers to the master's settings (decision 94).
+  if (o.isAgent !== isAgentSigner(state, o.owner, o.signer)) throw new InvariantError(`order input: isAgent ${o.isAgent} but signer ${o.signer}, owner ${o.owner}`);
+  if (o.isAgent) requireAgentOrder(state, authorityOf(state, o.owner), o, state.position(o.owner, o.pairId), sim.fills);
   // A perp-only pair has no spot book (decision 76): 422, after shape and who may.
   requireSpot(pair);
   if (!isLimit && sim.filled === 0n) throw rejected('NO_LIQUIDITY', `no liquidity for a market ${o.side === 0 ? 'buy' : 'sell'} on ${pair.symbol}`);

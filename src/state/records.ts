@@ -45,6 +45,8 @@ export enum TableId {
   Deposit = 18,
   /** claim key (`d:<depositId>` or `w:<withdrawalId>:<claim kind>`) -> BridgeVoteRecord: votes of a pending claim (src/state/bridge-votes.ts) */
   BridgeVote = 19,
+  /** sub-account address -> SubAccountRecord: its master, name, index and creation time (src/state/subaccounts.ts; decision 93) */
+  SubAccount = 23,
   /** validator address -> OracleObservationRecord: that validator's latest accepted observation (src/state/oracle.ts) */
   OracleObservation = 40,
   /** pair id (decimal) -> OracleMedianRecord: the pair's latest weighted median (src/state/oracle.ts) */

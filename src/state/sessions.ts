@@ -20,6 +20,10 @@
  *   - `self`:   the signature itself names the account acted for (an Ethereum
  *               transaction's recovered sender pays), so no key can act for another.
  *   - `kind`:   no account is acted for; the kind checks its own key (the faucet).
+ * Sub-accounts (src/state/subaccounts.ts; decision 94): for an account that is a
+ * sub-account of M, M counts as the owner in `trader` kinds and in the `owner` kinds
+ * marked `orMaster` (the REST trading kinds: stateless, the address is derived from M;
+ * the record must exist in execution), and M's live session key as its session key.
  * Authority comes from the (owner, signer) pair, never from "is this address somebody's
  * session key": otherwise anyone could name a victim's address as their session key and
  * thereby block the victim's own withdrawals.
@@ -42,6 +46,7 @@ import type { ExecContext, TxOp } from './context';
 import { forbidden } from './errors';
 import type { SessionRecord } from './records';
 import type { State } from './state';
+import { isDerivedSubAccount, masterOf, maxSubAccounts, requireMasterSigner } from './subaccounts';
 
 export type SessionSnapshot = SnapshotFrom<typeof sessionMachine>;
 
@@ -89,7 +94,10 @@ export function activeSession(state: State, owner: Address, nowMs: number): Sess
 /** Why `signer` may not trade for `owner` at `nowMs`; null when it may (itself, or the live session key). */
 export function traderRefusal(state: State, owner: Address, signer: Address, nowMs: number): SessionRefusal | null {
   if (signer === owner) return null;
-  const rec = state.sessions.get(owner);
+  // A sub-account's authority is its master's: the master itself, or the master's session key.
+  const master = masterOf(state, owner);
+  if (master === signer) return null;
+  const rec = state.sessions.get(master ?? owner);
   return sessionRefusal(sessionStateAt(rec, nowMs), rec ?? EMPTY_SESSION_CONTEXT, signer, nowMs);
 }
 
@@ -110,13 +118,14 @@ export function requireTrader(ctx: ExecContext, owner: Address, signer: Address)
 }
 
 export type SignerRule =
-  | { who: 'owner'; owner(body: any): Address }
+  /** orMaster: the owner's master may sign too (a sub-account's REST trading; src/state/subaccounts.ts). */
+  | { who: 'owner'; owner(body: any): Address; orMaster?: true }
   | { who: 'trader'; owner(body: any): Address }
   | { who: 'self' }
   | { who: 'kind' };
 
 const ownerField = { who: 'owner', owner: (b: { owner: Address }) => b.owner } as const;
-const traderField = { who: 'owner', owner: (b: { trader: Address }) => b.trader } as const;
+const traderField = { who: 'owner', owner: (b: { trader: Address }) => b.trader, orMaster: true } as const;
 /** Perp payloads name the owner as `wallet`, in whatever letter case it was signed. */
 const perpTrader = { who: 'trader', owner: (b: { wallet: string }) => b.wallet.toLowerCase() as Address } as const;
 
@@ -127,7 +136,8 @@ export const SIGNER_RULES: { readonly [K in TxKind]: SignerRule } = {
   // An Ethereum transfer moves the recovered sender's own native tokens: the signer is
   // the account acted for by construction (a session key's moves only its own funds).
   [TxKind.EthTx]: { who: 'self' },
-  // REST trading stays owner-signed: the digest must recover to `trader`.
+  // REST trading stays owner-signed: the digest must recover to `trader` (or, for a
+  // sub-account, the bound digest to its master: src/state/subaccounts.ts restSigner).
   [TxKind.RestOrder]: traderField,
   [TxKind.RestBatch]: traderField,
   [TxKind.RestCancel]: traderField,
@@ -140,8 +150,11 @@ export const SIGNER_RULES: { readonly [K in TxKind]: SignerRule } = {
   [TxKind.SessionRevoke]: ownerField,
   [TxKind.SetAgentCaps]: ownerField,
   [TxKind.SetAgentMode]: ownerField,
-  // Moving funds out: the owner only (a session key can only trade).
+  // Moving funds out: the owner only (a session key can only trade; a sub-account has no key, so its funds go back to the master first).
   [TxKind.Withdraw]: ownerField,
+  // Sub-accounts: the master only, never its session key (src/state/ops/subaccount-actions.ts).
+  [TxKind.SubAccountCreate]: ownerField,
+  [TxKind.SubAccountTransfer]: ownerField,
   // Signed by a validator's consensus key; the kind checks it is a current validator (src/state/ops/oracle-observation.ts).
   [TxKind.OracleObservation]: { who: 'kind' },
   // Perp trading: the owner (`wallet`) or its live session key (`sessionWallet`); an
@@ -193,7 +206,21 @@ export function withSignerRule<B>(kind: TxKind, op: TxOp<B>, kindName = `kind ${
   const rule = signerRule(kind);
   let out: TxOp<B>;
   if (rule.who === 'kind' || rule.who === 'self') out = op;
-  else if (rule.who === 'owner') {
+  else if (rule.who === 'owner' && rule.orMaster) {
+    out = {
+      ...op,
+      check(body, params, signer) {
+        const owner = rule.owner(body);
+        // Stateless: a master's signature is let through for the addresses derived from it.
+        if (!isDerivedSubAccount(signer, owner, maxSubAccounts(params))) requireOwner(kindName, owner, signer);
+        op.check?.(body, params, signer);
+      },
+      apply(ctx, tx, signer) {
+        requireMasterSigner(ctx.state, kindName, rule.owner(tx.body), signer);
+        op.apply(ctx, tx, signer);
+      },
+    };
+  } else if (rule.who === 'owner') {
     out = {
       ...op,
       check(body, params, signer) {

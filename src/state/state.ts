@@ -49,6 +49,7 @@ import type { PairParams } from '../genesis/types';
 import { OrderBook } from './orderbook/engine';
 import { downtimeCodec, validatorCodec, type DowntimeRecord, type ValidatorRecord } from './validator-types';
 import { governanceCodec, type GovernanceRecord } from './governance-record';
+import { subAccountCodec, type SubAccountRecord } from './subaccount-record';
 import { bridgeVoteCodec, depositCodec, isFinalWithdrawal, withdrawalLock, type BridgeVoteRecord, type DepositRecord } from './bridge-records';
 
 /** One state change of a block: value null means deleted. */
@@ -124,6 +125,8 @@ export class State {
   readonly deposits: Table<DepositRecord>;
   /** Pending votes per bridge claim key (src/state/bridge-votes.ts). */
   readonly bridgeVotes: Table<BridgeVoteRecord>;
+  /** Sub-accounts by address (src/state/subaccounts.ts). */
+  readonly subAccounts: Table<SubAccountRecord>;
   private readonly tables = new Map<number, Table<any>>();
 
   constructor() {
@@ -197,6 +200,7 @@ export class State {
     this.governance = this.add(new Table(TableId.Governance, 'governance', governanceCodec, this.journal));
     this.deposits = this.add(new Table(TableId.Deposit, 'deposits', depositCodec, this.journal));
     this.bridgeVotes = this.add(new Table(TableId.BridgeVote, 'bridgeVotes', bridgeVoteCodec, this.journal));
+    this.subAccounts = this.add(new Table(TableId.SubAccount, 'subAccounts', subAccountCodec, this.journal));
   }
 
   /** The engine of a pair (created on first use). */

@@ -2,6 +2,7 @@
  * Exchange REST market data and account reads (contract [C-market-*], [C-account-*]). Book, balances and pairs come from the executed state; trades, candles,
  * fills, orders history, leaderboard and stats from the indexer.
  */
+import { subAccountMaster } from '../../state/subaccounts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { IndexReader, NodeApi } from '../node-api';
 import { CANDLE_INTERVAL_NAMES, isCandleInterval } from '../../indexer/candles';
@@ -295,7 +296,7 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       params: { type: 'object', properties: { address } },
       querystring: { type: 'object', additionalProperties: false, properties: networkQuery },
       response: {
-        200: envelope(obj({ address: addr(), freeBalance: dec(), lockedBalance: dec('In open orders.'), inPositions: dec('Margin of open positions.'), totalBalance: dec(), isAgent: bool() }), { address: EX.address, freeBalance: '900', lockedBalance: '100', inPositions: '0', totalBalance: '1000', isAgent: false }),
+        200: envelope(obj({ address: addr(), freeBalance: dec(), lockedBalance: dec('In open orders.'), inPositions: dec('Margin of open positions.'), totalBalance: dec(), isAgent: bool(), master: addr('Present for a sub-account only: its master (decision 93).') }, ['master']), { address: EX.address, freeBalance: '900', lockedBalance: '100', inPositions: '0', totalBalance: '1000', isAgent: false }),
         ...errors,
       },
     },
@@ -309,6 +310,8 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
         inPositions: usdc(a.usdcInPositions),
         totalBalance: usdc(a.usdcFree + a.usdcLocked + a.usdcInPositions),
         isAgent: await isRegisteredAgent(toAddress(req.params.address)),
+        // A sub-account names its master (src/state/subaccounts.ts).
+        ...subAccountMaster(state(), toAddress(req.params.address)),
       });
     },
   });

@@ -8,6 +8,7 @@ import './oracle';
 import './orders';
 import './perps';
 import './sessions';
+import './subaccounts';
 import './validators';
 import './withdraw';
 
@@ -20,5 +21,6 @@ export * from './oracle';
 export * from './orders';
 export * from './perps';
 export * from './sessions';
+export * from './subaccounts';
 export * from './validators';
 export * from './withdraw';

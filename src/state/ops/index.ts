@@ -17,6 +17,7 @@ import { poolDepositOp, poolWithdrawOp } from './pool-shares';
 import { restBatchOp, restCancelAllOp, restCancelOp, restOrderOp } from './rest-orders';
 import { nativeCancelOp, nativePlaceOp } from './native-orders';
 import { sessionCreateOp, sessionRevokeOp } from './session-keys';
+import { subAccountCreateOp, subAccountTransferOp } from './subaccount-actions';
 import { setAgentCapsOp, setAgentModeOp } from './agent-settings';
 import { registerValidatorOp } from './validator-registration';
 import { unbondOp } from './validator-unbond';
@@ -42,6 +43,8 @@ export const OPS: ReadonlyMap<TxKind, TxOp> = new Map<TxKind, TxOp>([
   [TxKind.SessionRevoke, sessionRevokeOp],
   [TxKind.SetAgentCaps, setAgentCapsOp],
   [TxKind.SetAgentMode, setAgentModeOp],
+  [TxKind.SubAccountCreate, subAccountCreateOp],
+  [TxKind.SubAccountTransfer, subAccountTransferOp],
   [TxKind.OracleObservation, oracleObservationOp],
   [TxKind.PerpOpen, perpOpenOp],
   [TxKind.PerpClose, perpCloseOp],

@@ -8,6 +8,7 @@ import type { NativeCancelBody, NativePlaceBody } from '../../codec/txs/orders';
 import type { TxOp } from '../context';
 import { badRequest } from '../errors';
 import { cancelOrder, placeOrder } from '../order-execution';
+import { isAgentSigner } from '../subaccounts';
 
 /*
  * Who may sign a native order or cancel is the `trader` signer rule (src/state/sessions.ts,
@@ -35,7 +36,7 @@ export const nativePlaceOp: TxOp<NativePlaceBody> = {
     const b = tx.body;
     placeOrder(ctx, {
       owner: b.owner, signer, pairId: b.pairId, side: b.side as 0 | 1, orderType: b.orderType as 0 | 1, price: b.price, size: b.size,
-      leverage: b.leverage, isAgent: signer !== b.owner,
+      leverage: b.leverage, isAgent: isAgentSigner(ctx.state, b.owner, signer),
     });
   },
 };

@@ -22,6 +22,7 @@ import { parseDecimal } from '../../util/decimal';
 import type { TxOp } from '../context';
 import { badRequest } from '../errors';
 import { closePosition, openPosition, setTpsl } from '../perps/engine';
+import { isAgentSigner } from '../subaccounts';
 
 const POSITION_ID_RE = /^[1-9][0-9]{0,15}$/;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -77,7 +78,7 @@ export const perpOpenOp: TxOp<PerpOpenBody> = {
   apply(ctx, tx, signer) {
     const b = tx.body;
     const owner = walletOwner(b.wallet);
-    openPosition(ctx, { owner, signer, pairId: b.pairId, isLong: b.isLong, leverage: b.leverage, margin: parseMargin(b.margin), isAgent: signer !== owner });
+    openPosition(ctx, { owner, signer, pairId: b.pairId, isLong: b.isLong, leverage: b.leverage, margin: parseMargin(b.margin), isAgent: isAgentSigner(ctx.state, owner, signer) });
   },
 };
 

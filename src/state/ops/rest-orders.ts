@@ -5,14 +5,14 @@
  */
 import type { RestBatchBody, RestCancelAllBody, RestCancelBody, RestOrderBody } from '../../codec/txs/orders';
 import { MAX_BATCH_ORDERS } from '../../codec/txs/orders';
-import { batchDigest, cancelAllDigest, cancelDigest, placeOrderDigest, restSigningHash } from '../../crypto/exchange-digest';
-import { verifySigner } from '../../crypto/secp256k1';
+import { batchDigest, cancelAllDigest, cancelDigest, placeOrderDigest } from '../../crypto/exchange-digest';
 import type { Address } from '../../util/bytes';
 import { parseDecimal } from '../../util/decimal';
 import { PRICE_DECIMALS, price6, SIZE_DECIMALS, size18, type Price6, type Size18 } from '../../util/fixed';
 import type { ExecContext, TxOp } from '../context';
-import { badRequest, TxError, unauthorized } from '../errors';
+import { badRequest, TxError } from '../errors';
 import { cancelAll, cancelOrder, placeOrder, type OrderInput } from '../order-execution';
+import { restSigner } from '../subaccounts';
 
 const SYMBOL_RE = /^[A-Z0-9]{1,12}$/;
 const ORDER_ID_RE = /^[1-9][0-9]{0,17}$/;
@@ -74,8 +74,8 @@ function pairIdOf(ctx: ExecContext, symbol: string, field = 'symbol'): number {
 }
 
 function restVerify(digest: Uint8Array, signature: Uint8Array, trader: Address): Address {
-  if (!verifySigner(restSigningHash(digest), signature, trader)) throw unauthorized(`signature: does not recover to trader ${trader}`);
-  return trader;
+  // The trader, or for a sub-account its master over the bound digest (decision 94).
+  return restSigner(digest, signature, trader);
 }
 
 function restInput(ctx: ExecContext, trader: Address, p: ParsedRestOrder, field = ''): OrderInput {

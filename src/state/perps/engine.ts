@@ -35,6 +35,7 @@ import { oraclePrice } from '../oracle';
 import { hasPerp, requirePerp } from '../pair-markets';
 import type { PerpPosition } from '../records';
 import type { State } from '../state';
+import { authorityOf, isAgentSigner } from '../subaccounts';
 import {
   adlScore,
   ceilDiv,
@@ -95,8 +96,9 @@ export function positionView(state: State, p: PerpPosition, nowMs: number) {
  * pair and direction from `before` to `before + size` (REDUCE_ONLY refuses every open:
  * an isolated position never reduces another).
  */
-function requirePerpAgent(state: State, owner: Address, pairId: number, isLong: boolean, leverage: number, margin: bigint, size: bigint): void {
-  const rec = state.agents.get(owner);
+function requirePerpAgent(state: State, owner: Address, settingsOwner: Address, pairId: number, isLong: boolean, leverage: number, margin: bigint, size: bigint): void {
+  // The settings are the master's for a sub-account (decision 94); the positions are the account's own.
+  const rec = state.agents.get(settingsOwner);
   if (rec === undefined || ordersAllowedWithoutFacts(rec.mode, rec.caps)) return;
   let held = 0n;
   for (const id of state.perp.ownerIds(owner)) {
@@ -135,8 +137,8 @@ export function openPosition(ctx: ExecContext, o: OpenInput): PerpPosition {
   // Shape (400) first, then who may (403), then execution (422): contract [D-envelope-order].
   if (refusal === 'INVALID_LEVERAGE') throw badRequest('INVALID_LEVERAGE', `leverage: must be an integer from 1 to ${pair.maxLeverage} on ${pair.symbol}`);
   if (refusal === 'INVALID_MARGIN' && o.margin < MIN_PERP_MARGIN) throw badRequest('INVALID_MARGIN', `margin: at least ${MIN_PERP_MARGIN} USDC units (1 USDC)`);
-  if (o.isAgent !== (o.signer !== o.owner)) throw new Error(`perp open: isAgent ${o.isAgent} but signer ${o.signer}, owner ${o.owner}`);
-  if (o.isAgent) requirePerpAgent(state, o.owner, o.pairId, o.isLong, o.leverage, o.margin, size);
+  if (o.isAgent !== isAgentSigner(state, o.owner, o.signer)) throw new Error(`perp open: isAgent ${o.isAgent} but signer ${o.signer}, owner ${o.owner}`);
+  if (o.isAgent) requirePerpAgent(state, o.owner, authorityOf(state, o.owner), o.pairId, o.isLong, o.leverage, o.margin, size);
   if (refusal === 'MARKET_NOT_LISTED') requirePerp(pair);
   if (refusal === 'NO_ORACLE_PRICE') throw rejected('NO_ORACLE_PRICE', `pair ${pair.symbol} has no oracle price yet`);
   if (refusal === 'ORACLE_STALE') throw rejected('ORACLE_STALE', `the oracle price of ${pair.symbol} is stale (observed at ${op!.timestampMs}, block time ${now}): opening is paused`);
