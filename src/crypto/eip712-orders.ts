@@ -11,7 +11,7 @@
  *     This applies to the contract's PlaceOrder and CancelOrder too.
  * Members are `address`, `uintN`, `bytes16` (left-aligned in its word) and `string`
  * (keccak256 of its UTF-8); test/trading/order-options.test.ts checks the digests
- * against viem's hashTypedData.
+ * against viem's hashTypedData, and test/api/order-features.test.ts signs with viem.
  */
 import { hexToBytes, utf8, type Address, type Hex } from '../util/bytes';
 import { domainSeparator, EIP712_TYPES } from './eip712';

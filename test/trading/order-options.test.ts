@@ -6,6 +6,12 @@
  * not-open answer of a cancel (decisions 87–89).
  */
 import fc from 'fast-check';
+import { encodePacked, hashTypedData, keccak256 } from 'viem';
+import { optionsText } from '../../src/crypto/action-options';
+import { eip712Domain } from '../../src/crypto/eip712';
+import { hashOrderMessage, orderTypedDataTypes } from '../../src/crypto/eip712-orders';
+import { cancelCloidDigest, modifyDigest, placeOrderDigest } from '../../src/crypto/exchange-digest';
+import { bytesToHex } from '../../src/util/bytes';
 import { describe, expect, it } from 'vitest';
 import { ZERO_HASH, type BlockHeader } from '../../src/codec/block';
 import type { ChainEvent, ExecContext } from '../../src/state/context';
@@ -54,6 +60,39 @@ const limit = (owner: `0x${string}`, side: 0 | 1, price: bigint, size: bigint, e
 });
 const place = (state: State, o: OrderInput) => run(state, (ctx) => void placeOrder(ctx, o));
 const placedId = (r: { events: ChainEvent[] }) => BigInt(r.events.find((e) => e.type === 'OrderPlaced')!.orderId as string);
+
+describe('the signed text of options', () => {
+  const opts = { cloid: CLOID, tif: 'Alo' as const, expiresAfter: 1795673513000n };
+  const text = optionsText(opts);
+  it('REST digests append it as a string after the nonce; without options they are unchanged', () => {
+    expect(text).toBe('cloid=0x000102030405060708090a0b0c0d0e0f;tif=Alo;expiresAfter=1795673513000');
+    const packed = (options: string) =>
+      keccak256(encodePacked(['string', 'string', 'string', 'string', 'string', 'uint256', 'string'], ['ETH', 'buy', 'limit', '2000', '0.5', 1795673453000n, options]));
+    expect(bytesToHex(placeOrderDigest({ symbol: 'ETH', side: 'buy', type: 'limit', price: '2000', amount: '0.5', nonce: 1795673453000n, options: text }))).toBe(packed(text));
+    expect(bytesToHex(placeOrderDigest({ symbol: 'ETH', side: 'buy', type: 'limit', price: '2000', amount: '0.5', nonce: 1795673453000n }))).toBe(packed(''));
+    expect(bytesToHex(cancelCloidDigest(CLOID, 7n))).toBe(keccak256(encodePacked(['string', 'string', 'uint256'], ['cancel-cloid', CLOID, 7n])));
+    expect(bytesToHex(modifyDigest([{ orderId: '42', price: '2001', amount: '1' }], 8n, 'expiresAfter=5'))).toBe(
+      keccak256(encodePacked(['string', 'string', 'string', 'string', 'uint256', 'string'], ['modify', '42', '2001', '1', 8n, 'expiresAfter=5'])),
+    );
+  });
+
+  it('EIP-712 types gain a trailing string options member only when there are options (as viem hashes them)', () => {
+    const domain = eip712Domain(genesis.chainId) as any;
+    const owner = traders[0];
+    const place = { owner, pairId: 1n, side: 0n, orderType: 1n, price: 2_000_000_000n, size: E, leverage: 1n, nonce: 9n };
+    for (const t of ['', text]) {
+      expect(bytesToHex(hashOrderMessage(genesis.chainId, 'PlaceOrder', place, t))).toBe(
+        hashTypedData({ domain, types: orderTypedDataTypes('PlaceOrder', t) as any, primaryType: 'PlaceOrder', message: (t ? { ...place, options: t } : place) as any }),
+      );
+    }
+    const cancel = { owner, cloid: CLOID, nonce: 3n };
+    expect(bytesToHex(hashOrderMessage(genesis.chainId, 'CancelByCloid', cancel, ''))).toBe(hashTypedData({ domain, types: orderTypedDataTypes('CancelByCloid', '') as any, primaryType: 'CancelByCloid', message: cancel }));
+    const modify = { owner, orderId: 4n, price: 1n, size: 2n, nonce: 5n };
+    expect(bytesToHex(hashOrderMessage(genesis.chainId, 'ModifyOrder', modify, 'expiresAfter=5'))).toBe(
+      hashTypedData({ domain, types: orderTypedDataTypes('ModifyOrder', 'expiresAfter=5') as any, primaryType: 'ModifyOrder', message: { ...modify, options: 'expiresAfter=5' } }),
+    );
+  });
+});
 
 describe('client order ids', () => {
   it('are shown on every event, unique among open orders (409), cancellable, and free again once the order ends', () => {
