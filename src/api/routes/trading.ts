@@ -79,6 +79,7 @@ interface Signed {
   network?: string;
 }
 
+type BatchBody = Signed & { expiresAfter?: number | string; orders: Array<Omit<BatchItem, 'options'> & OptionFields> };
 type OrderBody = Signed & OptionFields & { symbol: string; side: string; type: string; price?: string; amount: string };
 
 const orderBodySchema = {
@@ -171,7 +172,7 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
     },
   });
 
-  app.post<{ Body: Signed & { expiresAfter?: number | string; orders: (Omit<BatchItem, 'options'> & OptionFields)[] } }>('/v1/order/batch', {
+  app.post<{ Body: BatchBody }>('/v1/order/batch', {
     schema: {
       body: {
         type: 'object',
