@@ -80,6 +80,9 @@ describe('time in force and reduce-only through REST and native', () => {
     const ro = await client.placeOrder(bob, { symbol: 'AVAX', side: 'sell', type: 'limit', price: '45', amount: '5', reduceOnly: true });
     expect(ro).toMatchObject({ status: 'open', reduceOnly: true });
     expect(await client.call('GET', `/orders/${bob.address}`).then((r) => r.body.orders.find((o: any) => o.order_id === ro.orderId))).toMatchObject({ size: '1000000000000000000', reduceOnly: true });
+    // a modify re-applies reduce-only: 5 asked, 1 allowed, at a new price
+    const m = await client.modifyOrders(bob, [{ orderId: ro.orderId, price: '46', amount: '5' }]);
+    expect(m.orders[0]).toMatchObject({ orderId: ro.orderId, amount: '1', requeued: true, status: 'open' });
   });
 
   it('native place with options, native modify and native cancel by cloid', async () => {

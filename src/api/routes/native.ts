@@ -178,7 +178,7 @@ export const nativeRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       if (order.owner !== owner) throw new ApiError(403, 'NOT_OWNER', `order ${orderId} does not belong to ${owner}`);
       const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
-      const m = lastEventOf(final, 'OrderModified', (e) => e.orderId === String(orderId) && e.reason === undefined);
+      const m = lastEventOf(final, 'OrderModified', (e) => e.orderId === String(orderId));
       return { success: true, order_id: String(orderId), price: String(m.price), remaining: String(m.remaining), requeued: m.requeued, tx_hash: final.receipt.txHash };
     },
   });

@@ -361,7 +361,7 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
       const results = orders.map((o, index) => {
         const refused = findEvent(events, 'OrderRejected', (e) => e.index === index);
         if (refused) return { index, orderId: o.orderId, price: o.price, amount: o.amount, status: 'rejected', error: { code: refused.code, message: refused.message } };
-        const m = lastEventOf(final, 'OrderModified', (e) => e.orderId === o.orderId && e.reason === undefined);
+        const m = lastEventOf(final, 'OrderModified', (e) => e.orderId === o.orderId);
         return {
           index, orderId: o.orderId, price: o.price, amount: size18(m.remaining), remaining: String(m.remaining), requeued: m.requeued,
           status: m.size > m.remaining ? 'partial' : 'open', ...(m.cloid !== undefined ? { cloid: m.cloid } : {}),
