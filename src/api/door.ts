@@ -19,7 +19,9 @@
  */
 import { encodeTx, TxKind, type Tx } from '../codec/tx';
 import type { FaucetBody } from '../codec/txs/faucet';
-import type { NativeCancelBody, NativePlaceBody, RestBatchBody, RestCancelAllBody, RestCancelBody, RestOrderBody } from '../codec/txs/orders';
+import type {
+  NativeCancelBody, NativeCancelByCloidBody, NativeModifyBody, NativePlaceBody, RestBatchBody, RestCancelAllBody, RestCancelBody, RestCancelByCloidBody, RestModifyBody, RestOrderBody,
+} from '../codec/txs/orders';
 import type { PerpCloseBody, PerpOpenBody, PerpTpslBody, PoolDepositBody, PoolWithdrawBody } from '../codec/txs/perps';
 import type { SessionCreateBody, SessionRevokeBody, SetAgentCapsBody, SetAgentModeBody } from '../codec/txs/sessions';
 import type { WithdrawBody } from '../codec/txs/withdraw';
@@ -40,6 +42,10 @@ export interface DoorBodies {
   [TxKind.RestCancelAll]: RestCancelAllBody;
   [TxKind.NativePlace]: NativePlaceBody;
   [TxKind.NativeCancel]: NativeCancelBody;
+  [TxKind.RestModify]: RestModifyBody;
+  [TxKind.NativeModify]: NativeModifyBody;
+  [TxKind.RestCancelByCloid]: RestCancelByCloidBody;
+  [TxKind.NativeCancelByCloid]: NativeCancelByCloidBody;
   [TxKind.SessionCreate]: SessionCreateBody;
   [TxKind.SessionRevoke]: SessionRevokeBody;
   [TxKind.SetAgentCaps]: SetAgentCapsBody;

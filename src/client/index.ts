@@ -6,10 +6,12 @@
  */
 import type { LocalAccount } from 'viem';
 import { bytesToHex } from '../util/bytes';
-import { batchDigest, cancelAllDigest, cancelDigest, placeOrderDigest } from '../crypto/exchange-digest';
+import { batchDigest, batchOptionsText, cancelAllDigest, cancelCloidDigest, cancelDigest, modifyDigest, placeOrderDigest } from '../crypto/exchange-digest';
 import { eip712Domain, EIP712_TYPES } from '../crypto/eip712';
 import { subAccountActionDigest, subAccountTypes } from '../crypto/eip712-subaccounts';
+import { orderTypedDataTypes, type OrderPrimaryType } from '../crypto/eip712-orders';
 import { optionsText } from '../crypto/action-options';
+import type { ActionOptions, TimeInForce } from '../codec/txs/options';
 
 export class ExchangeApiError extends Error {
   constructor(
@@ -23,12 +25,47 @@ export class ExchangeApiError extends Error {
   }
 }
 
-export interface RestOrder {
+/** Order options (issue 24, decision 87): signed with the order, sent as these fields. */
+export interface OrderOptions {
+  /** Client order id: "0x" and 32 lower-case hex digits. */
+  cloid?: `0x${string}`;
+  /** Time in force: Gtc (default), Ioc, Alo (post-only). */
+  tif?: TimeInForce;
+  reduceOnly?: boolean;
+  /** Block time (ms) after which the action is refused. */
+  expiresAfter?: number | bigint;
+}
+
+export interface RestOrder extends OrderOptions {
   symbol: string;
   side: 'buy' | 'sell';
   type: 'limit' | 'market';
   price?: string;
   amount: string;
+}
+
+/** One modify: the order's new price and new unfilled size (decimal strings). */
+export interface RestModify {
+  orderId: string;
+  price: string;
+  amount: string;
+}
+
+/** The signed options and their wire fields (absent ones left out; reduceOnly false is absent). */
+function optionParts(o: OrderOptions): { options: ActionOptions; wire: Record<string, unknown> } {
+  const options: ActionOptions = {};
+  const wire: Record<string, unknown> = {};
+  if (o.cloid !== undefined) wire.cloid = options.cloid = o.cloid;
+  if (o.tif !== undefined) wire.tif = options.tif = o.tif;
+  if (o.reduceOnly) {
+    options.reduceOnly = true;
+    wire.reduceOnly = true;
+  }
+  if (o.expiresAfter !== undefined) {
+    options.expiresAfter = BigInt(o.expiresAfter);
+    wire.expiresAfter = Number(o.expiresAfter);
+  }
+  return { options, wire };
 }
 
 export interface OrderResult {
@@ -42,7 +79,7 @@ export interface OrderResult {
   txHash: string;
 }
 
-export interface NativeOrder {
+export interface NativeOrder extends OrderOptions {
   owner: `0x${string}`;
   pairId: number;
   side: 'Buy' | 'Sell';
@@ -221,29 +258,88 @@ export class ExchangeClient {
   // ---- signing -------------------------------------------------------------------
 
   async signOrder(account: LocalAccount, o: RestOrder, nonce = this.nextNonce()) {
-    const digest = placeOrderDigest({ symbol: o.symbol, side: o.side, type: o.type, price: o.price ?? '', amount: o.amount, nonce });
+    const { options, wire } = optionParts(o);
+    const digest = placeOrderDigest({ symbol: o.symbol, side: o.side, type: o.type, price: o.price ?? '', amount: o.amount, nonce, options: optionsText(options) });
     const signature = await account.signMessage({ message: { raw: bytesToHex(digest) } });
-    return { ...o, trader: account.address, nonce: Number(nonce), signature: this.wire(signature) };
+    const fields = { symbol: o.symbol, side: o.side, type: o.type, ...(o.price !== undefined ? { price: o.price } : {}), amount: o.amount };
+    return { ...fields, ...wire, trader: account.address, nonce: Number(nonce), signature: this.wire(signature) };
   }
 
   // ---- exchange REST: trading ------------------------------------------------------
 
-  async placeOrder(account: LocalAccount, o: RestOrder, nonce?: bigint): Promise<OrderResult> {
+  async placeOrder(account: LocalAccount, o: RestOrder, nonce?: bigint): Promise<OrderResult & { cloid?: string; tif?: string; reduceOnly?: boolean }> {
     return this.data('POST', '/v1/order', await this.signOrder(account, o, nonce));
   }
 
-  async placeBatch(account: LocalAccount, orders: Omit<RestOrder, 'type'>[], nonce = this.nextNonce()) {
+  /** Items may carry cloid, tif and reduceOnly; `batch.expiresAfter` is the batch's own. */
+  async placeBatch(account: LocalAccount, orders: Omit<RestOrder, 'type' | 'expiresAfter'>[], nonce = this.nextNonce(), batch: { expiresAfter?: number | bigint } = {}) {
     const items = orders.map((o) => ({ symbol: o.symbol, side: o.side, price: o.price ?? '', amount: o.amount }));
-    const signature = await account.signMessage({ message: { raw: bytesToHex(batchDigest(items, nonce)) } });
+    const parts = orders.map((o) => optionParts(o));
+    const own = optionParts(batch);
+    const text = batchOptionsText(parts.map((p) => optionsText(p.options)), optionsText(own.options));
+    const signature = await account.signMessage({ message: { raw: bytesToHex(batchDigest(items, nonce, text)) } });
     return this.data<{ trader: string; orders: any[]; txHash: string }>('POST', '/v1/order/batch', {
-      orders: items, trader: account.address, nonce: Number(nonce), signature: this.wire(signature),
+      orders: items.map((it, i) => ({ ...it, ...parts[i].wire })), ...own.wire, trader: account.address, nonce: Number(nonce), signature: this.wire(signature),
     });
   }
 
-  async cancelOrder(account: LocalAccount, orderId: string, nonce = this.nextNonce()) {
-    const signature = await account.signMessage({ message: { raw: bytesToHex(cancelDigest(orderId, nonce)) } });
+  // ---- issue 24: modify, cancel by client order id (decisions 87, 88) ----------------
+
+  /** POST /v1/order/modify: 1 to 10 modifies in one signed action. */
+  async modifyOrders(account: LocalAccount, items: RestModify[], nonce = this.nextNonce(), opts: { expiresAfter?: number | bigint } = {}) {
+    const { options, wire } = optionParts(opts);
+    const orders = items.map((m) => ({ orderId: m.orderId, price: m.price, amount: m.amount }));
+    const signature = await account.signMessage({ message: { raw: bytesToHex(modifyDigest(orders, nonce, optionsText(options))) } });
+    return this.data<{ trader: string; orders: any[]; txHash: string }>('POST', '/v1/order/modify', {
+      orders, ...wire, trader: account.address, nonce: Number(nonce), signature: this.wire(signature),
+    });
+  }
+
+  /** DELETE /v1/order/by-cloid/{cloid}. */
+  async cancelByCloid(account: LocalAccount, cloid: string, nonce = this.nextNonce(), opts: { expiresAfter?: number | bigint } = {}) {
+    const { options, wire } = optionParts(opts);
+    const signature = await account.signMessage({ message: { raw: bytesToHex(cancelCloidDigest(cloid, nonce, optionsText(options))) } });
+    return this.data<{ orderId: string; cloid: string; status: string; txHash: string }>('DELETE', `/v1/order/by-cloid/${cloid}`, {
+      ...wire, trader: account.address, nonce: Number(nonce), signature: this.wire(signature),
+    });
+  }
+
+  /** GET /v1/order/by-cloid/{trader}/{cloid}: the open order, from the chain state. */
+  orderByCloid = (trader: string, cloid: string) => this.data<any>('GET', `/v1/order/by-cloid/${trader}/${cloid}`);
+
+  /** An EIP-712 order action, with `string options` when it carries options. */
+  private async signOrderTyped(signer: LocalAccount, primaryType: OrderPrimaryType, message: Record<string, unknown>, options: ActionOptions) {
+    const text = optionsText(options);
+    const signature = await signer.signTypedData({
+      domain: eip712Domain(this.opts.chainId) as any, types: orderTypedDataTypes(primaryType, text) as any, primaryType, message: (text === '' ? message : { ...message, options: text }) as any,
+    });
+    return this.wire(signature);
+  }
+
+  /** POST /order/modify (native): `size` the new unfilled size ×1e18, `price` ×1e6. */
+  async modifyNative(signer: LocalAccount, p: { owner: `0x${string}`; orderId: bigint; price: bigint; size: bigint; nonce?: bigint; expiresAfter?: number | bigint }) {
+    const nonce = p.nonce ?? this.nextNonce();
+    const { options, wire } = optionParts(p);
+    const signature = await this.signOrderTyped(signer, 'ModifyOrder', { owner: p.owner, orderId: p.orderId, price: p.price, size: p.size, nonce }, options);
+    return this.ok<{ success: true; order_id: string; price: string; remaining: string; requeued: boolean; tx_hash: string }>('POST', '/order/modify', {
+      order_id: String(p.orderId), price: String(p.price), size: String(p.size), owner: p.owner, session_key: signer.address, ...wire, signature, nonce: Number(nonce),
+    });
+  }
+
+  /** POST /order/cancel-by-cloid (native). */
+  async cancelByCloidNative(signer: LocalAccount, owner: `0x${string}`, cloid: `0x${string}`, nonce = this.nextNonce(), opts: { expiresAfter?: number | bigint } = {}) {
+    const { options, wire } = optionParts(opts);
+    const signature = await this.signOrderTyped(signer, 'CancelByCloid', { owner, cloid, nonce }, options);
+    return this.ok<{ success: true; order_id: string; cloid: string; status: string; tx_hash: string }>('POST', '/order/cancel-by-cloid', {
+      cloid, owner, session_key: signer.address, ...wire, signature, nonce: Number(nonce),
+    });
+  }
+
+  async cancelOrder(account: LocalAccount, orderId: string, nonce = this.nextNonce(), opts: { expiresAfter?: number | bigint } = {}) {
+    const { options, wire } = optionParts(opts);
+    const signature = await account.signMessage({ message: { raw: bytesToHex(cancelDigest(orderId, nonce, optionsText(options))) } });
     return this.data<{ orderId: string; status: string; txHash: string }>('DELETE', `/v1/order/${orderId}`, {
-      trader: account.address, nonce: Number(nonce), signature: this.wire(signature),
+      ...wire, trader: account.address, nonce: Number(nonce), signature: this.wire(signature),
     });
   }
 
@@ -259,20 +355,22 @@ export class ExchangeClient {
   async placeNative(signer: LocalAccount, o: NativeOrder) {
     const nonce = o.nonce ?? this.nextNonce();
     const message = {
-      owner: o.owner, pairId: o.pairId, side: o.side === 'Buy' ? 0 : 1, orderType: o.orderType === 'Limit' ? 1 : 0,
-      price: o.price, size: o.size, leverage: o.leverage ?? 1, nonce,
+      owner: o.owner, pairId: BigInt(o.pairId), side: o.side === 'Buy' ? 0n : 1n, orderType: o.orderType === 'Limit' ? 1n : 0n,
+      price: o.price, size: o.size, leverage: BigInt(o.leverage ?? 1), nonce,
     };
-    const signature = await signer.signTypedData({ domain: eip712Domain(this.opts.chainId) as any, types: EIP712_TYPES as any, primaryType: 'PlaceOrder', message: message as any });
-    return this.ok<{ success: true; order_id: string; status: string; tx_hash: string }>('POST', '/order/place', {
+    const { options, wire } = optionParts(o);
+    const signature = await this.signOrderTyped(signer, 'PlaceOrder', message, options);
+    return this.ok<{ success: true; order_id: string; status: string; filled: string; remaining: string; tx_hash: string; cloid?: string; tif?: string; reduceOnly?: boolean }>('POST', '/order/place', {
       pair_id: o.pairId, side: o.side, size: String(o.size), owner: o.owner, session_key: signer.address, order_type: o.orderType,
-      price: String(o.price), leverage: o.leverage ?? 1, signature: this.wire(signature), nonce: Number(nonce),
+      price: String(o.price), leverage: o.leverage ?? 1, ...wire, signature, nonce: Number(nonce),
     });
   }
 
-  async cancelNative(signer: LocalAccount, owner: `0x${string}`, orderId: bigint, nonce = this.nextNonce()) {
-    const signature = await signer.signTypedData({ domain: eip712Domain(this.opts.chainId) as any, types: EIP712_TYPES as any, primaryType: 'CancelOrder', message: { owner, orderId, nonce } as any });
+  async cancelNative(signer: LocalAccount, owner: `0x${string}`, orderId: bigint, nonce = this.nextNonce(), opts: { expiresAfter?: number | bigint } = {}) {
+    const { options, wire } = optionParts(opts);
+    const signature = await this.signOrderTyped(signer, 'CancelOrder', { owner, orderId, nonce }, options);
     return this.ok<{ success: true; order_id: string; status: string }>('POST', '/order/cancel', {
-      order_id: String(orderId), owner, session_key: signer.address, signature: this.wire(signature), nonce: Number(nonce),
+      order_id: String(orderId), owner, session_key: signer.address, ...wire, signature, nonce: Number(nonce),
     });
   }
 

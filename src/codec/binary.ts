@@ -239,6 +239,12 @@ export class Reader {
     return this.buf[this.pos++];
   }
 
+  /** The next byte without consuming it (a trailer that starts with a tag, src/codec/txs/orders.ts). */
+  peekU8(): number {
+    this.need(1);
+    return this.buf[this.pos];
+  }
+
   u16(): number {
     this.need(2);
     const v = this.view.getUint16(this.pos);

@@ -26,6 +26,10 @@ export enum TxKind {
   NativePlace = 6,
   /** POST /order/cancel: EIP-712 CancelOrder. */
   NativeCancel = 7,
+  /** POST /v1/order/modify: new price and size of 1 to 10 resting orders, keeping their ids (issue 24, decision 88). */
+  RestModify = 8,
+  /** POST /order/modify: EIP-712 ModifyOrder (decision 88). */
+  NativeModify = 9,
   /** POST /session/create: EIP-712 SessionCreate, owner-only (src/codec/txs/sessions.ts). */
   SessionCreate = 10,
   /** POST /session/revoke: EIP-712 SessionRevoke, owner-only. */
@@ -36,6 +40,10 @@ export enum TxKind {
   SetAgentMode = 13,
   /** POST /withdraw: EIP-712 Withdraw, owner-only (src/codec/txs/withdraw.ts). */
   Withdraw = 14,
+  /** DELETE /v1/order/by-cloid/{cloid}: cancel the open order a client order id names (decision 87). */
+  RestCancelByCloid = 15,
+  /** POST /order/cancel-by-cloid: EIP-712 CancelByCloid (decision 87). */
+  NativeCancelByCloid = 16,
   /** eth_sendRawTransaction: a native-token transfer in an Ethereum transaction (src/codec/txs/eth.ts). */
   EthTx = 20,
   /** POST /v1/subaccount/create: EIP-712 SubAccountCreate, owner-only (src/codec/txs/subaccounts.ts; decision 93). */

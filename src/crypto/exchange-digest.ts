@@ -14,6 +14,13 @@
  * can equal a batch. Callers must validate field shapes (decimal order id, known
  * symbol, side, type) BEFORE checking the signature; the format is fixed by the
  * contract (decision 8).
+ *
+ * Action options (issue 24, decision 87): when an action carries options, their text
+ * (src/crypto/action-options.ts optionsText; for a batch batchOptionsText) is appended
+ * as a Solidity `string` AFTER the nonce: keccak256(encodePacked(..., nonce, text)).
+ * Without options nothing is appended and every digest is what it always was. New
+ * digests: modify ("modify", orderId+price+amount of each, nonce) and cancel by client
+ * order id ("cancel-cloid", cloid, nonce).
  */
 import { type Address, concatBytes, utf8 } from '../util/bytes';
 import { hashPersonalMessage } from './eip191';
@@ -55,14 +62,15 @@ let scratch = new Uint8Array(1024);
  * a lone surrogate ends one part and starts the next (two would pair up), so such input
  * takes the part-by-part path. One encoding instead of one allocation per field.
  */
-function packedDigest(parts: string, nonce: NonceInput, separate: () => string[]): Uint8Array {
+function packedDigest(parts: string, nonce: NonceInput, separate: () => string[], options = ''): Uint8Array {
   const n = nonceBytes(nonce);
-  if (LONE_SURROGATE.test(parts)) return keccak256(concatBytes(...separate().map((p) => utf8.encode(p)), n));
-  const max = parts.length * 3 + 32;
+  if (LONE_SURROGATE.test(parts) || LONE_SURROGATE.test(options)) return keccak256(concatBytes(...separate().map((p) => utf8.encode(p)), n, utf8.encode(options)));
+  const max = (parts.length + options.length) * 3 + 32;
   if (scratch.length < max) scratch = new Uint8Array(Math.max(max, scratch.length * 2));
   const { written } = utf8.encodeInto(parts, scratch);
   scratch.set(n, written);
-  return keccak256(scratch.subarray(0, written + 32));
+  const tail = options === '' ? 0 : utf8.encodeInto(options, scratch.subarray(written + 32)).written;
+  return keccak256(scratch.subarray(0, written + 32 + tail));
 }
 
 export interface PlaceOrderDigestInput {
@@ -72,9 +80,11 @@ export interface PlaceOrderDigestInput {
   price?: string;
   amount?: string;
   nonce: NonceInput;
+  /** optionsText of the action's options ("" or absent: none). */
+  options?: string;
 }
 
-/** place: keccak256(encodePacked(symbol, side, type, price, amount, uint256 nonce)). */
+/** place: keccak256(encodePacked(symbol, side, type, price, amount, uint256 nonce[, string options])). */
 export function placeOrderDigest(input: PlaceOrderDigestInput): Uint8Array {
   const fields = [
     text(input.symbol, () => 'symbol'),
@@ -83,7 +93,7 @@ export function placeOrderDigest(input: PlaceOrderDigestInput): Uint8Array {
     text(input.price, () => 'price'),
     text(input.amount, () => 'amount'),
   ];
-  return packedDigest(fields.join(''), input.nonce, () => fields);
+  return packedDigest(fields.join(''), input.nonce, () => fields, text(input.options, () => 'options'));
 }
 
 export interface BatchOrderDigestItem {
@@ -97,7 +107,7 @@ export interface BatchOrderDigestItem {
  * batch: keccak256(encodePacked("batch", orderSummary, uint256 nonce)), orderSummary =
  * symbol+side+price+amount of each order, in order, with no separator.
  */
-export function batchDigest(orders: readonly BatchOrderDigestItem[], nonce: NonceInput): Uint8Array {
+export function batchDigest(orders: readonly BatchOrderDigestItem[], nonce: NonceInput, options = ''): Uint8Array {
   if (!Array.isArray(orders)) throw new TypeError('orders must be an array');
   const fields: string[] = ['batch'];
   orders.forEach((o, i) => {
@@ -108,18 +118,54 @@ export function batchDigest(orders: readonly BatchOrderDigestItem[], nonce: Nonc
       text(o.amount, () => `orders[${i}].amount`),
     );
   });
-  return packedDigest(fields.join(''), nonce, () => fields);
+  return packedDigest(fields.join(''), nonce, () => fields, options);
 }
 
-/** cancel one: keccak256(encodePacked("cancel", orderId, uint256 nonce)). */
-export function cancelDigest(orderId: string | undefined, nonce: NonceInput): Uint8Array {
+/**
+ * The options text of a batch: each item's optionsText that is not empty as
+ * `orders[i]:<text>`, then the batch's own (expiresAfter) text, joined by `|`:
+ *   orders[0]:cloid=0x…;tif=Alo|orders[2]:reduceOnly=true|expiresAfter=1795673453245
+ */
+export function batchOptionsText(itemTexts: readonly string[], actionText: string): string {
+  const parts = itemTexts.flatMap((t, i) => (t === '' ? [] : [`orders[${i}]:${t}`]));
+  if (actionText !== '') parts.push(actionText);
+  return parts.join('|');
+}
+
+/** cancel one: keccak256(encodePacked("cancel", orderId, uint256 nonce[, string options])). */
+export function cancelDigest(orderId: string | undefined, nonce: NonceInput, options = ''): Uint8Array {
   const fields = ['cancel', text(orderId, () => 'orderId')];
-  return packedDigest(fields.join(''), nonce, () => fields);
+  return packedDigest(fields.join(''), nonce, () => fields, options);
 }
 
-/** cancel all: keccak256(encodePacked("cancel-all", uint256 nonce)). */
-export function cancelAllDigest(nonce: NonceInput): Uint8Array {
-  return packedDigest('cancel-all', nonce, () => ['cancel-all']);
+/** cancel all: keccak256(encodePacked("cancel-all", uint256 nonce[, string options])). */
+export function cancelAllDigest(nonce: NonceInput, options = ''): Uint8Array {
+  return packedDigest('cancel-all', nonce, () => ['cancel-all'], options);
+}
+
+/** cancel by client order id: keccak256(encodePacked("cancel-cloid", cloid, uint256 nonce[, string options])). */
+export function cancelCloidDigest(cloid: string | undefined, nonce: NonceInput, options = ''): Uint8Array {
+  const fields = ['cancel-cloid', text(cloid, () => 'cloid')];
+  return packedDigest(fields.join(''), nonce, () => fields, options);
+}
+
+export interface ModifyDigestItem {
+  orderId?: string;
+  price?: string;
+  amount?: string;
+}
+
+/**
+ * modify: keccak256(encodePacked("modify", summary, uint256 nonce[, string options])),
+ * summary = orderId+price+amount of each modify, in order, with no separator.
+ */
+export function modifyDigest(items: readonly ModifyDigestItem[], nonce: NonceInput, options = ''): Uint8Array {
+  if (!Array.isArray(items)) throw new TypeError('orders must be an array');
+  const fields: string[] = ['modify'];
+  items.forEach((o, i) => {
+    fields.push(text(o.orderId, () => `orders[${i}].orderId`), text(o.price, () => `orders[${i}].price`), text(o.amount, () => `orders[${i}].amount`));
+  });
+  return packedDigest(fields.join(''), nonce, () => fields, options);
 }
 
 /** What the trader's wallet actually signs: the EIP-191 personal-message hash of the 32 raw digest bytes. */

@@ -90,7 +90,9 @@ export type ForbiddenErrorCode =
 export type NotFoundErrorCode = 'NOT_FOUND' | 'UNKNOWN_ORDER' | 'UNKNOWN_POSITION' | 'NO_ACTIVE_SESSION' | 'UNKNOWN_OPERATION' | 'UNKNOWN_SUB_ACCOUNT';
 
 /** 409: the nonce, the transaction, the observation's time or the evidence (its offender already tombstoned) was already used. */
-export type ConflictErrorCode = 'NONCE_USED' | 'NONCE_MISMATCH' | 'NONCE_TOO_LOW' | 'NONCE_TOO_HIGH' | 'DUPLICATE_TX' | 'OBSERVATION_NOT_NEWER' | 'VALIDATOR_EXISTS' | 'ALREADY_TOMBSTONED' | 'OPERATION_EXISTS' | 'APPLICANT_STATE' | 'ATTESTATION_STALE';
+export type ConflictErrorCode = 'NONCE_USED' | 'NONCE_MISMATCH' | 'NONCE_TOO_LOW' | 'NONCE_TOO_HIGH' | 'DUPLICATE_TX' | 'OBSERVATION_NOT_NEWER' | 'VALIDATOR_EXISTS' | 'ALREADY_TOMBSTONED' | 'OPERATION_EXISTS' | 'APPLICANT_STATE' | 'ATTESTATION_STALE'
+  /** The trader already has an open order with this client order id (decision 87). */
+  | 'DUPLICATE_CLOID';
 
 /** 410: an onboarding download token that was good once: this artifact already downloaded with it, or its 24 hours over (decision 78). */
 export type GoneErrorCode = 'TOKEN_USED' | 'TOKEN_EXPIRED';
@@ -123,6 +125,12 @@ export type ExecutionErrorCode =
   | 'OPERATION_STATE'
   | 'TIMELOCK_NOT_PASSED'
   | 'CHAIN_HALTED'
+  /** An ALO (post-only) order, or any modify, whose price would meet the opposite side (decisions 87, 88). */
+  | 'WOULD_TAKE'
+  /** A reduce-only order with nothing left to reduce: the position is flat, on its side, or taken by older reduce-only orders (decision 87). */
+  | 'WOULD_INCREASE_POSITION'
+  /** A cancel or modify of an order that exists but is no longer open: filled or cancelled (decision 89). */
+  | 'ORDER_NOT_OPEN'
   /** The block time has passed the action's expiresAfter (src/state/action-expiry.ts; decision 90). */
   | 'ACTION_EXPIRED'
   /** A spot order on a pair without a spot book, or a perp open on a pair without a perp market (decision 76). */
@@ -191,6 +199,7 @@ export const badRequest = (code: ShapeErrorCode, message: string) => new TxError
 export const unauthorized = (message: string) => new TxError(401, 'INVALID_SIGNATURE', message);
 export const forbidden = (code: ForbiddenErrorCode, message: string) => new TxError(403, code, message);
 export const rejected = (code: ExecutionErrorCode, message: string) => new TxError(422, code, message);
+export const conflict = (code: ConflictErrorCode, message: string) => new TxError(409, code, message);
 
 /** Every ErrorCode once, at run time: a missing or unknown key does not compile. */
 const CODES: { readonly [C in ErrorCode]: true } = {
@@ -206,7 +215,8 @@ const CODES: { readonly [C in ErrorCode]: true } = {
   AGENT_MODE_OFF: true, AGENT_REDUCE_ONLY: true, CAP_LEVERAGE: true, CAP_ORDER_TYPE: true, CAP_INPUT: true,
   CAP_POSITION: true, NOT_FAUCET: true, NOT_VALIDATOR: true, NOT_GOVERNANCE_OWNER: true, SAME_OWNER: true, LOOPBACK_ONLY: true, NOT_OPERATOR: true,
   NOT_FOUND: true, UNKNOWN_ORDER: true, UNKNOWN_POSITION: true, NO_ACTIVE_SESSION: true, UNKNOWN_OPERATION: true,
-  NONCE_USED: true, NONCE_MISMATCH: true, NONCE_TOO_LOW: true, NONCE_TOO_HIGH: true, DUPLICATE_TX: true,
+  NONCE_USED: true, NONCE_MISMATCH: true, NONCE_TOO_LOW: true, NONCE_TOO_HIGH: true, DUPLICATE_TX: true, DUPLICATE_CLOID: true,
+  WOULD_TAKE: true, WOULD_INCREASE_POSITION: true, ORDER_NOT_OPEN: true,
   INSUFFICIENT_BALANCE: true, INSUFFICIENT_FUNDS: true, INSUFFICIENT_SHARES: true, MARGIN_REQUIRED: true, NO_LIQUIDITY: true,
   NO_ORACLE_PRICE: true, ORACLE_STALE: true, OPEN_INTEREST_CAP: true, POSITION_TOO_SMALL: true, POOL_LOCKED: true,
   POOL_UTILIZED: true, POOL_INSOLVENT: true, DEPOSIT_TOO_SMALL: true, FAUCET_DISABLED: true, FAUCET_LIMIT: true,

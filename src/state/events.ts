@@ -13,8 +13,13 @@ import type { ErrorCode, RejectionStatus } from './errors';
 
 export type OrderStatus = 'open' | 'partial' | 'filled' | 'cancelled' | 'rejected';
 
-/** Why the engine ended a resting or incoming order: a market order's unfilled rest, a self-trade, its owner, an orderbook liquidation. */
-export type CancelReason = 'market-rest' | 'self-trade' | 'user' | 'liquidation';
+/**
+ * Why the engine ended a resting or incoming order: a market order's unfilled rest, a
+ * self-trade, its owner, an orderbook liquidation; an IOC order's unfilled rest, a
+ * reduce-only order the owner's shrunk position no longer allows (decision 87), a
+ * scheduled cancel (part B's dead-man switch).
+ */
+export type CancelReason = 'market-rest' | 'self-trade' | 'user' | 'liquidation' | 'ioc' | 'reduce-only' | 'scheduled';
 
 // ---- the exchange (src/state/order-execution.ts, ops/rest-orders.ts, ops/native-orders.ts) ----
 
@@ -34,8 +39,11 @@ export interface OrderPlacedEvent {
   size: Size18;
   leverage: number;
   isAgent: boolean;
-  /** The client order id given at placement (issue 24 part A), absent when none. */
+  /** Client order id, when the order carries one (decision 87). */
   cloid?: Hex;
+  /** Time in force when not the default Gtc. */
+  tif?: 'Gtc' | 'Ioc' | 'Alo';
+  reduceOnly?: true;
 }
 
 /** One match between a resting (maker) and an incoming (taker) order, at the maker's price. */
@@ -56,7 +64,7 @@ export interface TradeExecutedEvent {
   takerOrderId: string;
   /** Taker fee in USDC units (maker fee is 0). */
   takerFee: Usdc6;
-  /** The maker's and the taker's client order ids (issue 24 part A), each absent when its order had none. */
+  /** The maker's and the taker's client order ids, when they carry one (decision 87). */
   makerCloid?: Hex;
   takerCloid?: Hex;
 }
@@ -72,6 +80,33 @@ export interface OrderUpdatedEvent {
   remaining: Size18;
   /** Why it ended when cancelled by the engine. */
   reason?: CancelReason;
+  /** The order's client order id, when it carries one (decision 87). */
+  cloid?: Hex;
+}
+
+/**
+ * A resting order's price and size changed in place, keeping its id (decision 88).
+ * `size` is the order's new total (filled + remaining); `requeued` true when it lost
+ * its time priority (price changed or the size grew); `locked` the USDC units its
+ * rest now holds.
+ */
+export interface OrderModifiedEvent {
+  type: 'OrderModified';
+  orderId: string;
+  owner: Address;
+  pairId: number;
+  symbol: string;
+  side: 0 | 1;
+  price: Price6;
+  size: Size18;
+  remaining: Size18;
+  previousPrice: Price6;
+  previousRemaining: Size18;
+  requeued: boolean;
+  locked: Usdc6;
+  cloid?: Hex;
+  /** Why the size differs from what was asked: a reduce-only order shrunk to the position. */
+  reason?: 'reduce-only';
 }
 
 /** One order of a REST batch was refused; the others stand (src/state/ops/rest-orders.ts). */
@@ -442,6 +477,7 @@ export type ChainEvent =
   | OrderPlacedEvent
   | TradeExecutedEvent
   | OrderUpdatedEvent
+  | OrderModifiedEvent
   | OrderRejectedEvent
   | CancelAllEvent
   | BadDebtEvent

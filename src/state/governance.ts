@@ -51,6 +51,8 @@ export const HALTED_KINDS: ReadonlySet<TxKind> = new Set([
   TxKind.RestOrder,
   TxKind.RestBatch,
   TxKind.NativePlace,
+  TxKind.RestModify,
+  TxKind.NativeModify,
   TxKind.PerpOpen,
   TxKind.PerpClose,
   TxKind.PerpTpsl,

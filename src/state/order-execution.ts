@@ -9,13 +9,22 @@
  *      taker and makers settle, fees move, events are emitted.
  * Nothing after step 3 begins can fail by design; if it does, it is a bug and the
  * node halts (InvariantError) rather than leave the engine and the tables apart.
+ *
+ * Order options (issue 24, decision 87): a client order id (unique per owner among open
+ * orders: 409 DUPLICATE_CLOID), a time in force (Gtc rests; Ioc never rests, its
+ * unfilled rest is cancelled with reason 'ioc'; Alo is refused 422 WOULD_TAKE when its
+ * price meets the opposite side), and reduce-only (src/state/reduce-only.ts).
  */
 import type { PairParams } from '../genesis/types';
 import type { Address } from '../util/bytes';
 import type { ExecContext } from './context';
-import { badRequest, forbidden, rejected, TxError } from './errors';
+import type { Hex } from '../util/bytes';
+import type { TimeInForce } from '../codec/txs/options';
+import { badRequest, conflict, forbidden, rejected, TxError } from './errors';
 import type { CancelReason, OrderStatus } from './events';
 import type { OpenOrder, Position } from './records';
+import { dropOrder, orderIdByCloid, removeOrder, writeOrder } from './order-records';
+import { applyMakerCaps, enforceReduceOnly, makerCaps, reduceOnlyAllowance } from './reduce-only';
 import { notional, orderLock, settleFill, takerFee } from './settlement';
 import { requireAgentOrder } from './agents';
 import { requireSpot } from './pair-markets';
@@ -36,6 +45,12 @@ export interface OrderInput {
   leverage: number;
   /** Signed by the owner's session key: must equal signer ≠ owner (asserted). */
   isAgent: boolean;
+  /** Client order id (0x + 32 lower-case hex). */
+  cloid?: Hex;
+  /** Default 'Gtc'. */
+  tif?: TimeInForce;
+  /** Default false. */
+  reduceOnly?: boolean;
 }
 
 export interface OrderOutcome {
@@ -69,10 +84,18 @@ export function validateOrder(pair: PairParams, o: Pick<OrderInput, 'orderType' 
   }
 }
 
-function nextOrderId(state: State): bigint {
+/** The order-id counter: ids, and the priority numbers of requeued orders (decision 88), are drawn from it. */
+export function nextOrderId(state: State): bigint {
   const id = (state.meta.get('nextOrderId') as bigint | undefined) ?? 1n;
   state.meta.set('nextOrderId', id + 1n);
   return id;
+}
+
+/** Ids below the counter were drawn: an order that is not open is known but ended (decision 89). */
+export function orderNotOpen(state: State, id: bigint, field = 'orderId'): TxError {
+  const next = (state.meta.get('nextOrderId') as bigint | undefined) ?? 1n;
+  if (id >= 1n && id < next) return rejected('ORDER_NOT_OPEN', `${field}: order ${id} is not open (filled or cancelled)`);
+  return new TxError(404, 'UNKNOWN_ORDER', `${field}: no open order ${id}`);
 }
 
 const posKey = (owner: Address, pairId: number) => `${owner}:${pairId}`;
@@ -86,18 +109,31 @@ export function placeOrder(ctx: ExecContext, o: OrderInput): OrderOutcome {
   const { state, params } = ctx;
   const pair = pairOrThrow(state, o.pairId);
   validateOrder(pair, o);
-  const book = state.book(o.pairId);
+  const tif: TimeInForce = o.tif ?? 'Gtc';
   const isLimit = o.orderType === 1;
+  if (tif === 'Alo' && !isLimit) throw badRequest('INVALID_OPTIONS', 'tif: Alo (post-only) needs a limit order');
+  const rests = isLimit && tif !== 'Ioc';
+  const book = state.book(o.pairId);
   const bound = o.price > 0n ? o.price : null;
 
   // 2. Plan on copies: the taker's fills, fees and the lock for any resting rest.
-  const sim = book.simulate(o.side, o.size, bound, o.owner);
+  if (o.cloid !== undefined && orderIdByCloid(state, o.owner, o.cloid) !== undefined) {
+    throw conflict('DUPLICATE_CLOID', `cloid: ${o.owner} already has an open order with cloid ${o.cloid}`);
+  }
+  let size = o.size;
+  if (o.reduceOnly) {
+    const allowance = reduceOnlyAllowance(state, pair, o.owner, o.side);
+    if (allowance === 0n) throw rejected('WOULD_INCREASE_POSITION', `reduceOnly: a ${o.side === 0 ? 'buy' : 'sell'} would not reduce ${o.owner}'s position on ${pair.symbol}`);
+    if (allowance < size) size = allowance;
+  }
+  if (tif === 'Alo' && book.wouldCross(o.side, o.price)) throw rejected('WOULD_TAKE', `tif: an Alo (post-only) order at ${o.price} would take liquidity on ${pair.symbol}`);
+  const { caps, sim } = makerCaps(state, (c) => book.simulate(o.side, size, bound, o.owner, c));
   // An order signed by the owner's session key answers to the owner's agent mode and
   // caps (403, before any balance rule: contract [D-envelope-order]; decision 17). Who may sign at all was
   // settled by the kind's signer rule (src/state/sessions.ts).
   // A sub-account's master is not an agent; its master's session key answers to the master's settings (decision 94).
   if (o.isAgent !== isAgentSigner(state, o.owner, o.signer)) throw new InvariantError(`order input: isAgent ${o.isAgent} but signer ${o.signer}, owner ${o.owner}`);
-  if (o.isAgent) requireAgentOrder(state, authorityOf(state, o.owner), o, state.position(o.owner, o.pairId), sim.fills);
+  if (o.isAgent) requireAgentOrder(state, authorityOf(state, o.owner), { ...o, size }, state.position(o.owner, o.pairId), sim.fills);
   // A perp-only pair has no spot book (decision 76): 422, after shape and who may.
   requireSpot(pair);
   if (!isLimit && sim.filled === 0n) throw rejected('NO_LIQUIDITY', `no liquidity for a market ${o.side === 0 ? 'buy' : 'sell'} on ${pair.symbol}`);
@@ -113,7 +149,7 @@ export function placeOrder(ctx: ExecContext, o: OrderInput): OrderOutcome {
     wallet = { ...s.wallet, free: s.wallet.free - fee };
     fees += fee;
   }
-  const rest = isLimit ? o.size - sim.filled : 0n;
+  const rest = rests ? size - sim.filled : 0n;
   const lock = rest > 0n ? orderLock(o.price, rest, o.leverage) : 0n;
   if (wallet.free - lock < 0n) {
     throw rejected('INSUFFICIENT_BALANCE', `free balance ${account.usdcFree} is short of the ${account.usdcFree - (wallet.free - lock)} USDC units this order needs`);
@@ -121,18 +157,22 @@ export function placeOrder(ctx: ExecContext, o: OrderInput): OrderOutcome {
 
   // 3. Commit: from here on nothing may fail.
   const orderId = nextOrderId(state);
+  const cloidField = o.cloid !== undefined ? { cloid: o.cloid } : {};
   try {
     ctx.emit({
       type: 'OrderPlaced', orderId: String(orderId), owner: o.owner, signer: o.signer, pairId: o.pairId, symbol: pair.symbol,
-      side: o.side, orderType: o.orderType, price: o.price, size: o.size, leverage: o.leverage, isAgent: o.isAgent,
+      side: o.side, orderType: o.orderType, price: o.price, size, leverage: o.leverage, isAgent: o.isAgent,
+      ...cloidField, ...(o.tif !== undefined ? { tif: o.tif } : {}), ...(o.reduceOnly ? { reduceOnly: true as const } : {}),
     });
-    const result = isLimit
-      ? book.placeLimit({ id: orderId, owner: o.owner, side: o.side, price: o.price, size: o.size, isAgent: o.isAgent })
-      : book.placeMarket({ id: orderId, owner: o.owner, side: o.side, size: o.size, worstPrice: bound, isAgent: o.isAgent });
+    // Reduce-only makers the walk would over-fill are cut first (planned above: the walk below meets exactly the plan).
+    applyMakerCaps(ctx, caps);
+    const result = rests
+      ? book.placeLimit({ id: orderId, owner: o.owner, side: o.side, price: o.price, size, isAgent: o.isAgent })
+      : book.placeMarket({ id: orderId, owner: o.owner, side: o.side, size, worstPrice: bound, isAgent: o.isAgent });
     if (result.filled !== sim.filled || result.fills.length !== sim.fills.length) {
       throw new InvariantError(`engine fills differ from its simulation for order ${orderId}`);
     }
-    for (const cancelled of result.selfTradeCancelled) removeOrder(ctx, cancelled.id, 'self-trade');
+    for (const cancelled of result.selfTradeCancelled) removeOrder(ctx, cancelled.id, 'self-trade', false);
     // The plan as deltas: self-trade cancels above may already have released locks.
     const now = state.account(o.owner);
     state.accounts.set(o.owner, {
@@ -146,8 +186,11 @@ export function placeOrder(ctx: ExecContext, o: OrderInput): OrderOutcome {
       const fa = state.account(params.feeAccount);
       state.accounts.set(params.feeAccount, { ...fa, usdcFree: fa.usdcFree + fees });
     }
+    const touched: Address[] = [o.owner];
     for (const f of result.fills) {
+      const makerCloid = state.orders.get(String(f.makerId))?.cloid;
       settleMaker(ctx, f.makerId, f.price, f.size, f.makerRemaining);
+      if (!touched.includes(f.maker)) touched.push(f.maker);
       const usdc = notional(f.price, f.size);
       const buyerIsTaker = o.side === 0;
       ctx.emit({
@@ -155,20 +198,24 @@ export function placeOrder(ctx: ExecContext, o: OrderInput): OrderOutcome {
         buyer: buyerIsTaker ? o.owner : f.maker, seller: buyerIsTaker ? f.maker : o.owner,
         buyerIsAgent: buyerIsTaker ? o.isAgent : f.makerIsAgent, sellerIsAgent: buyerIsTaker ? f.makerIsAgent : o.isAgent,
         takerSide: o.side, makerOrderId: String(f.makerId), takerOrderId: String(orderId), takerFee: takerFee(usdc, params.fees.takerFeeBps),
+        ...(makerCloid !== undefined ? { makerCloid } : {}), ...(o.cloid !== undefined ? { takerCloid: o.cloid } : {}),
       });
     }
     let status: OrderStatus;
     if (result.rested) {
-      state.orders.set(String(orderId), {
-        id: orderId, owner: o.owner, signer: o.signer, pairId: o.pairId, side: o.side, price: o.price, size: o.size,
+      writeOrder(state, {
+        id: orderId, owner: o.owner, signer: o.signer, pairId: o.pairId, side: o.side, price: o.price, size,
         remaining: result.remaining, leverage: o.leverage, locked: lock, isAgent: o.isAgent, createdMs: ctx.header.timestampMs,
+        ...cloidField, tif: tif === 'Alo' ? 'Alo' : 'Gtc', reduceOnly: o.reduceOnly === true,
       });
       status = result.filled > 0n ? 'partial' : 'open';
     } else status = result.remaining === 0n ? 'filled' : 'cancelled';
     ctx.emit({
       type: 'OrderUpdated', orderId: String(orderId), owner: o.owner, pairId: o.pairId, status, filled: result.filled, remaining: result.remaining,
-      ...(status === 'cancelled' ? { reason: 'market-rest' } : {}),
+      ...(status === 'cancelled' ? { reason: tif === 'Ioc' ? 'ioc' : 'market-rest' } : {}), ...cloidField,
     });
+    // Positions moved: every touched owner's resting reduce-only orders fit them again (decision 87).
+    if (result.fills.length > 0) for (const owner of touched) enforceReduceOnly(ctx, owner, pair);
     return { orderId, status, filled: result.filled, remaining: result.remaining, notional: result.notional };
   } catch (err) {
     if (err instanceof InvariantError) throw err;
@@ -196,37 +243,30 @@ function settleMaker(ctx: ExecContext, makerId: bigint, price: Price6, size: Siz
   writePosition(state, order.owner, order.pairId, s.position);
   if (s.wallet.free < 0n) ctx.emit({ type: 'BadDebt', owner: order.owner, pairId: order.pairId, usdc: -s.wallet.free });
   const filled = order.size - makerRemaining;
-  if (makerRemaining === 0n) state.orders.delete(key);
-  else state.orders.set(key, { ...order, remaining: makerRemaining, locked: order.locked - release });
+  if (makerRemaining === 0n) dropOrder(state, order);
+  else writeOrder(state, { ...order, remaining: makerRemaining, locked: order.locked - release });
   ctx.emit({
     type: 'OrderUpdated', orderId: key, owner: order.owner, pairId: order.pairId,
-    status: makerRemaining === 0n ? 'filled' : 'partial', filled, remaining: makerRemaining,
+    status: makerRemaining === 0n ? 'filled' : 'partial', filled, remaining: makerRemaining, ...(order.cloid !== undefined ? { cloid: order.cloid } : {}),
   });
 }
 
-/** Removes a resting order from book and state and releases its lock. */
-function removeOrder(ctx: ExecContext, id: bigint, reason: CancelReason): OpenOrder {
-  const { state } = ctx;
-  const key = String(id);
-  const order = state.orders.get(key)!;
-  const acc = state.account(order.owner);
-  state.accounts.set(order.owner, { ...acc, usdcFree: acc.usdcFree + order.locked, usdcLocked: acc.usdcLocked - order.locked });
-  state.orders.delete(key);
-  ctx.emit({
-    type: 'OrderUpdated', orderId: key, owner: order.owner, pairId: order.pairId, status: 'cancelled',
-    filled: order.size - order.remaining, remaining: order.remaining, reason,
-  });
-  return order;
-}
-
-/** Cancels one resting order of `owner`: 404 unknown (or no longer open), 403 not the owner's. */
+/**
+ * Cancels one resting order of `owner`: 404 UNKNOWN_ORDER never placed, 422
+ * ORDER_NOT_OPEN placed but ended (decision 89), 403 not the owner's.
+ */
 export function cancelOrder(ctx: ExecContext, owner: Address, id: bigint): OpenOrder {
   const order = ctx.state.orders.get(String(id));
-  if (!order) throw new TxError(404, 'UNKNOWN_ORDER', `orderId: no open order ${id}`);
+  if (!order) throw orderNotOpen(ctx.state, id);
   if (order.owner !== owner) throw forbidden('NOT_OWNER', `order ${id} does not belong to ${owner}`);
-  const removed = ctx.state.book(order.pairId).cancel(id);
-  if (!removed) throw new InvariantError(`order ${id} is in state but not in the book`);
   return removeOrder(ctx, id, 'user');
+}
+
+/** Cancels the open order `owner`'s client order id names: 404 UNKNOWN_ORDER when none is open (decision 87). */
+export function cancelByCloid(ctx: ExecContext, owner: Address, cloid: Hex): OpenOrder {
+  const id = orderIdByCloid(ctx.state, owner, cloid);
+  if (id === undefined) throw new TxError(404, 'UNKNOWN_ORDER', `cloid: ${owner} has no open order with cloid ${cloid}`);
+  return cancelOrder(ctx, owner, id);
 }
 
 /**
@@ -236,10 +276,7 @@ export function cancelOrder(ctx: ExecContext, owner: Address, id: bigint): OpenO
  */
 export function cancelPairOrders(ctx: ExecContext, owner: Address, pairId: number, reason: CancelReason): bigint[] {
   const ids = ctx.state.openOrderIds(owner).filter((id) => ctx.state.orders.get(String(id))!.pairId === pairId);
-  for (const id of ids) {
-    if (!ctx.state.book(pairId).cancel(id)) throw new InvariantError(`order ${id} is in state but not in the book`);
-    removeOrder(ctx, id, reason);
-  }
+  for (const id of ids) removeOrder(ctx, id, reason);
   return ids;
 }
 

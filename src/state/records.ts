@@ -1,7 +1,7 @@
 /** Record types of the chain state and their canonical encodings. */
 import { Reader, Writer } from '../codec/binary';
 import type { Genesis, PairParams } from '../genesis/types';
-import type { Address } from '../util/bytes';
+import { bytesToHex, hexToBytes, type Address, type Hex } from '../util/bytes';
 import type { Price6, Size18, Usdc6 } from '../util/fixed';
 import { jsonCodec, type RecordCodec } from './table';
 
@@ -45,6 +45,8 @@ export enum TableId {
   Deposit = 18,
   /** claim key (`d:<depositId>` or `w:<withdrawalId>:<claim kind>`) -> BridgeVoteRecord: votes of a pending claim (src/state/bridge-votes.ts) */
   BridgeVote = 19,
+  /** `${owner}:${cloid}` -> order id: the open order a trader's client order id names (src/state/order-cloids.ts; decision 87) */
+  OrderCloid = 20,
   /** sub-account address -> SubAccountRecord: its master, name, index and creation time (src/state/subaccounts.ts; decision 93) */
   SubAccount = 23,
   /** validator address -> OracleObservationRecord: that validator's latest accepted observation (src/state/oracle.ts) */
@@ -211,11 +213,28 @@ export interface OpenOrder {
   isAgent: boolean;
   /** Block time of placement. */
   createdMs: number;
+  /** Client order id (decision 87): unique per owner among open orders. */
+  cloid?: Hex;
+  /** Time in force of a resting order: IOC never rests (decision 87). */
+  tif: 'Gtc' | 'Alo';
+  /** Never increases the owner's position: shrunk or cancelled as the position shrinks (decision 87). */
+  reduceOnly: boolean;
+  /**
+   * Time priority within its price level when it is not the id: a modify that moves the
+   * price or grows the size draws a new one from the order-id counter (decision 88).
+   */
+  seq?: bigint;
 }
 
+/** Trailer flags of a stored order: absent when Gtc, no cloid, not reduce-only, seq = id (so older records keep their bytes). */
+const ORDER_CLOID = 1;
+const ORDER_ALO = 2;
+const ORDER_REDUCE_ONLY = 4;
+const ORDER_SEQ = 8;
+
 export const orderCodec: RecordCodec<OpenOrder> = {
-  encode: (o) =>
-    new Writer(160)
+  encode: (o) => {
+    const w = new Writer(160)
       .big(o.id)
       .address(o.owner)
       .address(o.signer)
@@ -227,8 +246,10 @@ export const orderCodec: RecordCodec<OpenOrder> = {
       .u16(o.leverage)
       .big(o.locked)
       .bool(o.isAgent)
-      .u64(o.createdMs)
-      .finish(),
+      .u64(o.createdMs);
+    writeOrderTrailer(w, o);
+    return w.finish();
+  },
   decode: (b) => {
     const r = new Reader(b);
     const o: OpenOrder = {
@@ -244,12 +265,31 @@ export const orderCodec: RecordCodec<OpenOrder> = {
       locked: r.big(),
       isAgent: r.bool(),
       createdMs: r.u64(),
+      tif: 'Gtc',
+      reduceOnly: false,
     };
     if (o.side > 1) throw new Error('order side out of range');
+    if (r.remaining > 0) {
+      const flags = r.u8();
+      if (flags === 0 || flags > 15) throw new Error(`order trailer flags ${flags} out of range`);
+      if (flags & ORDER_CLOID) o.cloid = bytesToHex(r.fixed(16));
+      if (flags & ORDER_ALO) o.tif = 'Alo';
+      if (flags & ORDER_REDUCE_ONLY) o.reduceOnly = true;
+      if (flags & ORDER_SEQ) o.seq = r.big();
+    }
     r.end();
     return o;
   },
 };
+
+function writeOrderTrailer(w: Writer, o: OpenOrder): void {
+  const seq = o.seq !== undefined && o.seq !== o.id;
+  const flags = (o.cloid !== undefined ? ORDER_CLOID : 0) | (o.tif === 'Alo' ? ORDER_ALO : 0) | (o.reduceOnly ? ORDER_REDUCE_ONLY : 0) | (seq ? ORDER_SEQ : 0);
+  if (flags === 0) return;
+  w.u8(flags);
+  if (o.cloid !== undefined) w.fixed(hexToBytes(o.cloid), 16);
+  if (seq) w.big(o.seq!);
+}
 
 /**
  * An owner's session: the stored snapshot of machines/session.ts (`state` is its value;

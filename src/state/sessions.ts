@@ -145,6 +145,11 @@ export const SIGNER_RULES: { readonly [K in TxKind]: SignerRule } = {
   // Native orders: the owner or its live session key.
   [TxKind.NativePlace]: { who: 'trader', owner: (b: { owner: Address }) => b.owner },
   [TxKind.NativeCancel]: { who: 'trader', owner: (b: { owner: Address }) => b.owner },
+  // Issue 24's order kinds (decisions 87, 88): REST ones owner-signed, native ones the owner or its live session key.
+  [TxKind.RestModify]: traderField,
+  [TxKind.RestCancelByCloid]: traderField,
+  [TxKind.NativeModify]: { who: 'trader', owner: (b: { owner: Address }) => b.owner },
+  [TxKind.NativeCancelByCloid]: { who: 'trader', owner: (b: { owner: Address }) => b.owner },
   // Session and agent settings: the owner only, never its session key.
   [TxKind.SessionCreate]: ownerField,
   [TxKind.SessionRevoke]: ownerField,

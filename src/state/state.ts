@@ -77,6 +77,8 @@ export class State {
   /** Derived indexes (not state): rebuilt on load, kept by the tables' change hooks. */
   readonly symbolToPair = new Map<string, number>();
   readonly ownerOrders = new Map<string, Set<string>>();
+  /** Resting reduce-only orders per owner: their upkeep (src/state/reduce-only.ts) runs only for owners that have any. */
+  readonly reduceOnlyOrders = new Map<string, number>();
   /** Withdrawal ids (decimal) per owner, final ones included (GET /withdrawals/{address}: src/state/bridge.ts withdrawalsOf). */
   readonly ownerWithdrawals = new Map<string, Set<string>>();
   /** Ids (decimal) of the withdrawals not yet paid or refunded (src/state/bridge.ts pendingWithdrawals). */
@@ -99,6 +101,8 @@ export class State {
   readonly pairs: Table<PairParams>;
   readonly positions: Table<Position>;
   readonly orders: Table<OpenOrder>;
+  /** `${owner}:${cloid}` -> the open order's id (src/state/order-cloids.ts). */
+  readonly orderCloids: Table<bigint>;
   readonly withdrawals: Table<Withdrawal>;
   /** Session keys, one per owner (machines/session.ts snapshots). */
   readonly sessions: Table<SessionRecord>;
@@ -159,6 +163,8 @@ export class State {
     this.orders = this.add(
       new Table<OpenOrder>(TableId.Order, 'orders', orderCodec, this.journal, (prev, next, key) => {
         this.totals.orderLocked += (next?.locked ?? 0n) - (prev?.locked ?? 0n);
+        if (prev?.reduceOnly) this.reduceOnlyOrders.set(prev.owner, (this.reduceOnlyOrders.get(prev.owner) ?? 1) - 1);
+        if (next?.reduceOnly) this.reduceOnlyOrders.set(next.owner, (this.reduceOnlyOrders.get(next.owner) ?? 0) + 1);
         if (prev && !next) this.ownerOrders.get(prev.owner)?.delete(key);
         if (next && !prev) {
           let set = this.ownerOrders.get(next.owner);
@@ -167,6 +173,7 @@ export class State {
         }
       }),
     );
+    this.orderCloids = this.add(new Table(TableId.OrderCloid, 'orderCloids', bigintCodec, this.journal));
     this.withdrawals = this.add(
       new Table<Withdrawal>(TableId.Withdrawal, 'withdrawals', withdrawalCodec, this.journal, (prev, next, key) => {
         // Only a non-final withdrawal holds its amount + fee locked; paid and refunded ones stay listed.
@@ -233,8 +240,10 @@ export class State {
     this.bookLiq.clear();
     for (const [key, p] of this.positions.entries()) this.bookLiq.onChange(undefined, p, key);
     this.books.clear();
-    const all = [...this.orders.entries()].map(([, o]) => o).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    for (const o of all) this.book(o.pairId).restore({ id: o.id, owner: o.owner, side: o.side, price: o.price, remaining: o.remaining, isAgent: o.isAgent });
+    // In time-priority order (seq: a modified order's new place, decision 88; else the id).
+    const seq = (o: OpenOrder) => o.seq ?? o.id;
+    const all = [...this.orders.entries()].map(([, o]) => o).sort((a, b) => (seq(a) < seq(b) ? -1 : seq(a) > seq(b) ? 1 : 0));
+    for (const o of all) this.book(o.pairId).restore({ id: o.id, owner: o.owner, side: o.side, price: o.price, remaining: o.remaining, isAgent: o.isAgent, seq: seq(o) });
   }
 
   private add<T>(table: Table<T>): Table<T> {

@@ -14,8 +14,8 @@ import { bridgeAttestationOp } from './bridge-attestation';
 import { withdrawalSignaturesOp } from './withdrawal-signatures';
 import { perpCloseOp, perpOpenOp, perpTpslOp } from './perp-positions';
 import { poolDepositOp, poolWithdrawOp } from './pool-shares';
-import { restBatchOp, restCancelAllOp, restCancelOp, restOrderOp } from './rest-orders';
-import { nativeCancelOp, nativePlaceOp } from './native-orders';
+import { restBatchOp, restCancelAllOp, restCancelByCloidOp, restCancelOp, restModifyOp, restOrderOp } from './rest-orders';
+import { nativeCancelByCloidOp, nativeCancelOp, nativeModifyOp, nativePlaceOp } from './native-orders';
 import { sessionCreateOp, sessionRevokeOp } from './session-keys';
 import { subAccountCreateOp, subAccountTransferOp } from './subaccount-actions';
 import { setAgentCapsOp, setAgentModeOp } from './agent-settings';
@@ -39,6 +39,10 @@ export const OPS: ReadonlyMap<TxKind, TxOp> = new Map<TxKind, TxOp>([
   [TxKind.RestCancelAll, restCancelAllOp],
   [TxKind.NativePlace, nativePlaceOp],
   [TxKind.NativeCancel, nativeCancelOp],
+  [TxKind.RestModify, restModifyOp],
+  [TxKind.NativeModify, nativeModifyOp],
+  [TxKind.RestCancelByCloid, restCancelByCloidOp],
+  [TxKind.NativeCancelByCloid, nativeCancelByCloidOp],
   [TxKind.SessionCreate, sessionCreateOp],
   [TxKind.SessionRevoke, sessionRevokeOp],
   [TxKind.SetAgentCaps, setAgentCapsOp],

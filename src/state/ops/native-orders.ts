@@ -1,13 +1,23 @@
 /**
- * Execution rules of the native order kinds (NativePlace, NativeCancel): EIP-712
- * PlaceOrder / CancelOrder signed by the owner or its session key. Both go through
- * src/state/order-execution.ts, as the REST order kinds do (rest-orders.ts).
+ * Execution rules of the native order kinds (NativePlace, NativeCancel, NativeModify,
+ * NativeCancelByCloid): EIP-712 PlaceOrder / CancelOrder / ModifyOrder / CancelByCloid
+ * signed by the owner or its session key; with options the type gains a trailing
+ * `string options` member (src/crypto/eip712-orders.ts). All go through
+ * src/state/order-execution.ts (modify: src/state/order-modify.ts), as the REST order
+ * kinds do (rest-orders.ts).
  */
 import { verifyTyped } from './signature-checks';
-import type { NativeCancelBody, NativePlaceBody } from '../../codec/txs/orders';
+import type { NativeCancelBody, NativeCancelByCloidBody, NativeModifyBody, NativePlaceBody } from '../../codec/txs/orders';
+import { optionsText } from '../../crypto/action-options';
+import { hashOrderMessage, type OrderPrimaryType } from '../../crypto/eip712-orders';
+import { verifySigner } from '../../crypto/secp256k1';
+import type { ActionOptions } from '../../codec/txs/options';
+import type { Address } from '../../util/bytes';
 import type { TxOp } from '../context';
-import { badRequest } from '../errors';
-import { cancelOrder, placeOrder } from '../order-execution';
+import { badRequest, unauthorized } from '../errors';
+import { cancelByCloid, cancelOrder, placeOrder } from '../order-execution';
+import { modifyOrder } from '../order-modify';
+import { ACTION_OPTIONS, orderOptions, PLACE_OPTIONS, requireOptions } from './rest-orders';
 import { isAgentSigner } from '../subaccounts';
 
 /*
@@ -17,11 +27,18 @@ import { isAgentSigner } from '../subaccounts';
  * isAgent = signer ≠ owner, and placeOrder checks it against the owner's agent mode and caps.
  */
 
+/** The typed message signed by `signer`, its options text appended as `string options` when not empty. */
+function verifyOrderTyped(chainId: number, type: OrderPrimaryType, message: Record<string, unknown>, options: ActionOptions | undefined, signature: Uint8Array, signer: Address): Address {
+  if (!verifySigner(hashOrderMessage(chainId, type, message, optionsText(options)), signature, signer)) throw unauthorized(`signature: does not recover to ${signer}`);
+  return signer;
+}
+
 export const nativePlaceOp: TxOp<NativePlaceBody> = {
   shape(b) {
     if (b.side > 1) throw badRequest('INVALID_SIDE', 'side: must be Buy or Sell');
     if (b.orderType > 1) throw badRequest('INVALID_TYPE', 'order_type: must be Market or Limit');
     if (b.size === 0n) throw badRequest('INVALID_AMOUNT', 'size: must be positive');
+    requireOptions(b.options, PLACE_OPTIONS, '', b.orderType as 0 | 1);
   },
   verify(tx, chainId) {
     const b = tx.body;
@@ -29,22 +46,55 @@ export const nativePlaceOp: TxOp<NativePlaceBody> = {
       owner: b.owner, pairId: BigInt(b.pairId), side: BigInt(b.side), orderType: BigInt(b.orderType), price: b.price, size: b.size,
       leverage: BigInt(b.leverage), nonce: b.nonce,
     };
-    return verifyTyped(chainId, 'PlaceOrder', message, b.signature, b.signer);
+    if (optionsText(b.options) === '') return verifyTyped(chainId, 'PlaceOrder', message, b.signature, b.signer);
+    return verifyOrderTyped(chainId, 'PlaceOrder', message, b.options, b.signature, b.signer);
   },
   nonce: (b) => b.nonce,
+  options: (b) => b.options,
   apply(ctx, tx, signer) {
     const b = tx.body;
     placeOrder(ctx, {
       owner: b.owner, signer, pairId: b.pairId, side: b.side as 0 | 1, orderType: b.orderType as 0 | 1, price: b.price, size: b.size,
-      leverage: b.leverage, isAgent: isAgentSigner(ctx.state, b.owner, signer),
+      leverage: b.leverage, isAgent: isAgentSigner(ctx.state, b.owner, signer), ...orderOptions(b.options),
     });
   },
 };
 
 export const nativeCancelOp: TxOp<NativeCancelBody> = {
-  verify: (tx, chainId) => verifyTyped(chainId, 'CancelOrder', { owner: tx.body.owner, orderId: tx.body.orderId, nonce: tx.body.nonce }, tx.body.signature, tx.body.signer),
+  shape: (b) => requireOptions(b.options, ACTION_OPTIONS),
+  verify: (tx, chainId) => verifyOrderTyped(chainId, 'CancelOrder', { owner: tx.body.owner, orderId: tx.body.orderId, nonce: tx.body.nonce }, tx.body.options, tx.body.signature, tx.body.signer),
   nonce: (b) => b.nonce,
+  options: (b) => b.options,
   apply(ctx, tx) {
     cancelOrder(ctx, tx.body.owner, tx.body.orderId);
+  },
+};
+
+export const nativeModifyOp: TxOp<NativeModifyBody> = {
+  shape(b) {
+    if (b.orderId === 0n) throw badRequest('INVALID_ORDER_ID', 'order_id: must be a positive order id');
+    if (b.price === 0n) throw badRequest('INVALID_PRICE', 'price: must be positive');
+    if (b.size === 0n) throw badRequest('INVALID_AMOUNT', 'size: must be positive');
+    requireOptions(b.options, ACTION_OPTIONS);
+  },
+  verify(tx, chainId) {
+    const b = tx.body;
+    return verifyOrderTyped(chainId, 'ModifyOrder', { owner: b.owner, orderId: b.orderId, price: b.price, size: b.size, nonce: b.nonce }, b.options, b.signature, b.signer);
+  },
+  nonce: (b) => b.nonce,
+  options: (b) => b.options,
+  apply(ctx, tx, signer) {
+    const b = tx.body;
+    modifyOrder(ctx, { owner: b.owner, signer, orderId: b.orderId, price: b.price, size: b.size });
+  },
+};
+
+export const nativeCancelByCloidOp: TxOp<NativeCancelByCloidBody> = {
+  shape: (b) => requireOptions(b.options, ACTION_OPTIONS),
+  verify: (tx, chainId) => verifyOrderTyped(chainId, 'CancelByCloid', { owner: tx.body.owner, cloid: tx.body.cloid, nonce: tx.body.nonce }, tx.body.options, tx.body.signature, tx.body.signer),
+  nonce: (b) => b.nonce,
+  options: (b) => b.options,
+  apply(ctx, tx) {
+    cancelByCloid(ctx, tx.body.owner, tx.body.cloid);
   },
 };

@@ -1,18 +1,46 @@
 /**
  * Execution rules of the exchange REST order kinds (RestOrder, RestBatch, RestCancel,
- * RestCancelAll): the trader signs a keccak256 digest of the packed fields as an EIP-191
- * message (src/crypto/exchange-digest.ts). All go through src/state/order-execution.ts.
+ * RestCancelAll, RestCancelByCloid, RestModify): the trader signs a keccak256 digest of
+ * the packed fields as an EIP-191 message (src/crypto/exchange-digest.ts), with the
+ * action options' text after the nonce when there are options. All go through
+ * src/state/order-execution.ts (modify: src/state/order-modify.ts).
  */
-import type { RestBatchBody, RestCancelAllBody, RestCancelBody, RestOrderBody } from '../../codec/txs/orders';
+import type { ModifyItem, RestBatchBody, RestCancelAllBody, RestCancelBody, RestCancelByCloidBody, RestModifyBody, RestOrderBody } from '../../codec/txs/orders';
 import { MAX_BATCH_ORDERS } from '../../codec/txs/orders';
-import { batchDigest, cancelAllDigest, cancelDigest, placeOrderDigest } from '../../crypto/exchange-digest';
+import { CLOID_RE, type ActionOptions } from '../../codec/txs/options';
+import { optionsText } from '../../crypto/action-options';
+import { batchDigest, batchOptionsText, cancelAllDigest, cancelCloidDigest, cancelDigest, modifyDigest, placeOrderDigest } from '../../crypto/exchange-digest';
+import type { Hex } from '../../util/bytes';
 import type { Address } from '../../util/bytes';
 import { parseDecimal } from '../../util/decimal';
 import { PRICE_DECIMALS, price6, SIZE_DECIMALS, size18, type Price6, type Size18 } from '../../util/fixed';
 import type { ExecContext, TxOp } from '../context';
 import { badRequest, TxError } from '../errors';
-import { cancelAll, cancelOrder, placeOrder, type OrderInput } from '../order-execution';
+import { cancelAll, cancelByCloid, cancelOrder, placeOrder, type OrderInput } from '../order-execution';
+import { modifyOrder } from '../order-modify';
 import { restSigner } from '../subaccounts';
+
+type OptionKey = keyof ActionOptions;
+/** Placement takes every option; every other order kind only expiresAfter (decision 87). */
+export const PLACE_OPTIONS: readonly OptionKey[] = ['cloid', 'tif', 'reduceOnly', 'expiresAfter'];
+export const ITEM_OPTIONS: readonly OptionKey[] = ['cloid', 'tif', 'reduceOnly'];
+export const ACTION_OPTIONS: readonly OptionKey[] = ['expiresAfter'];
+
+/** 400 INVALID_OPTIONS naming the first option the kind does not take, or a market order with tif Alo. */
+export function requireOptions(o: ActionOptions | undefined, allowed: readonly OptionKey[], field = '', orderType?: 0 | 1): void {
+  if (!o) return;
+  for (const key of ['cloid', 'tif', 'reduceOnly', 'expiresAfter'] as const) {
+    if (o[key] !== undefined && !allowed.includes(key)) throw badRequest('INVALID_OPTIONS', `${field}${key}: not taken by this action`);
+  }
+  if (o.cloid !== undefined && !CLOID_RE.test(o.cloid)) throw badRequest('INVALID_OPTIONS', `${field}cloid: must be 0x and 32 lower-case hex digits`);
+  if (o.tif === 'Alo' && orderType === 0) throw badRequest('INVALID_OPTIONS', `${field}tif: Alo (post-only) needs a limit order`);
+}
+
+/** The order options an OrderInput takes. */
+export function orderOptions(o: ActionOptions | undefined): Pick<OrderInput, 'cloid' | 'tif' | 'reduceOnly'> {
+  if (!o) return {};
+  return { ...(o.cloid !== undefined ? { cloid: o.cloid } : {}), ...(o.tif !== undefined ? { tif: o.tif } : {}), ...(o.reduceOnly ? { reduceOnly: true } : {}) };
+}
 
 const SYMBOL_RE = /^[A-Z0-9]{1,12}$/;
 const ORDER_ID_RE = /^[1-9][0-9]{0,17}$/;
@@ -78,30 +106,46 @@ function restVerify(digest: Uint8Array, signature: Uint8Array, trader: Address):
   return restSigner(digest, signature, trader);
 }
 
-function restInput(ctx: ExecContext, trader: Address, p: ParsedRestOrder, field = ''): OrderInput {
-  return { owner: trader, signer: trader, pairId: pairIdOf(ctx, p.symbol, `${field}symbol`), side: p.side, orderType: p.orderType, price: p.price, size: p.size, leverage: 1, isAgent: false };
+function restInput(ctx: ExecContext, trader: Address, p: ParsedRestOrder, options: ActionOptions | undefined, field = ''): OrderInput {
+  return {
+    owner: trader, signer: trader, pairId: pairIdOf(ctx, p.symbol, `${field}symbol`), side: p.side, orderType: p.orderType, price: p.price, size: p.size, leverage: 1, isAgent: false,
+    ...orderOptions(options),
+  };
 }
 
 export const restOrderOp: TxOp<RestOrderBody> = {
-  shape: (b) => void parsedSingle(b),
-  verify: (tx) => restVerify(placeOrderDigest({ ...tx.body, nonce: tx.body.nonce }), tx.body.signature, tx.body.trader),
+  shape(b) {
+    const p = parsedSingle(b);
+    requireOptions(b.options, PLACE_OPTIONS, '', p.orderType);
+  },
+  verify: (tx) => restVerify(placeOrderDigest({ ...tx.body, nonce: tx.body.nonce, options: optionsText(tx.body.options) }), tx.body.signature, tx.body.trader),
   nonce: (b) => b.nonce,
+  options: (b) => b.options,
   apply(ctx, tx) {
-    placeOrder(ctx, restInput(ctx, tx.body.trader, parsedSingle(tx.body)));
+    placeOrder(ctx, restInput(ctx, tx.body.trader, parsedSingle(tx.body), tx.body.options));
   },
 };
 
 export const restBatchOp: TxOp<RestBatchBody> = {
-  shape: (b) => void parsedBatch(b),
-  verify: (tx) => restVerify(batchDigest(tx.body.orders, tx.body.nonce), tx.body.signature, tx.body.trader),
+  shape(b) {
+    const parsed = parsedBatch(b);
+    b.orders.forEach((o, i) => requireOptions(o.options, ITEM_OPTIONS, `orders[${i}].`, parsed[i].orderType));
+    requireOptions(b.options, ACTION_OPTIONS);
+  },
+  verify: (tx) => {
+    const b = tx.body;
+    const text = batchOptionsText(b.orders.map((o) => optionsText(o.options)), optionsText(b.options));
+    return restVerify(batchDigest(b.orders, b.nonce, text), b.signature, b.trader);
+  },
   nonce: (b) => b.nonce,
+  options: (b) => b.options,
   /** Orders apply in sequence; each stands alone: one refused rolls back only itself. */
   apply(ctx, tx) {
     const parsed = parsedBatch(tx.body);
     parsed.forEach((p, index) => {
       const checkpoint = ctx.state.journal.checkpoint();
       try {
-        placeOrder(ctx, restInput(ctx, tx.body.trader, p, `orders[${index}].`));
+        placeOrder(ctx, restInput(ctx, tx.body.trader, p, tx.body.orders[index].options, `orders[${index}].`));
       } catch (err) {
         if (!(err instanceof TxError)) throw err;
         ctx.state.journal.rollback(checkpoint);
@@ -114,19 +158,102 @@ export const restBatchOp: TxOp<RestBatchBody> = {
 export const restCancelOp: TxOp<RestCancelBody> = {
   shape(b) {
     if (!ORDER_ID_RE.test(b.orderId)) throw badRequest('INVALID_ORDER_ID', 'orderId: must be a decimal order id');
+    requireOptions(b.options, ACTION_OPTIONS);
   },
-  verify: (tx) => restVerify(cancelDigest(tx.body.orderId, tx.body.nonce), tx.body.signature, tx.body.trader),
+  verify: (tx) => restVerify(cancelDigest(tx.body.orderId, tx.body.nonce, optionsText(tx.body.options)), tx.body.signature, tx.body.trader),
   nonce: (b) => b.nonce,
+  options: (b) => b.options,
   apply(ctx, tx) {
     cancelOrder(ctx, tx.body.trader, BigInt(tx.body.orderId));
   },
 };
 
 export const restCancelAllOp: TxOp<RestCancelAllBody> = {
-  verify: (tx) => restVerify(cancelAllDigest(tx.body.nonce), tx.body.signature, tx.body.trader),
+  shape: (b) => requireOptions(b.options, ACTION_OPTIONS),
+  verify: (tx) => restVerify(cancelAllDigest(tx.body.nonce, optionsText(tx.body.options)), tx.body.signature, tx.body.trader),
   nonce: (b) => b.nonce,
+  options: (b) => b.options,
   apply(ctx, tx) {
     const ids = cancelAll(ctx, tx.body.trader);
     ctx.emit({ type: 'CancelAll', trader: tx.body.trader, cancelledIds: ids.map(String) });
+  },
+};
+
+export const restCancelByCloidOp: TxOp<RestCancelByCloidBody> = {
+  shape(b) {
+    if (!CLOID_RE.test(b.cloid)) throw badRequest('INVALID_ORDER_ID', 'cloid: must be 0x and 32 lower-case hex digits');
+    requireOptions(b.options, ACTION_OPTIONS);
+  },
+  verify: (tx) => restVerify(cancelCloidDigest(tx.body.cloid, tx.body.nonce, optionsText(tx.body.options)), tx.body.signature, tx.body.trader),
+  nonce: (b) => b.nonce,
+  options: (b) => b.options,
+  apply(ctx, tx) {
+    cancelByCloid(ctx, tx.body.trader, tx.body.cloid as Hex);
+  },
+};
+
+export interface ParsedModify {
+  orderId: bigint;
+  price: Price6;
+  size: Size18;
+}
+
+/** Shape of one REST modify (400 naming the field). */
+export function parseModify(o: ModifyItem, field = ''): ParsedModify {
+  if (!ORDER_ID_RE.test(o.orderId)) throw badRequest('INVALID_ORDER_ID', `${field}orderId: must be a decimal order id`);
+  const p = parseDecimal(o.price, PRICE_DECIMALS);
+  if (p === null || p === 0n) throw badRequest('INVALID_PRICE', `${field}price: must be a positive decimal string with at most 6 decimals`);
+  const size = parseDecimal(o.amount, SIZE_DECIMALS);
+  if (size === null || size === 0n) throw badRequest('INVALID_AMOUNT', `${field}amount: must be a positive decimal string with at most 18 decimals`);
+  return { orderId: BigInt(o.orderId), price: price6(p), size: size18(size) };
+}
+
+const parsedModifies = new WeakMap<RestModifyBody, ParsedModify[]>();
+
+function parsedModify(b: RestModifyBody): ParsedModify[] {
+  let p = parsedModifies.get(b);
+  if (!p) {
+    if (b.orders.length === 0 || b.orders.length > MAX_BATCH_ORDERS) throw badRequest('INVALID_BATCH', `orders: 1 to ${MAX_BATCH_ORDERS} modifies`);
+    p = b.orders.map((o, i) => parseModify(o, `orders[${i}].`));
+    const seen = new Set<bigint>();
+    p.forEach((m, i) => {
+      if (seen.has(m.orderId)) throw badRequest('INVALID_BATCH', `orders[${i}].orderId: order ${m.orderId} is modified twice`);
+      seen.add(m.orderId);
+    });
+    parsedModifies.set(b, p);
+  }
+  return p;
+}
+
+export const restModifyOp: TxOp<RestModifyBody> = {
+  shape(b) {
+    parsedModify(b);
+    requireOptions(b.options, ACTION_OPTIONS);
+  },
+  verify: (tx) => restVerify(modifyDigest(tx.body.orders, tx.body.nonce, optionsText(tx.body.options)), tx.body.signature, tx.body.trader),
+  nonce: (b) => b.nonce,
+  options: (b) => b.options,
+  /**
+   * Modifies apply in sequence; each stands alone, as a batch's orders do: one refused
+   * rolls back only itself (OrderRejected naming its index). A single modify that is
+   * refused fails the transaction (its answer is the refusal).
+   */
+  apply(ctx, tx) {
+    const parsed = parsedModify(tx.body);
+    const trader = tx.body.trader;
+    if (parsed.length === 1) {
+      modifyOrder(ctx, { owner: trader, signer: trader, ...parsed[0] });
+      return;
+    }
+    parsed.forEach((m, index) => {
+      const checkpoint = ctx.state.journal.checkpoint();
+      try {
+        modifyOrder(ctx, { owner: trader, signer: trader, ...m });
+      } catch (err) {
+        if (!(err instanceof TxError)) throw err;
+        ctx.state.journal.rollback(checkpoint);
+        ctx.emit({ type: 'OrderRejected', index, code: err.code, message: err.message, errorStatus: err.status });
+      }
+    });
   },
 };

@@ -18,11 +18,12 @@
  *   O(levels), not O(orders));
  * - IdIndex (open-addressing hash table on the id) for get/cancel in O(1).
  *
- * Time priority: within a level the list is ordered by ascending id. The caller's ids
- * come from one chain-wide monotonic counter, so a new order normally appends at the
- * tail; an id lower than the tail's (only possible through restore() or a caller that
- * breaks monotonicity) is inserted at its id position, so "time priority == ascending
- * id" holds by construction.
+ * Time priority: within a level the list is ordered by ascending priority number
+ * (`seq`), which is the id unless a modify moved the order to the back of a level
+ * (requeue(), decision 88: the caller draws the new seq from the same monotonic counter
+ * as the ids). A new order normally appends at the tail; a seq lower than the tail's
+ * (only possible through restore() or a caller that breaks monotonicity) is inserted
+ * at its position, so "time priority == ascending seq" holds by construction.
  *
  * Self-trade prevention ("expire maker"): when the taker reaches, with size still to
  * fill and within its price bound, a resting order of the same owner, that order is
@@ -58,6 +59,8 @@ export interface RestingOrder {
   price: Price6;
   remaining: Size18;
   isAgent: boolean;
+  /** Time priority within the level (absent: the id). */
+  seq?: bigint;
 }
 
 export interface Fill {
@@ -154,6 +157,8 @@ class OrderNode {
     readonly isAgent: boolean,
     public remaining: bigint,
     readonly level: Level,
+    /** Time priority within the level: ascending from head to tail. */
+    readonly seq: bigint,
   ) {}
 }
 
@@ -171,7 +176,9 @@ class BookSide {
 
 function snapshot(n: OrderNode): RestingOrder {
   const l = n.level;
-  return { id: n.id, owner: n.owner, side: l.side, price: l.price, remaining: n.remaining, isAgent: n.isAgent };
+  const out: RestingOrder = { id: n.id, owner: n.owner, side: l.side, price: l.price, remaining: n.remaining, isAgent: n.isAgent };
+  if (n.seq !== n.id) out.seq = n.seq;
+  return out;
 }
 
 function checkSide(side: Side): void {
@@ -225,7 +232,7 @@ export class OrderBook {
     const idKey = this.newId(o.id);
     const res = this.take(o.side, o.owner, o.size, o.price);
     if (res.remaining > 0n) {
-      this.rest(o.side === BUY ? this.bids : this.asks, o.id, idKey, o.owner, o.isAgent, o.price, res.remaining);
+      this.rest(o.side === BUY ? this.bids : this.asks, o.id, idKey, o.owner, o.isAgent, o.price, res.remaining, o.id);
       res.rested = true;
     }
     return res;
@@ -262,7 +269,53 @@ export class OrderBook {
       if (bid !== undefined && o.price <= bid.price) throw new Error(`restore: ask ${o.id} at ${o.price} would cross best bid ${bid.price}`);
     }
     if (idKey > this.maxIdKey) this.maxIdKey = idKey;
-    this.rest(o.side === BUY ? this.bids : this.asks, o.id, idKey, o.owner, o.isAgent, o.price, o.remaining);
+    this.rest(o.side === BUY ? this.bids : this.asks, o.id, idKey, o.owner, o.isAgent, o.price, o.remaining, o.seq ?? o.id);
+  }
+
+  /**
+   * Shrinks a resting order in place, keeping its time priority (a modify that only
+   * lowers the size, a reduce-only order shrunk to its owner's position). Returns false
+   * when no such order rests; 0 < remaining < its current remaining, else RangeError.
+   */
+  resize(id: bigint, remaining: bigint): boolean {
+    if (typeof id !== 'bigint' || id < 0n || id > MAX_SAFE) return false;
+    const node = this.byId.get(Number(id));
+    if (node === undefined) return false;
+    checkSize(remaining);
+    if (remaining >= node.remaining) throw new RangeError(`resize: ${remaining} does not shrink order ${id} (${node.remaining})`);
+    node.level.total -= node.remaining - remaining;
+    node.remaining = remaining;
+    return true;
+  }
+
+  /**
+   * Moves a resting order to the back of the level of `price` with a new size and a new
+   * priority `seq` (greater than every seq resting: the caller's counter), keeping its
+   * id (a modify that changes the price or grows the size, decision 88). The new price
+   * must not cross the opposite side (a modify never takes): Error, before any change.
+   */
+  requeue(id: bigint, price: bigint, remaining: bigint, seq: bigint): boolean {
+    if (typeof id !== 'bigint' || id < 0n || id > MAX_SAFE) return false;
+    const node = this.byId.get(Number(id));
+    if (node === undefined) return false;
+    checkPrice(price, 'price');
+    checkSize(remaining);
+    const side = node.level.side;
+    if (this.wouldCross(side, price)) throw new Error(`requeue: order ${id} at ${price} would cross the opposite side`);
+    const bs = side === BUY ? this.bids : this.asks;
+    this.removeNode(node, bs);
+    this.rest(bs, id, Number(id), node.owner, node.isAgent, price, remaining, seq);
+    return true;
+  }
+
+  /** Would a limit order of `side` at `price` meet a resting order of the other side (any owner)? */
+  wouldCross(side: Side, price: bigint): boolean {
+    if (side === BUY) {
+      const ask = this.asks.levels.best();
+      return ask !== undefined && price >= ask.price;
+    }
+    const bid = this.bids.levels.best();
+    return bid !== undefined && price <= bid.price;
   }
 
   // ---------------------------------------------------------------- reads
@@ -317,7 +370,12 @@ export class OrderBook {
     return sum;
   }
 
-  simulate(side: Side, size: bigint, limitPrice: bigint | null, owner: Address): SimulationResult {
+  /**
+   * The fills a taker would get, without changing the book. `caps` (maker id → the most
+   * it may still trade, 0 = skip it) plans the reduce-only makers the caller will shrink
+   * or cancel before matching (src/state/reduce-only.ts).
+   */
+  simulate(side: Side, size: bigint, limitPrice: bigint | null, owner: Address, caps?: ReadonlyMap<bigint, bigint>): SimulationResult {
     checkSide(side);
     checkSize(size);
     if (limitPrice !== null) checkPrice(limitPrice, 'limitPrice');
@@ -334,7 +392,9 @@ export class OrderBook {
         const price = lvl.price;
         for (let n = lvl.head; n !== null; n = n.next) {
           if (n.owner === owner) continue; // would be expired by self-trade prevention
-          const take = rem < n.remaining ? rem : n.remaining;
+          const avail = caps === undefined ? n.remaining : (caps.get(n.id) ?? n.remaining);
+          if (avail === 0n) continue;
+          const take = rem < avail ? rem : avail;
           fills.push({ makerId: n.id, price, size: take });
           notional += (price * take) / SIZE_SCALE;
           rem -= take;
@@ -448,7 +508,7 @@ export class OrderBook {
     }
   }
 
-  private rest(bs: BookSide, id: bigint, idKey: number, owner: Address, isAgent: boolean, price: bigint, remaining: bigint): void {
+  private rest(bs: BookSide, id: bigint, idKey: number, owner: Address, isAgent: boolean, price: bigint, remaining: bigint, seq: bigint): void {
     let lvl = bs.byPrice.get(price);
     if (lvl === undefined) {
       // price < 2^53 was asserted, so the number key is exact
@@ -457,18 +517,18 @@ export class OrderBook {
       bs.byPrice.set(price, lvl);
       bs.levels.insert(lvl);
     }
-    const n = new OrderNode(id, owner, isAgent, remaining, lvl);
+    const n = new OrderNode(id, owner, isAgent, remaining, lvl, seq);
     const tail = lvl.tail;
     if (tail === null) {
       lvl.head = lvl.tail = n;
-    } else if (tail.id < id) {
+    } else if (tail.seq < seq) {
       tail.next = n;
       n.prev = tail;
       lvl.tail = n;
     } else {
-      // Lower id than the tail (restore out of order): insert at its id position.
+      // Lower seq than the tail (restore out of order): insert at its position.
       let after: OrderNode | null = tail;
-      while (after !== null && after.id > id) after = after.prev;
+      while (after !== null && after.seq > seq) after = after.prev;
       n.prev = after;
       n.next = after === null ? lvl.head : after.next;
       if (after === null) lvl.head = n;
