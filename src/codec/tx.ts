@@ -36,6 +36,12 @@ export enum TxKind {
   SetAgentMode = 13,
   /** POST /withdraw: EIP-712 Withdraw, owner-only (src/codec/txs/withdraw.ts). */
   Withdraw = 14,
+  /** POST /v1/order/schedule-cancel: the dead-man switch (src/codec/txs/timers.ts; decision 90). */
+  ScheduleCancel = 17,
+  /** POST /v1/twap: a TWAP order (src/codec/txs/timers.ts; decision 91). */
+  TwapPlace = 18,
+  /** POST /v1/twap/cancel: stops a running TWAP. */
+  TwapCancel = 19,
   /** eth_sendRawTransaction: a native-token transfer in an Ethereum transaction (src/codec/txs/eth.ts). */
   EthTx = 20,
   /** POST /v1/perp/open: the session key's (or owner's) personal signature over the JSON payload (src/codec/txs/perps.ts). */

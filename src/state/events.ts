@@ -14,7 +14,7 @@ import type { ErrorCode, RejectionStatus } from './errors';
 export type OrderStatus = 'open' | 'partial' | 'filled' | 'cancelled' | 'rejected';
 
 /** Why the engine ended a resting or incoming order: a market order's unfilled rest, a self-trade, its owner, an orderbook liquidation. */
-export type CancelReason = 'market-rest' | 'self-trade' | 'user' | 'liquidation';
+export type CancelReason = 'market-rest' | 'self-trade' | 'user' | 'liquidation' | 'scheduled';
 
 // ---- the exchange (src/state/order-execution.ts, ops/rest-orders.ts, ops/native-orders.ts) ----
 
@@ -414,6 +414,63 @@ export interface GovernanceOperationEvent {
   owner: Address;
 }
 
+// ---- timers: the dead-man switch and TWAP orders (src/state/scheduled-cancels.ts, twap.ts; decisions 90–91) ----
+
+/** A ScheduleCancel set (timeMs) or cleared (null) the trader's dead-man switch; `count` schedules set this UTC day. */
+export interface CancelScheduledEvent {
+  type: 'CancelScheduled';
+  trader: Address;
+  timeMs: number | null;
+  count: number;
+}
+
+/** The dead-man switch fired at the end of a block: the trader's open orders were cancelled (reason 'scheduled'). */
+export interface ScheduledCancelFiredEvent {
+  type: 'ScheduledCancelFired';
+  trader: Address;
+  timeMs: number;
+  cancelledIds: string[];
+}
+
+/** A TWAP order was accepted. */
+export interface TwapPlacedEvent {
+  type: 'TwapPlaced';
+  twapId: string;
+  owner: Address;
+  pairId: number;
+  symbol: string;
+  side: 0 | 1;
+  size: bigint;
+  minutes: number;
+  randomize: boolean;
+  slicesTotal: number;
+}
+
+/** One slice of a TWAP: executed (orderId, filled) or missed / refused (code). */
+export interface TwapSliceEvent {
+  type: 'TwapSlice';
+  twapId: string;
+  owner: Address;
+  /** 0-based slice number. */
+  slice: number;
+  size: bigint;
+  orderId?: string;
+  filled: bigint;
+  code?: string;
+}
+
+/** A TWAP reached a final state: completed, failed or cancelled. */
+export interface TwapEndedEvent {
+  type: 'TwapEnded';
+  twapId: string;
+  owner: Address;
+  state: 'completed' | 'failed' | 'cancelled';
+  filled: bigint;
+  remaining: bigint;
+}
+
+export type TimerEvent = CancelScheduledEvent | ScheduledCancelFiredEvent | TwapPlacedEvent | TwapSliceEvent | TwapEndedEvent;
+
 /** Every event execution emits. */
 export type ChainEvent =
   | OrderPlacedEvent
@@ -447,7 +504,8 @@ export type ChainEvent =
   | BookLiquidatedEvent
   | ValidatorJailedEvent
   | ValidatorTombstonedEvent
-  | GovernanceOperationEvent;
+  | GovernanceOperationEvent
+  | TimerEvent;
 
 export type ChainEventType = ChainEvent['type'];
 

@@ -45,6 +45,10 @@ export enum TableId {
   Deposit = 18,
   /** claim key (`d:<depositId>` or `w:<withdrawalId>:<claim kind>`) -> BridgeVoteRecord: votes of a pending claim (src/state/bridge-votes.ts) */
   BridgeVote = 19,
+  /** trader address -> ScheduledCancelRecord: the dead-man switch and its daily count (src/state/scheduled-cancels.ts; decision 90) */
+  ScheduledCancel = 21,
+  /** TWAP id (decimal) -> TwapRecord: the twap machine's state and context (src/state/twap.ts; decision 91) */
+  Twap = 22,
   /** validator address -> OracleObservationRecord: that validator's latest accepted observation (src/state/oracle.ts) */
   OracleObservation = 40,
   /** pair id (decimal) -> OracleMedianRecord: the pair's latest weighted median (src/state/oracle.ts) */

@@ -8,6 +8,7 @@ import './oracle';
 import './orders';
 import './perps';
 import './sessions';
+import './timers';
 import './validators';
 import './withdraw';
 
@@ -20,5 +21,6 @@ export * from './oracle';
 export * from './orders';
 export * from './perps';
 export * from './sessions';
+export * from './timers';
 export * from './validators';
 export * from './withdraw';

@@ -23,6 +23,7 @@ import { unbondOp } from './validator-unbond';
 import { unjailOp } from './validator-unjail';
 import { doubleSignEvidenceOp } from './double-sign-evidence';
 import { governanceApproveOp, governanceCancelOp, governanceExecuteOp, governanceProposeOp } from './governance-operations';
+import { scheduleCancelOp, twapCancelOp, twapPlaceOp } from './timers';
 import { withSignerRule } from '../sessions';
 import { withHaltRule } from '../governance';
 import { withExpiryRule } from '../action-expiry';
@@ -58,6 +59,9 @@ export const OPS: ReadonlyMap<TxKind, TxOp> = new Map<TxKind, TxOp>([
   [TxKind.GovernanceCancel, governanceCancelOp],
   [TxKind.BridgeAttestation, bridgeAttestationOp],
   [TxKind.WithdrawalSignatures, withdrawalSignaturesOp],
+  [TxKind.ScheduleCancel, scheduleCancelOp],
+  [TxKind.TwapPlace, twapPlaceOp],
+  [TxKind.TwapCancel, twapCancelOp],
 ]);
 
 export function opFor(kind: TxKind): TxOp {
