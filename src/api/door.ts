@@ -23,6 +23,7 @@ import type { NativeCancelBody, NativePlaceBody, RestBatchBody, RestCancelAllBod
 import type { PerpCloseBody, PerpOpenBody, PerpTpslBody, PoolDepositBody, PoolWithdrawBody } from '../codec/txs/perps';
 import type { SessionCreateBody, SessionRevokeBody, SetAgentCapsBody, SetAgentModeBody } from '../codec/txs/sessions';
 import type { WithdrawBody } from '../codec/txs/withdraw';
+import type { ScheduleCancelBody, TwapCancelBody, TwapPlaceBody } from '../codec/txs/timers';
 import { forbidden, TxError } from '../state/errors';
 import { opFor } from '../state/ops';
 import { activeSession, signerRule, traderRefusal, traderRefusalMessage } from '../state/sessions';
@@ -49,6 +50,9 @@ export interface DoorBodies {
   [TxKind.PerpTpsl]: PerpTpslBody;
   [TxKind.PoolDeposit]: PoolDepositBody;
   [TxKind.PoolWithdraw]: PoolWithdrawBody;
+  [TxKind.ScheduleCancel]: ScheduleCancelBody;
+  [TxKind.TwapPlace]: TwapPlaceBody;
+  [TxKind.TwapCancel]: TwapCancelBody;
 }
 
 export type DoorKind = keyof DoorBodies;

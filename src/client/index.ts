@@ -8,6 +8,7 @@ import type { LocalAccount } from 'viem';
 import { bytesToHex } from '../util/bytes';
 import { batchDigest, cancelAllDigest, cancelDigest, placeOrderDigest } from '../crypto/exchange-digest';
 import { eip712Domain, EIP712_TYPES } from '../crypto/eip712';
+import { scheduleCancelDigest, twapCancelDigest, twapPlaceDigest } from '../crypto/timer-digest';
 
 export class ExchangeApiError extends Error {
   constructor(
@@ -73,6 +74,41 @@ export interface AgentCapsParams {
   /** Size units (18 decimals). */
   maxTotalPosition: bigint;
   nonce?: bigint;
+}
+
+export interface TwapParams {
+  symbol: string;
+  side: 'buy' | 'sell';
+  /** Total size, decimal. */
+  amount: string;
+  /** 5 to 1440. */
+  minutes: number;
+  randomize?: boolean;
+  nonce?: bigint;
+  /** Block time (ms) after which the placement is refused. */
+  expiresAfter?: number;
+}
+
+/** A TWAP's progress (GET /v1/twap/id/{id}). */
+export interface TwapProgress {
+  twapId: string;
+  owner: string;
+  symbol: string;
+  side: 'buy' | 'sell';
+  state: 'running' | 'completed' | 'failed' | 'cancelled';
+  amount: string;
+  filled: string;
+  remaining: string;
+  averagePrice: string;
+  slicesTotal: number;
+  slicesDone: number;
+  slicesMissed: number;
+  nextSliceMs: number | null;
+  minutes: number;
+  randomize: boolean;
+  createdMs: number;
+  updatedMs: number;
+  lastCode: string | null;
 }
 
 export interface SubmittedResult {
@@ -212,6 +248,51 @@ export class ExchangeClient {
       trader: account.address, nonce: Number(nonce), signature: this.wire(signature),
     });
   }
+
+  // ---- timers: the dead-man switch and TWAP orders (decisions 90–91) ---------------------
+
+  /** Signs a ScheduleCancel: `time` a block time in ms, or null to clear; `expiresAfter` optional. */
+  async scheduleCancelBody(account: LocalAccount, time: number | null, p: { nonce?: bigint; expiresAfter?: number } = {}) {
+    const nonce = p.nonce ?? this.nextNonce();
+    const options = p.expiresAfter === undefined ? undefined : { expiresAfter: BigInt(p.expiresAfter) };
+    const digest = scheduleCancelDigest(time === null ? null : BigInt(time), nonce, options);
+    const signature = await account.signMessage({ message: { raw: bytesToHex(digest) } });
+    return { trader: account.address, time, nonce: Number(nonce), signature: this.wire(signature), ...(p.expiresAfter === undefined ? {} : { expiresAfter: p.expiresAfter }) };
+  }
+
+  async scheduleCancel(account: LocalAccount, time: number | null, p: { nonce?: bigint; expiresAfter?: number } = {}) {
+    return this.data<{ trader: string; time: number | null; countToday: number; txHash: string }>('POST', '/v1/order/schedule-cancel', await this.scheduleCancelBody(account, time, p));
+  }
+
+  scheduledCancel = (trader: string) => this.data<{ trader: string; time: number | null; countToday: number }>('GET', `/v1/order/schedule-cancel/${trader}`);
+
+  async twapBody(account: LocalAccount, t: TwapParams) {
+    const nonce = t.nonce ?? this.nextNonce();
+    const options = t.expiresAfter === undefined ? undefined : { expiresAfter: BigInt(t.expiresAfter) };
+    const randomize = t.randomize ?? false;
+    const digest = twapPlaceDigest({ symbol: t.symbol, side: t.side, amount: t.amount, minutes: t.minutes, randomize, nonce, options });
+    const signature = await account.signMessage({ message: { raw: bytesToHex(digest) } });
+    return {
+      symbol: t.symbol, side: t.side, amount: t.amount, minutes: t.minutes, randomize, trader: account.address, nonce: Number(nonce), signature: this.wire(signature),
+      ...(t.expiresAfter === undefined ? {} : { expiresAfter: t.expiresAfter }),
+    };
+  }
+
+  async placeTwap(account: LocalAccount, t: TwapParams) {
+    return this.data<TwapProgress & { txHash: string }>('POST', '/v1/twap', await this.twapBody(account, t));
+  }
+
+  async cancelTwap(account: LocalAccount, twapId: string, p: { nonce?: bigint; expiresAfter?: number } = {}) {
+    const nonce = p.nonce ?? this.nextNonce();
+    const options = p.expiresAfter === undefined ? undefined : { expiresAfter: BigInt(p.expiresAfter) };
+    const signature = await account.signMessage({ message: { raw: bytesToHex(twapCancelDigest(twapId, nonce, options)) } });
+    return this.data<{ twapId: string; state: 'cancelled'; filled: string; remaining: string; txHash: string }>('POST', '/v1/twap/cancel', {
+      twapId, trader: account.address, nonce: Number(nonce), signature: this.wire(signature), ...(p.expiresAfter === undefined ? {} : { expiresAfter: p.expiresAfter }),
+    });
+  }
+
+  twaps = (address: string) => this.data<{ address: string; twaps: TwapProgress[] }>('GET', `/v1/twap/${address}`);
+  twap = (twapId: string) => this.data<TwapProgress>('GET', `/v1/twap/id/${twapId}`);
 
   // ---- native routes ----------------------------------------------------------------
 

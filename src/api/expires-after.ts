@@ -1,0 +1,18 @@
+/**
+ * The `expiresAfter` JSON field of the signed routes (issue 24, decision 90): an integer
+ * block time in ms after which the action is refused 422 ACTION_EXPIRED. Absent: no
+ * options, and the action is signed and encoded exactly as before options existed.
+ */
+import type { ActionOptions } from '../codec/txs/options';
+
+export const expiresAfterSchema = {
+  type: 'integer',
+  minimum: 1,
+  maximum: Number.MAX_SAFE_INTEGER,
+  description: 'Optional. Block time (ms) after which the action is refused 422 ACTION_EXPIRED; signed in the options text `expiresAfter=<ms>`.',
+} as const;
+
+/** The options an `expiresAfter` field makes: undefined when absent. */
+export function expiryOptions(expiresAfter: number | undefined): ActionOptions | undefined {
+  return expiresAfter === undefined ? undefined : { expiresAfter: BigInt(expiresAfter) };
+}
