@@ -16,3 +16,9 @@ export const expiresAfterSchema = {
 export function expiryOptions(expiresAfter: number | undefined): ActionOptions | undefined {
   return expiresAfter === undefined ? undefined : { expiresAfter: BigInt(expiresAfter) };
 }
+
+/** Spread into a transaction body: `{options}` when `expiresAfter` was sent, nothing otherwise. */
+export function expiryOf(expiresAfter: number | undefined): { options?: ActionOptions } {
+  const options = expiryOptions(expiresAfter);
+  return options ? { options } : {};
+}

@@ -7,6 +7,7 @@
  * with options gets (src/state/action-expiry.ts) and at the door (the mempool).
  */
 import type { ActionOptions } from '../../codec/txs/options';
+import type { TxOp } from '../context';
 import { badRequest } from '../errors';
 
 export const MAX_EXPIRES_AFTER_MS = BigInt(Number.MAX_SAFE_INTEGER);
@@ -19,4 +20,20 @@ export function requireExpiryOnly(o: ActionOptions | undefined, kindName: string
   if (o.expiresAfter !== undefined && (o.expiresAfter < 1n || o.expiresAfter > MAX_EXPIRES_AFTER_MS)) {
     throw badRequest('INVALID_OPTIONS', `expiresAfter: must be a block time in ms from 1 to ${MAX_EXPIRES_AFTER_MS}`);
   }
+}
+
+/**
+ * A kind that carries only `expiresAfter` in its options trailer: its options are read
+ * from `body.options` (so the expiry rule wraps it: src/state/ops/index.ts) and checked
+ * in its shape, after the kind's own fields.
+ */
+export function withExpiryOption<B extends { options?: ActionOptions }>(op: TxOp<B>, kindName: string): TxOp<B> {
+  return {
+    ...op,
+    shape(body, params) {
+      op.shape?.(body, params);
+      requireExpiryOnly(body.options, kindName);
+    },
+    options: (b) => b.options,
+  };
 }
