@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- <suite>...]`: prints each figure with the conditions it was
- * measured under. Suites: crypto, chain, orderbook, rest, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync, bridge (default: all).
+ * measured under. Suites: crypto, chain, orderbook, rest, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync, bridge, timers (default: all).
  */
 import os from 'node:os';
 import { benchCaps } from './caps';
@@ -19,6 +19,7 @@ import { benchPrivval } from './privval';
 import { benchEpoch } from './epoch';
 import { benchSync } from './sync';
 import { benchBridge } from './bridge';
+import { benchTimers } from './timers';
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   crypto: () => benchCrypto(),
@@ -37,6 +38,7 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   epoch: () => benchEpoch(),
   sync: () => benchSync(),
   bridge: () => benchBridge(),
+  timers: () => benchTimers(),
 };
 
 async function main() {

@@ -21,6 +21,7 @@ import { validatorLifecycleMachine } from './validator-lifecycle';
 import { onboardingMachine } from './onboarding';
 import { governanceOperationMachine } from './governance-operation';
 import { withdrawalMachine } from './withdrawal';
+import { twapMachine } from './twap';
 
 export const machines = {
   'actor-lifecycle': actorLifecycleMachine,
@@ -32,6 +33,7 @@ export const machines = {
   onboarding: onboardingMachine,
   'governance-operation': governanceOperationMachine,
   withdrawal: withdrawalMachine,
+  twap: twapMachine,
 } as const;
 
 export type MachineName = keyof typeof machines;
@@ -173,5 +175,18 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
       "record's state is late (claimSettled, src/state/bridge.ts asks the same stepper): it changes nothing.",
     executedBy: ['src/state/bridge-withdrawals.ts', 'src/state/bridge.ts'],
     agreementTest: ['test/machines/withdrawal.test.ts', 'test/bridge-state/withdrawals.test.ts'],
+  },
+  {
+    id: 'twap',
+    machine: twapMachine,
+    file: 'machines/twap.ts',
+    role:
+      "Every change of a TWAP order's state is one stepTwap call (src/state/twap.ts), which steps the stored record " +
+      '(state + context, TableId.Twap) with stepTwapMachine, the stepper compiled from the machine (machines/stepper.ts), ' +
+      'and stores what it leaves. The end-of-block slice step steps SLICE (an IOC slice executed), MISS (not placed: no ' +
+      'fresh mark, no liquidity, halted, size) or REFUSED (the trader cannot pay: failed); TwapCancel steps CANCEL, and ' +
+      "a CANCEL the machine refuses is the transaction's 422 TWAP_STATE; a refused slice event halts the node.",
+    executedBy: ['src/state/twap.ts'],
+    agreementTest: ['test/machines/twap.test.ts', 'test/timers/state.test.ts'],
   },
 ];

@@ -26,6 +26,7 @@ import { tradingRoutes } from '../../src/api/routes/trading';
 import { marketRoutes } from '../../src/api/routes/market';
 import { nativeRoutes } from '../../src/api/routes/native';
 import { withdrawRoutes } from '../../src/api/routes/withdraw';
+import { twapRoutes } from '../../src/api/routes/twap';
 import { perpRoutes } from '../../src/api/routes/perps';
 import { bridgeRoutes } from '../../src/api/routes/bridge';
 import { sessionRoutes } from '../../src/api/routes/sessions';
@@ -135,6 +136,7 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       await app.register(marketRoutes, { node: served });
       await app.register(nativeRoutes, { node: served });
       await app.register(withdrawRoutes, { node: served });
+      await app.register(twapRoutes, { node: served });
       await app.register(bridgeRoutes, { node: served });
       await app.register(perpRoutes, { node: served });
       await app.register(sessionRoutes, { node: served });

@@ -9,6 +9,8 @@ import { parseEthTransfer } from '../../src/state/eth-tx';
 import { TxError } from '../../src/state/errors';
 import { nonceAvailable } from '../../src/state/nonces';
 import { opFor } from '../../src/state/ops';
+import { requireNotExpired } from '../../src/state/action-expiry';
+import { txKindName } from '../../src/codec/tx';
 import type { State } from '../../src/state/state';
 import { bytesToHex, type Address } from '../../src/util/bytes';
 import { CodecError } from '../../src/codec/binary';
@@ -74,6 +76,9 @@ export class TxPool {
       const signer = preverified ?? op.verify(tx, params.chainId);
       op.check?.(tx.body, params, signer);
       op.admit?.(state, tx.body, signer);
+      // An action already past its expiresAfter at the head's time can only fail in a
+      // block (block times only grow): refused here, 422 ACTION_EXPIRED (decision 90).
+      if (op.options) requireNotExpired(op.options(tx.body), state.head().timestampMs, txKindName(tx.kind));
       let nonceKey: string | undefined;
       if (op.nonce) {
         const nonce = op.nonce(tx.body);

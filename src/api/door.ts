@@ -26,6 +26,7 @@ import type { PerpCloseBody, PerpOpenBody, PerpTpslBody, PoolDepositBody, PoolWi
 import type { SessionCreateBody, SessionRevokeBody, SetAgentCapsBody, SetAgentModeBody } from '../codec/txs/sessions';
 import type { WithdrawBody } from '../codec/txs/withdraw';
 import type { SubAccountCreateBody, SubAccountTransferBody } from '../codec/txs/subaccounts';
+import type { ScheduleCancelBody, TwapCancelBody, TwapPlaceBody } from '../codec/txs/timers';
 import { forbidden, TxError } from '../state/errors';
 import { opFor } from '../state/ops';
 import { activeSession, signerRule, traderRefusal, traderRefusalMessage } from '../state/sessions';
@@ -58,6 +59,9 @@ export interface DoorBodies {
   [TxKind.PoolWithdraw]: PoolWithdrawBody;
   [TxKind.SubAccountCreate]: SubAccountCreateBody;
   [TxKind.SubAccountTransfer]: SubAccountTransferBody;
+  [TxKind.ScheduleCancel]: ScheduleCancelBody;
+  [TxKind.TwapPlace]: TwapPlaceBody;
+  [TxKind.TwapCancel]: TwapCancelBody;
 }
 
 export type DoorKind = keyof DoorBodies;

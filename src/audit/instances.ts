@@ -49,6 +49,7 @@ export const INSTANCE_MACHINES: readonly MachineName[] = [
   'position',
   'governance-operation',
   'withdrawal',
+  'twap',
 ];
 
 function ids(machine: MachineName, paths: string[]): string[] {
@@ -121,6 +122,12 @@ export function* instancesOf(machine: MachineName, state: State, live: LiveFacts
       for (const key of state.withdrawals.sortedKeys()) {
         const w = state.withdrawals.get(key)!;
         yield one(machine, key, `to ${lc(w.destination)}`, w.status, [...new Set([lc(w.owner), lc(w.destination)])]);
+      }
+      return;
+    case 'twap':
+      for (const key of [...state.twaps.sortedKeys()].sort((a, b) => a.length - b.length || (a < b ? -1 : 1))) {
+        const t = state.twaps.get(key)!;
+        yield one(machine, key, `${t.symbol} ${t.side === 0 ? 'buy' : 'sell'} over ${t.minutes} min`, t.state, [lc(t.owner)]);
       }
       return;
     case 'onboarding':

@@ -82,6 +82,10 @@ function fromEvent(e: ChainEvent): Omit<Recorded, 'height' | 'timeMs' | 'cause'>
       return [{ machine: 'withdrawal', id: e.withdrawalId, to: 'refunded', addresses: [lc(e.owner)] }];
     case 'GovernanceOperation':
       return [{ machine: 'governance-operation', id: e.operationId, to: e.state, addresses: [lc(e.owner)] }];
+    case 'TwapPlaced':
+      return [{ machine: 'twap', id: e.twapId, to: 'running', addresses: [lc(e.owner)] }];
+    case 'TwapEnded':
+      return [{ machine: 'twap', id: e.twapId, to: e.state, addresses: [lc(e.owner)] }];
     case 'ValidatorJailed':
       return [{ machine: 'validator-lifecycle', id: lc(e.validator), to: 'jailed', addresses: [lc(e.validator)] }];
     case 'ValidatorTombstoned':

@@ -12,6 +12,8 @@ import { subAccountActionDigest, subAccountTypes } from '../crypto/eip712-subacc
 import { orderTypedDataTypes, type OrderPrimaryType } from '../crypto/eip712-orders';
 import { optionsText } from '../crypto/action-options';
 import type { ActionOptions, TimeInForce } from '../codec/txs/options';
+import { typedDataTypesWithOptions } from '../crypto/eip712-options';
+import { scheduleCancelDigest, twapCancelDigest, twapPlaceDigest } from '../crypto/timer-digest';
 
 export class ExchangeApiError extends Error {
   constructor(
@@ -99,6 +101,8 @@ export interface SessionCreateParams {
   /** Unix seconds. */
   expiresAt: number | bigint;
   nonce?: bigint;
+  /** Block time (ms) after which the action is refused 422 ACTION_EXPIRED (decision 90). */
+  expiresAfter?: number;
 }
 
 export interface AgentCapsParams {
@@ -112,6 +116,42 @@ export interface AgentCapsParams {
   /** Size units (18 decimals). */
   maxTotalPosition: bigint;
   nonce?: bigint;
+  expiresAfter?: number;
+}
+
+export interface TwapParams {
+  symbol: string;
+  side: 'buy' | 'sell';
+  /** Total size, decimal. */
+  amount: string;
+  /** 5 to 1440. */
+  minutes: number;
+  randomize?: boolean;
+  nonce?: bigint;
+  /** Block time (ms) after which the placement is refused. */
+  expiresAfter?: number;
+}
+
+/** A TWAP's progress (GET /v1/twap/id/{id}). */
+export interface TwapProgress {
+  twapId: string;
+  owner: string;
+  symbol: string;
+  side: 'buy' | 'sell';
+  state: 'running' | 'completed' | 'failed' | 'cancelled';
+  amount: string;
+  filled: string;
+  remaining: string;
+  averagePrice: string;
+  slicesTotal: number;
+  slicesDone: number;
+  slicesMissed: number;
+  nextSliceMs: number | null;
+  minutes: number;
+  randomize: boolean;
+  createdMs: number;
+  updatedMs: number;
+  lastCode: string | null;
 }
 
 /** A page request of a history (decision 95): times are block times, Unix ms, inclusive. */
@@ -178,6 +218,7 @@ export interface PerpOpenParams {
   /** USDC decimal string: "20" is 20 USDC. */
   margin: string;
   nonce?: bigint;
+  expiresAfter?: number;
 }
 
 export interface PerpOpenResult {
@@ -202,6 +243,9 @@ function decimalUnits(value: string, decimals: number): bigint {
   if (!m || (m[3] ?? '').length > decimals) throw new TypeError(`not a decimal with at most ${decimals} decimals: ${value}`);
   return BigInt(m[1]) * 10n ** BigInt(decimals) + BigInt((m[3] ?? '').padEnd(decimals, '0') || '0');
 }
+
+/** The `expiresAfter` body field when set (decision 90). */
+const expiry = (expiresAfter: number | undefined) => (expiresAfter === undefined ? {} : { expiresAfter });
 
 /** Signatures on the wire: 65 bytes by default, or the 64-byte r‖s form. */
 export type SignatureForm = 65 | 64;
@@ -350,6 +394,51 @@ export class ExchangeClient {
     });
   }
 
+  // ---- timers: the dead-man switch and TWAP orders (decisions 90–91) ---------------------
+
+  /** Signs a ScheduleCancel: `time` a block time in ms, or null to clear; `expiresAfter` optional. */
+  async scheduleCancelBody(account: LocalAccount, time: number | null, p: { nonce?: bigint; expiresAfter?: number } = {}) {
+    const nonce = p.nonce ?? this.nextNonce();
+    const options = p.expiresAfter === undefined ? undefined : { expiresAfter: BigInt(p.expiresAfter) };
+    const digest = scheduleCancelDigest(time === null ? null : BigInt(time), nonce, options);
+    const signature = await account.signMessage({ message: { raw: bytesToHex(digest) } });
+    return { trader: account.address, time, nonce: Number(nonce), signature: this.wire(signature), ...(p.expiresAfter === undefined ? {} : { expiresAfter: p.expiresAfter }) };
+  }
+
+  async scheduleCancel(account: LocalAccount, time: number | null, p: { nonce?: bigint; expiresAfter?: number } = {}) {
+    return this.data<{ trader: string; time: number | null; countToday: number; txHash: string }>('POST', '/v1/order/schedule-cancel', await this.scheduleCancelBody(account, time, p));
+  }
+
+  scheduledCancel = (trader: string) => this.data<{ trader: string; time: number | null; countToday: number }>('GET', `/v1/order/schedule-cancel/${trader}`);
+
+  async twapBody(account: LocalAccount, t: TwapParams) {
+    const nonce = t.nonce ?? this.nextNonce();
+    const options = t.expiresAfter === undefined ? undefined : { expiresAfter: BigInt(t.expiresAfter) };
+    const randomize = t.randomize ?? false;
+    const digest = twapPlaceDigest({ symbol: t.symbol, side: t.side, amount: t.amount, minutes: t.minutes, randomize, nonce, options });
+    const signature = await account.signMessage({ message: { raw: bytesToHex(digest) } });
+    return {
+      symbol: t.symbol, side: t.side, amount: t.amount, minutes: t.minutes, randomize, trader: account.address, nonce: Number(nonce), signature: this.wire(signature),
+      ...(t.expiresAfter === undefined ? {} : { expiresAfter: t.expiresAfter }),
+    };
+  }
+
+  async placeTwap(account: LocalAccount, t: TwapParams) {
+    return this.data<TwapProgress & { txHash: string }>('POST', '/v1/twap', await this.twapBody(account, t));
+  }
+
+  async cancelTwap(account: LocalAccount, twapId: string, p: { nonce?: bigint; expiresAfter?: number } = {}) {
+    const nonce = p.nonce ?? this.nextNonce();
+    const options = p.expiresAfter === undefined ? undefined : { expiresAfter: BigInt(p.expiresAfter) };
+    const signature = await account.signMessage({ message: { raw: bytesToHex(twapCancelDigest(twapId, nonce, options)) } });
+    return this.data<{ twapId: string; state: 'cancelled'; filled: string; remaining: string; txHash: string }>('POST', '/v1/twap/cancel', {
+      twapId, trader: account.address, nonce: Number(nonce), signature: this.wire(signature), ...(p.expiresAfter === undefined ? {} : { expiresAfter: p.expiresAfter }),
+    });
+  }
+
+  twaps = (address: string) => this.data<{ address: string; twaps: TwapProgress[] }>('GET', `/v1/twap/${address}`);
+  twap = (twapId: string) => this.data<TwapProgress>('GET', `/v1/twap/id/${twapId}`);
+
   // ---- native routes ----------------------------------------------------------------
 
   async placeNative(signer: LocalAccount, o: NativeOrder) {
@@ -376,8 +465,20 @@ export class ExchangeClient {
 
   // ---- sessions and agents (also served on the node's session port) --------------------
 
-  private async signTyped(signer: LocalAccount, primaryType: 'SessionCreate' | 'SessionRevoke' | 'SetAgentCaps' | 'SetAgentMode', message: Record<string, unknown>) {
-    const signature = await signer.signTypedData({ domain: eip712Domain(this.opts.chainId) as any, types: EIP712_TYPES as any, primaryType, message: message as any });
+  /**
+   * Signs an EIP-712 message of the contract's types; with `expiresAfter` the type gains
+   * its trailing `string options` member (decision 90) and the message its options text.
+   */
+  private async signTyped(
+    signer: LocalAccount,
+    primaryType: 'SessionCreate' | 'SessionRevoke' | 'SetAgentCaps' | 'SetAgentMode' | 'Withdraw' | 'PoolDeposit' | 'PoolWithdraw',
+    message: Record<string, unknown>,
+    expiresAfter?: number,
+  ) {
+    const options = expiresAfter === undefined ? undefined : { expiresAfter: BigInt(expiresAfter) };
+    const types = options ? typedDataTypesWithOptions(primaryType, options) : EIP712_TYPES;
+    const signed = options ? { ...message, options: optionsText(options) } : message;
+    const signature = await signer.signTypedData({ domain: eip712Domain(this.opts.chainId) as any, types: types as any, primaryType, message: signed as any });
     return this.wire(signature);
   }
 
@@ -385,21 +486,21 @@ export class ExchangeClient {
   async sessionCreateBody(signer: LocalAccount, p: SessionCreateParams) {
     const nonce = p.nonce ?? this.nextNonce();
     const expiresAt = BigInt(p.expiresAt);
-    const signature = await this.signTyped(signer, 'SessionCreate', { sessionKey: p.sessionKey, expiresAt, nonce });
-    return { owner: p.owner ?? signer.address, session_key: p.sessionKey, expires_at: Number(expiresAt), nonce: Number(nonce), signature };
+    const signature = await this.signTyped(signer, 'SessionCreate', { sessionKey: p.sessionKey, expiresAt, nonce }, p.expiresAfter);
+    return { owner: p.owner ?? signer.address, session_key: p.sessionKey, expires_at: Number(expiresAt), nonce: Number(nonce), signature, ...expiry(p.expiresAfter) };
   }
 
   async createSession(signer: LocalAccount, p: SessionCreateParams) {
     return this.ok<SubmittedResult>('POST', '/session/create', await this.sessionCreateBody(signer, p));
   }
 
-  async sessionRevokeBody(signer: LocalAccount, p: { owner?: `0x${string}`; nonce?: bigint } = {}) {
+  async sessionRevokeBody(signer: LocalAccount, p: { owner?: `0x${string}`; nonce?: bigint; expiresAfter?: number } = {}) {
     const owner = p.owner ?? signer.address;
     const nonce = p.nonce ?? this.nextNonce();
-    return { owner, nonce: Number(nonce), signature: await this.signTyped(signer, 'SessionRevoke', { owner, nonce }) };
+    return { owner, nonce: Number(nonce), signature: await this.signTyped(signer, 'SessionRevoke', { owner, nonce }, p.expiresAfter), ...expiry(p.expiresAfter) };
   }
 
-  async revokeSession(signer: LocalAccount, p: { owner?: `0x${string}`; nonce?: bigint } = {}) {
+  async revokeSession(signer: LocalAccount, p: { owner?: `0x${string}`; nonce?: bigint; expiresAfter?: number } = {}) {
     return this.ok<SubmittedResult>('POST', '/session/revoke', await this.sessionRevokeBody(signer, p));
   }
 
@@ -416,7 +517,7 @@ export class ExchangeClient {
     };
     return {
       owner, max_leverage: Number(c.maxLeverage), allowed_order_types: c.allowedOrderTypes, max_input_per_trade: String(c.maxInputPerTrade),
-      max_total_position: String(c.maxTotalPosition), nonce: Number(nonce), signature: await this.signTyped(signer, 'SetAgentCaps', message),
+      max_total_position: String(c.maxTotalPosition), nonce: Number(nonce), signature: await this.signTyped(signer, 'SetAgentCaps', message, c.expiresAfter), ...expiry(c.expiresAfter),
     };
   }
 
@@ -424,14 +525,14 @@ export class ExchangeClient {
     return this.ok<SubmittedResult>('POST', '/agent/caps', await this.agentCapsBody(signer, c));
   }
 
-  async agentModeBody(signer: LocalAccount, mode: number, p: { owner?: `0x${string}`; nonce?: bigint } = {}) {
+  async agentModeBody(signer: LocalAccount, mode: number, p: { owner?: `0x${string}`; nonce?: bigint; expiresAfter?: number } = {}) {
     const owner = p.owner ?? signer.address;
     const nonce = p.nonce ?? this.nextNonce();
-    return { owner, mode, nonce: Number(nonce), signature: await this.signTyped(signer, 'SetAgentMode', { owner, mode: BigInt(mode), nonce }) };
+    return { owner, mode, nonce: Number(nonce), signature: await this.signTyped(signer, 'SetAgentMode', { owner, mode: BigInt(mode), nonce }, p.expiresAfter), ...expiry(p.expiresAfter) };
   }
 
   /** 0 OFF, 1 REDUCE_ONLY, 2 ACTIVE. */
-  async setAgentMode(signer: LocalAccount, mode: number, p: { owner?: `0x${string}`; nonce?: bigint } = {}) {
+  async setAgentMode(signer: LocalAccount, mode: number, p: { owner?: `0x${string}`; nonce?: bigint; expiresAfter?: number } = {}) {
     return this.ok<SubmittedResult>('POST', '/agent/mode', await this.agentModeBody(signer, mode, p));
   }
 
@@ -442,15 +543,12 @@ export class ExchangeClient {
   agent = (address: string) => this.data<AgentListItem & { isAgent: boolean; caps: unknown }>('GET', `/v1/agents/${address}`);
 
   /** POST /withdraw: `amount` in USDC units the destination receives; signed by `signer` for `owner`. */
-  async withdraw(signer: LocalAccount, p: { owner?: `0x${string}`; amount: bigint; destination: `0x${string}`; nonce?: bigint }) {
+  async withdraw(signer: LocalAccount, p: { owner?: `0x${string}`; amount: bigint; destination: `0x${string}`; nonce?: bigint; expiresAfter?: number }) {
     const owner = p.owner ?? signer.address;
     const nonce = p.nonce ?? this.nextNonce();
-    const signature = await signer.signTypedData({
-      domain: eip712Domain(this.opts.chainId) as any, types: EIP712_TYPES as any, primaryType: 'Withdraw',
-      message: { owner, amount: p.amount, destination: p.destination, nonce } as any,
-    });
+    const signature = await this.signTyped(signer, 'Withdraw', { owner, amount: p.amount, destination: p.destination, nonce }, p.expiresAfter);
     return this.ok<{ success: true; status: string; withdrawal_id: string; amount: string; fee: string; tx_hash: string }>('POST', '/withdraw', {
-      owner, amount: String(p.amount), destination: p.destination, nonce: Number(nonce), signature: this.wire(signature),
+      owner, amount: String(p.amount), destination: p.destination, nonce: Number(nonce), signature, ...expiry(p.expiresAfter),
       ...(signer.address.toLowerCase() !== owner.toLowerCase() ? { session_key: signer.address } : {}),
     });
   }
@@ -464,7 +562,7 @@ export class ExchangeClient {
    */
   async perpOpenBody(signer: LocalAccount, p: PerpOpenParams) {
     const payload = { action: 'perp_open', wallet: p.wallet ?? signer.address, pairId: p.pairId, isLong: p.isLong, leverage: p.leverage, margin: p.margin, nonce: Number(p.nonce ?? this.nextNonce()) };
-    return this.signPerp(signer, payload);
+    return this.signPerp(signer, payload, p.expiresAfter);
   }
 
   async perpOpen(signer: LocalAccount, p: PerpOpenParams) {
@@ -472,51 +570,53 @@ export class ExchangeClient {
   }
 
   /** POST /v1/perp/close; `size` "0" (default) closes the whole position. */
-  async perpCloseBody(signer: LocalAccount, p: { wallet?: `0x${string}`; positionId: string; size?: string; nonce?: bigint }) {
+  async perpCloseBody(signer: LocalAccount, p: { wallet?: `0x${string}`; positionId: string; size?: string; nonce?: bigint; expiresAfter?: number }) {
     const payload = { action: 'perp_close', wallet: p.wallet ?? signer.address, positionId: p.positionId, size: p.size ?? '0', nonce: Number(p.nonce ?? this.nextNonce()) };
-    return this.signPerp(signer, payload);
+    return this.signPerp(signer, payload, p.expiresAfter);
   }
 
-  async perpClose(signer: LocalAccount, p: { wallet?: `0x${string}`; positionId: string; size?: string; nonce?: bigint }) {
+  async perpClose(signer: LocalAccount, p: { wallet?: `0x${string}`; positionId: string; size?: string; nonce?: bigint; expiresAfter?: number }) {
     return this.data<{ positionId: string; status: 'closed' | 'reduced'; closedSize: string; remainingSize: string; price: string; pnl: string; funding: string; fee: string; payout: string; txHash: string }>(
       'POST', '/v1/perp/close', await this.perpCloseBody(signer, p),
     );
   }
 
   /** POST /v1/perp/tpsl; "" unsets a target. */
-  async perpTpslBody(signer: LocalAccount, p: { wallet?: `0x${string}`; positionId: string; takeProfit: string; stopLoss: string; nonce?: bigint }) {
+  async perpTpslBody(signer: LocalAccount, p: { wallet?: `0x${string}`; positionId: string; takeProfit: string; stopLoss: string; nonce?: bigint; expiresAfter?: number }) {
     const payload = { action: 'perp_tpsl', wallet: p.wallet ?? signer.address, positionId: p.positionId, takeProfit: p.takeProfit, stopLoss: p.stopLoss, nonce: Number(p.nonce ?? this.nextNonce()) };
-    return this.signPerp(signer, payload);
+    return this.signPerp(signer, payload, p.expiresAfter);
   }
 
-  async perpTpsl(signer: LocalAccount, p: { wallet?: `0x${string}`; positionId: string; takeProfit: string; stopLoss: string; nonce?: bigint }) {
+  async perpTpsl(signer: LocalAccount, p: { wallet?: `0x${string}`; positionId: string; takeProfit: string; stopLoss: string; nonce?: bigint; expiresAfter?: number }) {
     return this.data<{ positionId: string; takeProfit: string; stopLoss: string; txHash: string }>('POST', '/v1/perp/tpsl', await this.perpTpslBody(signer, p));
   }
 
-  private async signPerp<T extends { wallet: string }>(signer: LocalAccount, payload: T) {
-    const signature = this.wire(await signer.signMessage({ message: JSON.stringify(payload) }));
+  /** Personal-signs the JSON payload; with `expiresAfter` the signed JSON gains a last key "options" (decision 90) and the body an `expiresAfter` field. */
+  private async signPerp<T extends { wallet: string }>(signer: LocalAccount, payload: T, expiresAfter?: number) {
+    const signed = expiresAfter === undefined ? payload : { ...payload, options: optionsText({ expiresAfter: BigInt(expiresAfter) }) };
+    const signature = this.wire(await signer.signMessage({ message: JSON.stringify(signed) }));
     const session = signer.address.toLowerCase() !== payload.wallet.toLowerCase() ? { sessionWallet: signer.address } : {};
-    return { ...payload, signature, ...session };
+    return { ...payload, signature, ...session, ...expiry(expiresAfter) };
   }
 
   /** POST /v1/pool/deposit: `amount` a USDC decimal string; EIP-712 PoolDeposit over its units. */
-  async poolDeposit(signer: LocalAccount, p: { owner?: `0x${string}`; amount: string; nonce?: bigint }) {
+  async poolDeposit(signer: LocalAccount, p: { owner?: `0x${string}`; amount: string; nonce?: bigint; expiresAfter?: number }) {
     const owner = p.owner ?? signer.address;
     const nonce = p.nonce ?? this.nextNonce();
     const units = decimalUnits(p.amount, 6);
-    const signature = await signer.signTypedData({ domain: eip712Domain(this.opts.chainId) as any, types: EIP712_TYPES as any, primaryType: 'PoolDeposit', message: { owner, amount: units, nonce } as any });
+    const signature = await this.signTyped(signer, 'PoolDeposit', { owner, amount: units, nonce }, p.expiresAfter);
     return this.data<{ owner: string; amount: string; shares: string; poolValue: string; unlockMs: number; txHash: string }>('POST', '/v1/pool/deposit', {
-      owner, amount: p.amount, nonce: Number(nonce), signature: this.wire(signature),
+      owner, amount: p.amount, nonce: Number(nonce), signature, ...expiry(p.expiresAfter),
     });
   }
 
   /** POST /v1/pool/withdraw: burns `shares` (integer string). */
-  async poolWithdraw(signer: LocalAccount, p: { owner?: `0x${string}`; shares: bigint; nonce?: bigint }) {
+  async poolWithdraw(signer: LocalAccount, p: { owner?: `0x${string}`; shares: bigint; nonce?: bigint; expiresAfter?: number }) {
     const owner = p.owner ?? signer.address;
     const nonce = p.nonce ?? this.nextNonce();
-    const signature = await signer.signTypedData({ domain: eip712Domain(this.opts.chainId) as any, types: EIP712_TYPES as any, primaryType: 'PoolWithdraw', message: { owner, shares: p.shares, nonce } as any });
+    const signature = await this.signTyped(signer, 'PoolWithdraw', { owner, shares: p.shares, nonce }, p.expiresAfter);
     return this.data<{ owner: string; shares: string; amount: string; poolValue: string; txHash: string }>('POST', '/v1/pool/withdraw', {
-      owner, shares: String(p.shares), nonce: Number(nonce), signature: this.wire(signature),
+      owner, shares: String(p.shares), nonce: Number(nonce), signature, ...expiry(p.expiresAfter),
     });
   }
 

@@ -44,6 +44,12 @@ export enum TxKind {
   RestCancelByCloid = 15,
   /** POST /order/cancel-by-cloid: EIP-712 CancelByCloid (decision 87). */
   NativeCancelByCloid = 16,
+  /** POST /v1/order/schedule-cancel: the dead-man switch (src/codec/txs/timers.ts; decision 90). */
+  ScheduleCancel = 17,
+  /** POST /v1/twap: a TWAP order (src/codec/txs/timers.ts; decision 91). */
+  TwapPlace = 18,
+  /** POST /v1/twap/cancel: stops a running TWAP. */
+  TwapCancel = 19,
   /** eth_sendRawTransaction: a native-token transfer in an Ethereum transaction (src/codec/txs/eth.ts). */
   EthTx = 20,
   /** POST /v1/subaccount/create: EIP-712 SubAccountCreate, owner-only (src/codec/txs/subaccounts.ts; decision 93). */

@@ -268,9 +268,11 @@ export function parseLimits(value: unknown, path: string): LimitParams {
     'poolLockupMs',
     'tpslCheckIntervalMs',
     'fundingIntervalMs',
-  ], ['maxSubAccounts']);
+  ], ['maxSubAccounts', 'scheduleCancelsPerDay', 'twapSliceIntervalMs']);
   const p = (k: string) => `${path}.${k}`;
   return {
+    ...(o.scheduleCancelsPerDay === undefined ? {} : { scheduleCancelsPerDay: int(o.scheduleCancelsPerDay, p('scheduleCancelsPerDay'), 1, 10_000) }),
+    ...(o.twapSliceIntervalMs === undefined ? {} : { twapSliceIntervalMs: int(o.twapSliceIntervalMs, p('twapSliceIntervalMs'), 100, 3_600_000) }),
     maxBatchOrders: int(o.maxBatchOrders, p('maxBatchOrders'), 1, 10_000),
     maxCandles: int(o.maxCandles, p('maxCandles'), 1, 1_000_000),
     maxTrades: int(o.maxTrades, p('maxTrades'), 1, 1_000_000),

@@ -125,6 +125,10 @@ export interface LimitParams {
   fundingIntervalMs: number;
   /** Sub-accounts one master may open (absent: 10; at most 32): src/state/subaccounts.ts, decision 93. */
   maxSubAccounts?: number;
+  /** Dead-man switch: schedules a trader may set per UTC day of block time (decision 90). Absent: DEFAULT_SCHEDULE_CANCELS_PER_DAY (10). */
+  scheduleCancelsPerDay?: number;
+  /** TWAP: block time between slices (decision 91). Absent: DEFAULT_TWAP_SLICE_INTERVAL_MS (30 000). */
+  twapSliceIntervalMs?: number;
 }
 
 export interface PairParams {

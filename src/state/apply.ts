@@ -18,6 +18,8 @@ import { useNonce } from './nonces';
 import { opFor } from './ops';
 import { endBlockBridge } from './bridge-votes';
 import { endBlockOracle } from './oracle';
+import { endBlockScheduledCancels } from './scheduled-cancels';
+import { endBlockTwaps } from './twap';
 import { endBlockPerps } from './perps/engine';
 import { beginBlockDowntime } from './validator-downtime';
 import { endBlockValidators } from './validator-epoch';
@@ -76,6 +78,11 @@ export function applyBlock(state: State, block: Block, verified?: VerifiedCache,
   for (let i = 0; i < txs.length; i++) receipts.push(applyTx(state, params, h, txs[i], i, verified));
   // End of block, after the transactions: the oracle medians of this block's time (src/state/oracle.ts).
   endBlockOracle(state, h.timestampMs);
+  // Then the timers, at this block's time and prices: due scheduled cancels in (time,
+  // trader) order, then due TWAP slices in (time, id) order (decisions 90–91).
+  const timerCtx = { state, params, header: h, emit: (e: ChainEvent) => blockEvents.push(e) };
+  endBlockScheduledCancels(timerCtx);
+  endBlockTwaps(timerCtx);
   // Then the perp steps, which read this block's prices: funding (hourly), TP/SL (each
   // whole second), liquidation and ADL. They cannot be refused: an exception is a bug.
   endBlockPerps({ state, params, header: h, emit: (e) => blockEvents.push(e) }, head.timestampMs);

@@ -51,6 +51,9 @@ export type ShapeErrorCode =
   | 'INVALID_OPTIONS'
   /** A sub-account name outside 1–32 of A–Z a–z 0–9 _ - . (src/state/subaccounts.ts; decision 93). */
   | 'INVALID_NAME'
+  /** A ScheduleCancel time or a TWAP's fields out of range (src/state/ops/timers.ts; decisions 90–91). */
+  | 'INVALID_TIME'
+  | 'INVALID_TWAP'
   | 'UNKNOWN_PAIR';
 
 /** 401: the signature is missing or recovers to someone else. */
@@ -87,7 +90,7 @@ export type ForbiddenErrorCode =
   | 'NOT_MASTER';
 
 /** 404: the thing named does not exist (or no longer). */
-export type NotFoundErrorCode = 'NOT_FOUND' | 'UNKNOWN_ORDER' | 'UNKNOWN_POSITION' | 'NO_ACTIVE_SESSION' | 'UNKNOWN_OPERATION' | 'UNKNOWN_SUB_ACCOUNT';
+export type NotFoundErrorCode = 'NOT_FOUND' | 'UNKNOWN_ORDER' | 'UNKNOWN_POSITION' | 'NO_ACTIVE_SESSION' | 'UNKNOWN_OPERATION' | 'UNKNOWN_SUB_ACCOUNT' | 'UNKNOWN_TWAP';
 
 /** 409: the nonce, the transaction, the observation's time or the evidence (its offender already tombstoned) was already used. */
 export type ConflictErrorCode = 'NONCE_USED' | 'NONCE_MISMATCH' | 'NONCE_TOO_LOW' | 'NONCE_TOO_HIGH' | 'DUPLICATE_TX' | 'OBSERVATION_NOT_NEWER' | 'VALIDATOR_EXISTS' | 'ALREADY_TOMBSTONED' | 'OPERATION_EXISTS' | 'APPLICANT_STATE' | 'ATTESTATION_STALE'
@@ -133,6 +136,10 @@ export type ExecutionErrorCode =
   | 'ORDER_NOT_OPEN'
   /** The block time has passed the action's expiresAfter (src/state/action-expiry.ts; decision 90). */
   | 'ACTION_EXPIRED'
+  /** A scheduled cancel less than 5 s ahead, or past the day's limit; a TwapCancel of a TWAP no longer running (decisions 90–91). */
+  | 'SCHEDULE_TOO_SOON'
+  | 'SCHEDULE_LIMIT'
+  | 'TWAP_STATE'
   /** A spot order on a pair without a spot book, or a perp open on a pair without a perp market (decision 76). */
   | 'MARKET_NOT_LISTED'
   /** A bridge attestation or withdrawal signature on a network whose genesis has no bridge (decision 82). */
@@ -209,18 +216,18 @@ const CODES: { readonly [C in ErrorCode]: true } = {
   INVALID_SIDE: true, INVALID_TYPE: true, INVALID_SYMBOL: true, INVALID_LEVERAGE: true, INVALID_MARGIN: true,
   INVALID_ORDER_ID: true, INVALID_POSITION_ID: true, INVALID_BATCH: true, INVALID_TPSL: true, INVALID_WALLET: true,
   INVALID_SHARES: true, INVALID_INTERVAL: true, INVALID_SESSION_KEY: true, INVALID_EXPIRY: true, INVALID_MODE: true,
-  INVALID_CAPS: true, INVALID_OBSERVATION: true, INVALID_VALIDATOR: true, INVALID_EVIDENCE: true, INVALID_OPERATION: true, INVALID_ATTESTATION: true, INVALID_OPTIONS: true, UNKNOWN_PAIR: true,
+  INVALID_CAPS: true, INVALID_OBSERVATION: true, INVALID_VALIDATOR: true, INVALID_EVIDENCE: true, INVALID_OPERATION: true, INVALID_ATTESTATION: true, INVALID_OPTIONS: true, INVALID_TIME: true, INVALID_TWAP: true, UNKNOWN_PAIR: true,
   MISSING_SIGNATURE: true, INVALID_SIGNATURE: true, REQUEST_EXPIRED: true, INVALID_TOKEN: true,
   NOT_OWNER: true, OWNER_ONLY: true, NOT_AUTHORIZED: true, SESSION_REVOKED: true, SESSION_EXPIRED: true,
   AGENT_MODE_OFF: true, AGENT_REDUCE_ONLY: true, CAP_LEVERAGE: true, CAP_ORDER_TYPE: true, CAP_INPUT: true,
   CAP_POSITION: true, NOT_FAUCET: true, NOT_VALIDATOR: true, NOT_GOVERNANCE_OWNER: true, SAME_OWNER: true, LOOPBACK_ONLY: true, NOT_OPERATOR: true,
-  NOT_FOUND: true, UNKNOWN_ORDER: true, UNKNOWN_POSITION: true, NO_ACTIVE_SESSION: true, UNKNOWN_OPERATION: true,
+  NOT_FOUND: true, UNKNOWN_ORDER: true, UNKNOWN_POSITION: true, NO_ACTIVE_SESSION: true, UNKNOWN_OPERATION: true, UNKNOWN_TWAP: true,
   NONCE_USED: true, NONCE_MISMATCH: true, NONCE_TOO_LOW: true, NONCE_TOO_HIGH: true, DUPLICATE_TX: true, DUPLICATE_CLOID: true,
   WOULD_TAKE: true, WOULD_INCREASE_POSITION: true, ORDER_NOT_OPEN: true,
   INSUFFICIENT_BALANCE: true, INSUFFICIENT_FUNDS: true, INSUFFICIENT_SHARES: true, MARGIN_REQUIRED: true, NO_LIQUIDITY: true,
   NO_ORACLE_PRICE: true, ORACLE_STALE: true, OPEN_INTEREST_CAP: true, POSITION_TOO_SMALL: true, POOL_LOCKED: true,
   POOL_UTILIZED: true, POOL_INSOLVENT: true, DEPOSIT_TOO_SMALL: true, FAUCET_DISABLED: true, FAUCET_LIMIT: true,
-  OBSERVATION_NOT_NEWER: true, VALIDATOR_EXISTS: true, VALIDATOR_STATE: true, ACTIVE_SET_FLOOR: true, JAIL_NOT_SERVED: true, EVIDENCE_TOO_OLD: true, EVIDENCE_IN_FUTURE: true, ALREADY_TOMBSTONED: true, OPERATION_EXISTS: true, APPLICANT_STATE: true, TOKEN_USED: true, TOKEN_EXPIRED: true, OPERATION_STATE: true, TIMELOCK_NOT_PASSED: true, CHAIN_HALTED: true, ACTION_EXPIRED: true, MARKET_NOT_LISTED: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, ATTESTATION_STALE: true, BRIDGE_DISABLED: true, DEPOSIT_TOO_FAR_AHEAD: true, UNKNOWN_WITHDRAWAL: true, REJECTED: true,
+  OBSERVATION_NOT_NEWER: true, VALIDATOR_EXISTS: true, VALIDATOR_STATE: true, ACTIVE_SET_FLOOR: true, JAIL_NOT_SERVED: true, EVIDENCE_TOO_OLD: true, EVIDENCE_IN_FUTURE: true, ALREADY_TOMBSTONED: true, OPERATION_EXISTS: true, APPLICANT_STATE: true, TOKEN_USED: true, TOKEN_EXPIRED: true, OPERATION_STATE: true, TIMELOCK_NOT_PASSED: true, CHAIN_HALTED: true, ACTION_EXPIRED: true, SCHEDULE_TOO_SOON: true, SCHEDULE_LIMIT: true, TWAP_STATE: true, MARKET_NOT_LISTED: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, ATTESTATION_STALE: true, BRIDGE_DISABLED: true, DEPOSIT_TOO_FAR_AHEAD: true, UNKNOWN_WITHDRAWAL: true, REJECTED: true,
   // Sub-accounts (decision 93).
   INVALID_NAME: true, NOT_MASTER: true, UNKNOWN_SUB_ACCOUNT: true, SUB_ACCOUNT_LIMIT: true, SUB_ACCOUNT_NAME_TAKEN: true, SUB_ACCOUNT_NESTED: true,
   MEMPOOL_FULL: true, NOT_SYNCED: true, SHUTTING_DOWN: true, NOT_FINAL_YET: true, INTERNAL: true, ARTIFACT_UNAVAILABLE: true, APPLICATIONS_FULL: true,

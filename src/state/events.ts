@@ -472,6 +472,63 @@ export interface GovernanceOperationEvent {
   owner: Address;
 }
 
+// ---- timers: the dead-man switch and TWAP orders (src/state/scheduled-cancels.ts, twap.ts; decisions 90–91) ----
+
+/** A ScheduleCancel set (timeMs) or cleared (null) the trader's dead-man switch; `count` schedules set this UTC day. */
+export interface CancelScheduledEvent {
+  type: 'CancelScheduled';
+  trader: Address;
+  timeMs: number | null;
+  count: number;
+}
+
+/** The dead-man switch fired at the end of a block: the trader's open orders were cancelled (reason 'scheduled'). */
+export interface ScheduledCancelFiredEvent {
+  type: 'ScheduledCancelFired';
+  trader: Address;
+  timeMs: number;
+  cancelledIds: string[];
+}
+
+/** A TWAP order was accepted. */
+export interface TwapPlacedEvent {
+  type: 'TwapPlaced';
+  twapId: string;
+  owner: Address;
+  pairId: number;
+  symbol: string;
+  side: 0 | 1;
+  size: bigint;
+  minutes: number;
+  randomize: boolean;
+  slicesTotal: number;
+}
+
+/** One slice of a TWAP: executed (orderId, filled) or missed / refused (code). */
+export interface TwapSliceEvent {
+  type: 'TwapSlice';
+  twapId: string;
+  owner: Address;
+  /** 0-based slice number. */
+  slice: number;
+  size: bigint;
+  orderId?: string;
+  filled: bigint;
+  code?: string;
+}
+
+/** A TWAP reached a final state: completed, failed or cancelled. */
+export interface TwapEndedEvent {
+  type: 'TwapEnded';
+  twapId: string;
+  owner: Address;
+  state: 'completed' | 'failed' | 'cancelled';
+  filled: bigint;
+  remaining: bigint;
+}
+
+export type TimerEvent = CancelScheduledEvent | ScheduledCancelFiredEvent | TwapPlacedEvent | TwapSliceEvent | TwapEndedEvent;
+
 /** Every event execution emits. */
 export type ChainEvent =
   | OrderPlacedEvent
@@ -508,7 +565,8 @@ export type ChainEvent =
   | BookLiquidatedEvent
   | ValidatorJailedEvent
   | ValidatorTombstonedEvent
-  | GovernanceOperationEvent;
+  | GovernanceOperationEvent
+  | TimerEvent;
 
 export type ChainEventType = ChainEvent['type'];
 

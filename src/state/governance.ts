@@ -49,6 +49,7 @@ export function haltOf(state: State): HaltRecord | undefined {
 /** The transaction kinds a halt stops: trading, perps and withdrawals. */
 export const HALTED_KINDS: ReadonlySet<TxKind> = new Set([
   TxKind.RestOrder,
+  TxKind.TwapPlace,
   TxKind.RestBatch,
   TxKind.NativePlace,
   TxKind.RestModify,

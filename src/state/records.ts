@@ -47,6 +47,10 @@ export enum TableId {
   BridgeVote = 19,
   /** `${owner}:${cloid}` -> order id: the open order a trader's client order id names (src/state/order-cloids.ts; decision 87) */
   OrderCloid = 20,
+  /** trader address -> ScheduledCancelRecord: the dead-man switch and its daily count (src/state/scheduled-cancels.ts; decision 90) */
+  ScheduledCancel = 21,
+  /** TWAP id (decimal) -> TwapRecord: the twap machine's state and context (src/state/twap.ts; decision 91) */
+  Twap = 22,
   /** sub-account address -> SubAccountRecord: its master, name, index and creation time (src/state/subaccounts.ts; decision 93) */
   SubAccount = 23,
   /** validator address -> OracleObservationRecord: that validator's latest accepted observation (src/state/oracle.ts) */

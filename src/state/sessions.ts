@@ -142,6 +142,10 @@ export const SIGNER_RULES: { readonly [K in TxKind]: SignerRule } = {
   [TxKind.RestBatch]: traderField,
   [TxKind.RestCancel]: traderField,
   [TxKind.RestCancelAll]: traderField,
+  // The timer kinds (decisions 90–91) are REST-signed like the orders: the digest must recover to `trader`.
+  [TxKind.ScheduleCancel]: traderField,
+  [TxKind.TwapPlace]: traderField,
+  [TxKind.TwapCancel]: traderField,
   // Native orders: the owner or its live session key.
   [TxKind.NativePlace]: { who: 'trader', owner: (b: { owner: Address }) => b.owner },
   [TxKind.NativeCancel]: { who: 'trader', owner: (b: { owner: Address }) => b.owner },

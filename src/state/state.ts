@@ -49,6 +49,8 @@ import type { PairParams } from '../genesis/types';
 import { OrderBook } from './orderbook/engine';
 import { downtimeCodec, validatorCodec, type DowntimeRecord, type ValidatorRecord } from './validator-types';
 import { governanceCodec, type GovernanceRecord } from './governance-record';
+import { scheduledCancelCodec, twapCodec, type ScheduledCancelRecord, type TwapRecord } from './timer-records';
+import { DueIndex } from './due-index';
 import { subAccountCodec, type SubAccountRecord } from './subaccount-record';
 import { bridgeVoteCodec, depositCodec, isFinalWithdrawal, withdrawalLock, type BridgeVoteRecord, type DepositRecord } from './bridge-records';
 
@@ -129,6 +131,15 @@ export class State {
   readonly deposits: Table<DepositRecord>;
   /** Pending votes per bridge claim key (src/state/bridge-votes.ts). */
   readonly bridgeVotes: Table<BridgeVoteRecord>;
+  /** The dead-man switch per trader (src/state/scheduled-cancels.ts). */
+  readonly scheduledCancels: Table<ScheduledCancelRecord>;
+  /** TWAP orders by id (src/state/twap.ts). */
+  readonly twaps: Table<TwapRecord>;
+  /** Derived: scheduled cancels by (time, trader), and running TWAPs by (next slice time, id) (src/state/due-index.ts). */
+  readonly cancelsDue = new DueIndex();
+  readonly twapsDue = new DueIndex();
+  /** Derived: TWAP ids per owner. */
+  readonly ownerTwaps = new Map<string, Set<string>>();
   /** Sub-accounts by address (src/state/subaccounts.ts). */
   readonly subAccounts: Table<SubAccountRecord>;
   private readonly tables = new Map<number, Table<any>>();
@@ -207,6 +218,26 @@ export class State {
     this.governance = this.add(new Table(TableId.Governance, 'governance', governanceCodec, this.journal));
     this.deposits = this.add(new Table(TableId.Deposit, 'deposits', depositCodec, this.journal));
     this.bridgeVotes = this.add(new Table(TableId.BridgeVote, 'bridgeVotes', bridgeVoteCodec, this.journal));
+    this.scheduledCancels = this.add(
+      new Table<ScheduledCancelRecord>(TableId.ScheduledCancel, 'scheduledCancels', scheduledCancelCodec, this.journal, (prev, next, key) => {
+        if (prev?.timeMs != null) this.cancelsDue.remove(prev.timeMs, key);
+        if (next?.timeMs != null) this.cancelsDue.add(next.timeMs, key);
+      }),
+    );
+    this.twaps = this.add(
+      new Table<TwapRecord>(TableId.Twap, 'twaps', twapCodec, this.journal, (prev, next, key) => {
+        // Ids are zero-padded in the index so that equal times run in id order.
+        const id = key.padStart(20, '0');
+        if (prev?.state === 'running') this.twapsDue.remove(prev.context.nextSliceMs, id);
+        if (next?.state === 'running') this.twapsDue.add(next.context.nextSliceMs, id);
+        if (prev && !next) this.ownerTwaps.get(prev.owner)?.delete(key);
+        if (next && !prev) {
+          let set = this.ownerTwaps.get(next.owner);
+          if (!set) this.ownerTwaps.set(next.owner, (set = new Set()));
+          set.add(key);
+        }
+      }),
+    );
     this.subAccounts = this.add(new Table(TableId.SubAccount, 'subAccounts', subAccountCodec, this.journal));
   }
 

@@ -12,6 +12,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { NodeApi } from '../node-api';
 import { admitAtDoor, ownerOrSessionKey } from '../door';
+import { expiresAfterSchema, expiryOf } from '../expires-after';
 import { eventOf, throwIfFailed } from '../final';
 import { TxKind } from '../../codec/tx';
 import { oraclePrice } from '../../state/oracle';
@@ -72,6 +73,7 @@ interface SignedPerp {
   signature?: string;
   sessionWallet?: string;
   network?: string;
+  expiresAfter?: number;
 }
 
 export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
@@ -96,7 +98,7 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
     if (pos.owner !== owner) throw new ApiError(403, 'NOT_OWNER', `position ${id} does not belong to ${owner}`);
   };
 
-  const signedProps = { wallet: address, nonce: nonceSchema, signature: signatureSchema, sessionWallet: address, network: networkSchema } as const;
+  const signedProps = { wallet: address, nonce: nonceSchema, signature: signatureSchema, sessionWallet: address, network: networkSchema, expiresAfter: expiresAfterSchema } as const;
 
   app.post<{ Body: SignedPerp & { action: string; pairId: number; isLong: boolean; leverage: number; margin: string } }>('/v1/perp/open', {
     schema: {
@@ -131,7 +133,7 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
       const { tx } = admitAtDoor(state(), TxKind.PerpOpen, {
         signature: b.signature,
         signers: [signer],
-        body: (signature) => ({ wallet: b.wallet, pairId: b.pairId, isLong: b.isLong, leverage: b.leverage, margin: b.margin, ...nonceOf(b.nonce), signer, signature }),
+        body: (signature) => ({ wallet: b.wallet, pairId: b.pairId, isLong: b.isLong, leverage: b.leverage, margin: b.margin, ...nonceOf(b.nonce), signer, signature, ...expiryOf(b.expiresAfter) }),
         routeRules: (body) => {
           if (parseMargin(body.margin) < MIN_PERP_MARGIN) throw new ApiError(400, 'INVALID_MARGIN', 'margin: at least 1 USDC');
           const pair = state().pairs.get(String(body.pairId));
@@ -176,7 +178,7 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
       const { tx } = admitAtDoor(state(), TxKind.PerpClose, {
         signature: b.signature,
         signers: [signer],
-        body: (signature) => ({ wallet: b.wallet, ...positionIdOf(b.positionId), size: b.size, ...nonceOf(b.nonce), signer, signature }),
+        body: (signature) => ({ wallet: b.wallet, ...positionIdOf(b.positionId), size: b.size, ...nonceOf(b.nonce), signer, signature, ...expiryOf(b.expiresAfter) }),
       });
       const id = BigInt(tx.body.positionId);
       positionOf(owner, id);
@@ -212,7 +214,7 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
       const { tx } = admitAtDoor(state(), TxKind.PerpTpsl, {
         signature: b.signature,
         signers: [signer],
-        body: (signature) => ({ wallet: b.wallet, ...positionIdOf(b.positionId), takeProfit: b.takeProfit, stopLoss: b.stopLoss, ...nonceOf(b.nonce), signer, signature }),
+        body: (signature) => ({ wallet: b.wallet, ...positionIdOf(b.positionId), takeProfit: b.takeProfit, stopLoss: b.stopLoss, ...nonceOf(b.nonce), signer, signature, ...expiryOf(b.expiresAfter) }),
       });
       const id = BigInt(tx.body.positionId);
       positionOf(owner, id);
@@ -438,13 +440,13 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
 
   // ---- the pool: EIP-712, owner-only -----------------------------------------------------
 
-  app.post<{ Body: { owner: string; amount: string; nonce: number | string; signature?: string; network?: string } }>('/v1/pool/deposit', {
+  app.post<{ Body: { owner: string; amount: string; nonce: number | string; signature?: string; network?: string; expiresAfter?: number } }>('/v1/pool/deposit', {
     schema: {
       body: {
         type: 'object',
         required: ['owner', 'amount', 'nonce'],
         additionalProperties: false,
-        properties: { owner: address, amount: decimalString, nonce: nonceSchema, signature: signatureSchema, network: networkSchema },
+        properties: { owner: address, amount: decimalString, nonce: nonceSchema, signature: signatureSchema, network: networkSchema, expiresAfter: expiresAfterSchema },
         examples: [{ owner: EX.owner, amount: '1000', nonce: 1, signature: EX.signature }],
       },
       tags: ['perps'],
@@ -463,7 +465,7 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
       const { tx, signer } = admitAtDoor(state(), TxKind.PoolDeposit, {
         signature: b.signature,
         signers: ownerOrSessionKey(state(), owner),
-        body: (signature, signer) => ({ owner, signer, amount, nonce, signature }),
+        body: (signature, signer) => ({ owner, signer, amount, nonce, signature, ...expiryOf(b.expiresAfter) }),
       });
       const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
@@ -472,13 +474,13 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
     },
   });
 
-  app.post<{ Body: { owner: string; shares: string; nonce: number | string; signature?: string; network?: string } }>('/v1/pool/withdraw', {
+  app.post<{ Body: { owner: string; shares: string; nonce: number | string; signature?: string; network?: string; expiresAfter?: number } }>('/v1/pool/withdraw', {
     schema: {
       body: {
         type: 'object',
         required: ['owner', 'shares', 'nonce'],
         additionalProperties: false,
-        properties: { owner: address, shares: { type: 'string', pattern: '^[1-9][0-9]{0,38}$' }, nonce: nonceSchema, signature: signatureSchema, network: networkSchema },
+        properties: { owner: address, shares: { type: 'string', pattern: '^[1-9][0-9]{0,38}$' }, nonce: nonceSchema, signature: signatureSchema, network: networkSchema, expiresAfter: expiresAfterSchema },
         examples: [{ owner: EX.owner, shares: '1000000000', nonce: 2, signature: EX.signature }],
       },
       tags: ['perps'],
@@ -495,7 +497,7 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
       const { tx, signer } = admitAtDoor(state(), TxKind.PoolWithdraw, {
         signature: b.signature,
         signers: ownerOrSessionKey(state(), owner),
-        body: (signature, signer) => ({ owner, signer, shares, nonce, signature }),
+        body: (signature, signer) => ({ owner, signer, shares, nonce, signature, ...expiryOf(b.expiresAfter) }),
       });
       const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);

@@ -14,6 +14,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { NodeApi } from '../node-api';
 import { throwIfFailed, type FinalTx } from '../final';
 import { admitAtDoor, ownerOrSessionKey } from '../door';
+import { expiresAfterSchema, expiryOf } from '../expires-after';
 import { TxKind } from '../../codec/tx';
 import { AGENT_MODES, AGENT_MODE_WIRE } from '../../../machines/agent-mode';
 import { agentCapsOf } from '../../state/agents';
@@ -86,13 +87,13 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
     return { success: true as const, status: 'submitted' as const, tx_hash: final.receipt.txHash };
   };
 
-  app.post<{ Body: { owner: string; session_key: string; expires_at: number; nonce: number | string; signature?: string } }>('/session/create', {
+  app.post<{ Body: { owner: string; session_key: string; expires_at: number; nonce: number | string; signature?: string; expiresAfter?: number } }>('/session/create', {
     schema: {
       body: {
         type: 'object',
         required: ['owner', 'session_key', 'expires_at', 'nonce'],
         additionalProperties: false,
-        properties: { owner: address, session_key: address, expires_at: { type: 'integer', minimum: 0, description: 'Unix seconds.' }, nonce: nonceSchema, signature: signatureSchema },
+        properties: { owner: address, session_key: address, expires_at: { type: 'integer', minimum: 0, description: 'Unix seconds.' }, nonce: nonceSchema, signature: signatureSchema, expiresAfter: expiresAfterSchema },
         examples: [{ owner: EX.owner, session_key: EX.sessionKey, expires_at: 1767312000, nonce: 1, signature: EX.signature }],
       },
       tags: ['sessions'],
@@ -108,19 +109,19 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
       const { tx, signer } = admitAtDoor(state(), TxKind.SessionCreate, {
         signature: b.signature,
         signers: ownerOrSessionKey(state(), owner),
-        body: (signature, signer) => ({ owner, signer, sessionKey, expiresAt: BigInt(b.expires_at), nonce, signature }),
+        body: (signature, signer) => ({ owner, signer, sessionKey, expiresAt: BigInt(b.expires_at), nonce, signature, ...expiryOf(b.expiresAfter) }),
       });
       return submitted(await node.submitAndWait(tx, signer));
     },
   });
 
-  app.post<{ Body: { owner: string; nonce: number | string; signature?: string } }>('/session/revoke', {
+  app.post<{ Body: { owner: string; nonce: number | string; signature?: string; expiresAfter?: number } }>('/session/revoke', {
     schema: {
       body: {
         type: 'object',
         required: ['owner', 'nonce'],
         additionalProperties: false,
-        properties: { owner: address, nonce: nonceSchema, signature: signatureSchema },
+        properties: { owner: address, nonce: nonceSchema, signature: signatureSchema, expiresAfter: expiresAfterSchema },
         examples: [{ owner: EX.owner, nonce: 2, signature: EX.signature }],
       },
       tags: ['sessions'],
@@ -134,7 +135,7 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
       const { tx, signer } = admitAtDoor(state(), TxKind.SessionRevoke, {
         signature: req.body.signature,
         signers: ownerOrSessionKey(state(), owner),
-        body: (signature, signer) => ({ owner, signer, nonce, signature }),
+        body: (signature, signer) => ({ owner, signer, nonce, signature, ...expiryOf(req.body.expiresAfter) }),
       });
       // Nothing to revoke: answered without spending the nonce (execution says the same).
       if (!activeSession(state(), owner, headTimeMs())) throw new ApiError(404, 'NO_ACTIVE_SESSION', `owner: ${owner} has no active session`);
@@ -173,7 +174,7 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
   });
 
   app.post<{
-    Body: { owner: string; max_leverage: number | string; allowed_order_types: number; max_input_per_trade: string; max_total_position: string; nonce: number | string; signature?: string };
+    Body: { owner: string; max_leverage: number | string; allowed_order_types: number; max_input_per_trade: string; max_total_position: string; nonce: number | string; signature?: string; expiresAfter?: number };
   }>('/agent/caps', {
     schema: {
       body: {
@@ -188,6 +189,7 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
           max_total_position: uintString,
           nonce: nonceSchema,
           signature: signatureSchema,
+          expiresAfter: expiresAfterSchema,
         },
         examples: [{ owner: EX.owner, max_leverage: 50000, allowed_order_types: 3, max_input_per_trade: '1000000000', max_total_position: '10000000000', nonce: 3, signature: EX.signature }],
       },
@@ -204,19 +206,19 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
       const { tx, signer } = admitAtDoor(state(), TxKind.SetAgentCaps, {
         signature: b.signature,
         signers: ownerOrSessionKey(state(), owner),
-        body: (signature, signer) => ({ owner, signer, ...caps, nonce, signature }),
+        body: (signature, signer) => ({ owner, signer, ...caps, nonce, signature, ...expiryOf(b.expiresAfter) }),
       });
       return submitted(await node.submitAndWait(tx, signer));
     },
   });
 
-  app.post<{ Body: { owner: string; mode: number; nonce: number | string; signature?: string } }>('/agent/mode', {
+  app.post<{ Body: { owner: string; mode: number; nonce: number | string; signature?: string; expiresAfter?: number } }>('/agent/mode', {
     schema: {
       body: {
         type: 'object',
         required: ['owner', 'mode', 'nonce'],
         additionalProperties: false,
-        properties: { owner: address, mode: { type: 'integer' }, nonce: nonceSchema, signature: signatureSchema },
+        properties: { owner: address, mode: { type: 'integer' }, nonce: nonceSchema, signature: signatureSchema, expiresAfter: expiresAfterSchema },
         examples: [{ owner: EX.owner, mode: 2, nonce: 4, signature: EX.signature }],
       },
       tags: ['sessions'],
@@ -231,7 +233,7 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
       const { tx, signer } = admitAtDoor(state(), TxKind.SetAgentMode, {
         signature: b.signature,
         signers: ownerOrSessionKey(state(), owner),
-        body: (signature, signer) => ({ owner, signer, mode: b.mode, nonce, signature }),
+        body: (signature, signer) => ({ owner, signer, mode: b.mode, nonce, signature, ...expiryOf(b.expiresAfter) }),
       });
       return submitted(await node.submitAndWait(tx, signer));
     },

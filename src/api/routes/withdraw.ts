@@ -7,6 +7,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { NodeApi } from '../node-api';
 import { admitAtDoor } from '../door';
+import { expiresAfterSchema, expiryOf } from '../expires-after';
 import { eventOf, throwIfFailed } from '../final';
 import { TxKind } from '../../codec/tx';
 import { toAddress } from '../../util/bytes';
@@ -15,7 +16,7 @@ import { address, nonceSchema, parseNonce, signatureSchema } from '../common';
 import { dec, EX, hex, obj, reply, str } from '../schemas';
 
 export const withdrawRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
-  app.post<{ Body: { owner: string; amount: string; destination: string; nonce: number | string; signature?: string; session_key?: string } }>('/withdraw', {
+  app.post<{ Body: { owner: string; amount: string; destination: string; nonce: number | string; signature?: string; session_key?: string; expiresAfter?: number } }>('/withdraw', {
     schema: {
       body: {
         type: 'object',
@@ -28,6 +29,7 @@ export const withdrawRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app,
           nonce: nonceSchema,
           signature: signatureSchema,
           session_key: address,
+          expiresAfter: expiresAfterSchema,
         },
         examples: [{ owner: EX.owner, amount: '5000000', destination: EX.address, nonce: 1, signature: EX.signature }],
       },
@@ -48,7 +50,7 @@ export const withdrawRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app,
       const destination = toAddress(b.destination);
       const nonce = parseNonce(b.nonce);
       // The minimum (400), the signature (401) and owner-only (403: a session key can only trade) are the operation's (src/state/ops/withdrawal-request.ts).
-      const { tx } = admitAtDoor(node.chain().state, TxKind.Withdraw, { signature: b.signature, signers: [signer], body: (signature) => ({ owner, signer, amount, destination, nonce, signature }) });
+      const { tx } = admitAtDoor(node.chain().state, TxKind.Withdraw, { signature: b.signature, signers: [signer], body: (signature) => ({ owner, signer, amount, destination, nonce, signature, ...expiryOf(b.expiresAfter) }) });
       const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
       const ev = eventOf(final, 'WithdrawalRequested');

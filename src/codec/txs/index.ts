@@ -9,6 +9,7 @@ import './orders';
 import './perps';
 import './sessions';
 import './subaccounts';
+import './timers';
 import './validators';
 import './withdraw';
 
@@ -22,5 +23,6 @@ export * from './orders';
 export * from './perps';
 export * from './sessions';
 export * from './subaccounts';
+export * from './timers';
 export * from './validators';
 export * from './withdraw';

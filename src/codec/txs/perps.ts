@@ -12,6 +12,9 @@
 import type { Address } from '../../util/bytes';
 import type { Reader, Writer } from '../binary';
 import { registerTxKind, TxKind } from '../tx';
+import { writeOptions, type ActionOptions } from './options';
+import { optionsField } from './options-field';
+import { optionsText } from '../../crypto/action-options';
 
 const MAX_FIELD = 80;
 
@@ -25,6 +28,8 @@ interface Signed {
   /** The nonce was a JSON string in the signed text, not a number. */
   nonceQuoted: boolean;
   signature: Uint8Array;
+  /** Action options (src/codec/txs/options.ts): only expiresAfter is accepted; signed as the JSON's last key "options". */
+  options?: ActionOptions;
 }
 
 /** POST /v1/perp/open: {action: "perp_open", wallet, pairId, isLong, leverage, margin, nonce}. */
@@ -54,6 +59,8 @@ export interface PerpTpslBody extends Signed {
 
 /** EIP-712 PoolDeposit {owner, amount, nonce}. */
 export interface PoolDepositBody {
+  /** Action options (src/codec/txs/options.ts): only expiresAfter is accepted on this kind. */
+  options?: ActionOptions;
   owner: Address;
   signer: Address;
   /** USDC units. */
@@ -64,6 +71,8 @@ export interface PoolDepositBody {
 
 /** EIP-712 PoolWithdraw {owner, shares, nonce}. */
 export interface PoolWithdrawBody {
+  /** Action options (src/codec/txs/options.ts): only expiresAfter is accepted on this kind. */
+  options?: ActionOptions;
   owner: Address;
   signer: Address;
   shares: bigint;
@@ -88,15 +97,15 @@ function idJson(id: string, quoted: boolean): string {
  */
 
 export function perpOpenMessage(b: Omit<PerpOpenBody, 'signer' | 'signature'>): string {
-  return `{"action":"perp_open","wallet":${JSON.stringify(b.wallet)},"pairId":${b.pairId},"isLong":${b.isLong},"leverage":${b.leverage},"margin":${JSON.stringify(b.margin)},"nonce":${nonceJson(b)}}`;
+  return `{"action":"perp_open","wallet":${JSON.stringify(b.wallet)},"pairId":${b.pairId},"isLong":${b.isLong},"leverage":${b.leverage},"margin":${JSON.stringify(b.margin)},"nonce":${nonceJson(b)}${optionsJson(b.options)}}`;
 }
 
 export function perpCloseMessage(b: Omit<PerpCloseBody, 'signer' | 'signature'>): string {
-  return `{"action":"perp_close","wallet":${JSON.stringify(b.wallet)},"positionId":${idJson(b.positionId, b.positionIdQuoted)},"size":${JSON.stringify(b.size)},"nonce":${nonceJson(b)}}`;
+  return `{"action":"perp_close","wallet":${JSON.stringify(b.wallet)},"positionId":${idJson(b.positionId, b.positionIdQuoted)},"size":${JSON.stringify(b.size)},"nonce":${nonceJson(b)}${optionsJson(b.options)}}`;
 }
 
 export function perpTpslMessage(b: Omit<PerpTpslBody, 'signer' | 'signature'>): string {
-  return `{"action":"perp_tpsl","wallet":${JSON.stringify(b.wallet)},"positionId":${idJson(b.positionId, b.positionIdQuoted)},"takeProfit":${JSON.stringify(b.takeProfit)},"stopLoss":${JSON.stringify(b.stopLoss)},"nonce":${nonceJson(b)}}`;
+  return `{"action":"perp_tpsl","wallet":${JSON.stringify(b.wallet)},"positionId":${idJson(b.positionId, b.positionIdQuoted)},"takeProfit":${JSON.stringify(b.takeProfit)},"stopLoss":${JSON.stringify(b.stopLoss)},"nonce":${nonceJson(b)}${optionsJson(b.options)}}`;
 }
 
 function writeSigned(w: Writer, b: Signed): Writer {
@@ -105,6 +114,7 @@ function writeSigned(w: Writer, b: Signed): Writer {
 
 function writeTail(w: Writer, b: Signed): void {
   w.big(b.nonce).bool(b.nonceQuoted).bytes(b.signature);
+  writeOptions(w, b.options);
 }
 
 function readSigned(r: Reader): Pick<Signed, 'wallet' | 'signer'> {
@@ -112,8 +122,14 @@ function readSigned(r: Reader): Pick<Signed, 'wallet' | 'signer'> {
   return { wallet, signer: r.address() };
 }
 
-function readTail(r: Reader): Pick<Signed, 'nonce' | 'nonceQuoted' | 'signature'> {
-  return { nonce: r.big(), nonceQuoted: r.bool(), signature: r.signature() };
+function readTail(r: Reader): Pick<Signed, 'nonce' | 'nonceQuoted' | 'signature' | 'options'> {
+  return { nonce: r.big(), nonceQuoted: r.bool(), signature: r.signature(), ...optionsField(r) };
+}
+
+/** The signed JSON's last key when there are options: `,"options":"<optionsText>"` (decision 90); nothing otherwise. */
+function optionsJson(o: ActionOptions | undefined): string {
+  const text = optionsText(o);
+  return text === '' ? '' : `,"options":${JSON.stringify(text)}`;
 }
 
 registerTxKind<PerpOpenBody>({
@@ -158,9 +174,10 @@ registerTxKind<PoolDepositBody>({
   name: 'PoolDeposit',
   encodeBody(w, b) {
     w.address(b.owner).address(b.signer).big(b.amount).big(b.nonce).bytes(b.signature);
+    writeOptions(w, b.options);
   },
   decodeBody(r) {
-    return { owner: r.address(), signer: r.address(), amount: r.big(), nonce: r.big(), signature: r.signature() };
+    return { owner: r.address(), signer: r.address(), amount: r.big(), nonce: r.big(), signature: r.signature(), ...optionsField(r) };
   },
 });
 
@@ -169,9 +186,10 @@ registerTxKind<PoolWithdrawBody>({
   name: 'PoolWithdraw',
   encodeBody(w, b) {
     w.address(b.owner).address(b.signer).big(b.shares).big(b.nonce).bytes(b.signature);
+    writeOptions(w, b.options);
   },
   decodeBody(r) {
-    return { owner: r.address(), signer: r.address(), shares: r.big(), nonce: r.big(), signature: r.signature() };
+    return { owner: r.address(), signer: r.address(), shares: r.big(), nonce: r.big(), signature: r.signature(), ...optionsField(r) };
   },
 });
 

@@ -8,9 +8,13 @@
 import type { Address } from '../../util/bytes';
 
 import { registerTxKind, TxKind } from '../tx';
+import { writeOptions, type ActionOptions } from './options';
+import { optionsField } from './options-field';
 
 /** EIP-712 SessionCreate {sessionKey, expiresAt, nonce}: the owner authorizes `sessionKey`. */
 export interface SessionCreateBody {
+  /** Action options (src/codec/txs/options.ts): only expiresAfter is accepted on this kind. */
+  options?: ActionOptions;
   owner: Address;
   signer: Address;
   sessionKey: Address;
@@ -22,6 +26,8 @@ export interface SessionCreateBody {
 
 /** EIP-712 SessionRevoke {owner, nonce}. */
 export interface SessionRevokeBody {
+  /** Action options (src/codec/txs/options.ts): only expiresAfter is accepted on this kind. */
+  options?: ActionOptions;
   owner: Address;
   signer: Address;
   nonce: bigint;
@@ -30,6 +36,8 @@ export interface SessionRevokeBody {
 
 /** EIP-712 SetAgentCaps {owner, maxLeverage, allowedOrderTypes, maxInputPerTrade, maxTotalPosition, nonce}. */
 export interface SetAgentCapsBody {
+  /** Action options (src/codec/txs/options.ts): only expiresAfter is accepted on this kind. */
+  options?: ActionOptions;
   owner: Address;
   signer: Address;
   /** uint64, basis points. */
@@ -46,6 +54,8 @@ export interface SetAgentCapsBody {
 
 /** EIP-712 SetAgentMode {owner, mode, nonce}; mode 0 OFF, 1 REDUCE_ONLY, 2 ACTIVE. */
 export interface SetAgentModeBody {
+  /** Action options (src/codec/txs/options.ts): only expiresAfter is accepted on this kind. */
+  options?: ActionOptions;
   owner: Address;
   signer: Address;
   mode: number;
@@ -58,9 +68,10 @@ registerTxKind<SessionCreateBody>({
   name: 'SessionCreate',
   encodeBody(w, b) {
     w.address(b.owner).address(b.signer).address(b.sessionKey).big(b.expiresAt).big(b.nonce).bytes(b.signature);
+    writeOptions(w, b.options);
   },
   decodeBody(r) {
-    return { owner: r.address(), signer: r.address(), sessionKey: r.address(), expiresAt: r.big(), nonce: r.big(), signature: r.signature() };
+    return { owner: r.address(), signer: r.address(), sessionKey: r.address(), expiresAt: r.big(), nonce: r.big(), signature: r.signature(), ...optionsField(r) };
   },
 });
 
@@ -69,9 +80,10 @@ registerTxKind<SessionRevokeBody>({
   name: 'SessionRevoke',
   encodeBody(w, b) {
     w.address(b.owner).address(b.signer).big(b.nonce).bytes(b.signature);
+    writeOptions(w, b.options);
   },
   decodeBody(r) {
-    return { owner: r.address(), signer: r.address(), nonce: r.big(), signature: r.signature() };
+    return { owner: r.address(), signer: r.address(), nonce: r.big(), signature: r.signature(), ...optionsField(r) };
   },
 });
 
@@ -80,11 +92,12 @@ registerTxKind<SetAgentCapsBody>({
   name: 'SetAgentCaps',
   encodeBody(w, b) {
     w.address(b.owner).address(b.signer).big(b.maxLeverage).u32(b.allowedOrderTypes).big(b.maxInputPerTrade).big(b.maxTotalPosition).big(b.nonce).bytes(b.signature);
+    writeOptions(w, b.options);
   },
   decodeBody(r) {
     return {
       owner: r.address(), signer: r.address(), maxLeverage: r.big(), allowedOrderTypes: r.u32(), maxInputPerTrade: r.big(), maxTotalPosition: r.big(),
-      nonce: r.big(), signature: r.signature(),
+      nonce: r.big(), signature: r.signature(), ...optionsField(r),
     };
   },
 });
@@ -94,8 +107,9 @@ registerTxKind<SetAgentModeBody>({
   name: 'SetAgentMode',
   encodeBody(w, b) {
     w.address(b.owner).address(b.signer).u8(b.mode).big(b.nonce).bytes(b.signature);
+    writeOptions(w, b.options);
   },
   decodeBody(r) {
-    return { owner: r.address(), signer: r.address(), mode: r.u8(), nonce: r.big(), signature: r.signature() };
+    return { owner: r.address(), signer: r.address(), mode: r.u8(), nonce: r.big(), signature: r.signature(), ...optionsField(r) };
   },
 });

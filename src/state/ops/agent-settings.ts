@@ -31,7 +31,7 @@ export const setAgentCapsOp: TxOp<SetAgentCapsBody> = {
       owner: b.owner, maxLeverage: b.maxLeverage, allowedOrderTypes: BigInt(b.allowedOrderTypes), maxInputPerTrade: b.maxInputPerTrade,
       maxTotalPosition: b.maxTotalPosition, nonce: b.nonce,
     };
-    return verifyTyped(chainId, 'SetAgentCaps', message, b.signature, b.signer);
+    return verifyTyped(chainId, 'SetAgentCaps', message, b.signature, b.signer, b.options);
   },
   nonce: (b) => b.nonce,
   apply(ctx, tx) {
@@ -52,7 +52,7 @@ export function agentModeShape(b: Pick<SetAgentModeBody, 'mode'>): void {
 
 export const setAgentModeOp: TxOp<SetAgentModeBody> = {
   shape: agentModeShape,
-  verify: (tx, chainId) => verifyTyped(chainId, 'SetAgentMode', { owner: tx.body.owner, mode: BigInt(tx.body.mode), nonce: tx.body.nonce }, tx.body.signature, tx.body.signer),
+  verify: (tx, chainId) => verifyTyped(chainId, 'SetAgentMode', { owner: tx.body.owner, mode: BigInt(tx.body.mode), nonce: tx.body.nonce }, tx.body.signature, tx.body.signer, tx.body.options),
   nonce: (b) => b.nonce,
   apply(ctx, tx) {
     const b = tx.body;

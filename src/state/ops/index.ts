@@ -24,6 +24,8 @@ import { unbondOp } from './validator-unbond';
 import { unjailOp } from './validator-unjail';
 import { doubleSignEvidenceOp } from './double-sign-evidence';
 import { governanceApproveOp, governanceCancelOp, governanceExecuteOp, governanceProposeOp } from './governance-operations';
+import { scheduleCancelOp, twapCancelOp, twapPlaceOp } from './timers';
+import { withExpiryOption } from './expiry-option';
 import { withSignerRule } from '../sessions';
 import { withHaltRule } from '../governance';
 import { withExpiryRule } from '../action-expiry';
@@ -32,7 +34,7 @@ import { txKindName } from '../../codec/tx';
 export const OPS: ReadonlyMap<TxKind, TxOp> = new Map<TxKind, TxOp>([
   [TxKind.Faucet, faucetOp],
   [TxKind.EthTx, ethTxOp],
-  [TxKind.Withdraw, withdrawOp],
+  [TxKind.Withdraw, withExpiryOption(withdrawOp, 'Withdraw')],
   [TxKind.RestOrder, restOrderOp],
   [TxKind.RestBatch, restBatchOp],
   [TxKind.RestCancel, restCancelOp],
@@ -43,18 +45,18 @@ export const OPS: ReadonlyMap<TxKind, TxOp> = new Map<TxKind, TxOp>([
   [TxKind.NativeModify, nativeModifyOp],
   [TxKind.RestCancelByCloid, restCancelByCloidOp],
   [TxKind.NativeCancelByCloid, nativeCancelByCloidOp],
-  [TxKind.SessionCreate, sessionCreateOp],
-  [TxKind.SessionRevoke, sessionRevokeOp],
-  [TxKind.SetAgentCaps, setAgentCapsOp],
-  [TxKind.SetAgentMode, setAgentModeOp],
+  [TxKind.SessionCreate, withExpiryOption(sessionCreateOp, 'SessionCreate')],
+  [TxKind.SessionRevoke, withExpiryOption(sessionRevokeOp, 'SessionRevoke')],
+  [TxKind.SetAgentCaps, withExpiryOption(setAgentCapsOp, 'SetAgentCaps')],
+  [TxKind.SetAgentMode, withExpiryOption(setAgentModeOp, 'SetAgentMode')],
   [TxKind.SubAccountCreate, subAccountCreateOp],
   [TxKind.SubAccountTransfer, subAccountTransferOp],
   [TxKind.OracleObservation, oracleObservationOp],
-  [TxKind.PerpOpen, perpOpenOp],
-  [TxKind.PerpClose, perpCloseOp],
-  [TxKind.PerpTpsl, perpTpslOp],
-  [TxKind.PoolDeposit, poolDepositOp],
-  [TxKind.PoolWithdraw, poolWithdrawOp],
+  [TxKind.PerpOpen, withExpiryOption(perpOpenOp, 'PerpOpen')],
+  [TxKind.PerpClose, withExpiryOption(perpCloseOp, 'PerpClose')],
+  [TxKind.PerpTpsl, withExpiryOption(perpTpslOp, 'PerpTpsl')],
+  [TxKind.PoolDeposit, withExpiryOption(poolDepositOp, 'PoolDeposit')],
+  [TxKind.PoolWithdraw, withExpiryOption(poolWithdrawOp, 'PoolWithdraw')],
   [TxKind.RegisterValidator, registerValidatorOp],
   [TxKind.Unbond, unbondOp],
   [TxKind.Unjail, unjailOp],
@@ -65,6 +67,9 @@ export const OPS: ReadonlyMap<TxKind, TxOp> = new Map<TxKind, TxOp>([
   [TxKind.GovernanceCancel, governanceCancelOp],
   [TxKind.BridgeAttestation, bridgeAttestationOp],
   [TxKind.WithdrawalSignatures, withdrawalSignaturesOp],
+  [TxKind.ScheduleCancel, scheduleCancelOp],
+  [TxKind.TwapPlace, twapPlaceOp],
+  [TxKind.TwapCancel, twapCancelOp],
 ]);
 
 export function opFor(kind: TxKind): TxOp {

@@ -13,7 +13,7 @@ export const poolDepositOp: TxOp<PoolDepositBody> = {
   shape(b) {
     if (b.amount === 0n) throw badRequest('INVALID_AMOUNT', 'amount: must be positive');
   },
-  verify: (tx, chainId) => verifyTyped(chainId, 'PoolDeposit', { owner: tx.body.owner, amount: tx.body.amount, nonce: tx.body.nonce }, tx.body.signature, tx.body.signer),
+  verify: (tx, chainId) => verifyTyped(chainId, 'PoolDeposit', { owner: tx.body.owner, amount: tx.body.amount, nonce: tx.body.nonce }, tx.body.signature, tx.body.signer, tx.body.options),
   nonce: (b) => b.nonce,
   apply(ctx, tx) {
     poolDeposit(ctx, tx.body.owner, tx.body.amount);
@@ -24,7 +24,7 @@ export const poolWithdrawOp: TxOp<PoolWithdrawBody> = {
   shape(b) {
     if (b.shares === 0n) throw badRequest('INVALID_SHARES', 'shares: must be positive');
   },
-  verify: (tx, chainId) => verifyTyped(chainId, 'PoolWithdraw', { owner: tx.body.owner, shares: tx.body.shares, nonce: tx.body.nonce }, tx.body.signature, tx.body.signer),
+  verify: (tx, chainId) => verifyTyped(chainId, 'PoolWithdraw', { owner: tx.body.owner, shares: tx.body.shares, nonce: tx.body.nonce }, tx.body.signature, tx.body.signer, tx.body.options),
   nonce: (b) => b.nonce,
   apply(ctx, tx) {
     poolWithdraw(ctx, tx.body.owner, tx.body.shares);

@@ -28,7 +28,7 @@ export const sessionCreateOp: TxOp<SessionCreateBody> = {
   shape: sessionCreateShape,
   verify: (tx, chainId) => {
     const b = tx.body;
-    return verifyTyped(chainId, 'SessionCreate', { sessionKey: b.sessionKey, expiresAt: b.expiresAt, nonce: b.nonce }, b.signature, b.signer);
+    return verifyTyped(chainId, 'SessionCreate', { sessionKey: b.sessionKey, expiresAt: b.expiresAt, nonce: b.nonce }, b.signature, b.signer, b.options);
   },
   nonce: (b) => b.nonce,
   apply(ctx, tx) {
@@ -59,7 +59,7 @@ export const sessionCreateOp: TxOp<SessionCreateBody> = {
 };
 
 export const sessionRevokeOp: TxOp<SessionRevokeBody> = {
-  verify: (tx, chainId) => verifyTyped(chainId, 'SessionRevoke', { owner: tx.body.owner, nonce: tx.body.nonce }, tx.body.signature, tx.body.signer),
+  verify: (tx, chainId) => verifyTyped(chainId, 'SessionRevoke', { owner: tx.body.owner, nonce: tx.body.nonce }, tx.body.signature, tx.body.signer, tx.body.options),
   nonce: (b) => b.nonce,
   apply(ctx, tx) {
     const { owner } = tx.body;

@@ -20,7 +20,7 @@ export const withdrawOp: TxOp<WithdrawBody> = {
     }
   },
   verify: (tx, chainId) =>
-    verifyTyped(chainId, 'Withdraw', { owner: tx.body.owner, amount: tx.body.amount, destination: tx.body.destination, nonce: tx.body.nonce }, tx.body.signature, tx.body.signer),
+    verifyTyped(chainId, 'Withdraw', { owner: tx.body.owner, amount: tx.body.amount, destination: tx.body.destination, nonce: tx.body.nonce }, tx.body.signature, tx.body.signer, tx.body.options),
   nonce: (b) => b.nonce,
   apply(ctx, tx) {
     const { state, params } = ctx;

@@ -1,0 +1,91 @@
+/**
+ * Execution rules of the timer kinds (issue 24, decisions 90–91): ScheduleCancel (the
+ * dead-man switch, src/state/scheduled-cancels.ts), TwapPlace and TwapCancel (TWAP
+ * orders, src/state/twap.ts). Exchange REST signatures: the trader signs the packed
+ * digest of src/crypto/timer-digest.ts as an EIP-191 message. Only `expiresAfter` is
+ * accepted as an option.
+ */
+import type { ScheduleCancelBody, TwapCancelBody, TwapPlaceBody } from '../../codec/txs/timers';
+import { restSigningHash } from '../../crypto/exchange-digest';
+import { verifySigner } from '../../crypto/secp256k1';
+import { scheduleCancelDigest, twapCancelDigest, twapPlaceDigest } from '../../crypto/timer-digest';
+import type { Address } from '../../util/bytes';
+import { parseDecimal } from '../../util/decimal';
+import { SIZE_DECIMALS } from '../../util/fixed';
+import type { TxOp } from '../context';
+import { badRequest, unauthorized } from '../errors';
+import { scheduleCancel } from '../scheduled-cancels';
+import { cancelTwap, placeTwap, TWAP_MAX_MINUTES, TWAP_MIN_MINUTES } from '../twap';
+import { requireExpiryOnly } from './expiry-option';
+
+const SYMBOL_RE = /^[A-Z0-9]{1,12}$/;
+const TWAP_ID_RE = /^[1-9][0-9]{0,17}$/;
+const MAX_TIME_MS = BigInt(Number.MAX_SAFE_INTEGER);
+
+function restVerify(digest: Uint8Array, signature: Uint8Array, trader: Address): Address {
+  if (!verifySigner(restSigningHash(digest), signature, trader)) throw unauthorized(`signature: does not recover to trader ${trader}`);
+  return trader;
+}
+
+/** Shape of a ScheduleCancel (400): a block time in ms within the safe integers, or null. */
+export function scheduleCancelShape(b: Pick<ScheduleCancelBody, 'timeMs' | 'options'>): void {
+  if (b.timeMs !== null && (b.timeMs < 1n || b.timeMs > MAX_TIME_MS)) throw badRequest('INVALID_TIME', `time: must be null or a block time in ms from 1 to ${MAX_TIME_MS}`);
+  requireExpiryOnly(b.options, 'ScheduleCancel');
+}
+
+export const scheduleCancelOp: TxOp<ScheduleCancelBody> = {
+  shape: scheduleCancelShape,
+  verify: (tx) => restVerify(scheduleCancelDigest(tx.body.timeMs, tx.body.nonce, tx.body.options), tx.body.signature, tx.body.trader),
+  nonce: (b) => b.nonce,
+  options: (b) => b.options,
+  apply(ctx, tx) {
+    scheduleCancel(ctx, tx.body.trader, tx.body.timeMs);
+  },
+};
+
+export interface ParsedTwap {
+  side: 0 | 1;
+  size: bigint;
+}
+
+/** Shape of a TwapPlace (400 naming the field). */
+export function parseTwap(b: Pick<TwapPlaceBody, 'symbol' | 'side' | 'amount' | 'minutes' | 'options'>): ParsedTwap {
+  if (!SYMBOL_RE.test(b.symbol)) throw badRequest('INVALID_SYMBOL', 'symbol: must be an upper-case pair symbol such as ETH');
+  if (b.side !== 'buy' && b.side !== 'sell') throw badRequest('INVALID_SIDE', 'side: must be "buy" or "sell"');
+  const size = parseDecimal(b.amount, SIZE_DECIMALS);
+  if (size === null || size === 0n) throw badRequest('INVALID_AMOUNT', 'amount: must be a positive decimal string with at most 18 decimals');
+  if (!Number.isInteger(b.minutes) || b.minutes < TWAP_MIN_MINUTES || b.minutes > TWAP_MAX_MINUTES) {
+    throw badRequest('INVALID_TWAP', `minutes: must be a whole number of minutes from ${TWAP_MIN_MINUTES} to ${TWAP_MAX_MINUTES}`);
+  }
+  requireExpiryOnly(b.options, 'TwapPlace');
+  return { side: b.side === 'buy' ? 0 : 1, size };
+}
+
+export const twapPlaceOp: TxOp<TwapPlaceBody> = {
+  shape: (b) => void parseTwap(b),
+  verify: (tx) => restVerify(twapPlaceDigest(tx.body), tx.body.signature, tx.body.trader),
+  nonce: (b) => b.nonce,
+  options: (b) => b.options,
+  apply(ctx, tx) {
+    const b = tx.body;
+    const { side, size } = parseTwap(b);
+    const pairId = ctx.state.symbolToPair.get(b.symbol);
+    if (pairId === undefined) throw badRequest('UNKNOWN_PAIR', `symbol: no pair ${b.symbol}`);
+    placeTwap(ctx, { owner: b.trader, pairId, side, size, minutes: b.minutes, randomize: b.randomize });
+  },
+};
+
+export function twapCancelShape(b: Pick<TwapCancelBody, 'twapId' | 'options'>): void {
+  if (!TWAP_ID_RE.test(b.twapId)) throw badRequest('INVALID_TWAP', 'twapId: must be a decimal TWAP id');
+  requireExpiryOnly(b.options, 'TwapCancel');
+}
+
+export const twapCancelOp: TxOp<TwapCancelBody> = {
+  shape: twapCancelShape,
+  verify: (tx) => restVerify(twapCancelDigest(tx.body.twapId, tx.body.nonce, tx.body.options), tx.body.signature, tx.body.trader),
+  nonce: (b) => b.nonce,
+  options: (b) => b.options,
+  apply(ctx, tx) {
+    cancelTwap(ctx, tx.body.trader, tx.body.twapId);
+  },
+};
