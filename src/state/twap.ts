@@ -149,8 +149,8 @@ export function endBlockTwaps(ctx: ExecContext): void {
     else {
       const checkpoint = state.journal.checkpoint();
       const events: ChainEvent[] = [];
-      // `tif` is part A's OrderInput field (design: slices are IOC); a market order never rests either way.
-      const order: OrderInput & { tif?: 'Ioc' } = {
+      // A slice is immediate-or-cancel: its unfilled rest never rests (decision 91).
+      const order: OrderInput = {
         owner: rec.owner, signer: rec.owner, pairId: rec.pairId, side: rec.side, orderType: 0,
         price: sliceWorstPrice(rec.side, mark.price, pair.tickSize), size, leverage: 1, isAgent: false, tif: 'Ioc',
       };
