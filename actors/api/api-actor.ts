@@ -45,6 +45,7 @@ import { BridgeClient } from '../../src/bridge/evm';
 import type { NodeApi } from '../../src/api/node-api';
 import type { ActorBehavior } from '../actor';
 import type { PoolEntry } from '../mempool/messages';
+import { pendingDuplicate } from '../mempool/pool';
 import type { ApiMsg } from './messages';
 import { CodecError } from '../../src/codec/binary';
 
@@ -70,7 +71,7 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       throw err;
     }
     const hashHex = bytesToHex(tx.hash);
-    if (waiters.has(hashHex)) throw new TxError(409, 'DUPLICATE_TX', `transaction ${hashHex} is already pending`);
+    if (waiters.has(hashHex)) throw pendingDuplicate(tx, hashHex, signer);
     // Register before submitting, so a commit can never slip between the two.
     const final = new Promise<FinalTx>((resolve, reject) => {
       const timer = setTimeout(() => {

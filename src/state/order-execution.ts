@@ -52,12 +52,12 @@ export function pairOrThrow(state: State, pairId: number): PairParams {
   return pair;
 }
 
-/** Checks that need only the pair's parameters (400). */
-export function validateOrder(pair: PairParams, o: Pick<OrderInput, 'orderType' | 'price' | 'size' | 'leverage' | 'side'>): void {
+/** Checks that need only the pair's parameters (400). `sizeField`: the size's name on the wire (native routes: `size`). */
+export function validateOrder(pair: PairParams, o: Pick<OrderInput, 'orderType' | 'price' | 'size' | 'leverage' | 'side'>, sizeField = 'amount'): void {
   if (o.side !== 0 && o.side !== 1) throw badRequest('INVALID_SIDE', 'side: must be buy or sell');
-  if (o.size <= 0n) throw badRequest('INVALID_AMOUNT', 'amount: must be positive');
-  if (o.size % pair.lotSize !== 0n) throw badRequest('INVALID_AMOUNT', `amount: must be a multiple of the lot size ${pair.lotSize} (×1e-18)`);
-  if (o.size < pair.minSize) throw badRequest('INVALID_AMOUNT', `amount: below the minimum size ${pair.minSize} (×1e-18)`);
+  if (o.size <= 0n) throw badRequest('INVALID_AMOUNT', `${sizeField}: must be positive`);
+  if (o.size % pair.lotSize !== 0n) throw badRequest('INVALID_AMOUNT', `${sizeField}: must be a multiple of the lot size ${pair.lotSize} (×1e-18)`);
+  if (o.size < pair.minSize) throw badRequest('INVALID_AMOUNT', `${sizeField}: below the minimum size ${pair.minSize} (×1e-18)`);
   if (o.orderType === 1 && o.price <= 0n) throw badRequest('INVALID_PRICE', 'price: a limit order needs a positive price');
   if (o.price < 0n || (o.price > 0n && o.price % pair.tickSize !== 0n)) {
     throw badRequest('INVALID_PRICE', `price: must be a multiple of the tick size ${pair.tickSize} (×1e-6)`);

@@ -6,8 +6,9 @@
 import { verifyTyped } from './signature-checks';
 import type { NativeCancelBody, NativePlaceBody } from '../../codec/txs/orders';
 import type { TxOp } from '../context';
+import { requireAgentMayOrder } from '../agents';
 import { badRequest } from '../errors';
-import { cancelOrder, placeOrder } from '../order-execution';
+import { cancelOrder, placeOrder, validateOrder } from '../order-execution';
 
 /*
  * Who may sign a native order or cancel is the `trader` signer rule (src/state/sessions.ts,
@@ -22,6 +23,11 @@ export const nativePlaceOp: TxOp<NativePlaceBody> = {
     if (b.orderType > 1) throw badRequest('INVALID_TYPE', 'order_type: must be Market or Limit');
     if (b.size === 0n) throw badRequest('INVALID_AMOUNT', 'size: must be positive');
   },
+  bounds(state, b) {
+    const pair = state.pairs.get(String(b.pairId));
+    if (!pair) throw badRequest('UNKNOWN_PAIR', `pair_id: no pair ${b.pairId}`);
+    validateOrder(pair, { side: b.side as 0 | 1, orderType: b.orderType as 0 | 1, price: b.price, size: b.size, leverage: b.leverage }, 'size');
+  },
   verify(tx, chainId) {
     const b = tx.body;
     const message = {
@@ -31,6 +37,9 @@ export const nativePlaceOp: TxOp<NativePlaceBody> = {
     return verifyTyped(chainId, 'PlaceOrder', message, b.signature, b.signer);
   },
   nonce: (b) => b.nonce,
+  authorize(state, b, signer) {
+    if (signer !== b.owner) requireAgentMayOrder(state, b.owner);
+  },
   apply(ctx, tx, signer) {
     const b = tx.body;
     placeOrder(ctx, {

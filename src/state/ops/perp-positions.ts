@@ -21,6 +21,7 @@ import type { Address } from '../../util/bytes';
 import { parseDecimal } from '../../util/decimal';
 import type { TxOp } from '../context';
 import { badRequest } from '../errors';
+import { requireAgentMayOrder } from '../agents';
 import { closePosition, openPosition, setTpsl } from '../perps/engine';
 
 const POSITION_ID_RE = /^[1-9][0-9]{0,15}$/;
@@ -74,6 +75,10 @@ export const perpOpenOp: TxOp<PerpOpenBody> = {
   },
   verify: (tx) => verifyPersonal(perpOpenMessage(tx.body), tx.body.signature, tx.body.signer),
   nonce: (b) => b.nonce,
+  authorize(state, b, signer) {
+    const owner = walletOwner(b.wallet);
+    if (signer !== owner) requireAgentMayOrder(state, owner);
+  },
   apply(ctx, tx, signer) {
     const b = tx.body;
     const owner = walletOwner(b.wallet);

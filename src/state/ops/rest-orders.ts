@@ -12,7 +12,7 @@ import { parseDecimal } from '../../util/decimal';
 import { PRICE_DECIMALS, price6, SIZE_DECIMALS, size18, type Price6, type Size18 } from '../../util/fixed';
 import type { ExecContext, TxOp } from '../context';
 import { badRequest, TxError, unauthorized } from '../errors';
-import { cancelAll, cancelOrder, placeOrder, type OrderInput } from '../order-execution';
+import { cancelAll, cancelOrder, pairOrThrow, placeOrder, validateOrder, type OrderInput } from '../order-execution';
 
 const SYMBOL_RE = /^[A-Z0-9]{1,12}$/;
 const ORDER_ID_RE = /^[1-9][0-9]{0,17}$/;
@@ -84,6 +84,12 @@ function restInput(ctx: ExecContext, trader: Address, p: ParsedRestOrder, field 
 
 export const restOrderOp: TxOp<RestOrderBody> = {
   shape: (b) => void parsedSingle(b),
+  bounds(state, b) {
+    const p = parsedSingle(b);
+    const pairId = state.symbolToPair.get(p.symbol);
+    if (pairId === undefined) throw badRequest('UNKNOWN_PAIR', `symbol: no pair ${p.symbol}`);
+    validateOrder(pairOrThrow(state, pairId), { ...p, leverage: 1 });
+  },
   verify: (tx) => restVerify(placeOrderDigest({ ...tx.body, nonce: tx.body.nonce }), tx.body.signature, tx.body.trader),
   nonce: (b) => b.nonce,
   apply(ctx, tx) {
