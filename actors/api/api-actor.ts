@@ -209,6 +209,12 @@ function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexA
       const validator = address === undefined ? null : { address, status: validatorRecord(chain.state, address)?.status ?? ('observer' as const) };
       return { syncing: consensus?.syncing ?? false, sync, validator, p2p: n.p2pInfo?.() ?? null, consensus: consensus ?? null, actors: n.actorStats() };
     },
+    syncProgress() {
+      const consensus = n.consensusInfo?.();
+      if (!consensus?.syncing) return null;
+      const currentBlock = n.chain().height;
+      return { startingBlock: consensus.syncStartHeight, currentBlock, highestBlock: Math.max(currentBlock, consensus.syncTarget) };
+    },
     p2pAddresses() {
       const info = n.p2pInfo?.();
       return info ? { peerId: info.peerId, listen: info.listen } : null;
