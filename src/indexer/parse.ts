@@ -95,6 +95,7 @@ function tradeExecuted(e: TradeExecutedEvent): TradeExecutedEvent {
     makerOrderId: checked(e.makerOrderId, 'makerOrderId', isOrderId),
     takerOrderId: checked(e.takerOrderId, 'takerOrderId', isOrderId),
     takerFee: checked(e.takerFee, 'takerFee', isBig),
+    ...(e.makerFee !== undefined ? { makerFee: checked(e.makerFee, 'makerFee', isBig) } : {}),
   };
 }
 

@@ -313,7 +313,7 @@ export class BlockStager {
         txHash,
         time,
         orderId: takes ? ev.takerOrderId : ev.makerOrderId,
-        fee: takes ? ev.takerFee : 0n,
+        fee: takes ? ev.takerFee : (ev.makerFee ?? 0n),
       };
       st.puts.push({ type: 'put', key: key(IndexBucket.Fill, addressBytes(address), pos, Uint8Array.of(side)), value: FILL.encode(rec) });
     };

@@ -16,7 +16,7 @@ import type { ExecContext } from './context';
 import { badRequest, forbidden, rejected, TxError } from './errors';
 import type { CancelReason, OrderStatus } from './events';
 import type { OpenOrder, Position } from './records';
-import { notional, orderLock, settleFill, takerFee } from './settlement';
+import { makerFee, notional, restingLock, settleFill, takerFee } from './settlement';
 import { requireAgentOrder } from './agents';
 import { requireSpot } from './pair-markets';
 import { InvariantError } from './state';
@@ -112,7 +112,7 @@ export function placeOrder(ctx: ExecContext, o: OrderInput): OrderOutcome {
     fees += fee;
   }
   const rest = isLimit ? o.size - sim.filled : 0n;
-  const lock = rest > 0n ? orderLock(o.price, rest, o.leverage) : 0n;
+  const lock = rest > 0n ? restingLock(o.price, rest, o.leverage, params.fees.makerFeeBps) : 0n;
   if (wallet.free - lock < 0n) {
     throw rejected('INSUFFICIENT_BALANCE', `free balance ${account.usdcFree} is short of the ${account.usdcFree - (wallet.free - lock)} USDC units this order needs`);
   }
@@ -145,14 +145,16 @@ export function placeOrder(ctx: ExecContext, o: OrderInput): OrderOutcome {
       state.accounts.set(params.feeAccount, { ...fa, usdcFree: fa.usdcFree + fees });
     }
     for (const f of result.fills) {
-      settleMaker(ctx, f.makerId, f.price, f.size, f.makerRemaining);
       const usdc = notional(f.price, f.size);
+      const mFee = makerFee(usdc, params.fees.makerFeeBps);
+      settleMaker(ctx, f.makerId, f.price, f.size, f.makerRemaining, mFee);
       const buyerIsTaker = o.side === 0;
       ctx.emit({
         type: 'TradeExecuted', pairId: o.pairId, symbol: pair.symbol, price: f.price, size: f.size, usdc,
         buyer: buyerIsTaker ? o.owner : f.maker, seller: buyerIsTaker ? f.maker : o.owner,
         buyerIsAgent: buyerIsTaker ? o.isAgent : f.makerIsAgent, sellerIsAgent: buyerIsTaker ? f.makerIsAgent : o.isAgent,
         takerSide: o.side, makerOrderId: String(f.makerId), takerOrderId: String(orderId), takerFee: takerFee(usdc, params.fees.takerFeeBps),
+        ...(mFee > 0n ? { makerFee: mFee } : {}),
       });
     }
     let status: OrderStatus;
@@ -174,8 +176,8 @@ export function placeOrder(ctx: ExecContext, o: OrderInput): OrderOutcome {
   }
 }
 
-/** A maker's side of a fill: its lock pays its opening margin; closing realizes PnL. */
-function settleMaker(ctx: ExecContext, makerId: bigint, price: Price6, size: Size18, makerRemaining: Size18): void {
+/** A maker's side of a fill: its lock pays its opening margin and its maker fee (to the fee account); closing realizes PnL. */
+function settleMaker(ctx: ExecContext, makerId: bigint, price: Price6, size: Size18, makerRemaining: Size18, fee: Usdc6): void {
   const { state } = ctx;
   const key = String(makerId);
   const order = state.orders.get(key);
@@ -190,9 +192,14 @@ function settleMaker(ctx: ExecContext, makerId: bigint, price: Price6, size: Siz
     order.leverage,
     'maker',
   );
-  state.accounts.set(order.owner, { ...acc, usdcFree: s.wallet.free, usdcLocked: acc.usdcLocked - release, usdcInPositions: s.wallet.inPositions });
+  const free = s.wallet.free - fee;
+  state.accounts.set(order.owner, { ...acc, usdcFree: free, usdcLocked: acc.usdcLocked - release, usdcInPositions: s.wallet.inPositions });
+  if (fee > 0n) {
+    const fa = state.account(ctx.params.feeAccount);
+    state.accounts.set(ctx.params.feeAccount, { ...fa, usdcFree: fa.usdcFree + fee });
+  }
   writePosition(state, order.owner, order.pairId, s.position);
-  if (s.wallet.free < 0n) ctx.emit({ type: 'BadDebt', owner: order.owner, pairId: order.pairId, usdc: -s.wallet.free });
+  if (free < 0n) ctx.emit({ type: 'BadDebt', owner: order.owner, pairId: order.pairId, usdc: -free });
   const filled = order.size - makerRemaining;
   if (makerRemaining === 0n) state.orders.delete(key);
   else state.orders.set(key, { ...order, remaining: makerRemaining, locked: order.locked - release });
