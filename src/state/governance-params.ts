@@ -38,15 +38,8 @@ interface ParamRule {
 }
 
 const RULES: Readonly<Record<GovParam, ParamRule>> = {
-  // The genesis rule, kept by every change (decision 103): 0 ≤ maker ≤ taker, no rebates.
-  [GovParam.MakerFeeBps]: {
-    section: 'fees', field: 'makerFeeBps', min: 0n, max: BPS,
-    relation: (p) => (p.fees.makerFeeBps > p.fees.takerFeeBps ? `must be at most fees.takerFeeBps (${p.fees.takerFeeBps})` : undefined),
-  },
-  [GovParam.TakerFeeBps]: {
-    section: 'fees', field: 'takerFeeBps', min: 0n, max: BPS,
-    relation: (p) => (p.fees.takerFeeBps < p.fees.makerFeeBps ? `must be at least fees.makerFeeBps (${p.fees.makerFeeBps})` : undefined),
-  },
+  [GovParam.MakerFeeBps]: { section: 'fees', field: 'makerFeeBps', min: 0n, max: BPS },
+  [GovParam.TakerFeeBps]: { section: 'fees', field: 'takerFeeBps', min: 0n, max: BPS },
   [GovParam.WithdrawalFeeUsdc]: { section: 'fees', field: 'withdrawalFeeUsdc', min: 0n, max: 2n ** 128n - 1n, big: true },
   [GovParam.MinWithdrawalUsdc]: { section: 'fees', field: 'minWithdrawalUsdc', min: 0n, max: 2n ** 128n - 1n, big: true },
   [GovParam.MaxSessionDurationMs]: { section: 'limits', field: 'maxSessionDurationMs', min: 1n, max: MAX_SAFE },

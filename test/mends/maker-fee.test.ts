@@ -3,16 +3,13 @@
  * as every fee parameter is (decision 103). A resting order locks its maker fee with its
  * margin; each fill pays it to the fee account; the TradeExecuted event carries it
  * (absent when 0, so a chain with makerFeeBps 0 executes to the same bytes as before).
- * The genesis refuses a negative maker fee (no rebates) and one above the taker fee, and
- * governance keeps that relation.
+ * The genesis refuses a negative maker fee (no rebates) and one above the taker fee.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trimValidators } from '../../src/cli/devnet';
-import { GovParam } from '../../src/codec/txs/governance';
 import { parseGenesis } from '../../src/genesis/load';
-import { paramShape } from '../../src/state/governance-params';
 import type { TradeExecutedEvent } from '../../src/state/events';
 import { notional } from '../../src/state/settlement';
 import { ROOT } from '../helpers/devnet';
@@ -30,21 +27,6 @@ describe('genesis fees.makerFeeBps', () => {
     expect(() => parseGenesis(withFees({ makerFeeBps: -1 }))).toThrow(/fees\.makerFeeBps/);
     expect(() => parseGenesis(withFees({ makerFeeBps: 4, takerFeeBps: 3 }))).toThrow(/fees\.makerFeeBps/);
     expect(parseGenesis(withFees({ makerFeeBps: 2, takerFeeBps: 3 })).fees.makerFeeBps).toBe(2);
-  });
-});
-
-describe('governance keeps the genesis rule', () => {
-  it('SetParam refuses a maker fee above the taker fee, and a taker fee below the maker fee', async () => {
-    const h = await Harness.open(false, trimValidators(parseGenesis(withFees({ makerFeeBps: 2, takerFeeBps: 3 })), 1));
-    try {
-      const params = h.state.params();
-      expect(() => paramShape(params, GovParam.MakerFeeBps, 4n)).toThrow(/fees\.makerFeeBps must be at most fees\.takerFeeBps \(3\)/);
-      expect(() => paramShape(params, GovParam.TakerFeeBps, 1n)).toThrow(/fees\.takerFeeBps must be at least fees\.makerFeeBps \(2\)/);
-      expect(() => paramShape(params, GovParam.MakerFeeBps, 3n)).not.toThrow();
-      expect(() => paramShape(params, GovParam.TakerFeeBps, 2n)).not.toThrow();
-    } finally {
-      await h.close();
-    }
   });
 });
 
