@@ -47,6 +47,7 @@ import { BridgeClient } from '../../src/bridge/evm';
 import type { NodeApi } from '../../src/api/node-api';
 import type { ActorBehavior } from '../actor';
 import type { PoolEntry } from '../mempool/messages';
+import { pendingDuplicate } from '../mempool/pool';
 import type { ApiMsg } from './messages';
 import { CodecError } from '../../src/codec/binary';
 
@@ -72,7 +73,7 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       throw err;
     }
     const hashHex = bytesToHex(tx.hash);
-    if (waiters.has(hashHex)) throw new TxError(409, 'DUPLICATE_TX', `transaction ${hashHex} is already pending`);
+    if (waiters.has(hashHex)) throw pendingDuplicate(tx, hashHex, signer);
     // Register before submitting, so a commit can never slip between the two.
     const final = new Promise<FinalTx>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -211,6 +212,12 @@ function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexA
       };
       const validator = address === undefined ? null : { address, status: validatorRecord(chain.state, address)?.status ?? ('observer' as const) };
       return { syncing: consensus?.syncing ?? false, sync, validator, p2p: n.p2pInfo?.() ?? null, consensus: consensus ?? null, actors: n.actorStats() };
+    },
+    syncProgress() {
+      const consensus = n.consensusInfo?.();
+      if (!consensus?.syncing) return null;
+      const currentBlock = n.chain().height;
+      return { startingBlock: consensus.syncStartHeight, currentBlock, highestBlock: Math.max(currentBlock, consensus.syncTarget) };
     },
     p2pAddresses() {
       const info = n.p2pInfo?.();

@@ -85,6 +85,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
   /** The highest head a sync answer showed (see syncTarget). */
   let peerHeadSeen = 0;
   let syncBlocksPerSecond = 0;
+  let syncStartHeight = 0;
   /** Peers block sync passes over for a while: liars, and peers that did not answer (local policy, wall time). */
   const syncPeers = new SyncPeers();
   let aheadClaims: AheadClaims;
@@ -122,6 +123,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     messagesAheadIgnored,
     syncTarget: Math.max(node().chain().height, peerHeadSeen, (core?.height ?? 1) - 1, aheadClaims ? aheadClaims.shown() - 1 : 0),
     syncBlocksPerSecond,
+    syncStartHeight,
     evidence: [...evidence.values()],
     counters: { ...(core?.counters ?? {}) } as unknown as Record<string, number>,
     proposalsUntimely,
@@ -312,6 +314,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     let moved = false;
     const startedAt = performance.now();
     const heightBefore = n.chain().height;
+    syncStartHeight = heightBefore;
     try {
       for (;;) {
         const chain = n.chain();

@@ -44,6 +44,8 @@ export interface ConsensusInfo {
   messagesAheadIgnored: number;
   /** The highest head peers have shown: sync answers' heads and the heights validators with more than a third of the power reached. */
   syncTarget: number;
+  /** The head when the current (or last) block sync began (eth_syncing's startingBlock). */
+  syncStartHeight: number;
   /** Blocks applied per second by the last block sync that applied any (0 before one). */
   syncBlocksPerSecond: number;
   evidence: EvidenceRecord[];

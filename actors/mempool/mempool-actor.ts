@@ -1,7 +1,7 @@
 /** The mempool concern: admits checked transactions, hands batches to the proposer, forgets committed ones. */
 import type { NodeContext } from '../../src/node/context';
 import type { ActorBehavior } from '../actor';
-import { TxPool } from './pool';
+import { PendingDuplicate, TxPool } from './pool';
 import type { GossipTally, MempoolMsg } from './messages';
 import { TxError } from '../../src/state/errors';
 
@@ -37,7 +37,7 @@ export function mempoolBehavior(node: () => NodeContext, holder: { pool?: TxPool
               tally.added++;
             } catch (err) {
               const status = err instanceof TxError ? err.status : 500;
-              if (err instanceof TxError && err.code === 'DUPLICATE_TX') tally.duplicate++;
+              if (err instanceof PendingDuplicate) tally.duplicate++;
               else if (status === 400 || status === 401) tally.invalid++;
               else tally.refused++;
             }

@@ -16,6 +16,27 @@ import { bytesToHex, type Address } from '../../src/util/bytes';
 import { CodecError } from '../../src/codec/binary';
 import type { PoolEntry } from './messages';
 
+/**
+ * The refusal of a transaction already pending (the same bytes again: the same hash).
+ * A signed operation with a nonce answers 409 NONCE_USED, as any other reuse of its
+ * nonce does, whatever the timing (issue 24; decision 101): the client's retry logic
+ * sees one code for "this nonce is spent or spending". A kind without an operation nonce
+ * (the faucet, node-signed kinds) answers 409 DUPLICATE_TX. Either way it is a duplicate
+ * (`duplicate`), which gossip tallies apart from a refusal.
+ */
+export class PendingDuplicate extends TxError {
+  readonly duplicate = true;
+}
+
+export function pendingDuplicate(tx: Tx, hashHex: string, signer?: Address): PendingDuplicate {
+  const op = opFor(tx.kind);
+  if (op.nonce) {
+    const of = signer ? ` of ${signer}` : '';
+    return new PendingDuplicate(409, 'NONCE_USED', `nonce ${op.nonce(tx.body)}${of} was already used or is pending (transaction ${hashHex} is pending)`);
+  }
+  return new PendingDuplicate(409, 'DUPLICATE_TX', `transaction ${hashHex} is already pending`);
+}
+
 export interface PoolLimits {
   maxTxs: number;
   maxBytes: number;
@@ -63,7 +84,8 @@ export class TxPool {
   /** `preverified`: the signer, when this node's own API verified the signature already. */
   add(tx: Tx, preverified?: Address): PoolEntry {
     const hashHex = bytesToHex(tx.hash);
-    if (this.byHash.has(hashHex)) throw new TxError(409, 'DUPLICATE_TX', `transaction ${hashHex} is already pending`);
+    const pending = this.byHash.get(hashHex);
+    if (pending) throw pendingDuplicate(tx, hashHex, pending.signer);
     const state = this.state();
     const params = state.params();
     try {
@@ -73,8 +95,10 @@ export class TxPool {
       }
       const op = opFor(tx.kind);
       op.shape?.(tx.body, params);
+      op.bounds?.(state, tx.body);
       const signer = preverified ?? op.verify(tx, params.chainId);
       op.check?.(tx.body, params, signer);
+      op.authorize?.(state, tx.body, signer, state.head().timestampMs);
       op.admit?.(state, tx.body, signer);
       // An action already past its expiresAfter at the head's time can only fail in a
       // block (block times only grow): refused here, 422 ACTION_EXPIRED (decision 90).

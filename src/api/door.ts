@@ -3,7 +3,7 @@
  * asks the operation (src/state/ops: `opFor(kind)`) whether it may pass, with the very
  * functions execution runs on it (src/state/apply.ts), in the order of contract
  * [D-envelope-order]:
- *   shape (400) → signature (401) → who may sign (403)
+ *   shape and bounds (400) → signature (401) → who may sign (403)
  * so that each rule exists once, in its operation. The route keeps only what has no
  * operation counterpart yet (an unknown pair or order named in the request, answered
  * 400/404 from the state before the transaction is submitted); the nonce (409) is the
@@ -27,9 +27,9 @@ import type { SessionCreateBody, SessionRevokeBody, SetAgentCapsBody, SetAgentMo
 import type { WithdrawBody } from '../codec/txs/withdraw';
 import type { SubAccountCreateBody, SubAccountTransferBody } from '../codec/txs/subaccounts';
 import type { ScheduleCancelBody, TwapCancelBody, TwapPlaceBody } from '../codec/txs/timers';
-import { forbidden, TxError } from '../state/errors';
+import { TxError } from '../state/errors';
 import { opFor } from '../state/ops';
-import { activeSession, signerRule, traderRefusal, traderRefusalMessage } from '../state/sessions';
+import { activeSession } from '../state/sessions';
 import type { State } from '../state/state';
 import type { Address } from '../util/bytes';
 import { parseSignatureField } from './common';
@@ -107,6 +107,7 @@ export function admitAtDoor<K extends DoorKind>(state: State, kind: K, req: Door
   const op = opFor(kind);
   const unsigned = req.body(NO_SIGNATURE, req.signers[0]);
   op.shape?.(unsigned, params);
+  op.bounds?.(state, unsigned);
   req.routeRules?.(unsigned);
   const signature = req.signature instanceof Uint8Array ? req.signature : parseSignatureField(req.signature);
   let refused: TxError | undefined;
@@ -121,12 +122,8 @@ export function admitAtDoor<K extends DoorKind>(state: State, kind: K, req: Door
       continue;
     }
     op.check?.(tx.body, params, signer);
-    const rule = signerRule(kind);
-    if (rule.who === 'trader') {
-      const owner = rule.owner(tx.body);
-      const code = traderRefusal(state, owner, signer, state.head().timestampMs);
-      if (code) throw forbidden(code, traderRefusalMessage(code, owner, signer));
-    }
+    // Who may act at the head's time: the signer rule and the kind's own (src/state/sessions.ts withSignerRule).
+    op.authorize?.(state, tx.body, signer, state.head().timestampMs);
     return { tx, signer };
   }
   throw refused!;

@@ -51,6 +51,13 @@ export type IndexReader = Pick<
   'indexedHeight' | 'trades' | 'fills' | 'candles' | 'orders' | 'tradesPage' | 'fillsPage' | 'candlesPage' | 'ordersPage' | 'order' | 'orderCount' | 'leaderboard' | 'stats' | 'agents' | 'agent'
 >;
 
+/** Heights of a block sync under way (eth_syncing). */
+export interface SyncProgress {
+  startingBlock: number;
+  currentBlock: number;
+  highestBlock: number;
+}
+
 /** What /status shows beside the head: sync, the p2p transport, consensus and each actor's counters. */
 export interface NodeStatus {
   /** Catching up by block sync (false on a node without BFT consensus). */
@@ -98,6 +105,12 @@ export interface NodeApi {
   /** Admits a transaction to the mempool without waiting for finality (eth_sendRawTransaction). */
   submit(tx: Tx): Promise<void>;
   status(): NodeStatus;
+  /**
+   * Block sync's progress while the node syncs, in Ethereum's eth_syncing terms: the head
+   * when this sync began, the head now, the highest head peers have shown; null when it
+   * is not syncing (a node without BFT consensus never is).
+   */
+  syncProgress(): SyncProgress | null;
   /** This node's libp2p identity and listen addresses (as libp2p reports them); null without p2p. */
   p2pAddresses(): { peerId: string; listen: string[] } | null;
   /** Connected peers, their announced listen addresses and last probed heads; [] without p2p (decision 79). */

@@ -28,7 +28,7 @@ import { Node } from '../node/node';
 import { bytesToHex, hexToBytes } from '../util/bytes';
 import { createLogger } from '../util/log';
 import { NODE_VERSION } from '../util/version';
-import { bridgeConfig, exitWithNode, serviceConfig } from './node-run';
+import { bridgeConfig, exitWithNode, serviceConfig, SESSION_HOST_FLAG } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
 import { BRIDGE_PORT_DEFAULT, bridgeDevnetLine, DEVNET_DISPUTE_PERIOD_SEC, startBridgeDevnet, type BridgeDevnet } from './bridge-devnet';
 import { startSyncProgress } from './sync-progress';
@@ -44,7 +44,8 @@ const START_FLAGS = {
   'data-dir': { type: 'string', help: 'data folder (default data/<network>-<N>v, one validator-<i> folder per validator)' },
   host: { type: 'string', default: '127.0.0.1', help: 'REST/JSON-RPC host (loopback unless you opt in)' },
   port: { type: 'int', default: 8545, help: 'REST/JSON-RPC port (validator i of a local network: port + i - 1)' },
-  'session-port': { type: 'int', default: 9001, help: 'session and agent API port, 127.0.0.1 (validator i: + 10 × (i - 1); 0: any free port)' },
+  'session-host': SESSION_HOST_FLAG,
+  'session-port': { type: 'int', default: 9001, help: 'session and agent API port (validator i: + 10 × (i - 1); 0: any free port)' },
   'p2p-host': { type: 'string', default: '127.0.0.1', help: 'libp2p listen host' },
   'p2p-port': { type: 'int', help: "libp2p port (default: the genesis endpoint's port; a local network: 9000 + 10 × (i - 1); 0: free ports)" },
   bootstrap: { type: 'string', help: 'comma-separated multiaddrs (/ip4/…/tcp/…/p2p/…) of peers; default: the genesis endpoints' },

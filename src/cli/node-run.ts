@@ -13,10 +13,17 @@ import type { Node } from '../node/node';
 /** How long a write posted to the API waits for its block before it answers with a timeout. */
 const FINALITY_TIMEOUT_MS = 10_000;
 
-export function serviceConfig(f: { host: string; port: number; 'session-port': number; fsync: boolean }): Pick<NodeConfig, 'api' | 'sessionApi' | 'syncWrites' | 'mempool' | 'finalityTimeoutMs'> {
+/**
+ * `--session-host`: where the session-and-agent listener binds. Loopback by default (the
+ * contract's port 9001 on the validator's own machine); another host only when the
+ * operator names it (docs/operations.md).
+ */
+export const SESSION_HOST_FLAG = { type: 'string', default: '127.0.0.1', help: 'session and agent API host (loopback unless you opt in, e.g. 0.0.0.0)' } as const;
+
+export function serviceConfig(f: { host: string; port: number; 'session-host': string; 'session-port': number; fsync: boolean }): Pick<NodeConfig, 'api' | 'sessionApi' | 'syncWrites' | 'mempool' | 'finalityTimeoutMs'> {
   return {
     api: { host: f.host, port: f.port },
-    sessionApi: { host: '127.0.0.1', port: f['session-port'] },
+    sessionApi: { host: f['session-host'], port: f['session-port'] },
     syncWrites: f.fsync,
     mempool: { maxTxs: MEMPOOL_TXS_MAX_DEFAULT, maxBytes: MEMPOOL_BYTES_MAX_DEFAULT },
     finalityTimeoutMs: FINALITY_TIMEOUT_MS,

@@ -20,7 +20,7 @@ import { keyFilePath, readKeyFile, type NodeKeys } from '../node/keyfile';
 import { Node } from '../node/node';
 import { hexToBytes } from '../util/bytes';
 import { createLogger } from '../util/log';
-import { bridgeConfig, exitWithNode, serviceConfig } from './node-run';
+import { bridgeConfig, exitWithNode, serviceConfig, SESSION_HOST_FLAG } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
 import { resolveNetwork } from './init';
 import { startSyncProgress } from './sync-progress';
@@ -36,7 +36,8 @@ export const START_HOME_FLAGS = {
   bridge: { type: 'string', help: "the bridge deployment file (npm run bridge:deploy's): a validator watches and relays the bridge; any node names its RPC" },
   host: { type: 'string', default: '127.0.0.1', help: 'REST/JSON-RPC host (loopback unless you opt in)' },
   port: { type: 'int', default: 8545, help: 'REST/JSON-RPC port (0: any free port)' },
-  'session-port': { type: 'int', default: 9001, help: 'session and agent API port, 127.0.0.1 (0: any free port)' },
+  'session-host': SESSION_HOST_FLAG,
+  'session-port': { type: 'int', default: 9001, help: 'session and agent API port (0: any free port)' },
   'p2p-host': { type: 'string', default: '127.0.0.1', help: 'libp2p listen host' },
   'p2p-port': { type: 'int', default: 9000, help: 'libp2p port (0: any free port)' },
   'log-level': { type: 'string', default: 'info', help: 'trace|debug|info|warn|error|fatal|silent' },

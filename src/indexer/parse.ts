@@ -107,6 +107,7 @@ function tradeExecuted(e: TradeExecutedEvent): TradeExecutedEvent {
     takerFee: checked(e.takerFee, 'takerFee', isBig),
     ...cloidField(e.makerCloid, 'makerCloid'),
     ...cloidField(e.takerCloid, 'takerCloid'),
+    ...(e.makerFee !== undefined ? { makerFee: checked(e.makerFee, 'makerFee', isBig) } : {}),
   };
 }
 

@@ -317,7 +317,7 @@ export class BlockStager {
         txHash,
         time,
         orderId: takes ? ev.takerOrderId : ev.makerOrderId,
-        fee: takes ? ev.takerFee : 0n,
+        fee: takes ? ev.takerFee : (ev.makerFee ?? 0n),
       };
       const cloid = takes ? ev.takerCloid : ev.makerCloid;
       if (cloid !== undefined) rec.cloid = cloid;

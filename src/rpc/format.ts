@@ -18,6 +18,9 @@ const ZERO_BLOOM = `0x${'00'.repeat(256)}`;
 /** keccak256(rlp([])): the uncles hash of a block without uncles. */
 const EMPTY_UNCLES = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347';
 
+/** Ethereum timestamps are seconds; several ~22 ms blocks share one. */
+const blockSeconds = (timestampMs: number): string => q(Math.floor(timestampMs / 1000));
+
 export interface TxContext {
   block: Block;
   blockHash: string;
@@ -32,6 +35,8 @@ export function formatTransaction(tx: Tx, c: TxContext): Record<string, unknown>
     hash: bytesToHex(tx.hash),
     blockHash: c.blockHash,
     blockNumber: q(c.block.header.height),
+    // The execution API's TransactionInfo requires it: the block's timestamp, in seconds as the block's own.
+    blockTimestamp: blockSeconds(c.block.header.timestampMs),
     transactionIndex: q(c.index),
     chainId: q(c.chainId),
   };
@@ -134,8 +139,7 @@ export function formatBlock(i: BlockShapeInput): Record<string, unknown> {
     size: q(size),
     gasLimit: q(i.blockGasLimit),
     gasUsed: q(gasUsed),
-    // Ethereum timestamps are seconds; several ~22 ms blocks share one.
-    timestamp: q(Math.floor(h.timestampMs / 1000)),
+    timestamp: blockSeconds(h.timestampMs),
     transactions: i.full
       ? txs.map((t, idx) => formatTransaction(t, { block: i.block, blockHash: hash, index: idx, receipt: i.receipts[idx], chainId: i.chainId, gasPriceWei: i.gasPriceWei }))
       : txs.map((t) => bytesToHex(t.hash)),
@@ -151,6 +155,6 @@ export function formatGenesisBlock(genesisHash: string, timestampMs: number, sta
     number: '0x0', hash: genesisHash, parentHash: ZERO32, nonce: '0x0000000000000000', sha3Uncles: EMPTY_UNCLES, logsBloom: ZERO_BLOOM,
     transactionsRoot: ZERO32, stateRoot: bytesToHex(stateRoot), receiptsRoot: ZERO32, miner: '0x0000000000000000000000000000000000000000',
     difficulty: '0x0', totalDifficulty: '0x0', extraData: '0x', size: '0x0', gasLimit: q(blockGasLimit), gasUsed: '0x0',
-    timestamp: q(Math.floor(timestampMs / 1000)), transactions: [], uncles: [], baseFeePerGas: q(gasPriceWei), mixHash: ZERO32,
+    timestamp: blockSeconds(timestampMs), transactions: [], uncles: [], baseFeePerGas: q(gasPriceWei), mixHash: ZERO32,
   };
 }

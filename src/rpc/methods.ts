@@ -16,6 +16,7 @@ import { parseEthTransfer, TRANSFER_GAS } from '../state/eth-tx';
 import { hasSpot } from '../state/pair-markets';
 import { bytesToHex, hexToBytes, isAddress, isHex, toAddress, type Address } from '../util/bytes';
 import { AGENT_CAPS_ABI, AGENT_CAPS_PRECOMPILE, CLIENT_VERSION, JSONRPC_ERRORS, ORDERBOOK_ABI, ORDERBOOK_PRECOMPILE, PRECOMPILE_MAX_ORDERS } from './constants';
+import { METHOD_PARAMS, paramsRefusal } from './params';
 import { formatBlock, formatGenesisBlock, formatReceipt, formatTransaction, gasOf, q } from './format';
 
 export class RpcError extends Error {
@@ -32,7 +33,7 @@ export class RpcError extends Error {
  * What JSON-RPC needs of the node: the genesis, the chain at its head, and admission to
  * the mempool (`submit` throws TxError when refused; it does not wait for finality).
  */
-export type RpcContext = Pick<NodeApi, 'genesis' | 'chain' | 'submit'>;
+export type RpcContext = Pick<NodeApi, 'genesis' | 'chain' | 'submit' | 'syncProgress'>;
 
 const orderbookAbi = parseAbi(ORDERBOOK_ABI);
 const agentCapsAbi = parseAbi(AGENT_CAPS_ABI);
@@ -47,7 +48,6 @@ function param<T>(params: unknown[], i: number, check: (v: unknown) => v is T, w
   return v;
 }
 
-const isString = (v: unknown): v is string => typeof v === 'string';
 const isAddr = (v: unknown): v is string => isAddress(v);
 const isBool = (v: unknown): v is boolean => typeof v === 'boolean';
 const isHash = (v: unknown): v is string => isHex(v, 32);
@@ -157,7 +157,11 @@ export const METHODS: Record<string, Handler> = {
   eth_blockNumber: (ctx) => q(ctx.chain().height),
   eth_gasPrice: (ctx) => q(ctx.genesis.fees.gasPriceWei),
   eth_maxPriorityFeePerGas: () => '0x0',
-  eth_syncing: () => false,
+  // false, or while block sync runs Ethereum's object of quantities (execution-apis SyncingStatus).
+  eth_syncing: (ctx) => {
+    const p = ctx.syncProgress();
+    return p === null ? false : { startingBlock: q(p.startingBlock), currentBlock: q(p.currentBlock), highestBlock: q(p.highestBlock) };
+  },
   eth_accounts: () => [],
   eth_getBalance: (ctx, p) => {
     const addr = toAddress(param(p, 0, isAddr, 'an address'));
@@ -214,7 +218,7 @@ export const METHODS: Record<string, Handler> = {
     return h === undefined ? null : blockByHeight(ctx, h, param(p, 1, isBool, 'a boolean (full transactions)'));
   },
   eth_feeHistory: (ctx, p) => {
-    const count = Math.min(RPC_FEE_HISTORY_MAX_BLOCKS, Math.max(1, Number(typeof p[0] === 'number' ? p[0] : BigInt(param(p, 0, isString, 'a block count')))));
+    const count = Math.min(RPC_FEE_HISTORY_MAX_BLOCKS, Math.max(1, Number(typeof p[0] === 'number' ? p[0] : BigInt(p[0] as string))));
     const newest = heightOf(ctx, p[1], 1);
     const oldest = Math.max(0, newest - count + 1);
     const n = newest - oldest + 1;
@@ -228,6 +232,9 @@ export const METHODS: Record<string, Handler> = {
     };
   },
 };
+
+// Every method has its parameter list (src/rpc/params.ts): checked once, at load.
+for (const name of Object.keys(METHODS)) if (!Object.hasOwn(METHOD_PARAMS, name)) throw new Error(`JSON-RPC method ${name} has no parameter list in src/rpc/params.ts`);
 
 interface RpcRequest {
   jsonrpc: '2.0';
@@ -255,13 +262,17 @@ async function one(ctx: RpcContext, req: unknown): Promise<unknown | undefined> 
   let out;
   if (!handler) out = response(id, { error: { code: JSONRPC_ERRORS.METHOD_NOT_FOUND, message: `the method ${r.method.slice(0, 64)} does not exist/is not available` } });
   else {
+    const params = (r.params as unknown[] | undefined) ?? [];
+    const refusal = paramsRefusal(r.method, params);
+    if (refusal !== null) return isNotification ? undefined : response(id, { error: { code: JSONRPC_ERRORS.INVALID_PARAMS, message: refusal } });
     try {
-      out = response(id, { result: await handler(ctx, (r.params as unknown[]) ?? []) });
+      out = response(id, { result: await handler(ctx, params) });
     } catch (err) {
       if (err instanceof RpcError) out = response(id, { error: { code: err.code, message: err.message, ...(err.data !== undefined ? { data: err.data } : {}) } });
       else if (err instanceof TxError) out = response(id, { error: { code: JSONRPC_ERRORS.SERVER, message: err.message, data: { code: err.code } } });
       else if (err instanceof Error && /not an address|invalid hex/.test(err.message)) out = response(id, { error: { code: JSONRPC_ERRORS.INVALID_PARAMS, message: err.message } });
-      else throw err;
+      // Anything else is this node's fault: a JSON-RPC internal error, never the REST envelope's 500.
+      else out = response(id, { error: { code: JSONRPC_ERRORS.INTERNAL, message: `internal error: ${err instanceof Error ? err.message : String(err)}` } });
     }
   }
   return isNotification ? undefined : out;

@@ -12,6 +12,7 @@ import { transition, type SnapshotFrom } from 'xstate';
 import {
   AGENT_MODES,
   agentModeMachine,
+  ORDER_GUARDS,
   orderNeedsMargin,
   orderRefusal,
   ordersAllowedWithoutFacts,
@@ -159,6 +160,17 @@ export function agentRefusalMessage(code: AgentRefusal, caps: AgentCapsRecord | 
     case 'CAP_POSITION':
       return `size: the net position would reach ${sizeText(abs(f.positionAfter))}, above the agent cap max_total_position ${caps!.maxTotalPosition}`;
   }
+}
+
+/**
+ * Authorization decidable before the order's facts and before its nonce (decision 102):
+ * the owner's mode takes no order at all from its session key (the machine's mode has no
+ * ORDER transition: OFF). 403 AGENT_MODE_OFF, else nothing; the caps and REDUCE_ONLY need
+ * the order's fills and stay in execution (requireAgentOrder).
+ */
+export function requireAgentMayOrder(state: State, owner: Address): void {
+  const rec = state.agents.get(owner);
+  if (rec !== undefined && ORDER_GUARDS[rec.mode] === null) throw forbidden('AGENT_MODE_OFF', `agent mode of ${owner} is OFF: its session key may not place orders`);
 }
 
 /** In execution: 403 with the refusal's code, or nothing. */

@@ -101,6 +101,15 @@ export function applyBlock(state: State, block: Block, verified?: VerifiedCache,
   return { receipts, changes, stateRoot, blockHash: hash, blockEvents };
 }
 
+/** A refused transaction's nonce: consumed if still unused; a used one stays refused for what it is. */
+function consumeIfUnused(state: State, signer: Address, nonce: bigint): void {
+  try {
+    useNonce(state, signer, nonce);
+  } catch (err) {
+    if (!(err instanceof TxError)) throw err;
+  }
+}
+
 function applyTx(
   state: State,
   params: ExecContext['params'],
@@ -118,7 +127,17 @@ function applyTx(
     op.shape?.(tx.body, params);
     signer = verified?.get(receipt.txHash) ?? op.verify(tx, params.chainId);
     receipt.signer = signer;
-    if (op.nonce) useNonce(state, signer, op.nonce(tx.body));
+    // Who may act (403) before the nonce (409): decision 102. A refused transaction is
+    // still included, so it consumes its nonce when unused, as every included one does.
+    const nonce = op.nonce?.(tx.body);
+    try {
+      op.check?.(tx.body, params, signer);
+      op.authorize?.(state, tx.body, signer, header.timestampMs);
+    } catch (err) {
+      if (nonce !== undefined && err instanceof TxError) consumeIfUnused(state, signer, nonce);
+      throw err;
+    }
+    if (nonce !== undefined) useNonce(state, signer, nonce);
   } catch (err) {
     if (err instanceof TxError) return fail(err);
     throw err;
@@ -126,7 +145,6 @@ function applyTx(
   const checkpoint = state.journal.checkpoint();
   const events: ChainEvent[] = [];
   try {
-    op.check?.(tx.body, params, signer);
     op.apply({ state, params, header, emit: (e) => events.push(e) }, tx, signer);
   } catch (err) {
     if (!(err instanceof TxError)) throw err;

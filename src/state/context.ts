@@ -46,6 +46,13 @@ export interface ExecContext {
 export interface TxOp<B = any> {
   /** Field shapes (400), before the signature is even looked at (contract [D-envelope-order]). */
   shape?(body: B, params: ChainParams): void;
+  /**
+   * Field ranges that depend on the state's parameters (a pair's tick, lot, minimum and
+   * leverage: 400), still before the signature (decision 100). Run by the API door and
+   * the mempool against the head's state; execution refuses the same in `apply`, at the
+   * block's state, after the nonce (an included transaction consumes it).
+   */
+  bounds?(state: State, body: B): void;
   /** Checks the signature and returns the signer; throws TxError(401) otherwise. */
   verify(tx: Tx<B>, chainId: number): Address;
   /** The signed-operation nonce, consumed whatever the outcome once included. */
@@ -57,6 +64,13 @@ export interface TxOp<B = any> {
    * Runs at the door (so such a transaction is never stored) and again in execution.
    */
   check?(body: B, params: ChainParams, signer: Address): void;
+  /**
+   * Who may act, where it depends on the state (403: a live session key, the owner's
+   * agent mode), at `timeMs` (the block's time; the head's at the door). Decided before
+   * the nonce (decision 102: authorization 403 before nonce 409); execution then consumes
+   * an unused nonce of a refused transaction, as of any included one.
+   */
+  authorize?(state: State, body: B, signer: Address, timeMs: number): void;
   /**
    * State-dependent checks worth making at the door (the mempool, against the last
    * committed state), for kinds that pay neither fee nor nonce and so must not reach a

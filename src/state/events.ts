@@ -62,11 +62,13 @@ export interface TradeExecutedEvent {
   takerSide: 0 | 1;
   makerOrderId: string;
   takerOrderId: string;
-  /** Taker fee in USDC units (maker fee is 0). */
+  /** Taker fee in USDC units. */
   takerFee: Usdc6;
   /** The maker's and the taker's client order ids, when they carry one (decision 87). */
   makerCloid?: Hex;
   takerCloid?: Hex;
+  /** Maker fee in USDC units, charged to the resting order's owner; absent when 0 (genesis `fees.makerFeeBps` 0, as before it was charged). */
+  makerFee?: Usdc6;
 }
 
 /** An order's status or filled amount changed (after placement, on each fill, on cancel). */

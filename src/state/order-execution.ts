@@ -25,7 +25,7 @@ import type { CancelReason, OrderStatus } from './events';
 import type { OpenOrder, Position } from './records';
 import { dropOrder, orderIdByCloid, removeOrder, writeOrder } from './order-records';
 import { applyMakerCaps, enforceReduceOnly, makerCaps, reduceOnlyAllowance } from './reduce-only';
-import { notional, orderLock, settleFill, takerFee } from './settlement';
+import { makerFee, notional, restingLock, settleFill, takerFee } from './settlement';
 import { requireAgentOrder } from './agents';
 import { requireSpot } from './pair-markets';
 import { InvariantError } from './state';
@@ -68,12 +68,12 @@ export function pairOrThrow(state: State, pairId: number): PairParams {
   return pair;
 }
 
-/** Checks that need only the pair's parameters (400). */
-export function validateOrder(pair: PairParams, o: Pick<OrderInput, 'orderType' | 'price' | 'size' | 'leverage' | 'side'>): void {
+/** Checks that need only the pair's parameters (400). `sizeField`: the size's name on the wire (native routes: `size`). */
+export function validateOrder(pair: PairParams, o: Pick<OrderInput, 'orderType' | 'price' | 'size' | 'leverage' | 'side'>, sizeField = 'amount'): void {
   if (o.side !== 0 && o.side !== 1) throw badRequest('INVALID_SIDE', 'side: must be buy or sell');
-  if (o.size <= 0n) throw badRequest('INVALID_AMOUNT', 'amount: must be positive');
-  if (o.size % pair.lotSize !== 0n) throw badRequest('INVALID_AMOUNT', `amount: must be a multiple of the lot size ${pair.lotSize} (×1e-18)`);
-  if (o.size < pair.minSize) throw badRequest('INVALID_AMOUNT', `amount: below the minimum size ${pair.minSize} (×1e-18)`);
+  if (o.size <= 0n) throw badRequest('INVALID_AMOUNT', `${sizeField}: must be positive`);
+  if (o.size % pair.lotSize !== 0n) throw badRequest('INVALID_AMOUNT', `${sizeField}: must be a multiple of the lot size ${pair.lotSize} (×1e-18)`);
+  if (o.size < pair.minSize) throw badRequest('INVALID_AMOUNT', `${sizeField}: below the minimum size ${pair.minSize} (×1e-18)`);
   if (o.orderType === 1 && o.price <= 0n) throw badRequest('INVALID_PRICE', 'price: a limit order needs a positive price');
   if (o.price < 0n || (o.price > 0n && o.price % pair.tickSize !== 0n)) {
     throw badRequest('INVALID_PRICE', `price: must be a multiple of the tick size ${pair.tickSize} (×1e-6)`);
@@ -150,7 +150,7 @@ export function placeOrder(ctx: ExecContext, o: OrderInput): OrderOutcome {
     fees += fee;
   }
   const rest = rests ? size - sim.filled : 0n;
-  const lock = rest > 0n ? orderLock(o.price, rest, o.leverage) : 0n;
+  const lock = rest > 0n ? restingLock(o.price, rest, o.leverage, params.fees.makerFeeBps) : 0n;
   if (wallet.free - lock < 0n) {
     throw rejected('INSUFFICIENT_BALANCE', `free balance ${account.usdcFree} is short of the ${account.usdcFree - (wallet.free - lock)} USDC units this order needs`);
   }
@@ -189,9 +189,10 @@ export function placeOrder(ctx: ExecContext, o: OrderInput): OrderOutcome {
     const touched: Address[] = [o.owner];
     for (const f of result.fills) {
       const makerCloid = state.orders.get(String(f.makerId))?.cloid;
-      settleMaker(ctx, f.makerId, f.price, f.size, f.makerRemaining);
-      if (!touched.includes(f.maker)) touched.push(f.maker);
       const usdc = notional(f.price, f.size);
+      const mFee = makerFee(usdc, params.fees.makerFeeBps);
+      settleMaker(ctx, f.makerId, f.price, f.size, f.makerRemaining, mFee);
+      if (!touched.includes(f.maker)) touched.push(f.maker);
       const buyerIsTaker = o.side === 0;
       ctx.emit({
         type: 'TradeExecuted', pairId: o.pairId, symbol: pair.symbol, price: f.price, size: f.size, usdc,
@@ -199,6 +200,7 @@ export function placeOrder(ctx: ExecContext, o: OrderInput): OrderOutcome {
         buyerIsAgent: buyerIsTaker ? o.isAgent : f.makerIsAgent, sellerIsAgent: buyerIsTaker ? f.makerIsAgent : o.isAgent,
         takerSide: o.side, makerOrderId: String(f.makerId), takerOrderId: String(orderId), takerFee: takerFee(usdc, params.fees.takerFeeBps),
         ...(makerCloid !== undefined ? { makerCloid } : {}), ...(o.cloid !== undefined ? { takerCloid: o.cloid } : {}),
+        ...(mFee > 0n ? { makerFee: mFee } : {}),
       });
     }
     let status: OrderStatus;
@@ -223,8 +225,8 @@ export function placeOrder(ctx: ExecContext, o: OrderInput): OrderOutcome {
   }
 }
 
-/** A maker's side of a fill: its lock pays its opening margin; closing realizes PnL. */
-function settleMaker(ctx: ExecContext, makerId: bigint, price: Price6, size: Size18, makerRemaining: Size18): void {
+/** A maker's side of a fill: its lock pays its opening margin and its maker fee (to the fee account); closing realizes PnL. */
+function settleMaker(ctx: ExecContext, makerId: bigint, price: Price6, size: Size18, makerRemaining: Size18, fee: Usdc6): void {
   const { state } = ctx;
   const key = String(makerId);
   const order = state.orders.get(key);
@@ -239,9 +241,14 @@ function settleMaker(ctx: ExecContext, makerId: bigint, price: Price6, size: Siz
     order.leverage,
     'maker',
   );
-  state.accounts.set(order.owner, { ...acc, usdcFree: s.wallet.free, usdcLocked: acc.usdcLocked - release, usdcInPositions: s.wallet.inPositions });
+  const free = s.wallet.free - fee;
+  state.accounts.set(order.owner, { ...acc, usdcFree: free, usdcLocked: acc.usdcLocked - release, usdcInPositions: s.wallet.inPositions });
+  if (fee > 0n) {
+    const fa = state.account(ctx.params.feeAccount);
+    state.accounts.set(ctx.params.feeAccount, { ...fa, usdcFree: fa.usdcFree + fee });
+  }
   writePosition(state, order.owner, order.pairId, s.position);
-  if (s.wallet.free < 0n) ctx.emit({ type: 'BadDebt', owner: order.owner, pairId: order.pairId, usdc: -s.wallet.free });
+  if (free < 0n) ctx.emit({ type: 'BadDebt', owner: order.owner, pairId: order.pairId, usdc: -free });
   const filled = order.size - makerRemaining;
   if (makerRemaining === 0n) dropOrder(state, order);
   else writeOrder(state, { ...order, remaining: makerRemaining, locked: order.locked - release });

@@ -10,7 +10,7 @@
  *     WOULD_TAKE, whatever the time in force (cancel and place to take);
  *   - reduce-only: the size is shrunk to what the position allows (as at placement);
  *   - the lock is recomputed: a shrink in place releases in proportion, as a fill does;
- *     a requeue locks orderLock(price, size, leverage); a shortfall → 422
+ *     a requeue locks restingLock(price, size, leverage, maker fee); a shortfall → 422
  *     INSUFFICIENT_BALANCE.
  * Validate, plan, then mutate, as src/state/order-execution.ts does.
  */
@@ -22,7 +22,7 @@ import { nextOrderId, orderNotOpen, pairOrThrow, validateOrder } from './order-e
 import { writeOrder } from './order-records';
 import { requireAgentOrder } from './agents';
 import { reduceOnlyAllowance } from './reduce-only';
-import { orderLock } from './settlement';
+import { restingLock } from './settlement';
 import { InvariantError } from './state';
 
 export interface ModifyInput {
@@ -61,7 +61,7 @@ export function modifyOrder(ctx: ExecContext, m: ModifyInput): ModifyOutcome {
   if (requeued && book.wouldCross(order.side, m.price)) {
     throw rejected('WOULD_TAKE', `price: order ${order.id} at ${m.price} would take liquidity on ${pair.symbol}; a modify never takes`);
   }
-  const locked = requeued ? orderLock(m.price, size, order.leverage) : (order.locked * size) / order.remaining;
+  const locked = requeued ? restingLock(m.price, size, order.leverage, ctx.params.fees.makerFeeBps) : (order.locked * size) / order.remaining;
   const acc = state.account(m.owner);
   if (locked - order.locked > acc.usdcFree) {
     throw rejected('INSUFFICIENT_BALANCE', `free balance ${acc.usdcFree} is short of the ${locked - order.locked - acc.usdcFree} USDC units this modify needs`);

@@ -240,6 +240,12 @@ export function withSignerRule<B>(kind: TxKind, op: TxOp<B>, kindName = `kind ${
   } else {
     out = {
       ...op,
+      authorize(state, body, signer, timeMs) {
+        const owner = rule.owner(body);
+        const code = traderRefusal(state, owner, signer, timeMs);
+        if (code) throw forbidden(code, traderRefusalMessage(code, owner, signer));
+        op.authorize?.(state, body, signer, timeMs);
+      },
       apply(ctx, tx, signer) {
         requireTrader(ctx, rule.owner(tx.body), signer);
         op.apply(ctx, tx, signer);

@@ -96,6 +96,20 @@ export function takerFee(usdc: Usdc6, feeBps: number): Usdc6 {
   return ceilDiv(usdc * BigInt(feeBps), 10_000n);
 }
 
+/**
+ * Maker fee (genesis `fees.makerFeeBps`, at most the taker fee, never negative: no
+ * rebates; decision 103): rounded up as the taker fee is. Charged to the resting order's
+ * owner on each fill, out of the order's lock, which reserves it (restingLock).
+ */
+export function makerFee(usdc: Usdc6, feeBps: number): Usdc6 {
+  return ceilDiv(usdc * BigInt(feeBps), 10_000n);
+}
+
+/** What a resting order locks: its margin and the maker fee on all of it, at its own price (makers fill at their price). */
+export function restingLock(price: Price6, size: Size18, leverage: number, makerFeeBps: number): Usdc6 {
+  return orderLock(price, size, leverage) + makerFee(notional(price, size), makerFeeBps);
+}
+
 /** USDC a resting order locks: its notional ÷ leverage, rounded up. */
 export function orderLock(price: Price6, size: Size18, leverage: number): Usdc6 {
   return ceilDiv(notional(price, size), BigInt(leverage));

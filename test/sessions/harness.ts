@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { trimValidators } from '../../src/cli/devnet';
 import { genesisHash, loadGenesisFile } from '../../src/genesis/load';
+import type { Genesis } from '../../src/genesis/types';
 
 // The devnet genesis and keys, loaded without the node (this module also serves the bench).
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -111,10 +112,11 @@ export class Harness {
     public timeMs: number,
   ) {}
 
-  static async open(syncWrites = false): Promise<Harness> {
+  /** `g`: another genesis of the same chain id (parameters under test); the devnet's by default. */
+  static async open(syncWrites = false, g: Genesis = genesis): Promise<Harness> {
     const dir = tempDir('sessions-');
-    const chain = await Chain.open({ dataDir: dir.path, genesis, genesisHash: genesisHashBytes, syncWrites });
-    return new Harness(chain, dir, genesis.genesisTimeMs);
+    const chain = await Chain.open({ dataDir: dir.path, genesis: g, genesisHash: g === genesis ? genesisHashBytes : genesisHash(g), syncWrites });
+    return new Harness(chain, dir, g.genesisTimeMs);
   }
 
   private get dataDir(): string {

@@ -15,7 +15,7 @@ import type { NodeApi } from '../node-api';
 import { AGENT_CAPS_PRECOMPILE, EXCHANGE_ADDRESS, ORDERBOOK_PRECOMPILE } from '../../rpc/constants';
 import { bytesToHex } from '../../util/bytes';
 import { ok } from '../envelope';
-import { usdc } from '../common';
+import { checkNetwork, networkSchema as networkParam, usdc } from '../common';
 import { bridgeNetwork } from './bridge';
 import { addr, arr, dec, envelope, errorResponses, EX, hex, int, nullable, obj, openObj, str } from '../schemas';
 
@@ -112,8 +112,9 @@ export const chainInfoRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app
     });
   });
 
-  app.get('/v1/network', {
+  app.get<{ Querystring: { network?: string } }>('/v1/network', {
     schema: {
+      querystring: { type: 'object', additionalProperties: false, properties: { network: networkParam } },
       tags: ['node'],
       summary: 'The network: head, endpoints, contracts, p2p addresses, bridge',
       response: {
@@ -124,7 +125,8 @@ export const chainInfoRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app
         ...errorResponses,
       },
     },
-  }, async () => {
+  }, async (req) => {
+    checkNetwork(g, req.query.network);
     const chain = node.chain();
     return ok({
       chainId: g.chainId,

@@ -41,6 +41,9 @@ const agentItemSchema = { address: addr(), mode: str(), capsSet: bool(), session
 const agentExample = { address: EX.address, mode: 'ACTIVE', capsSet: true, sessionActive: true, trades: 3, volume: '1950', firstSeen: EX.timestampMs };
 const pairListingSchema = obj({ pairId: int(), symbol: str(), pair: str(), tickSize: dec(), lotSize: dec(), minSize: dec(), maxLeverage: int(), markets: arr(str()), oracleSource: str() });
 const networkQuery = { network: { type: 'string', maxLength: 16 } } as const;
+/** The querystring of a route whose only parameter is `network` (checked, decision 100). */
+const networkOnly = { type: 'object', additionalProperties: false, properties: networkQuery } as const;
+type NetworkQs = { Querystring: { network?: string } };
 
 function limitQuery(max: number, dflt: number) {
   return { type: 'integer', minimum: 1, maximum: max, default: dflt } as const;
@@ -138,26 +141,32 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
   };
   const priceItem = async (p: PairParams) => ({ symbol: p.symbol, pair: `${p.symbol}/USDC`, pairId: p.id, price: await lastPrice(p) });
 
-  app.get<{ Params: { symbol: string } }>('/v1/price/:symbol', {
+  app.get<{ Params: { symbol: string } } & NetworkQs>('/v1/price/:symbol', {
     schema: {
+      querystring: networkOnly,
       tags: ['market'],
       summary: 'A pair\u2019s last price',
       description: 'The item at the top level beside `success` and `timestamp` (no `data`).',
       params: symbolParam,
       response: { 200: reply(obj({ success: { type: 'boolean', const: true }, ...priceItemSchema, timestamp: int() }), { success: true, ...priceExample, timestamp: EX.timestampMs }), ...errors },
     },
-    handler: async (req) => ({ success: true, ...(await priceItem(pairBySymbol(req.params.symbol))), timestamp: Date.now() }),
+    handler: async (req) => {
+      checkNetwork(genesis, req.query.network);
+      return { success: true, ...(await priceItem(pairBySymbol(req.params.symbol))), timestamp: Date.now() };
+    },
   });
 
   let priceAllCache: { at: number; data: unknown } | undefined;
-  app.get('/v1/price/all', {
+  app.get<NetworkQs>('/v1/price/all', {
     schema: {
+      querystring: networkOnly,
       tags: ['market'],
       summary: 'Every pair\u2019s last price',
       description: 'By pair id; cached for the genesis `priceAllCacheMs`.',
       response: { 200: envelope(arr(obj(priceItemSchema)), [priceExample]), ...errors },
     },
-    handler: async () => {
+    handler: async (req) => {
+      checkNetwork(genesis, req.query.network);
       const now = Date.now();
       if (!priceAllCache || now - priceAllCache.at >= limits.priceAllCacheMs) {
         priceAllCache = { at: now, data: await Promise.all(pairsSorted().map(priceItem)) };
@@ -166,7 +175,7 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
     },
   });
 
-  app.get<{ Params: { symbol: string }; Querystring: { interval: string } & PageParams }>('/v1/candles/:symbol', {
+  app.get<{ Params: { symbol: string }; Querystring: { interval: string; network?: string } & PageParams }>('/v1/candles/:symbol', {
     schema: {
       querystring: {
         type: 'object',
@@ -186,6 +195,7 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       },
     },
     handler: async (req) => {
+      checkNetwork(genesis, req.query.network);
       const p = pairBySymbol(req.params.symbol);
       const { interval, limit } = req.query;
       if (!isCandleInterval(interval)) throw new ApiError(400, 'INVALID_INTERVAL', `interval: one of ${CANDLE_INTERVAL_NAMES.join(', ')}`);
@@ -243,26 +253,29 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
   });
 
   // The spot listing: the pairs with a spot book (a perp-only pair is listed by /api/pairs/perps; decision 76).
-  app.get('/v1/pairs', {
+  app.get<NetworkQs>('/v1/pairs', {
     schema: {
+      querystring: networkOnly,
       tags: ['market'],
       summary: 'The spot pairs',
       description: 'The pairs with a spot book (a perp-only pair is listed by /api/pairs/perps).',
       response: { 200: envelope(arr(pairListingSchema), [{ pairId: 1, symbol: 'BTC', pair: 'BTC/USDC', tickSize: '0.01', lotSize: '0.0001', minSize: '0.0001', maxLeverage: 50, markets: ['spot', 'perp'], oracleSource: 'feed' }]), ...errors },
     },
-  }, async () =>
-    ok(
+  }, async (req) => {
+    checkNetwork(genesis, req.query.network);
+    return ok(
       pairsSorted()
         .filter(hasSpot)
         .map((p) => ({
           pairId: p.id, symbol: p.symbol, pair: `${p.symbol}/USDC`, tickSize: price6(p.tickSize), lotSize: size18(p.lotSize), minSize: size18(p.minSize), maxLeverage: p.maxLeverage,
           markets: marketNames(p), oracleSource: oracleSourceOf(p),
         })),
-    ),
-  );
+    );
+  });
 
-  app.get('/v1/stats', {
+  app.get<NetworkQs>('/v1/stats', {
     schema: {
+      querystring: networkOnly,
       tags: ['market'],
       summary: 'Exchange totals',
       response: {
@@ -270,7 +283,8 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
         ...errors,
       },
     },
-  }, async () => {
+  }, async (req) => {
+    checkNetwork(genesis, req.query.network);
     const s = await (await index()).stats();
     return ok({ totalPairs: state().pairs.size, totalOrders: s.totalOrders, tvl: usdc(state().supply().usdc), agentTrades: s.agentTrades, humanTrades: s.humanTrades, totalTrades: s.totalTrades, volume: s.volumeUsdc });
   });
@@ -392,14 +406,16 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
     },
   });
 
-  app.get<{ Params: { orderId: string } }>('/v1/order/:orderId', {
+  app.get<{ Params: { orderId: string } } & NetworkQs>('/v1/order/:orderId', {
     schema: {
+      querystring: networkOnly,
       tags: ['market'],
       summary: 'One order by id',
       params: { type: 'object', properties: { orderId: { type: 'string', pattern: '^[1-9][0-9]{0,17}$' } } },
       response: { 200: envelope(orderItemSchema, orderExample), ...errors },
     },
     handler: async (req) => {
+      checkNetwork(genesis, req.query.network);
       const item = await (await index()).order(req.params.orderId);
       if (!item) throw new ApiError(404, 'UNKNOWN_ORDER', `orderId: no order ${req.params.orderId}`);
       return ok(item);

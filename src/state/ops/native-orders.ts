@@ -14,11 +14,12 @@ import { verifySigner } from '../../crypto/secp256k1';
 import type { ActionOptions } from '../../codec/txs/options';
 import type { Address } from '../../util/bytes';
 import type { TxOp } from '../context';
+import { requireAgentMayOrder } from '../agents';
 import { badRequest, unauthorized } from '../errors';
-import { cancelByCloid, cancelOrder, placeOrder } from '../order-execution';
+import { cancelByCloid, cancelOrder, placeOrder, validateOrder } from '../order-execution';
 import { modifyOrder } from '../order-modify';
 import { ACTION_OPTIONS, orderOptions, PLACE_OPTIONS, requireOptions } from './rest-orders';
-import { isAgentSigner } from '../subaccounts';
+import { authorityOf, isAgentSigner } from '../subaccounts';
 
 /*
  * Who may sign a native order or cancel is the `trader` signer rule (src/state/sessions.ts,
@@ -40,6 +41,11 @@ export const nativePlaceOp: TxOp<NativePlaceBody> = {
     if (b.size === 0n) throw badRequest('INVALID_AMOUNT', 'size: must be positive');
     requireOptions(b.options, PLACE_OPTIONS, '', b.orderType as 0 | 1);
   },
+  bounds(state, b) {
+    const pair = state.pairs.get(String(b.pairId));
+    if (!pair) throw badRequest('UNKNOWN_PAIR', `pair_id: no pair ${b.pairId}`);
+    validateOrder(pair, { side: b.side as 0 | 1, orderType: b.orderType as 0 | 1, price: b.price, size: b.size, leverage: b.leverage }, 'size');
+  },
   verify(tx, chainId) {
     const b = tx.body;
     const message = {
@@ -51,6 +57,10 @@ export const nativePlaceOp: TxOp<NativePlaceBody> = {
   },
   nonce: (b) => b.nonce,
   options: (b) => b.options,
+  authorize(state, b, signer) {
+    // A session key's order answers to its authority's agent mode (a sub-account's: its master's; decision 94).
+    if (isAgentSigner(state, b.owner, signer)) requireAgentMayOrder(state, authorityOf(state, b.owner));
+  },
   apply(ctx, tx, signer) {
     const b = tx.body;
     placeOrder(ctx, {

@@ -21,8 +21,9 @@ import type { Address } from '../../util/bytes';
 import { parseDecimal } from '../../util/decimal';
 import type { TxOp } from '../context';
 import { badRequest } from '../errors';
+import { requireAgentMayOrder } from '../agents';
 import { closePosition, openPosition, setTpsl } from '../perps/engine';
-import { isAgentSigner } from '../subaccounts';
+import { authorityOf, isAgentSigner } from '../subaccounts';
 
 const POSITION_ID_RE = /^[1-9][0-9]{0,15}$/;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -75,6 +76,10 @@ export const perpOpenOp: TxOp<PerpOpenBody> = {
   },
   verify: (tx) => verifyPersonal(perpOpenMessage(tx.body), tx.body.signature, tx.body.signer),
   nonce: (b) => b.nonce,
+  authorize(state, b, signer) {
+    const owner = walletOwner(b.wallet);
+    if (isAgentSigner(state, owner, signer)) requireAgentMayOrder(state, authorityOf(state, owner));
+  },
   apply(ctx, tx, signer) {
     const b = tx.body;
     const owner = walletOwner(b.wallet);

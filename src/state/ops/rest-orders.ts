@@ -16,7 +16,7 @@ import { parseDecimal } from '../../util/decimal';
 import { PRICE_DECIMALS, price6, SIZE_DECIMALS, size18, type Price6, type Size18 } from '../../util/fixed';
 import type { ExecContext, TxOp } from '../context';
 import { badRequest, TxError } from '../errors';
-import { cancelAll, cancelByCloid, cancelOrder, placeOrder, type OrderInput } from '../order-execution';
+import { cancelAll, cancelByCloid, cancelOrder, pairOrThrow, placeOrder, validateOrder, type OrderInput } from '../order-execution';
 import { modifyOrder } from '../order-modify';
 import { restSigner } from '../subaccounts';
 
@@ -117,6 +117,12 @@ export const restOrderOp: TxOp<RestOrderBody> = {
   shape(b) {
     const p = parsedSingle(b);
     requireOptions(b.options, PLACE_OPTIONS, '', p.orderType);
+  },
+  bounds(state, b) {
+    const p = parsedSingle(b);
+    const pairId = state.symbolToPair.get(p.symbol);
+    if (pairId === undefined) throw badRequest('UNKNOWN_PAIR', `symbol: no pair ${p.symbol}`);
+    validateOrder(pairOrThrow(state, pairId), { ...p, leverage: 1 });
   },
   verify: (tx) => restVerify(placeOrderDigest({ ...tx.body, nonce: tx.body.nonce, options: optionsText(tx.body.options) }), tx.body.signature, tx.body.trader),
   nonce: (b) => b.nonce,
