@@ -111,7 +111,7 @@ function applyTx(
     op.shape?.(tx.body, params);
     signer = verified?.get(receipt.txHash) ?? op.verify(tx, params.chainId);
     receipt.signer = signer;
-    if (op.nonce) useNonce(state, signer, op.nonce(tx.body));
+    if (op.nonce) useNonce(state, signer, op.nonce(tx.body), header.timestampMs);
   } catch (err) {
     if (err instanceof TxError) return fail(err);
     throw err;
