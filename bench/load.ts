@@ -124,7 +124,7 @@ export async function singleNode(prefix: string): Promise<{ proc: ChildProcess; 
   const port = 30000 + Math.floor(Math.random() * 10000);
   const profile = process.env.BENCH_NODE_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_NODE_PROFILE}`] : [];
   const extra = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-  const args = [...profile, '--max-semi-space-size=64', '--import', 'tsx', 'src/cli/main.ts', 'start', '--validators', '1', '--data-dir', dir.path, '--port', String(port), '--session-port', '0', '--log-level', 'error', ...extra];
+  const args = [...profile, '--max-semi-space-size=64', '--import', 'tsx', 'src/cli/main.ts', 'start', '--validators', '1', '--data-dir', dir.path, '--port', String(port), '--session-port', '0', '--log-level', 'error', '--no-rate-limit', ...extra];
   const proc = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));

@@ -132,6 +132,9 @@ export type ExecutionErrorCode =
   /** A failed receipt without a code (never written by this execution; the API's fallback). */
   | 'REJECTED';
 
+/** 429: the client spent its rate-limit budget (src/api/rate-limit.ts; decision 98). */
+export type RateLimitErrorCode = 'RATE_LIMITED';
+
 /** The node's own state: 5xx. */
 export type NodeErrorCode = 'MEMPOOL_FULL' | 'NOT_SYNCED' | 'SHUTTING_DOWN' | 'NOT_FINAL_YET' | 'INTERNAL' | 'ARTIFACT_UNAVAILABLE' | 'APPLICATIONS_FULL';
 
@@ -143,6 +146,7 @@ export type ErrorCode =
   | NotFoundErrorCode
   | ConflictErrorCode
   | GoneErrorCode
+  | RateLimitErrorCode
   | ExecutionErrorCode
   | NodeErrorCode;
 
@@ -201,6 +205,7 @@ const CODES: { readonly [C in ErrorCode]: true } = {
   NO_ORACLE_PRICE: true, ORACLE_STALE: true, OPEN_INTEREST_CAP: true, POSITION_TOO_SMALL: true, POOL_LOCKED: true,
   POOL_UTILIZED: true, POOL_INSOLVENT: true, DEPOSIT_TOO_SMALL: true, FAUCET_DISABLED: true, FAUCET_LIMIT: true,
   OBSERVATION_NOT_NEWER: true, VALIDATOR_EXISTS: true, VALIDATOR_STATE: true, ACTIVE_SET_FLOOR: true, JAIL_NOT_SERVED: true, EVIDENCE_TOO_OLD: true, EVIDENCE_IN_FUTURE: true, ALREADY_TOMBSTONED: true, OPERATION_EXISTS: true, APPLICANT_STATE: true, TOKEN_USED: true, TOKEN_EXPIRED: true, OPERATION_STATE: true, TIMELOCK_NOT_PASSED: true, CHAIN_HALTED: true, ACTION_EXPIRED: true, MARKET_NOT_LISTED: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, ATTESTATION_STALE: true, BRIDGE_DISABLED: true, DEPOSIT_TOO_FAR_AHEAD: true, UNKNOWN_WITHDRAWAL: true, REJECTED: true,
+  RATE_LIMITED: true,
   MEMPOOL_FULL: true, NOT_SYNCED: true, SHUTTING_DOWN: true, NOT_FINAL_YET: true, INTERNAL: true, ARTIFACT_UNAVAILABLE: true, APPLICATIONS_FULL: true,
 };
 
