@@ -8,7 +8,7 @@
  * records, as it is recorded, after a snapshot of the recent ones.
  * The first message of a subscription with a snapshot carries `isSnapshot: true`.
  * `{"method":"post","id":…,"request":{"type":"action","path":"/v1/order","payload":{…}}}`
- * sends a signed action over the socket: it is answered by the very route of that path
+ * (`"method": "DELETE"` in the request for the cancel routes) sends a signed action over the socket: it is answered by the very route of that path
  * (fastify inject, charged to the socket's IP), so every check of the REST route applies;
  * the answer is `{"channel":"post","id":…,"response":{"status":…,"body":{…the REST answer}}}`.
  * Bounds: 32 subscriptions per connection, 4 MiB of unsent data; a slower consumer is
@@ -191,7 +191,7 @@ const WS_LIMIT_EXCEEDED = -32005;
 const POST_PATH = /^\/[A-Za-z0-9/_-]{1,128}$/;
 
 /** The route a `post` message is answered by: the server's own, with the socket's IP. */
-export type InjectPost = (o: { method: 'POST'; url: string; payload: unknown; remoteAddress: string; headers: Record<string, string> }) => Promise<{ statusCode: number; body: string }>;
+export type InjectPost = (o: { method: 'POST' | 'DELETE'; url: string; payload: unknown; remoteAddress: string; headers: Record<string, string> }) => Promise<{ statusCode: number; body: string }>;
 
 /**
  * A `post` message: the signed action's REST route answers it (the same schema, door,
@@ -199,12 +199,13 @@ export type InjectPost = (o: { method: 'POST'; url: string; payload: unknown; re
  */
 async function post(inject: InjectPost, hub: WsHub, c: Client, msg: { id?: unknown; request?: unknown }): Promise<void> {
   const id = msg.id ?? null;
-  const req = msg.request as { type?: unknown; path?: unknown; payload?: unknown } | undefined;
-  if (!req || typeof req !== 'object' || req.type !== 'action' || typeof req.path !== 'string' || !POST_PATH.test(req.path) || req.path === '/ws' || !req.payload || typeof req.payload !== 'object') {
-    hub.send(c, { channel: 'post', id, error: { code: JSONRPC_ERRORS.INVALID_PARAMS, message: 'post: request must be {"type":"action","path":"/v1/…","payload":{…the REST body}}' } });
+  const req = msg.request as { type?: unknown; method?: unknown; path?: unknown; payload?: unknown } | undefined;
+  const method = req?.method ?? 'POST';
+  if (!req || typeof req !== 'object' || req.type !== 'action' || (method !== 'POST' && method !== 'DELETE') || typeof req.path !== 'string' || !POST_PATH.test(req.path) || req.path === '/ws' || !req.payload || typeof req.payload !== 'object') {
+    hub.send(c, { channel: 'post', id, error: { code: JSONRPC_ERRORS.INVALID_PARAMS, message: 'post: request must be {"type":"action","method"?:"POST"|"DELETE","path":"/v1/…","payload":{…the REST body}}' } });
     return;
   }
-  const r = await inject({ method: 'POST', url: req.path, payload: req.payload, remoteAddress: c.ip, headers: { 'content-type': 'application/json' } });
+  const r = await inject({ method, url: req.path, payload: req.payload, remoteAddress: c.ip, headers: { 'content-type': 'application/json' } });
   let body: unknown;
   try {
     body = JSON.parse(r.body);
