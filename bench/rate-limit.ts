@@ -6,7 +6,8 @@
  * fastify's inject, in the same run: rounds alternate which app goes first (load on
  * the machine falls on both alike), each round `requests` requests from `ips` client
  * addresses in turn, timed in the process's CPU time. overheadUs = median over rounds of (with − without) ÷ requests.
- * `store` times the store's charge alone (the limiter's own bookkeeping), and
+ * `pluginCheck` times @fastify/rate-limit's check called directly (createRateLimit: key,
+ * its awaits, the store; no fastify hook runner, no headers), `store` the store's charge alone (the limiter's own bookkeeping), and
  * `addressCharge` the per-signer charge a signed action pays after its signature.
  *
  * Standalone: `node --import tsx bench/rate-limit.ts [requests] [rounds] [ips]`.
@@ -60,6 +61,14 @@ export async function benchRateLimit(requests = 20_000, rounds = 9, ipCount = 10
       a.push(await round(without, requests, ips));
     }
   }
+  // The plugin's own path without fastify's hook runner: key, async steps, store.
+  const check = withLimit.createRateLimit();
+  const fakes = ips.map((ip) => ({ ip, method: 'GET', routeOptions: { url: '/v1/ping', config: {} } }) as never);
+  const checks = 200_000;
+  const c0 = process.cpuUsage();
+  for (let i = 0; i < checks; i++) await check(fakes[i % ipCount]);
+  const cd = process.cpuUsage(c0);
+  const pluginCheckUs = (cd.user + cd.system) / checks;
   await without.close();
   await withLimit.close();
   const perReqA = a.map((us) => us / requests);
@@ -86,6 +95,7 @@ export async function benchRateLimit(requests = 20_000, rounds = 9, ipCount = 10
     overheadUs: med(overheads),
     ratio: Number((median(perReqB) / median(perReqA)).toFixed(3)),
     overheadUsPerRound: overheads.map((x) => Number(x.toFixed(2))),
+    pluginCheckUs: Number(pluginCheckUs.toFixed(3)),
     storeChargeUs: Number(storeUs.toFixed(3)),
     addressChargeUs: Number(addressUs.toFixed(3)),
     goalUs: 5,
