@@ -77,6 +77,7 @@ describe('per-IP budget (every route) and sockets per IP', () => {
     const client = new ExchangeClient(ipLimited.url, { chainId: ipLimited.node.config.genesis.chainId });
     const err = await refusal(client.pairs());
     expect([err.status, err.code]).toEqual([429, 'RATE_LIMITED']);
+    expect(err.retryAfterSec).toBeGreaterThanOrEqual(1);
   });
 
   it('a WebSocket message spends the same IP budget: once spent, it is answered with the limit error, not served', async () => {
@@ -106,6 +107,7 @@ describe('per-signer budget (signed actions)', () => {
     const err = await refusal(client.placeOrder(alice, { symbol: 'ETH', side: 'sell', type: 'limit', price: '3003', amount: '0.01' }));
     expect([err.status, err.code]).toEqual([429, 'RATE_LIMITED']);
     expect(err.message).toContain(alice.address.toLowerCase());
+    expect(err.retryAfterSec).toBeGreaterThanOrEqual(1);
     const raw = await fetch(`${addressLimited.url}/v1/order`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
