@@ -121,6 +121,16 @@ describe('per-signer budget (signed actions)', () => {
   });
 });
 
+describe('the faucet under the nonce rule and the per-signer budget', () => {
+  it('claims back to back pass: its nonces are millisecond timestamps (decision 97), and its key spends no signer budget', async () => {
+    // addressLimited: 3 weight per signer; the faucet's claims are the node's signature, charged to the IP only.
+    for (let i = 0; i < 5; i++) {
+      const r = await fetch(`${addressLimited.url}/faucet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: DEVNET_KEYS.accounts[10 + i].address, amount: '1' }) });
+      expect(r.status).toBe(200);
+    }
+  });
+});
+
 describe('WebSocket: post and isSnapshot', () => {
   it('a signed order posted over the socket crosses a resting one, and the fill is pushed to the fills subscription', async () => {
     const client = new ExchangeClient(open.url, { chainId: open.node.config.genesis.chainId });
