@@ -26,7 +26,8 @@ export function benchOrder(i: number, symbol: 'ETH' | 'BTC', sell: boolean): { s
  */
 export function signedOrderBodies(total: number): string[] {
   const accounts = DEVNET_KEYS.accounts.slice(0, 16);
-  let nonce = BigInt(Date.now()) * 1000n;
+  // Millisecond timestamps, one apart: inside the window a timestamp nonce must lie in (block time − 2 days, block time + 1 day; decision 97).
+  let nonce = BigInt(Date.now()) - 2n * 3_600_000n;
   const bodies: string[] = [];
   for (let i = 0; i < total; i++) {
     const acc = accounts[i % accounts.length];
@@ -46,7 +47,8 @@ export function signedOrderBodies(total: number): string[] {
  */
 export function signedBatchBodies(totalOrders: number, perBatch: number): string[] {
   const accounts = DEVNET_KEYS.accounts.slice(0, 16);
-  let nonce = BigInt(Date.now()) * 1000n + 500_000n;
+  // An hour after the single orders' range: the two never meet (under 3.6 million orders each).
+  let nonce = BigInt(Date.now()) - 3_600_000n;
   const bodies: string[] = [];
   for (let b = 0; b * perBatch < totalOrders; b++) {
     const acc = accounts[b % accounts.length];
@@ -124,7 +126,7 @@ export async function singleNode(prefix: string): Promise<{ proc: ChildProcess; 
   const port = 30000 + Math.floor(Math.random() * 10000);
   const profile = process.env.BENCH_NODE_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_NODE_PROFILE}`] : [];
   const extra = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-  const args = [...profile, '--max-semi-space-size=64', '--import', 'tsx', 'src/cli/main.ts', 'start', '--validators', '1', '--data-dir', dir.path, '--port', String(port), '--session-port', '0', '--log-level', 'error', ...extra];
+  const args = [...profile, '--max-semi-space-size=64', '--import', 'tsx', 'src/cli/main.ts', 'start', '--validators', '1', '--data-dir', dir.path, '--port', String(port), '--session-port', '0', '--log-level', 'error', '--no-rate-limit', ...extra];
   const proc = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));

@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- <suite>...]`: prints each figure with the conditions it was
- * measured under. Suites: crypto, chain, orderbook, rest, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync, bridge, timers (default: all).
+ * measured under. Suites: crypto, chain, orderbook, rest, rate-limit, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync, bridge, timers (default: all).
  */
 import os from 'node:os';
 import { benchCaps } from './caps';
@@ -9,6 +9,7 @@ import { benchCrypto } from './crypto';
 import { benchOrderbook } from './orderbook';
 import { benchPerps } from './perps';
 import { benchRestOrders } from './rest-orders';
+import { benchRateLimit } from './rate-limit';
 import { benchRpc } from './rpc';
 import { benchNetwork } from './network';
 import { benchClaimAhead } from './claim-ahead';
@@ -26,6 +27,7 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   chain: () => benchChain(),
   orderbook: () => benchOrderbook(),
   rest: () => benchRestOrders(),
+  'rate-limit': () => benchRateLimit(),
   caps: () => benchCaps(),
   rpc: () => benchRpc(),
   network: () => benchNetwork(),

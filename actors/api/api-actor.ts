@@ -7,7 +7,7 @@
  * and 'committed' messages arrive in this actor's mailbox and release them.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import { decodeTx, type Tx } from '../../src/codec/tx';
+import { decodeTx, TxKind, type Tx } from '../../src/codec/tx';
 import { ApiError, installErrorHandling, installValidation } from '../../src/api/envelope';
 import { checkResponsesFromEnv, installOpenApi, installReplySerializer } from '../../src/api/openapi';
 import cors from '@fastify/cors';
@@ -50,11 +50,14 @@ import type { PoolEntry } from '../mempool/messages';
 import { pendingDuplicate } from '../mempool/pool';
 import type { ApiMsg } from './messages';
 import { CodecError } from '../../src/codec/binary';
+import { actionWeight, RATE_LIMIT_DEFAULTS, RateLimiter } from '../../src/api/rate-limit';
 
 export function apiBehavior(node: () => NodeContext, onListening?: (address: string) => void): ActorBehavior<ApiMsg> {
   let app: FastifyInstance | undefined;
   let api: NodeApi | undefined;
   const wsHub = new WsHub();
+  /** The API's rate limits (src/api/rate-limit.ts), made at start from the node's config. */
+  let limiter: RateLimiter | undefined;
   /** The session-and-agent port (config.sessionApi), when configured. */
   let sessionApp: FastifyInstance | undefined;
   const waiters = new Map<string, { resolve(v: FinalTx): void; reject(e: unknown): void; timer: NodeJS.Timeout }>();
@@ -72,6 +75,9 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       }
       throw err;
     }
+    // A signed action's signer, verified at the door, spends its own budget (the faucet's
+    // claims are the node's signature: their budget is the claimer's IP).
+    if (signer && tx.kind !== TxKind.Faucet) limiter?.chargeAddress(signer, actionWeight(tx.body));
     const hashHex = bytesToHex(tx.hash);
     if (waiters.has(hashHex)) throw pendingDuplicate(tx, hashHex, signer);
     // Register before submitting, so a commit can never slip between the two.
@@ -118,6 +124,8 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       installErrorHandling(app, ctx.log);
       installValidation(app);
       installLatencyMetrics(app, n.metrics);
+      limiter = new RateLimiter(n.config.rateLimit ?? RATE_LIMIT_DEFAULTS);
+      await limiter.install(app);
       const served = nodeApi(n, submitAndWait, indexAt);
       // Before the routes: its onRoute hook collects them for /openapi.json.
       installOpenApi(app, { version: served.version, checkResponses: checkResponsesFromEnv() });
@@ -125,7 +133,8 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       await app.register(cors, { origin: '*', methods: ['GET', 'POST', 'DELETE', 'OPTIONS'] });
       await app.register(websocket, { options: { maxPayload: WS_MAX_PAYLOAD_BYTES } });
       await app.register(rpcRoutes, { node: served });
-      await app.register(wsRoutes, { node: served, hub: wsHub });
+      const root = app;
+      await app.register(wsRoutes, { node: served, hub: wsHub, limiter, inject: (o) => root.inject({ ...o, payload: JSON.stringify(o.payload) }) });
       await app.register(chainInfoRoutes, { node: served });
       await app.register(validatorRoutes, { node: served });
       await app.register(governanceRoutes, { node: served });
@@ -148,7 +157,7 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       const address = await app.listen({ host: n.config.api.host, port: n.config.api.port });
       ctx.log.info({ address }, 'API listening');
       onListening?.(address);
-      if (n.config.sessionApi) sessionApp = await listenSessionApi(n.config, served, ctx.log, n.metrics);
+      if (n.config.sessionApi) sessionApp = await listenSessionApi(n.config, served, ctx.log, n.metrics, limiter);
     },
     handle(msg) {
       const height = msg.block.header.height;
@@ -276,13 +285,15 @@ export function sessionApiAddress(config: NodeContext['config']): string | undef
  * on each validator's port 9001, bound to 127.0.0.1 by default): only the /session/* and /agent/* routes, with the
  * same envelope, validation and submission as {base_url}.
  */
-export async function listenSessionApi(config: NodeContext['config'], node: NodeApi, log: Logger, metrics?: NodeMetrics): Promise<FastifyInstance> {
+export async function listenSessionApi(config: NodeContext['config'], node: NodeApi, log: Logger, metrics?: NodeMetrics, limiter?: RateLimiter): Promise<FastifyInstance> {
   const { host, port } = config.sessionApi!;
   const sessionApp = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, return503OnClosing: true });
   installErrorHandling(sessionApp, log);
   installValidation(sessionApp);
   installLatencyMetrics(sessionApp, metrics);
   installReplySerializer(sessionApp, checkResponsesFromEnv());
+  // The same budgets as the main port's: one store, so an IP or address has one budget across both.
+  await limiter?.install(sessionApp);
   await sessionApp.register(cors, { origin: '*', methods: ['GET', 'POST', 'OPTIONS'] });
   await sessionApp.register(sessionRoutes, { node });
   const address = await sessionApp.listen({ host, port });

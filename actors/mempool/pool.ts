@@ -7,7 +7,7 @@ import { decodeTx, TxKind, type Tx } from '../../src/codec/tx';
 import type { EthTxBody } from '../../src/codec/txs/eth';
 import { parseEthTransfer } from '../../src/state/eth-tx';
 import { TxError } from '../../src/state/errors';
-import { nonceAvailable } from '../../src/state/nonces';
+import { nonceRefusal } from '../../src/state/nonces';
 import { opFor } from '../../src/state/ops';
 import { requireNotExpired } from '../../src/state/action-expiry';
 import { txKindName } from '../../src/codec/tx';
@@ -107,9 +107,11 @@ export class TxPool {
       if (op.nonce) {
         const nonce = op.nonce(tx.body);
         nonceKey = `${signer}:${nonce}`;
-        if (!nonceAvailable(state, signer, nonce) || this.pendingNonces.has(nonceKey)) {
-          throw new TxError(409, 'NONCE_USED', `nonce ${nonce} of ${signer} was already used or is pending`);
-        }
+        // The door's clock stands for the next block's time (a proposer stamps its block with
+        // its own clock), not the head's: a fresh chain's head is its genesis time.
+        const refusal = nonceRefusal(state, signer, nonce, Date.now());
+        if (refusal) throw refusal;
+        if (this.pendingNonces.has(nonceKey)) throw new TxError(409, 'NONCE_USED', `nonce ${nonce} of ${signer} is pending`);
         this.pendingNonces.add(nonceKey);
       }
       let ethSenderKey: Address | undefined;

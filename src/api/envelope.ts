@@ -15,6 +15,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: ErrorCode,
     message: string,
+    /** A 429's wait, sent as the Retry-After header (src/api/rate-limit.ts). */
+    readonly retryAfterSec?: number,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -63,6 +65,7 @@ function describeValidation(err: FastifyError): string {
 export function installErrorHandling(app: FastifyInstance, log: Logger): void {
   app.setErrorHandler((err: FastifyError | ApiError | TxError, request, reply) => {
     if (err instanceof ApiError || err instanceof TxError) {
+      if (err instanceof ApiError && err.retryAfterSec !== undefined) reply.header('retry-after', err.retryAfterSec);
       return reply.status(err.status).send(errorBody(err.code, err.message));
     }
     const fe = err as FastifyError;

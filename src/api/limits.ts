@@ -20,8 +20,8 @@ export const WS_MAX_SUBSCRIPTIONS = 32;
 /** Unsent data a WebSocket client may leave in its send buffer; beyond it the slow consumer is closed (1008). */
 export const WS_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
-/** Interval between pings on a WebSocket; a client that has not answered the last one by the next is closed. */
-export const WS_PING_MS = 20_000;
+/** Interval between pings on a WebSocket (Hyperliquid's 30 s); a client that has not answered the last one by the next is closed. */
+export const WS_PING_MS = 30_000;
 
 /** Resting orders per side in a WebSocket orderbook snapshot. */
 export const WS_BOOK_DEPTH_ORDERS = 50;

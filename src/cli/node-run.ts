@@ -9,6 +9,8 @@ import { resolve } from 'node:path';
 import { readDeploymentFile } from '../bridge/evm';
 import type { NodeConfig } from '../node/context';
 import type { Node } from '../node/node';
+import { RATE_LIMIT_DEFAULTS, RATE_LIMIT_OFF, type RateLimitConfig } from '../api/rate-limit';
+import type { FlagSpec } from './args';
 
 /** How long a write posted to the API waits for its block before it answers with a timeout. */
 const FINALITY_TIMEOUT_MS = 10_000;
@@ -20,8 +22,26 @@ const FINALITY_TIMEOUT_MS = 10_000;
  */
 export const SESSION_HOST_FLAG = { type: 'string', default: '127.0.0.1', help: 'session and agent API host (loopback unless you opt in, e.g. 0.0.0.0)' } as const;
 
-export function serviceConfig(f: { host: string; port: number; 'session-host': string; 'session-port': number; fsync: boolean }): Pick<NodeConfig, 'api' | 'sessionApi' | 'syncWrites' | 'mempool' | 'finalityTimeoutMs'> {
+/** The rate-limit flags of every `start` (decision 98; docs/operations.md). */
+export const RATE_LIMIT_FLAGS = {
+  'rate-limit': { type: 'bool', default: true, help: 'rate-limit the API per IP and per signer (--no-rate-limit: none, for tests and benches on loopback)' },
+  'rate-limit-window-ms': { type: 'int', default: RATE_LIMIT_DEFAULTS.windowMs, help: 'length of one rate-limit window' },
+  'rate-limit-ip-weight': { type: 'int', default: RATE_LIMIT_DEFAULTS.ipWeightPerWindow, help: 'weight one IP may spend per window on every route (0: no limit)' },
+  'rate-limit-address-weight': { type: 'int', default: RATE_LIMIT_DEFAULTS.addressWeightPerWindow, help: 'weight one signer may spend per window on signed actions (0: no limit)' },
+  'ws-connections-per-ip': { type: 'int', default: RATE_LIMIT_DEFAULTS.wsConnectionsPerIp, help: 'WebSocket connections one IP may hold at once (0: no limit)' },
+} satisfies FlagSpec;
+
+type RateLimitFlags = { 'rate-limit': boolean; 'rate-limit-window-ms': number; 'rate-limit-ip-weight': number; 'rate-limit-address-weight': number; 'ws-connections-per-ip': number };
+
+export function rateLimitConfig(f: RateLimitFlags): RateLimitConfig {
+  if (!f['rate-limit']) return RATE_LIMIT_OFF;
+  if (f['rate-limit-window-ms'] < 1) throw new Error('--rate-limit-window-ms must be at least 1');
+  return { windowMs: f['rate-limit-window-ms'], ipWeightPerWindow: f['rate-limit-ip-weight'], addressWeightPerWindow: f['rate-limit-address-weight'], wsConnectionsPerIp: f['ws-connections-per-ip'] };
+}
+
+export function serviceConfig(f: { host: string; port: number; 'session-host': string; 'session-port': number; fsync: boolean } & RateLimitFlags): Pick<NodeConfig, 'api' | 'sessionApi' | 'syncWrites' | 'mempool' | 'finalityTimeoutMs' | 'rateLimit'> {
   return {
+    rateLimit: rateLimitConfig(f),
     api: { host: f.host, port: f.port },
     sessionApi: { host: f['session-host'], port: f['session-port'] },
     syncWrites: f.fsync,

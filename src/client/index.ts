@@ -21,6 +21,8 @@ export class ExchangeApiError extends Error {
     readonly code: string,
     message: string,
     readonly body: unknown,
+    /** A 429's Retry-After: seconds until the rate-limit window ends (docs/api.md "Rate limits"). */
+    readonly retryAfterSec?: number,
   ) {
     super(`${status} ${code}: ${message}`);
     this.name = 'ExchangeApiError';
@@ -270,7 +272,7 @@ export class ExchangeClient {
   }
 
   /** Raw call: the HTTP status and parsed body, never throws for HTTP errors. */
-  async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; retryAfterSec?: number }> {
     const res = await fetch(`${this.baseUrl}${path}`, {
       method,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
@@ -283,14 +285,15 @@ export class ExchangeClient {
     } catch {
       parsed = text;
     }
-    return { status: res.status, body: parsed };
+    const retryAfter = res.headers.get('retry-after');
+    return retryAfter === null ? { status: res.status, body: parsed } : { status: res.status, body: parsed, retryAfterSec: Number(retryAfter) };
   }
 
   private async ok<T>(method: string, path: string, body?: unknown): Promise<T> {
     const r = await this.call(method, path, body);
     if (r.status >= 400) {
       const e = (r.body as any)?.error ?? {};
-      throw new ExchangeApiError(r.status, e.code ?? 'HTTP_ERROR', e.message ?? String(r.body), r.body);
+      throw new ExchangeApiError(r.status, e.code ?? 'HTTP_ERROR', e.message ?? String(r.body), r.body, r.retryAfterSec);
     }
     return r.body as T;
   }

@@ -19,6 +19,7 @@ import type { Genesis } from '../genesis/types';
 import type { Logger } from '../util/log';
 import type { NodeMetrics } from './metrics';
 import type { AuditLog } from '../audit/transitions';
+import type { RateLimitConfig } from '../api/rate-limit';
 
 export interface NodeConfig {
   dataDir: string;
@@ -34,6 +35,8 @@ export interface NodeConfig {
   api: { host: string; port: number } | null;
   /** The session-and-agent API port (contract [C-limits-ports]: 9001, loopback by default); absent or null for none. Needs `api`. */
   sessionApi?: { host: string; port: number } | null;
+  /** The API's rate limits (src/api/rate-limit.ts; decision 98): absent, RATE_LIMIT_DEFAULTS; RATE_LIMIT_OFF for none. */
+  rateLimit?: RateLimitConfig;
   blockTimeMs: number;
   /** fsync each block (default true): a committed block survives power loss, not only a crash. */
   syncWrites: boolean;

@@ -102,9 +102,9 @@ export function applyBlock(state: State, block: Block, verified?: VerifiedCache,
 }
 
 /** A refused transaction's nonce: consumed if still unused; a used one stays refused for what it is. */
-function consumeIfUnused(state: State, signer: Address, nonce: bigint): void {
+function consumeIfUnused(state: State, signer: Address, nonce: bigint, nowMs: number): void {
   try {
-    useNonce(state, signer, nonce);
+    useNonce(state, signer, nonce, nowMs);
   } catch (err) {
     if (!(err instanceof TxError)) throw err;
   }
@@ -134,10 +134,10 @@ function applyTx(
       op.check?.(tx.body, params, signer);
       op.authorize?.(state, tx.body, signer, header.timestampMs);
     } catch (err) {
-      if (nonce !== undefined && err instanceof TxError) consumeIfUnused(state, signer, nonce);
+      if (nonce !== undefined && err instanceof TxError) consumeIfUnused(state, signer, nonce, header.timestampMs);
       throw err;
     }
-    if (nonce !== undefined) useNonce(state, signer, nonce);
+    if (nonce !== undefined) useNonce(state, signer, nonce, header.timestampMs);
   } catch (err) {
     if (err instanceof TxError) return fail(err);
     throw err;

@@ -157,6 +157,9 @@ export type ExecutionErrorCode =
   /** A failed receipt without a code (never written by this execution; the API's fallback). */
   | 'REJECTED';
 
+/** 429: the client spent its rate-limit budget (src/api/rate-limit.ts; decision 98). */
+export type RateLimitErrorCode = 'RATE_LIMITED';
+
 /** The node's own state: 5xx. */
 export type NodeErrorCode = 'MEMPOOL_FULL' | 'NOT_SYNCED' | 'SHUTTING_DOWN' | 'NOT_FINAL_YET' | 'INTERNAL' | 'ARTIFACT_UNAVAILABLE' | 'APPLICATIONS_FULL';
 
@@ -168,6 +171,7 @@ export type ErrorCode =
   | NotFoundErrorCode
   | ConflictErrorCode
   | GoneErrorCode
+  | RateLimitErrorCode
   | ExecutionErrorCode
   | NodeErrorCode;
 
@@ -230,6 +234,7 @@ const CODES: { readonly [C in ErrorCode]: true } = {
   OBSERVATION_NOT_NEWER: true, VALIDATOR_EXISTS: true, VALIDATOR_STATE: true, ACTIVE_SET_FLOOR: true, JAIL_NOT_SERVED: true, EVIDENCE_TOO_OLD: true, EVIDENCE_IN_FUTURE: true, ALREADY_TOMBSTONED: true, OPERATION_EXISTS: true, APPLICANT_STATE: true, TOKEN_USED: true, TOKEN_EXPIRED: true, OPERATION_STATE: true, TIMELOCK_NOT_PASSED: true, CHAIN_HALTED: true, ACTION_EXPIRED: true, SCHEDULE_TOO_SOON: true, SCHEDULE_LIMIT: true, TWAP_STATE: true, MARKET_NOT_LISTED: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, ATTESTATION_STALE: true, BRIDGE_DISABLED: true, DEPOSIT_TOO_FAR_AHEAD: true, UNKNOWN_WITHDRAWAL: true, REJECTED: true,
   // Sub-accounts (decision 93).
   INVALID_NAME: true, NOT_MASTER: true, UNKNOWN_SUB_ACCOUNT: true, SUB_ACCOUNT_LIMIT: true, SUB_ACCOUNT_NAME_TAKEN: true, SUB_ACCOUNT_NESTED: true,
+  RATE_LIMITED: true,
   MEMPOOL_FULL: true, NOT_SYNCED: true, SHUTTING_DOWN: true, NOT_FINAL_YET: true, INTERNAL: true, ARTIFACT_UNAVAILABLE: true, APPLICATIONS_FULL: true,
 };
 

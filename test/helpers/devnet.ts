@@ -10,6 +10,7 @@ import { Node } from '../../src/node/node';
 import type { NodeConfig } from '../../src/node/context';
 import { hexToBytes } from '../../src/util/bytes';
 import { createLogger } from '../../src/util/log';
+import { RATE_LIMIT_OFF } from '../../src/api/rate-limit';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const DEVNET_KEYS = JSON.parse(readFileSync(join(ROOT, 'genesis/devnet-keys.json'), 'utf8')) as {
@@ -46,6 +47,8 @@ export function nodeConfig(dataDir: string, overrides: Partial<NodeConfig> = {})
     syncWrites: true,
     mempool: { maxTxs: 10_000, maxBytes: 64 * 1024 * 1024 },
     finalityTimeoutMs: 10_000,
+    // The suites send many requests from 127.0.0.1: no rate limits unless a test asks (test/api/rate-limit.test.ts).
+    rateLimit: RATE_LIMIT_OFF,
     ...overrides,
   };
 }

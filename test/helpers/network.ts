@@ -72,6 +72,8 @@ export class LocalNetwork {
         '--p2p-port', String(p2pPorts[i]),
         '--bootstrap', addrs.filter((_, j) => j !== i).join(','),
         '--log-level', 'warn',
+        // Tests poll from 127.0.0.1: no rate limits (decision 98).
+        '--no-rate-limit',
         ...(opts.genesisFile ? ['--genesis', opts.genesisFile] : []),
       ]);
       net.nodes.push({ index: i + 1, url: `http://127.0.0.1:${apiPorts[i]}`, proc: undefined, output: '' });
@@ -86,7 +88,7 @@ export class LocalNetwork {
    * serving its API on `apiPort`; returns its index for launch/kill/status.
    */
   async addNode(args: string[], apiPort: number): Promise<number> {
-    this.args.push(['--port', String(apiPort), ...args]);
+    this.args.push(['--port', String(apiPort), '--no-rate-limit', ...args]);
     const index = this.nodes.length + 1;
     this.nodes.push({ index, url: `http://127.0.0.1:${apiPort}`, proc: undefined, output: '' });
     await this.launch(index);

@@ -17,7 +17,7 @@ afterAll(() => {
 
 function startProcess(port: number): Promise<{ proc: ChildProcess; output: () => string }> {
   // One process (no tsx wrapper), so SIGKILL hits the node itself.
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'start', '--validators', '1', '--data-dir', dir.path, '--port', String(port), '--session-port', '0', '--log-level', 'warn'], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'start', '--validators', '1', '--data-dir', dir.path, '--port', String(port), '--session-port', '0', '--log-level', 'warn', '--no-rate-limit'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -20,7 +20,7 @@ import { BridgeNetwork, usdcUnits, USDC } from '../helpers/bridge-network';
 const dir = tempDir('exchain-launch-bridge-');
 afterAll(() => dir.remove());
 
-const ARGS = ['--validators', '4', '--data-dir', dir.path, '--port', '0', '--session-port', '0', '--p2p-port', '0', '--no-onboarding', '--bridge-port', '0', '--log-level', 'warn'];
+const ARGS = ['--validators', '4', '--data-dir', dir.path, '--port', '0', '--session-port', '0', '--p2p-port', '0', '--no-onboarding', '--bridge-port', '0', '--log-level', 'warn', '--no-rate-limit'];
 
 function launch(extra: string[]) {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'start', ...ARGS, ...extra], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });

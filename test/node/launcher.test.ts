@@ -16,7 +16,7 @@ describe('the local network launcher', () => {
   it('starts six validators and the onboarding service, announces them once ready, and stops them all on Ctrl-C', async () => {
     const proc = spawn(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'start', '--data-dir', dir.path, '--port', '0', '--session-port', '0', '--p2p-port', '0', '--onboarding-port', '0', '--log-level', 'warn'],
+      ['--import', 'tsx', 'src/cli/main.ts', 'start', '--data-dir', dir.path, '--port', '0', '--session-port', '0', '--p2p-port', '0', '--onboarding-port', '0', '--log-level', 'warn', '--no-rate-limit'],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';

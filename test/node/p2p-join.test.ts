@@ -51,7 +51,7 @@ beforeAll(async () => {
   // prettier-ignore
   const args = [
     'start', '--home', home, '--network', genesisFile, '--bootstrap', net.p2pAddrs.join(','),
-    '--port', String(port), '--session-port', '0', '--p2p-port', '0', '--log-level', 'warn',
+    '--port', String(port), '--session-port', '0', '--p2p-port', '0', '--log-level', 'warn', '--no-rate-limit',
   ];
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   joiner = proc;

@@ -44,7 +44,8 @@ describe('withdrawals', () => {
   it('refuses a replayed nonce (409), a signature for another chain (401) and malformed bodies (400), changing nothing', async () => {
     const chainId = devnet.node.config.genesis.chainId;
     const client = new ExchangeClient(devnet.url, { chainId, signatureForm: 64 });
-    const nonce = 900_001n;
+    // Above the owner's earlier (timestamp) nonces: a smaller one is below its window (decision 97).
+    const nonce = client.nextNonce();
     await client.withdraw(owner, { amount: 2_000_000n, destination, nonce });
     const after = await client.balance(owner.address);
     const replay = await client.withdraw(owner, { amount: 2_000_000n, destination, nonce }).catch((e) => e);

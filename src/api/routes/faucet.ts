@@ -71,10 +71,13 @@ export const faucetRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       if (usdc === null || usdc === 0n) {
         throw new ApiError(400, 'INVALID_AMOUNT', 'amount: must be a positive decimal string with at most 6 decimals');
       }
-      // Unique, increasing nonces for the faucet signer (milliseconds-based, contract [D-nonces-window]; decision 52).
-      // Every validator of the network signs with the one faucet key: the low digits are
-      // this node's own (its validator index), so two nodes never pick the same nonce.
-      const now = BigInt(Date.now()) * 1000n + nodeSlot;
+      // Unique, increasing nonces for the faucet signer (millisecond timestamps, contract [D-nonces-window]; decisions 52, 97).
+      // Every validator of the network signs with the one faucet key: the last two digits are
+      // this node's own (its validator index mod 100), so two nodes never pick the same nonce,
+      // and the nonce stays within 100 ms of the clock, inside the window a timestamp nonce
+      // must lie in (block time − 2 days, block time + 1 day). More than ten claims a second
+      // on one node run ahead of the clock by 100 ms a claim (the per-IP rate limit bounds it).
+      const now = (BigInt(Date.now()) / 100n) * 100n + nodeSlot;
       lastNonce = now > lastNonce ? now : lastNonce + 100n;
       const unsigned = { to, usdc, nativeWei: faucet.nativeWeiPerRequest, nonce: lastNonce };
       const body = signFaucet(genesis.chainId, unsigned, key);

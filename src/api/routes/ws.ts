@@ -6,8 +6,15 @@
  * (the book's resting orders, the trader's every open order, recent trades/fills); and
  * ["audit", {machine?, address?}] (docs/audit.md): each machine transition this node
  * records, as it is recorded, after a snapshot of the recent ones.
+ * The first message of a subscription with a snapshot carries `isSnapshot: true`.
+ * `{"method":"post","id":…,"request":{"type":"action","path":"/v1/order","payload":{…}}}`
+ * (`"method": "DELETE"` in the request for the cancel routes) sends a signed action over the socket: it is answered by the very route of that path
+ * (fastify inject, charged to the socket's IP), so every check of the REST route applies;
+ * the answer is `{"channel":"post","id":…,"response":{"status":…,"body":{…the REST answer}}}`.
  * Bounds: 32 subscriptions per connection, 4 MiB of unsent data; a slower consumer is
- * closed with code 1008 and the reason. A ping every 20 s; no pong by the next, closed.
+ * closed with code 1008 and the reason. A ping every 30 s; no pong by the next, closed.
+ * Rate limits (src/api/rate-limit.ts): sockets held per IP (beyond: closed 1008 at once),
+ * and every message spends 1 of the IP's weight (beyond: an error answer with retryAfter).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { WebSocket } from 'ws';
@@ -22,6 +29,7 @@ import { JSONRPC_ERRORS } from '../../rpc/constants';
 import { plainJson, price6, size18, usdc } from '../common';
 import { MACHINE_ROLES } from '../../../machines/index';
 import type { AuditTransition } from '../../audit/transitions';
+import type { RateLimiter } from '../rate-limit';
 import { WS_AUDIT_SNAPSHOT_TRANSITIONS, WS_BOOK_DEPTH_ORDERS, WS_MAX_BUFFERED_BYTES, WS_MAX_SUBSCRIPTIONS, WS_PING_MS } from '../limits';
 
 
@@ -37,6 +45,8 @@ interface Client {
   socket: WebSocket;
   subs: Map<string, Sub>;
   alive: boolean;
+  /** The client's address, as its rate limits are keyed. */
+  ip: string;
 }
 
 
@@ -174,7 +184,38 @@ function isRequestObject(v: unknown): v is { method?: unknown; params?: unknown;
   return !!v && typeof v === 'object' && !Array.isArray(v);
 }
 
-export const wsRoutes: FastifyPluginAsync<{ node: NodeApi; hub: WsHub }> = async (app, { node, hub }) => {
+/** EIP-1474's "limit exceeded" JSON-RPC error code: a message over the IP's rate limit. */
+const WS_LIMIT_EXCEEDED = -32005;
+
+/** What a `post` message may name: a POST route's path (no scheme, query or fragment). */
+const POST_PATH = /^\/[A-Za-z0-9/_-]{1,128}$/;
+
+/** The route a `post` message is answered by: the server's own, with the socket's IP. */
+export type InjectPost = (o: { method: 'POST' | 'DELETE'; url: string; payload: unknown; remoteAddress: string; headers: Record<string, string> }) => Promise<{ statusCode: number; body: string }>;
+
+/**
+ * A `post` message: the signed action's REST route answers it (the same schema, door,
+ * rate limits and envelope); the answer goes back on the socket with the request's id.
+ */
+async function post(inject: InjectPost, hub: WsHub, c: Client, msg: { id?: unknown; request?: unknown }): Promise<void> {
+  const id = msg.id ?? null;
+  const req = msg.request as { type?: unknown; method?: unknown; path?: unknown; payload?: unknown } | undefined;
+  const method = req?.method ?? 'POST';
+  if (!req || typeof req !== 'object' || req.type !== 'action' || (method !== 'POST' && method !== 'DELETE') || typeof req.path !== 'string' || !POST_PATH.test(req.path) || req.path === '/ws' || !req.payload || typeof req.payload !== 'object') {
+    hub.send(c, { channel: 'post', id, error: { code: JSONRPC_ERRORS.INVALID_PARAMS, message: 'post: request must be {"type":"action","method"?:"POST"|"DELETE","path":"/v1/…","payload":{…the REST body}}' } });
+    return;
+  }
+  const r = await inject({ method, url: req.path, payload: req.payload, remoteAddress: c.ip, headers: { 'content-type': 'application/json' } });
+  let body: unknown;
+  try {
+    body = JSON.parse(r.body);
+  } catch {
+    body = r.body;
+  }
+  hub.send(c, { channel: 'post', id, response: { status: r.statusCode, body } });
+}
+
+export const wsRoutes: FastifyPluginAsync<{ node: NodeApi; hub: WsHub; limiter: RateLimiter; inject: InjectPost }> = async (app, { node, hub, limiter, inject }) => {
   const ctx: RpcContext = node;
   const ping = setInterval(() => {
     for (const c of hub.clients) {
@@ -201,12 +242,24 @@ export const wsRoutes: FastifyPluginAsync<{ node: NodeApi; hub: WsHub }> = async
       summary: 'WebSocket: JSON-RPC and subscriptions',
       description: 'Upgrade to a WebSocket carrying JSON-RPC 2.0: every HTTP method, plus eth_subscribe / eth_unsubscribe for newHeads and the exchange topics trades, orderbook, orders and fills (an orderbook subscription starts with a snapshot). At most 32 subscriptions per connection, 64 KiB per frame; a client that does not answer pings, or lets 4 MiB pile up unread, is closed.',
     },
-  }, (socket) => {
-    const c: Client = { socket, subs: new Map(), alive: true };
+  }, (socket, request) => {
+    const c: Client = { socket, subs: new Map(), alive: true, ip: request.ip };
+    if (!limiter.openSocket(c.ip)) {
+      socket.close(1008, `at most ${limiter.config.wsConnectionsPerIp} WebSocket connections per IP`);
+      return;
+    }
     hub.clients.add(c);
     socket.on('pong', () => (c.alive = true));
-    socket.on('close', () => hub.clients.delete(c));
+    socket.on('close', () => {
+      hub.clients.delete(c);
+      limiter.closeSocket(c.ip);
+    });
     socket.on('message', async (data: Buffer) => {
+      const limited = limiter.chargeIpMessage(c.ip);
+      if (limited) {
+        hub.send(c, { jsonrpc: '2.0', id: null, error: { code: WS_LIMIT_EXCEEDED, message: limited.message, data: { code: limited.code, retryAfter: limited.retryAfterSec } } });
+        return;
+      }
       let msg: unknown;
       try {
         msg = JSON.parse(data.toString('utf8'));
@@ -219,8 +272,12 @@ export const wsRoutes: FastifyPluginAsync<{ node: NodeApi; hub: WsHub }> = async
         if ('error' in r) hub.send(c, { jsonrpc: '2.0', id: msg.id ?? null, error: { code: JSONRPC_ERRORS.INVALID_PARAMS, message: r.error } });
         else {
           hub.send(c, { jsonrpc: '2.0', id: msg.id ?? null, result: r.id });
-          if (r.snapshot !== undefined) hub.notify(c, r.id, { snapshot: true, data: r.snapshot });
+          if (r.snapshot !== undefined) hub.notify(c, r.id, { snapshot: true, isSnapshot: true, data: r.snapshot });
         }
+        return;
+      }
+      if (isRequestObject(msg) && msg.method === 'post') {
+        await post(inject, hub, c, msg as { id?: unknown; request?: unknown });
         return;
       }
       if (isRequestObject(msg) && msg.method === 'eth_unsubscribe') {
