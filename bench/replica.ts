@@ -84,7 +84,7 @@ async function run(prepared: Uint8Array[][], syncWrites: boolean, perTx: number)
     pool.removeCommitted(result.receipts.map((r) => r.txHash));
     spent.apply += cpuUs() - c;
     c = cpuUs();
-    await indexer.indexBlock(block.header.height, block.header.timestampMs, result.receipts);
+    await indexer.indexBlock(block.header.height, block.header.timestampMs, result.receipts, result.blockEvents);
     spent.index += cpuUs() - c;
     orders += txs.length * perTx;
   }

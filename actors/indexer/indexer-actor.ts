@@ -81,7 +81,7 @@ export function indexerBehavior(opts: IndexerBehaviorOptions): ActorBehavior<Ind
         throw new Error(`indexer: block ${height} committed but the chain store stops at ${idx.indexedHeight()}`);
       }
       const malformedBefore = idx.malformedEvents;
-      await idx.indexBlock(height, timestampMs, msg.result.receipts);
+      await idx.indexBlock(height, timestampMs, msg.result.receipts, msg.result.blockEvents ?? []);
       if (idx.malformedEvents !== malformedBefore) {
         log.warn({ height, skipped: idx.malformedEvents - malformedBefore }, 'indexer: skipped malformed exchange events');
       }

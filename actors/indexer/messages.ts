@@ -3,10 +3,11 @@
  * leaf module: types only, no actor behaviour and nothing of src/node (see
  * actors/chain/messages.ts).
  */
-import type { Receipt } from '../../src/state/context';
+import type { ChainEvent, Receipt } from '../../src/state/context';
 
 export type IndexerMsg = {
   type: 'committed';
   block: { header: { height: number; timestampMs: number } };
-  result: { receipts: Receipt[] };
+  /** The block's receipts and its own events (BlockResult), indexed in that order. */
+  result: { receipts: Receipt[]; blockEvents?: ChainEvent[] };
 };

@@ -1,7 +1,7 @@
 /**
  * The read-side index of the exchange: trades, fills, candles, orders, leaderboard,
- * agents and protocol stats, derived only from the chain's blocks (their timestamps)
- * and receipts (their events, src/state/events.ts).
+ * agents and protocol stats, derived only from the chain's blocks (their timestamps),
+ * receipts and block events (their events, src/state/events.ts).
  *
  * It lives in its OWN LevelDB folder. Nothing in it is authoritative: an operator may
  * delete the folder at any time and the node rebuilds it, byte for byte the same,
@@ -23,7 +23,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { ClassicLevel } from 'classic-level';
 import { writeBatch, type Op } from '../storage/batch';
-import type { Receipt } from '../state/context';
+import type { ChainEvent, Receipt } from '../state/context';
 import { formatDecimal } from '../util/decimal';
 import { PRICE_DECIMALS, SIZE_DECIMALS, SIZE_ONE, USDC_DECIMALS } from '../util/fixed';
 import { CANDLE_INTERVALS, isCandleInterval, type CandleInterval, type CandleRecord } from './candles';
@@ -87,7 +87,7 @@ import {
 
 export * from './types';
 export { checkPageQuery, CURSOR_MAX_CHARS, CursorKind, decodeCursor, PageQueryError, type Page, type PageQuery } from './paging';
-export { IndexBucket, INDEX_SCHEMA_VERSION } from './layout';
+export { BLOCK_EVENTS_RECEIPT, IndexBucket, INDEX_SCHEMA_VERSION, NO_TX_HASH } from './layout';
 
 const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
 /** Where the order id sits in an AccountOrder key: bucket (1) ‖ owner (20) ‖ time (8) ‖ id (8). */
@@ -238,17 +238,17 @@ export class Indexer {
   }
 
   /**
-   * Indexes one block: every event of its ok receipts, plus the new indexed height, in
-   * one atomic batch. A height ≤ indexedHeight() is skipped (idempotent); a height past
+   * Indexes one block: every event of its ok receipts, then its own events (BlockResult.
+   * blockEvents), plus the new indexed height, in one atomic batch. A height ≤ indexedHeight() is skipped (idempotent); a height past
    * indexedHeight() + 1 throws IndexerGapError.
    */
-  async indexBlock(height: number, timestampMs: number, receipts: Receipt[], txHashOf?: TxHashOf): Promise<void> {
+  async indexBlock(height: number, timestampMs: number, receipts: Receipt[], blockEvents: readonly ChainEvent[] = [], txHashOf?: TxHashOf): Promise<void> {
     checkBlockArgs(height, timestampMs);
     await this.exclusive(async () => {
       if (height <= this.height) return;
       if (height !== this.height + 1) throw new IndexerGapError(this.height + 1, height);
       const st = this.stager.newStaging(this.height, this.statsRec);
-      await this.stager.stageBlock(st, height, timestampMs, receipts, txHashOf);
+      await this.stager.stageBlock(st, height, timestampMs, receipts, txHashOf, blockEvents);
       if (st.events === 0 && height - this.storedHeight < HEIGHT_CHECKPOINT_BLOCKS) {
         // Nothing to index (an empty block, or only events the index does not keep): no
         // write. The stored height lags; a restart re-reads these blocks from the chain
@@ -279,13 +279,13 @@ export class Indexer {
         const st = this.stager.newStaging(this.height, this.statsRec);
         let missing: Error | undefined;
         for (let h = this.height + 1; h <= target && st.blocks < perBatch && st.events < CATCHUP_EVENTS_PER_BATCH; h++) {
-          const [block, receipts] = await Promise.all([store.getBlock(h), store.getReceipts(h)]);
+          const [block, receipts, blockEvents] = await Promise.all([store.getBlock(h), store.getReceipts(h), store.getBlockEvents?.(h)]);
           if (block === undefined || receipts === undefined) {
             missing = new Error(`indexer: ${block === undefined ? 'block' : 'receipts of block'} ${h} is missing from the chain store (head ${head})`);
             break;
           }
           checkBlockArgs(h, block.header.timestampMs);
-          await this.stager.stageBlock(st, h, block.header.timestampMs, receipts);
+          await this.stager.stageBlock(st, h, block.header.timestampMs, receipts, undefined, blockEvents ?? []);
         }
         if (st.blocks > 0) await this.flush(st); // keep the whole blocks read before a failure
         if (missing) throw missing;

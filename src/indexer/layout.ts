@@ -19,7 +19,8 @@ export enum IndexBucket {
   /**
    * pair id u32 ‖ block time u64 (Unix ms) ‖ position (height u64 ‖ receipt u32 ‖ event u32)
    * -> TradeRecord (a JSON array of its values, `recordCodec`). The time lets a query seek
-   * a time range; the position keeps chain order within a block.
+   * a time range; the position keeps chain order within a block: the receipts by index,
+   * then the block's own events at receipt BLOCK_EVENTS_RECEIPT.
    */
   Trade = 2,
   /** address (20 bytes) ‖ block time u64 ‖ position (16 bytes) ‖ side u8 (0 buy, 1 sell) -> FillRecord (`recordCodec`) */
@@ -45,9 +46,21 @@ export enum IndexBucket {
  * Bumped whenever a key or value layout changes: an index of another schema is rebuilt
  * (the indexer actor deletes it and catches up from the chain store). 4: Trade, Fill and
  * AccountOrder keys carry the block time, for time ranges and cursors (decision 95);
- * records gained trailing optional client order ids.
+ * records gained trailing optional client order ids. 5: a block's own events are indexed
+ * after its receipts (scheduled cancels, TWAP slice orders and fills) and OrderModified
+ * changes an order's price, size and remaining.
  */
-export const INDEX_SCHEMA_VERSION = 4;
+export const INDEX_SCHEMA_VERSION = 5;
+
+/**
+ * The receipt position of a block's own events (scheduled cancels, TWAP slices, perp
+ * steps: BlockResult.blockEvents) in trade and fill keys: after every receipt, as they
+ * run after every transaction.
+ */
+export const BLOCK_EVENTS_RECEIPT = 0xffff_ffff;
+
+/** The txHash of records made by a block's own step, which no transaction carried: 0x and 64 zeros. */
+export const NO_TX_HASH = `0x${'0'.repeat(64)}` as `0x${string}`;
 
 const U128_MAX = (1n << 128n) - 1n;
 

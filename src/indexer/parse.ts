@@ -1,12 +1,13 @@
 /**
  * Reading receipt events for the indexer: narrows the `ChainEvent` union of
- * src/state/events.ts to the three exchange events it indexes, and checks their fields
+ * src/state/events.ts to the events it indexes (the three exchange events and
+ * OrderModified), and checks their fields
  * against that contract. The types say what execution writes; receipts come back from
  * storage, so an exchange event whose fields do not have the contract's types is
  * reported as malformed (and skipped by the indexer, identically on every rebuild)
  * instead of poisoning the index.
  */
-import type { ChainEvent, ExchangeEvent, OrderPlacedEvent, OrderStatus, OrderUpdatedEvent, TradeExecutedEvent } from '../state/events';
+import type { ChainEvent, ExchangeEvent, OrderModifiedEvent, OrderPlacedEvent, OrderStatus, OrderUpdatedEvent, TradeExecutedEvent } from '../state/events';
 import type { Address, Hex } from '../util/bytes';
 
 const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
@@ -18,7 +19,10 @@ const U64_MAX = (1n << 64n) - 1n;
 const SYMBOL_MAX = 32;
 const STATUSES: ReadonlySet<string> = new Set<OrderStatus>(['open', 'partial', 'filled', 'cancelled', 'rejected']);
 
-export type ParsedEvent = { kind: 'event'; event: ExchangeEvent } | { kind: 'other' } | { kind: 'malformed'; type: string; reason: string };
+/** The events the index keeps: the three exchange events and a resting order's modify (decision 88). */
+export type IndexedEvent = ExchangeEvent | OrderModifiedEvent;
+
+export type ParsedEvent = { kind: 'event'; event: IndexedEvent } | { kind: 'other' } | { kind: 'malformed'; type: string; reason: string };
 
 export function isOrderId(v: unknown): v is string {
   return typeof v === 'string' && ORDER_ID_RE.test(v) && BigInt(v) <= U64_MAX;
@@ -49,7 +53,7 @@ function cloidField<K extends string>(v: unknown, name: K): { [P in K]?: Hex } {
   return { [name]: (checked(v, name, isCloid) as string).toLowerCase() as Hex } as { [P in K]?: Hex };
 }
 
-/** Reads one receipt event. Events other than the three exchange events are `other`. */
+/** Reads one receipt or block event. Events other than those the index keeps (IndexedEvent) are `other`. */
 export function parseEvent(e: ChainEvent): ParsedEvent {
   // A stored record without a string `type` is no event of the contract at all.
   const type: unknown = (e as { type?: unknown } | null | undefined)?.type;
@@ -62,6 +66,8 @@ export function parseEvent(e: ChainEvent): ParsedEvent {
         return { kind: 'event', event: tradeExecuted(e) };
       case 'OrderUpdated':
         return { kind: 'event', event: orderUpdated(e) };
+      case 'OrderModified':
+        return { kind: 'event', event: orderModified(e) };
       default:
         return { kind: 'other' };
     }
@@ -123,5 +129,18 @@ function orderUpdated(e: OrderUpdatedEvent): OrderUpdatedEvent {
     filled: checked(e.filled, 'filled', isBig),
     remaining: checked(e.remaining, 'remaining', isBig),
     ...(reason === undefined ? {} : { reason }),
+  };
+}
+
+/** The fields of an OrderModified the index reads (the rest are copied as they are). */
+function orderModified(e: OrderModifiedEvent): OrderModifiedEvent {
+  return {
+    ...e,
+    type: 'OrderModified',
+    orderId: checked(e.orderId, 'orderId', isOrderId),
+    owner: addr(e.owner, 'owner'),
+    price: checked(e.price, 'price', isBig),
+    size: checked(e.size, 'size', isBig),
+    remaining: checked(e.remaining, 'remaining', isBig),
   };
 }

@@ -1,6 +1,6 @@
 /**
- * Staging blocks into the index: the events of a block's ok receipts (narrowed by
- * parse.ts) become changes to trades, fills, orders, accounts, candles and stats, held
+ * Staging blocks into the index: the events of a block's ok receipts, then its own
+ * events (BlockResult.blockEvents, stored beside the receipts), narrowed by parse.ts, become changes to trades, fills, orders, accounts, candles and stats, held
  * in a Staging until the Indexer writes them in one batch with the new height
  * (`ops`, then `publish` once the batch is on disk). Every stored record a block will
  * modify is read ahead in one getMany (`readAhead`), so staging itself never awaits.
@@ -8,19 +8,21 @@
  */
 import type { ClassicLevel } from 'classic-level';
 import type { Op } from '../storage/batch';
-import type { Receipt } from '../state/context';
-import type { OrderPlacedEvent, OrderUpdatedEvent, TradeExecutedEvent } from '../state/events';
+import type { ChainEvent, Receipt } from '../state/context';
+import type { OrderModifiedEvent, OrderPlacedEvent, OrderUpdatedEvent, TradeExecutedEvent } from '../state/events';
 import { BoundedCache } from '../util/cache';
 import { CANDLE_INTERVALS, bucketStart, mergeTrades, type BlockCandle, type CandleRecord } from './candles';
 import {
   ACCOUNT,
   addressBytes,
+  BLOCK_EVENTS_RECEIPT,
   CANDLE,
   EMPTY,
   FILL,
   IndexBucket,
   key,
   metaKey,
+  NO_TX_HASH,
   ORDER,
   orderIdKey,
   position,
@@ -71,7 +73,8 @@ export interface Staging {
 type StagedEvent =
   | { type: 'OrderPlaced'; ev: OrderPlacedEvent; txHash: string }
   | { type: 'TradeExecuted'; ev: TradeExecutedEvent; txHash: string; pos: Uint8Array }
-  | { type: 'OrderUpdated'; ev: OrderUpdatedEvent; txHash: string };
+  | { type: 'OrderUpdated'; ev: OrderUpdatedEvent; txHash: string }
+  | { type: 'OrderModified'; ev: OrderModifiedEvent; txHash: string };
 
 const INTERVAL_SECONDS = Object.values(CANDLE_INTERVALS);
 
@@ -112,26 +115,37 @@ export class BlockStager {
     };
   }
 
-  /** Stages one block's exchange events (throws IndexerGapError unless it follows the staging's height). */
-  async stageBlock(st: Staging, height: number, time: number, receipts: Receipt[], txHashOf?: TxHashOf): Promise<void> {
+  /**
+   * Stages one block's events (throws IndexerGapError unless it follows the staging's
+   * height): its ok receipts' by index, then its own (`blockEvents`, which run after every
+   * transaction), whose records carry NO_TX_HASH and whose trades sit at receipt
+   * position BLOCK_EVENTS_RECEIPT.
+   */
+  async stageBlock(st: Staging, height: number, time: number, receipts: Receipt[], txHashOf?: TxHashOf, blockEvents: readonly ChainEvent[] = []): Promise<void> {
     if (height !== st.height + 1) throw new IndexerGapError(st.height + 1, height);
     const staged: StagedEvent[] = [];
-    for (let i = 0; i < receipts.length; i++) {
-      const r = receipts[i];
-      if (r.status !== 'ok' || !Array.isArray(r.events) || r.events.length === 0) continue;
-      const txHash = txHashOf ? txHashOf(r, i) : r.txHash;
-      for (let j = 0; j < r.events.length; j++) {
-        const parsed = parseEvent(r.events[j]);
+    const stage = (events: readonly ChainEvent[], receipt: number, txHash: string): void => {
+      for (let j = 0; j < events.length; j++) {
+        const parsed = parseEvent(events[j]);
         if (parsed.kind === 'other') continue;
         st.events++;
         if (parsed.kind === 'malformed') st.malformed++;
         else {
           const ev = parsed.event;
           // Only a trade has a key of its own: its position in the chain.
-          staged.push(ev.type === 'TradeExecuted' ? { type: ev.type, ev, txHash, pos: position(height, i, j) } : ev.type === 'OrderPlaced' ? { type: ev.type, ev, txHash } : { type: ev.type, ev, txHash });
+          if (ev.type === 'TradeExecuted') staged.push({ type: ev.type, ev, txHash, pos: position(height, receipt, j) });
+          else if (ev.type === 'OrderPlaced') staged.push({ type: ev.type, ev, txHash });
+          else if (ev.type === 'OrderUpdated') staged.push({ type: ev.type, ev, txHash });
+          else staged.push({ type: ev.type, ev, txHash });
         }
       }
+    };
+    for (let i = 0; i < receipts.length; i++) {
+      const r = receipts[i];
+      if (r.status !== 'ok' || !Array.isArray(r.events) || r.events.length === 0) continue;
+      stage(r.events, i, txHashOf ? txHashOf(r, i) : r.txHash);
     }
+    if (Array.isArray(blockEvents) && blockEvents.length > 0) stage(blockEvents, BLOCK_EVENTS_RECEIPT, NO_TX_HASH);
     if (staged.length === 0) {
       st.height = height;
       st.blocks++;
@@ -150,6 +164,9 @@ export class BlockStager {
           break;
         case 'OrderUpdated':
           this.stageUpdated(st, s.ev, time);
+          break;
+        case 'OrderModified':
+          this.stageModified(st, s.ev, time);
           break;
       }
     }
@@ -195,7 +212,7 @@ export class BlockStager {
       if (ev.type === 'OrderPlaced') {
         placedHere.add(ev.orderId);
         wantAccount(ev.owner);
-      } else if (ev.type === 'OrderUpdated') {
+      } else if (ev.type === 'OrderUpdated' || ev.type === 'OrderModified') {
         wantOrder(ev.orderId);
       } else {
         wantOrder(ev.makerOrderId);
@@ -370,6 +387,20 @@ export class BlockStager {
     const next: OrderRecord = { ...o, status: ev.status, filled: ev.filled, remaining: ev.remaining, updatedTime: time };
     if (ev.reason !== undefined) next.reason = ev.reason;
     st.orders.set(ev.orderId, next);
+  }
+
+  /**
+   * A resting order modified in place (decision 88): its price, its size (filled plus
+   * the new remaining) and remaining are the modify's; status, fills and placement time
+   * stay (the order keeps its id and its AccountOrder key).
+   */
+  private stageModified(st: Staging, ev: OrderModifiedEvent, time: number): void {
+    const o = this.orderNow(st, ev.orderId);
+    if (!o) {
+      st.orphans++;
+      return;
+    }
+    st.orders.set(ev.orderId, { ...o, price: ev.price, size: ev.size, remaining: ev.remaining, updatedTime: time });
   }
 
   /** An order as the staged events left it (after readAhead; undefined: never placed). */

@@ -3,7 +3,7 @@
  * strings), what catchUp reads, its options and errors, and the limits that bound
  * every query, catch-up batch and cache (src/indexer/README.md "Queries").
  */
-import type { Receipt } from '../state/context';
+import type { ChainEvent, Receipt } from '../state/context';
 import type { OrderStatus } from '../state/events';
 
 export const TRADES_LIMIT_MAX = 200;
@@ -131,6 +131,8 @@ export interface ChainStoreLike {
   headHeight(): Promise<number | undefined>;
   getBlock(height: number): Promise<{ header: { timestampMs: number } } | undefined>;
   getReceipts(height: number): Promise<Receipt[] | undefined>;
+  /** The events of the block's own steps (ChainStore.getBlockEvents); a store without them has none. */
+  getBlockEvents?(height: number): Promise<ChainEvent[] | undefined>;
 }
 
 export type TxHashOf = (receipt: Receipt, position: number) => string;

@@ -33,10 +33,10 @@ export interface BlockResult {
   stateRoot: Uint8Array;
   blockHash: Uint8Array;
   /**
-   * Events of the block's own steps, in no transaction: downtime jailing at its start,
-   * and the end-of-block perp steps (funding, TP/SL, liquidation, ADL): not in any
-   * transaction's receipt. Handed to in-process listeners; not persisted in the block
-   * store (the state keeps the latest liquidation and funding: src/state/perps/engine.ts).
+   * Events of the block's own steps, in no transaction, in execution order: downtime
+   * jailing at its start, the timers (scheduled cancels, TWAP slices) and the
+   * end-of-block perp and bridge steps: not in any transaction's receipt. Stored with the
+   * block (ChainStore.commitBlock, Bucket.BlockEvents) and indexed after its receipts.
    */
   blockEvents: ChainEvent[];
 }

@@ -1,14 +1,14 @@
 /**
  * LevelDB storage (classic-level). Every key starts with one byte from Bucket; a
- * retired number is never reused. Each committed block, its commit, receipts, tx
- * index entries, state changes and the new head are written in ONE atomic batch, so
- * a crash leaves either the whole block or none of it.
+ * retired number is never reused. Each committed block, its commit, receipts, block
+ * events, tx index entries, state changes and the new head are written in ONE atomic
+ * batch, so a crash leaves either the whole block or none of it.
  */
 import v8 from 'node:v8';
 import { writeBatch, type Op } from './batch';
 import { ClassicLevel } from 'classic-level';
 import { decodeBlock, decodeCommit, encodeBlock, encodeCommit, type Block, type Commit } from '../codec/block';
-import type { Receipt } from '../state/context';
+import type { ChainEvent, Receipt } from '../state/context';
 import type { StateChange } from '../state/state';
 import { hexToBytes, utf8 } from '../util/bytes';
 
@@ -34,6 +34,13 @@ export enum Bucket {
   StateRoot = 7,
   /** 'last' -> the last vote this validator signed (never sign a conflicting one) */
   SignedVote = 8,
+  /**
+   * height u64 -> the events of the block's own steps (BlockResult.blockEvents: scheduled
+   * cancels, TWAP slices, perp steps, downtime, bridge), in the receipts' encoding as one
+   * receipt `{events}`. Written only for a block that has some: absent = none (and every
+   * block of a folder written before this bucket existed reads as none).
+   */
+  BlockEvents = 9,
 }
 
 export function u64Key(n: number): Uint8Array {
@@ -60,6 +67,8 @@ export interface CommittedBlock {
   changes: StateChange[];
   stateRoot: Uint8Array;
   blockHash: Uint8Array;
+  /** The events of the block's own steps, in execution order (BlockResult.blockEvents); none when absent or empty. */
+  blockEvents?: ChainEvent[];
   /** The validator set that signs this block's height, encoded: kept beside the head (the next block's lastCommit is checked against it). */
   signers?: Uint8Array;
 }
@@ -130,6 +139,7 @@ export class ChainStore {
       { type: 'put', key: key(Bucket.StateRoot, hk), value: c.stateRoot },
       { type: 'put', key: key(Bucket.Meta, utf8.encode('head')), value: hk },
     ];
+    if (c.blockEvents !== undefined && c.blockEvents.length > 0) ops.push({ type: 'put', key: key(Bucket.BlockEvents, hk), value: encodeBlockEvents(c.blockEvents) });
     if (c.signers) ops.push({ type: 'put', key: key(Bucket.Meta, utf8.encode('headSigners')), value: c.signers });
     for (const r of c.receipts) {
       const loc = Buffer.allocUnsafe(12);
@@ -171,6 +181,12 @@ export class ChainStore {
   async getReceipts(height: number): Promise<Receipt[] | undefined> {
     const v = await this.get(Bucket.Receipts, u64Key(height));
     return v ? decodeReceipts(v) : undefined;
+  }
+
+  /** The events of the block's own steps at `height`, in execution order: [] when it had none (or the folder predates them). */
+  async getBlockEvents(height: number): Promise<ChainEvent[]> {
+    const v = await this.get(Bucket.BlockEvents, u64Key(height));
+    return v ? decodeBlockEvents(v) : [];
   }
 
   async getStateRoot(height: number): Promise<Uint8Array | undefined> {
@@ -316,6 +332,17 @@ export function decodeReceipts(bytes: Uint8Array): Receipt[] {
   return JSON.parse(new TextDecoder().decode(bytes), (_k, v) =>
     v !== null && typeof v === 'object' && typeof v.$big === 'string' && Object.keys(v).length === 1 ? BigInt(v.$big) : v,
   ) as Receipt[];
+}
+
+/** A block's own events as stored: the shaped receipts encoding of one receipt `{events}` (bigints kept, shapes and strings shared). */
+export function encodeBlockEvents(events: ChainEvent[]): Uint8Array {
+  return encodeReceipts([{ events } as unknown as Receipt]);
+}
+
+export function decodeBlockEvents(bytes: Uint8Array): ChainEvent[] {
+  const [one] = decodeReceipts(bytes);
+  if (one === undefined || !Array.isArray(one.events)) throw new Error('stored block events: not one receipt of events');
+  return one.events;
 }
 
 /** What an operator can do about a LevelDB open error, from its code (classic-level puts the reason in `cause`). */

@@ -23,6 +23,7 @@ import type { Block } from '../../codec/block';
 import type { BlockResult } from '../../state/apply';
 import type { TradeExecutedEvent } from '../../state/events';
 import { isAddress } from '../../util/bytes';
+import { NO_TX_HASH } from '../../indexer/indexer';
 import { formatBlock, q } from '../../rpc/format';
 import { handleJsonRpc, type RpcContext } from '../../rpc/methods';
 import { JSONRPC_ERRORS } from '../../rpc/constants';
@@ -80,7 +81,9 @@ export class WsHub {
     if (this.clients.size === 0) return;
     const g = node.genesis;
     let head: unknown;
+    // The receipts' events by index, then the block's own (TWAP slices, scheduled cancels), as the indexer reads them.
     const events = result.receipts.flatMap((r) => (r.status === 'ok' ? r.events.map((e) => ({ e, txHash: r.txHash })) : []));
+    for (const e of result.blockEvents ?? []) events.push({ e, txHash: NO_TX_HASH });
     const touchedPairs = new Set<number>();
     for (const { e } of events) if ('pairId' in e && typeof e.pairId === 'number') touchedPairs.add(e.pairId);
     for (const c of this.clients) {
@@ -97,7 +100,7 @@ export class WsHub {
             if (touchedPairs.has(s.pairId)) this.notify(c, id, bookSnapshot(node, s.pairId, s.symbol));
             break;
           case 'orders':
-            for (const { e, txHash } of events) if ((e.type === 'OrderPlaced' || e.type === 'OrderUpdated') && e.owner === s.address) this.notify(c, id, { ...plainJson<Record<string, unknown>>(e), txHash });
+            for (const { e, txHash } of events) if ((e.type === 'OrderPlaced' || e.type === 'OrderUpdated' || e.type === 'OrderModified') && e.owner === s.address) this.notify(c, id, { ...plainJson<Record<string, unknown>>(e), txHash });
             break;
           case 'fills':
             for (const { e, txHash } of events) {
