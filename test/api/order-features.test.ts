@@ -8,7 +8,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExchangeApiError, ExchangeClient } from '../../src/client';
 import type { Node } from '../../src/node/node';
-import { DEVNET_KEYS, startNode, tempDir } from '../helpers/devnet';
+import { DEVNET_KEYS, startNode, tempDir, waitFor } from '../helpers/devnet';
 
 const dir = tempDir();
 let node: Node;
@@ -110,6 +110,13 @@ describe('modify through REST', () => {
     ]);
     expect(many.orders[0]).toMatchObject({ index: 0, requeued: true, amount: '400' });
     expect(many.orders[1]).toMatchObject({ index: 1, status: 'rejected', error: { code: 'WOULD_TAKE' } });
+    // The index applies OrderModified: /v1/order and /v1/orders read the new price and size.
+    const indexed = await waitFor(async () => {
+      const o = await client.order(o1.orderId);
+      return o.price === '0.11' ? o : undefined;
+    }, 5_000, 'the modified order in the index');
+    expect(indexed).toMatchObject({ orderId: o1.orderId, price: '0.11', amount: '400', remaining: '400', filled: '0', status: 'open' });
+    expect((await client.orders(carol.address)).find((o: any) => o.orderId === o1.orderId)).toMatchObject({ price: '0.11', amount: '400', remaining: '400' });
     await expectError(client.modifyOrders(carol, [{ orderId: o2.orderId, price: '0.2', amount: '300' }]), 422, 'WOULD_TAKE');
     await expectError(client.modifyOrders(alice, [{ orderId: o2.orderId, price: '0.08', amount: '300' }]), 403, 'NOT_OWNER');
   });

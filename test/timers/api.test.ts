@@ -6,11 +6,13 @@
  * on these kinds, and bad input per new field. The genesis sets a 1 s slice interval and
  * a limit of 3 schedules a day so that the test runs in seconds.
  */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ExchangeApiError, ExchangeClient } from '../../src/client';
 import { genesisHash } from '../../src/genesis/load';
-import { DEVNET_KEYS, devnetGenesis, useDevnetNode, waitFor } from '../helpers/devnet';
+import { DEVNET_KEYS, devnetGenesis, startNode, useDevnetNode, waitFor } from '../helpers/devnet';
 
 const base = devnetGenesis(1).genesis;
 const genesis = { ...base, limits: { ...base.limits, twapSliceIntervalMs: 1000, scheduleCancelsPerDay: 3 } };
@@ -18,6 +20,10 @@ const env = useDevnetNode({ genesis, genesisHash: genesisHash(genesis) });
 let client: ExchangeClient;
 const [alice, bob, carol, dave] = DEVNET_KEYS.accounts.slice(0, 4).map((a) => privateKeyToAccount(a.privateKey));
 let mark = 0;
+/** Kept for the restart at the end: the orders a schedule cancelled, and a TWAP whose slices filled. */
+const scheduledIds: string[] = [];
+let twapFills: any[] = [];
+const NO_TX_HASH = `0x${'0'.repeat(64)}`;
 
 async function expectError(p: Promise<unknown>, status: number, code?: string, field?: string) {
   const err = await p.then(() => undefined, (e) => e);
@@ -47,10 +53,14 @@ describe('scheduled cancel (dead-man switch)', () => {
     expect((await client.order(a.orderId)).status).toBe('open');
     await waitFor(async () => (await client.scheduledCancel(alice.address)).time === null || undefined, 15_000, 'the schedule to fire');
     expect(headMs()).toBeGreaterThanOrEqual(time);
-    // The orders are gone from the state (GET /orders reads it); the indexer's
-    // /v1/order view is built from receipts only and does not see end-of-block cancels.
+    // The orders are gone from the state (GET /orders reads it), and the indexer, which
+    // reads the block's own events after its receipts, shows them cancelled.
     expect((await client.openOrders(alice.address)).orders).toEqual([]);
     const ids = [a.orderId, b.orderId];
+    scheduledIds.push(...ids);
+    for (const id of ids) expect(await waitFor(async () => ((await client.order(id)).status === 'cancelled' ? client.order(id) : undefined), 5_000, `order ${id} cancelled in the index`)).toMatchObject({ status: 'cancelled', reason: 'scheduled' });
+    const listed = (await client.orders(alice.address)).filter((o: any) => ids.includes(o.orderId));
+    expect(listed.map((o: any) => [o.status, o.reason])).toEqual([['cancelled', 'scheduled'], ['cancelled', 'scheduled']]);
     expect(ids.every((id) => env.node.chain().state.orders.get(id) === undefined)).toBe(true);
     const acct = await client.account(alice.address);
     expect(acct.lockedBalance).toBe('0');
@@ -116,6 +126,21 @@ describe('TWAP orders', () => {
     expect(Number(progressed.filled) + Number(progressed.remaining)).toBeCloseTo(3, 12);
     const cancelled = await client.cancelTwap(bob, placed.twapId);
     expect(cancelled.state).toBe('cancelled');
+    // The slices' fills are block events: indexed after the block's receipts, with no
+    // transaction (txHash 0x0…0), in the trader's fills, the pair's trades and candles.
+    const sliceFills = await waitFor(async () => {
+      const f = (await client.fills(bob.address)).filter((x: any) => x.txHash === NO_TX_HASH && x.symbol === 'ETH');
+      return f.length >= 3 ? f : undefined;
+    }, 10_000, 'the slice fills in /v1/fills');
+    expect(sliceFills.every((f: any) => f.side === 'buy' && Number(f.price) === Number(ask))).toBe(true);
+    const sliceTotal = sliceFills.reduce((t: number, f: any) => t + Number(f.amount), 0);
+    expect(sliceTotal).toBeCloseTo(Number(progressed.filled), 12);
+    const sliceTrades = (await client.trades('ETH', 200)).filter((t: any) => t.txHash === NO_TX_HASH && t.buyer === bob.address.toLowerCase());
+    expect(sliceTrades.length).toBe(sliceFills.length);
+    expect(sliceTrades.every((t: any) => t.takerSide === 'buy' && t.seller === alice.address.toLowerCase())).toBe(true);
+    const sliceOrder = await client.order(sliceFills[0].orderId);
+    expect(sliceOrder).toMatchObject({ side: 'buy', type: 'market', txHash: NO_TX_HASH });
+    twapFills = sliceFills;
     const after = await client.twap(placed.twapId);
     expect(after).toMatchObject({ state: 'cancelled', nextSliceMs: null, filled: cancelled.filled });
     await new Promise((r) => setTimeout(r, 2_000));
@@ -189,4 +214,25 @@ describe('TWAP orders', () => {
     expect((await client.call('GET', '/v1/twap/id/abc')).status).toBe(400);
     expect((await client.call('GET', '/v1/twap/not-an-address')).status).toBe(400);
   }, 30_000);
+});
+
+describe('after a restart', () => {
+  it('the index rebuilt from the data folder still shows the scheduled cancels and the slice fills: the block events were stored with their blocks', async () => {
+    expect(scheduledIds.length).toBe(2);
+    expect(twapFills.length).toBeGreaterThanOrEqual(3);
+    const dataDir = env.node.config.dataDir;
+    await env.node.stop();
+    // Delete the index: the restarted node rebuilds it from the chain store alone.
+    rmSync(join(dataDir, 'index'), { recursive: true, force: true });
+    Object.assign(env, await startNode(dataDir, { genesis, genesisHash: genesisHash(genesis) }));
+    client = new ExchangeClient(env.url, { chainId: env.node.config.genesis.chainId });
+    for (const id of scheduledIds) {
+      const o = await waitFor(async () => client.order(id).catch(() => undefined), 15_000, `order ${id} in the rebuilt index`);
+      expect(o).toMatchObject({ status: 'cancelled', reason: 'scheduled' });
+    }
+    const fills = (await client.fills(bob.address)).filter((x: any) => x.txHash === NO_TX_HASH && x.symbol === 'ETH');
+    for (const f of twapFills) expect(fills).toContainEqual(f);
+    const trades = (await client.trades('ETH', 200)).filter((t: any) => t.txHash === NO_TX_HASH);
+    expect(trades.length).toBeGreaterThanOrEqual(twapFills.length);
+  }, 40_000);
 });
