@@ -222,7 +222,7 @@ describe('upgrade of an existing index folder', () => {
     await db.put(Uint8Array.of(0, ...Buffer.from('schema')), Uint8Array.of(0, 0, 0, 3));
     await db.close();
     await expect(Indexer.open(oldDir)).rejects.toThrow(/schema 3/);
-    expect(INDEX_SCHEMA_VERSION).toBe(4);
+    expect(INDEX_SCHEMA_VERSION).toBe(5); // 5: block events and OrderModified (decisions 88 (f), 90 (e))
 
     const holder: IndexerHolder = {};
     const actor = new SupervisedActor<IndexerMsg>('indexer', () => indexerBehavior({ dir: oldDir, store: () => store, log, holder }), { capacity: 10, log, backoff: { initialMs: 5, maxMs: 20 } });
