@@ -7,9 +7,8 @@
  * Same encoding: flat structs of `address` and `uintN` members, one keccak per struct;
  * test/governance/typed-data.test.ts checks the digests against viem's hashTypedData.
  */
-import { utf8, type Address } from '../util/bytes';
-import { domainSeparator } from './eip712';
-import { keccak256 } from './keccak';
+import type { Address } from '../util/bytes';
+import { typedDigest } from './eip712-struct';
 
 export const GOVERNANCE_EIP712_TYPES = {
   GovernancePropose: [
@@ -58,38 +57,7 @@ export interface GovernanceMessages {
   GovernanceCancel: GovernanceActionMessage;
 }
 
-const TYPE_HASHES = new Map<string, Uint8Array>(
-  Object.entries(GOVERNANCE_EIP712_TYPES).map(([name, members]) => [name, keccak256(utf8.encode(`${name}(${members.map((m) => `${m.type} ${m.name}`).join(',')})`))]),
-);
-
-function word(value: bigint, bits: number, field: string): Uint8Array {
-  if (value < 0n || value >= 1n << BigInt(bits)) throw new RangeError(`${field}: ${value} is not a uint${bits}`);
-  const out = new Uint8Array(32);
-  let v = value;
-  for (let i = 31; i >= 0 && v > 0n; i--, v >>= 8n) out[i] = Number(v & 0xffn);
-  return out;
-}
-
-function addressWord(a: string, field: string): Uint8Array {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(a)) throw new TypeError(`${field}: not an address`);
-  const out = new Uint8Array(32);
-  out.set(Buffer.from(a.slice(2), 'hex'), 12);
-  return out;
-}
-
 /** The EIP-712 digest (0x1901 ‖ domain separator ‖ hashStruct) an owner signs. */
 export function hashGovernanceMessage<P extends GovernancePrimaryType>(chainId: number, primaryType: P, message: GovernanceMessages[P]): Uint8Array {
-  const members = GOVERNANCE_EIP712_TYPES[primaryType];
-  const buf = new Uint8Array(32 * (members.length + 1));
-  buf.set(TYPE_HASHES.get(primaryType)!, 0);
-  members.forEach((m, i) => {
-    const v = (message as unknown as Record<string, unknown>)[m.name];
-    buf.set(m.type === 'address' ? addressWord(v as string, m.name) : word(v as bigint, Number(m.type.slice(4)), m.name), 32 * (i + 1));
-  });
-  const digest = new Uint8Array(66);
-  digest[0] = 0x19;
-  digest[1] = 0x01;
-  digest.set(domainSeparator(chainId), 2);
-  digest.set(keccak256(buf), 34);
-  return keccak256(digest);
+  return typedDigest(chainId, primaryType, GOVERNANCE_EIP712_TYPES[primaryType], message as unknown as Record<string, unknown>);
 }

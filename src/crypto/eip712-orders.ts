@@ -13,14 +13,11 @@
  * (keccak256 of its UTF-8); test/trading/order-options.test.ts checks the digests
  * against viem's hashTypedData, and test/api/order-features.test.ts signs with viem.
  */
-import { hexToBytes, utf8, type Address, type Hex } from '../util/bytes';
-import { domainSeparator, EIP712_TYPES } from './eip712';
-import { keccak256 } from './keccak';
+import type { Address, Hex } from '../util/bytes';
+import { EIP712_TYPES } from './eip712';
+import { typedDigest, viemTypes, withOptionsMember, type Eip712Member } from './eip712-struct';
 
-interface Member {
-  readonly name: string;
-  readonly type: string;
-}
+type Member = Eip712Member;
 
 export const ORDER_EIP712_TYPES = {
   PlaceOrder: EIP712_TYPES.PlaceOrder,
@@ -54,59 +51,17 @@ export interface CancelByCloidMessage {
   nonce: bigint;
 }
 
-const OPTIONS_MEMBER: Member = Object.freeze({ name: 'options', type: 'string' });
-
 /** The members signed: the type's own, plus `string options` when `optionsText` is not empty. */
 export function orderTypeMembers(primaryType: OrderPrimaryType, optionsText: string): readonly Member[] {
-  const base: readonly Member[] = ORDER_EIP712_TYPES[primaryType];
-  return optionsText === '' ? base : [...base, OPTIONS_MEMBER];
+  return withOptionsMember(ORDER_EIP712_TYPES[primaryType], optionsText);
 }
 
 /** The viem `types` object for signTypedData (message gets `options: optionsText` when not empty). */
 export function orderTypedDataTypes(primaryType: OrderPrimaryType, optionsText: string): Record<string, Member[]> {
-  return { [primaryType]: orderTypeMembers(primaryType, optionsText).map((m) => ({ ...m })) };
-}
-
-function word(value: unknown, bits: number, field: string): Uint8Array {
-  if (typeof value !== 'bigint') throw new TypeError(`${field}: expected a bigint`);
-  if (value < 0n || value >= 1n << BigInt(bits)) throw new RangeError(`${field}: ${value} is not a uint${bits}`);
-  const out = new Uint8Array(32);
-  let v = value;
-  for (let i = 31; i >= 0 && v > 0n; i--, v >>= 8n) out[i] = Number(v & 0xffn);
-  return out;
-}
-
-function memberWord(m: Member, v: unknown): Uint8Array {
-  const out = new Uint8Array(32);
-  if (m.type === 'address') {
-    if (typeof v !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(v)) throw new TypeError(`${m.name}: not an address`);
-    out.set(hexToBytes(v as Hex), 12);
-    return out;
-  }
-  if (m.type === 'bytes16') {
-    if (typeof v !== 'string' || !/^0x[0-9a-fA-F]{32}$/.test(v)) throw new TypeError(`${m.name}: not 16 bytes of hex`);
-    out.set(hexToBytes(v as Hex), 0);
-    return out;
-  }
-  if (m.type === 'string') {
-    if (typeof v !== 'string') throw new TypeError(`${m.name}: not a string`);
-    return keccak256(utf8.encode(v));
-  }
-  return word(v, Number(m.type.slice(4)), m.name);
+  return viemTypes(primaryType, orderTypeMembers(primaryType, optionsText));
 }
 
 /** The EIP-712 digest (0x1901 ‖ domain separator ‖ hashStruct) of an order action, with its options text. */
 export function hashOrderMessage(chainId: number, primaryType: OrderPrimaryType, message: Record<string, unknown>, optionsText: string): Uint8Array {
-  const members = orderTypeMembers(primaryType, optionsText);
-  const typeString = `${primaryType}(${members.map((m) => `${m.type} ${m.name}`).join(',')})`;
-  const buf = new Uint8Array(32 * (members.length + 1));
-  buf.set(keccak256(utf8.encode(typeString)), 0);
-  const values = optionsText === '' ? message : { ...message, options: optionsText };
-  members.forEach((m, i) => buf.set(memberWord(m, values[m.name]), 32 * (i + 1)));
-  const digest = new Uint8Array(66);
-  digest[0] = 0x19;
-  digest[1] = 0x01;
-  digest.set(domainSeparator(chainId), 2);
-  digest.set(keccak256(buf), 34);
-  return keccak256(digest);
+  return typedDigest(chainId, primaryType, orderTypeMembers(primaryType, optionsText), optionsText === '' ? message : { ...message, options: optionsText });
 }

@@ -15,7 +15,7 @@
 import type { ActionOptions } from '../codec/txs/options';
 import { bytesToHex, hexToBytes, utf8, type Address } from '../util/bytes';
 import { optionsText } from './action-options';
-import { domainSeparator } from './eip712';
+import { typedDigest } from './eip712-struct';
 import { keccak256 } from './keccak';
 
 const DERIVE_PREFIX = utf8.encode('exchange-subaccount');
@@ -105,62 +105,12 @@ export interface SubAccountMessages {
   SubAccountTransfer: SubAccountTransferMessage;
 }
 
-const typeHashes = new Map<string, Uint8Array>();
-function typeHashOf(primaryType: SubAccountPrimaryType, withOptions: boolean): Uint8Array {
-  const key = `${primaryType}:${withOptions}`;
-  let h = typeHashes.get(key);
-  if (!h) {
-    const members = subAccountTypes(primaryType, withOptions)[primaryType];
-    h = keccak256(utf8.encode(`${primaryType}(${members.map((m) => `${m.type} ${m.name}`).join(',')})`));
-    typeHashes.set(key, h);
-  }
-  return h;
-}
-
-function word(value: bigint, field: string): Uint8Array {
-  if (value < 0n || value >= 1n << 256n) throw new RangeError(`${field}: ${value} is not a uint256`);
-  const out = new Uint8Array(32);
-  let v = value;
-  for (let i = 31; i >= 0 && v > 0n; i--, v >>= 8n) out[i] = Number(v & 0xffn);
-  return out;
-}
-
-function encodeMember(m: Member, v: unknown): Uint8Array {
-  switch (m.type) {
-    case 'address': {
-      if (typeof v !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(v)) throw new TypeError(`${m.name}: not an address`);
-      const out = new Uint8Array(32);
-      out.set(Buffer.from(v.slice(2), 'hex'), 12);
-      return out;
-    }
-    case 'string':
-      if (typeof v !== 'string') throw new TypeError(`${m.name}: not a string`);
-      return keccak256(utf8.encode(v));
-    case 'bool':
-      if (typeof v !== 'boolean') throw new TypeError(`${m.name}: not a boolean`);
-      return word(v ? 1n : 0n, m.name);
-    case 'uint256':
-      if (typeof v !== 'bigint') throw new TypeError(`${m.name}: not a bigint`);
-      return word(v, m.name);
-  }
-}
-
 /**
  * The EIP-712 digest (0x1901 ‖ domain separator ‖ hashStruct) the owner signs; with
  * options that are not empty the struct has the trailing `string options` member.
  */
 export function hashSubAccountMessage<P extends SubAccountPrimaryType>(chainId: number, primaryType: P, message: SubAccountMessages[P], options?: ActionOptions): Uint8Array {
   const text = optionsText(options);
-  const withOptions = text !== '';
-  const members = subAccountTypes(primaryType, withOptions)[primaryType];
-  const values: Record<string, unknown> = { ...message, ...(withOptions ? { options: text } : {}) };
-  const buf = new Uint8Array(32 * (members.length + 1));
-  buf.set(typeHashOf(primaryType, withOptions), 0);
-  members.forEach((m, i) => buf.set(encodeMember(m, values[m.name]), 32 * (i + 1)));
-  const digest = new Uint8Array(66);
-  digest[0] = 0x19;
-  digest[1] = 0x01;
-  digest.set(domainSeparator(chainId), 2);
-  digest.set(keccak256(buf), 34);
-  return keccak256(digest);
+  const members = subAccountTypes(primaryType, text !== '')[primaryType];
+  return typedDigest(chainId, primaryType, members, { ...message, ...(text !== '' ? { options: text } : {}) });
 }
