@@ -122,6 +122,26 @@ describe('modify through REST', () => {
   });
 });
 
+describe('the orders topic of /ws', () => {
+  it('pushes the OrderModified of a modify, with its new price and size, after the snapshot', async () => {
+    const [dave] = DEVNET_KEYS.accounts.slice(7, 8).map((a) => privateKeyToAccount(a.privateKey));
+    const placed = await client.placeOrder(dave, { symbol: 'DOGE', side: 'buy', type: 'limit', price: '0.05', amount: '100', cloid: cloid(9) });
+    const ws = new WebSocket(`${client.baseUrl.replace('http', 'ws')}/ws`);
+    const msgs: any[] = [];
+    ws.onmessage = (m) => msgs.push(JSON.parse(String(m.data)));
+    await new Promise((r) => (ws.onopen = r));
+    try {
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['orders', { address: dave.address }] }));
+      await waitFor(() => msgs.some((m) => m.method === 'eth_subscription') || undefined, 5_000, 'the snapshot');
+      await client.modifyOrders(dave, [{ orderId: placed.orderId, price: '0.06', amount: '150' }]);
+      const pushed = await waitFor(() => msgs.find((m) => m.params?.result?.type === 'OrderModified')?.params.result, 5_000, 'OrderModified on the orders topic');
+      expect(pushed).toMatchObject({ orderId: placed.orderId, price: '60000', size: String(150n * 10n ** 18n), remaining: String(150n * 10n ** 18n), cloid: cloid(9), requeued: true });
+    } finally {
+      ws.close();
+    }
+  });
+});
+
 describe('the not-open cancel (decision 89)', () => {
   it('a cancelled or filled order answers 422 ORDER_NOT_OPEN with its state; an id never placed 404', async () => {
     const o = await client.placeOrder(alice, { symbol: 'ARB', side: 'sell', type: 'limit', price: '1', amount: '100' });
