@@ -19,6 +19,8 @@ export interface ParamSpec {
 const BLOCK_TAGS = new Set(['latest', 'pending', 'safe', 'finalized', 'earliest']);
 /** An Ethereum quantity: hex, no leading zeros, at most 64 bits here. */
 const QUANTITY_RE = /^0x(0|[1-9a-fA-F][0-9a-fA-F]{0,15})$/;
+/** A call object's quantities are uint256 (a value in wei passes 2^64 at 18.4 tokens). */
+const U256_QUANTITY_RE = /^0x(0|[1-9a-fA-F][0-9a-fA-F]{0,63})$/;
 /** A block number as the handlers read it (leading zeros tolerated, as clients send them). */
 const BLOCK_NUMBER_RE = /^0x[0-9a-fA-F]{1,16}$/;
 /** The most reward percentiles eth_feeHistory takes (geth's limit). */
@@ -86,7 +88,7 @@ function valid(kind: ParamKind, v: unknown): boolean {
         isObject(v) &&
         (v.to === undefined || v.to === null || isAddress(v.to)) &&
         (v.from === undefined || isAddress(v.from)) &&
-        CALL_QUANTITIES.every((k) => v[k] === undefined || isQuantity(v[k])) &&
+        CALL_QUANTITIES.every((k) => v[k] === undefined || (typeof v[k] === 'string' && U256_QUANTITY_RE.test(v[k] as string))) &&
         CALL_DATA.every((k) => v[k] === undefined || isData(v[k]))
       );
   }

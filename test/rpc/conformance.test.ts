@@ -65,7 +65,9 @@ describe('results against the execution API schemas', () => {
       ['eth_chainId', []], ['net_version', []], ['web3_clientVersion', []], ['eth_blockNumber', []], ['eth_gasPrice', []], ['eth_maxPriorityFeePerGas', []],
       ['eth_syncing', []], ['eth_accounts', []],
       ['eth_getBalance', [alice.address, 'latest']], ['eth_getTransactionCount', [alice.address]], ['eth_getCode', [alice.address, 'latest']],
-      ['eth_estimateGas', [{ from: alice.address, to: bob.address, value: '0x1' }]], ['eth_call', [{ to: ORDERBOOK_PRECOMPILE, data: bids }, 'latest']],
+      ['eth_estimateGas', [{ from: alice.address, to: bob.address, value: '0x1' }]],
+      // What viem's sendTransaction asks: a value past 2^64 wei (a call object's quantities are uint256) and the nonce.
+      ['eth_estimateGas', [{ from: alice.address, to: bob.address, value: '0xd3c2a695eff22ae80000', nonce: '0x0', gasPrice: '0x3b9aca00' }]], ['eth_call', [{ to: ORDERBOOK_PRECOMPILE, data: bids }, 'latest']],
       ['eth_getTransactionByHash', [hash1559]], ['eth_getTransactionByHash', [hashLegacy]], ['eth_getTransactionByHash', [order.txHash]], ['eth_getTransactionByHash', [`0x${'ab'.repeat(32)}`]],
       ['eth_getTransactionReceipt', [hash1559]], ['eth_getTransactionReceipt', [order.txHash]], ['eth_getTransactionReceipt', [`0x${'ab'.repeat(32)}`]],
       ['eth_getBlockByNumber', [blockNumber, true]], ['eth_getBlockByNumber', [orderBlock, true]], ['eth_getBlockByNumber', ['0x0', true]], ['eth_getBlockByNumber', ['latest', false]],
