@@ -1,5 +1,5 @@
 /**
- * CI's run of the deterministic simulation: 200 seeds of 6 validators running the real
+ * CI's run of the deterministic simulation: 120 seeds of 6 validators running the real
  * consensus, mempool, block sync and execution code under faults and one Byzantine
  * validator (sim/cluster.ts), on up to two worker threads. A failing seed is printed with the
  * command that replays it.
@@ -10,8 +10,8 @@ import { DEFAULT_SIM_OPTIONS } from '../../sim/cluster';
 import { SeedRunner } from '../../sim/seeds';
 import { CI, describeFailure } from './sim-options';
 
-const SEEDS = 200;
-const PER_TEST = 50;
+const SEEDS = 120;
+const PER_TEST = 30;
 
 describe('deterministic simulation: 6 validators, real execution, faults, one Byzantine', () => {
   const runner = new SeedRunner({ ...DEFAULT_SIM_OPTIONS, ...CI }, Math.min(2, availableParallelism()));
