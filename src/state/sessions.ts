@@ -42,7 +42,7 @@ import {
 } from '../../machines/session';
 import { TxKind } from '../codec/tx';
 import type { Address } from '../util/bytes';
-import type { ExecContext, TxOp } from './context';
+import type { TxOp } from './context';
 import { forbidden } from './errors';
 import type { SessionRecord } from './records';
 import type { State } from './state';
@@ -109,12 +109,6 @@ const REFUSAL_TEXT: Record<SessionRefusal, string> = {
 
 export function traderRefusalMessage(code: SessionRefusal, owner: Address, signer: Address): string {
   return code === 'NOT_AUTHORIZED' ? `signer ${signer} may not act for ${owner}: it ${REFUSAL_TEXT[code]}` : `signer ${signer} ${REFUSAL_TEXT[code]} ${owner}`;
-}
-
-/** In execution, at the block's time: the owner or its live session key, else 403. */
-export function requireTrader(ctx: ExecContext, owner: Address, signer: Address): void {
-  const code = traderRefusal(ctx.state, owner, signer, ctx.header.timestampMs);
-  if (code) throw forbidden(code, traderRefusalMessage(code, owner, signer));
 }
 
 export type SignerRule =
@@ -246,10 +240,8 @@ export function withSignerRule<B>(kind: TxKind, op: TxOp<B>, kindName = `kind ${
         if (code) throw forbidden(code, traderRefusalMessage(code, owner, signer));
         op.authorize?.(state, body, signer, timeMs);
       },
-      apply(ctx, tx, signer) {
-        requireTrader(ctx, rule.owner(tx.body), signer);
-        op.apply(ctx, tx, signer);
-      },
+      // apply needs no second look: execution runs authorize at the block's time just
+      // before (src/state/apply.ts), on the same state.
     };
   }
   wrapped.add(out);
