@@ -50,6 +50,7 @@ import type { PoolEntry } from '../mempool/messages';
 import { pendingDuplicate } from '../mempool/pool';
 import type { ApiMsg } from './messages';
 import { CodecError } from '../../src/codec/binary';
+import { rateLimitRoutes } from '../../src/api/routes/rate-limit';
 import { actionWeight, RATE_LIMIT_DEFAULTS, RateLimiter } from '../../src/api/rate-limit';
 
 export function apiBehavior(node: () => NodeContext, onListening?: (address: string) => void): ActorBehavior<ApiMsg> {
@@ -152,6 +153,7 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       await app.register(sessionRoutes, { node: served });
       await app.register(subAccountRoutes, { node: served });
       await app.register(metricsRoutes, { node: served });
+      await app.register(rateLimitRoutes, { limiter });
       await app.register(auditRoutes, { node: served });
       if (n.config.genesis.faucet) await app.register(faucetRoutes, { node: served });
       const address = await app.listen({ host: n.config.api.host, port: n.config.api.port });

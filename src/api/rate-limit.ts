@@ -56,8 +56,33 @@ export const ROUTE_WEIGHTS: Readonly<Record<string, number>> = {
   'GET /metrics': 5,
 };
 
-/** Separates a key from the weight the keyGenerator appends for the store (`#` occurs in no IP address). */
+/**
+ * Separates an IP key from the weight a weighted route's key generator appends for the
+ * store (`#` occurs in no IP address); a key without it weighs 1.
+ */
 const WEIGHT_MARK = '#';
+
+/**
+ * The key of a client address's budget: an IPv4 address as it is, IPv6 by its /64
+ * (@fastify/rate-limit's normalizeIP; an IPv4-mapped IPv6 address becomes its IPv4 one).
+ * An IPv4 address has no `:`, so it skips normalizeIP's IPv6 test (a long regular
+ * expression: about 1 µs a request, a sixth of the limiter's cost); an IPv6 client's key is
+ * computed once and remembered.
+ */
+export function clientKey(ip: string): string {
+  if (!ip.includes(':')) return ip;
+  let key = ipv6Keys.get(ip);
+  if (key === undefined) {
+    if (ipv6Keys.size >= IPV6_KEYS_MAX) ipv6Keys.clear();
+    key = normalizeIP(ip);
+    ipv6Keys.set(ip, key);
+  }
+  return key;
+}
+
+/** IPv6 addresses already normalized (a client keeps its address across requests), forgotten all at once when full. */
+const ipv6Keys = new Map<string, string>();
+const IPV6_KEYS_MAX = 10_000;
 
 export function routeWeight(method: string, url: string | undefined): number {
   return ROUTE_WEIGHTS[`${method} ${url}`] ?? 1;
@@ -68,11 +93,22 @@ interface Window {
   startMs: number;
 }
 
+/** One key's budget as a client reads it (GET /v1/rate-limit). */
+export interface BudgetView {
+  limit: number;
+  used: number;
+  remaining: number;
+  /** Whole seconds until the window ends (0: no window open, the whole budget is there). */
+  resetSec: number;
+  windowMs: number;
+}
+
 /**
  * A fixed-window counter per key that adds a weight per hit: @fastify/rate-limit's store
- * interface (`incr(key, cb, windowMs, max)`), where the key ends with `#<weight>`, and a
- * direct `charge` for the per-address and WebSocket budgets. One store is shared by every
- * route (`child` returns it), so an IP has one budget across the API.
+ * interface (`incr(key, cb, windowMs, max)`), where a weighted route's key ends with
+ * `#<weight>`, and a direct `charge` for the per-address and WebSocket budgets. One
+ * store is shared by every route (`child` returns it), so an IP has one budget across
+ * the API.
  */
 export class WeightedWindowStore {
   private readonly windows = new Map<string, Window>();
@@ -93,8 +129,14 @@ export class WeightedWindowStore {
     return { current: w.current, ttl: w.startMs + windowMs - nowMs };
   }
 
+  /** What `key` has spent in its open window, without charging: 0 and no time left when none is open. */
+  peek(key: string, windowMs: number, nowMs = Date.now()): { current: number; ttl: number } {
+    const w = this.windows.get(key);
+    return !w || w.startMs + windowMs <= nowMs ? { current: 0, ttl: 0 } : { current: w.current, ttl: w.startMs + windowMs - nowMs };
+  }
+
   incr(key: string, cb: (err: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number): void {
-    const at = key.lastIndexOf(WEIGHT_MARK);
+    const at = key.indexOf(WEIGHT_MARK);
     cb(null, at < 0 ? this.charge(key, 1, timeWindow) : this.charge(key.slice(0, at), Number(key.slice(at + 1)), timeWindow));
   }
 
@@ -113,24 +155,41 @@ export function rateLimited(message: string, ttlMs: number): ApiError {
  * actions, the WebSocket connection count and per-message charge.
  */
 export class RateLimiter {
-  readonly store = new WeightedWindowStore();
+  /** Per-IP windows: the plugin's store, and the WebSocket messages'. */
+  readonly ipStore = new WeightedWindowStore();
+  /** Per-signer windows of signed actions. */
+  readonly addressStore = new WeightedWindowStore();
   private readonly sockets = new Map<string, number>();
 
   constructor(readonly config: RateLimitConfig) {}
 
   /** The client address an IP budget is keyed by (IPv6 by /64). */
   ipKey(ip: string): string {
-    return normalizeIP(ip);
+    return clientKey(ip);
   }
 
   /**
    * Registers @fastify/rate-limit on `app` (every route, onRequest): the per-IP budget.
    * Nothing when the per-IP limit is 0.
+   *
+   * Built for the cost per request (docs/performance.md "Rate-limit overhead"): the key is
+   * the client address (`clientKey`); only the few heavier routes get a key generator of
+   * their own (set on the route before the plugin sees it) that appends their weight, so
+   * no request looks its route up. The `x-ratelimit-*` headers go out on a 429 only, with
+   * `Retry-After`; a client reads its budget from GET /v1/rate-limit.
    */
   async install(app: FastifyInstance): Promise<void> {
     const { ipWeightPerWindow: max, windowMs } = this.config;
     if (max === 0) return;
-    const store = this.store;
+    const store = this.ipStore;
+    // Before the plugin's own onRoute hook, which reads the route's rateLimit config.
+    app.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      const weight = Math.max(...methods.map((m) => routeWeight(m, route.url)));
+      if (weight === 1) return;
+      const mark = `${WEIGHT_MARK}${weight}`;
+      route.config = { ...(route.config as object), rateLimit: { keyGenerator: (req: FastifyRequest) => `${clientKey(req.ip)}${mark}` } } as never;
+    });
     await app.register(rateLimit, {
       global: true,
       hook: 'onRequest',
@@ -140,18 +199,36 @@ export class RateLimiter {
       store: function SharedStore() {
         return store;
       } as never,
-      keyGenerator: (req: FastifyRequest) => `ip:${normalizeIP(req.ip)}${WEIGHT_MARK}${routeWeight(req.method, req.routeOptions.url)}`,
+      keyGenerator: (req: FastifyRequest) => clientKey(req.ip),
+      addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
       // The plugin has set Retry-After and the x-ratelimit-* headers; the envelope's handler writes the body.
       errorResponseBuilder: (req, ctx) =>
         new ApiError(429, 'RATE_LIMITED', `rate limit: this IP spent its ${ctx.max} weight of the ${windowMs / 1000} s window; retry in ${ctx.after}`),
     });
   }
 
+  /** The budgets as a client reads them: its IP's (when limited), and a signer's when asked. */
+  budgets(ip: string, address?: string): { ip: BudgetView | null; address?: BudgetView | null } {
+    const { ipWeightPerWindow, addressWeightPerWindow, windowMs } = this.config;
+    const view = (limit: number, spent: { current: number; ttl: number }): BudgetView => ({
+      limit,
+      used: spent.current,
+      remaining: Math.max(0, limit - spent.current),
+      resetSec: Math.ceil(spent.ttl / 1000),
+      windowMs,
+    });
+    const out: { ip: BudgetView | null; address?: BudgetView | null } = {
+      ip: ipWeightPerWindow === 0 ? null : view(ipWeightPerWindow, this.ipStore.peek(this.ipKey(ip), windowMs)),
+    };
+    if (address !== undefined) out.address = addressWeightPerWindow === 0 ? null : view(addressWeightPerWindow, this.addressStore.peek(address.toLowerCase(), windowMs));
+    return out;
+  }
+
   /** Charges a signed action of `weight` to `signer`; throws 429 RATE_LIMITED beyond its budget. */
   chargeAddress(signer: string, weight: number): void {
     const { addressWeightPerWindow: max, windowMs } = this.config;
     if (max === 0) return;
-    const { current, ttl } = this.store.charge(`address:${signer.toLowerCase()}`, weight, windowMs);
+    const { current, ttl } = this.addressStore.charge(signer.toLowerCase(), weight, windowMs);
     if (current > max) throw rateLimited(`rate limit: ${signer} spent its ${max} weight of signed actions in the ${windowMs / 1000} s window; retry in ${Math.ceil(ttl / 1000)} s`, ttl);
   }
 
@@ -159,7 +236,7 @@ export class RateLimiter {
   chargeIpMessage(ip: string): ApiError | undefined {
     const { ipWeightPerWindow: max, windowMs } = this.config;
     if (max === 0) return undefined;
-    const { current, ttl } = this.store.charge(`ip:${this.ipKey(ip)}`, 1, windowMs);
+    const { current, ttl } = this.ipStore.charge(this.ipKey(ip), 1, windowMs);
     return current > max ? rateLimited(`rate limit: this IP spent its ${max} weight of the ${windowMs / 1000} s window; retry in ${Math.ceil(ttl / 1000)} s`, ttl) : undefined;
   }
 

@@ -252,6 +252,15 @@ const expiry = (expiresAfter: number | undefined) => (expiresAfter === undefined
 /** Signatures on the wire: 65 bytes by default, or the 64-byte r‖s form. */
 export type SignatureForm = 65 | 64;
 
+/** One rate-limit budget as GET /v1/rate-limit shows it. */
+export interface RateBudget {
+  limit: number;
+  used: number;
+  remaining: number;
+  resetSec: number;
+  windowMs: number;
+}
+
 export class ExchangeClient {
   private lastNonce = 0n;
 
@@ -695,6 +704,8 @@ export class ExchangeClient {
   // ---- reads ------------------------------------------------------------------------
 
   health = () => this.ok<{ status: string; chain: string; chainId: number }>('GET', '/health');
+  /** GET /v1/rate-limit: this client's IP budget and, with `address`, that signer's (null: unlimited). */
+  rateLimit = (address?: string) => this.data<{ ip: RateBudget | null; address?: RateBudget | null }>('GET', `/v1/rate-limit${address ? `?address=${address}` : ''}`);
   price = (symbol: string) => this.ok<{ symbol: string; pair: string; pairId: number; price: string }>('GET', `/v1/price/${symbol}`);
   prices = () => this.data<{ symbol: string; pair: string; pairId: number; price: string }[]>('GET', '/v1/price/all');
   candles = (symbol: string, interval = '1m', limit = 100) => this.ok<{ data: any[]; symbol: string; interval: string; count: number }>('GET', `/v1/candles/${symbol}?interval=${interval}&limit=${limit}`);

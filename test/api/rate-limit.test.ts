@@ -57,15 +57,26 @@ describe('per-IP budget (every route) and sockets per IP', () => {
   it('counts each route by its weight and answers 429 RATE_LIMITED in the envelope with Retry-After once spent', async () => {
     const first = await fetch(`${ipLimited.url}/v1/pairs`);
     expect(first.status).toBe(200);
-    expect(first.headers.get('x-ratelimit-limit')).toBe('30');
-    const left = Number(first.headers.get('x-ratelimit-remaining'));
-    // /openapi.json weighs 5 (docs/api.md "Rate limits").
+    // Answers that are not refused carry no budget headers: the client reads its budget from GET /v1/rate-limit.
+    expect(first.headers.get('x-ratelimit-remaining')).toBeNull();
+    const client0 = new ExchangeClient(ipLimited.url, { chainId: ipLimited.node.config.genesis.chainId });
+    const before = (await client0.rateLimit()).ip!;
+    expect(before).toMatchObject({ limit: 30, windowMs: 60_000 });
+    expect(before.used).toBeGreaterThanOrEqual(2);
+    expect(before.remaining).toBe(30 - before.used);
+    expect(before.resetSec).toBeGreaterThanOrEqual(1);
+    // /openapi.json weighs 5 (docs/api.md "Rate limits"); the read itself weighs 1.
     const doc = await fetch(`${ipLimited.url}/openapi.json`);
     expect(doc.status).toBe(200);
-    expect(Number(doc.headers.get('x-ratelimit-remaining'))).toBe(left - 5);
-    for (let i = 0; i < left - 5; i++) expect((await fetch(`${ipLimited.url}/health`)).status).toBe(200);
+    const after = (await client0.rateLimit(alice.address)).ip!;
+    expect(after.used).toBe(before.used + 6);
+    const left = after.remaining;
+    for (let i = 0; i < left; i++) expect((await fetch(`${ipLimited.url}/health`)).status).toBe(200);
     const over = await fetch(`${ipLimited.url}/health`);
     expect(over.status).toBe(429);
+    // A refusal carries the budget headers with its Retry-After.
+    expect(over.headers.get('x-ratelimit-limit')).toBe('30');
+    expect(over.headers.get('x-ratelimit-remaining')).toBe('0');
     const retryAfter = Number(over.headers.get('retry-after'));
     expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
     const body = (await over.json()) as any;
@@ -118,6 +129,12 @@ describe('per-signer budget (signed actions)', () => {
     // Carol has her own budget; reads are not charged to an address.
     await client.placeOrder(carol, { symbol: 'ETH', side: 'sell', type: 'limit', price: '3005', amount: '0.01' });
     expect((await client.orderbook('ETH')).asks.length).toBe(4);
+    // The budgets as the client reads them: alice spent her 3 (1 order, a batch of 2) and the refused ones count too; no per-IP limit on this node.
+    const spent = await client.rateLimit(alice.address);
+    expect(spent.ip).toBeNull();
+    expect(spent.address).toMatchObject({ limit: 3, remaining: 0, windowMs: 60_000 });
+    expect(spent.address!.used).toBeGreaterThanOrEqual(5);
+    expect((await client.rateLimit(bob.address)).address).toMatchObject({ used: 0, remaining: 3, resetSec: 0 });
   });
 });
 
