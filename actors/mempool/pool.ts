@@ -47,8 +47,14 @@ export class TxPool {
   private readonly byHash = new Map<string, PoolEntry>();
   /** signer:nonce of pending transactions: a second one with the same nonce is refused. */
   private readonly pendingNonces = new Set<string>();
-  /** Ethereum transfers pending per sender: the next acceptable nonce is txCount + this. */
-  private readonly ethPending = new Map<Address, number>();
+  /**
+   * Ethereum transfers pending per sender: how many, and the highest nonce among them. The
+   * next acceptable nonce is one past that highest, or the account's txCount when that is
+   * further. (Not txCount + count: between a block's commit, which advances txCount, and
+   * the pool's removal of its transactions, that sum counted the committed ones twice and
+   * refused the sender's next transfer, sent back to back, as NONCE_TOO_LOW.)
+   */
+  private readonly ethPending = new Map<Address, { count: number; maxNonce: number }>();
   private bytes = 0;
   /** Signers recovered at the door, handed to execution so it need not recover again. */
   readonly verified = new Map<string, Address>();
@@ -116,9 +122,10 @@ export class TxPool {
       }
       let ethSenderKey: Address | undefined;
       if (tx.kind === TxKind.EthTx) {
-        this.admitEth(state, tx as Tx<EthTxBody>, signer, params.chainId, params.fees.gasPriceWei);
+        const nonce = this.admitEth(state, tx as Tx<EthTxBody>, signer, params.chainId, params.fees.gasPriceWei);
         ethSenderKey = signer;
-        this.ethPending.set(signer, (this.ethPending.get(signer) ?? 0) + 1);
+        const p = this.ethPending.get(signer);
+        this.ethPending.set(signer, { count: (p?.count ?? 0) + 1, maxNonce: Math.max(p?.maxNonce ?? nonce, nonce) });
       }
       const entry: PoolEntry = { tx, hashHex, signer, nonceKey, ethSender: ethSenderKey };
       this.byHash.set(hashHex, entry);
@@ -131,17 +138,19 @@ export class TxPool {
     }
   }
 
-  /** Ethereum's rule: the nonce continues the sender's sequence; the balance covers the upfront cost. */
-  private admitEth(state: State, tx: Tx<EthTxBody>, sender: Address, chainId: number, gasPriceWei: bigint): void {
+  /** Ethereum's rule: the nonce continues the sender's sequence; the balance covers the upfront cost. Returns the nonce. */
+  private admitEth(state: State, tx: Tx<EthTxBody>, sender: Address, chainId: number, gasPriceWei: bigint): number {
     const t = parseEthTransfer(tx.body.raw, chainId);
     const account = state.account(sender);
-    const expected = account.txCount + (this.ethPending.get(sender) ?? 0);
+    const pending = this.ethPending.get(sender);
+    const expected = pending ? Math.max(account.txCount, pending.maxNonce + 1) : account.txCount;
     if (t.nonce !== expected) {
       throw new TxError(409, t.nonce < expected ? 'NONCE_TOO_LOW' : 'NONCE_TOO_HIGH', `nonce ${t.nonce}: the next nonce of ${sender} is ${expected}`);
     }
     if (account.nativeWei < t.value + t.gas * gasPriceWei) {
       throw new TxError(422, 'INSUFFICIENT_FUNDS', `balance ${account.nativeWei} wei is below value + gas × price = ${t.value + t.gas * gasPriceWei}`);
     }
+    return t.nonce;
   }
 
   /** Up to maxTxs transactions / maxBytes, oldest first; they stay pending until removed. */
@@ -168,8 +177,8 @@ export class TxPool {
       this.bytes -= e.tx.bytes.length;
       if (e.nonceKey) this.pendingNonces.delete(e.nonceKey);
       if (e.ethSender) {
-        const left = (this.ethPending.get(e.ethSender) ?? 1) - 1;
-        if (left > 0) this.ethPending.set(e.ethSender, left);
+        const p = this.ethPending.get(e.ethSender);
+        if (p && p.count > 1) p.count--;
         else this.ethPending.delete(e.ethSender);
       }
     }
