@@ -41,7 +41,7 @@ const SIGN_FLAGS = {
 
 const PROPOSE_FLAGS = {
   ...SIGN_FLAGS,
-  op: { type: 'string', help: `the operation as JSON, e.g. '{"kind":"SetParam","param":"fees.makerFeeBps","value":"5"}'` },
+  op: { type: 'string', help: `the operation as JSON, e.g. '{"kind":"SetParam","param":"fees.takerFeeBps","value":"5"}'` },
   kind: { type: 'string', help: `the operation kind (${GOV_JSON_KINDS.join(', ')}), its fields as --FIELD VALUE (instead of --op)` },
 } satisfies FlagSpec;
 

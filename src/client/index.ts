@@ -448,6 +448,38 @@ export class ExchangeClient {
     });
   }
 
+  /** POST /v1/order/schedule-cancel for `subAccount`, signed by its master (the digest bound to it). */
+  async scheduleCancelFor(master: LocalAccount, subAccount: `0x${string}`, time: number | null, p: { nonce?: bigint; expiresAfter?: number } = {}) {
+    const nonce = p.nonce ?? this.nextNonce();
+    const options = p.expiresAfter === undefined ? undefined : { expiresAfter: BigInt(p.expiresAfter) };
+    const signature = await this.signFor(master, subAccount, scheduleCancelDigest(time === null ? null : BigInt(time), nonce, options));
+    return this.data<{ trader: string; time: number | null; countToday: number; txHash: string }>('POST', '/v1/order/schedule-cancel', {
+      trader: subAccount, time, nonce: Number(nonce), signature, ...(p.expiresAfter === undefined ? {} : { expiresAfter: p.expiresAfter }),
+    });
+  }
+
+  /** POST /v1/twap for `subAccount`, signed by its master. */
+  async placeTwapFor(master: LocalAccount, subAccount: `0x${string}`, t: TwapParams) {
+    const nonce = t.nonce ?? this.nextNonce();
+    const options = t.expiresAfter === undefined ? undefined : { expiresAfter: BigInt(t.expiresAfter) };
+    const randomize = t.randomize ?? false;
+    const signature = await this.signFor(master, subAccount, twapPlaceDigest({ symbol: t.symbol, side: t.side, amount: t.amount, minutes: t.minutes, randomize, nonce, options }));
+    return this.data<TwapProgress & { txHash: string }>('POST', '/v1/twap', {
+      symbol: t.symbol, side: t.side, amount: t.amount, minutes: t.minutes, randomize, trader: subAccount, nonce: Number(nonce), signature,
+      ...(t.expiresAfter === undefined ? {} : { expiresAfter: t.expiresAfter }),
+    });
+  }
+
+  /** POST /v1/twap/cancel for `subAccount`, signed by its master. */
+  async cancelTwapFor(master: LocalAccount, subAccount: `0x${string}`, twapId: string, p: { nonce?: bigint; expiresAfter?: number } = {}) {
+    const nonce = p.nonce ?? this.nextNonce();
+    const options = p.expiresAfter === undefined ? undefined : { expiresAfter: BigInt(p.expiresAfter) };
+    const signature = await this.signFor(master, subAccount, twapCancelDigest(twapId, nonce, options));
+    return this.data<{ twapId: string; state: 'cancelled'; filled: string; remaining: string; txHash: string }>('POST', '/v1/twap/cancel', {
+      twapId, trader: subAccount, nonce: Number(nonce), signature, ...(p.expiresAfter === undefined ? {} : { expiresAfter: p.expiresAfter }),
+    });
+  }
+
   twaps = (address: string) => this.data<{ address: string; twaps: TwapProgress[] }>('GET', `/v1/twap/${address}`);
   twap = (twapId: string) => this.data<TwapProgress>('GET', `/v1/twap/id/${twapId}`);
 

@@ -35,6 +35,9 @@ export const CHAIN_IDS = { mainnet: 713714, testnet: 713715, devnet: 713799 } as
 
 /** Largest leverage the protocol allows anywhere (contract [C-limits-leverage]: "up to 50x"). */
 export const PROTOCOL_MAX_LEVERAGE = 50;
+/** The ranges of the optional timer limits (decisions 90–91), shared with governance's SetParam (src/state/governance-params.ts). */
+export const SCHEDULE_CANCELS_PER_DAY_RANGE = [1, 10_000] as const;
+export const TWAP_SLICE_INTERVAL_MS_RANGE = [100, 3_600_000] as const;
 /** The largest active set a genesis (or a governance change) may name. */
 export const ACTIVE_SET_MAX_BOUND = 1_000;
 
@@ -271,8 +274,8 @@ export function parseLimits(value: unknown, path: string): LimitParams {
   ], ['maxSubAccounts', 'scheduleCancelsPerDay', 'twapSliceIntervalMs']);
   const p = (k: string) => `${path}.${k}`;
   return {
-    ...(o.scheduleCancelsPerDay === undefined ? {} : { scheduleCancelsPerDay: int(o.scheduleCancelsPerDay, p('scheduleCancelsPerDay'), 1, 10_000) }),
-    ...(o.twapSliceIntervalMs === undefined ? {} : { twapSliceIntervalMs: int(o.twapSliceIntervalMs, p('twapSliceIntervalMs'), 100, 3_600_000) }),
+    ...(o.scheduleCancelsPerDay === undefined ? {} : { scheduleCancelsPerDay: int(o.scheduleCancelsPerDay, p('scheduleCancelsPerDay'), ...SCHEDULE_CANCELS_PER_DAY_RANGE) }),
+    ...(o.twapSliceIntervalMs === undefined ? {} : { twapSliceIntervalMs: int(o.twapSliceIntervalMs, p('twapSliceIntervalMs'), ...TWAP_SLICE_INTERVAL_MS_RANGE) }),
     maxBatchOrders: int(o.maxBatchOrders, p('maxBatchOrders'), 1, 10_000),
     maxCandles: int(o.maxCandles, p('maxCandles'), 1, 1_000_000),
     maxTrades: int(o.maxTrades, p('maxTrades'), 1, 1_000_000),

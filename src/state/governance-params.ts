@@ -1,7 +1,8 @@
 /**
  * The parameters a SetParam operation may change (decision 74 for the fees, decision 76
- * for the limits and the validator parameters): where each lives in the chain parameters
- * (state meta `params`), its range, and the relations to the others it must keep.
+ * for the limits and the validator parameters, decision 114 for issue 24's limits): where
+ * each lives in the chain parameters (state meta `params`), its range, and the relations
+ * to the others it must keep (the maker fee at most the taker fee: decision 113).
  *
  * Every parameter here is read by execution from the state's parameters at the start of
  * each block (src/state/apply.ts), so an executed change takes effect from the next
@@ -15,9 +16,10 @@
  * change may have moved the bound a relation reads (min bond against max bond).
  */
 import { GOV_PARAM_NAMES, GovParam } from '../codec/txs/governance';
-import { ACTIVE_SET_MAX_BOUND, PROTOCOL_MAX_LEVERAGE } from '../genesis/sections';
+import { ACTIVE_SET_MAX_BOUND, PROTOCOL_MAX_LEVERAGE, SCHEDULE_CANCELS_PER_DAY_RANGE, TWAP_SLICE_INTERVAL_MS_RANGE } from '../genesis/sections';
 import { badRequest } from './errors';
 import type { ChainParams } from './records';
+import { PROTOCOL_MAX_SUB_ACCOUNTS } from './subaccounts';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const BPS = 10_000n;
@@ -38,8 +40,21 @@ interface ParamRule {
 }
 
 const RULES: Readonly<Record<GovParam, ParamRule>> = {
-  [GovParam.MakerFeeBps]: { section: 'fees', field: 'makerFeeBps', min: 0n, max: BPS },
-  [GovParam.TakerFeeBps]: { section: 'fees', field: 'takerFeeBps', min: 0n, max: BPS },
+  // The genesis rule (decision 103): no rebate, and a maker pays at most what a taker pays.
+  [GovParam.MakerFeeBps]: {
+    section: 'fees',
+    field: 'makerFeeBps',
+    min: 0n,
+    max: BPS,
+    relation: (p) => (p.fees.makerFeeBps > p.fees.takerFeeBps ? `must be at most fees.takerFeeBps (${p.fees.takerFeeBps})` : undefined),
+  },
+  [GovParam.TakerFeeBps]: {
+    section: 'fees',
+    field: 'takerFeeBps',
+    min: 0n,
+    max: BPS,
+    relation: (p) => (p.fees.takerFeeBps < p.fees.makerFeeBps ? `must be at least fees.makerFeeBps (${p.fees.makerFeeBps})` : undefined),
+  },
   [GovParam.WithdrawalFeeUsdc]: { section: 'fees', field: 'withdrawalFeeUsdc', min: 0n, max: 2n ** 128n - 1n, big: true },
   [GovParam.MinWithdrawalUsdc]: { section: 'fees', field: 'minWithdrawalUsdc', min: 0n, max: 2n ** 128n - 1n, big: true },
   [GovParam.MaxSessionDurationMs]: { section: 'limits', field: 'maxSessionDurationMs', min: 1n, max: MAX_SAFE },
@@ -96,6 +111,18 @@ const RULES: Readonly<Record<GovParam, ParamRule>> = {
     relation: (p) => (p.consensus.activeSetMax < p.consensus.activeSetMin ? `must be at least consensus.activeSetMin (${p.consensus.activeSetMin})` : undefined),
   },
   [GovParam.VotingPowerCapBps]: { section: 'consensus', field: 'votingPowerCapBps', min: 1n, max: BPS },
+  // Issue 24's limits (decision 114), the genesis ranges. Lowering maxSubAccounts stops
+  // new sub-accounts only: the existing ones keep trading (the signer rule's stateless
+  // check reads the protocol bound, src/state/sessions.ts).
+  [GovParam.MaxSubAccounts]: { section: 'limits', field: 'maxSubAccounts', min: 1n, max: BigInt(PROTOCOL_MAX_SUB_ACCOUNTS) },
+  [GovParam.ScheduleCancelsPerDay]: {
+    section: 'limits',
+    field: 'scheduleCancelsPerDay',
+    min: BigInt(SCHEDULE_CANCELS_PER_DAY_RANGE[0]),
+    max: BigInt(SCHEDULE_CANCELS_PER_DAY_RANGE[1]),
+  },
+  // A running TWAP keeps its slice count; its later slices are spaced by the interval in force (src/state/twap.ts).
+  [GovParam.TwapSliceIntervalMs]: { section: 'limits', field: 'twapSliceIntervalMs', min: BigInt(TWAP_SLICE_INTERVAL_MS_RANGE[0]), max: BigInt(TWAP_SLICE_INTERVAL_MS_RANGE[1]) },
 };
 
 /** The chain parameters with `param` set to `value` (a new object; `params` is not touched). */

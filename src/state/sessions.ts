@@ -13,7 +13,9 @@
  * it, and src/state/ops/index.ts wraps every kind's execution rule with it at load:
  *   - `owner`:  the signer must be the account acted for (session, agent, REST, and any
  *               future withdrawal or transfer kind). Stateless, so it runs at the door
- *               and again in execution (TxOp.check): 403 OWNER_ONLY.
+ *               and again in execution (TxOp.check): 403 OWNER_ONLY. Marked `orMaster`,
+ *               a derived sub-account's master passes the stateless check and the
+ *               record is required in TxOp.authorize, before the nonce.
  *   - `trader`: the owner, or the owner's live session key at the block's time, checked
  *               in execution (TxOp.apply): 403 NOT_AUTHORIZED / SESSION_REVOKED /
  *               SESSION_EXPIRED. Such an order is an agent order (isAgent).
@@ -23,7 +25,8 @@
  * Sub-accounts (src/state/subaccounts.ts; decision 94): for an account that is a
  * sub-account of M, M counts as the owner in `trader` kinds and in the `owner` kinds
  * marked `orMaster` (the REST trading kinds: stateless, the address is derived from M;
- * the record must exist in execution), and M's live session key as its session key.
+ * the record must exist, checked by authorize before the nonce at the door and in
+ * execution), and M's live session key as its session key.
  * Authority comes from the (owner, signer) pair, never from "is this address somebody's
  * session key": otherwise anyone could name a victim's address as their session key and
  * thereby block the victim's own withdrawals.
@@ -46,7 +49,7 @@ import type { TxOp } from './context';
 import { forbidden } from './errors';
 import type { SessionRecord } from './records';
 import type { State } from './state';
-import { isDerivedSubAccount, masterOf, maxSubAccounts, requireMasterSigner } from './subaccounts';
+import { isDerivedSubAccount, masterOf, PROTOCOL_MAX_SUB_ACCOUNTS, requireMasterSigner } from './subaccounts';
 
 export type SessionSnapshot = SnapshotFrom<typeof sessionMachine>;
 
@@ -214,13 +217,19 @@ export function withSignerRule<B>(kind: TxKind, op: TxOp<B>, kindName = `kind ${
       ...op,
       check(body, params, signer) {
         const owner = rule.owner(body);
-        // Stateless: a master's signature is let through for the addresses derived from it.
-        if (!isDerivedSubAccount(signer, owner, maxSubAccounts(params))) requireOwner(kindName, owner, signer);
+        // Stateless: a master's signature is let through for the addresses derived from it,
+        // up to the protocol bound (restSigner's): governance may lower limits.maxSubAccounts
+        // below a master's count, and its existing sub-accounts keep trading. authorize
+        // requires the record.
+        if (!isDerivedSubAccount(signer, owner, PROTOCOL_MAX_SUB_ACCOUNTS)) requireOwner(kindName, owner, signer);
         op.check?.(body, params, signer);
       },
-      apply(ctx, tx, signer) {
-        requireMasterSigner(ctx.state, kindName, rule.owner(tx.body), signer);
-        op.apply(ctx, tx, signer);
+      // The master's signature needs the sub-account's record: who may act (403) is
+      // decided before the nonce (decision 102), at the door and in execution alike, so a
+      // refused attempt is answered at the door and spends no nonce there.
+      authorize(state, body, signer, timeMs) {
+        requireMasterSigner(state, kindName, rule.owner(body), signer);
+        op.authorize?.(state, body, signer, timeMs);
       },
     };
   } else if (rule.who === 'owner') {

@@ -90,7 +90,7 @@ export function isAgentSigner(state: State, owner: Address, signer: Address): bo
   return signer !== owner && signer !== masterOf(state, owner);
 }
 
-/** In execution: an owner-signed kind signed by someone else must be signed by the account's master (403 otherwise). */
+/** The signer rule's authorize (door and execution, before the nonce): an owner-signed kind signed by someone else must be signed by the account's master (403 otherwise). */
 export function requireMasterSigner(state: State, kindName: string, owner: Address, signer: Address): void {
   if (signer !== owner && masterOf(state, owner) !== signer) {
     throw forbidden('OWNER_ONLY', `${kindName} must be signed by the owner ${owner} or its master, not ${signer}`);
@@ -101,7 +101,7 @@ export function requireMasterSigner(state: State, kindName: string, owner: Addre
  * Who signed an exchange REST action for `trader` (src/state/ops/rest-orders.ts): the
  * trader over the digest, or a master whose derived sub-account `trader` is over the
  * bound digest. Stateless (the signature check); that the sub-account exists is the
- * signer rule's, in execution. 401 otherwise.
+ * signer rule's authorize, before the nonce. 401 otherwise.
  */
 export function restSigner(digest: Uint8Array, signature: Uint8Array, trader: Address): Address {
   if (verifySigner(restSigningHash(digest), signature, trader)) return trader;

@@ -136,7 +136,10 @@ export function endBlockTwaps(ctx: ExecContext): void {
     const rec = state.twaps.get(id);
     if (rec?.state !== 'running') throw new InvariantError(`TWAP ${id} is due but not running`);
     const k = slicesTaken(rec.context);
-    const nextSliceMs = rec.createdMs + (k + 1) * interval;
+    // From the slice's own due time (createdMs + k × interval while the interval stays),
+    // not from createdMs: an interval changed by governance (decision 114) spaces the
+    // later slices of a running TWAP without shifting the ones it already took.
+    const nextSliceMs = rec.context.nextSliceMs + interval;
     const pair = pairOrThrow(state, rec.pairId);
     const size = sliceSize(rec, pair.lotSize, pair.minSize);
     let event: TwapEvent;

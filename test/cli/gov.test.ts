@@ -111,10 +111,10 @@ describe('the gov command against a real node', () => {
   }, 120_000);
 
   it('propose, approval by a second owner, list shows it approved with its ready time, execute once ready', async () => {
-    const p = await runCli(['gov', 'propose', '--key', owner(1), '--api', devnet.url, '--kind', 'SetParam', '--param', 'fees.makerFeeBps', '--value', '4']);
+    const p = await runCli(['gov', 'propose', '--key', owner(1), '--api', devnet.url, '--kind', 'SetParam', '--param', 'fees.makerFeeBps', '--value', '3']);
     expect(p.code, p.stderr).toBe(0);
     const proposed = JSON.parse(p.stdout);
-    expect(proposed).toMatchObject({ op: 'GovernancePropose', proposer: OWNER_ADDRESSES[0], operation: { kind: 'SetParam', param: 'fees.makerFeeBps', value: '4' } });
+    expect(proposed).toMatchObject({ op: 'GovernancePropose', proposer: OWNER_ADDRESSES[0], operation: { kind: 'SetParam', param: 'fees.makerFeeBps', value: '3' } });
     const id = proposed.operationId as string;
     expect(id).toMatch(/^0x[0-9a-f]{64}$/);
 
@@ -136,7 +136,7 @@ describe('the gov command against a real node', () => {
     expect(listed[0]).toMatchObject({ id, kind: 'SetParam', state: 'approved', approvals: [OWNER_ADDRESSES[0], OWNER_ADDRESSES[1]], readyAtMs: approved.readyAtMs });
     expect(listed[0].readyAtMs).toBeGreaterThanOrEqual(listed[0].proposedAtMs + ROUTINE_MS);
     // What the route lists is the JSON form the command reads.
-    expect({ kind: listed[0].kind, ...listed[0].operation }).toEqual(operationToJson({ kind: GovOpKind.SetParam, param: GovParam.MakerFeeBps, value: 4n }));
+    expect({ kind: listed[0].kind, ...listed[0].operation }).toEqual(operationToJson({ kind: GovOpKind.SetParam, param: GovParam.MakerFeeBps, value: 3n }));
 
     const t = await runCli(['gov', 'list', '--api', devnet.url, '--table']);
     expect(t.code, t.stderr).toBe(0);
@@ -153,7 +153,8 @@ describe('the gov command against a real node', () => {
     expect(x.code, x.stderr).toBe(0);
     expect(JSON.parse(x.stdout)).toMatchObject({ op: 'GovernanceExecute', operationId: id, owner: OWNER_ADDRESSES[2], state: 'executed' });
     const cfg = (await (await fetch(`${devnet.url}/chain-config`)).json()) as any;
-    expect(cfg.data.fees.makerFeeBps).toBe(4);
+    // At most the devnet's taker fee of 3 (decision 113).
+    expect(cfg.data.fees.makerFeeBps).toBe(3);
   }, 240_000);
 
   it('proposes an operation given as JSON, and cancels it', async () => {

@@ -160,13 +160,13 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
       const trader = toAddress(b.trader);
       const nonce = parseNonce(b.nonce);
       const options = parseOrderOptions(b);
-      const { tx } = admitAtDoor(state(), TxKind.RestOrder, {
+      const { tx, signer } = admitAtDoor(state(), TxKind.RestOrder, {
         signature: b.signature,
         signers: [trader],
         body: (signature) => ({ trader, symbol: b.symbol, side: b.side, type: b.type, price: b.price ?? '', amount: b.amount, nonce, signature, ...(options ? { options } : {}) }),
         routeRules: (body) => knownSymbol(body.symbol, 'symbol'),
       });
-      const final = await node.submitAndWait(tx, trader);
+      const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
       return ok(orderResult(final, b.symbol, b.side, b.amount, b.price, optionEcho(options)));
     },
@@ -212,13 +212,13 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
       const itemOptions = b.orders.map((o, i) => parseOrderOptions(o, `orders[${i}].`));
       const options = parseOrderOptions({ expiresAfter: b.expiresAfter });
       const orders: BatchItem[] = b.orders.map((o, i) => ({ symbol: o.symbol, side: o.side, price: o.price, amount: o.amount, ...(itemOptions[i] ? { options: itemOptions[i] } : {}) }));
-      const { tx } = admitAtDoor(state(), TxKind.RestBatch, {
+      const { tx, signer } = admitAtDoor(state(), TxKind.RestBatch, {
         signature: b.signature,
         signers: [trader],
         body: (signature) => ({ trader, orders, nonce, signature, ...(options ? { options } : {}) }),
         routeRules: (body) => body.orders.forEach((o, i) => knownSymbol(o.symbol, `orders[${i}].symbol`)),
       });
-      const final = await node.submitAndWait(tx, trader);
+      const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
       // Results in submission order: each order's id and status, or why it was refused.
       const events = final.receipt.events;
@@ -256,8 +256,8 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
       const trader = toAddress(b.trader);
       const nonce = parseNonce(b.nonce);
       const options = parseOrderOptions({ expiresAfter: b.expiresAfter });
-      const { tx } = admitAtDoor(state(), TxKind.RestCancelAll, { signature: b.signature, signers: [trader], body: (signature) => ({ trader, nonce, signature, ...(options ? { options } : {}) }) });
-      const final = await node.submitAndWait(tx, trader);
+      const { tx, signer } = admitAtDoor(state(), TxKind.RestCancelAll, { signature: b.signature, signers: [trader], body: (signature) => ({ trader, nonce, signature, ...(options ? { options } : {}) }) });
+      const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
       const cancelledIds = findEvent(final.receipt.events, 'CancelAll')?.cancelledIds ?? [];
       const totalOrders = (await (await node.indexAt(final.height))?.orderCount(trader)) ?? cancelledIds.length;
@@ -288,11 +288,11 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
       const trader = toAddress(b.trader);
       const nonce = parseNonce(b.nonce);
       const options = parseOrderOptions({ expiresAfter: b.expiresAfter });
-      const { tx } = admitAtDoor(state(), TxKind.RestCancel, { signature: b.signature, signers: [trader], body: (signature) => ({ trader, orderId, nonce, signature, ...(options ? { options } : {}) }) });
+      const { tx, signer } = admitAtDoor(state(), TxKind.RestCancel, { signature: b.signature, signers: [trader], body: (signature) => ({ trader, orderId, nonce, signature, ...(options ? { options } : {}) }) });
       const order = state().orders.get(orderId);
       if (!order) throw await notOpen(orderId, 'orderId');
       if (order.owner !== trader) throw new ApiError(403, 'NOT_OWNER', `order ${orderId} does not belong to ${trader}`);
-      const final = await node.submitAndWait(tx, trader);
+      const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
       return ok({ orderId, status: 'cancelled', txHash: final.receipt.txHash });
     },
@@ -345,7 +345,7 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
       const nonce = parseNonce(b.nonce);
       const options = parseOrderOptions({ expiresAfter: b.expiresAfter });
       const orders = b.orders.map((o) => ({ orderId: o.orderId, price: o.price, amount: o.amount }));
-      const { tx } = admitAtDoor(state(), TxKind.RestModify, {
+      const { tx, signer } = admitAtDoor(state(), TxKind.RestModify, {
         signature: b.signature,
         signers: [trader],
         body: (signature) => ({ trader, orders, nonce, signature, ...(options ? { options } : {}) }),
@@ -355,7 +355,7 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
         if (!order) throw await notOpen(orders[0].orderId, 'orders[0].orderId');
         if (order.owner !== trader) throw new ApiError(403, 'NOT_OWNER', `order ${orders[0].orderId} does not belong to ${trader}`);
       }
-      const final = await node.submitAndWait(tx, trader);
+      const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
       const events = final.receipt.events;
       const results = orders.map((o, index) => {
@@ -387,9 +387,9 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
       const trader = toAddress(b.trader);
       const nonce = parseNonce(b.nonce);
       const options = parseOrderOptions({ expiresAfter: b.expiresAfter });
-      const { tx } = admitAtDoor(state(), TxKind.RestCancelByCloid, { signature: b.signature, signers: [trader], body: (signature) => ({ trader, cloid, nonce, signature, ...(options ? { options } : {}) }) });
+      const { tx, signer } = admitAtDoor(state(), TxKind.RestCancelByCloid, { signature: b.signature, signers: [trader], body: (signature) => ({ trader, cloid, nonce, signature, ...(options ? { options } : {}) }) });
       if (orderIdByCloid(state(), trader, cloid as Hex) === undefined) throw new ApiError(404, 'UNKNOWN_ORDER', `cloid: ${trader} has no open order with cloid ${cloid}`);
-      const final = await node.submitAndWait(tx, trader);
+      const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
       const cancelled = lastEventOf(final, 'OrderUpdated', (e) => e.status === 'cancelled' && e.cloid === cloid);
       return ok({ orderId: cancelled.orderId, cloid, status: 'cancelled', txHash: final.receipt.txHash });

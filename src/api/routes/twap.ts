@@ -89,12 +89,12 @@ export const twapRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
       const nonce = parseNonce(b.nonce);
       const options = expiryOptions(b.expiresAfter);
       const timeMs = b.time === null ? null : BigInt(b.time);
-      const { tx } = admitAtDoor(state(), TxKind.ScheduleCancel, {
+      const { tx, signer } = admitAtDoor(state(), TxKind.ScheduleCancel, {
         signature: b.signature,
         signers: [trader],
         body: (signature) => ({ trader, timeMs, nonce, signature, ...(options ? { options } : {}) }),
       });
-      const final = await node.submitAndWait(tx, trader);
+      const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
       const ev = eventOf(final, 'CancelScheduled');
       return ok({ trader, time: ev.timeMs, countToday: ev.count, txHash: final.receipt.txHash });
@@ -146,7 +146,7 @@ export const twapRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
       const trader = toAddress(b.trader);
       const nonce = parseNonce(b.nonce);
       const options = expiryOptions(b.expiresAfter);
-      const { tx } = admitAtDoor(state(), TxKind.TwapPlace, {
+      const { tx, signer } = admitAtDoor(state(), TxKind.TwapPlace, {
         signature: b.signature,
         signers: [trader],
         body: (signature) => ({ trader, symbol: b.symbol, side: b.side, amount: b.amount, minutes: b.minutes, randomize: b.randomize ?? false, nonce, signature, ...(options ? { options } : {}) }),
@@ -154,7 +154,7 @@ export const twapRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
           if (!state().symbolToPair.has(body.symbol)) throw new ApiError(400, 'UNKNOWN_PAIR', `symbol: no pair ${body.symbol}`);
         },
       });
-      const final = await node.submitAndWait(tx, trader);
+      const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
       const placed = eventOf(final, 'TwapPlaced');
       const rec = state().twaps.get(placed.twapId);
@@ -183,7 +183,7 @@ export const twapRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
       const trader = toAddress(b.trader);
       const nonce = parseNonce(b.nonce);
       const options = expiryOptions(b.expiresAfter);
-      const { tx } = admitAtDoor(state(), TxKind.TwapCancel, {
+      const { tx, signer } = admitAtDoor(state(), TxKind.TwapCancel, {
         signature: b.signature,
         signers: [trader],
         body: (signature) => ({ trader, twapId: b.twapId, nonce, signature, ...(options ? { options } : {}) }),
@@ -191,7 +191,7 @@ export const twapRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
       const rec = state().twaps.get(b.twapId);
       if (!rec) throw new ApiError(404, 'UNKNOWN_TWAP', `twapId: no TWAP ${b.twapId}`);
       if (rec.owner !== trader) throw new ApiError(403, 'NOT_OWNER', `TWAP ${b.twapId} does not belong to ${trader}`);
-      const final = await node.submitAndWait(tx, trader);
+      const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
       const ended = findEvent(final.receipt.events, 'TwapEnded')!;
       return ok({ twapId: b.twapId, state: 'cancelled', filled: size18(ended.filled), remaining: size18(ended.remaining), txHash: final.receipt.txHash });

@@ -66,6 +66,10 @@ export enum GovParam {
   ActiveSetMin = 17,
   ActiveSetMax = 18,
   VotingPowerCapBps = 19,
+  // Issue 24's limits, genesis-optional until then (decision 114).
+  MaxSubAccounts = 20,
+  ScheduleCancelsPerDay = 21,
+  TwapSliceIntervalMs = 22,
 }
 
 /** Each parameter's name: its path in the chain parameters (state meta `params`). */
@@ -89,6 +93,9 @@ export const GOV_PARAM_NAMES: Readonly<Record<GovParam, string>> = {
   [GovParam.ActiveSetMin]: 'consensus.activeSetMin',
   [GovParam.ActiveSetMax]: 'consensus.activeSetMax',
   [GovParam.VotingPowerCapBps]: 'consensus.votingPowerCapBps',
+  [GovParam.MaxSubAccounts]: 'limits.maxSubAccounts',
+  [GovParam.ScheduleCancelsPerDay]: 'limits.scheduleCancelsPerDay',
+  [GovParam.TwapSliceIntervalMs]: 'limits.twapSliceIntervalMs',
 };
 
 /** AdminSeedValidator's fields: what governance proposes and execution seeds (src/state/validator-admin-seed.ts). */

@@ -2,30 +2,24 @@
  * Execution rules of the timer kinds (issue 24, decisions 90–91): ScheduleCancel (the
  * dead-man switch, src/state/scheduled-cancels.ts), TwapPlace and TwapCancel (TWAP
  * orders, src/state/twap.ts). Exchange REST signatures: the trader signs the packed
- * digest of src/crypto/timer-digest.ts as an EIP-191 message. Only `expiresAfter` is
- * accepted as an option.
+ * digest of src/crypto/timer-digest.ts as an EIP-191 message, or, for a sub-account, its
+ * master signs the digest bound to it (restSigner, as every REST trading kind: decision
+ * 94). Only `expiresAfter` is accepted as an option.
  */
 import type { ScheduleCancelBody, TwapCancelBody, TwapPlaceBody } from '../../codec/txs/timers';
-import { restSigningHash } from '../../crypto/exchange-digest';
-import { verifySigner } from '../../crypto/secp256k1';
 import { scheduleCancelDigest, twapCancelDigest, twapPlaceDigest } from '../../crypto/timer-digest';
-import type { Address } from '../../util/bytes';
 import { parseDecimal } from '../../util/decimal';
 import { SIZE_DECIMALS } from '../../util/fixed';
 import type { TxOp } from '../context';
-import { badRequest, unauthorized } from '../errors';
+import { badRequest } from '../errors';
 import { scheduleCancel } from '../scheduled-cancels';
+import { restSigner } from '../subaccounts';
 import { cancelTwap, placeTwap, TWAP_MAX_MINUTES, TWAP_MIN_MINUTES } from '../twap';
 import { requireExpiryOnly } from './expiry-option';
 
 const SYMBOL_RE = /^[A-Z0-9]{1,12}$/;
 const TWAP_ID_RE = /^[1-9][0-9]{0,17}$/;
 const MAX_TIME_MS = BigInt(Number.MAX_SAFE_INTEGER);
-
-function restVerify(digest: Uint8Array, signature: Uint8Array, trader: Address): Address {
-  if (!verifySigner(restSigningHash(digest), signature, trader)) throw unauthorized(`signature: does not recover to trader ${trader}`);
-  return trader;
-}
 
 /** Shape of a ScheduleCancel (400): a block time in ms within the safe integers, or null. */
 export function scheduleCancelShape(b: Pick<ScheduleCancelBody, 'timeMs' | 'options'>): void {
@@ -35,7 +29,7 @@ export function scheduleCancelShape(b: Pick<ScheduleCancelBody, 'timeMs' | 'opti
 
 export const scheduleCancelOp: TxOp<ScheduleCancelBody> = {
   shape: scheduleCancelShape,
-  verify: (tx) => restVerify(scheduleCancelDigest(tx.body.timeMs, tx.body.nonce, tx.body.options), tx.body.signature, tx.body.trader),
+  verify: (tx) => restSigner(scheduleCancelDigest(tx.body.timeMs, tx.body.nonce, tx.body.options), tx.body.signature, tx.body.trader),
   nonce: (b) => b.nonce,
   options: (b) => b.options,
   apply(ctx, tx) {
@@ -61,14 +55,27 @@ export function parseTwap(b: Pick<TwapPlaceBody, 'symbol' | 'side' | 'amount' | 
   return { side: b.side === 'buy' ? 0 : 1, size };
 }
 
+/**
+ * Parsed TWAPs by transaction body, as rest-orders.ts keeps its orders: the body is
+ * checked (shape) at the door and before it executes, then parsed for execution; the
+ * parse is pure, so the first result serves the others.
+ */
+const parsedTwaps = new WeakMap<TwapPlaceBody, ParsedTwap>();
+
+function parsedTwap(b: TwapPlaceBody): ParsedTwap {
+  let p = parsedTwaps.get(b);
+  if (!p) parsedTwaps.set(b, (p = parseTwap(b)));
+  return p;
+}
+
 export const twapPlaceOp: TxOp<TwapPlaceBody> = {
-  shape: (b) => void parseTwap(b),
-  verify: (tx) => restVerify(twapPlaceDigest(tx.body), tx.body.signature, tx.body.trader),
+  shape: (b) => void parsedTwap(b),
+  verify: (tx) => restSigner(twapPlaceDigest(tx.body), tx.body.signature, tx.body.trader),
   nonce: (b) => b.nonce,
   options: (b) => b.options,
   apply(ctx, tx) {
     const b = tx.body;
-    const { side, size } = parseTwap(b);
+    const { side, size } = parsedTwap(b);
     const pairId = ctx.state.symbolToPair.get(b.symbol);
     if (pairId === undefined) throw badRequest('UNKNOWN_PAIR', `symbol: no pair ${b.symbol}`);
     placeTwap(ctx, { owner: b.trader, pairId, side, size, minutes: b.minutes, randomize: b.randomize });
@@ -82,7 +89,7 @@ export function twapCancelShape(b: Pick<TwapCancelBody, 'twapId' | 'options'>): 
 
 export const twapCancelOp: TxOp<TwapCancelBody> = {
   shape: twapCancelShape,
-  verify: (tx) => restVerify(twapCancelDigest(tx.body.twapId, tx.body.nonce, tx.body.options), tx.body.signature, tx.body.trader),
+  verify: (tx) => restSigner(twapCancelDigest(tx.body.twapId, tx.body.nonce, tx.body.options), tx.body.signature, tx.body.trader),
   nonce: (b) => b.nonce,
   options: (b) => b.options,
   apply(ctx, tx) {
