@@ -80,7 +80,7 @@ async function run(prepared: Uint8Array[][], syncWrites: boolean, perTx: number)
     // Outside the measured apply: the proposer's VRF proof (~6 ms a block, once per block, not per order).
     const block = chain.buildBlock({ txs, decoded, timestampMs: (t += 22), proposer, lastCommit: null, vrfKey: devnetVrfKey(0) });
     c = cpuUs();
-    const result = await chain.commit(block, commitOf(block), pool.verified, decoded);
+    const result = await chain.commit(block, commitOf(block), pool.signers, decoded);
     pool.removeCommitted(result.receipts.map((r) => r.txHash));
     spent.apply += cpuUs() - c;
     c = cpuUs();
