@@ -5,7 +5,9 @@
  *  - admit: decode and signature check at the mempool door (TxPool.addBytes);
  *  - decode: the proposal's transactions decoded again, as a replica validates it;
  *  - apply: execution, the state root and the store's write batch (Chain.commit);
- *  - index: the read-side index (Indexer.indexBlock).
+ *  - index: the read-side index (Indexer.indexBlock);
+ * and the signature recoveries per transaction over all four (the pool's SignerCache
+ * counters: 1 when execution reuses the signer admission recovered, issue 25).
  * Figures are µs of this process's CPU per order (user + system, all threads), fsync off
  * so disk waits do not count; and the same blocks' wall time with fsync on.
  * Also the index's record cache once full (a new record, a hit, an update per round):
@@ -69,6 +71,7 @@ async function run(prepared: Uint8Array[][], syncWrites: boolean, perTx: number)
   const spent = { admit: 0, decode: 0, apply: 0, index: 0 };
   let t = genesis.genesisTimeMs;
   let orders = 0;
+  let txCount = 0;
   const wall0 = performance.now();
   for (const txs of prepared) {
     let c = cpuUs();
@@ -80,20 +83,24 @@ async function run(prepared: Uint8Array[][], syncWrites: boolean, perTx: number)
     // Outside the measured apply: the proposer's VRF proof (~6 ms a block, once per block, not per order).
     const block = chain.buildBlock({ txs, decoded, timestampMs: (t += 22), proposer, lastCommit: null, vrfKey: devnetVrfKey(0) });
     c = cpuUs();
-    const result = await chain.commit(block, commitOf(block), pool.verified, decoded);
+    const result = await chain.commit(block, commitOf(block), pool.signers, decoded);
     pool.removeCommitted(result.receipts.map((r) => r.txHash));
     spent.apply += cpuUs() - c;
     c = cpuUs();
     await indexer.indexBlock(block.header.height, block.header.timestampMs, result.receipts, result.blockEvents);
     spent.index += cpuUs() - c;
     orders += txs.length * perTx;
+    txCount += txs.length;
   }
   const wallMs = performance.now() - wall0;
   await indexer.close();
   await chain.close();
   dir.remove();
   const per = (us: number) => +(us / orders).toFixed(1);
-  return { orders, cpuUsPerOrder: { admit: per(spent.admit), decode: per(spent.decode), apply: per(spent.apply), index: per(spent.index), total: per(spent.admit + spent.decode + spent.apply + spent.index) }, wallUsPerOrder: +((wallMs * 1000) / orders).toFixed(1) };
+  // Recoveries per transaction over admission and execution together: 1 when execution reuses every signer the door recovered.
+  const signatures = pool.signers.stats();
+  const signaturesPerTx = { recovered: +(signatures.recovered / txCount).toFixed(2), reused: +(signatures.reused / txCount).toFixed(2) };
+  return { orders, signaturesPerTx, cpuUsPerOrder: { admit: per(spent.admit), decode: per(spent.decode), apply: per(spent.apply), index: per(spent.index), total: per(spent.admit + spent.decode + spent.apply + spent.index) }, wallUsPerOrder: +((wallMs * 1000) / orders).toFixed(1) };
 }
 
 /** The strict LRU on one Map the indexer used before BoundedCache, kept as this bench's baseline. */
@@ -145,6 +152,8 @@ export async function benchReplica(): Promise<Record<string, unknown>> {
   return {
     block: `${txsPerBlock} ${perTx === 1 ? 'single-order' : 'batch'} transactions × ${perTx} orders, ${blocks} blocks, 16 accounts, every fourth order crossing`,
     cpuUsPerOrderFsyncOff: noSync.cpuUsPerOrder,
+    signatureRecoveriesPerTx: noSync.signaturesPerTx.recovered,
+    signatureReusesPerTx: noSync.signaturesPerTx.reused,
     cpuUsPerOrderTotalOfThreeRuns: runs.map((r) => r.cpuUsPerOrder.total),
     wallUsPerOrderFsyncOff: noSync.wallUsPerOrder,
     wallUsPerOrderFsyncOn: synced.wallUsPerOrder,

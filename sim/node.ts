@@ -317,7 +317,7 @@ export class NodeModel {
     }
     let result: BlockResult;
     try {
-      result = live.chain.commit(v.block, ev.block, ev.commit, live.pool.verified, v.decoded);
+      result = live.chain.commit(v.block, ev.block, ev.commit, live.pool.signers, v.decoded);
     } catch (err) {
       this.w.check.violation('state', `node ${node.index} could not apply block ${ev.height}: ${(err as Error).message}`);
       return;

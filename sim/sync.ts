@@ -196,7 +196,7 @@ export class BlockSync {
     if (!node.byzantine && !this.w.check.holdToDecisions(node, height, blockHash(b.block.header), 'synced')) return false;
     let result: BlockResult;
     try {
-      result = live.chain.commit(b.block, b.bytes, b.commit, live.pool.verified);
+      result = live.chain.commit(b.block, b.bytes, b.commit, live.pool.signers);
     } catch (err) {
       this.w.check.violation('state', `node ${node.index} could not apply synced block ${height}: ${(err as Error).message}`);
       return false;

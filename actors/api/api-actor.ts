@@ -222,7 +222,7 @@ function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexA
         blocksPerSecond: consensus?.syncBlocksPerSecond ?? 0,
       };
       const validator = address === undefined ? null : { address, status: validatorRecord(chain.state, address)?.status ?? ('observer' as const) };
-      return { syncing: consensus?.syncing ?? false, sync, validator, p2p: n.p2pInfo?.() ?? null, consensus: consensus ?? null, actors: n.actorStats() };
+      return { syncing: consensus?.syncing ?? false, sync, validator, p2p: n.p2pInfo?.() ?? null, consensus: consensus ?? null, actors: n.actorStats(), signatures: n.signatureStats?.() ?? { recovered: 0, reused: 0, byKind: {} } };
     },
     syncProgress() {
       const consensus = n.consensusInfo?.();

@@ -50,7 +50,7 @@ import { sign } from '../../src/crypto/secp256k1';
 import { openPrivValState, type PrivValFile } from '../../src/storage/privval-file';
 import { Topic } from '../../src/net/transport';
 import type { NodeContext } from '../../src/node/context';
-import type { BlockResult } from '../../src/state/apply';
+import type { BlockResult, VerifiedCache } from '../../src/state/apply';
 import { validatorRecord } from '../../src/state/validator-records';
 import type { Address } from '../../src/util/bytes';
 import { bytesToHex } from '../../src/util/bytes';
@@ -58,6 +58,7 @@ import type { ActorBehavior } from '../actor';
 import type { LaneStats } from '../inbox';
 import { EVIDENCE_KEPT_MAX } from '../limits';
 import type { Batch } from '../mempool/messages';
+import type { SignerCache } from '../../src/state/signer-cache';
 import type { ConsensusInfo, ConsensusMsg, EvidenceRecord } from './messages';
 
 /** How long a starting node waits for a first peer before it decides it is alone. */
@@ -76,7 +77,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
   let privvalFile: PrivValFile | undefined;
   let verifier: SignatureVerifier;
   let vrfKey: Uint8Array | undefined;
-  let verified: Map<string, Address> = new Map();
+  let verified: VerifiedCache = new Map();
   let generation = 0;
   let lastCommit: Commit | null = null;
   let roundZeroAt = 0;
@@ -380,7 +381,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
         privvalFile = file;
         privval = new LocalPrivValidator(new Secp256k1Signer(key), (state) => file.write(encodePrivValState(state)), saved ? decodePrivValState(saved) : null);
       }
-      verified = await n.actors.mempool.ask<Map<string, Address>>((reply) => ({ type: 'verifiedCache', reply }));
+      verified = await n.actors.mempool.ask<SignerCache>((reply) => ({ type: 'verifiedCache', reply }));
       // Catch up before taking part: wait briefly for a first peer, then sync.
       const deadline = Date.now() + FIRST_PEER_WAIT_MS;
       while (Date.now() < deadline && (n.p2pInfo?.()?.peers.length ?? 0) === 0) await new Promise((r) => setTimeout(r, 50));

@@ -46,10 +46,10 @@ export function mempoolBehavior(node: () => NodeContext, holder: { pool?: TxPool
           return;
         }
         case 'verifiedCache':
-          msg.reply.resolve(pool.verified);
+          msg.reply.resolve(pool.signers);
           return;
         case 'batch':
-          msg.reply.resolve({ ...pool.peekBatch(msg.maxTxs, msg.maxBytes), verified: pool.verified });
+          msg.reply.resolve({ ...pool.peekBatch(msg.maxTxs, msg.maxBytes), verified: pool.signers });
           return;
         case 'committed':
           pool.removeCommitted(msg.result.receipts.map((r) => r.txHash));

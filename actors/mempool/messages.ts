@@ -7,6 +7,7 @@ import type { Block } from '../../src/codec/block';
 import type { Tx } from '../../src/codec/tx';
 import type { BlockResult } from '../../src/state/apply';
 import type { Address } from '../../src/util/bytes';
+import type { SignerCache } from '../../src/state/signer-cache';
 import type { Reply } from '../actor';
 
 /** An admitted transaction as the pool holds it (actors/mempool/pool.ts). */
@@ -23,7 +24,7 @@ export interface PoolEntry {
 export interface Batch {
   txs: Uint8Array[];
   decoded: Tx[];
-  verified: Map<string, Address>;
+  verified: SignerCache;
 }
 
 /** What a batch of gossiped transactions came to: the p2p actor's gossip verdict follows from it. */
@@ -43,6 +44,6 @@ export type MempoolMsg =
   /** Transactions gossiped by a peer: each checked once; the tally decides the gossip verdict. */
   | { type: 'submitGossip'; txs: Uint8Array[]; reply: Reply<GossipTally> }
   | { type: 'batch'; maxTxs: number; maxBytes: number; reply: Reply<Batch> }
-  /** The signers the pool recovered, by tx hash: a block of gossiped txs is applied without recovering again. */
-  | { type: 'verifiedCache'; reply: Reply<Map<string, Address>> }
+  /** The signers this node recovered, by tx hash: a block of gossiped txs is applied without recovering again. */
+  | { type: 'verifiedCache'; reply: Reply<SignerCache> }
   | { type: 'committed'; block: Block; result: BlockResult };

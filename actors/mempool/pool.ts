@@ -15,6 +15,7 @@ import type { State } from '../../src/state/state';
 import { bytesToHex, type Address } from '../../src/util/bytes';
 import { CodecError } from '../../src/codec/binary';
 import type { PoolEntry } from './messages';
+import { SignerCache } from '../../src/state/signer-cache';
 
 /**
  * The refusal of a transaction already pending (the same bytes again: the same hash).
@@ -56,11 +57,16 @@ export class TxPool {
    */
   private readonly ethPending = new Map<Address, { count: number; maxNonce: number }>();
   private bytes = 0;
-  /** Signers recovered at the door, handed to execution so it need not recover again. */
-  readonly verified = new Map<string, Address>();
+  /**
+   * The node's recovered signers (src/state/signer-cache.ts): filled at the door and here,
+   * handed to execution so that no transaction is recovered twice on this node.
+   */
+  readonly signers: SignerCache;
   rejected = 0;
 
-  constructor(private readonly limits: PoolLimits, private readonly state: () => State) {}
+  constructor(private readonly limits: PoolLimits, private readonly state: () => State, signers?: SignerCache) {
+    this.signers = signers ?? new SignerCache();
+  }
 
   get size(): number {
     return this.byHash.size;
@@ -87,7 +93,7 @@ export class TxPool {
     return this.add(tx);
   }
 
-  /** `preverified`: the signer, when this node's own API verified the signature already. */
+  /** `preverified`: the signer, when this node's own API (the door) recovered it already: counted here as that recovery. */
   add(tx: Tx, preverified?: Address): PoolEntry {
     const hashHex = bytesToHex(tx.hash);
     const pending = this.byHash.get(hashHex);
@@ -102,7 +108,7 @@ export class TxPool {
       const op = opFor(tx.kind);
       op.shape?.(tx.body, params);
       op.bounds?.(state, tx.body);
-      const signer = preverified ?? op.verify(tx, params.chainId);
+      const signer = this.signerOf(tx, hashHex, preverified, params.chainId);
       op.check?.(tx.body, params, signer);
       op.authorize?.(state, tx.body, signer, state.head().timestampMs);
       op.admit?.(state, tx.body, signer);
@@ -129,13 +135,27 @@ export class TxPool {
       }
       const entry: PoolEntry = { tx, hashHex, signer, nonceKey, ethSender: ethSenderKey };
       this.byHash.set(hashHex, entry);
-      this.verified.set(hashHex, signer);
+      this.signers.hold(hashHex, signer);
       this.bytes += tx.bytes.length;
       return entry;
     } catch (err) {
       this.rejected++;
       throw err;
     }
+  }
+
+  /** The door's signer, else one this node recovered before, else a recovery (each kept and counted in `signers`). */
+  private signerOf(tx: Tx, hashHex: string, preverified: Address | undefined, chainId: number): Address {
+    const kind = txKindName(tx.kind);
+    if (preverified !== undefined) {
+      this.signers.recovered(hashHex, preverified, kind);
+      return preverified;
+    }
+    const known = this.signers.get(hashHex, kind);
+    if (known !== undefined) return known;
+    const signer = opFor(tx.kind).verify(tx, chainId);
+    this.signers.recovered(hashHex, signer, kind);
+    return signer;
   }
 
   /** Ethereum's rule: the nonce continues the sender's sequence; the balance covers the upfront cost. Returns the nonce. */
@@ -171,7 +191,7 @@ export class TxPool {
   removeCommitted(hashes: Iterable<string>): void {
     for (const h of hashes) {
       const e = this.byHash.get(h);
-      this.verified.delete(h);
+      this.signers.release(h);
       if (!e) continue;
       this.byHash.delete(h);
       this.bytes -= e.tx.bytes.length;

@@ -18,6 +18,7 @@ import type { ValidatorStatus } from '../state/validator-types';
 import type { Address } from '../util/bytes';
 import type { FinalTx } from './final';
 import type { AuditLog } from '../audit/transitions';
+import type { SignatureCounts } from '../state/signer-cache';
 
 /** The committed blocks, receipts and transaction locations, as stored. */
 export interface BlockReader {
@@ -76,6 +77,8 @@ export interface NodeStatus {
   consensus: object | null;
   /** Each running part's lifecycle state and mailbox counters, by name. */
   actors: Record<string, unknown>;
+  /** Transaction signatures this node recovered, and recovered signers it reused instead (issue 25: one recovery per transaction). */
+  signatures: SignatureCounts;
 }
 
 export interface NodeApi {

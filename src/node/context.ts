@@ -20,6 +20,7 @@ import type { Logger } from '../util/log';
 import type { NodeMetrics } from './metrics';
 import type { AuditLog } from '../audit/transitions';
 import type { RateLimitConfig } from '../api/rate-limit';
+import type { SignatureCounts } from '../state/signer-cache';
 
 export interface NodeConfig {
   dataDir: string;
@@ -98,6 +99,8 @@ export interface NodeContext {
   indexer(): Indexer | undefined;
   /** Each actor's lifecycle state and mailbox counters. */
   actorStats(): Record<string, unknown>;
+  /** Transaction signatures recovered and reused (src/state/signer-cache.ts; GET /status `signatures`); partial contexts of tests none. */
+  signatureStats?(): SignatureCounts;
   /** The node's own Prometheus registry (src/node/metrics.ts; GET /metrics); a Node always has one, partial contexts of tests none. */
   readonly metrics?: NodeMetrics;
   /** The node's audit log (src/audit/transitions.ts; GET /v1/audit/transitions, the `audit` topic); partial contexts of tests none. */

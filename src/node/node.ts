@@ -51,6 +51,7 @@ import type { Logger } from '../util/log';
 import type { NodeConfig, NodeContext } from './context';
 import { NodeMetrics } from './metrics';
 import { AuditLog } from '../audit/transitions';
+import type { SignatureCounts } from '../state/signer-cache';
 
 /** How a node stopped: `halted` (why, after a broken invariant), `upgrade` (the message naming the version to install). */
 export interface NodeStopped {
@@ -213,6 +214,10 @@ export class Node implements NodeContext {
 
   actorStats(): Record<string, unknown> {
     return this.supervisor.stats();
+  }
+
+  signatureStats(): SignatureCounts {
+    return this.pool.pool?.signers.stats() ?? { recovered: 0, reused: 0, byKind: {} };
   }
 
   get halted(): string | undefined {

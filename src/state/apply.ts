@@ -41,8 +41,17 @@ export interface BlockResult {
   blockEvents: ChainEvent[];
 }
 
-/** Signers already verified (by the mempool), keyed by tx hash hex: saves a recovery per tx. */
-export type VerifiedCache = Map<string, Address>;
+/**
+ * Signers already recovered, keyed by tx hash hex: saves a recovery per tx. The node's
+ * SignerCache (./signer-cache.ts) is told of each signer execution recovers itself
+ * (`recovered`), so a late gossiped copy is not recovered again; a plain Map of known
+ * signers serves too (tests, benches).
+ */
+export interface VerifiedCache {
+  /** `kind`: the transaction kind's name, for the cache's counters. */
+  get(hashHex: string, kind?: string): Address | undefined;
+  recovered?(hashHex: string, signer: Address, kind?: string): void;
+}
 
 export function applyBlock(state: State, block: Block, verified?: VerifiedCache, decoded?: Tx[]): BlockResult {
   const params = state.params();
@@ -125,7 +134,12 @@ function applyTx(
   try {
     if (tx.chainId !== params.chainId) throw new TxError(400, 'WRONG_CHAIN', `transaction chain id ${tx.chainId}, chain ${params.chainId}`);
     op.shape?.(tx.body, params);
-    signer = verified?.get(receipt.txHash) ?? op.verify(tx, params.chainId);
+    const known = verified?.get(receipt.txHash, receipt.kind);
+    if (known !== undefined) signer = known;
+    else {
+      signer = op.verify(tx, params.chainId);
+      verified?.recovered?.(receipt.txHash, signer, receipt.kind);
+    }
     receipt.signer = signer;
     // Who may act (403) before the nonce (409): decision 102. A refused transaction is
     // still included, so it consumes its nonce when unused, as every included one does.

@@ -1,7 +1,8 @@
 /**
  * GET /status: the node's live view: head, state root, genesis, and each actor's state and
  * counters; its software version and the software upgrade scheduled, if any (decision 77);
- * the bridge's reserve check and its watcher's and relayer's counters (decision 85).
+ * the bridge's reserve check and its watcher's and relayer's counters (decision 85); the
+ * transaction signatures recovered and reused (issue 25, decision 109).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { NodeApi } from '../node-api';
@@ -30,12 +31,18 @@ const statusSchema = obj({
   version: str('The node\u2019s software version.'),
   upgrade: nullable(obj({ version: str(), height: int(), operationId: hex() })),
   bridge: nullable(bridgeStatusSchema),
+  signatures: obj({
+    recovered: int('Transaction signatures this node recovered (at the REST door, the mempool or execution).'),
+    reused: int('Times a signer this node recovered served again instead of a recovery (a transaction is recovered once per node: issue 25).'),
+    byKind: openObj('The same two counters by transaction kind, e.g. `RestBatch: { recovered, reused }`.'),
+  }),
 });
 
 const statusExample = {
   chain: 'devnet', chainId: 713799, genesisHash: EX.hash, height: 1024, latestBlockHash: EX.hash, latestBlockTimeMs: EX.timestampMs, stateRoot: EX.hash,
   syncing: false, sync: { height: 1024, target: 1024, blocksPerSecond: 0 }, validator: { address: EX.address, status: 'active' }, peers: [], p2p: null, consensus: null,
   validators: [{ name: 'v0', address: EX.address, votingPower: '1000000000000000000', endpoint: '127.0.0.1:7000' }], actors: { chain: { state: 'running' } }, version: '0.1.0', upgrade: null, bridge: null,
+  signatures: { recovered: 2, reused: 3, byKind: { RestOrder: { recovered: 2, reused: 3 } } },
 };
 
 export const statusRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
@@ -68,6 +75,7 @@ export const statusRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       version: node.version,
       upgrade: upgradeOf(chain.state) ?? null,
       bridge: bridgeStatus(node),
+      signatures: status.signatures,
     });
   });
 };
