@@ -9,14 +9,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { Abi, Hex } from 'viem';
+import { REPO_ROOT } from '../util/repo-root';
 
 const require = createRequire(import.meta.url);
 
-/** The repository's root (this file is src/bridge/contracts.ts). */
-export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export { REPO_ROOT };
 const CONTRACTS_DIR = join(REPO_ROOT, 'contracts');
 const CACHE_DIR = join(REPO_ROOT, 'data', 'bridge', 'artifacts');
 

@@ -15,9 +15,15 @@
  * paths relative to the repository, embedded addons in a fixed order), so the sha256 the
  * onboarding service publishes for the file is stable. The version baked in is
  * package.json's unless `version` is given; either must be a semantic version.
+ *
+ * Beside the file, <file>.inputs.json records what it was built from (decision 104): the
+ * version, the file's sha256 and the sha256 (with size and time) of every input (each file esbuild read, the
+ * embedded addons and genesis files, package.json, package-lock.json, tsconfig.json and
+ * the build's own code). src/build/run.mjs --if-stale, which the production npm scripts
+ * run first, builds again when any of them differs.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +43,22 @@ export interface BuildOptions {
   /** The version baked in (default: package.json's). */
   version?: string;
 }
+
+/** Files beside the sources esbuild reads that decide the bundle's bytes too. */
+const BUILD_INPUTS = ['package.json', 'package-lock.json', 'tsconfig.json', 'src/build/binary.ts', 'src/build/run.mjs', 'genesis/devnet.json', 'genesis/testnet.json'];
+
+/** What <file>.inputs.json holds. */
+export interface BuildStamp {
+  version: string;
+  sha256: string;
+  /** The file's size and modification time when written. */
+  bytes: number;
+  mtimeMs: number;
+  /** Repository-relative path → its sha256, size and modification time when built, sorted by path. */
+  inputs: Record<string, { sha256: string; bytes: number; mtimeMs: number }>;
+}
+
+export const stampFile = (outFile: string): string => `${outFile}.inputs.json`;
 
 export interface BuiltBinary {
   file: string;
@@ -77,9 +99,14 @@ export function embeddedGenesisModule(): string {
 const SUBSTITUTES: Record<string, string> = {
   [join(REPO_ROOT, 'src', 'util', 'native-addons.ts')]: join(REPO_ROOT, 'src', 'build', 'embedded-addons.ts'),
   [join(REPO_ROOT, 'src', 'genesis', 'repo-files.ts')]: join(REPO_ROOT, 'src', 'build', 'embedded-genesis.ts'),
+  [join(REPO_ROOT, 'src', 'util', 'repo-root.ts')]: join(REPO_ROOT, 'src', 'build', 'embedded-repo-root.ts'),
 };
 
-/** Rewires the native-addon loading of the source tree to the embedded addons, and the repository's genesis files to their embedded text. */
+/**
+ * Rewires the native-addon loading of the source tree to the embedded addons, the
+ * repository's genesis files to their embedded text, and the repository's root to the
+ * folder above the build's (dist/..).
+ */
 function embedAddonsPlugin(): Plugin {
   const embedded = SUBSTITUTES[join(REPO_ROOT, 'src', 'util', 'native-addons.ts')];
   return {
@@ -88,7 +115,7 @@ function embedAddonsPlugin(): Plugin {
       build.onResolve({ filter: /^exchange-build:(addons|genesis)$/ }, (args) => ({ path: args.path.slice('exchange-build:'.length), namespace: 'exchange-build' }));
       build.onLoad({ filter: /.*/, namespace: 'exchange-build' }, (args) => ({ contents: args.path === 'addons' ? embeddedAddonsModule() : embeddedGenesisModule(), loader: 'js' }));
       // The source tree's loader (node-gyp-build in each package folder) becomes the embedded one.
-      build.onResolve({ filter: /(native-addons|repo-files)$/ }, (args) => {
+      build.onResolve({ filter: /(native-addons|repo-files|repo-root)$/ }, (args) => {
         const target = SUBSTITUTES[resolve(args.resolveDir, `${args.path}.ts`)];
         return target ? { path: target } : undefined;
       });
@@ -143,6 +170,7 @@ export async function buildBinary(opts: BuildOptions = {}): Promise<BuiltBinary>
     banner: { js: BANNER },
     define: { __EXCHANGE_NODE_VERSION__: JSON.stringify(version) },
     plugins: [embedAddonsPlugin()],
+    metafile: true,
     logLevel: 'silent',
   });
   const out = result.outputFiles.find((f) => f.path === outFile);
@@ -151,5 +179,19 @@ export async function buildBinary(opts: BuildOptions = {}): Promise<BuiltBinary>
   const tmp = `${outFile}.${process.pid}.tmp`;
   writeFileSync(tmp, out.contents, { mode: 0o755 });
   renameSync(tmp, outFile);
-  return { file: outFile, version, sha256: createHash('sha256').update(out.contents).digest('hex'), bytes: out.contents.byteLength };
+  const sha256 = createHash('sha256').update(out.contents).digest('hex');
+  const read = Object.keys(result.metafile.inputs).filter((p) => !p.startsWith('exchange-build:'));
+  const addons = ADDONS.map((name) => relative(REPO_ROOT, addonFile(name).path));
+  const paths = [...new Set([...read, ...addons, ...BUILD_INPUTS])].filter((p) => existsSync(join(REPO_ROOT, p))).sort();
+  const inputs = Object.fromEntries(
+    paths.map((p) => {
+      const file = join(REPO_ROOT, p);
+      const { size, mtimeMs } = statSync(file);
+      return [p, { sha256: createHash('sha256').update(readFileSync(file)).digest('hex'), bytes: size, mtimeMs }];
+    }),
+  );
+  const stamp: BuildStamp = { version, sha256, bytes: out.contents.byteLength, mtimeMs: statSync(outFile).mtimeMs, inputs };
+  writeFileSync(`${tmp}.inputs`, `${JSON.stringify(stamp, null, 1)}\n`);
+  renameSync(`${tmp}.inputs`, stampFile(outFile));
+  return { file: outFile, version, sha256, bytes: out.contents.byteLength };
 }

@@ -10,6 +10,10 @@
  * session API session-port + 10(i − 1), libp2p p2p-port + 10(i − 1) (9000, 9010, …).
  * Each validator's output goes to <data>/validator-<i>/node.log.
  *
+ * Each validator runs what this process runs, with the same Node flags: the single-file
+ * build (`npm start` runs dist/exchange-node.mjs, decision 104), or the source tree through
+ * tsx when this process was started so (tests, development).
+ *
  * Beside them, in this process, once they serve, it runs the validator onboarding service
  * (decisions 75, 78, 79; src/onboarding/service.ts) on 127.0.0.1:--onboarding-port
  * (8080), over <data>/onboarding, serving the network's genesis (the file, or the trimmed
@@ -31,6 +35,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { canonicalJson } from '../genesis/canonical';
 import { genesisHashHex, loadGenesisFile, parseGenesis } from '../genesis/load';
 import type { Genesis } from '../genesis/types';
@@ -45,6 +50,13 @@ import { bridgeDevnetLine, startBridgeDevnet, type BridgeDevnet } from './bridge
 
 /** `--onboarding-binary`'s default: `npm run build`'s output, built when absent. */
 export const ONBOARDING_BINARY_DEFAULT = 'dist/exchange-node.mjs';
+
+declare const __EXCHANGE_NODE_VERSION__: string | undefined;
+/**
+ * The file this process runs when it is the single-file build (binary.ts defines the
+ * version in it, and import.meta.url is the bundle's), else undefined: the source tree.
+ */
+const RUNNING_BUILD: string | undefined = typeof __EXCHANGE_NODE_VERSION__ === 'string' ? fileURLToPath(import.meta.url) : undefined;
 
 const RESTART_BACKOFF_MS = [500, 1_000, 2_000, 5_000, 10_000];
 
@@ -140,17 +152,19 @@ interface Child {
 }
 
 /**
- * The binary the onboarding service serves: the file given, built first with `npm run
- * build`'s function when it is the default and absent (a fresh checkout's `npm start`).
- * The build module is imported by a computed path so that the single-file build itself
- * does not bundle esbuild; run from that file, an absent binary is reported instead.
+ * The binary the onboarding service serves: the file given; when it is the default and
+ * absent, the build this process runs, or (run from the source tree) the default built
+ * with `npm run build`'s function. The build module is imported by a computed path so
+ * that the single-file build itself does not bundle esbuild.
  */
-async function ensureBinary(file: string, isDefault: boolean): Promise<void> {
-  if (existsSync(file) || !isDefault) return;
+async function ensureBinary(file: string, isDefault: boolean): Promise<string> {
+  if (existsSync(file) || !isDefault) return file;
+  if (RUNNING_BUILD) return RUNNING_BUILD;
   const buildModule = ['..', 'build', 'binary'].join('/');
   const { buildBinary } = (await import(buildModule)) as typeof import('../build/binary');
   const built = await buildBinary({ outFile: file });
   process.stdout.write(`built the node binary the onboarding service serves: ${built.file} (${built.bytes} bytes, sha256 ${built.sha256})\n`);
+  return file;
 }
 
 /**
@@ -170,8 +184,7 @@ async function startOnboarding(p: {
   if (!p.flags.onboarding) return undefined;
   const hash = bytesToHex(p.genesisHash);
   try {
-    const binary = resolve(p.flags['onboarding-binary']);
-    await ensureBinary(binary, p.flags['onboarding-binary'] === ONBOARDING_BINARY_DEFAULT);
+    const binary = await ensureBinary(resolve(p.flags['onboarding-binary']), p.flags['onboarding-binary'] === ONBOARDING_BINARY_DEFAULT);
     const artifacts = onboardingArtifacts(p.genesisFile, binary);
     // The genesis a joining validator needs is the one running: the file, unless --validators trimmed the devnet.
     if (genesisHashHex(loadGenesisFile(p.genesisFile)) !== hash) {
@@ -281,7 +294,7 @@ export async function launchLocalNetwork(p: {
   };
 
   const spawnChild = (c: Child) => {
-    const proc = spawn(process.execPath, [...process.execArgv, process.argv[1], 'start', ...c.args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const proc = spawn(process.execPath, [...process.execArgv, RUNNING_BUILD ?? process.argv[1], 'start', ...c.args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     c.proc = proc;
     let buf = '';
     proc.stdout!.on('data', (d: Buffer) => {

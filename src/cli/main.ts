@@ -9,7 +9,14 @@
  *   bind    bind a key file to the genesis `genesis new` built (init.ts)
  *   validator register|unbond|unjail  a validator's own lifecycle transactions (validator-ops.ts)
  *   gov key|propose|approve|execute|cancel|list  owner governance, signed with an owner key file (gov.ts)
+ *   onboarding  the validator onboarding service, alone (src/onboarding/main.ts; npm run onboarding)
+ *   operator    the onboarding service's operator CLI (src/onboarding/operator-main.ts; npm run operator)
+ *   bridge chain|deploy  the bridge's local external chain, a bridge deployment (src/bridge/*-main.ts;
+ *               npm run bridge:chain, bridge:deploy; they need the checkout's hardhat and solc)
  *   --version  print the node's software version (src/util/version.ts)
+ *
+ * The single-file build (npm run build, dist/exchange-node.mjs) is this file bundled: the
+ * production npm scripts run these commands from it (decision 104).
  */
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
@@ -177,6 +184,16 @@ async function singleNodeBridge(f: Record<string, any>, genesis: Genesis, base: 
   return dev;
 }
 
+/**
+ * Another process entry run as a subcommand: it reads its arguments from
+ * process.argv.slice(2), as when it runs alone, so they become `args`. Its module is
+ * imported only now (in the build too: esbuild evaluates a bundled dynamic import lazily).
+ */
+async function runEntry(args: string[], load: () => Promise<unknown>): Promise<void> {
+  process.argv.splice(2, process.argv.length - 2, ...args);
+  await load();
+}
+
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   switch (command) {
@@ -193,6 +210,16 @@ async function main(): Promise<void> {
       return validatorCommand(rest);
     case 'gov':
       return govCommand(rest);
+    case 'onboarding':
+      return runEntry(rest, () => import('../onboarding/main'));
+    case 'operator':
+      return runEntry(rest, () => import('../onboarding/operator-main'));
+    case 'bridge':
+      if (rest[0] === 'chain') return runEntry(rest.slice(1), () => import('../bridge/chain-main'));
+      if (rest[0] === 'deploy') return runEntry(rest.slice(1), () => import('../bridge/deploy-main'));
+      process.stderr.write('usage: bridge chain --help | bridge deploy --help\n');
+      process.exit(1);
+      return;
     case 'genesis': {
       if (rest[0] === 'new') return genesisNew(rest.slice(1));
       const g = loadGenesisFile(resolve(rest[0] ?? 'genesis/devnet.json'));
@@ -201,7 +228,7 @@ async function main(): Promise<void> {
     }
     default:
       process.stdout.write(
-        `usage: node src/cli/main.ts start [flags] | start --home DIR --help | init --help | bind --help | validator register|unbond|unjail --help | gov key|propose|approve|execute|cancel|list --help | genesis [FILE] | genesis new --help | --version
+        `usage: node dist/exchange-node.mjs start [flags] | start --home DIR --help | init --help | bind --help | validator register|unbond|unjail --help | gov key|propose|approve|execute|cancel|list --help | genesis [FILE] | genesis new --help | onboarding --help | operator --help | bridge chain|deploy --help | --version
 ${usage(START_FLAGS)}
 `,
       );
