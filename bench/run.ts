@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- <suite>...]`: prints each figure with the conditions it was
- * measured under. Suites: crypto, chain, orderbook, rest, rate-limit, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync, bridge, timers (default: all).
+ * measured under. Suites: crypto, chain, orderbook, rest, rate-limit, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync, bridge, timers, idle (default: all).
  */
 import os from 'node:os';
 import { benchCaps } from './caps';
@@ -21,6 +21,7 @@ import { benchEpoch } from './epoch';
 import { benchSync } from './sync';
 import { benchBridge } from './bridge';
 import { benchTimers } from './timers';
+import { benchIdle } from './idle';
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   crypto: () => benchCrypto(),
@@ -41,6 +42,7 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   sync: () => benchSync(),
   bridge: () => benchBridge(),
   timers: () => benchTimers(),
+  idle: () => benchIdle(),
 };
 
 async function main() {
