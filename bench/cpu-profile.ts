@@ -61,6 +61,39 @@ const RULES: [RegExp, string][] = [
   [/node_modules/, 'other packages'],
 ];
 
+/**
+ * What a sample was for: the first of these its stack meets from the leaf up (node's own
+ * builtins and frames without a script are passed over, so a socket write counts for the
+ * network and a LevelDB call for storage).
+ */
+const SUBSYSTEMS: [RegExp, string][] = [
+  [/^\(idle\)$/, 'idle'],
+  [/^\(garbage collector\)$/, 'V8 garbage collector'],
+  [/src\/crypto\/vrf\.ts/, 'VRF (prove, verify, proof to hash)'],
+  [/secp256k1|src\/crypto\/|@noble\/hashes|keccak/, 'consensus signatures and hashes (ECDSA, keccak)'],
+  [/src\/storage\/privval-file\.ts/, 'privval write (O_DSYNC)'],
+  [/xstate|machines\//, 'xstate and the round machine'],
+  [/libp2p|@chainsafe|@multiformats|multiformats|it-[a-z-]+\/|uint8arraylist|src\/net\/|actors\/p2p\/|node:net|node:internal\/(net|stream_base|streams)/, 'network: libp2p, noise, yamux, sockets, p2p actor'],
+  [/src\/storage\/|classic-level|abstract-level|actors\/chain\/|src\/chain\/|src\/state\//, 'chain: build, validate, apply, store'],
+  [/src\/consensus\/|actors\/consensus\//, 'consensus core and actor'],
+  [/src\/indexer\/|actors\/indexer\//, 'indexer'],
+  [/actors\/mempool\//, 'mempool'],
+  [/actors\/oracle\/|src\/oracle\//, 'oracle'],
+  [/pino|sonic-boom/, 'logging'],
+  [/fastify|src\/api\/|actors\/api\//, 'API'],
+  [/node:internal\/timers|node:timers/, 'timers'],
+  [/actors\/|src\/node\//, 'actors (mailboxes, supervisor)'],
+  [/^\(program\)$/, 'V8/native (program)'],
+];
+
+const subsystemOf = (stack: ProfileNode[]): string => {
+  for (const n of stack) {
+    const key = n.callFrame.url || n.callFrame.functionName;
+    for (const [re, cat] of SUBSYSTEMS) if (re.test(key)) return cat;
+  }
+  return 'other';
+};
+
 const categoryOf = (url: string, fn: string): string | undefined => {
   const key = url || fn;
   if (!url && !/^\(.*\)$/.test(fn)) return undefined; // native: the caller decides
@@ -75,6 +108,8 @@ export interface ProfileBreakdown {
   self: Record<string, number>;
   /** ms of CPU with the category anywhere on the stack. */
   onStack: Record<string, number>;
+  /** ms of CPU by subsystem (the first one met from the leaf up; see SUBSYSTEMS). */
+  bySubsystem: Record<string, number>;
   /** the heaviest functions by self time: "name (file:line)" → ms. */
   topFunctions: Record<string, number>;
 }
@@ -115,6 +150,18 @@ export function profileBreakdown(file: string, fromUs = -Infinity, toUs = Infini
   const self = new Map<string, number>();
   const onStack = new Map<string, number>();
   const fns = new Map<string, number>();
+  const subsystems = new Map<string, number>();
+  const subsystemCache = new Map<number, string>();
+  const subsystemOfNode = (id: number): string => {
+    let hit = subsystemCache.get(id);
+    if (hit === undefined) {
+      const stack: ProfileNode[] = [];
+      for (let cur = byId.get(id); cur; cur = cur.parent !== undefined ? byId.get(cur.parent) : undefined) stack.push(cur);
+      hit = subsystemOf(stack);
+      subsystemCache.set(id, hit);
+    }
+    return hit;
+  };
   let t = p.startTime;
   let sampledUs = 0;
   let busyUs = 0;
@@ -129,6 +176,8 @@ export function profileBreakdown(file: string, fromUs = -Infinity, toUs = Infini
     if (cat === 'idle') continue;
     busyUs += dt;
     self.set(cat, (self.get(cat) ?? 0) + dt);
+    const sub = subsystemOfNode(id);
+    subsystems.set(sub, (subsystems.get(sub) ?? 0) + dt);
     for (const c of stackOf(id)) onStack.set(c, (onStack.get(c) ?? 0) + dt);
     const f = byId.get(id)!.callFrame;
     const name = `${f.functionName || '(anonymous)'} (${f.url.replace(/^.*\/(node_modules|wt\/[^/]+)\//, '')}:${f.lineNumber + 1})`;
@@ -136,13 +185,14 @@ export function profileBreakdown(file: string, fromUs = -Infinity, toUs = Infini
   }
   const sorted = (m: Map<string, number>, n = Infinity) =>
     Object.fromEntries([...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => [k, +(v / 1000).toFixed(1)]));
-  return { sampledMs: +(sampledUs / 1000).toFixed(1), busyMs: +(busyUs / 1000).toFixed(1), self: sorted(self), onStack: sorted(onStack), topFunctions: sorted(fns, topN) };
+  return { sampledMs: +(sampledUs / 1000).toFixed(1), busyMs: +(busyUs / 1000).toFixed(1), bySubsystem: sorted(subsystems), self: sorted(self), onStack: sorted(onStack), topFunctions: sorted(fns, topN) };
 }
 
 /** The same breakdown in µs per block. */
 export function perBlock(b: ProfileBreakdown, blocks: number): Record<string, unknown> {
   const per = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, Math.round((v * 1000) / blocks)]));
-  return { busyUsPerBlock: Math.round((b.busyMs * 1000) / blocks), selfUsPerBlock: per(b.self), onStackUsPerBlock: per(b.onStack), topFunctionsUsPerBlock: per(b.topFunctions) };
+  const share = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, `${((v / b.busyMs) * 100).toFixed(1)}%`]));
+  return { busyUsPerBlock: Math.round((b.busyMs * 1000) / blocks), bySubsystemShare: share(b.bySubsystem), selfUsPerBlock: per(b.self), onStackUsPerBlock: per(b.onStack), topFunctionsUsPerBlock: per(b.topFunctions) };
 }
 
 if (process.argv[1]?.endsWith('cpu-profile.ts')) {

@@ -17,17 +17,45 @@
  *    the profile can be cut to the window (scripts/idle-profile.ts). The profiled
  *    validator is left out of the median and max (the profiler costs CPU) and printed apart.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { LocalNetwork } from '../test/helpers/network';
 import { procStat, quantile } from './network';
 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
+/** This process's child processes (Linux /proc). */
+function childPids(): number[] {
+  const pids: number[] = [];
+  for (const tid of readdirSync(`/proc/${process.pid}/task`)) {
+    for (const p of readFileSync(`/proc/${process.pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/)) if (p) pids.push(Number(p));
+  }
+  return pids;
+}
+
+/**
+ * Six processes compiling the source tree (tsx) at once on a machine shared with other
+ * work can take longer than LocalNetwork's 60 s to say READY: try again (a fresh network) up to
+ * three times.
+ */
+async function startNetwork(): Promise<LocalNetwork> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await LocalNetwork.start(6);
+    } catch (err) {
+      // The processes of the failed start are this process's children: end them, by id.
+      for (const pid of childPids()) process.kill(pid, 'SIGKILL');
+      if (attempt >= 3) throw err;
+      console.log(`start attempt ${attempt} failed (${(err as Error).message}); trying again`);
+    }
+  }
+}
+
 export async function benchIdle(): Promise<Record<string, unknown>> {
   const warmupSeconds = Number(process.env.BENCH_IDLE_WARMUP_S ?? 40);
   const windowSeconds = Number(process.env.BENCH_IDLE_WINDOW_S ?? 30);
   const profileDir = process.env.BENCH_IDLE_PROFILE;
-  const net = await LocalNetwork.start(6);
+  const net = await startNetwork();
   try {
     if (profileDir) {
       // LocalNetwork spawns with this process's environment: restart validator 1 with the
