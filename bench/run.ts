@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- <suite>...]`: prints each figure with the conditions it was
- * measured under. Suites: crypto, chain, orderbook, rest, rate-limit, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync, bridge, timers, startup (default: all).
+ * measured under. Suites: crypto, chain, orderbook, rest, rate-limit, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync, bridge, timers, startup, idle (default: all).
  */
 import os from 'node:os';
 import { benchCaps } from './caps';
@@ -22,6 +22,7 @@ import { benchSync } from './sync';
 import { benchBridge } from './bridge';
 import { benchTimers } from './timers';
 import { benchStartup } from './startup';
+import { benchIdle } from './idle';
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   crypto: () => benchCrypto(),
@@ -43,6 +44,7 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   bridge: () => benchBridge(),
   timers: () => benchTimers(),
   startup: () => benchStartup(),
+  idle: () => benchIdle(),
 };
 
 async function main() {

@@ -24,8 +24,15 @@
  * they run on the node's own key and proofs, where such input is a bug.
  *
  * Pure: no I/O. The secret scalar multiplications use noble's constant-time `multiply`;
- * verification, on public data only, the faster `multiplyUnsafe`.
+ * verification, on public data only, the faster variable-time forms. Verification is on
+ * every validator's path for every block (issue 25), so it does less than the RFC's
+ * steps read literally, with the same result: a public key is decoded and checked once
+ * and kept with a precomputed multiplication table (a validator set has a few keys),
+ * V = s·H − c·Gamma is one interleaved multiplication (one doubling chain, not two), and
+ * the output beta of the last proofs verified is kept, so `vrfProofToHash` of a block
+ * just verified does not decode Gamma again.
  */
+import { mulAddUnsafe } from '@noble/curves/abstract/curve.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { concatBytes } from '../util/bytes';
@@ -137,6 +144,34 @@ function decodeProof(proof: Uint8Array): { gamma: EdPoint; c: bigint; s: bigint 
   return { gamma, c, s };
 }
 
+/** Public keys seen by `vrfVerify`: the decoded point with a multiplication table, or null
+ *  for a key refused (does not decode, small order). Bounded: cleared when full. */
+const KEY_CACHE_MAX = 1_024;
+const keyCache = new Map<string, EdPoint | null>();
+/** Window of the keys' tables: 6 bits (noble's default), about 1,400 points built once. */
+const KEY_TABLE_WINDOW_BITS = 6;
+
+function verifiedKey(publicKey: Uint8Array): EdPoint | null {
+  const hex = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.length).toString('hex');
+  const hit = keyCache.get(hex);
+  if (hit !== undefined) return hit;
+  const Y = stringToPoint(publicKey);
+  const key = Y === null || Y.isSmallOrder() ? null : Y.precompute(KEY_TABLE_WINDOW_BITS);
+  if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
+  keyCache.set(hex, key);
+  return key;
+}
+
+/** beta of the proofs `vrfVerify` accepted last (by proof bytes): a block's proof is
+ *  verified when it is proposed, and its beta is asked for again when it is committed. */
+const BETA_CACHE_MAX = 64;
+const betaCache = new Map<string, Uint8Array>();
+
+function rememberBeta(proof: Uint8Array, beta: Uint8Array): void {
+  if (betaCache.size >= BETA_CACHE_MAX) betaCache.delete(betaCache.keys().next().value!);
+  betaCache.set(Buffer.from(proof.buffer, proof.byteOffset, proof.length).toString('hex'), beta);
+}
+
 /** §5.2 steps 3–6: beta = SHA-512(suite ‖ 0x03 ‖ point_to_string(cofactor·Gamma) ‖ 0x00). */
 function hashGamma(gamma: EdPoint): Uint8Array {
   return sha512(concatBytes(Uint8Array.of(SUITE, PROOF_TO_HASH_FRONT), gamma.clearCofactor().toBytes(), Uint8Array.of(DS_BACK)));
@@ -205,6 +240,8 @@ export function vrfProve(secretSeed: Uint8Array, alpha: Uint8Array): Uint8Array 
  */
 export function vrfProofToHash(proof: Uint8Array): Uint8Array {
   assertBytes(proof, VRF_PROOF_BYTES, 'proof');
+  const known = betaCache.get(Buffer.from(proof.buffer, proof.byteOffset, proof.length).toString('hex'));
+  if (known !== undefined) return known.slice();
   const decoded = decodeProof(proof);
   if (decoded === null) throw new RangeError('vrf: proof does not decode (Gamma not a point, or s >= q)');
   return hashGamma(decoded.gamma);
@@ -218,21 +255,25 @@ export function vrfProofToHash(proof: Uint8Array): Uint8Array {
  */
 export function vrfVerify(publicKey: Uint8Array, alpha: Uint8Array, proof: Uint8Array): Uint8Array | null {
   if (!isBytes(publicKey, VRF_PUBLIC_KEY_BYTES) || !isBytes(alpha) || !isBytes(proof, VRF_PROOF_BYTES)) return null;
-  const Y = stringToPoint(publicKey);
-  if (Y === null || Y.isSmallOrder()) return null;
+  const Y = verifiedKey(publicKey);
+  if (Y === null) return null;
   const decoded = decodeProof(proof);
   if (decoded === null) return null;
   const { gamma, c, s } = decoded;
   const encoded = vrfEncodeToCurve(publicKey, alpha);
   if (encoded === null) return null;
   const H = encoded.point;
-  // U = s·B − c·Y, V = s·H − c·Gamma. s < q and c < 2^128 < q, as multiplyUnsafe needs.
+  // U = s·B − c·Y, V = s·H − c·Gamma. s < q and c < 2^128 < q, as the variable-time
+  // multiplications need. B and Y have tables; H and Gamma are new each time, so V is
+  // one interleaved (Strauss–Shamir) multiplication of the two.
   const U = Point.BASE.multiplyUnsafe(s).subtract(Y.multiplyUnsafe(c));
-  const V = H.multiplyUnsafe(s).subtract(gamma.multiplyUnsafe(c));
+  const V = mulAddUnsafe(Point, [H, gamma.negate()], [s, c]);
   // Strict decoding makes an accepted encoding canonical, so point_to_string(Y) and
   // point_to_string(Gamma) are the received bytes themselves.
   const cPrime = challenge([publicKey, H.toBytes(), proof.subarray(0, PT_LEN), U.toBytes(), V.toBytes()]);
   if (cPrime !== c) return null;
-  return hashGamma(gamma);
+  const beta = hashGamma(gamma);
+  rememberBeta(proof, beta);
+  return beta.slice();
 }
 

@@ -329,3 +329,26 @@ describe('the prover side', () => {
     );
   });
 });
+
+describe('the verifier’s caches (issue 25: a key decoded once, beta kept after verify)', () => {
+  it('a refused key is refused again, a key checked once verifies many proofs, and each beta is the proof’s own copy', () => {
+    const seed = Uint8Array.from({ length: 32 }, (_, i) => i + 7);
+    const pk = vrfPublicKey(seed);
+    const smallOrder = leBytes(1n, 32); // the identity: small order
+    for (let i = 0; i < 3; i++) {
+      const alpha = Uint8Array.of(i);
+      const pi = vrfProve(seed, alpha);
+      expect(vrfVerify(smallOrder, alpha, pi)).toBeNull();
+      const beta = vrfVerify(pk, alpha, pi)!;
+      expect(beta).not.toBeNull();
+      const expected = sha512(concatBytes(Uint8Array.of(0x03, 0x03), ed25519.Point.fromBytes(pi.subarray(0, 32)).clearCofactor().toBytes(), Uint8Array.of(0x00)));
+      expect(bytesToHex(beta)).toBe(bytesToHex(expected));
+      beta.fill(0); // the caller's copy: the kept beta is not changed by it
+      const again = vrfProofToHash(pi);
+      expect(bytesToHex(again)).toBe(bytesToHex(expected));
+      again.fill(0);
+      expect(bytesToHex(vrfProofToHash(pi))).toBe(bytesToHex(expected));
+      expect(vrfVerify(pk, Uint8Array.of(i + 100), pi)).toBeNull();
+    }
+  });
+});
