@@ -19,7 +19,9 @@
  * BENCH_SWEEP (1; 0 skips the closed loops); BENCH_WARMUP_S (40) seconds idle before
  * measuring, during which every body is signed; BENCH_WARM_ORDERS (3,000) batched orders
  * and a third as many single ones sent unmeasured before the loaded levels;
- * BENCH_USABLE_CORES (cores − 0.1) in the formula.
+ * BENCH_USABLE_CORES (cores − 0.1) in the formula; BENCH_NODE_BINARY=<file> runs the
+ * validators from a single-file build (`npm run build -- --out <file>`) instead of the
+ * source tree.
  */
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -126,9 +128,11 @@ export async function benchNetwork(): Promise<Record<string, unknown>> {
   const usableCores = envNumber('BENCH_USABLE_CORES', os.cpus().length - 0.1);
   const bodiesOf = (orders: number, perRequest: number) => (perRequest === 1 ? signedOrderBodies(orders) : signedBatchBodies(orders, perRequest));
 
-  const net = await LocalNetwork.start(6);
+  const binary = process.env.BENCH_NODE_BINARY || undefined;
+  const net = await LocalNetwork.start(6, undefined, { binary });
   try {
-    await net.waitHeight(20);
+    // A generous wait: on a machine shared with other work the six start slowly.
+    await net.waitHeight(20, undefined, 180_000);
     // Sign every body now, during the warm-up (signing is the traders' cost, not the nodes';
     // 0.5 ms a signature here, a minute for the full run's single orders).
     const warmStart = performance.now();
@@ -232,7 +236,7 @@ export async function benchNetwork(): Promise<Record<string, unknown>> {
         : {}),
       nodeRssMiB: rss.map((r) => r.rssMiB),
       nodePeakRssMiB: rss.map((r) => r.peakRssMiB),
-      conditions: `6 validator processes + this load process on ${os.cpus().length} cores; measured after ${warmupSeconds} s of idle warm-up (all bodies signed in its first ${signSeconds.toFixed(0)} s) and, before the loaded levels, an unmeasured pass of ${Math.round(warmOrders / 3)} single and ${warmOrders} batched orders; open loops shed a request once ${MAX_BACKLOG_S} s of requests are unanswered; ${SETTLE_MS / 1000} s between levels; libp2p TCP loopback; fsync per block and per signed vote; requests spread over the 6 REST ports, answered once final; orders pre-signed; load avg ${os.loadavg()[0].toFixed(1)}`,
+      conditions: `6 validator processes (${binary ? `the build ${binary}` : 'the source tree through tsx'}) + this load process on ${os.cpus().length} cores; measured after ${warmupSeconds} s of idle warm-up (all bodies signed in its first ${signSeconds.toFixed(0)} s) and, before the loaded levels, an unmeasured pass of ${Math.round(warmOrders / 3)} single and ${warmOrders} batched orders; open loops shed a request once ${MAX_BACKLOG_S} s of requests are unanswered; ${SETTLE_MS / 1000} s between levels; libp2p TCP loopback; fsync per block and per signed vote; requests spread over the 6 REST ports, answered once final; orders pre-signed; load avg ${os.loadavg()[0].toFixed(1)}`,
     };
   } finally {
     await net.stop();
