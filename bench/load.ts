@@ -78,7 +78,7 @@ export interface LoadResult {
   /** The same, of the requests answered 200 only (a refusal answers fast and says nothing of finality). */
   latenciesOk: number[];
   statuses: Map<number, number>;
-  /** Requests an open loop did not send because too many were already waiting (`maxInFlight`). */
+  /** Requests an open loop did not send because its oldest unanswered one had waited too long (`shedAfterMs`). */
   shed: number;
 }
 
@@ -115,9 +115,11 @@ export async function closedLoop(pools: Pool[], path: string, bodies: string[], 
  * over `pools`, whatever the answers do: an open loop, as independent traders load an
  * exchange. Each latency counts from the request's scheduled time, so a request that
  * waited behind slow ones in the client counts that wait too (no coordinated omission).
- * `seconds` runs from the first scheduled send to the last answer. With `maxInFlight`,
- * a request due while that many are unanswered is not sent (counted in `shed`): past
- * the network's capacity the backlog, and the level's length, stay bounded.
+ * `seconds` runs from the first scheduled send to the last answer. With `shedAfterMs`, a
+ * request due while the oldest unanswered one has waited that long is not sent (counted
+ * in `shed`): past the network's capacity the client's backlog, the latency of what is
+ * sent and the level's length stay bounded (about `shedAfterMs` of requests waiting)
+ * instead of growing for as long as the level runs.
  */
 export async function openLoop(
   pools: Pool[],
@@ -125,23 +127,29 @@ export async function openLoop(
   bodies: string[],
   requestsPerSec: number,
   inspect?: (status: number, body: string) => void,
-  maxInFlight = Infinity,
+  shedAfterMs = Infinity,
 ): Promise<LoadResult> {
   const result = emptyResult();
   const intervalMs = 1000 / requestsPerSec;
   const start = performance.now();
   const inFlight: Promise<void>[] = [];
-  let unanswered = 0;
+  // Due times of the requests sent, in sending order, and which are answered: the oldest
+  // unanswered is the first not answered (the cursor only moves forward).
+  const sentDue: number[] = [];
+  const answered: boolean[] = [];
+  let oldest = 0;
   for (let i = 0; i < bodies.length; i++) {
     const due = start + i * intervalMs;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    if (unanswered >= maxInFlight) {
+    while (oldest < sentDue.length && answered[oldest]) oldest++;
+    if (oldest < sentDue.length && performance.now() - sentDue[oldest] > shedAfterMs) {
       result.shed++;
       continue;
     }
-    unanswered++;
-    inFlight.push(post(pools[i % pools.length], path, bodies[i], due, result, inspect).finally(() => unanswered--));
+    const k = sentDue.push(due) - 1;
+    answered.push(false);
+    inFlight.push(post(pools[i % pools.length], path, bodies[i], due, result, inspect).finally(() => (answered[k] = true)));
   }
   await Promise.all(inFlight);
   result.seconds = (performance.now() - start) / 1000;
