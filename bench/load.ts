@@ -78,7 +78,7 @@ export interface LoadResult {
   /** The same, of the requests answered 200 only (a refusal answers fast and says nothing of finality). */
   latenciesOk: number[];
   statuses: Map<number, number>;
-  /** Requests an open loop did not send because its oldest unanswered one had waited too long (`shedAfterMs`). */
+  /** Requests an open loop did not send because the network had fallen behind (its `shed` option). */
   shed: number;
 }
 
@@ -115,11 +115,13 @@ export async function closedLoop(pools: Pool[], path: string, bodies: string[], 
  * over `pools`, whatever the answers do: an open loop, as independent traders load an
  * exchange. Each latency counts from the request's scheduled time, so a request that
  * waited behind slow ones in the client counts that wait too (no coordinated omission).
- * `seconds` runs from the first scheduled send to the last answer. With `shedAfterMs`, a
- * request due while the oldest unanswered one has waited that long is not sent (counted
- * in `shed`): past the network's capacity the client's backlog, the latency of what is
- * sent and the level's length stay bounded (about `shedAfterMs` of requests waiting)
- * instead of growing for as long as the level runs.
+ * `seconds` runs from the first scheduled send to the last answer.
+ *
+ * With `shed`, a request is not sent (counted in `shed`) while the oldest unanswered one
+ * has waited over `afterMs`, or while more are unanswered than were answered in the last
+ * `afterMs` (at least `minInFlight`): past the network's capacity, about `afterMs` of
+ * work waits, so the latency of what is sent and the level's length stay bounded
+ * instead of growing for as long as the level runs. Below capacity nothing is shed.
  */
 export async function openLoop(
   pools: Pool[],
@@ -127,29 +129,43 @@ export async function openLoop(
   bodies: string[],
   requestsPerSec: number,
   inspect?: (status: number, body: string) => void,
-  shedAfterMs = Infinity,
+  shed?: { afterMs: number; minInFlight: number },
 ): Promise<LoadResult> {
   const result = emptyResult();
   const intervalMs = 1000 / requestsPerSec;
   const start = performance.now();
   const inFlight: Promise<void>[] = [];
-  // Due times of the requests sent, in sending order, and which are answered: the oldest
-  // unanswered is the first not answered (the cursor only moves forward).
+  // Due times of the requests sent, in sending order, and which are answered (the oldest
+  // unanswered is the first not answered: the cursor only moves forward); answer times,
+  // in order, for the count of the last `afterMs`.
   const sentDue: number[] = [];
   const answered: boolean[] = [];
+  const answerTimes: number[] = [];
   let oldest = 0;
+  let recent = 0;
   for (let i = 0; i < bodies.length; i++) {
     const due = start + i * intervalMs;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    while (oldest < sentDue.length && answered[oldest]) oldest++;
-    if (oldest < sentDue.length && performance.now() - sentDue[oldest] > shedAfterMs) {
-      result.shed++;
-      continue;
+    if (shed) {
+      const now = performance.now();
+      while (oldest < sentDue.length && answered[oldest]) oldest++;
+      while (recent < answerTimes.length && answerTimes[recent] < now - shed.afterMs) recent++;
+      const unanswered = sentDue.length - answerTimes.length;
+      const stale = oldest < sentDue.length && now - sentDue[oldest] > shed.afterMs;
+      if (stale || unanswered >= Math.max(shed.minInFlight, answerTimes.length - recent)) {
+        result.shed++;
+        continue;
+      }
     }
     const k = sentDue.push(due) - 1;
     answered.push(false);
-    inFlight.push(post(pools[i % pools.length], path, bodies[i], due, result, inspect).finally(() => (answered[k] = true)));
+    inFlight.push(
+      post(pools[i % pools.length], path, bodies[i], due, result, inspect).finally(() => {
+        answered[k] = true;
+        answerTimes.push(performance.now());
+      }),
+    );
   }
   await Promise.all(inFlight);
   result.seconds = (performance.now() - start) / 1000;

@@ -32,8 +32,12 @@ import { LocalNetwork } from '../test/helpers/network';
 
 export { quantile };
 
-/** An open loop sends nothing while its oldest unanswered request is older than this: past capacity, latency and the level's length stay bounded. */
-const SHED_AFTER_MS = 1_000;
+/**
+ * Past capacity an open loop sheds what would wait more than about a second (load.ts,
+ * openLoop): latency and each level's length stay bounded. 256 requests may be in flight
+ * before any answer, more than a level below capacity needs (1,000 orders/s at 100 ms).
+ */
+const SHED = { afterMs: 1_000, minInFlight: 256 };
 /** Pause after a level, so its backlog (mempool, the index off the commit path) is not the next level's. */
 const SETTLE_MS = 2_000;
 
@@ -186,7 +190,7 @@ export async function benchNetwork(): Promise<Record<string, unknown>> {
       const { sample, statuses } = await measureLevel(net, rate, perRequest, async () => {
         let refused = 0;
         const inspect = perRequest > 1 ? countRefused((n) => (refused += n)) : undefined;
-        const r = await openLoop(pools, path, bodies, requestsPerSec, inspect, SHED_AFTER_MS);
+        const r = await openLoop(pools, path, bodies, requestsPerSec, inspect, SHED);
         const { ordersFinal, statuses } = tally(r, perRequest, refused);
         return { ordersOffered: bodies.length * perRequest, ordersFinal, ordersShed: r.shed * perRequest, latenciesMs: r.latenciesOk, statuses };
       });
@@ -238,7 +242,7 @@ export async function benchNetwork(): Promise<Record<string, unknown>> {
         : {}),
       nodeRssMiB: rss.map((r) => r.rssMiB),
       nodePeakRssMiB: rss.map((r) => r.peakRssMiB),
-      conditions: `6 validator processes (${binary ? `the build ${binary}` : 'the source tree through tsx'}) + this load process on ${os.cpus().length} cores; measured after ${warmupSeconds} s of idle warm-up (all bodies signed in its first ${signSeconds.toFixed(0)} s) and, before the loaded levels, an unmeasured pass of ${Math.round(warmOrders / 3)} single and ${warmOrders} batched orders; open loops shed a request while the oldest unanswered one is over ${SHED_AFTER_MS / 1000} s old; ${SETTLE_MS / 1000} s between levels; libp2p TCP loopback; fsync per block and per signed vote; requests spread over the 6 REST ports, answered once final; orders pre-signed; load avg ${os.loadavg()[0].toFixed(1)}`,
+      conditions: `6 validator processes (${binary ? `the build ${binary}` : 'the source tree through tsx'}) + this load process on ${os.cpus().length} cores; measured after ${warmupSeconds} s of idle warm-up (all bodies signed in its first ${signSeconds.toFixed(0)} s) and, before the loaded levels, an unmeasured pass of ${Math.round(warmOrders / 3)} single and ${warmOrders} batched orders; open loops shed a request while the oldest unanswered is over ${SHED.afterMs / 1000} s old or more are unanswered than were answered in the last ${SHED.afterMs / 1000} s (at least ${SHED.minInFlight}); ${SETTLE_MS / 1000} s between levels; libp2p TCP loopback; fsync per block and per signed vote; requests spread over the 6 REST ports, answered once final; orders pre-signed; load avg ${os.loadavg()[0].toFixed(1)}`,
     };
   } finally {
     await net.stop();
