@@ -158,6 +158,9 @@ export class State {
     this.faucetClaims = this.add(new Table(TableId.FaucetClaim, 'faucetClaims', bigintCodec, this.journal));
     this.pairs = this.add(
       new Table(TableId.Pair, 'pairs', pairCodec, this.journal, (prev, next) => {
+        // The liquidation index keys positions it has not re-keyed yet with the margin in force when they were written.
+        const changedId = (next ?? prev)!.id;
+        if (prev?.maintenanceMarginBps !== next?.maintenanceMarginBps) this.bookLiq.settle((id) => (id === changedId ? (prev?.maintenanceMarginBps ?? 0) : (this.pairs.get(String(id))?.maintenanceMarginBps ?? 0)));
         if (prev) this.symbolToPair.delete(prev.symbol);
         if (next) this.symbolToPair.set(next.symbol, next.id);
       }),

@@ -19,6 +19,12 @@
  *
  * BookLiqIndex is derived (not state): kept by the Position table's change hook,
  * including on rollback, and rebuilt from the records on load (State.rebuildIndexes).
+ * The hook only notes the position's latest value; the sorted indexes are brought up to
+ * date when read (markets, candidates, snapshot, size) or before a pair's parameters
+ * change (settle(): the keys depend on the pair's maintenance margin, so each key is
+ * computed with the margin in force when its position was written, as an eager update
+ * would). A position written many times in a block (every fill of its owner) is then
+ * re-keyed once, not once per write (issue 25, round two: decision 115).
  * It also keeps the positions the liquidity pool holds (owner POOL_BOOK_OWNER), which
  * are never liquidated (the pool has no margin; its USDC stands behind them).
  */
@@ -30,6 +36,7 @@ import { SortedIndex } from './sorted-index';
 
 /** The owner under which the liquidity pool holds the orderbook positions it took over. */
 export const POOL_BOOK_OWNER = '0x0000000000000000000000000000000000001003' as Address;
+const POOL_KEY_PREFIX = `${POOL_BOOK_OWNER}:`;
 
 /** Unrealized PnL of an orderbook position at `price`. */
 export function bookUpnl(p: Position, price: bigint): bigint {
@@ -111,7 +118,9 @@ const ownerOf = (positionKey: string) => positionKey.slice(0, positionKey.indexO
 const pairOf = (positionKey: string) => Number(positionKey.slice(positionKey.indexOf(':') + 1));
 
 export class BookLiqIndex {
-  readonly markets = new Map<number, BookMarket>();
+  private readonly _markets = new Map<number, BookMarket>();
+  /** Positions written since the last settle(), by position key: their latest value (undefined: deleted). */
+  private readonly pending = new Map<string, Position | undefined>();
   /** The pool's orderbook positions by pair. */
   readonly poolPositions = new Map<number, Position>();
   private readonly entries = new Map<string, Entry>();
@@ -122,30 +131,54 @@ export class BookLiqIndex {
   constructor(private readonly mmBpsOf: (pairId: number) => number) {}
 
   get size(): number {
+    this.settle();
     return this.entries.size;
   }
 
+  /** The sorted indexes per pair, up to date. */
+  get markets(): Map<number, BookMarket> {
+    this.settle();
+    return this._markets;
+  }
+
   market(pairId: number): BookMarket {
-    let m = this.markets.get(pairId);
-    if (!m) this.markets.set(pairId, (m = { long: new SortedIndex(), short: new SortedIndex() }));
+    let m = this._markets.get(pairId);
+    if (!m) this._markets.set(pairId, (m = { long: new SortedIndex(), short: new SortedIndex() }));
     return m;
   }
 
   clear(): void {
-    this.markets.clear();
+    this._markets.clear();
     this.poolPositions.clear();
     this.entries.clear();
+    this.pending.clear();
   }
 
-  /** The Position table's change hook. */
-  onChange(prev: Position | undefined, next: Position | undefined, positionKey: string): void {
-    const owner = ownerOf(positionKey);
-    const pairId = pairOf(positionKey);
-    if (owner === POOL_BOOK_OWNER) {
+  /** The Position table's change hook: the pool's positions at once, a trader's noted for settle(). */
+  onChange(_prev: Position | undefined, next: Position | undefined, positionKey: string): void {
+    if (positionKey.startsWith(POOL_KEY_PREFIX)) {
+      const pairId = pairOf(positionKey);
       if (next) this.poolPositions.set(pairId, next);
       else this.poolPositions.delete(pairId);
       return;
     }
+    this.pending.set(positionKey, next);
+  }
+
+  /**
+   * Re-keys the positions written since the last call, with `mmBpsOf` the pairs'
+   * maintenance margins (the State's pair change hook passes the margins before the
+   * change). The result depends only on their final values, not on the order of the writes.
+   */
+  settle(mmBpsOf: (pairId: number) => number = this.mmBpsOf): void {
+    if (this.pending.size === 0) return;
+    for (const [positionKey, next] of this.pending) this.rekey(positionKey, next, mmBpsOf);
+    this.pending.clear();
+  }
+
+  private rekey(positionKey: string, next: Position | undefined, mmBpsOf: (pairId: number) => number): void {
+    const owner = ownerOf(positionKey);
+    const pairId = pairOf(positionKey);
     const old = this.entries.get(positionKey);
     if (old) {
       (old.isLong ? this.market(old.pairId).long : this.market(old.pairId).short).remove(old.key, old.id);
@@ -158,14 +191,15 @@ export class BookLiqIndex {
       this.owners.push(owner);
       this.ownerIds.set(owner, id);
     }
-    const e: Entry = { pairId, key: bookLiquidationKey(next, this.mmBpsOf(pairId)), isLong: next.size > 0n, id };
+    const e: Entry = { pairId, key: bookLiquidationKey(next, mmBpsOf(pairId)), isLong: next.size > 0n, id };
     (e.isLong ? this.market(pairId).long : this.market(pairId).short).insert(e.key, e.id);
     this.entries.set(positionKey, e);
   }
 
   /** Owners whose position on the pair the price may liquidate (keys it reaches), ascending address. */
   candidates(pairId: number, price: bigint): Address[] {
-    const m = this.markets.get(pairId);
+    this.settle();
+    const m = this._markets.get(pairId);
     if (!m) return [];
     const p = clampKey(price);
     const ids = [...m.long.descendingTo(p), ...m.short.ascendingTo(p)];
@@ -175,6 +209,7 @@ export class BookLiqIndex {
 
   /** Every indexed entry as [pairId, side, key, owner], sorted (tests: a rebuilt index equals the live one). */
   snapshot(): [number, 'long' | 'short', number, string][] {
+    this.settle();
     const out: [number, 'long' | 'short', number, string][] = [];
     for (const [k, e] of this.entries) out.push([e.pairId, e.isLong ? 'long' : 'short', e.key, ownerOf(k)]);
     return out.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0) || a[2] - b[2] || (a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0));
