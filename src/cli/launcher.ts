@@ -8,7 +8,9 @@
  *
  * Ports of validator i (1-based): REST/JSON-RPC port + i − 1 (8545 is validator 1),
  * session API session-port + 10(i − 1), libp2p p2p-port + 10(i − 1) (9000, 9010, …).
- * Each validator's output goes to <data>/validator-<i>/node.log.
+ * Each validator's output goes to <data>/validator-<i>/node.log; a log that cannot be
+ * written (a full disk) is said once on stderr and skipped until it can (child-log.ts):
+ * it never stops this process or the other validators.
  *
  * Each validator runs what this process runs, with the same Node flags: the single-file
  * build (`npm start` runs dist/exchange-node.mjs, decision 104), or the source tree through
@@ -32,7 +34,7 @@
  * dies under it stops the network (exit 1): a new one would be a different chain.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +49,7 @@ import { genesisParams } from '../state/genesis';
 import { createLogger } from '../util/log';
 import { EXIT_UPGRADE_REQUIRED } from './node-run';
 import { bridgeDevnetLine, startBridgeDevnet, type BridgeDevnet } from './bridge-devnet';
+import { ChildLog } from './child-log';
 
 /** `--onboarding-binary`'s default: `npm run build`'s output, built when absent. */
 export const ONBOARDING_BINARY_DEFAULT = 'dist/exchange-node.mjs';
@@ -145,7 +148,7 @@ interface Child {
   index: number;
   args: string[];
   proc?: ChildProcess;
-  log: WriteStream;
+  log: ChildLog;
   ready: boolean;
   api: string;
   restarts: number;
@@ -270,7 +273,7 @@ export async function launchLocalNetwork(p: {
       '--exit-with-parent',
       ...(bridge ? ['--bridge', bridge.file] : []),
     ];
-    return { index, args, log: createWriteStream(join(dir, 'node.log'), { flags: 'a' }), ready: false, api: '', restarts: 0 };
+    return { index, args, log: new ChildLog(join(dir, 'node.log'), `validator ${index}`, (line) => process.stderr.write(`${line}\n`)), ready: false, api: '', restarts: 0 };
   });
 
   mkdirSync(base, { recursive: true });
