@@ -51,6 +51,7 @@ import { pendingDuplicate } from '../mempool/pool';
 import type { ApiMsg } from './messages';
 import { CodecError } from '../../src/codec/binary';
 import { rateLimitRoutes } from '../../src/api/routes/rate-limit';
+import { NO_SIGNATURES } from '../../src/state/signer-cache';
 import { actionWeight, RATE_LIMIT_DEFAULTS, RateLimiter } from '../../src/api/rate-limit';
 
 export function apiBehavior(node: () => NodeContext, onListening?: (address: string) => void): ActorBehavior<ApiMsg> {
@@ -222,7 +223,7 @@ function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexA
         blocksPerSecond: consensus?.syncBlocksPerSecond ?? 0,
       };
       const validator = address === undefined ? null : { address, status: validatorRecord(chain.state, address)?.status ?? ('observer' as const) };
-      return { syncing: consensus?.syncing ?? false, sync, validator, p2p: n.p2pInfo?.() ?? null, consensus: consensus ?? null, actors: n.actorStats(), signatures: n.signatureStats?.() ?? { recovered: 0, reused: 0, byKind: {} } };
+      return { syncing: consensus?.syncing ?? false, sync, validator, p2p: n.p2pInfo?.() ?? null, consensus: consensus ?? null, actors: n.actorStats(), signatures: n.signatureStats?.() ?? NO_SIGNATURES };
     },
     syncProgress() {
       const consensus = n.consensusInfo?.();

@@ -51,7 +51,7 @@ import type { Logger } from '../util/log';
 import type { NodeConfig, NodeContext } from './context';
 import { NodeMetrics } from './metrics';
 import { AuditLog } from '../audit/transitions';
-import type { SignatureCounts } from '../state/signer-cache';
+import { NO_SIGNATURES, type SignatureCounts } from '../state/signer-cache';
 
 /** How a node stopped: `halted` (why, after a broken invariant), `upgrade` (the message naming the version to install). */
 export interface NodeStopped {
@@ -217,7 +217,7 @@ export class Node implements NodeContext {
   }
 
   signatureStats(): SignatureCounts {
-    return this.pool.pool?.signers.stats() ?? { recovered: 0, reused: 0, byKind: {} };
+    return this.pool.pool?.signers.stats() ?? NO_SIGNATURES;
   }
 
   get halted(): string | undefined {

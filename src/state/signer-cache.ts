@@ -32,6 +32,9 @@ export interface SignatureCounts {
   byKind: Record<string, { recovered: number; reused: number }>;
 }
 
+/** The counts of a node with no pool yet (or a partial test context): nothing recovered. */
+export const NO_SIGNATURES: SignatureCounts = Object.freeze({ recovered: 0, reused: 0, byKind: Object.freeze({}) }) as SignatureCounts;
+
 export class SignerCache implements VerifiedCache {
   private readonly pending = new Map<string, Address>();
   private readonly recent = new Map<string, Address>();

@@ -101,11 +101,6 @@ function pairIdOf(ctx: ExecContext, symbol: string, field = 'symbol'): number {
   return id;
 }
 
-function restVerify(digest: Uint8Array, signature: Uint8Array, trader: Address): Address {
-  // The trader, or for a sub-account its master over the bound digest (decision 94).
-  return restSigner(digest, signature, trader);
-}
-
 function restInput(ctx: ExecContext, trader: Address, p: ParsedRestOrder, options: ActionOptions | undefined, field = ''): OrderInput {
   return {
     owner: trader, signer: trader, pairId: pairIdOf(ctx, p.symbol, `${field}symbol`), side: p.side, orderType: p.orderType, price: p.price, size: p.size, leverage: 1, isAgent: false,
@@ -124,7 +119,7 @@ export const restOrderOp: TxOp<RestOrderBody> = {
     if (pairId === undefined) throw badRequest('UNKNOWN_PAIR', `symbol: no pair ${p.symbol}`);
     validateOrder(pairOrThrow(state, pairId), { ...p, leverage: 1 });
   },
-  verify: (tx) => restVerify(placeOrderDigest({ ...tx.body, nonce: tx.body.nonce, options: optionsText(tx.body.options) }), tx.body.signature, tx.body.trader),
+  verify: (tx) => restSigner(placeOrderDigest({ ...tx.body, nonce: tx.body.nonce, options: optionsText(tx.body.options) }), tx.body.signature, tx.body.trader),
   nonce: (b) => b.nonce,
   options: (b) => b.options,
   apply(ctx, tx) {
@@ -141,7 +136,7 @@ export const restBatchOp: TxOp<RestBatchBody> = {
   verify: (tx) => {
     const b = tx.body;
     const text = batchOptionsText(b.orders.map((o) => optionsText(o.options)), optionsText(b.options));
-    return restVerify(batchDigest(b.orders, b.nonce, text), b.signature, b.trader);
+    return restSigner(batchDigest(b.orders, b.nonce, text), b.signature, b.trader);
   },
   nonce: (b) => b.nonce,
   options: (b) => b.options,
@@ -166,7 +161,7 @@ export const restCancelOp: TxOp<RestCancelBody> = {
     if (!ORDER_ID_RE.test(b.orderId)) throw badRequest('INVALID_ORDER_ID', 'orderId: must be a decimal order id');
     requireOptions(b.options, ACTION_OPTIONS);
   },
-  verify: (tx) => restVerify(cancelDigest(tx.body.orderId, tx.body.nonce, optionsText(tx.body.options)), tx.body.signature, tx.body.trader),
+  verify: (tx) => restSigner(cancelDigest(tx.body.orderId, tx.body.nonce, optionsText(tx.body.options)), tx.body.signature, tx.body.trader),
   nonce: (b) => b.nonce,
   options: (b) => b.options,
   apply(ctx, tx) {
@@ -176,7 +171,7 @@ export const restCancelOp: TxOp<RestCancelBody> = {
 
 export const restCancelAllOp: TxOp<RestCancelAllBody> = {
   shape: (b) => requireOptions(b.options, ACTION_OPTIONS),
-  verify: (tx) => restVerify(cancelAllDigest(tx.body.nonce, optionsText(tx.body.options)), tx.body.signature, tx.body.trader),
+  verify: (tx) => restSigner(cancelAllDigest(tx.body.nonce, optionsText(tx.body.options)), tx.body.signature, tx.body.trader),
   nonce: (b) => b.nonce,
   options: (b) => b.options,
   apply(ctx, tx) {
@@ -190,7 +185,7 @@ export const restCancelByCloidOp: TxOp<RestCancelByCloidBody> = {
     if (!CLOID_RE.test(b.cloid)) throw badRequest('INVALID_ORDER_ID', 'cloid: must be 0x and 32 lower-case hex digits');
     requireOptions(b.options, ACTION_OPTIONS);
   },
-  verify: (tx) => restVerify(cancelCloidDigest(tx.body.cloid, tx.body.nonce, optionsText(tx.body.options)), tx.body.signature, tx.body.trader),
+  verify: (tx) => restSigner(cancelCloidDigest(tx.body.cloid, tx.body.nonce, optionsText(tx.body.options)), tx.body.signature, tx.body.trader),
   nonce: (b) => b.nonce,
   options: (b) => b.options,
   apply(ctx, tx) {
@@ -236,7 +231,7 @@ export const restModifyOp: TxOp<RestModifyBody> = {
     parsedModify(b);
     requireOptions(b.options, ACTION_OPTIONS);
   },
-  verify: (tx) => restVerify(modifyDigest(tx.body.orders, tx.body.nonce, optionsText(tx.body.options)), tx.body.signature, tx.body.trader),
+  verify: (tx) => restSigner(modifyDigest(tx.body.orders, tx.body.nonce, optionsText(tx.body.options)), tx.body.signature, tx.body.trader),
   nonce: (b) => b.nonce,
   options: (b) => b.options,
   /**
