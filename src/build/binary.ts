@@ -35,7 +35,7 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..
 export const DEFAULT_BINARY = join(REPO_ROOT, 'dist', 'exchange-node.mjs');
 
 /** The addons embedded, in this order (the bundle's bytes depend on it). */
-const ADDONS = ['classic-level', 'secp256k1', 'keccak'] as const;
+const ADDONS = ['classic-level', 'secp256k1', 'keccak', 'sodium-native'] as const;
 
 export interface BuildOptions {
   /** Where the file is written (default dist/exchange-node.mjs). */

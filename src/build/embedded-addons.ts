@@ -11,10 +11,10 @@
 import { addons, platform } from 'exchange-build:addons';
 import secp256k1Lib from 'secp256k1/lib/index.js';
 import type * as Secp256k1Native from 'secp256k1';
-import type { AddonName } from '../util/native-addons';
+import type { AddonName, SodiumBinding } from '../util/native-addons';
 import { addonCacheDir, materializeAddon } from './addon-cache';
 
-export type { AddonName } from '../util/native-addons';
+export type { AddonName, SodiumBinding } from '../util/native-addons';
 
 const loaded = new Map<string, unknown>();
 
@@ -35,4 +35,8 @@ export function loadAddon(name: AddonName): unknown {
 export function secp256k1Native(): typeof Secp256k1Native {
   const addon = loadAddon('secp256k1') as { Secp256k1: new () => unknown };
   return secp256k1Lib(new addon.Secp256k1()) as typeof Secp256k1Native;
+}
+
+export function sodiumNative(): SodiumBinding {
+  return loadAddon('sodium-native') as SodiumBinding;
 }

@@ -1,180 +1,181 @@
 /**
  * ECVRF-EDWARDS25519-SHA512-TAI, the verifiable random function of RFC 9381 (suite
- * string 0x03), on @noble/curves' ed25519 group and @noble/hashes' SHA-512.
+ * string 0x03), on libsodium's ed25519 group operations (sodium-native, decision 116),
+ * with the @noble/curves implementation (src/crypto/vrf-reference.ts) as reference and
+ * fallback.
  *
  * A validator holding a 32-byte Ed25519 seed proves, for an input alpha, an 80-byte
  * proof pi = Gamma ‖ c ‖ s; anyone holding its 32-byte public key checks pi and gets the
  * 64-byte output beta, which nobody could have predicted before pi and which the prover
  * could not choose. The proposer draw seeds itself from beta (src/consensus/proposer-vrf.ts,
- * decision 70).
+ * decision 70). The RFC's steps and the choices it leaves to the verifier (decision 67)
+ * are documented in vrf-reference.ts; this module does the same steps faster.
  *
- * The RFC's steps, each in the function named after it:
- *   prove §5.1, proof_to_hash §5.2, verify §5.3 (validate_key = TRUE, §5.4.5),
- *   encode_to_curve by try-and-increment §5.4.1.1, nonce generation §5.4.2.2 (RFC 8032
- *   style), challenge generation §5.4.3, decode_proof §5.4.4.
- * Integers are little-endian (§5.5: int_to_string for this suite); points use RFC 8032's
- * encoding, decoded strictly (y < p, no x = 0 with the sign bit set: RFC 8032 §5.1.3,
- * which §5.5 names; not ZIP-215). decision 67 records the choices the RFC
- * leaves to the verifier.
+ * Every validator verifies one proof per block (issue 25): on noble that cost about 3 ms
+ * of CPU, twice the whole per-block goal. Here verify is H = encode_to_curve (the
+ * try-and-increment candidates decoded and multiplied by the cofactor with libsodium's
+ * point addition), U = s·B − c·Y and V = s·H − c·Gamma with libsodium's scalar
+ * multiplications, and the challenge over the encodings libsodium returns (canonical, as
+ * the RFC's point_to_string). Prove and the public key use libsodium's constant-time
+ * multiplications for the secret scalars.
  *
- * Input rules: `vrfVerify` never throws; anything malformed (wrong type or length, a
- * public key or Gamma that does not decode, a small-order key, s ≥ q) gives null. The
- * prover's functions (`vrfPublicKey`, `vrfProve`) and `vrfProofToHash` throw a
- * RangeError for a seed or proof of the wrong length or a proof that does not decode:
- * they run on the node's own key and proofs, where such input is a bug.
+ * The fallback rule (decision 116): libsodium refuses inputs the RFC accepts (a Gamma or
+ * public key with a torsion component, which a malicious prover may craft; a zero
+ * scalar; a result at infinity), and its point decoding is looser than RFC 8032's on a
+ * few encodings. Whenever libsodium reports a refusal, or an encoding is one of those few,
+ * the reference (noble) function computes the answer instead. A proof is therefore
+ * accepted iff the reference accepts it, with the same beta; which path ran never shows.
+ * test/crypto/vrf-native.test.ts compares the two on crafted and random proofs.
  *
- * Pure: no I/O. The secret scalar multiplications use noble's constant-time `multiply`;
- * verification, on public data only, the faster variable-time forms. Verification is on
- * every validator's path for every block (issue 25), so it does less than the RFC's
- * steps read literally, with the same result: a public key is decoded and checked once
- * and kept with a precomputed multiplication table (a validator set has a few keys),
- * V = s·H − c·Gamma is one interleaved multiplication (one doubling chain, not two), and
- * the output beta of the last proofs verified is kept, so `vrfProofToHash` of a block
- * just verified does not decode Gamma again.
+ * Input rules: `vrfVerify` never throws; anything malformed gives null. `vrfPublicKey`,
+ * `vrfProve` and `vrfProofToHash` throw a RangeError for a seed or proof of the wrong
+ * length or a proof that does not decode: they run on the node's own key and proofs,
+ * where such input is a bug. The output beta of the last proofs verified is kept, so
+ * `vrfProofToHash` of a block just verified is a lookup (decision 106).
+ *
+ * Pure: no I/O (libsodium is a native library, loaded as the secp256k1 binding is).
  */
-import { mulAddUnsafe } from '@noble/curves/abstract/curve.js';
-import { ed25519 } from '@noble/curves/ed25519.js';
-import { sha512 } from '@noble/hashes/sha2.js';
 import { concatBytes } from '../util/bytes';
+import { isIdentity, isPlainEncoding, mulByCofactor, POINT_BYTES, scalarMul, scalarMulBase, SHA512_BYTES, sha512Into, sub } from './ed25519-sodium';
+import {
+  assertBytes,
+  C_LEN,
+  CHALLENGE_FRONT,
+  DS_BACK,
+  ENCODE_FRONT,
+  intToLe,
+  isBytes,
+  leToInt,
+  PROOF_TO_HASH_FRONT,
+  PT_LEN,
+  Q,
+  Q_LEN,
+  stringToPoint,
+  SUITE,
+  TAI_MAX_COUNTER,
+  VRF_PROOF_BYTES,
+  VRF_PUBLIC_KEY_BYTES,
+  VRF_SEED_BYTES,
+  type VrfProofSteps,
+  vrfProofToHashReference,
+  vrfProveStepsReference,
+  vrfPublicKeyReference,
+  vrfVerifyReference,
+} from './vrf-reference';
 
-/** RFC 9381 §5.5: the suite string of ECVRF-EDWARDS25519-SHA512-TAI. */
-const SUITE = 0x03;
-/** Domain separators of §5.4.1.1 (encode to curve), §5.4.3 (challenge), §5.2 (hash). */
-const ENCODE_FRONT = 0x01;
-const CHALLENGE_FRONT = 0x02;
-const PROOF_TO_HASH_FRONT = 0x03;
-const DS_BACK = 0x00;
+export {
+  VRF_OUTPUT_BYTES,
+  VRF_PROOF_BYTES,
+  VRF_PUBLIC_KEY_BYTES,
+  VRF_SEED_BYTES,
+  type VrfProofSteps,
+  vrfEncodeToCurve,
+  vrfProofToHashReference,
+  vrfProveStepsReference,
+  vrfPublicKeyReference,
+  vrfVerifyReference,
+} from './vrf-reference';
 
-/** Lengths of the suite (§5.5): ptLen, cLen, qLen, and what they add up to. */
-export const VRF_SEED_BYTES = 32;
-export const VRF_PUBLIC_KEY_BYTES = 32;
-export const VRF_PROOF_BYTES = 80;
-export const VRF_OUTPUT_BYTES = 64;
-const PT_LEN = 32;
-const C_LEN = 16;
-const Q_LEN = 32;
+/** q as 32 little-endian bytes, for the range check of s without a bigint. */
+const Q_BYTES = intToLe(Q, Q_LEN);
 
-const Point = ed25519.Point;
-type EdPoint = InstanceType<typeof ed25519.Point>;
-/** q, the order of the prime subgroup (the scalar field). */
-const Q = Point.Fn.ORDER;
-/** int_to_string(ctr, 1) can count 0..255; past that §5.4.1.1 has no encoding left. */
-const TAI_MAX_COUNTER = 255;
-
-/** string_to_int for this suite: little-endian. */
-function leToInt(bytes: Uint8Array): bigint {
-  let n = 0n;
-  for (let i = bytes.length - 1; i >= 0; i--) n = (n << 8n) | BigInt(bytes[i]);
-  return n;
+/** True when the 32-byte little-endian integer at bytes[offset…] is below q. */
+function belowQ(bytes: Uint8Array, offset: number): boolean {
+  for (let i = Q_LEN - 1; i >= 0; i--) {
+    const d = bytes[offset + i] - Q_BYTES[i];
+    if (d !== 0) return d < 0;
+  }
+  return false;
 }
 
-/** int_to_string(n, len) for this suite: little-endian, `n` known to fit. */
-function intToLe(n: bigint, len: number): Uint8Array {
-  const out = new Uint8Array(len);
-  for (let i = 0; i < len; i++) {
-    out[i] = Number(n & 0xffn);
-    n >>= 8n;
-  }
+function sha512(input: Uint8Array): Uint8Array {
+  const out = new Uint8Array(SHA512_BYTES);
+  sha512Into(out, input);
   return out;
 }
 
-/** string_to_point (RFC 8032 §5.1.3, strict): null where the RFC says "INVALID". */
-function stringToPoint(bytes: Uint8Array): EdPoint | null {
-  try {
-    return Point.fromBytes(bytes, false);
-  } catch {
-    return null;
-  }
-}
-
-function isBytes(value: unknown, length?: number): value is Uint8Array {
-  return value instanceof Uint8Array && (length === undefined || value.length === length);
-}
-
-function assertBytes(value: unknown, length: number, name: string): asserts value is Uint8Array {
-  if (!isBytes(value, length)) throw new RangeError(`vrf: ${name} must be ${length} bytes`);
-}
-
 /**
- * §5.4.1.1 ECVRF_encode_to_curve_try_and_increment, salt = PK_string: hash suite ‖ 0x01 ‖
- * PK ‖ alpha ‖ ctr ‖ 0x00, read the first 32 bytes as a point, clear the cofactor, and
- * count up until that is a point other than the identity. Null only if all 256 counters
- * fail (probability about 2^-256).
+ * §5.4.1.1 encode_to_curve (try-and-increment) on libsodium: for each counter, the
+ * candidate's cofactor multiple is computed by libsodium's point addition, which also
+ * decodes it; a candidate it does not decode is not a point (for a plain encoding the
+ * two decoders agree, see ed25519-sodium.ts), and the few encodings that are not plain
+ * are decoded by noble. H's encoding and the counter; undefined if all 256 counters fail
+ * (probability about 2^-256), for which the caller asks the reference.
  */
-export function vrfEncodeToCurve(publicKey: Uint8Array, alpha: Uint8Array): { point: EdPoint; ctr: number } | null {
-  const prefix = concatBytes(Uint8Array.of(SUITE, ENCODE_FRONT), publicKey, alpha);
-  const input = new Uint8Array(prefix.length + 2);
-  input.set(prefix, 0);
+function encodeToCurveNative(publicKey: Uint8Array, alpha: Uint8Array): { h: Uint8Array; ctr: number } | undefined {
+  const input = new Uint8Array(2 + publicKey.length + alpha.length + 2);
+  input[0] = SUITE;
+  input[1] = ENCODE_FRONT;
+  input.set(publicKey, 2);
+  input.set(alpha, 2 + publicKey.length);
+  const ctrAt = input.length - 2;
   input[input.length - 1] = DS_BACK;
+  const digest = new Uint8Array(SHA512_BYTES);
+  const candidate = digest.subarray(0, PT_LEN);
   for (let ctr = 0; ctr <= TAI_MAX_COUNTER; ctr++) {
-    input[prefix.length] = ctr;
-    const candidate = stringToPoint(sha512(input).subarray(0, PT_LEN));
-    if (candidate === null) continue;
-    const cleared = candidate.clearCofactor();
-    if (!cleared.is0()) return { point: cleared, ctr };
+    input[ctrAt] = ctr;
+    sha512Into(digest, input);
+    let h: Uint8Array;
+    if (isPlainEncoding(candidate)) {
+      h = new Uint8Array(POINT_BYTES);
+      if (!mulByCofactor(h, candidate)) continue;
+    } else {
+      const point = stringToPoint(candidate);
+      if (point === null) continue;
+      h = point.clearCofactor().toBytes();
+    }
+    if (!isIdentity(h)) return { h, ctr };
   }
-  return null;
+  return undefined;
 }
 
-/** §5.4.2.2 nonce generation: k = SHA-512(SHA-512(SK)[32..63] ‖ h_string) mod q, from the
- *  key's prefix (the second half of SHA-512(SK), as RFC 8032 signing uses it). */
-function nonceFromPrefix(prefix: Uint8Array, hString: Uint8Array): bigint {
-  return leToInt(sha512(concatBytes(prefix, hString))) % Q;
-}
-
-/** §5.4.3 challenge generation over (Y, H, Gamma, U, V), already encoded: the first cLen
- *  bytes of SHA-512(suite ‖ 0x02 ‖ P1 ‖ … ‖ P5 ‖ 0x00), as an integer. */
-function challenge(points: readonly Uint8Array[]): bigint {
+/** §5.4.3 challenge over (Y, H, Gamma, U, V), already encoded: the first cLen bytes of
+ *  SHA-512(suite ‖ 0x02 ‖ P1 ‖ … ‖ P5 ‖ 0x00). */
+function challengeBytes(points: readonly Uint8Array[]): Uint8Array {
   const input = new Uint8Array(2 + PT_LEN * points.length + 1);
   input[0] = SUITE;
   input[1] = CHALLENGE_FRONT;
   points.forEach((p, i) => input.set(p, 2 + PT_LEN * i));
   input[input.length - 1] = DS_BACK;
-  return leToInt(sha512(input).subarray(0, C_LEN));
+  return sha512(input).subarray(0, C_LEN);
 }
 
-/** §5.4.4 decode_proof: Gamma must decode, s must be below q. Null is "INVALID". */
-function decodeProof(proof: Uint8Array): { gamma: EdPoint; c: bigint; s: bigint } | null {
-  if (!isBytes(proof, VRF_PROOF_BYTES)) return null;
-  const gamma = stringToPoint(proof.subarray(0, PT_LEN));
-  if (gamma === null) return null;
-  const c = leToInt(proof.subarray(PT_LEN, PT_LEN + C_LEN));
-  const s = leToInt(proof.subarray(PT_LEN + C_LEN, PT_LEN + C_LEN + Q_LEN));
-  if (s >= Q) return null;
-  return { gamma, c, s };
-}
-
-/** Public keys seen by `vrfVerify`: the decoded point with a multiplication table, or null
- *  for a key refused (does not decode, small order). Bounded: cleared when full. */
-const KEY_CACHE_MAX = 1_024;
-const keyCache = new Map<string, EdPoint | null>();
-/** Window of the keys' tables: 6 bits (noble's default), about 1,400 points built once. */
-const KEY_TABLE_WINDOW_BITS = 6;
-
-function verifiedKey(publicKey: Uint8Array): EdPoint | null {
-  const hex = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.length).toString('hex');
-  const hit = keyCache.get(hex);
-  if (hit !== undefined) return hit;
-  const Y = stringToPoint(publicKey);
-  const key = Y === null || Y.isSmallOrder() ? null : Y.precompute(KEY_TABLE_WINDOW_BITS);
-  if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
-  keyCache.set(hex, key);
-  return key;
+/** §5.2 steps 3–6 from Gamma's plain encoding: SHA-512(suite ‖ 0x03 ‖ 8·Gamma ‖ 0x00);
+ *  undefined if libsodium does not decode Gamma. */
+function hashGammaNative(gamma: Uint8Array): Uint8Array | undefined {
+  const input = new Uint8Array(2 + PT_LEN + 1);
+  input[0] = SUITE;
+  input[1] = PROOF_TO_HASH_FRONT;
+  if (!mulByCofactor(input.subarray(2, 2 + PT_LEN), gamma)) return undefined;
+  input[input.length - 1] = DS_BACK;
+  return sha512(input);
 }
 
 /** beta of the proofs `vrfVerify` accepted last (by proof bytes): a block's proof is
  *  verified when it is proposed, and its beta is asked for again when it is committed. */
 const BETA_CACHE_MAX = 64;
 const betaCache = new Map<string, Uint8Array>();
+const proofKey = (proof: Uint8Array): string => Buffer.from(proof.buffer, proof.byteOffset, proof.length).toString('hex');
 
 function rememberBeta(proof: Uint8Array, beta: Uint8Array): void {
   if (betaCache.size >= BETA_CACHE_MAX) betaCache.delete(betaCache.keys().next().value!);
-  betaCache.set(Buffer.from(proof.buffer, proof.byteOffset, proof.length).toString('hex'), beta);
+  betaCache.set(proofKey(proof), beta);
 }
 
-/** §5.2 steps 3–6: beta = SHA-512(suite ‖ 0x03 ‖ point_to_string(cofactor·Gamma) ‖ 0x00). */
-function hashGamma(gamma: EdPoint): Uint8Array {
-  return sha512(concatBytes(Uint8Array.of(SUITE, PROOF_TO_HASH_FRONT), gamma.clearCofactor().toBytes(), Uint8Array.of(DS_BACK)));
+/**
+ * The secret scalar x (RFC 8032: the first half of SHA-512(seed), clamped, here reduced
+ * mod q; x·P is the same point for P in the prime-order subgroup) and the nonce prefix
+ * (the second half).
+ */
+function secretScalar(secretSeed: Uint8Array): { x: bigint; prefix: Uint8Array } {
+  const digest = sha512(secretSeed);
+  const head = digest.slice(0, 32);
+  head[0] &= 248;
+  head[31] &= 127;
+  head[31] |= 64;
+  const x = leToInt(head) % Q;
+  head.fill(0);
+  return { x, prefix: digest.subarray(32) };
 }
 
 /**
@@ -183,48 +184,50 @@ function hashGamma(gamma: EdPoint): Uint8Array {
  */
 export function vrfPublicKey(secretSeed: Uint8Array): Uint8Array {
   assertBytes(secretSeed, VRF_SEED_BYTES, 'secret seed');
-  return ed25519.utils.getExtendedPublicKey(secretSeed).pointBytes;
+  const xBytes = intToLe(secretScalar(secretSeed).x, Q_LEN);
+  const publicKey = new Uint8Array(POINT_BYTES);
+  const done = scalarMulBase(publicKey, xBytes);
+  xBytes.fill(0);
+  return done ? publicKey : vrfPublicKeyReference(secretSeed);
 }
 
-/** Every value §5.1 computes on the way to pi, in the RFC's names (for the tests of the
- *  appendix's intermediate values); `vrfProve` returns its `pi`. */
-export interface VrfProofSteps {
-  /** The secret scalar x (reduced mod q; x·P is the same point for P in the subgroup). */
-  x: bigint;
-  publicKey: Uint8Array;
-  /** H = encode_to_curve(PK, alpha), encoded, and the counter try-and-increment stopped at. */
-  h: Uint8Array;
-  ctr: number;
-  /** The nonce k (§5.4.2.2), reduced mod q. */
-  k: bigint;
-  /** U = k·B and V = k·H, encoded. */
-  u: Uint8Array;
-  v: Uint8Array;
-  gamma: Uint8Array;
-  c: bigint;
-  s: bigint;
-  pi: Uint8Array;
+/** §5.1 ECVRF_prove on libsodium, keeping every intermediate value; undefined where
+ *  libsodium refuses (x or k ≡ 0 mod q, probability about 2^-252 each). */
+function proveStepsNative(secretSeed: Uint8Array, alpha: Uint8Array): VrfProofSteps | undefined {
+  const { x, prefix } = secretScalar(secretSeed);
+  const xBytes = intToLe(x, Q_LEN);
+  const publicKey = new Uint8Array(POINT_BYTES);
+  const gamma = new Uint8Array(POINT_BYTES);
+  const u = new Uint8Array(POINT_BYTES);
+  const v = new Uint8Array(POINT_BYTES);
+  try {
+    if (!scalarMulBase(publicKey, xBytes)) return undefined;
+    const encoded = encodeToCurveNative(publicKey, alpha);
+    if (encoded === undefined) return undefined;
+    const { h, ctr } = encoded;
+    if (!scalarMul(gamma, xBytes, h)) return undefined;
+    // §5.4.2.2: k = SHA-512(prefix ‖ h_string) mod q.
+    const k = leToInt(sha512(concatBytes(prefix, h))) % Q;
+    const kBytes = intToLe(k, Q_LEN);
+    const done = scalarMulBase(u, kBytes) && scalarMul(v, kBytes, h);
+    kBytes.fill(0);
+    if (!done) return undefined;
+    const cBytes = challengeBytes([publicKey, h, gamma, u, v]);
+    const c = leToInt(cBytes);
+    const s = (k + c * x) % Q;
+    const pi = concatBytes(gamma, cBytes, intToLe(s, Q_LEN));
+    return { x, publicKey, h, ctr, k, u, v, gamma, c, s, pi };
+  } finally {
+    xBytes.fill(0);
+  }
 }
 
-/** §5.1 ECVRF_prove, keeping every intermediate value. */
+/** §5.1 ECVRF_prove, keeping every intermediate value (the reference's where libsodium
+ *  refuses: then the reference throws as well). */
 export function vrfProveSteps(secretSeed: Uint8Array, alpha: Uint8Array): VrfProofSteps {
   assertBytes(secretSeed, VRF_SEED_BYTES, 'secret seed');
   if (!isBytes(alpha)) throw new RangeError('vrf: alpha must be a Uint8Array');
-  const { scalar: x, prefix, pointBytes: publicKey } = ed25519.utils.getExtendedPublicKey(secretSeed);
-  const encoded = vrfEncodeToCurve(publicKey, alpha);
-  if (encoded === null) throw new RangeError('vrf: try-and-increment found no point for this input');
-  const H = encoded.point;
-  const h = H.toBytes();
-  const gamma = H.multiply(x).toBytes();
-  const k = nonceFromPrefix(prefix, h);
-  // k = 0 has probability 2^-252; noble's constant-time multiply refuses it rather than
-  // return the identity, and so would a proof from it leak x (s = c·x).
-  const u = Point.BASE.multiply(k).toBytes();
-  const v = H.multiply(k).toBytes();
-  const c = challenge([publicKey, h, gamma, u, v]);
-  const s = (k + c * x) % Q;
-  const pi = concatBytes(gamma, intToLe(c, C_LEN), intToLe(s, Q_LEN));
-  return { x, publicKey, h, ctr: encoded.ctr, k, u, v, gamma, c, s, pi };
+  return proveStepsNative(secretSeed, alpha) ?? vrfProveStepsReference(secretSeed, alpha);
 }
 
 /** §5.1 ECVRF_prove: the 80-byte proof pi = Gamma ‖ c (16) ‖ s (32) of alpha under the
@@ -240,40 +243,58 @@ export function vrfProve(secretSeed: Uint8Array, alpha: Uint8Array): Uint8Array 
  */
 export function vrfProofToHash(proof: Uint8Array): Uint8Array {
   assertBytes(proof, VRF_PROOF_BYTES, 'proof');
-  const known = betaCache.get(Buffer.from(proof.buffer, proof.byteOffset, proof.length).toString('hex'));
+  const known = betaCache.get(proofKey(proof));
   if (known !== undefined) return known.slice();
-  const decoded = decodeProof(proof);
-  if (decoded === null) throw new RangeError('vrf: proof does not decode (Gamma not a point, or s >= q)');
-  return hashGamma(decoded.gamma);
+  const gamma = proof.slice(0, PT_LEN);
+  if (isPlainEncoding(gamma) && belowQ(proof, PT_LEN + C_LEN)) {
+    const beta = hashGammaNative(gamma);
+    if (beta !== undefined) return beta;
+  }
+  return vrfProofToHashReference(proof);
+}
+
+/**
+ * §5.3 ECVRF_verify on libsodium: beta, null for a proof whose recomputed challenge
+ * differs, or undefined where libsodium refused something (the reference decides).
+ */
+function verifyNative(publicKey: Uint8Array, alpha: Uint8Array, proof: Uint8Array): Uint8Array | null | undefined {
+  const gamma = proof.slice(0, PT_LEN);
+  // Plain encodings of Y and Gamma (and libsodium's own checks in scalarMul) make the
+  // received bytes the RFC's point_to_string of the decoded points.
+  if (!isPlainEncoding(publicKey) || !isPlainEncoding(gamma)) return undefined;
+  if (!belowQ(proof, PT_LEN + C_LEN)) return undefined;
+  const c = new Uint8Array(Q_LEN);
+  c.set(proof.subarray(PT_LEN, PT_LEN + C_LEN));
+  const s = proof.slice(PT_LEN + C_LEN, PT_LEN + C_LEN + Q_LEN);
+  const encoded = encodeToCurveNative(publicKey, alpha);
+  if (encoded === undefined) return undefined;
+  const { h } = encoded;
+  // U = s·B − c·Y, V = s·H − c·Gamma. scalarMul refuses a key or Gamma of small order,
+  // not canonical or with a torsion component, and c = 0; scalarMulBase s = 0.
+  const sB = new Uint8Array(POINT_BYTES);
+  const cY = new Uint8Array(POINT_BYTES);
+  const sH = new Uint8Array(POINT_BYTES);
+  const cGamma = new Uint8Array(POINT_BYTES);
+  if (!scalarMulBase(sB, s) || !scalarMul(cY, c, publicKey) || !scalarMul(sH, s, h) || !scalarMul(cGamma, c, gamma)) return undefined;
+  const u = sB;
+  const v = sH;
+  if (!sub(u, sB, cY) || !sub(v, sH, cGamma)) return undefined;
+  const cPrime = challengeBytes([publicKey, h, gamma, u, v]);
+  for (let i = 0; i < C_LEN; i++) if (cPrime[i] !== proof[PT_LEN + i]) return null;
+  return hashGammaNative(gamma);
 }
 
 /**
  * §5.3 ECVRF_verify with validate_key = TRUE: the 64-byte beta if `proof` proves `alpha`
  * under `publicKey`, else null. Never throws. Refused: a key or Gamma that does not
  * decode strictly (RFC 8032 §5.1.3), a small-order key (§5.4.5), s ≥ q (§5.4.4), and any
- * proof whose recomputed challenge differs.
+ * proof whose recomputed challenge differs. The same answers as `vrfVerifyReference`.
  */
 export function vrfVerify(publicKey: Uint8Array, alpha: Uint8Array, proof: Uint8Array): Uint8Array | null {
   if (!isBytes(publicKey, VRF_PUBLIC_KEY_BYTES) || !isBytes(alpha) || !isBytes(proof, VRF_PROOF_BYTES)) return null;
-  const Y = verifiedKey(publicKey);
-  if (Y === null) return null;
-  const decoded = decodeProof(proof);
-  if (decoded === null) return null;
-  const { gamma, c, s } = decoded;
-  const encoded = vrfEncodeToCurve(publicKey, alpha);
-  if (encoded === null) return null;
-  const H = encoded.point;
-  // U = s·B − c·Y, V = s·H − c·Gamma. s < q and c < 2^128 < q, as the variable-time
-  // multiplications need. B and Y have tables; H and Gamma are new each time, so V is
-  // one interleaved (Strauss–Shamir) multiplication of the two.
-  const U = Point.BASE.multiplyUnsafe(s).subtract(Y.multiplyUnsafe(c));
-  const V = mulAddUnsafe(Point, [H, gamma.negate()], [s, c]);
-  // Strict decoding makes an accepted encoding canonical, so point_to_string(Y) and
-  // point_to_string(Gamma) are the received bytes themselves.
-  const cPrime = challenge([publicKey, H.toBytes(), proof.subarray(0, PT_LEN), U.toBytes(), V.toBytes()]);
-  if (cPrime !== c) return null;
-  const beta = hashGamma(gamma);
+  const native = verifyNative(publicKey, alpha, proof);
+  const beta = native === undefined ? vrfVerifyReference(publicKey, alpha, proof) : native;
+  if (beta === null) return null;
   rememberBeta(proof, beta);
   return beta.slice();
 }
-
