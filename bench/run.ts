@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- <suite>...]`: prints each figure with the conditions it was
- * measured under. Suites: crypto, chain, orderbook, rest, rate-limit, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync, bridge, timers, startup, idle (default: all).
+ * measured under. Suites: crypto, chain, orderbook, rest, rate-limit, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync, bridge, timers, startup, idle, vrf (default: all).
  */
 import os from 'node:os';
 import { benchCaps } from './caps';
@@ -23,6 +23,7 @@ import { benchBridge } from './bridge';
 import { benchTimers } from './timers';
 import { benchStartup } from './startup';
 import { benchIdle } from './idle';
+import { benchVrf } from './vrf';
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   crypto: () => benchCrypto(),
@@ -45,6 +46,7 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   timers: () => benchTimers(),
   startup: () => benchStartup(),
   idle: () => benchIdle(),
+  vrf: () => benchVrf(),
 };
 
 async function main() {

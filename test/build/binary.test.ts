@@ -31,10 +31,10 @@ function firstDifference(a: string, b: string): string {
 }
 
 describe('embedded addons', () => {
-  it('embeds the three addons node-gyp-build loads here, with their sha256', () => {
+  it('embeds the four addons node-gyp-build loads here, with their sha256', () => {
     const src = embeddedAddonsModule();
     expect(src).toContain(`export const platform = "${process.platform}-${process.arch}"`);
-    for (const name of ['classic-level', 'secp256k1', 'keccak']) {
+    for (const name of ['classic-level', 'secp256k1', 'keccak', 'sodium-native']) {
       const a = addonFile(name);
       expect(a.path.endsWith('.node')).toBe(true);
       expect(a.sha256).toBe(sha(a.bytes));
