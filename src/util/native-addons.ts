@@ -34,7 +34,7 @@ export function secp256k1Native(): typeof Secp256k1Native {
  * index.js, which only adds argument asserts and turns a status into a throw) that the
  * VRF uses (src/crypto/ed25519-sodium.ts). Each returns libsodium's status: 0 done, -1
  * refused. Every buffer must have the length libsodium expects (32 bytes for points and
- * scalars, 64 for a SHA-512 output): the binding does not check it in release builds.
+ * scalars, 64 for a SHA-512 output): the binding asserts it rather than report a status.
  */
 export interface SodiumBinding {
   crypto_scalarmult_ed25519_noclamp(q: Uint8Array, n: Uint8Array, p: Uint8Array): number;
