@@ -2,9 +2,9 @@
  * Crypto throughput, measured in one run so the figures are comparable:
  * secp256k1 public-key recovery (native libsecp256k1 vs pure-JS noble), keccak256 of a
  * 200-byte input, the EIP-712 PlaceOrder digest, and the ECVRF (RFC 9381, src/crypto/vrf.ts)
- * prove and verify beside noble's ed25519 signature verify as their baseline (same curve,
- * same library: a VRF verify does about the work of one signature verify plus the
- * try-and-increment hash to the curve).
+ * prove and verify beside noble's ed25519 signature verify as a baseline on the same
+ * curve (the VRF runs on libsodium since decision 116; `npm run bench -- vrf` compares it
+ * with its noble reference).
  *
  * Standalone: `npx tsx bench/crypto.ts`. Also importable: `benchCrypto()` returns the figures.
  */
