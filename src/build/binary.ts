@@ -108,7 +108,6 @@ const SUBSTITUTES: Record<string, string> = {
  * folder above the build's (dist/..).
  */
 function embedAddonsPlugin(): Plugin {
-  const embedded = SUBSTITUTES[join(REPO_ROOT, 'src', 'util', 'native-addons.ts')];
   return {
     name: 'embed-native-addons',
     setup(build) {
@@ -119,9 +118,13 @@ function embedAddonsPlugin(): Plugin {
         const target = SUBSTITUTES[resolve(args.resolveDir, `${args.path}.ts`)];
         return target ? { path: target } : undefined;
       });
-      // classic-level's binding.js is `require('node-gyp-build')(__dirname)`.
+      // classic-level's binding.js is `require('node-gyp-build')(__dirname)`. It requires
+      // the embedded loader through the same substitution as the source tree's imports:
+      // a file reached once through this plugin and once through esbuild's own resolver
+      // got its module type (and so `__toESM(…, 1)` or not in it) from whichever
+      // resolution ran first, and two builds could differ (the same race as esbuild #3284).
       build.onLoad({ filter: /[\\/]classic-level[\\/]binding\.js$/ }, () => ({
-        contents: `module.exports = require(${JSON.stringify(embedded)}).loadAddon('classic-level');`,
+        contents: `module.exports = require('./src/util/native-addons').loadAddon('classic-level');`,
         loader: 'js',
         resolveDir: REPO_ROOT,
       }));
