@@ -5,6 +5,12 @@
  * it; the routes import nothing of actors or src/node. Requests that submit a
  * transaction wait until the block carrying it is final; the chain actor's 'applied'
  * and 'committed' messages arrive in this actor's mailbox and release them.
+ *
+ * A full disk (decision 121): while the node's storage guard is `full`, every write
+ * (submitAndWait, submit) is refused 503 STORAGE_UNAVAILABLE with Retry-After before it
+ * reaches the mempool, and the requests waiting when the disk filled are answered the
+ * same way (this node can no longer tell when they are final: the client asks another
+ * node, or this one after Retry-After, by hash). Reads go on.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { decodeTx, TxKind, type Tx } from '../../src/codec/tx';
@@ -39,6 +45,7 @@ import type { Logger } from '../../src/util/log';
 import { TxError } from '../../src/state/errors';
 import { validatorRecord } from '../../src/state/validator-records';
 import type { NodeContext } from '../../src/node/context';
+import { freeBytesOf } from '../../src/node/storage-guard';
 import { bytesToHex, type Address } from '../../src/util/bytes';
 import { privateKeyToAddress } from '../../src/crypto/secp256k1';
 import type { FinalTx } from '../../src/api/final';
@@ -63,9 +70,17 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
   /** The session-and-agent port (config.sessionApi), when configured. */
   let sessionApp: FastifyInstance | undefined;
   const waiters = new Map<string, { resolve(v: FinalTx): void; reject(e: unknown): void; timer: NodeJS.Timeout }>();
+  let unsubscribeStorage: (() => void) | undefined;
+
+  /** Refuses a write while the disk is full (decision 121). */
+  const checkWritable = (n: NodeContext) => {
+    const g = n.storage;
+    if (g?.full) throw storageUnavailable(g.report().folder, g.retryAfterSec);
+  };
 
   const submitAndWait = async (input: Uint8Array | Tx, signer?: Address): Promise<FinalTx> => {
     const n = node();
+    checkWritable(n);
     let tx: Tx;
     try {
       tx = input instanceof Uint8Array ? decodeTx(input, n.config.genesis.consensus.maxTxBytes) : input;
@@ -114,7 +129,8 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
     const n = node();
     const ix = n.indexer();
     // The head as applied in memory: an answer may go out before its block is on disk.
-    if (ix && ix.indexedHeight() < (height ??= n.chain().state.head().height)) await ix.waitForHeight(height, INDEX_WAIT_MS);
+    // With the disk full the index waits for the probe: answer from what it holds.
+    if (ix && !n.storage?.full && ix.indexedHeight() < (height ??= n.chain().state.head().height)) await ix.waitForHeight(height, INDEX_WAIT_MS);
     return n.indexer();
   };
 
@@ -128,7 +144,17 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       installLatencyMetrics(app, n.metrics);
       limiter = new RateLimiter(n.config.rateLimit ?? RATE_LIMIT_DEFAULTS);
       await limiter.install(app);
-      const served = nodeApi(n, submitAndWait, indexAt);
+      const served = nodeApi(n, submitAndWait, indexAt, checkWritable);
+      // The disk filled: the requests waiting for finality get 503 now, not 504 later.
+      unsubscribeStorage = n.storage?.onChange((full) => {
+        if (!full || !n.storage) return;
+        const e = storageUnavailable(n.storage.report().folder, n.storage.retryAfterSec, true);
+        for (const w of waiters.values()) {
+          clearTimeout(w.timer);
+          w.reject(e);
+        }
+        waiters.clear();
+      });
       // Before the routes: its onRoute hook collects them for /openapi.json.
       installOpenApi(app, { version: served.version, checkResponses: checkResponsesFromEnv() });
       api = served;
@@ -175,6 +201,8 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       }
     },
     async stop() {
+      unsubscribeStorage?.();
+      unsubscribeStorage = undefined;
       for (const w of waiters.values()) {
         clearTimeout(w.timer);
         w.reject(new ApiError(503, 'SHUTTING_DOWN', 'the node is stopping'));
@@ -192,7 +220,15 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
  * The node as the routes see it (src/api/node-api.ts): built here, from the node's
  * context, so that no route reaches an actor or the context itself.
  */
-function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexAt: NodeApi['indexAt']): NodeApi {
+/** 503 STORAGE_UNAVAILABLE with Retry-After: the write was not taken (or, `waiting`, taken but its finality cannot be followed here). */
+function storageUnavailable(folder: string, retryAfterSec: number, waiting = false): ApiError {
+  const message = waiting
+    ? `this node's disk is full (${folder}): it cannot follow this transaction to finality; query it by hash on another node, or here after space returns`
+    : `this node's disk is full (${folder}): it takes no writes until space returns; retry after ${retryAfterSec} s or send to another node`;
+  return new ApiError(503, 'STORAGE_UNAVAILABLE', message, retryAfterSec);
+}
+
+function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexAt: NodeApi['indexAt'], checkWritable: (n: NodeContext) => void): NodeApi {
   const address = n.config.validatorKey ? privateKeyToAddress(n.config.validatorKey) : undefined;
   const deployment = n.config.bridge;
   // Reads only (the bridge's balance for /reserves); the bridge actor has its own client.
@@ -212,6 +248,7 @@ function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexA
     indexAt,
     submitAndWait,
     async submit(tx) {
+      checkWritable(n);
       await n.actors.mempool.ask<PoolEntry>((reply) => ({ type: 'submit', tx, reply }));
     },
     status() {
@@ -224,6 +261,11 @@ function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexA
       };
       const validator = address === undefined ? null : { address, status: validatorRecord(chain.state, address)?.status ?? ('observer' as const) };
       return { syncing: consensus?.syncing ?? false, sync, validator, p2p: n.p2pInfo?.() ?? null, consensus: consensus ?? null, actors: n.actorStats(), signatures: n.signatureStats?.() ?? NO_SIGNATURES };
+    },
+    storage() {
+      const g = n.storage;
+      if (!g) return { storage: 'ok', folder: n.config.dataDir, freeBytes: freeBytesOf(n.config.dataDir), parts: [], retryAfterSec: 0 };
+      return { ...g.report(), retryAfterSec: g.full ? g.retryAfterSec : 0 };
     },
     syncProgress() {
       const consensus = n.consensusInfo?.();

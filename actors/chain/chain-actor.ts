@@ -14,6 +14,13 @@
  * less what left it must equal the vault total. A difference is not a halt (the books are
  * consistent block by block by the invariants; this compares them with the bridge's
  * ledger): it is logged at error when it appears or changes, and /status shows it.
+ *
+ * A full disk (decision 121) is not a restart: a block whose write failed for lack of
+ * space stays applied in memory, unwritten (src/chain/chain.ts); the commit is refused
+ * with StorageUnavailableError, the node's storage guard is told, and every later commit
+ * is refused the same way. The guard's probe sends 'retryWrite' once space is back; the
+ * block is written then and only then announced to the indexer, the mempool and the API
+ * (so a solo producer's block is never answered before it is on disk).
  */
 import { join } from 'node:path';
 import { Chain } from '../../src/chain/chain';
@@ -23,7 +30,9 @@ import { upgradeOf, upgradeStopAt } from '../../src/state/upgrade';
 import { reserveCheck } from '../../src/state/bridge';
 import type { NodeContext } from '../../src/node/context';
 import type { ActorBehavior } from '../actor';
-import type { ChainMsg } from './messages';
+import { StorageUnavailableError } from '../../src/storage/no-space';
+import type { Block, Commit } from '../../src/codec/block';
+import type { ChainCommitMsg, ChainMsg } from './messages';
 
 export interface ChainHolder {
   current?: Chain;
@@ -47,51 +56,90 @@ export function chainBehavior(node: () => NodeContext, holder: ChainHolder): Act
       holder.current = await Chain.open({ dataDir: join(config.dataDir, 'chain'), genesis: config.genesis, genesisHash: config.genesisHash, syncWrites: config.syncWrites });
     },
     async handle(msg) {
-      const chain = holder.current!;
-      const refused = upgradeStopAt(upgradeOf(chain.state), node().version, msg.block.header.height);
-      if (refused) {
-        node().requireUpgrade(refused);
-        msg.reply.reject(new Error(refused));
-        return;
-      }
-      let result: BlockResult;
-      try {
-        const applied = msg.ackAtApply ? (r: BlockResult) => node().actors.api.send({ type: 'applied', block: msg.block, result: r }) : undefined;
-        result = await chain.commit(msg.block, msg.commit, msg.verified, msg.decoded, applied);
-      } catch (err) {
-        msg.reply.reject(err);
-        if (err instanceof InvariantError) {
-          node().halt(err.message, err);
-          return;
-        }
-        // Storage failed after the state was applied in memory: reload from disk on restart.
-        node().log.error(
-          { err, height: msg.block.header.height, dataDir: node().config.dataDir },
-          'storage: writing the block failed (LevelDB); the chain actor restarts and reloads the chain from disk. If this repeats: check free disk space, the data folder\'s permissions and the disk itself',
-        );
-        holder.current = undefined;
-        await chain.close().catch(() => undefined);
-        throw err;
-      }
-      const next = upgradeStopAt(upgradeOf(chain.state), node().version, chain.height + 1);
-      if (next) node().requireUpgrade(next);
-      msg.reply.resolve(result);
-      checkReserves(chain);
-      const { actors, metrics, audit } = node();
-      metrics?.blockCommitted(msg.block, msg.commit, result);
-      try {
-        audit?.blockCommitted({ height: msg.block.header.height, timeMs: msg.block.header.timestampMs, receipts: result.receipts, blockEvents: result.blockEvents }, chain.state);
-      } catch (err) {
-        // The audit log is a view: a fault in it must not fail the block (committed already) nor restart this actor.
-        node().log.error({ err, height: msg.block.header.height }, 'audit log could not read the committed block');
-      }
-      const event = { type: 'committed' as const, block: msg.block, result };
-      actors.indexer.send(event);
-      actors.mempool.send(event);
-      actors.api.send(event);
+      if (msg.type === 'retryWrite') return retryWrite(msg.reply);
+      return commit(msg);
     },
     async stop() {
       // The node closes the store after every actor stopped (see Node.stop).
     },
   };
+
+  /** Once the head is the block before a scheduled upgrade this node is too old for: stop, before the commit is answered. */
+  function stopBeforeUpgrade(chain: Chain): void {
+    const next = upgradeStopAt(upgradeOf(chain.state), node().version, chain.height + 1);
+    if (next) node().requireUpgrade(next);
+  }
+
+  /** After a block is on disk and answered: the reserve check, metrics, audit, and the news to the other actors. */
+  function announce(chain: Chain, block: Block, commit: Commit, result: BlockResult): void {
+    checkReserves(chain);
+    const { actors, metrics, audit } = node();
+    metrics?.blockCommitted(block, commit, result);
+    try {
+      audit?.blockCommitted({ height: block.header.height, timeMs: block.header.timestampMs, receipts: result.receipts, blockEvents: result.blockEvents }, chain.state);
+    } catch (err) {
+      // The audit log is a view: a fault in it must not fail the block (committed already) nor restart this actor.
+      node().log.error({ err, height: block.header.height }, 'audit log could not read the committed block');
+    }
+    const event = { type: 'committed' as const, block, result };
+    actors.indexer.send(event);
+    actors.mempool.send(event);
+    actors.api.send(event);
+  }
+
+  /** The storage probe's retry: writes the block kept unwritten, then announces it. */
+  async function retryWrite(reply: { resolve(v: void): void; reject(e: unknown): void }): Promise<void> {
+    const chain = holder.current;
+    if (!chain) return reply.resolve();
+    let written: Awaited<ReturnType<Chain['retryUnwritten']>>;
+    try {
+      written = await chain.retryUnwritten();
+    } catch (err) {
+      return reply.reject(err);
+    }
+    if (written) {
+      node().log.info({ height: written.block.header.height }, 'storage: the block kept in memory is on disk now');
+      stopBeforeUpgrade(chain);
+      announce(chain, written.block, written.commit, written.result);
+    }
+    reply.resolve();
+  }
+
+  async function commit(msg: ChainCommitMsg): Promise<void> {
+    const chain = holder.current!;
+    const refused = upgradeStopAt(upgradeOf(chain.state), node().version, msg.block.header.height);
+    if (refused) {
+      node().requireUpgrade(refused);
+      msg.reply.reject(new Error(refused));
+      return;
+    }
+    let result: BlockResult;
+    try {
+      const applied = msg.ackAtApply ? (r: BlockResult) => node().actors.api.send({ type: 'applied', block: msg.block, result: r }) : undefined;
+      result = await chain.commit(msg.block, msg.commit, msg.verified, msg.decoded, applied);
+    } catch (err) {
+      msg.reply.reject(err);
+      if (err instanceof InvariantError) {
+        node().halt(err.message, err);
+        return;
+      }
+      // The disk is full: the block stays in memory, nothing restarts; the probe retries.
+      const guard = node().storage;
+      if (err instanceof StorageUnavailableError && guard) {
+        const retry = () => node().actors.chain.ask<void>((reply) => ({ type: 'retryWrite', reply }));
+        if (guard.fault('chain', err.folder, err, retry)) return;
+      }
+      // Storage failed after the state was applied in memory: reload from disk on restart.
+      node().log.error(
+        { err, height: msg.block.header.height, dataDir: node().config.dataDir },
+        'storage: writing the block failed (LevelDB); the chain actor restarts and reloads the chain from disk. If this repeats: check free disk space, the data folder\'s permissions and the disk itself',
+      );
+      holder.current = undefined;
+      await chain.close().catch(() => undefined);
+      throw err;
+    }
+    stopBeforeUpgrade(chain);
+    msg.reply.resolve(result);
+    announce(chain, msg.block, msg.commit, result);
+  }
 }

@@ -9,7 +9,16 @@ import type { Tx } from '../../src/codec/tx';
 import type { BlockResult, VerifiedCache } from '../../src/state/apply';
 import type { Reply } from '../actor';
 
-export type ChainMsg = {
+export type ChainMsg = ChainCommitMsg | ChainRetryMsg;
+
+/**
+ * Write again the block kept unwritten when the disk was full (decision 121); sent by the
+ * node's storage probe once space is back. Resolves once it is on disk and announced
+ * (nothing to write resolves at once); rejects while the write still fails.
+ */
+export type ChainRetryMsg = { type: 'retryWrite'; reply: Reply<void> };
+
+export type ChainCommitMsg = {
   type: 'commit';
   block: Block;
   commit: Commit;

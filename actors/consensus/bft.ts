@@ -26,6 +26,12 @@
  * the core entered last (a new one replaces it, as CometBFT's timeout ticker does): only
  * that step's timeout can act, so nothing that matters is ever dropped.
  *
+ * A full disk (decision 121) pauses it: when the chain actor refuses a block because it
+ * could not write it, or the privval files cannot be written (so the signature never
+ * left), the core is dropped and nothing is signed or sent until the storage guard says
+ * both write again ('storageBack', or any message after that); then it catches up by
+ * block sync and starts a new core at the head, as after a restart.
+ *
  * Blocks are paced: round 0 of the next height starts blockTimeMs after the previous
  * one started (or at once, when consensus took longer), a fixed cadence like the solo
  * producer's.
@@ -55,6 +61,7 @@ import { validatorRecord } from '../../src/state/validator-records';
 import type { Address } from '../../src/util/bytes';
 import { bytesToHex } from '../../src/util/bytes';
 import type { ActorBehavior } from '../actor';
+import { isNoSpace, StorageUnavailableError } from '../../src/storage/no-space';
 import type { LaneStats } from '../inbox';
 import { EVIDENCE_KEPT_MAX } from '../limits';
 import type { Batch } from '../mempool/messages';
@@ -108,6 +115,9 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     if (timer !== undefined) clearTimeout(timer.handle);
     timer = undefined;
   };
+  /** Dropped its core because a write failed for lack of space (decision 121); resumes once the disk takes writes again. */
+  let paused = false;
+  let unsubscribeStorage: (() => void) | undefined;
   const evidence = new Map<string, EvidenceRecord>();
   const buildRequests: { height: number; round: number }[] = [];
 
@@ -360,9 +370,52 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     return moved;
   };
 
+  /** The chain store and the privval files take writes (no fault pending in the storage guard). */
+  const canWrite = () => {
+    const g = node().storage;
+    return !g || (g.writable('chain') && g.writable('privval'));
+  };
+
+  /**
+   * A write failed for lack of space (the chain actor's refusal, or the privval files'
+   * ENOSPC): drop the core, so nothing more is signed or sent, and wait for the disk.
+   * False for any other error (the caller rethrows it: a restart, as before).
+   */
+  const pauseOn = (err: unknown): boolean => {
+    if (!(err instanceof StorageUnavailableError) && !isNoSpace(err)) return false;
+    const n = node();
+    if (!(err instanceof StorageUnavailableError)) {
+      // The privval files: nothing to write again (the signature never left); the probe waits for space.
+      if (!n.storage?.fault('privval', join(n.config.dataDir, 'privval'), err, async () => {})) return false;
+    }
+    if (!paused) n.log.warn({ height: core?.height, err: (err as Error).message }, 'consensus paused: a write failed for lack of space; nothing is signed until the disk takes writes again');
+    paused = true;
+    core = undefined;
+    generation++;
+    clearTimer();
+    buildRequests.length = 0;
+    return true;
+  };
+
+  /** Catches up by block sync and starts a new core at the head (the start's path). */
+  const catchUpAndStart = async () => {
+    try {
+      await syncToHead();
+      await newCore();
+    } catch (err) {
+      if (!pauseOn(err)) throw err;
+    }
+  };
+
   return {
     async start() {
       const n = node();
+      paused = false;
+      unsubscribeStorage?.();
+      // Wake a paused consensus when the disk takes writes again (peers' messages would too, later).
+      unsubscribeStorage = n.storage?.onChange((full) => {
+        if (!full) self().send({ type: 'storageBack' });
+      });
       const key = n.config.validatorKey;
       vrfKey = n.config.vrfKey;
       // A key proposes where its set holds it, and each block it proposes carries its VRF proof.
@@ -385,51 +438,31 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
       // Catch up before taking part: wait briefly for a first peer, then sync.
       const deadline = Date.now() + FIRST_PEER_WAIT_MS;
       while (Date.now() < deadline && (n.p2pInfo?.()?.peers.length ?? 0) === 0) await new Promise((r) => setTimeout(r, 50));
-      await syncToHead();
-      await newCore();
+      if (!canWrite()) {
+        paused = true;
+        n.log.warn('consensus waits: the disk is full (see the storage lines); it catches up and takes part once it takes writes again');
+        return;
+      }
+      await catchUpAndStart();
     },
     async handle(msg) {
+      if (paused) {
+        if (!canWrite()) return;
+        paused = false;
+        node().log.info({ height: node().chain().height }, 'consensus resumes: the disk takes writes again; catching up from peers');
+        await catchUpAndStart();
+        return;
+      }
       if (!core) return;
-      switch (msg.type) {
-        case 'timer':
-          if (msg.generation !== generation) return;
-          if (msg.step === Step.NewHeight) roundZeroAt = performance.now();
-          return run(await core.handle({ type: 'timeout', height: msg.height, round: msg.round, step: msg.step }));
-        case 'evidence': {
-          const why = checkEvidence(node().config.genesis.chainId, validatorsNow(), verifier, msg.evidence);
-          if (why !== null) {
-            node().log.warn({ why, kind: msg.evidence.kind }, 'evidence refused: it does not prove a double-sign by a validator of this height (nothing to do; a peer relayed a bad or stale proof)');
-            return;
-          }
-          recordEvidence(msg.evidence, false);
-          return;
-        }
-        case 'message': {
-          const m = msg.message;
-          const height = messageHeight(m);
-          if (height > core.height + SYNC_GAP) {
-            // Far behind, if validators with more than a third of the power say so: catch
-            // up by block sync, then start consensus at the new head. The message is dropped.
-            const shown = msg.from === undefined ? aheadClaims.shown() : aheadClaims.claim(msg.from, height);
-            if (shown <= core.height + SYNC_GAP || performance.now() < noSyncUntil) {
-              messagesAheadIgnored++;
-              return;
-            }
-            syncsStarted++;
-            if (await syncToHead()) await newCore();
-            else noSyncUntil = performance.now() + SYNC_RETRY_MS;
-            return;
-          }
-          if (m.kind === 'proposal' && !app!.isTimely(m.proposal)) {
-            proposalsUntimely++;
-            return;
-          }
-          if (m.kind === 'status' && msg.from === undefined) return;
-          return run(await core.handle(inputFromMessage(m, msg.from ?? ('0x' as Address))));
-        }
+      try {
+        await handleMessage(msg);
+      } catch (err) {
+        if (!pauseOn(err)) throw err;
       }
     },
     stop() {
+      unsubscribeStorage?.();
+      unsubscribeStorage = undefined;
       privvalFile?.close();
       privvalFile = undefined;
       generation++;
@@ -437,4 +470,46 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
       core = undefined;
     },
   };
+
+  async function handleMessage(msg: ConsensusMsg): Promise<void> {
+    if (!core) return;
+    switch (msg.type) {
+      case 'timer':
+        if (msg.generation !== generation) return;
+        if (msg.step === Step.NewHeight) roundZeroAt = performance.now();
+        return run(await core.handle({ type: 'timeout', height: msg.height, round: msg.round, step: msg.step }));
+      case 'evidence': {
+        const why = checkEvidence(node().config.genesis.chainId, validatorsNow(), verifier, msg.evidence);
+        if (why !== null) {
+          node().log.warn({ why, kind: msg.evidence.kind }, 'evidence refused: it does not prove a double-sign by a validator of this height (nothing to do; a peer relayed a bad or stale proof)');
+          return;
+        }
+        recordEvidence(msg.evidence, false);
+        return;
+      }
+      case 'message': {
+        const m = msg.message;
+        const height = messageHeight(m);
+        if (height > core.height + SYNC_GAP) {
+          // Far behind, if validators with more than a third of the power say so: catch
+          // up by block sync, then start consensus at the new head. The message is dropped.
+          const shown = msg.from === undefined ? aheadClaims.shown() : aheadClaims.claim(msg.from, height);
+          if (shown <= core.height + SYNC_GAP || performance.now() < noSyncUntil) {
+            messagesAheadIgnored++;
+            return;
+          }
+          syncsStarted++;
+          if (await syncToHead()) await newCore();
+          else noSyncUntil = performance.now() + SYNC_RETRY_MS;
+          return;
+        }
+        if (m.kind === 'proposal' && !app!.isTimely(m.proposal)) {
+          proposalsUntimely++;
+          return;
+        }
+        if (m.kind === 'status' && msg.from === undefined) return;
+        return run(await core.handle(inputFromMessage(m, msg.from ?? ('0x' as Address))));
+      }
+    }
+  }
 }

@@ -17,6 +17,7 @@ import type { ConsensusMsg } from './messages';
 export function consensusLaneOf(msg: ConsensusMsg): ConsensusLane {
   switch (msg.type) {
     case 'timer':
+    case 'storageBack':
       return 'timeout';
     case 'evidence':
       return 'evidence';

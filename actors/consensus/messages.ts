@@ -13,7 +13,9 @@ import type { LaneStats } from '../inbox';
 export type ConsensusMsg =
   | { type: 'message'; message: ConsensusMessage; from: Address | undefined }
   | { type: 'timer'; generation: number; height: number; round: number; step: Step }
-  | { type: 'evidence'; evidence: Evidence; gossiped: boolean };
+  | { type: 'evidence'; evidence: Evidence; gossiped: boolean }
+  /** The node's disk takes writes again (decision 121): a consensus paused by a full disk catches up and resumes. */
+  | { type: 'storageBack' };
 
 /** The solo producer's one message: time to build the next block. */
 export type ProducerMsg = { type: 'tick' };

@@ -6,7 +6,11 @@
  * proposer's (decision 70), so a node that later syncs them checks them as it checks
  * any block. The BFT engine replaces this when the
  * validator set has more than one member.
+ *
+ * A full disk (decision 121): while the chain actor holds a block it could not write, the
+ * producer builds and signs nothing; it produces again once the block is on disk.
  */
+import { StorageUnavailableError } from '../../src/storage/no-space';
 import { canonicalCommit, precommitSigningHash, blockHash, type Commit } from '../../src/codec/block';
 import { privateKeyToAddress, sign } from '../../src/crypto/secp256k1';
 import type { NodeContext } from '../../src/node/context';
@@ -53,6 +57,8 @@ export function soloProducerBehavior(node: () => NodeContext, self: () => { send
       // A fixed cadence: the next slot is one block time after this one's, not after the work.
       nextAt = Math.max(nextAt + n.config.blockTimeMs, performance.now());
       try {
+        // The disk is full: sign nothing until the block held in memory is written.
+        if (n.storage && !n.storage.writable('chain')) return;
         const { txs, decoded, verified } = await n.actors.mempool.ask<Batch>((reply) => ({
           type: 'batch',
           maxTxs: consensus.maxBlockTxs,
@@ -66,7 +72,14 @@ export function soloProducerBehavior(node: () => NodeContext, self: () => { send
         const hash = blockHash(block.header);
         const signature = sign(precommitSigningHash(chain.chainId, block.header.height, 0, hash), key);
         const commit = canonicalCommit({ height: block.header.height, round: 0, blockHash: hash, signatures: [{ validator: proposer, signature }] });
-        await n.actors.chain.ask((reply) => ({ type: 'commit', block, commit, verified, decoded, reply }));
+        try {
+          await n.actors.chain.ask((reply) => ({ type: 'commit', block, commit, verified, decoded, reply }));
+        } catch (err) {
+          if (!(err instanceof StorageUnavailableError)) throw err;
+          // Applied in memory, written by the storage probe's retry: the next block builds on it.
+          if (n.chain().height === block.header.height) lastCommit = commit;
+          return;
+        }
         lastCommit = commit;
       } finally {
         schedule();

@@ -6,11 +6,16 @@
  * catches up from the store; an already indexed height is skipped. The index is
  * derived data: one written for another schema or another chain, or one ahead of the
  * chain store (the chain was reset), is deleted and rebuilt from the store.
+ *
+ * A write that fails for lack of space (decision 121) is not a restart: the indexer
+ * reports it (`noSpace`) and stops indexing; the storage probe's 'reopen' closes and
+ * opens the index again once space is back and catches up from the chain store (the
+ * blocks committed meanwhile included).
  */
 import { Indexer, IndexerIncompatibleError, type ChainStoreLike } from '../../src/indexer/indexer';
 import type { Logger } from '../../src/util/log';
 import type { ActorBehavior } from '../actor';
-import type { IndexerMsg } from './messages';
+import type { IndexerCommittedMsg, IndexerMsg } from './messages';
 
 export type { ChainStoreLike } from '../../src/indexer/indexer';
 
@@ -28,11 +33,18 @@ export interface IndexerBehaviorOptions {
   holder: IndexerHolder;
   /** The chain's identity (genesis hash hex): an index of another chain is rebuilt. */
   identity?: string;
+  /**
+   * A write failed: true when it failed for lack of space and was reported (the node's
+   * storage guard retries with 'reopen'); false for any other fault (a restart, as before).
+   */
+  noSpace?: (err: unknown) => boolean;
 }
 
 export function indexerBehavior(opts: IndexerBehaviorOptions): ActorBehavior<IndexerMsg> {
   const { dir, holder, log } = opts;
   let indexer: Indexer | undefined;
+  /** A write failed for lack of space: nothing is indexed until 'reopen' succeeds. */
+  let stalled = false;
 
   async function open(): Promise<Indexer> {
     const openOpts = opts.identity === undefined ? {} : { identity: opts.identity };
@@ -71,19 +83,29 @@ export function indexerBehavior(opts: IndexerBehaviorOptions): ActorBehavior<Ind
     },
 
     async handle(msg, ctx) {
-      if (msg.type !== 'committed') return;
-      const idx = indexer!;
-      const { height, timestampMs } = msg.block.header;
-      if (height <= idx.indexedHeight()) return;
-      if (height > idx.indexedHeight() + 1) await catchUp(idx, height - 1, ctx.signal);
-      if (height !== idx.indexedHeight() + 1) {
-        // The chain actor writes the store before it announces a block, so this is a broken store.
-        throw new Error(`indexer: block ${height} committed but the chain store stops at ${idx.indexedHeight()}`);
+      if (msg.type === 'reopen') {
+        try {
+          const old = indexer;
+          indexer = undefined;
+          if (holder.current === old) holder.current = undefined;
+          await old?.close().catch(() => undefined);
+          const idx = await open();
+          indexer = idx;
+          holder.current = idx;
+          await catchUp(idx, undefined, ctx.signal);
+          stalled = false;
+          msg.reply.resolve();
+        } catch (err) {
+          msg.reply.reject(err);
+        }
+        return;
       }
-      const malformedBefore = idx.malformedEvents;
-      await idx.indexBlock(height, timestampMs, msg.result.receipts, msg.result.blockEvents ?? []);
-      if (idx.malformedEvents !== malformedBefore) {
-        log.warn({ height, skipped: idx.malformedEvents - malformedBefore }, 'indexer: skipped malformed exchange events');
+      if (msg.type !== 'committed' || stalled) return;
+      try {
+        await index(msg, ctx.signal);
+      } catch (err) {
+        if (!opts.noSpace?.(err)) throw err;
+        stalled = true;
       }
     },
 
@@ -94,4 +116,21 @@ export function indexerBehavior(opts: IndexerBehaviorOptions): ActorBehavior<Ind
       await idx?.close();
     },
   };
+
+  /** Indexes one committed block (catching up first past a gap). */
+  async function index(msg: IndexerCommittedMsg, signal: AbortSignal): Promise<void> {
+    const idx = indexer!;
+    const { height, timestampMs } = msg.block.header;
+    if (height <= idx.indexedHeight()) return;
+    if (height > idx.indexedHeight() + 1) await catchUp(idx, height - 1, signal);
+    if (height !== idx.indexedHeight() + 1) {
+      // The chain actor writes the store before it announces a block, so this is a broken store.
+      throw new Error(`indexer: block ${height} committed but the chain store stops at ${idx.indexedHeight()}`);
+    }
+    const malformedBefore = idx.malformedEvents;
+    await idx.indexBlock(height, timestampMs, msg.result.receipts, msg.result.blockEvents ?? []);
+    if (idx.malformedEvents !== malformedBefore) {
+      log.warn({ height, skipped: idx.malformedEvents - malformedBefore }, 'indexer: skipped malformed exchange events');
+    }
+  }
 }

@@ -81,6 +81,21 @@ export interface NodeStatus {
   signatures: SignatureCounts;
 }
 
+/**
+ * The node's disk as /health and /status show it (decision 121): `full` while a write
+ * failed for lack of space and is not yet retried with success; the folder that failed
+ * (the data folder when ok) and its bytes free (statfs; null when unreadable).
+ */
+export interface StorageStatus {
+  storage: 'ok' | 'full';
+  folder: string;
+  freeBytes: number | null;
+  /** The writers waiting for space (`chain`, `privval`, `index`), in the order they failed. */
+  parts: string[];
+  /** While full: the Retry-After (seconds) every write is answered with. */
+  retryAfterSec: number;
+}
+
 export interface NodeApi {
   readonly genesis: Genesis;
   readonly genesisHash: Uint8Array;
@@ -108,6 +123,8 @@ export interface NodeApi {
   /** Admits a transaction to the mempool without waiting for finality (eth_sendRawTransaction). */
   submit(tx: Tx): Promise<void>;
   status(): NodeStatus;
+  /** The node's disk (GET /health, GET /status): while `full`, submitAndWait and submit refuse with 503 STORAGE_UNAVAILABLE. */
+  storage(): StorageStatus;
   /**
    * Block sync's progress while the node syncs, in Ethereum's eth_syncing terms: the head
    * when this sync began, the head now, the highest head peers have shown; null when it

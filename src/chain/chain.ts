@@ -7,6 +7,13 @@
  * commit(): applies a finalized block and persists it in one batch; only after the
  * batch is written is the block "committed" for anyone waiting on it.
  *
+ * A full disk (decision 121): when the batch fails for lack of space, the block stays
+ * applied in memory (the head moves to it, so reads from memory stay consistent) and its
+ * batch is kept; commit() throws StorageUnavailableError, and refuses every later block
+ * the same way until retryUnwritten() has written the kept batch (the chain actor's
+ * retry, run by the node's storage probe). The batch is a set of puts of absolute values,
+ * so writing it again after LevelDB kept part of it is harmless.
+ *
  * The VRF seed of the proposer draw (src/consensus/proposer-vrf.ts) is not stored on its
  * own: it is derived from the head header's proof, which the block hash commits to, at
  * open and at each commit, so a restarted node and one that synced find the same seed.
@@ -22,7 +29,8 @@ import { genesisState } from '../state/genesis';
 import { InvariantError, State } from '../state/state';
 import { activeValidators } from '../state/validators';
 import type { ValidatorSet } from '../consensus/validator-set';
-import { ChainStore } from '../storage/db';
+import { ChainStore, type CommittedBlock } from '../storage/db';
+import { isNoSpace, StorageUnavailableError } from '../storage/no-space';
 import { validatorRecord } from '../state/validator-records';
 import { bytesToHex, equalBytes, hexToBytes, type Address } from '../util/bytes';
 import { consensusSet, decodeValidatorSet, encodeValidatorSet } from './validator-sets';
@@ -39,6 +47,8 @@ export interface ChainOptions {
 export class Chain implements ChainView {
   /** The store write of the block last applied, while it is in flight. */
   private writing: Promise<void> | undefined;
+  /** The block applied in memory whose batch failed for lack of space, kept to write again (decision 121). */
+  private unwritten: { entry: CommittedBlock; result: BlockResult; commit: Commit } | undefined;
 
   private constructor(
     readonly store: ChainStore,
@@ -153,6 +163,9 @@ export class Chain implements ChainView {
    */
   async commit(block: Block, commit: Commit, verified?: VerifiedCache, decoded?: Tx[], onApplied?: (result: BlockResult) => void): Promise<BlockResult> {
     const h = block.header;
+    if (this.unwritten) {
+      throw new StorageUnavailableError(this.store.path, `block ${h.height} not applied: block ${this._height} is not on disk yet (the disk is full)`);
+    }
     if (!equalBytes(h.parentHash, this._lastBlockHash)) {
       throw new InvariantError(`block ${h.height} parent ${bytesToHex(h.parentHash)} is not head ${bytesToHex(this._lastBlockHash)}`);
     }
@@ -164,10 +177,16 @@ export class Chain implements ChainView {
     const signers = this._nextSigners;
     const result = applyBlock(this.state, block, verified, decoded);
     onApplied?.(result);
-    const write = this.store.commitBlock({ block, commit, ...result, signers: encodeValidatorSet(signers) });
+    const entry: CommittedBlock = { block, commit, ...result, signers: encodeValidatorSet(signers) };
+    const write = this.store.commitBlock(entry);
     this.writing = write;
+    let noSpace: unknown;
     try {
       await write;
+    } catch (err) {
+      // Any other failure: the caller closes this chain and reopens it from disk.
+      if (!isNoSpace(err)) throw err;
+      noSpace = err;
     } finally {
       if (this.writing === write) this.writing = undefined;
     }
@@ -178,7 +197,35 @@ export class Chain implements ChainView {
     this._seed = seed;
     this._headSigners = signers;
     this._nextSigners = consensusSet(activeValidators(this.state));
+    if (noSpace !== undefined) {
+      this.unwritten = { entry, result, commit };
+      throw new StorageUnavailableError(this.store.path, `block ${h.height} applied but not written: the disk is full (${noSpace instanceof Error ? noSpace.message : String(noSpace)})`, { cause: noSpace });
+    }
     return result;
+  }
+
+  /** The block applied in memory but not yet on disk (the disk was full), if any. */
+  get unwrittenHeight(): number | undefined {
+    return this.unwritten?.entry.block.header.height;
+  }
+
+  /**
+   * Writes the block kept unwritten (decision 121), if any, and returns it with its
+   * result and commit. A LevelDB whose failed write set its background error refuses
+   * every write until it is reopened: a second failure reopens the store and writes once
+   * more. Throws when that fails too (the probe tries again later).
+   */
+  async retryUnwritten(): Promise<{ block: Block; commit: Commit; result: BlockResult } | undefined> {
+    const u = this.unwritten;
+    if (!u) return undefined;
+    try {
+      await this.store.commitBlock(u.entry);
+    } catch {
+      await this.store.reopen();
+      await this.store.commitBlock(u.entry);
+    }
+    this.unwritten = undefined;
+    return { block: u.entry.block, commit: u.commit, result: u.result };
   }
 
   /**

@@ -21,6 +21,7 @@ import type { NodeMetrics } from './metrics';
 import type { AuditLog } from '../audit/transitions';
 import type { RateLimitConfig } from '../api/rate-limit';
 import type { SignatureCounts } from '../state/signer-cache';
+import type { StorageGuard } from './storage-guard';
 
 export interface NodeConfig {
   dataDir: string;
@@ -60,6 +61,8 @@ export interface NodeConfig {
   bridge?: BridgeDeploymentFile;
   /** The bridge actor's poll interval and relayer takeover step (tests shorten them); defaults 500 ms and 15 000 ms. */
   bridgeTiming?: { pollMs?: number; takeoverMs?: number };
+  /** How often the storage probe retries a write that failed for lack of space (default STORAGE_PROBE_MS, 2 s; decision 121). */
+  storageProbeMs?: number;
   /** Devnet-only fault injection, for tests of the network's defences. */
   faults?: {
     /** Sign and gossip a second, conflicting vote after each vote, with this key (double signing). */
@@ -105,6 +108,12 @@ export interface NodeContext {
   readonly metrics?: NodeMetrics;
   /** The node's audit log (src/audit/transitions.ts; GET /v1/audit/transitions, the `audit` topic); partial contexts of tests none. */
   readonly audit?: AuditLog;
+  /**
+   * The node's disk as its writers found it (src/node/storage-guard.ts, decision 121): a
+   * writer that failed for lack of space reports here, the API refuses writes while it is
+   * `full`, and its probe retries; a Node always has one, partial contexts of tests none.
+   */
+  readonly storage?: StorageGuard;
   /** Stops the node because continuing would be unsafe (broken invariant, divergence). */
   halt(reason: string, err?: unknown): void;
   /** The node's software version (src/util/version.ts unless the config names another). */

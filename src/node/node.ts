@@ -52,6 +52,7 @@ import type { NodeConfig, NodeContext } from './context';
 import { NodeMetrics } from './metrics';
 import { AuditLog } from '../audit/transitions';
 import { NO_SIGNATURES, type SignatureCounts } from '../state/signer-cache';
+import { StorageGuard } from './storage-guard';
 
 /** How a node stopped: `halted` (why, after a broken invariant), `upgrade` (the message naming the version to install). */
 export interface NodeStopped {
@@ -78,6 +79,8 @@ export class Node implements NodeContext {
   readonly metrics: NodeMetrics;
   /** Recent transitions of the machines' instances this process saw (docs/audit.md). */
   readonly audit = new AuditLog();
+  /** Which writers found the disk full, and the probe that retries them (decision 121). */
+  readonly storage: StorageGuard;
 
   constructor(readonly config: NodeConfig, readonly log: Logger) {
     // A relation between limits that does not hold stops the node here, naming both.
@@ -86,6 +89,7 @@ export class Node implements NodeContext {
     if (config.bridge) checkBridgeDeployment(config.genesis, config.bridge);
     this.stopped = new Promise((r) => (this.resolveStopped = r));
     this.supervisor = new Supervisor({ log });
+    this.storage = new StorageGuard({ dataDir: config.dataDir, log, probeMs: config.storageProbeMs });
     const self = () => this as NodeContext;
     const giveUp = (name: string) => (err: unknown) => this.halt(`actor ${name} kept failing`, err);
     const supervision = (name: string) => ({
@@ -96,15 +100,17 @@ export class Node implements NodeContext {
     });
     const opts = (name: string, capacity: number) => ({ capacity, ...supervision(name) });
     const chain = new SupervisedActor<ChainMsg>('chain', () => chainBehavior(self, this.holder), opts('chain', CHAIN_MAILBOX_MSGS));
-    const indexer = new SupervisedActor<IndexerMsg>(
+    const indexDir = join(config.dataDir, 'index');
+    const indexer: SupervisedActor<IndexerMsg> = new SupervisedActor<IndexerMsg>(
       'indexer',
       () =>
         indexerBehavior({
-          dir: join(config.dataDir, 'index'),
+          dir: indexDir,
           store: () => this.chain().store,
           log,
           holder: this.indexerHolder,
           identity: bytesToHex(config.genesisHash),
+          noSpace: (err) => this.storage.fault('index', indexDir, err, () => indexer.ask<void>((reply) => ({ type: 'reopen', reply }))),
         }),
       opts('indexer', INDEXER_MAILBOX_MSGS),
     );
@@ -275,6 +281,7 @@ export class Node implements NodeContext {
 
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      this.storage.stop();
       await this.supervisor.stopAll();
       await this.holder.current?.close().catch((err) => this.log.error({ err }, 'closing the store failed'));
       this.holder.current = undefined;

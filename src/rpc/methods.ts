@@ -194,6 +194,9 @@ export const METHODS: Record<string, Handler> = {
       await ctx.submit(tx);
     } catch (err) {
       if (err instanceof TxError) throw new RpcError(err.status === 400 && err.code === 'MALFORMED_TX' ? JSONRPC_ERRORS.INVALID_PARAMS : JSONRPC_ERRORS.SERVER, err.message, { code: err.code });
+      // The node's disk is full (decision 121): the route answers it 503 with Retry-After.
+      const refusal = err as { code?: unknown; retryAfterSec?: unknown; message?: string };
+      if (refusal.code === 'STORAGE_UNAVAILABLE') throw new RpcError(JSONRPC_ERRORS.SERVER, String(refusal.message), { code: refusal.code, retryAfterSec: refusal.retryAfterSec });
       throw err;
     }
     return bytesToHex(tx.hash);
@@ -279,6 +282,15 @@ async function one(ctx: RpcContext, req: unknown): Promise<unknown | undefined> 
 }
 
 /** A parsed JSON-RPC body (single or batch) → the response body, or undefined when nothing is owed. */
+/** The Retry-After of a JSON-RPC answer holding a write refused because the disk is full (decision 121); undefined otherwise. */
+export function storageRetryAfter(out: unknown): number | undefined {
+  for (const r of Array.isArray(out) ? out : [out]) {
+    const data = (r as { error?: { data?: { code?: unknown; retryAfterSec?: unknown } } } | undefined)?.error?.data;
+    if (data?.code === 'STORAGE_UNAVAILABLE' && typeof data.retryAfterSec === 'number') return data.retryAfterSec;
+  }
+  return undefined;
+}
+
 export async function handleJsonRpc(ctx: RpcContext, body: unknown): Promise<unknown | undefined> {
   if (Array.isArray(body)) {
     if (body.length === 0) return response(null, { error: { code: JSONRPC_ERRORS.INVALID_REQUEST, message: 'empty batch' } });

@@ -161,7 +161,16 @@ export type ExecutionErrorCode =
 export type RateLimitErrorCode = 'RATE_LIMITED';
 
 /** The node's own state: 5xx. */
-export type NodeErrorCode = 'MEMPOOL_FULL' | 'NOT_SYNCED' | 'SHUTTING_DOWN' | 'NOT_FINAL_YET' | 'INTERNAL' | 'ARTIFACT_UNAVAILABLE' | 'APPLICATIONS_FULL';
+export type NodeErrorCode =
+  | 'MEMPOOL_FULL'
+  | 'NOT_SYNCED'
+  | 'SHUTTING_DOWN'
+  | 'NOT_FINAL_YET'
+  | 'INTERNAL'
+  | 'ARTIFACT_UNAVAILABLE'
+  | 'APPLICATIONS_FULL'
+  /** 503: the node's disk is full; every write is refused until space returns, with Retry-After (decision 121). */
+  | 'STORAGE_UNAVAILABLE';
 
 /** Every code the envelope answers with. */
 export type ErrorCode =
@@ -236,6 +245,7 @@ const CODES: { readonly [C in ErrorCode]: true } = {
   INVALID_NAME: true, NOT_MASTER: true, UNKNOWN_SUB_ACCOUNT: true, SUB_ACCOUNT_LIMIT: true, SUB_ACCOUNT_NAME_TAKEN: true, SUB_ACCOUNT_NESTED: true,
   RATE_LIMITED: true,
   MEMPOOL_FULL: true, NOT_SYNCED: true, SHUTTING_DOWN: true, NOT_FINAL_YET: true, INTERNAL: true, ARTIFACT_UNAVAILABLE: true, APPLICATIONS_FULL: true,
+  STORAGE_UNAVAILABLE: true,
 };
 
 /** Every code the envelope answers with, in a fixed order. */

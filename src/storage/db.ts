@@ -98,6 +98,16 @@ export class ChainStore {
     await this.db.close();
   }
 
+  /**
+   * Closes and opens the database again: after a write failed for lack of space LevelDB
+   * may refuse every later write (its background error) until reopened. Reads made
+   * meanwhile wait for the open (abstract-level defers them).
+   */
+  async reopen(): Promise<void> {
+    await this.db.close();
+    await this.open();
+  }
+
   private async get(bucket: Bucket, k: Uint8Array): Promise<Uint8Array | undefined> {
     return (await this.db.get(key(bucket, k))) ?? undefined;
   }

@@ -1,4 +1,9 @@
-/** GET /health: `{status, chain, chainId}` at the top level (contract [C-market-health], [D-envelope-success]), plus the head height. */
+/**
+ * GET /health: `{status, chain, chainId}` at the top level (contract [C-market-health],
+ * [D-envelope-success]), plus the head height and the disk (decision 121): `storage`
+ * "ok" or "full" (writes answered 503 STORAGE_UNAVAILABLE), with `disk` the folder and
+ * its bytes free. A node whose disk is full is alive and serves reads: 200.
+ */
 import type { FastifyPluginAsync } from 'fastify';
 import type { NodeApi } from '../node-api';
 import { errorSchema } from '../envelope';
@@ -9,10 +14,10 @@ export const healthRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
     schema: {
       tags: ['node'],
       summary: 'Liveness and the chain served',
-      description: 'Answers at the top level (no `data` wrapper): `status` "ok", the network name and chain id, and the head height.',
+      description: 'Answers at the top level (no `data` wrapper): `status` "ok", the network name and chain id, the head height, and the disk: `storage` "ok" or "full" (writes answer 503 STORAGE_UNAVAILABLE) with the folder and its bytes free.',
       response: {
         200: {
-          examples: [{ status: 'ok', chain: 'devnet', chainId: 713799, height: 1024, timestamp: EX.timestampMs }],
+          examples: [{ status: 'ok', chain: 'devnet', chainId: 713799, height: 1024, storage: 'ok', disk: { folder: '/var/lib/exchain', freeBytes: 52_428_800_000 }, timestamp: EX.timestampMs }],
           type: 'object',
           required: ['status', 'chain', 'chainId'],
           properties: {
@@ -20,6 +25,15 @@ export const healthRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
             chain: { type: 'string' },
             chainId: { type: 'integer' },
             height: { type: 'integer' },
+            storage: { type: 'string', enum: ['ok', 'full'], description: '"full" while a write failed for lack of space: writes answer 503 STORAGE_UNAVAILABLE until it is retried with success.' },
+            disk: {
+              type: 'object',
+              required: ['folder', 'freeBytes'],
+              properties: {
+                folder: { type: 'string', description: 'The folder whose write failed; the data folder when ok.' },
+                freeBytes: { type: ['integer', 'null'], description: 'Bytes free to the node in that folder\u2019s file system (statfs).' },
+              },
+            },
             timestamp: { type: 'integer' },
           },
         },
@@ -28,7 +42,8 @@ export const healthRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
     },
     handler: async () => {
       const { genesis } = node;
-      return { status: 'ok', chain: genesis.network, chainId: genesis.chainId, height: node.chain().height, timestamp: Date.now() };
+      const disk = node.storage();
+      return { status: 'ok', chain: genesis.network, chainId: genesis.chainId, height: node.chain().height, storage: disk.storage, disk: { folder: disk.folder, freeBytes: disk.freeBytes }, timestamp: Date.now() };
     },
   });
 };

@@ -1,10 +1,14 @@
 /**
  * Ethereum JSON-RPC at POST {base_url}. The body is parsed here (not by fastify) so that
  * invalid JSON answers the JSON-RPC parse error (-32700) rather than the REST envelope.
+ * A write refused because the node's disk is full (decision 121) keeps its JSON-RPC
+ * error (-32000, `data.code` STORAGE_UNAVAILABLE) and adds Retry-After; a single call so
+ * refused answers HTTP 503 (what JSON-RPC clients retry), a batch 200 (its other answers
+ * stand).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { NodeApi } from '../node-api';
-import { handleJsonRpc, parseError, type RpcContext } from '../../rpc/methods';
+import { handleJsonRpc, parseError, storageRetryAfter, type RpcContext } from '../../rpc/methods';
 
 const rpcId = { type: ['string', 'integer', 'null'] } as const;
 const rpcRequest = {
@@ -38,6 +42,7 @@ export const rpcRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { no
           examples: [{ jsonrpc: '2.0', id: 1, result: '0x400' }],
         },
         204: { type: 'null', description: 'Only notifications (no id) were sent.' },
+        503: { ...rpcResponse, description: 'One eth_sendRawTransaction refused because the node\u2019s disk is full: error -32000 with `data.code` STORAGE_UNAVAILABLE, and Retry-After.' },
       },
     },
   }, async (req, reply) => {
@@ -49,6 +54,11 @@ export const rpcRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { no
     }
     const out = await handleJsonRpc(ctx, parsed);
     if (out === undefined) return reply.status(204).send();
+    const retryAfterSec = storageRetryAfter(out);
+    if (retryAfterSec !== undefined) {
+      reply.header('retry-after', retryAfterSec);
+      if (!Array.isArray(out)) return reply.status(503).send(out);
+    }
     return reply.send(out);
   });
 };

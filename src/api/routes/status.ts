@@ -2,7 +2,8 @@
  * GET /status: the node's live view: head, state root, genesis, and each actor's state and
  * counters; its software version and the software upgrade scheduled, if any (decision 77);
  * the bridge's reserve check and its watcher's and relayer's counters (decision 85); the
- * transaction signatures recovered and reused (issue 25, decision 109).
+ * transaction signatures recovered and reused (issue 25, decision 109); the disk
+ * (`storage` "ok" or "full", `disk`: decision 121).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { NodeApi } from '../node-api';
@@ -36,6 +37,12 @@ const statusSchema = obj({
     reused: int('Times a signer this node recovered served again instead of a recovery (a transaction is recovered once per node: issue 25).'),
     byKind: openObj('The same two counters by transaction kind, e.g. `RestBatch: { recovered, reused }`.'),
   }),
+  storage: str('"full" while a write failed for lack of space (writes answer 503 STORAGE_UNAVAILABLE); "ok" otherwise.'),
+  disk: obj({
+    folder: str('The folder whose write failed; the data folder when ok.'),
+    freeBytes: nullable(int('Bytes free to the node in that folder\u2019s file system (statfs).')),
+    waiting: arr(str(), 'The writers waiting for space: chain, privval, index.'),
+  }),
 });
 
 const statusExample = {
@@ -43,6 +50,7 @@ const statusExample = {
   syncing: false, sync: { height: 1024, target: 1024, blocksPerSecond: 0 }, validator: { address: EX.address, status: 'active' }, peers: [], p2p: null, consensus: null,
   validators: [{ name: 'v0', address: EX.address, votingPower: '1000000000000000000', endpoint: '127.0.0.1:7000' }], actors: { chain: { state: 'running' } }, version: '0.1.0', upgrade: null, bridge: null,
   signatures: { recovered: 2, reused: 3, byKind: { RestOrder: { recovered: 2, reused: 3 } } },
+  storage: 'ok', disk: { folder: '/var/lib/exchain', freeBytes: 52_428_800_000, waiting: [] },
 };
 
 export const statusRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
@@ -76,6 +84,13 @@ export const statusRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       upgrade: upgradeOf(chain.state) ?? null,
       bridge: bridgeStatus(node),
       signatures: status.signatures,
+      ...storageFields(node),
     });
   });
 };
+
+/** The disk as /status shows it (decision 121). */
+function storageFields(node: NodeApi) {
+  const disk = node.storage();
+  return { storage: disk.storage, disk: { folder: disk.folder, freeBytes: disk.freeBytes, waiting: disk.parts } };
+}
