@@ -14,11 +14,16 @@
  * less what left it must equal the vault total. A difference is not a halt (the books are
  * consistent block by block by the invariants; this compares them with the bridge's
  * ledger): it is logged at error when it appears or changes, and /status shows it.
+ *
+ * A write or an open that LevelDB answers with corruption is not retried: the node halts
+ * with the one line saying so, and its store is moved aside and synced again from peers
+ * (src/node/store-heal.ts, decision 124).
  */
 import { join } from 'node:path';
 import { Chain } from '../../src/chain/chain';
 import type { BlockResult } from '../../src/state/apply';
 import { InvariantError } from '../../src/state/state';
+import { isStoreCorruption } from '../../src/storage/corruption';
 import { upgradeOf, upgradeStopAt } from '../../src/state/upgrade';
 import { reserveCheck } from '../../src/state/bridge';
 import type { NodeContext } from '../../src/node/context';
@@ -44,7 +49,13 @@ export function chainBehavior(node: () => NodeContext, holder: ChainHolder): Act
     async start() {
       if (holder.current) return; // opened by the node before the actors start, or by a previous incarnation
       const { config } = node();
-      holder.current = await Chain.open({ dataDir: join(config.dataDir, 'chain'), genesis: config.genesis, genesisHash: config.genesisHash, syncWrites: config.syncWrites });
+      try {
+        holder.current = await Chain.open({ dataDir: join(config.dataDir, 'chain'), genesis: config.genesis, genesisHash: config.genesisHash, syncWrites: config.syncWrites });
+      } catch (err) {
+        // A store found corrupted while the node runs is not reopened again and again: the node stops and heals (src/node/store-heal.ts).
+        if (isStoreCorruption(err)) node().halt('the chain store is corrupted', err);
+        throw err;
+      }
     },
     async handle(msg) {
       const chain = holder.current!;
@@ -62,6 +73,13 @@ export function chainBehavior(node: () => NodeContext, holder: ChainHolder): Act
         msg.reply.reject(err);
         if (err instanceof InvariantError) {
           node().halt(err.message, err);
+          return;
+        }
+        if (isStoreCorruption(err)) {
+          // LevelDB found a damaged block (a read, or a compaction whose error now fails every write): no retry mends that.
+          holder.current = undefined;
+          await chain.close().catch(() => undefined);
+          node().halt('the chain store is corrupted', err);
           return;
         }
         // Storage failed after the state was applied in memory: reload from disk on restart.
