@@ -21,11 +21,15 @@
  * is refused the same way. The guard's probe sends 'retryWrite' once space is back; the
  * block is written then and only then announced to the indexer, the mempool and the API
  * (so a solo producer's block is never answered before it is on disk).
+ * A write or an open that LevelDB answers with corruption is not retried: the node halts
+ * with the one line saying so, and its store is moved aside and synced again from peers
+ * (src/node/store-heal.ts, decision 124).
  */
 import { join } from 'node:path';
 import { Chain } from '../../src/chain/chain';
 import type { BlockResult } from '../../src/state/apply';
 import { InvariantError } from '../../src/state/state';
+import { isStoreCorruption } from '../../src/storage/corruption';
 import { upgradeOf, upgradeStopAt } from '../../src/state/upgrade';
 import { reserveCheck } from '../../src/state/bridge';
 import type { NodeContext } from '../../src/node/context';
@@ -53,7 +57,13 @@ export function chainBehavior(node: () => NodeContext, holder: ChainHolder): Act
     async start() {
       if (holder.current) return; // opened by the node before the actors start, or by a previous incarnation
       const { config } = node();
-      holder.current = await Chain.open({ dataDir: join(config.dataDir, 'chain'), genesis: config.genesis, genesisHash: config.genesisHash, syncWrites: config.syncWrites });
+      try {
+        holder.current = await Chain.open({ dataDir: join(config.dataDir, 'chain'), genesis: config.genesis, genesisHash: config.genesisHash, syncWrites: config.syncWrites });
+      } catch (err) {
+        // A store found corrupted while the node runs is not reopened again and again: the node stops and heals (src/node/store-heal.ts).
+        if (isStoreCorruption(err)) node().halt('the chain store is corrupted', err);
+        throw err;
+      }
     },
     async handle(msg) {
       if (msg.type === 'retryWrite') return retryWrite(msg.reply);
@@ -121,6 +131,13 @@ export function chainBehavior(node: () => NodeContext, holder: ChainHolder): Act
       msg.reply.reject(err);
       if (err instanceof InvariantError) {
         node().halt(err.message, err);
+        return;
+      }
+      if (isStoreCorruption(err)) {
+        // LevelDB found a damaged block (a read, or a compaction whose error now fails every write): no retry mends that.
+        holder.current = undefined;
+        await chain.close().catch(() => undefined);
+        node().halt('the chain store is corrupted', err);
         return;
       }
       // The disk is full: the block stays in memory, nothing restarts; the probe retries.

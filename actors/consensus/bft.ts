@@ -53,7 +53,8 @@ import { decodePrivValState, encodePrivValState, LocalPrivValidator } from '../.
 import { knownKeyVerifier, Secp256k1Signer, type SignatureVerifier } from '../../src/consensus/signer';
 import { Step } from '../../machines/consensus-round';
 import { sign } from '../../src/crypto/secp256k1';
-import { openPrivValState, type PrivValFile } from '../../src/storage/privval-file';
+import { openPrivValState, privvalMissing, PRIVVAL_RESET_HINT, PrivValFileError, type PrivValFile } from '../../src/storage/privval-file';
+import { CodecError } from '../../src/codec/binary';
 import { Topic } from '../../src/net/transport';
 import type { NodeContext } from '../../src/node/context';
 import type { BlockResult, VerifiedCache } from '../../src/state/apply';
@@ -104,6 +105,8 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
   /** performance.now() before which messages start no sync (the last one found nothing to apply). */
   let noSyncUntil = 0;
   let proposalsUntimely = 0;
+  /** Why this node's key signs nothing (its privval files lost or damaged: decision 125), or null. */
+  let signingRefused: string | null = null;
   /**
    * The one pending timer and the height it is for. Every step the core enters schedules
    * its timeout and only the current step's can act, so a new timer replaces the pending
@@ -139,6 +142,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     counters: { ...(core?.counters ?? {}) } as unknown as Record<string, number>,
     proposalsUntimely,
     lanes: self().lanes() ?? {},
+    signingRefused,
   });
 
   /** The set that signs the node's next height. */
@@ -428,11 +432,23 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
       privvalFile?.close();
       privvalFile = undefined;
       privval = undefined;
+      signingRefused = null;
       if (key) {
         // A key signs only at heights whose set holds it; its privval state is kept all the same.
-        const { file, saved } = await openPrivValState(join(n.config.dataDir, 'privval'), n.chain().store);
-        privvalFile = file;
-        privval = new LocalPrivValidator(new Secp256k1Signer(key), (state) => file.write(encodePrivValState(state)), saved ? decodePrivValState(saved) : null);
+        // Lost or damaged, it is never rebuilt: the node follows without signing until the operator resets it.
+        const dir = join(n.config.dataDir, 'privval');
+        signingRefused = privvalMissing(dir, n.chain().height);
+        if (signingRefused === null) {
+          try {
+            const { file, saved } = await openPrivValState(dir, n.chain().store);
+            privvalFile = file;
+            privval = new LocalPrivValidator(new Secp256k1Signer(key), (state) => file.write(encodePrivValState(state)), saved ? decodePrivValState(saved) : null);
+          } catch (err) {
+            if (!(err instanceof PrivValFileError) && !(err instanceof CodecError)) throw err;
+            signingRefused = `the double-sign protection files in ${dir} are damaged (${err.message})`;
+          }
+        }
+        if (signingRefused !== null) n.log.error({ privval: dir }, `SIGNING REFUSED: ${signingRefused}; this node follows the chain but signs nothing. ${PRIVVAL_RESET_HINT}`);
       }
       verified = await n.actors.mempool.ask<SignerCache>((reply) => ({ type: 'verifiedCache', reply }));
       // Catch up before taking part: wait briefly for a first peer, then sync.

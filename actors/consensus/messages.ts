@@ -55,4 +55,6 @@ export interface ConsensusInfo {
   proposalsUntimely: number;
   /** The inbox's lanes (timeout, proposal, vote, status, certificate, evidence): capacity, policy, size and what each dropped. */
   lanes: Record<string, LaneStats>;
+  /** Why this node's key signs nothing (its double-sign protection files lost or damaged: decision 125), or null. */
+  signingRefused: string | null;
 }

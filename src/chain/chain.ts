@@ -3,7 +3,10 @@
  *
  * open(): a fresh data folder gets the genesis state; an existing one is checked
  * against the genesis hash, its state is loaded, and the recomputed state root must
- * equal the root stored for the head height, or the node refuses to start.
+ * equal the root stored for the head height. Before that, LevelDB's log and MANIFEST are
+ * checksummed and every key is read once (src/storage/corruption.ts): anything found
+ * wrong with what was stored throws a StoreCorruptionError naming the folder, which the
+ * node answers by moving the store aside and syncing from its peers (src/node/store-heal.ts).
  * commit(): applies a finalized block and persists it in one batch; only after the
  * batch is written is the block "committed" for anyone waiting on it.
  *
@@ -31,6 +34,7 @@ import { activeValidators } from '../state/validators';
 import type { ValidatorSet } from '../consensus/validator-set';
 import { ChainStore, type CommittedBlock } from '../storage/db';
 import { isNoSpace, StorageUnavailableError } from '../storage/no-space';
+import { checkStoreFiles, isStoreCorruption, rootMessage, storeLocked, StoreCorruptionError } from '../storage/corruption';
 import { validatorRecord } from '../state/validator-records';
 import { bytesToHex, equalBytes, hexToBytes, type Address } from '../util/bytes';
 import { consensusSet, decodeValidatorSet, encodeValidatorSet } from './validator-sets';
@@ -70,11 +74,23 @@ export class Chain implements ChainView {
   ) {}
 
   static async open(opts: ChainOptions): Promise<Chain> {
+    // LevelDB's own files first, before opening replays (and deletes) a log cut short.
+    if (storeLocked(opts.dataDir) !== true) {
+      const bad = checkStoreFiles(opts.dataDir);
+      if (bad) throw new StoreCorruptionError(opts.dataDir, bad);
+    }
     const store = new ChainStore(opts.dataDir, opts.syncWrites ?? true);
-    await store.open();
     try {
-      const storedGenesis = await store.genesisHash();
+      await store.open();
+    } catch (err) {
+      if (isStoreCorruption(err)) throw new StoreCorruptionError(opts.dataDir, rootMessage(err), { cause: err });
+      throw err;
+    }
+    try {
+      const storedGenesis = await loading(opts.dataDir, () => store.genesisHash());
       if (!storedGenesis) {
+        const keys = await loading(opts.dataDir, () => store.countKeys());
+        if (keys.size > 0) throw new StoreCorruptionError(opts.dataDir, `no genesis record beside ${[...keys.values()].reduce((a, b) => a + b, 0)} keys`);
         const { state, changes, root } = genesisState(opts.genesis, opts.genesisHash);
         await store.writeGenesis(opts.genesisHash, changes, root);
         return new Chain(store, state, opts.genesis, opts.genesisHash, 0, opts.genesisHash, opts.genesis.genesisTimeMs, root, genesisSeed(opts.genesisHash), undefined, consensusSet(activeValidators(state)));
@@ -85,21 +101,35 @@ export class Chain implements ChainView {
             'start with the genesis file that folder was made with, or give another --data-dir (or move the folder away) to start this network from an empty one',
         );
       }
-      const state = new State();
-      for await (const [k, v] of store.stateRecords()) state.loadRecord(k, v);
-      state.rebuildIndexes();
-      state.checkInvariants();
-      const root = state.root();
-      const height = (await store.headHeight()) ?? 0;
-      const storedRoot = await store.getStateRoot(height);
-      if (!storedRoot || !equalBytes(root, storedRoot)) {
-        throw new InvariantError(
-          `state loaded at height ${height} has root ${bytesToHex(root)}, stored root is ${storedRoot ? bytesToHex(storedRoot) : 'missing'}`,
-        );
-      }
+      // Every key read once (LevelDB checks each block), then the state rebuilt and its
+      // root compared with the one committed at the head, and the head's block present.
+      const { state, root, height, headHeader } = await loading(opts.dataDir, async () => {
+        await store.countKeys();
+        const state = new State();
+        for await (const [k, v] of store.stateRecords()) state.loadRecord(k, v);
+        state.rebuildIndexes();
+        state.checkInvariants();
+        const root = state.root();
+        const height = (await store.headHeight()) ?? 0;
+        const storedRoot = await store.getStateRoot(height);
+        if (!storedRoot || !equalBytes(root, storedRoot)) {
+          throw new InvariantError(
+            `state loaded at height ${height} has root ${bytesToHex(root)}, stored root is ${storedRoot ? bytesToHex(storedRoot) : 'missing'}`,
+          );
+        }
+        const head = state.head();
+        if (head.height !== height) throw new InvariantError(`state head ${head.height} differs from stored head ${height}`);
+        let headHeader: Block['header'] | undefined;
+        if (height > 0) {
+          const block = await store.getBlock(height);
+          if (!block) throw new InvariantError(`the head block ${height} is missing`);
+          // The hash index was written with the block: changed block bytes no longer hash to it.
+          if ((await store.getHeightByHash(hashHeader(block.header))) !== height) throw new InvariantError(`the head block ${height} does not hash to the hash stored for it`);
+          headHeader = block.header;
+        }
+        return { state, root, height, headHeader };
+      });
       const head = state.head();
-      if (head.height !== height) throw new InvariantError(`state head ${head.height} differs from stored head ${height}`);
-      const headHeader = height === 0 ? undefined : (await store.getBlock(height))!.header;
       const lastHash = headHeader === undefined ? opts.genesisHash : hashHeader(headHeader);
       const seed = headHeader === undefined ? genesisSeed(opts.genesisHash) : seedOfProof(ECVRF, headHeader.vrfProof);
       // A folder written before the head's set was kept: assume it is the next one (true
@@ -240,4 +270,28 @@ export class Chain implements ChainView {
   async close(): Promise<void> {
     await this.store.close();
   }
+}
+
+/**
+ * Runs a step of loading an existing store: whatever it finds wrong with what was stored
+ * (LevelDB corruption, a record that does not decode, a state whose root is not the one
+ * committed, a missing head block) becomes a StoreCorruptionError naming the folder. An
+ * I/O failure (a LevelDB error other than corruption, an errno) stays what it is: the
+ * disk, not the data.
+ */
+async function loading<T>(dir: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    if (err instanceof StoreCorruptionError) throw err;
+    if (!isStoreCorruption(err) && isIoFailure(err)) throw err;
+    throw new StoreCorruptionError(dir, rootMessage(err), { cause: err });
+  }
+}
+
+function isIoFailure(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && (e.code.startsWith('LEVEL_') || /^E[A-Z]+$/.test(e.code))) return true;
+  }
+  return false;
 }

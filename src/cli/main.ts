@@ -9,6 +9,8 @@
  *   bind    bind a key file to the genesis `genesis new` built (init.ts)
  *   validator register|unbond|unjail  a validator's own lifecycle transactions (validator-ops.ts)
  *   gov key|propose|approve|execute|cancel|list  owner governance, signed with an owner key file (gov.ts)
+ *   check   read a stopped node's chain store end to end: sound or not (store-commands.ts)
+ *   privval-reset  let a validator whose double-sign protection files were lost sign again from a height (store-commands.ts)
  *   onboarding  the validator onboarding service, alone (src/onboarding/main.ts; npm run onboarding)
  *   operator    the onboarding service's operator CLI (src/onboarding/operator-main.ts; npm run operator)
  *   bridge chain|deploy  the bridge's local external chain, a bridge deployment (src/bridge/*-main.ts;
@@ -28,6 +30,7 @@ import { genesisNew } from './genesis-new';
 import { bind, init } from './init';
 import { validatorCommand } from './validator-ops';
 import { govCommand } from './gov';
+import { checkCommand, privvalResetCommand } from './store-commands';
 import { freePort, launchLocalNetwork, ONBOARDING_BINARY_DEFAULT, p2pConfig } from './launcher';
 import { startHome } from './start-home';
 import { join } from 'node:path';
@@ -210,6 +213,12 @@ async function main(): Promise<void> {
       return validatorCommand(rest);
     case 'gov':
       return govCommand(rest);
+    case 'check':
+      process.exitCode = await checkCommand(rest);
+      return;
+    case 'privval-reset':
+      process.exitCode = await privvalResetCommand(rest);
+      return;
     case 'onboarding':
       return runEntry(rest, () => import('../onboarding/main'));
     case 'operator':
@@ -228,7 +237,7 @@ async function main(): Promise<void> {
     }
     default:
       process.stdout.write(
-        `usage: node dist/exchange-node.mjs start [flags] | start --home DIR --help | init --help | bind --help | validator register|unbond|unjail --help | gov key|propose|approve|execute|cancel|list --help | genesis [FILE] | genesis new --help | onboarding --help | operator --help | bridge chain|deploy --help | --version
+        `usage: node dist/exchange-node.mjs start [flags] | start --home DIR --help | init --help | bind --help | validator register|unbond|unjail --help | gov key|propose|approve|execute|cancel|list --help | check --help | privval-reset --help | genesis [FILE] | genesis new --help | onboarding --help | operator --help | bridge chain|deploy --help | --version
 ${usage(START_FLAGS)}
 `,
       );

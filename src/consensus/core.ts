@@ -67,7 +67,7 @@ import {
 import { SETTLE_STEPS_MAX } from './limits';
 import { timeoutDelayMs, type TimeoutConfig } from './params';
 import { LastCommitCollector } from './last-commit';
-import { DoubleSignError, type PrivValidator } from './privval';
+import { DoubleSignError, isResetFloor, type PrivValidator } from './privval';
 import type { SignatureVerifier } from './signer';
 import { validatorsAt, type ValidatorSet, type ValidatorsByHeight } from './validator-set';
 import { checkProposal, type ProposalVerdict } from './proposal-check';
@@ -129,7 +129,8 @@ export class ConsensusCore {
     const ps = this.#privval?.state();
     const last = ps?.lastSigned;
     const lock = ps?.lock;
-    const round = last && last.height === opts.height ? last.round : 0;
+    // (A reset floor, decision 125, was never signed: nothing to resume, only a floor.)
+    const round = last && last.height === opts.height && !isResetFloor(last) ? last.round : 0;
     const locked = lock && lock.height === opts.height ? lock : null;
     const [snapshot, actions] = this.#stepper.initial({
       height: opts.height,

@@ -74,6 +74,29 @@ export interface PrivValState {
 
 export const EMPTY_PRIVVAL_STATE: PrivValState = Object.freeze({ lastSigned: null, roundVotes: [], lock: null });
 
+/** The highest round a state can hold (u32): a reset state's, so every round of its height is below it. */
+const ROUND_MAX = 0xffff_ffff;
+
+/**
+ * The state the operator's `privval-reset --height H` writes when the privval files were
+ * lost or damaged (decision 125): as if the validator had signed the last step of the last
+ * round of height H - 1, so every request below height H is a regression and refused, and
+ * nothing at H or above is. Its signature is all zeros: it was never sent.
+ */
+export function resetPrivValState(height: number): PrivValState {
+  if (!Number.isSafeInteger(height) || height < 1) throw new RangeError(`privval reset: height ${height} must be 1 or more`);
+  return {
+    lastSigned: { height: height - 1, round: ROUND_MAX, step: SignStep.Precommit, blockHash: null, signingHash: new Uint8Array(32), signature: new Uint8Array(65) },
+    roundVotes: [],
+    lock: null,
+  };
+}
+
+/** Whether `last` is a reset state's floor rather than a step really signed (no round to resume). */
+export function isResetFloor(last: LastSigned): boolean {
+  return last.round === ROUND_MAX && last.signature.every((b) => b === 0);
+}
+
 export interface PrivValidator {
   readonly address: Address;
   /** What was last signed and the lock, as persisted. */

@@ -42,7 +42,9 @@ import {
   P2P_MAILBOX_MSGS,
   SOLO_PRODUCER_MAILBOX_MSGS,
 } from '../../actors/limits';
-import { Chain } from '../chain/chain';
+import type { Chain } from '../chain/chain';
+import { isStoreCorruption, moveStoreAside, rootMessage, StoreCorruptionError } from '../storage/corruption';
+import { corruptionLine, healAction, openChainHealing } from './store-heal';
 import { upgradeOf, upgradeStopAt } from '../state/upgrade';
 import { NODE_VERSION } from '../util/version';
 import { bytesToHex } from '../util/bytes';
@@ -72,6 +74,10 @@ export class Node implements NodeContext {
   private haltReason: string | undefined;
   private upgradeMessage: string | undefined;
   private stopping: Promise<void> | undefined;
+  /** A node with peers to sync from heals a corrupted store from them (src/node/store-heal.ts). */
+  readonly healsFromPeers: boolean;
+  /** The corruption the node halted for, if any: its store is moved aside once closed. */
+  private corruption: StoreCorruptionError | undefined;
   /** Resolves when the node has stopped (by stop(), by halting, or for a software upgrade). */
   readonly stopped: Promise<NodeStopped>;
   private resolveStopped!: (v: NodeStopped) => void;
@@ -120,6 +126,7 @@ export class Node implements NodeContext {
     this.supervisor.add(chain);
     this.supervisor.add(indexer);
     this.supervisor.add(mempool);
+    this.healsFromPeers = config.p2p !== undefined && config.p2p.bootstrap.length > 0 && !hasSoloMajority(this);
     if (config.p2p && !hasSoloMajority(this)) {
       // A multi-validator network: gossip, sync and BFT consensus.
       const p2p: SupervisedActor<P2PMsg> = new SupervisedActor<P2PMsg>('p2p', () => p2pBehavior(self, this.p2pHolder, () => p2p), opts('p2p', P2P_MAILBOX_MSGS));
@@ -249,12 +256,11 @@ export class Node implements NodeContext {
   async start(): Promise<void> {
     const { config, log } = this;
     log.info({ genesisHash: bytesToHex(config.genesisHash), chainId: config.genesis.chainId, network: config.genesis.network }, 'genesis');
-    this.holder.current = await Chain.open({
-      dataDir: join(config.dataDir, 'chain'),
-      genesis: config.genesis,
-      genesisHash: config.genesisHash,
-      syncWrites: config.syncWrites,
-    });
+    this.holder.current = await openChainHealing(
+      { dataDir: join(config.dataDir, 'chain'), genesis: config.genesis, genesisHash: config.genesisHash, syncWrites: config.syncWrites },
+      this.healsFromPeers,
+      log,
+    );
     const chain = this.holder.current;
     log.info({ height: chain.height, stateRoot: bytesToHex(chain.stateRoot), dataDir: config.dataDir, version: this.version }, 'chain opened');
     // A node of an older version than a scheduled upgrade reached: it starts nothing.
@@ -275,7 +281,12 @@ export class Node implements NodeContext {
   halt(reason: string, err?: unknown): void {
     if (this.haltReason) return;
     this.haltReason = reason;
-    this.log.fatal({ err, reason }, 'HALTING: the node stops instead of continuing in an unsafe state');
+    if (isStoreCorruption(err)) {
+      // One line the operator can act on; the store is moved aside once closed (stop()).
+      const c = err instanceof StoreCorruptionError ? err : new StoreCorruptionError(join(this.config.dataDir, 'chain'), rootMessage(err), { cause: err });
+      this.corruption = c;
+      this.log.fatal({ folder: c.folder, found: c.found, err }, corruptionLine(c, healAction(this.healsFromPeers, 'running')));
+    } else this.log.fatal({ err, reason }, 'HALTING: the node stops instead of continuing in an unsafe state');
     void this.stop();
   }
 
@@ -285,6 +296,14 @@ export class Node implements NodeContext {
       await this.supervisor.stopAll();
       await this.holder.current?.close().catch((err) => this.log.error({ err }, 'closing the store failed'));
       this.holder.current = undefined;
+      if (this.corruption && this.healsFromPeers) {
+        try {
+          const movedTo = moveStoreAside(join(this.config.dataDir, 'chain'));
+          this.log.info({ folder: this.corruption.folder, movedTo }, 'corrupted chain store moved aside: the next start syncs the chain from peers');
+        } catch (err) {
+          this.log.error({ err, folder: this.corruption.folder }, 'moving the corrupted chain store aside failed: the next start detects it again');
+        }
+      }
       this.log.info({ halted: this.haltReason, upgrade: this.upgradeMessage }, 'node stopped');
       this.resolveStopped({ halted: this.haltReason, upgrade: this.upgradeMessage });
     })();

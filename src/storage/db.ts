@@ -86,9 +86,9 @@ export class ChainStore {
   }
 
   /** Opens the database; a failure says why in words (another process holds it, corruption, permissions) and keeps LevelDB's error as its cause. */
-  async open(): Promise<void> {
+  async open(opts: { createIfMissing?: boolean } = {}): Promise<void> {
     try {
-      await this.db.open();
+      await this.db.open({ createIfMissing: opts.createIfMissing ?? true });
     } catch (err) {
       throw new Error(`cannot open the chain database ${this.path}: ${openFailure(err)}`, { cause: err });
     }
@@ -159,6 +159,17 @@ export class ChainStore {
     }
     pushChanges(ops, c.changes);
     await writeBatch(this.db, ops, this.syncWrites);
+  }
+
+  /**
+   * Reads every key once without filling the block cache, counting them by bucket (the
+   * first byte): LevelDB checks each table block it reads, so a damaged block throws
+   * here (LEVEL_CORRUPTION) rather than later, in the middle of a commit or a compaction.
+   */
+  async countKeys(): Promise<Map<number, number>> {
+    const counts = new Map<number, number>();
+    for await (const k of this.db.keys({ fillCache: false })) counts.set(k[0], (counts.get(k[0]) ?? 0) + 1);
+    return counts;
   }
 
   async *stateRecords(): AsyncGenerator<[Uint8Array, Uint8Array]> {

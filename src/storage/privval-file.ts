@@ -163,3 +163,18 @@ export async function openPrivValState(dir: string, legacy: LegacyPrivValStore):
     throw err;
   }
 }
+
+/** What the operator runs to let a node whose privval files were lost or damaged sign again (decision 125). */
+export const PRIVVAL_RESET_HINT =
+  'To sign again, stop the node, find the highest height this validator may have signed (the network head when its files were lost is safe), and run: npm run node -- privval-reset --home DIR --height H (H above that height; --data-dir for a local-network folder)';
+
+/**
+ * Why the privval files in `dir` count as lost, or null: a chain store that already holds
+ * blocks (`chainHeight` > 0) beside no privval files means they were deleted or never
+ * moved with the data folder. A new node (height 0) creates them.
+ */
+export function privvalMissing(dir: string, chainHeight: number): string | null {
+  if (chainHeight === 0) return null;
+  if (SLOTS.some((s) => fs.existsSync(join(dir, s)))) return null;
+  return `the double-sign protection files (${dir}) are missing beside a chain store at height ${chainHeight}`;
+}

@@ -1,0 +1,155 @@
+/**
+ * The end-to-end check of a stopped node's chain store (`npm run node -- check`; issue 26
+ * deliver 5, decision 123). It reads everything the node wrote and checks it against
+ * what commits to it, without changing the store:
+ *   - LevelDB's own files: CURRENT, the MANIFEST and every .log record with its CRC-32C,
+ *     before the store is opened (opening replays a log and would drop a torn tail);
+ *   - every key, read once (LevelDB checks each table block it reads);
+ *   - every block from 1 to the head: it decodes, is at its height, its parent hash is
+ *     the previous block's hash (the genesis hash for block 1), its hash index points back
+ *     to it, its transactions hash to its txRoot and its last commit to its lastCommitHash,
+ *     and its parentStateRoot is the state root stored for the height before;
+ *   - every commit: it decodes and names its block's height and hash;
+ *   - every height's receipts and block events decode;
+ *   - the state: every record loads, the invariants hold, and the root recomputed equals
+ *     the one committed at the head.
+ * A store another process holds (a running node) is not read: StoreLockedError.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { blockHash, commitHash, merkleRoot, type BlockHeader } from '../codec/block';
+import { decodeTx } from '../codec/tx';
+import '../state/apply'; // registers every transaction kind's codec (decodeTx)
+import { State } from '../state/state';
+import { checkStoreFiles, rootMessage, storeLocked } from '../storage/corruption';
+import { Bucket, ChainStore } from '../storage/db';
+import { bytesToHex, equalBytes } from '../util/bytes';
+
+export class StoreLockedError extends Error {}
+
+export interface StoreCheckResult {
+  folder: string;
+  sound: boolean;
+  /** What was found wrong, first first (at most FINDINGS_MAX). */
+  findings: string[];
+  /** The head height, when it could be read. */
+  height: number | undefined;
+  /** Keys read, by bucket name; blocks and state records checked. */
+  keys: Record<string, number>;
+  blocks: number;
+  stateRecords: number;
+  stateRoot: string | undefined;
+}
+
+const FINDINGS_MAX = 20;
+/** Transactions are decoded only to hash them: any size a block could hold. */
+const TX_BYTES_ANY = 1 << 26;
+
+export async function checkChainStore(folder: string, opts: { genesisHash?: Uint8Array } = {}): Promise<StoreCheckResult> {
+  const result: StoreCheckResult = { folder, sound: false, findings: [], height: undefined, keys: {}, blocks: 0, stateRecords: 0, stateRoot: undefined };
+  const find = (what: string): boolean => {
+    if (result.findings.length < FINDINGS_MAX) result.findings.push(what);
+    return result.findings.length < FINDINGS_MAX;
+  };
+  if (!existsSync(join(folder, 'CURRENT')) && !existsSync(folder)) throw new Error(`no chain store at ${folder}`);
+  if (storeLocked(folder) === true) throw new StoreLockedError(`${folder} is in use by a running node (LevelDB's lock is held): stop the node first, then check`);
+  const files = checkStoreFiles(folder);
+  if (files) {
+    find(files);
+    return result;
+  }
+  if (!existsSync(join(folder, 'CURRENT'))) throw new Error(`no chain store at ${folder} (no LevelDB CURRENT file)`);
+  const store = new ChainStore(folder, false);
+  try {
+    await store.open({ createIfMissing: false });
+  } catch (err) {
+    if ((err as { cause?: { code?: string } }).cause?.code === 'LEVEL_LOCKED') throw new StoreLockedError(`${folder} is in use by a running node: stop the node first, then check`);
+    find(`LevelDB does not open it: ${rootMessage(err)}`);
+    return result;
+  }
+  try {
+    await checkOpened(store, opts, result, find);
+  } finally {
+    await store.close();
+  }
+  result.sound = result.findings.length === 0;
+  return result;
+}
+
+async function checkOpened(store: ChainStore, opts: { genesisHash?: Uint8Array }, result: StoreCheckResult, find: (what: string) => boolean): Promise<void> {
+  try {
+    const counts = await store.countKeys();
+    for (const [b, n] of [...counts].sort((x, y) => x[0] - y[0])) result.keys[Bucket[b] ?? `unknown-${b}`] = n;
+  } catch (err) {
+    find(`reading every key: ${rootMessage(err)}`);
+    return;
+  }
+  const genesis = await store.genesisHash();
+  if (!genesis) {
+    find('no genesis record');
+    return;
+  }
+  if (opts.genesisHash && !equalBytes(genesis, opts.genesisHash)) find(`the store belongs to genesis ${bytesToHex(genesis)}, not ${bytesToHex(opts.genesisHash)}`);
+  const head = await store.headHeight();
+  if (head === undefined) {
+    find('no head record');
+    return;
+  }
+  result.height = head;
+  // Blocks, commits, receipts and block events, height by height.
+  let prevHash = genesis;
+  let prevRoot = await store.getStateRoot(0);
+  if (!prevRoot) find('no state root at height 0');
+  for (let h = 1; h <= head; h++) {
+    const why = await checkHeight(store, h, prevHash, prevRoot).catch((err) => ({ problem: `height ${h}: ${rootMessage(err)}`, hash: undefined, root: undefined }));
+    if (why.problem && !find(why.problem)) return;
+    prevHash = why.hash ?? prevHash;
+    prevRoot = why.root;
+    result.blocks++;
+  }
+  // The state, rebuilt and compared with the root committed at the head.
+  try {
+    const state = new State();
+    for await (const [k, v] of store.stateRecords()) {
+      state.loadRecord(k, v);
+      result.stateRecords++;
+    }
+    state.rebuildIndexes();
+    state.checkInvariants();
+    const root = state.root();
+    result.stateRoot = bytesToHex(root);
+    const committed = await store.getStateRoot(head);
+    if (!committed) find(`no state root committed at the head ${head}`);
+    else if (!equalBytes(root, committed)) find(`the state recomputed at the head ${head} has root ${bytesToHex(root)}; the root committed is ${bytesToHex(committed)}`);
+    if (state.head().height !== head) find(`the state says its head is ${state.head().height}; the store's head record says ${head}`);
+  } catch (err) {
+    find(`the state does not load: ${rootMessage(err)}`);
+  }
+}
+
+async function checkHeight(
+  store: ChainStore,
+  h: number,
+  prevHash: Uint8Array,
+  prevRoot: Uint8Array | undefined,
+): Promise<{ problem: string | undefined; hash: Uint8Array | undefined; root: Uint8Array | undefined }> {
+  const root = await store.getStateRoot(h);
+  const block = await store.getBlock(h);
+  if (!block) return { problem: `height ${h}: the block is missing`, hash: undefined, root };
+  const hd: BlockHeader = block.header;
+  const hash = blockHash(hd);
+  const at = (what: string) => ({ problem: `height ${h}: ${what}`, hash, root });
+  if (hd.height !== h) return at(`the block stored there is for height ${hd.height}`);
+  if (!equalBytes(hd.parentHash, prevHash)) return at(`the block's parent hash ${bytesToHex(hd.parentHash)} is not the hash of the block before (${bytesToHex(prevHash)})`);
+  if ((await store.getHeightByHash(hash)) !== h) return at(`the block does not hash to the hash stored for it (${bytesToHex(hash)})`);
+  if (prevRoot && !equalBytes(hd.parentStateRoot, prevRoot)) return at(`the block's parentStateRoot is not the state root stored for height ${h - 1}`);
+  if (!root) return at('no state root stored');
+  if (!equalBytes(merkleRoot(block.txs.map((t) => decodeTx(t, TX_BYTES_ANY).hash)), hd.txRoot)) return at("the block's transactions do not hash to its txRoot");
+  if (!equalBytes(commitHash(block.lastCommit), hd.lastCommitHash)) return at("the block's last commit does not hash to its lastCommitHash");
+  const commit = await store.getCommit(h);
+  if (!commit) return at('the commit is missing');
+  if (commit.height !== h || !equalBytes(commit.blockHash, hash)) return at(`the commit is for height ${commit.height}, block ${bytesToHex(commit.blockHash)}`);
+  if (!(await store.getReceipts(h))) return at('the receipts are missing');
+  await store.getBlockEvents(h);
+  return { problem: undefined, hash, root };
+}

@@ -1,0 +1,50 @@
+/**
+ * A corrupted chain store heals from the node's peers (issue 26, decision 124): the store
+ * folder is moved aside (`<store>.corrupt-<time>`, never deleted), an empty one is opened
+ * at genesis, and the node's block sync (src/chain/sync.ts) fetches the chain again,
+ * checking every commit against the validator set of its height, before consensus takes
+ * part. The privval files are not in the store and are never rebuilt (decision 125).
+ *
+ * Only a node with peers to sync from heals itself: a single-node devnet, or a node
+ * whose key alone holds a 2/3 majority, has nobody to get the chain from, so it refuses
+ * to start and says what to restore. Each detection is one log line: the folder, what was
+ * found, and what the node does.
+ */
+import { Chain, type ChainOptions } from '../chain/chain';
+import { moveStoreAside, StoreCorruptionError } from '../storage/corruption';
+import type { Logger } from '../util/log';
+
+/** What the node does about a corrupted store, in the words of its log line. */
+export function healAction(healsFromPeers: boolean, when: 'open' | 'running', movedTo?: string): string {
+  if (!healsFromPeers) {
+    return 'the node does not start on it and has no peers to rebuild it from: stop it, move the folder aside and restore it from a backup (npm run node -- check tells whether a folder is sound)';
+  }
+  const kept = movedTo ? `moved aside to ${movedTo} (kept, not deleted)` : 'moved aside (kept, not deleted)';
+  return when === 'open'
+    ? `${kept}; the node starts from an empty store and syncs the chain from its peers, checking every commit, then resumes validating`
+    : `the node stops now (exit code 2), the store is ${kept}, and when started again (the local-network launcher restarts it) it syncs the chain from its peers, checking every commit, then resumes validating`;
+}
+
+/** The one line a detected corruption is logged as. */
+export function corruptionLine(err: StoreCorruptionError, action: string): string {
+  return `STORE CORRUPTED: ${err.folder}: ${err.found}; ${action}`;
+}
+
+/**
+ * Opens the chain; a corrupted store is moved aside and an empty one opened in its place
+ * when the node can sync from peers, and otherwise refused (the error is rethrown).
+ */
+export async function openChainHealing(opts: ChainOptions, healsFromPeers: boolean, log: Logger): Promise<Chain> {
+  try {
+    return await Chain.open(opts);
+  } catch (err) {
+    if (!(err instanceof StoreCorruptionError)) throw err;
+    if (!healsFromPeers) {
+      log.fatal({ folder: err.folder, found: err.found }, corruptionLine(err, healAction(false, 'open')));
+      throw err;
+    }
+    const movedTo = moveStoreAside(opts.dataDir);
+    log.error({ folder: err.folder, found: err.found, movedTo }, corruptionLine(err, healAction(true, 'open', movedTo)));
+    return Chain.open(opts);
+  }
+}

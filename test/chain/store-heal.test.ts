@@ -1,0 +1,71 @@
+/**
+ * The heal of a corrupted chain store end to end, in process (issue 26 deliver 4,
+ * decision 124): two validators of a two-validator devnet on real libp2p (both must sign
+ * every block). Validator 2 is stopped, 4 KiB of random bytes go into its newest table
+ * file, and a new node is started on the same data folder: it moves the store aside
+ * (kept), syncs the chain from validator 1, and the two produce blocks again together,
+ * with the same block hashes and state roots.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ClassicLevel } from 'classic-level';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/cli/launcher';
+import { peerIdOfPublicKey } from '../../src/net/libp2p';
+import { Node } from '../../src/node/node';
+import { bytesToHex, hexToBytes } from '../../src/util/bytes';
+import { createLogger } from '../../src/util/log';
+import { DEVNET_KEYS, devnetGenesis, devnetVrfKey, nodeConfig, tempDir, waitFor } from '../helpers/devnet';
+import { corruptNewestTable } from '../storage/store-fixture';
+
+const { genesis, hash } = devnetGenesis(2);
+const dirs = [tempDir('exchain-heal-1-'), tempDir('exchain-heal-2-')];
+const running: Node[] = [];
+afterAll(async () => {
+  for (const n of running) await n.stop();
+  for (const d of dirs) d.remove();
+});
+
+describe('a validator whose chain store is corrupted (in process)', () => {
+  it('moves it aside, syncs from its peer and signs blocks with it again', async () => {
+    const ports = [await freePort(), await freePort()];
+    const addr = async (i: number) => `/ip4/127.0.0.1/tcp/${ports[i]}/p2p/${await peerIdOfPublicKey(hexToBytes(genesis.validators[i].ecdsaPubkey))}`;
+    const make = async (i: number) => {
+      const node = new Node(
+        nodeConfig(dirs[i].path, {
+          genesis,
+          genesisHash: hash,
+          validatorKey: hexToBytes(DEVNET_KEYS.validators[i].ecdsaPrivateKey),
+          vrfKey: devnetVrfKey(i),
+          syncWrites: false,
+          p2p: { listen: [`/ip4/127.0.0.1/tcp/${ports[i]}`], bootstrap: [await addr(1 - i)] },
+        }),
+        createLogger({ destination: 'silent' }),
+      );
+      running.push(node);
+      return node;
+    };
+    const one = await make(0);
+    let two = await make(1);
+    await Promise.all([one.start(), two.start()]);
+    await waitFor(() => one.chain().height >= 40 || undefined, 60_000, 'height 40');
+
+    await two.stop();
+    const store = join(dirs[1].path, 'chain');
+    const db = new ClassicLevel(store);
+    await db.open(); // replays the log into a table file, as a restart does
+    await db.close();
+    corruptNewestTable(store);
+
+    two = await make(1);
+    await two.start();
+    const aside = readdirSync(dirs[1].path).filter((f) => f.startsWith('chain.corrupt-'));
+    expect(aside).toHaveLength(1);
+    const head = one.chain().height;
+    await waitFor(() => two.chain().height >= head + 20 || undefined, 60_000, 'the healed node past the head by 20');
+    for (const h of [1, head, head + 20]) {
+      const [a, b] = await Promise.all([one.chain().store.getStateRoot(h), two.chain().store.getStateRoot(h)]);
+      expect(b && bytesToHex(b), `state root ${h}`).toBe(a && bytesToHex(a));
+    }
+  }, 180_000);
+});
