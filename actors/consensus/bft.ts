@@ -63,6 +63,7 @@ import type { Address } from '../../src/util/bytes';
 import { bytesToHex } from '../../src/util/bytes';
 import type { ActorBehavior } from '../actor';
 import { isNoSpace, StorageUnavailableError } from '../../src/storage/no-space';
+import { storesMovedAside } from '../../src/storage/corruption';
 import type { LaneStats } from '../inbox';
 import { EVIDENCE_KEPT_MAX } from '../limits';
 import type { Batch } from '../mempool/messages';
@@ -437,7 +438,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
         // A key signs only at heights whose set holds it; its privval state is kept all the same.
         // Lost or damaged, it is never rebuilt: the node follows without signing until the operator resets it.
         const dir = join(n.config.dataDir, 'privval');
-        signingRefused = privvalMissing(dir, n.chain().height);
+        signingRefused = privvalMissing(dir, n.chain().height, storesMovedAside(join(n.config.dataDir, 'chain')));
         if (signingRefused === null) {
           try {
             const { file, saved } = await openPrivValState(dir, n.chain().store);

@@ -13,7 +13,7 @@
  * and compression as it reads it) and the chain checks what it wrote (src/storage/check.ts).
  */
 import { existsSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 /** A corruption of the chain store: which folder, what was found, what the node will do. */
 export class StoreCorruptionError extends Error {
@@ -169,6 +169,17 @@ export function storeLocked(dir: string): boolean | undefined {
 /** The folder a corrupted store is moved to: `<store>.corrupt-<UTC time>` (never deleted). */
 export function asideName(dir: string, now = new Date()): string {
   return `${dir}.corrupt-${now.toISOString().replace(/[:.]/g, '-')}`;
+}
+
+/** The folders a corrupted store `dir` was moved aside to (by moveStoreAside), oldest first. */
+export function storesMovedAside(dir: string): string[] {
+  const parent = dirname(dir);
+  if (!existsSync(parent)) return [];
+  const prefix = `${basename(dir)}.corrupt-`;
+  return readdirSync(parent)
+    .filter((f) => f.startsWith(prefix))
+    .sort()
+    .map((f) => join(parent, f));
 }
 
 /** Renames the store folder aside (same file system, atomic); returns where it went. */

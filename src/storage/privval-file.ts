@@ -171,10 +171,13 @@ export const PRIVVAL_RESET_HINT =
 /**
  * Why the privval files in `dir` count as lost, or null: a chain store that already holds
  * blocks (`chainHeight` > 0) beside no privval files means they were deleted or never
- * moved with the data folder. A new node (height 0) creates them.
+ * moved with the data folder. A new node (height 0) creates them, but not one whose
+ * store was moved aside as corrupted (`storesAside`, the folders src/node/store-heal.ts
+ * left): that node had blocks, and may have signed them, before it started over at 0.
  */
-export function privvalMissing(dir: string, chainHeight: number): string | null {
-  if (chainHeight === 0) return null;
+export function privvalMissing(dir: string, chainHeight: number, storesAside: readonly string[] = []): string | null {
   if (SLOTS.some((s) => fs.existsSync(join(dir, s)))) return null;
-  return `the double-sign protection files (${dir}) are missing beside a chain store at height ${chainHeight}`;
+  if (chainHeight > 0) return `the double-sign protection files (${dir}) are missing beside a chain store at height ${chainHeight}`;
+  if (storesAside.length > 0) return `the double-sign protection files (${dir}) are missing beside a chain store moved aside as corrupted (${storesAside.join(', ')})`;
+  return null;
 }

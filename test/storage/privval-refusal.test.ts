@@ -1,7 +1,8 @@
 /**
  * The double-sign protection files are never rebuilt (issue 26 deliver 4, decision 125):
- * a validator whose files are damaged, or missing beside a chain that already has blocks,
- * follows the chain but signs nothing, and says so in its log and in /status
+ * a validator whose files are damaged, or missing beside a chain that already has blocks
+ * (or beside a chain store the heal moved aside as corrupted: it starts over at height 0,
+ * but it is not a new validator), follows the chain but signs nothing, and says so in its log and in /status
  * (consensus.signingRefused), until the operator runs `privval-reset --height H`, after
  * which it signs nothing below H and anything from H on. The check command's exit codes
  * are tested here too, through the real command line.
@@ -17,7 +18,10 @@ import { hexToBytes, type Address } from '../../src/util/bytes';
 import { createLogger } from '../../src/util/log';
 import { DEVNET_KEYS, devnetGenesis, devnetVrfKey, nodeConfig, tempDir } from '../helpers/devnet';
 import { runCli } from '../cli/run-cli';
-import { corruptNewestTable, flushToTable, writeChain } from './store-fixture';
+import { corruptNewestTable, deleteManifest, flushToTable, writeChain } from './store-fixture';
+import { Chain } from '../../src/chain/chain';
+import { freePort } from '../../src/cli/launcher';
+import { peerIdOfPublicKey } from '../../src/net/libp2p';
 
 const dirs: { remove(): void }[] = [];
 afterEach(() => {
@@ -50,6 +54,14 @@ describe('privvalMissing', () => {
     writeFileSync(join(dir, 'a'), '');
     expect(privvalMissing(dir, 12)).toBeNull();
   });
+
+  it('is a loss beside a chain store moved aside as corrupted, though the new one is at height 0', () => {
+    const dir = join(temp(), 'privval');
+    expect(privvalMissing(dir, 0, ['/data/chain.corrupt-2026-01-01T00-00-00-000Z'])).toMatch(/missing beside a chain store moved aside as corrupted \(\/data\/chain\.corrupt-/);
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'a'), '');
+    expect(privvalMissing(dir, 0, ['/data/chain.corrupt-2026-01-01T00-00-00-000Z'])).toBeNull();
+  });
 });
 
 describe('a validator with damaged privval files', () => {
@@ -57,6 +69,25 @@ describe('a validator with damaged privval files', () => {
   const { genesis, hash } = devnetGenesis(2);
   const config = (dataDir: string) =>
     nodeConfig(dataDir, { genesis, genesisHash: hash, api: { host: '127.0.0.1', port: 0 }, p2p: { listen: ['/ip4/127.0.0.1/tcp/0'], bootstrap: [] }, validatorKey: key, vrfKey: devnetVrfKey(0) });
+
+  it('whose chain store is healed (moved aside) and whose privval files are gone refuses to sign: it is not a new validator', async () => {
+    const dataDir = temp();
+    const store = join(dataDir, 'chain');
+    await (await Chain.open({ dataDir: store, genesis, genesisHash: hash, syncWrites: false })).close();
+    deleteManifest(store);
+    // A peer to heal from (never reachable here): the node moves the store aside and starts over at height 0.
+    const peer = `/ip4/127.0.0.1/tcp/${await freePort()}/p2p/${await peerIdOfPublicKey(hexToBytes(genesis.validators[1].ecdsaPubkey))}`;
+    const healing = nodeConfig(dataDir, { ...config(dataDir), p2p: { listen: ['/ip4/127.0.0.1/tcp/0'], bootstrap: [peer] } });
+    const node = new Node(healing, createLogger({ destination: 'silent' }));
+    await node.start();
+    try {
+      expect(readdirSync(dataDir).filter((f) => f.startsWith('chain.corrupt-'))).toHaveLength(1);
+      expect(node.chain().height).toBe(0);
+      expect(node.consensusInfo()?.signingRefused).toMatch(/double-sign protection files \(.*privval\) are missing beside a chain store moved aside as corrupted/);
+    } finally {
+      await node.stop();
+    }
+  });
 
   it('follows without signing and says why in /status until privval-reset confirms a height', async () => {
     const dataDir = temp();
