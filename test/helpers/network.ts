@@ -79,7 +79,14 @@ export class LocalNetwork {
       net.nodes.push({ index: i + 1, url: `http://127.0.0.1:${apiPorts[i]}`, proc: undefined, output: '' });
       net.binaries.push(opts.binary);
     }
-    await Promise.all(net.nodes.map((n) => net.launch(n.index, extra(n.index))));
+    // One that never gets ready fails the start: the others are stopped, not left running
+    // (the caller never gets `net` to stop them, and they would load every later test).
+    const launched = await Promise.allSettled(net.nodes.map((n) => net.launch(n.index, extra(n.index))));
+    const failed = launched.find((r) => r.status === 'rejected');
+    if (failed) {
+      await net.stop();
+      throw failed.reason;
+    }
     return net;
   }
 
@@ -123,7 +130,8 @@ export class LocalNetwork {
     proc.stderr!.on('data', (d) => (node.output += d));
     await waitFor(
       () => (node.output.includes('READY') ? true : proc.exitCode !== null ? Promise.reject(new Error(`validator ${index} exited: ${node.output}`)) : undefined),
-      60_000,
+      // Generous: six processes compiling the source tree at once on a loaded machine take a while.
+      120_000,
       `validator ${index} READY`,
     );
   }
