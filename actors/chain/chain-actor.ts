@@ -58,7 +58,7 @@ export function chainBehavior(node: () => NodeContext, holder: ChainHolder): Act
       if (holder.current) return; // opened by the node before the actors start, or by a previous incarnation
       const { config } = node();
       try {
-        holder.current = await Chain.open({ dataDir: join(config.dataDir, 'chain'), genesis: config.genesis, genesisHash: config.genesisHash, syncWrites: config.syncWrites });
+        holder.current = await Chain.open({ dataDir: join(config.dataDir, 'chain'), genesis: config.genesis, genesisHash: config.genesisHash, syncWrites: config.syncWrites, onCorruption: (err) => node().halt('the chain store is corrupted', err) });
       } catch (err) {
         // A store found corrupted while the node runs is not reopened again and again: the node stops and heals (src/node/store-heal.ts).
         if (isStoreCorruption(err)) node().halt('the chain store is corrupted', err);

@@ -46,6 +46,8 @@ export interface ChainOptions {
   genesisHash: Uint8Array;
   /** fsync each block's batch (default true). */
   syncWrites?: boolean;
+  /** Told when a read of the opened store finds corruption (ChainStore.onCorruption). */
+  onCorruption?: (err: unknown) => void;
 }
 
 export class Chain implements ChainView {
@@ -93,6 +95,7 @@ export class Chain implements ChainView {
         if (keys.size > 0) throw new StoreCorruptionError(opts.dataDir, `no genesis record beside ${[...keys.values()].reduce((a, b) => a + b, 0)} keys`);
         const { state, changes, root } = genesisState(opts.genesis, opts.genesisHash);
         await store.writeGenesis(opts.genesisHash, changes, root);
+        store.onCorruption = opts.onCorruption;
         return new Chain(store, state, opts.genesis, opts.genesisHash, 0, opts.genesisHash, opts.genesis.genesisTimeMs, root, genesisSeed(opts.genesisHash), undefined, consensusSet(activeValidators(state)));
       }
       if (!equalBytes(storedGenesis, opts.genesisHash)) {
@@ -137,6 +140,7 @@ export class Chain implements ChainView {
       const signersBytes = height === 0 ? undefined : await store.headSigners();
       const next = consensusSet(activeValidators(state));
       const headSigners = height === 0 ? undefined : signersBytes ? decodeValidatorSet(signersBytes) : next;
+      store.onCorruption = opts.onCorruption;
       return new Chain(store, state, opts.genesis, opts.genesisHash, height, lastHash, head.timestampMs, root, seed, headSigners, next);
     } catch (err) {
       await store.close();

@@ -257,7 +257,7 @@ export class Node implements NodeContext {
     const { config, log } = this;
     log.info({ genesisHash: bytesToHex(config.genesisHash), chainId: config.genesis.chainId, network: config.genesis.network }, 'genesis');
     this.holder.current = await openChainHealing(
-      { dataDir: join(config.dataDir, 'chain'), genesis: config.genesis, genesisHash: config.genesisHash, syncWrites: config.syncWrites },
+      { dataDir: join(config.dataDir, 'chain'), genesis: config.genesis, genesisHash: config.genesisHash, syncWrites: config.syncWrites, onCorruption: this.onStoreCorruption },
       this.healsFromPeers,
       log,
     );
@@ -276,6 +276,9 @@ export class Node implements NodeContext {
     }
     await this.supervisor.startAll();
   }
+
+  /** A read of the running store found corruption (a peer's sync, the API): stop and heal at the next start. */
+  readonly onStoreCorruption = (err: unknown): void => this.halt('the chain store is corrupted', err);
 
   /** Stops the node because continuing would be unsafe. */
   halt(reason: string, err?: unknown): void {

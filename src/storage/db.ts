@@ -11,6 +11,7 @@ import { decodeBlock, decodeCommit, encodeBlock, encodeCommit, type Block, type 
 import type { ChainEvent, Receipt } from '../state/context';
 import type { StateChange } from '../state/state';
 import { hexToBytes, utf8 } from '../util/bytes';
+import { isStoreCorruption } from './corruption';
 
 export enum Bucket {
   /**
@@ -108,8 +109,21 @@ export class ChainStore {
     await this.open();
   }
 
+  /**
+   * Told when a read of the running store (a block for a peer's sync, a transaction for
+   * the API) is answered with LevelDB corruption: the node halts and heals at its next
+   * start (decision 124), as for a write. Set once the store is opened and checked, so a
+   * corruption found while opening stays the open's error.
+   */
+  onCorruption: ((err: unknown) => void) | undefined;
+
   private async get(bucket: Bucket, k: Uint8Array): Promise<Uint8Array | undefined> {
-    return (await this.db.get(key(bucket, k))) ?? undefined;
+    try {
+      return (await this.db.get(key(bucket, k))) ?? undefined;
+    } catch (err) {
+      if (this.onCorruption && isStoreCorruption(err)) this.onCorruption(err);
+      throw err;
+    }
   }
 
   async headHeight(): Promise<number | undefined> {

@@ -5,6 +5,11 @@
  * file, and a new node is started on the same data folder: it moves the store aside
  * (kept), syncs the chain from validator 1, and the two produce blocks again together,
  * with the same block hashes and state roots.
+ *
+ * Found while running: a full node serving a store whose newest table file gets random
+ * bytes under it answers reads (the API's, a peer's sync) until LevelDB reports the
+ * corruption; it then halts with the STORE CORRUPTED line, moves the store aside once
+ * closed, and the next start opens an empty store to sync into.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +21,7 @@ import { Node } from '../../src/node/node';
 import { bytesToHex, hexToBytes } from '../../src/util/bytes';
 import { createLogger } from '../../src/util/log';
 import { DEVNET_KEYS, devnetGenesis, devnetVrfKey, nodeConfig, tempDir, waitFor } from '../helpers/devnet';
-import { corruptNewestTable } from '../storage/store-fixture';
+import { corruptNewestTable, flushToTable, writeChain } from '../storage/store-fixture';
 
 const { genesis, hash } = devnetGenesis(2);
 const dirs = [tempDir('exchain-heal-1-'), tempDir('exchain-heal-2-')];
@@ -68,4 +73,48 @@ describe('a validator whose chain store is corrupted (in process)', () => {
       expect(b && bytesToHex(b), `state root ${h}`).toBe(a && bytesToHex(a));
     }
   }, 180_000);
+});
+
+describe('a corruption a read finds while the node runs', () => {
+  it('halts the node with the STORE CORRUPTED line; the store is moved aside and the next start opens an empty one', async () => {
+    const dir = tempDir('exchain-heal-running-');
+    dirs.push(dir);
+    const store = join(dir.path, 'chain');
+    await writeChain(store, 200);
+    await flushToTable(store);
+    // A full node (no key) with a peer to heal from (never reachable here), so it heals rather than refuses.
+    const one = devnetGenesis(1);
+    const peer = `/ip4/127.0.0.1/tcp/${await freePort()}/p2p/${await peerIdOfPublicKey(hexToBytes(one.genesis.validators[0].ecdsaPubkey))}`;
+    const config = nodeConfig(dir.path, { validatorKey: undefined, vrfKey: undefined, syncWrites: false, p2p: { listen: ['/ip4/127.0.0.1/tcp/0'], bootstrap: [peer] } });
+    // A first run builds the node's index from the store (reading every block once, into LevelDB's cache).
+    const first = new Node(config, createLogger({ destination: 'silent' }));
+    running.push(first);
+    await first.start();
+    await first.stop();
+    const lines: string[] = [];
+    const node = new Node(config, createLogger({ destination: { write: (l: string) => void lines.push(l) } }));
+    running.push(node);
+    await node.start();
+    expect(node.chain().height).toBe(200);
+
+    corruptNewestTable(store);
+    // Reads as a client and peers make them: every block, until the node stops.
+    let halted = false;
+    void node.stopped.then(() => (halted = true));
+    for (let h = 1; h <= 200 && !halted; h++) await fetch(`${node.apiAddress}/block/${h}`).catch(() => undefined);
+    expect(halted, lines.slice(-5).join('')).toBe(true);
+    const stopped = await node.stopped;
+    expect(stopped.halted).toBe('the chain store is corrupted');
+    const line = lines.map((l) => JSON.parse(l).msg as string).find((m) => m.startsWith('STORE CORRUPTED'));
+    expect(line).toMatch(new RegExp(`^STORE CORRUPTED: ${store}: Corruption: .*the node stops now \\(exit code 2\\), the store is moved aside`));
+    const aside = readdirSync(dir.path).filter((f) => f.startsWith('chain.corrupt-'));
+    expect(aside).toHaveLength(1);
+    expect(readdirSync(join(dir.path, aside[0])).some((f) => f.endsWith('.ldb'))).toBe(true);
+
+    const again = new Node(config, createLogger({ destination: 'silent' }));
+    running.push(again);
+    await again.start();
+    expect(again.chain().height).toBe(0);
+    await again.stop();
+  }, 120_000);
 });
