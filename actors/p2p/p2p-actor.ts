@@ -17,7 +17,9 @@
  * RPC envelope to every message, about a tenth of a validator's CPU at idle and more
  * under load. The gossipsub topics for transactions, proposals and votes carry the same
  * data to whoever subscribes to them (full nodes); genesis validators do not subscribe,
- * and a validator publishes there only when somebody has. The direct protocol is taken
+ * and a validator publishes there only when somebody has. A consensus message goes to
+ * each validator peer once per connection and second (sent-ledger.ts, decision 117): a
+ * re-broadcast or status answer repeating what the peer was just sent stays here. The direct protocol is taken
  * from validators' peers only; a node that is not a genesis validator (a full node, a
  * validator that joined later) sends the transactions it admitted (the writes posted to
  * it) to the validators on the relay protocol, which takes batches from any peer (the
