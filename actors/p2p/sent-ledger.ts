@@ -17,8 +17,9 @@
  * transport's local policy, not consensus (the core, its timeouts and the simulator are
  * unchanged).
  *
- * Bounded: at most SENT_KEYS_PER_PEER_MAX keys per peer, the oldest forgotten first (a
- * forgotten key only means one more copy).
+ * Bounded: a peer's keys are those of the last RESEND_AFTER_MS (older ones go at the next
+ * send), and at most SENT_KEYS_PER_PEER_MAX, the oldest forgotten first (a forgotten key
+ * only means one more copy).
  */
 import type { ConsensusMessage } from '../../src/consensus/messages';
 import { bytesToHex } from '../../src/util/bytes';
@@ -30,7 +31,7 @@ import { bytesToHex } from '../../src/util/bytes';
  * lane): such a copy is not sent again, and one the peer really lost is at most this late.
  */
 export const RESEND_AFTER_MS = 1_000;
-/** Keys kept per peer: one height holds about 20 (a proposal, 12 votes, statuses); this is hundreds of heights. */
+/** Keys kept per peer at most: one height holds about 20 (a proposal, 12 votes, statuses); this is a second of 200 heights. */
 export const SENT_KEYS_PER_PEER_MAX = 4_096;
 
 /**
@@ -66,8 +67,13 @@ export class SentLedger {
       sent = new Map();
       this.#peers.set(peer, sent);
     }
+    // The map is in the order of sending: what is past the window goes, oldest first.
+    for (const [k, t] of sent) {
+      if (nowMs - t < this.resendAfterMs) break;
+      sent.delete(k);
+    }
     const at = sent.get(key);
-    if (at !== undefined && nowMs - at < this.resendAfterMs) return false;
+    if (at !== undefined) return false;
     // Re-inserted, so the map's order is the order of sending and the first key the oldest.
     sent.delete(key);
     sent.set(key, nowMs);

@@ -55,3 +55,14 @@ describe('SentLedger: one copy of a consensus message per peer and connection', 
     expect(l.shouldSend('A', 'd', 1)).toBe(false);
   });
 });
+
+describe('SentLedger: memory', () => {
+  it('keeps only the keys of the last window', () => {
+    const l = new SentLedger();
+    for (let i = 0; i < 100; i++) l.shouldSend('A', `k${i}`, i);
+    expect(l.size('A')).toBe(100);
+    l.shouldSend('A', 'late', 98 + RESEND_AFTER_MS);
+    // Sent at 0..99: at 98 + RESEND_AFTER_MS those sent at 0..98 are past the window; k99 and 'late' are kept.
+    expect(l.size('A')).toBe(2);
+  });
+});
