@@ -79,7 +79,14 @@ export class LocalNetwork {
       net.nodes.push({ index: i + 1, url: `http://127.0.0.1:${apiPorts[i]}`, proc: undefined, output: '' });
       net.binaries.push(opts.binary);
     }
-    await Promise.all(net.nodes.map((n) => net.launch(n.index, extra(n.index))));
+    try {
+      await Promise.all(net.nodes.map((n) => net.launch(n.index, extra(n.index))));
+    } catch (err) {
+      // A start that timed out must not leave the validators it did launch running for
+      // the rest of the worker's life (they held the machine's cores for the next tests).
+      await net.stop().catch(() => undefined);
+      throw err;
+    }
     return net;
   }
 
