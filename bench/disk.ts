@@ -24,7 +24,8 @@
  * approximateSize of each key range, settled) so what pruning could drop (blocks,
  * commits, receipts, the tx index) stands apart from the state.
  *
- * Environment: BENCH_DISK_IDLE_BLOCKS (2,000), BENCH_DISK_ORDER_BLOCKS (200).
+ * Environment: BENCH_DISK_IDLE_BLOCKS (2,000), BENCH_DISK_ORDER_BLOCKS (200), BENCH_DISK_SINGLE_TXS (48),
+ * BENCH_DISK_BATCH_TXS (24).
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
