@@ -32,7 +32,7 @@ import type { Genesis } from '../src/genesis/types';
 import { keccak256 } from '../src/crypto/keccak';
 import type { BlockResult } from '../src/state/apply';
 import type { State } from '../src/state/state';
-import { bytesToHex, concatBytes, utf8, type Address } from '../src/util/bytes';
+import { bytesToHex, concatBytes, hexToBytes, utf8, type Address } from '../src/util/bytes';
 import type { LiveNode, SimNode } from './model';
 import { US, type SimNetwork } from './network';
 import { LifecycleChecks } from './lifecycle-checks';
@@ -338,6 +338,27 @@ export class Checker {
     const honest = this.honest();
     if (this.#healHeight < 0 || !honest.every((x) => this.#reachedAtUs[x.index] >= 0)) return -1;
     return (Math.max(...honest.map((x) => this.#reachedAtUs[x.index])) - this.opts.faultPhaseMs * US) / US;
+  }
+
+  /**
+   * With storage faults (sim/storage.ts): every corruption injected was found by a read of
+   * its node and that store moved aside, and every honest node's store holds, at each
+   * height up to its head, the block decided there: nothing acknowledged lost or replaced.
+   */
+  checkStores(faults: FaultCounts): void {
+    if (faults.corruptionFound !== faults.storeCorrupted || faults.storeHealed !== faults.storeCorrupted) {
+      this.violation('state', `${faults.storeCorrupted} store corruptions injected, ${faults.corruptionFound} found, ${faults.storeHealed} stores moved aside and synced again`);
+    }
+    for (const node of this.honest()) {
+      const top = node.storage.height;
+      for (let h = 1; h <= top; h++) {
+        const hex = this.#decided.get(h);
+        if (hex === undefined || node.storage.heightOf(hexToBytes(hex)) !== h) {
+          this.violation('state', `node ${node.index}'s store at height ${h} (head ${top}) does not hold the block decided there (${hex ?? 'none'})`);
+          return;
+        }
+      }
+    }
   }
 
   /** The digest of the run: the decisions, then each honest node's final state root (call once, at the end). */

@@ -287,6 +287,10 @@ export class Simulation implements SimWorld {
 
   #result(wallMs: number): SimResult {
     this.check.checkEvidenceSeen(this.#byzantine, this.faults);
+    if (this.opts.storageFaults) {
+      for (const node of this.nodes) this.faults.corruptionFound += node.storage.corruptions.detected;
+      this.check.checkStores(this.faults);
+    }
     if (this.opts.lifecycle) this.check.checkLifecycle();
     const recoveryMs = this.check.recoveryMs();
     const heights = this.check.honest().map((x) => x.storage.height);

@@ -439,7 +439,8 @@ export class NodeModel {
 
   /** What follows a block's commit on a node, decided or synced: the app, the pool, and the cross-node checks. */
   committed(node: SimNode, live: LiveNode, height: number, bytes: Uint8Array, commit: Commit, result: BlockResult): void {
-    live.app.committed(height, bytes, commit);
+    // No app yet on a node syncing its healed store before its first core (boot).
+    (live.app as ChainConsensusApp | null)?.committed(height, bytes, commit);
     live.lastCommit = commit;
     live.recent.push({ height, bytes, commit });
     if (live.recent.length > CERTIFICATES_KEPT) live.recent.shift();
