@@ -10,6 +10,10 @@
  * commit(): applies a finalized block and persists it in one batch; only after the
  * batch is written is the block "committed" for anyone waiting on it.
  *
+ * The store is LevelDB in the data folder (src/storage/db.ts), or the one given
+ * (ChainOptions.store: the simulator's in-memory store with a disk's faults, decision
+ * 126), through the same chain store code and checks.
+ *
  * A full disk (decision 121): when the batch fails for lack of space, the block stays
  * applied in memory (the head moves to it, so reads from memory stay consistent) and its
  * batch is kept; commit() throws StorageUnavailableError, and refuses every later block
