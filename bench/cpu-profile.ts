@@ -6,6 +6,10 @@
  * caller's. `onStack` counts a sample in every category on its stack, which shows what
  * a part costs with all it calls (the consensus core with its signing and xstate).
  *
+ * A profile of the compiled build (dist/exchange-node.mjs) is read the same way: each of
+ * its frames is named by the module esbuild put there (the `// src/…` and
+ * `// node_modules/…` line that opens each module in the bundle).
+ *
  *   npx tsx bench/cpu-profile.ts FILE.cpuprofile [fromUs toUs] [perBlocks]
  */
 import { readFileSync } from 'node:fs';
@@ -69,7 +73,7 @@ const RULES: [RegExp, string][] = [
 const SUBSYSTEMS: [RegExp, string][] = [
   [/^\(idle\)$/, 'idle'],
   [/^\(garbage collector\)$/, 'V8 garbage collector'],
-  [/src\/crypto\/vrf\.ts/, 'VRF (prove, verify, proof to hash)'],
+  [/src\/crypto\/(vrf|vrf-reference|ed25519-sodium)\.ts/, 'VRF (prove, verify, proof to hash)'],
   [/secp256k1|src\/crypto\/|@noble\/hashes|keccak/, 'consensus signatures and hashes (ECDSA, keccak)'],
   [/src\/storage\/privval-file\.ts/, 'privval write (O_DSYNC)'],
   [/xstate|machines\//, 'xstate and the round machine'],
@@ -114,9 +118,52 @@ export interface ProfileBreakdown {
   topFunctions: Record<string, number>;
 }
 
+/** A bundle's module openings: the 0-based line of each `// path` comment esbuild writes, with the path. */
+function bundleModules(url: string): { lines: number[]; paths: string[] } | null {
+  if (!/\.mjs$/.test(url) || !url.startsWith('file://')) return null;
+  let text: string;
+  try {
+    text = readFileSync(new URL(url), 'utf8');
+  } catch {
+    return null;
+  }
+  const lines: number[] = [];
+  const paths: string[] = [];
+  text.split('\n').forEach((line, i) => {
+    const m = /^\/\/ ((?:src|actors|machines|node_modules)\/\S+)$/.exec(line);
+    if (m) {
+      lines.push(i);
+      paths.push(m[1]);
+    }
+  });
+  return lines.length ? { lines, paths } : null;
+}
+
+/** Renames the frames of a bundle after the module each line belongs to (binary search over its openings). */
+function unbundle(p: Profile): void {
+  const bundles = new Map<string, ReturnType<typeof bundleModules>>();
+  for (const n of p.nodes) {
+    const { url, lineNumber } = n.callFrame;
+    if (!url) continue;
+    if (!bundles.has(url)) bundles.set(url, bundleModules(url));
+    const b = bundles.get(url);
+    if (!b) continue;
+    let lo = 0;
+    let hi = b.lines.length - 1;
+    if (lineNumber < b.lines[0]) continue;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (b.lines[mid] <= lineNumber) lo = mid;
+      else hi = mid - 1;
+    }
+    n.callFrame.url = `bundle:/${b.paths[lo]}`;
+  }
+}
+
 /** The breakdown of `file` between `fromUs` and `toUs` (the profile's clock, CLOCK_MONOTONIC µs). */
 export function profileBreakdown(file: string, fromUs = -Infinity, toUs = Infinity, topN = 30): ProfileBreakdown {
   const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  unbundle(p);
   const byId = new Map<number, ProfileNode>();
   for (const n of p.nodes) byId.set(n.id, n);
   for (const n of p.nodes) for (const c of n.children ?? []) byId.get(c)!.parent = n.id;

@@ -11,6 +11,9 @@
  *  - BENCH_IDLE_WARMUP_S (40): idle seconds before the window (V8 compiles the hot paths
  *    in the first tens of seconds; see the network bench);
  *  - BENCH_IDLE_WINDOW_S (30): the measured window;
+ *  - BENCH_IDLE_BINARY=FILE: run the six from a build of the node (`npm run build -- --out
+ *    FILE`) instead of the source tree through tsx: the processes `npm start` runs, and a
+ *    start that does not time out on a busy machine;
  *  - BENCH_IDLE_PROFILE=DIR: validator 1 is restarted after start with `--cpu-prof
  *    --cpu-prof-dir=DIR`; its profile is written when it stops, and the window's start
  *    and end (CLOCK_MONOTONIC µs, the clock of the profile's timestamps) are printed so
@@ -41,7 +44,7 @@ function childPids(): number[] {
 async function startNetwork(): Promise<LocalNetwork> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await LocalNetwork.start(6);
+      return await LocalNetwork.start(6, undefined, process.env.BENCH_IDLE_BINARY ? { binary: process.env.BENCH_IDLE_BINARY } : {});
     } catch (err) {
       // The processes of the failed start are this process's children: end them, by id.
       for (const pid of childPids()) process.kill(pid, 'SIGKILL');
@@ -49,6 +52,33 @@ async function startNetwork(): Promise<LocalNetwork> {
       console.log(`start attempt ${attempt} failed (${(err as Error).message}); trying again`);
     }
   }
+}
+
+type Status = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/**
+ * The /status counters of one validator over the window, per height (issue 25 round two):
+ * bundles and items sent and received, consensus messages received by lane, what the
+ * core counted of them, and the copies the p2p actor did not send (decision 117).
+ */
+function messagesPerHeight(s0: Status, s1: Status, heights: number): Record<string, number> {
+  const per = (a: number | undefined, b: number | undefined) => +(((b ?? 0) - (a ?? 0)) / heights).toFixed(2);
+  const b0 = s0.p2p?.stats?.bundles ?? {};
+  const b1 = s1.p2p?.stats?.bundles ?? {};
+  const c0 = s0.consensus?.counters ?? {};
+  const c1 = s1.consensus?.counters ?? {};
+  const l0 = s0.consensus?.lanes ?? {};
+  const l1 = s1.consensus?.lanes ?? {};
+  const out: Record<string, number> = {
+    bundlesSent: per(b0.bundlesSent, b1.bundlesSent),
+    itemsSent: per(b0.itemsSent, b1.itemsSent),
+    bundlesReceived: per(b0.bundlesReceived, b1.bundlesReceived),
+    consensusReceived: per(b0.consensusReceived, b1.consensusReceived),
+    resendsSuppressed: per(b0.resendsSuppressed, b1.resendsSuppressed),
+  };
+  for (const lane of ['proposal', 'vote', 'status', 'certificate']) out[`${lane}Received`] = per(l0[lane]?.enqueued, l1[lane]?.enqueued);
+  for (const c of ['votesAdded', 'votesLate', 'votesDuplicate', 'proposalsAccepted', 'proposalsDuplicate', 'staleDropped', 'certificatesSent']) out[c] = per(c0[c], c1[c]);
+  return out;
 }
 
 export async function benchIdle(): Promise<Record<string, unknown>> {
@@ -98,10 +128,11 @@ export async function benchIdle(): Promise<Record<string, unknown>> {
       cpuMsPerBlockPerValidatorMax: Math.max(...measured),
       networkCoresUsed: +(cpuMs.reduce((a, b) => a + b, 0) / 1000 / wallS).toFixed(2),
       ...(profileDir ? { profiledValidator: 1, profileDir, profileWindowUs: [windowStartUs, windowEndUs], profiledHeights: [h0, h1] } : {}),
+      messagesPerHeight: messagesPerHeight(status0, status1, blocks),
       statusP2pStats: { before: status0.p2p?.stats, after: status1.p2p?.stats },
       statusConsensus: { before: status0.consensus, after: status1.consensus },
       nodeRssMiB: rss,
-      conditions: `6 validator processes (tsx) on ${os.cpus().length} cores shared with other work; ${warmupSeconds} s idle warm-up, then a ${windowSeconds} s window; CPU of all threads from /proc/<pid>/stat (10 ms ticks); libp2p TCP loopback; fsync per block and per signed vote${profileDir ? '; validator 1 under --cpu-prof, left out of median and max' : ''}; load avg ${os.loadavg()[0].toFixed(1)}`,
+      conditions: `6 validator processes (${process.env.BENCH_IDLE_BINARY ? 'compiled build' : 'tsx'}) on ${os.cpus().length} cores shared with other work; ${warmupSeconds} s idle warm-up, then a ${windowSeconds} s window; CPU of all threads from /proc/<pid>/stat (10 ms ticks); libp2p TCP loopback; fsync per block and per signed vote${profileDir ? '; validator 1 under --cpu-prof, left out of median and max' : ''}; load avg ${os.loadavg()[0].toFixed(1)}`,
     };
   } finally {
     await net.stop();

@@ -34,7 +34,7 @@ const cpuUs = () => {
 };
 
 /** `blocks` blocks of `txsPerBlock` signed batch transactions of 10 orders each. */
-function batchBlocks(blocks: number, txsPerBlock: number, perTx: number): Uint8Array[][] {
+export function batchBlocks(blocks: number, txsPerBlock: number, perTx: number): Uint8Array[][] {
   const accounts = DEVNET_KEYS.accounts.slice(0, 16);
   let nonce = 1_000_000n;
   const out: Uint8Array[][] = [];

@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- <suite>...]`: prints each figure with the conditions it was
- * measured under. Suites: crypto, chain, orderbook, rest, rate-limit, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync, bridge, timers, startup, idle, vrf (default: all).
+ * measured under. Suites: crypto, chain, orderbook, rest, rate-limit, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync, bridge, timers, startup, idle, vrf, disk (default: all).
  */
 import os from 'node:os';
 import { benchCaps } from './caps';
@@ -24,6 +24,7 @@ import { benchTimers } from './timers';
 import { benchStartup } from './startup';
 import { benchIdle } from './idle';
 import { benchVrf } from './vrf';
+import { benchDisk } from './disk';
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   crypto: () => benchCrypto(),
@@ -47,6 +48,7 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   startup: () => benchStartup(),
   idle: () => benchIdle(),
   vrf: () => benchVrf(),
+  disk: () => benchDisk(),
 };
 
 async function main() {

@@ -13,6 +13,7 @@
  *   --unsafe-quorum    BROKEN on purpose: quorum >= 1/2 and a 3|3 partition; the checker must fail
  *   --lifecycle        the validator lifecycle scenario (sim/lifecycle.ts): joiners, jails, unjails, an unbond, a tombstone
  *   --governance       the owner governance scenario (sim/governance.ts): a parameter change by the owners
+ *   --storage-faults   the disk's faults (sim/storage.ts): writes lost at crashes, values corrupted, disks full
  *   --unsafe-genesis-set  BROKEN on purpose (with --lifecycle): consensus keeps the genesis set; the checker must fail
  *   --jobs J           seeds run in J worker threads (default 1)
  *   --trace N          on failure, print the last N trace lines (default 60)
@@ -20,6 +21,7 @@
  *   --keep-going       do not stop at the first failing seed
  */
 import { DEFAULT_SIM_OPTIONS, type SimOptions } from './cluster';
+import { STORAGE_FAULTS } from './options';
 import { LIFECYCLE_JOINERS } from './lifecycle';
 
 export interface RunArgs {
@@ -33,7 +35,7 @@ export interface RunArgs {
 
 export class ArgsError extends Error {}
 
-const BOOLEAN_FLAGS = new Set(['--no-byzantine', '--no-faults', '--unsafe-quorum', '--lifecycle', '--governance', '--unsafe-genesis-set', '--keep-going', '--help']);
+const BOOLEAN_FLAGS = new Set(['--no-byzantine', '--no-faults', '--unsafe-quorum', '--lifecycle', '--governance', '--storage-faults', '--unsafe-genesis-set', '--keep-going', '--help']);
 
 export function parseArgs(argv: readonly string[]): RunArgs {
   const values = new Map<string, string>();
@@ -92,6 +94,7 @@ export function parseArgs(argv: readonly string[]): RunArgs {
     traceLines: int('--trace', 60),
     ...(flags.has('--lifecycle') ? { lifecycle: true } : {}),
     ...(flags.has('--governance') ? { governance: true } : {}),
+    ...(flags.has('--storage-faults') ? { storageFaults: STORAGE_FAULTS } : {}),
     ...(flags.has('--unsafe-genesis-set') ? { unsafeGenesisSet: true } : {}),
     traceNodes: traceNodes === undefined ? undefined : traceNodes.split(',').map((x) => {
       const n = Number(x);

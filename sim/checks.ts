@@ -32,7 +32,7 @@ import type { Genesis } from '../src/genesis/types';
 import { keccak256 } from '../src/crypto/keccak';
 import type { BlockResult } from '../src/state/apply';
 import type { State } from '../src/state/state';
-import { bytesToHex, concatBytes, utf8, type Address } from '../src/util/bytes';
+import { bytesToHex, concatBytes, hexToBytes, utf8, type Address } from '../src/util/bytes';
 import type { LiveNode, SimNode } from './model';
 import { US, type SimNetwork } from './network';
 import { LifecycleChecks } from './lifecycle-checks';
@@ -113,7 +113,7 @@ export class Checker {
 
   /** At the end of a lifecycle run: every validator seated long enough signed after its seating. */
   checkLifecycle(): void {
-    this.#lifecycle.atEnd(Math.max(...this.honest().map((x) => x.disk.height)));
+    this.#lifecycle.atEnd(Math.max(...this.honest().map((x) => x.storage.height)));
   }
 
   get evidenceReported(): number {
@@ -276,11 +276,12 @@ export class Checker {
   /**
    * A sync started by messages: more than a third of the power showed `shown`, so an
    * honest node must have been there (its chain at `shown` - 1 or beyond: a message is
-   * at most one height past its sender's chain, and disks keep their blocks). Otherwise
+   * at most one height past its sender's chain; the highest head its store ever held counts, since a crash
+   * may lose a store's unsynced tail). Otherwise
    * the node synced on the word of the faulty validator.
    */
   checkBehind(node: SimNode, live: LiveNode, shown: number): void {
-    const honestTop = Math.max(...this.nodes.filter((x) => !x.byzantine && x.index !== node.index).map((x) => x.disk.height));
+    const honestTop = Math.max(...this.nodes.filter((x) => !x.byzantine && x.index !== node.index).map((x) => x.storage.highest));
     if (honestTop + 1 < shown) {
       this.violation('sync', `node ${node.index} at height ${live.core.height} started a block sync for height ${shown}, which no honest node has reached (highest ${honestTop})`);
     }
@@ -290,7 +291,7 @@ export class Checker {
 
   /** The network healed with the honest nodes at most at this height. */
   healed(): void {
-    this.#healHeight = Math.max(...this.honest().map((x) => x.disk.height));
+    this.#healHeight = Math.max(...this.honest().map((x) => x.storage.height));
     this.traceLine(`heal at height ${this.#healHeight}`);
   }
 
@@ -302,10 +303,10 @@ export class Checker {
   checkLiveness(): void {
     const target = this.#healHeight + this.opts.livenessHeights;
     for (const node of this.honest()) {
-      if (node.disk.height < target) {
+      if (node.storage.height < target) {
         this.violation(
           'liveness',
-          `node ${node.index} at height ${node.disk.height} (round ${node.live?.core.round}, step ${node.live ? Step[node.live.core.step] : 'down'}), ` +
+          `node ${node.index} at height ${node.storage.height} (round ${node.live?.core?.round}, step ${node.live?.core ? Step[node.live.core.step] : 'down'}), ` +
             `${this.opts.livenessBoundMs} ms after the heal at height ${this.#healHeight}; target ${target}`,
         );
       }
@@ -339,9 +340,30 @@ export class Checker {
     return (Math.max(...honest.map((x) => this.#reachedAtUs[x.index])) - this.opts.faultPhaseMs * US) / US;
   }
 
+  /**
+   * With storage faults (sim/storage.ts): every corruption injected was found by a read of
+   * its node and that store moved aside, and every honest node's store holds, at each
+   * height up to its head, the block decided there: nothing acknowledged lost or replaced.
+   */
+  checkStores(faults: FaultCounts): void {
+    if (faults.corruptionFound !== faults.storeCorrupted || faults.storeHealed !== faults.storeCorrupted) {
+      this.violation('state', `${faults.storeCorrupted} store corruptions injected, ${faults.corruptionFound} found, ${faults.storeHealed} stores moved aside and synced again`);
+    }
+    for (const node of this.honest()) {
+      const top = node.storage.height;
+      for (let h = 1; h <= top; h++) {
+        const hex = this.#decided.get(h);
+        if (hex === undefined || node.storage.heightOf(hexToBytes(hex)) !== h) {
+          this.violation('state', `node ${node.index}'s store at height ${h} (head ${top}) does not hold the block decided there (${hex ?? 'none'})`);
+          return;
+        }
+      }
+    }
+  }
+
   /** The digest of the run: the decisions, then each honest node's final state root (call once, at the end). */
   finalDigest(): string {
-    for (const x of this.honest()) this.#digest = keccak256(concatBytes(this.#digest, x.disk.stateRoot));
+    for (const x of this.honest()) this.#digest = keccak256(concatBytes(this.#digest, x.storage.stateRoot));
     return bytesToHex(this.#digest);
   }
 }

@@ -14,8 +14,9 @@
  *  - sim/model.ts, sim/node.ts: what a node is and does (consensus, build, apply,
  *    crash, boot); sim/sync.ts: its block sync; sim/byzantine.ts: the faulty validator;
  *  - sim/checks.ts: safety, liveness and evidence, checked as the run goes;
- *  - sim/workload.ts, sim/chain.ts: the transactions clients send, a node's disk and
- *    chain (each height's validator set from its executed state), the run's genesis;
+ *  - sim/workload.ts, sim/chain.ts, sim/storage.ts: the transactions clients send, the
+ *    run's genesis and validator sets, a node's storage (the real Chain over an
+ *    in-memory store with a disk's faults: lost writes, corruption, a full disk);
  *  - sim/lifecycle.ts, sim/lifecycle-checks.ts: the validator lifecycle scenario
  *    (joiners, jails, unjails, an unbond, a tombstone) and its checks;
  *  - sim/governance.ts: the owner governance scenario (a parameter change) and its check.
@@ -37,7 +38,8 @@ import type { Genesis, GenesisValidator } from '../src/genesis/types';
 import { TxError } from '../src/state/errors';
 import type { Address } from '../src/util/bytes';
 import { bytesToHex, utf8 } from '../src/util/bytes';
-import { SetsOf, SimDisk, worldGenesis } from './chain';
+import { SetsOf, worldGenesis } from './chain';
+import { SimStorage } from './storage';
 import { Checker } from './checks';
 import { LIFECYCLE_CONSENSUS, LIFECYCLE_JOINERS, LifecycleScenario, lifecycleAccounts } from './lifecycle';
 import { GOVERNANCE_CONSENSUS, GovernanceScenario } from './governance';
@@ -73,6 +75,7 @@ const BOND_PER_POWER_WEI = 10n ** 24n;
 export class Simulation implements SimWorld {
   readonly opts: SimOptions;
   readonly prng: Prng;
+  readonly storagePrng: Prng;
   readonly nodes: SimNode[] = [];
   readonly byAddress = new Map<Address, number>();
   readonly sets: SetsOf;
@@ -98,6 +101,8 @@ export class Simulation implements SimWorld {
   constructor(opts: SimOptions) {
     this.opts = opts;
     this.prng = new Prng(opts.seed);
+    // A stream of its own (the seed's high half): the storage faults draw nothing from the run's.
+    this.storagePrng = new Prng(opts.seed + 2 ** 32);
     const n = opts.validators;
     if (!Number.isInteger(n) || n < 1) throw new RangeError('validators must be >= 1');
     if (opts.faultPhaseMs > opts.durationMs) throw new RangeError('faultPhaseMs must not exceed durationMs');
@@ -159,7 +164,7 @@ export class Simulation implements SimWorld {
         byzantine: false,
         joiner: i >= n,
         held: false,
-        disk: new SimDisk(),
+        storage: new SimStorage(`sim/node-${i}/chain`),
         live: null,
         incarnation: 0,
         clockSkewMs: 0,
@@ -282,9 +287,13 @@ export class Simulation implements SimWorld {
 
   #result(wallMs: number): SimResult {
     this.check.checkEvidenceSeen(this.#byzantine, this.faults);
+    if (this.opts.storageFaults) {
+      for (const node of this.nodes) this.faults.corruptionFound += node.storage.corruptions.detected;
+      this.check.checkStores(this.faults);
+    }
     if (this.opts.lifecycle) this.check.checkLifecycle();
     const recoveryMs = this.check.recoveryMs();
-    const heights = this.check.honest().map((x) => x.disk.height);
+    const heights = this.check.honest().map((x) => x.storage.height);
     return {
       seed: this.opts.seed,
       simulatedMs: this.nowMs,

@@ -9,6 +9,11 @@
  *  - crashes of honest nodes: all memory lost, the disk kept (committed blocks and
  *    commits, state records, privval state); each restarts at the end of its fault, at
  *    the latest at the heal.
+ * With SimOptions.storageFaults, the disk's faults too (sim/storage.ts, decision 126),
+ * drawn from the run's storage stream (so a run without them draws exactly as before):
+ * a crash may lose its store's unsynced tail and leave a value corrupted (sim/node.ts
+ * crash), and disks fill up for a while (planDiskFull: one honest node at a time each,
+ * cleared before the heal, then the node resumes).
  * Besides the random plan, scripted faults the tests ask for: a forced partition, and a
  * stray write into one node's state (the checker must catch the divergence). Clock skew
  * is drawn with the nodes; the Byzantine validator's behaviour is sim/byzantine.ts.
@@ -18,9 +23,10 @@ import type { SimNode } from './model';
 import { partitionLinks, US } from './network';
 import type { SimWorld } from './world';
 
-/** Schedules every fault of the run on `w`'s queue; `nodes` crashes and restarts a node. */
-export function planFaults(w: SimWorld, nodes: { crash(node: SimNode): void; restart(node: SimNode): Promise<void> }): void {
+/** Schedules every fault of the run on `w`'s queue; `nodes` crashes, restarts and resumes a node. */
+export function planFaults(w: SimWorld, nodes: { crash(node: SimNode): void; restart(node: SimNode): Promise<void>; resume(node: SimNode): Promise<void> }): void {
   const o = w.opts;
+  planDiskFull(w, nodes);
   const n = w.nodes.length;
   const faultEndUs = o.faultPhaseMs * US;
   if (o.forcedPartition) {
@@ -91,3 +97,34 @@ export function planFaults(w: SimWorld, nodes: { crash(node: SimNode): void; res
   }
 }
 
+
+/**
+ * Disk-full episodes at `diskFullPerSecond` (a Poisson stream over the fault phase), each
+ * on one honest node whose disk is not full yet, for 0.2–2 s, over before the heal; when
+ * one clears, the node resumes (sim/node.ts resume: the block kept in memory written, a
+ * catch-up, a new core).
+ */
+function planDiskFull(w: SimWorld, nodes: { resume(node: SimNode): Promise<void> }): void {
+  const rate = w.opts.storageFaults?.diskFullPerSecond ?? 0;
+  if (rate <= 0) return;
+  const sp = w.storagePrng;
+  const lastUs = w.opts.faultPhaseMs * US - 1;
+  const gapUs = () => Math.max(1, Math.round((-Math.log(1 - sp.float()) / rate) * 1e6));
+  for (let tUs = gapUs(); tUs < lastUs; tUs += gapUs()) {
+    const untilUs = Math.min(tUs + sp.uniform(200, 2000) * US, lastUs);
+    const victimRoll = sp.u32();
+    w.net.at(tUs, () => {
+      const candidates = w.nodes.filter((x) => !x.byzantine && !x.storage.full);
+      if (candidates.length === 0) return;
+      const victim = candidates[victimRoll % candidates.length];
+      victim.storage.full = true;
+      w.faults.diskFull++;
+      w.check.traceLine(`disk full on node ${victim.index}`);
+      w.net.at(untilUs, async () => {
+        victim.storage.full = false;
+        w.check.traceLine(`disk of node ${victim.index} takes writes again`);
+        await nodes.resume(victim);
+      });
+    });
+  }
+}

@@ -26,7 +26,7 @@ import type { ConsensusParams } from '../src/genesis/types';
 import type { BlockResult } from '../src/state/apply';
 import type { State } from '../src/state/state';
 import { hexToBytes, type Address, type Hex } from '../src/util/bytes';
-import type { SimChain } from './chain';
+import type { Chain } from '../src/chain/chain';
 import type { SimNode } from './model';
 import { US } from './network';
 import type { GovernanceCounts } from './options';
@@ -94,7 +94,7 @@ export class GovernanceScenario {
   }
 
 
-  #act(chain: SimChain): void {
+  #act(chain: Chain): void {
     const rec = chain.state.governance.get(this.#id);
     if (rec === undefined) return this.#send('propose', () => this.#proposal);
     if (rec.state === 'proposed') return this.#send('approve', () => this.#action('GovernanceApprove', this.#owners[1]));

@@ -31,7 +31,7 @@ import type { ConsensusParams, GenesisAccount } from '../src/genesis/types';
 import { validatorAddresses, validatorRecord } from '../src/state/validator-records';
 import { epochOf } from '../src/state/validator-epoch';
 import { bytesToHex, type Address } from '../src/util/bytes';
-import type { SimChain } from './chain';
+import type { Chain } from '../src/chain/chain';
 import type { SimNode } from './model';
 import { US } from './network';
 import { highestHonestChain, type SimWorld } from './world';
@@ -95,7 +95,7 @@ export class LifecycleScenario {
   }
 
 
-  async #act(chain: SimChain): Promise<void> {
+  async #act(chain: Chain): Promise<void> {
     const state = chain.state;
     const status = (x: SimNode) => validatorRecord(state, x.address)?.status;
     const next = chain.validatorsAt(chain.height + 1);

@@ -1,6 +1,6 @@
 /**
  * What a simulated validator is (sim/cluster.ts): SimNode survives its crashes (its key,
- * its disk, its clock's skew); LiveNode is one incarnation's memory (chain, pool,
+ * its storage, its clock's skew); LiveNode is one incarnation's memory (chain, pool,
  * privval, consensus app and core, the block sync under way), lost in a crash. Data
  * only: what a node does is sim/node.ts, its block sync sim/sync.ts.
  */
@@ -12,7 +12,8 @@ import type { LocalPrivValidator } from '../src/consensus/privval';
 import type { Signer } from '../src/consensus/signer';
 import type { Address } from '../src/util/bytes';
 import type { TxPool } from '../actors/mempool/pool';
-import type { SimChain, SimDisk } from './chain';
+import type { Chain } from '../src/chain/chain';
+import type { SimStorage } from './storage';
 import type { SimEvent } from './network';
 
 export interface SimNode {
@@ -29,8 +30,8 @@ export interface SimNode {
   joiner: boolean;
   /** Kept down by the lifecycle scenario (its downtime must jail it): not restarted by a fault's end or the heal. */
   held: boolean;
-  /** Survives crashes. */
-  disk: SimDisk;
+  /** Survives crashes: the chain store (what a crash left of it) and the privval file. */
+  storage: SimStorage;
   /** The running incarnation's memory; null while the node is down. */
   live: LiveNode | null;
   incarnation: number;
@@ -38,9 +39,17 @@ export interface SimNode {
   clockSkewMs: number;
 }
 
-/** What a crash loses: everything but the disk. */
+/** A committed height's block (as decided, encoded) and commit: served to lagging peers. */
+export interface Certificate {
+  height: number;
+  bytes: Uint8Array;
+  commit: Commit;
+}
+
+/** What a crash loses: everything but the storage. */
 export interface LiveNode {
-  chain: SimChain;
+  /** The real chain (src/chain/chain.ts) over the node's store. */
+  chain: Chain;
   pool: TxPool;
   /** Kept across core restarts within an incarnation, as the actor keeps it. */
   privval: LocalPrivValidator;
@@ -62,6 +71,10 @@ export interface LiveNode {
   aheadClaims: AheadClaims;
   /** Until when messages start no sync (the last one found nothing to apply). */
   noSyncUntilUs: number;
+  /** The disk is full: consensus dropped, nothing signed, until the disk takes writes (bft.ts pauseOn). */
+  paused: boolean;
+  /** The certificates of the last heights committed (read from the store at boot), newest last. */
+  recent: Certificate[];
 }
 
 export interface SyncSession {

@@ -1,19 +1,27 @@
 /**
  * What a simulated validator does (sim/cluster.ts), with the real code: its consensus
  * core (ConsensusCore), block validation (ChainConsensusApp), mempool (TxPool) and
- * execution (SimChain: applyBlock over a State from the run's genesis), driven as the
- * node's consensus actor drives them (actors/consensus/bft.ts), with each height's
- * validator set from its own executed chain (SimChain.validatorsAt): a message, timer or
+ * execution (the real Chain over the node's in-memory store, sim/storage.ts), driven as
+ * the node's consensus actor drives them (actors/consensus/bft.ts), with each height's
+ * validator set from its own executed chain (Chain.validatorsAt): a message, timer or
  * decided block in; the core's outputs sent, scheduled, applied; the blocks the app
- * asks for built from the pool. A crash loses everything but the disk; a boot reopens
- * the chain from it as Chain.open does. Block sync is sim/sync.ts; the Byzantine
+ * asks for built from the pool. A crash loses everything but the storage (and, with
+ * storage faults, maybe the store's unsynced tail); a boot reopens the chain with
+ * Chain.open. A store found corrupted at open is moved aside and an empty one synced
+ * from peers before consensus starts (src/node/store-heal.ts); a write refused for lack
+ * of space pauses consensus until the disk takes writes (bft.ts pauseOn), then the block
+ * kept in memory is written (Chain.retryUnwritten) and the node catches up by block
+ * sync. Block sync is sim/sync.ts; the Byzantine
  * validator's extra messages are sim/byzantine.ts; every decision, commit, signed
  * message and evidence is shown to the checker (sim/checks.ts).
  */
 import { Step } from '../machines/consensus-round';
 import { ChainConsensusApp } from '../src/chain/consensus-app';
 import { AheadClaims, SyncPeers } from '../src/chain/sync';
-import type { Commit } from '../src/codec/block';
+import type { Chain } from '../src/chain/chain';
+import { decodeCommit, encodeBlock, type Commit } from '../src/codec/block';
+import { StoreCorruptionError } from '../src/storage/corruption';
+import { isNoSpace, StorageUnavailableError } from '../src/storage/no-space';
 import { ConsensusCore, inputFromMessage, type ConsensusInput, type ConsensusOutput } from '../src/consensus/core';
 import { decodeMessage, encodeMessage, messageHeight, type ConsensusMessage } from '../src/consensus/messages';
 import { decodePrivValState, encodePrivValState, LocalPrivValidator } from '../src/consensus/privval';
@@ -24,7 +32,6 @@ import { TxError } from '../src/state/errors';
 import { bytesToHex, equalBytes } from '../src/util/bytes';
 import { TxPool } from '../actors/mempool/pool';
 import { claimAhead, equivocate } from './byzantine';
-import { SimChain } from './chain';
 import type { LiveNode, SimNode } from './model';
 import { US, type SimEvent } from './network';
 import { BlockSync } from './sync';
@@ -50,6 +57,8 @@ export class NodeModel {
       this.w.faults.lostToCrash++;
       return;
     }
+    // Paused for a full disk: no core, so consensus messages are dropped (bft.ts pauseOn).
+    if (ev.channel === 'consensus' && node.live.paused) return;
     if (ev.channel === 'consensus' && node.live.sync !== null) {
       node.live.deferred.push(ev);
       return;
@@ -109,6 +118,11 @@ export class NodeModel {
     try {
       outputs = await live.core.handle(input);
     } catch (err) {
+      // The privval file could not take the signature's state (a full disk): nothing left; pause.
+      if (isNoSpace(err)) {
+        this.pause(node, live, err);
+        return null;
+      }
       this.w.check.violation('exception', `node ${node.index} threw on ${input.type}: ${(err as Error).stack ?? String(err)}`);
       return null;
     }
@@ -175,26 +189,58 @@ export class NodeModel {
     }
   }
 
-  /** Starts an incarnation from the disk: the chain reopened, an empty pool, a fresh app and core. */
+  /**
+   * Starts an incarnation from the storage: the chain reopened (Chain.open), an empty
+   * pool, a fresh app and core. A store found corrupted is moved aside and an empty one
+   * opened, and the node syncs the chain from its peers before its consensus starts
+   * (src/node/store-heal.ts openChainHealing, then bft.ts catchUpAndStart). A boot that
+   * cannot write (the genesis of an empty store on a full disk) leaves the node down until
+   * the disk takes writes, as the node exits and is restarted until then.
+   */
   async boot(node: SimNode): Promise<void> {
     node.incarnation++;
-    let chain: SimChain;
+    const storage = node.storage;
+    const open = () => storage.openChain(this.w.genesis, this.w.genesisHash, this.w.vrf, this.w.sets);
+    let chain: Chain;
+    let healed = false;
     try {
-      chain = SimChain.open(node.disk, this.w.genesis, this.w.genesisHash, this.w.vrf, this.w.sets);
+      try {
+        chain = await open();
+      } catch (err) {
+        if (!(err instanceof StoreCorruptionError)) throw err;
+        storage.moveAside();
+        this.w.faults.storeHealed++;
+        healed = true;
+        this.w.check.traceLine(`node ${node.index}: STORE CORRUPTED: ${err.found}; moved aside, syncs from its peers`);
+        chain = await open();
+      }
     } catch (err) {
-      this.w.check.violation('state', `node ${node.index} could not reopen its chain at height ${node.disk.height}: ${(err as Error).message}`);
+      if (isNoSpace(err)) {
+        storage.waitingForSpace = true;
+        this.w.check.traceLine(`node ${node.index} cannot start: the disk is full`);
+        return;
+      }
+      this.w.check.violation('state', `node ${node.index} could not reopen its chain at height ${storage.height}: ${(err as Error).message}`);
       return;
     }
-    const loaded = node.disk.privval === null ? null : decodePrivValState(node.disk.privval);
+    const loaded = storage.privval === null ? null : decodePrivValState(storage.privval);
     const privval = new LocalPrivValidator(
       node.signer,
       async (state) => {
-        // The disk write, done before the signature leaves (round-tripped through the codec).
-        node.disk.privval = encodePrivValState(state);
+        // The privval file's write, done before the signature leaves (round-tripped through the codec).
+        if (storage.full) throw Object.assign(new Error(`ENOSPC: no space left on device, write '${storage.dataDir}/../privval'`), { code: 'ENOSPC' });
+        storage.privval = encodePrivValState(state);
       },
       loaded,
     );
     const pool = new TxPool({ ...POOL_LIMITS, maxTxBytes: this.w.genesis.consensus.maxTxBytes }, () => chain.state);
+    // Certificates for lagging peers, from the store (the node serves them from its store too).
+    const recent: LiveNode['recent'] = [];
+    for (let h = Math.max(1, chain.height - CERTIFICATES_KEPT + 1); h <= chain.height; h++) {
+      const b = await chain.store.getEncodedBlockAndCommit(h);
+      if (b === undefined) throw new Error(`node ${node.index}: block ${h} is not in its store at head ${chain.height}`);
+      recent.push({ height: h, bytes: b.block, commit: decodeCommit(b.commit) });
+    }
     const live: LiveNode = {
       chain,
       pool,
@@ -209,10 +255,14 @@ export class NodeModel {
       syncPeers: new SyncPeers(() => this.w.net.nowUs / US),
       aheadClaims: new AheadClaims(() => this.validatorsAt(chain, chain.height + 1)),
       noSyncUntilUs: 0,
+      paused: false,
+      recent,
     };
     node.live = live;
+    storage.waitingForSpace = false;
     this.w.check.traceLine(`boot node ${node.index} at height ${chain.height + 1}${loaded?.lastSigned ? ` (last signed ${loaded.lastSigned.height}/${loaded.lastSigned.round}/${loaded.lastSigned.step})` : ''}`);
-    await this.startCore(node, live);
+    if (healed) await this.#sync.start(node, live, true);
+    else await this.startCore(node, live);
   }
 
   /** A fresh app and core at the chain's next height (at boot, and after a block sync moved the chain: bft.ts newCore). */
@@ -229,11 +279,8 @@ export class NodeModel {
       requestBlock: (height, round) => builds.push({ height, round }),
       now: () => clockMs(this.w, node),
     });
-    // Certificates for lagging peers, from the store (the node serves them from its store too).
-    for (let h = Math.max(1, chain.height - CERTIFICATES_KEPT + 1); h <= chain.height; h++) {
-      const b = node.disk.blocks[h - 1];
-      app.committed(h, b.bytes, b.commit);
-    }
+    // Certificates for lagging peers (the node serves them from its store).
+    for (const c of live.recent) app.committed(c.height, c.bytes, c.commit);
     const core = new ConsensusCore({
       chainId: this.w.genesis.chainId,
       validators,
@@ -247,7 +294,7 @@ export class NodeModel {
     live.core = core;
     live.builds = builds;
     live.aheadClaims.reached(chain.height);
-    live.lastCommit = node.disk.blocks.at(-1)?.commit ?? null;
+    live.lastCommit = live.recent.at(-1)?.commit ?? null;
     live.roundZeroAtUs = this.w.net.nowUs;
     let outputs: ConsensusOutput[];
     try {
@@ -260,19 +307,79 @@ export class NodeModel {
     await this.#buildRequested(node, live);
   }
 
+  /**
+   * A crash: the incarnation's memory is lost; with storage faults, maybe the store's
+   * unsynced tail too, and maybe one of its values is corrupted while the node is down.
+   */
   crash(node: SimNode): void {
     if (node.live === null) return;
     node.live = null;
     node.incarnation++;
     this.w.faults.crash++;
-    this.w.check.traceLine(`crash node ${node.index} at height ${node.disk.height}`);
+    const kv = node.storage.kv;
+    const rates = this.w.opts.storageFaults;
+    let lost = 0;
+    if (rates !== undefined && kv.unsyncedBatches > 0 && this.w.storagePrng.chance(rates.lostWrites)) lost = 1 + this.w.storagePrng.int(kv.unsyncedBatches);
+    const dropped = kv.crash(lost);
+    if (dropped > 0) {
+      this.w.faults.crashLostWrites++;
+      this.w.faults.batchesLost += dropped;
+    }
+    if (rates !== undefined && this.w.storagePrng.chance(rates.corruption) && kv.corrupt((n) => this.w.storagePrng.int(n))) this.w.faults.storeCorrupted++;
+    this.w.check.traceLine(`crash node ${node.index} at height ${node.storage.height}${dropped > 0 ? ` (${dropped} unsynced batches lost)` : ''}`);
+  }
+
+  /**
+   * A write refused for lack of space (the block's, or the privval file's): the core is
+   * dropped (its timers and pending applies void), nothing more is signed or sent, and
+   * the node waits for the disk (bft.ts pauseOn).
+   */
+  pause(node: SimNode, live: LiveNode, err: unknown): void {
+    if (live.paused) return;
+    live.paused = true;
+    node.incarnation++;
+    live.builds.length = 0;
+    live.sync = null;
+    live.deferred = [];
+    this.w.faults.storagePaused++;
+    this.w.check.traceLine(`node ${node.index} pauses at height ${live.chain.height}: ${(err as Error).message}`);
+  }
+
+  /**
+   * The disk takes writes again: a paused node writes the block it kept in memory
+   * (Chain.retryUnwritten), then catches up by block sync and starts a core at the head
+   * (bft.ts catchUpAndStart); a node that could not boot boots.
+   */
+  async resume(node: SimNode): Promise<void> {
+    if (node.live === null) {
+      if (node.storage.waitingForSpace && !node.held) await this.boot(node);
+      return;
+    }
+    const live = node.live;
+    if (!live.paused) return;
+    let written: Awaited<ReturnType<Chain['retryUnwritten']>>;
+    try {
+      written = await live.chain.retryUnwritten();
+    } catch (err) {
+      this.w.check.violation('exception', `node ${node.index} could not write its kept block once the disk took writes: ${(err as Error).message}`);
+      return;
+    }
+    if (written) {
+      const h = written.block.header.height;
+      node.storage.wrote(h);
+      this.committed(node, live, h, encodeBlock(written.block, this.w.genesis.consensus.maxBlockBytes), written.commit, written.result);
+    }
+    live.paused = false;
+    this.w.faults.storageResumed++;
+    this.w.check.traceLine(`node ${node.index} resumes at height ${live.chain.height}`);
+    await this.#sync.start(node, live, true);
   }
 
   /**
    * The set that signs `height` as this node knows it: its chain's (Chain.validatorsAt).
    * With `unsafeGenesisSet`, deliberately broken: always the genesis set.
    */
-  validatorsAt(chain: SimChain, height: number): ValidatorSet {
+  validatorsAt(chain: Chain, height: number): ValidatorSet {
     return this.w.opts.unsafeGenesisSet ? this.w.genesisSet : chain.validatorsAt(height);
   }
 
@@ -317,8 +424,12 @@ export class NodeModel {
     }
     let result: BlockResult;
     try {
-      result = live.chain.commit(v.block, ev.block, ev.commit, live.pool.signers, v.decoded);
+      result = await live.chain.commit(v.block, ev.commit, live.pool.signers, v.decoded);
     } catch (err) {
+      if (err instanceof StorageUnavailableError) {
+        this.pause(node, live, err);
+        return;
+      }
       this.w.check.violation('state', `node ${node.index} could not apply block ${ev.height}: ${(err as Error).message}`);
       return;
     }
@@ -328,8 +439,12 @@ export class NodeModel {
 
   /** What follows a block's commit on a node, decided or synced: the app, the pool, and the cross-node checks. */
   committed(node: SimNode, live: LiveNode, height: number, bytes: Uint8Array, commit: Commit, result: BlockResult): void {
-    live.app.committed(height, bytes, commit);
+    // No app yet on a node syncing its healed store before its first core (boot).
+    (live.app as ChainConsensusApp | null)?.committed(height, bytes, commit);
     live.lastCommit = commit;
+    live.recent.push({ height, bytes, commit });
+    if (live.recent.length > CERTIFICATES_KEPT) live.recent.shift();
+    node.storage.wrote(height);
     live.pool.removeCommitted(result.receipts.map((r) => r.txHash));
     this.w.check.committed(node, height, result);
   }

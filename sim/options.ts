@@ -21,6 +21,18 @@ export const FAULT_KINDS = [
   'doubleVote',
   'forgedSyncAnswer',
   'claimAhead',
+  // The disk's faults (SimOptions.storageFaults, sim/storage.ts):
+  /** Crashes that lost the unsynced tail of a store, and the batches they lost. */
+  'crashLostWrites',
+  'batchesLost',
+  /** Values corrupted in a down node's store; corruptions its next open found (by their checksums); stores moved aside and synced again. */
+  'storeCorrupted',
+  'corruptionFound',
+  'storeHealed',
+  /** Disk-full episodes; consensus paused by a write refused for lack of space; resumed once the disk took writes. */
+  'diskFull',
+  'storagePaused',
+  'storageResumed',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 export type FaultCounts = Record<FaultKind, number>;
@@ -81,11 +93,28 @@ export interface SimOptions {
   txLivenessMs: number;
   /** Stop at the first violation (the CLI does; tests may want them all). */
   stopOnViolation: boolean;
+  /**
+   * The disk's faults (sim/storage.ts, decision 126), drawn from the run's storage stream;
+   * absent (the default): none, and a seed replays exactly as before they existed.
+   */
+  storageFaults?: StorageFaultRates;
   /** Keep the last N trace lines and attach them to the result. */
   traceLines: number;
   /** Also trace every input and output of these nodes (debugging a seed). */
   traceNodes?: number[];
 }
+
+export interface StorageFaultRates {
+  /** Chance that a crash loses the unsynced tail of the node's store (one to all of the batches not yet written back). */
+  lostWrites: number;
+  /** Chance that a crash leaves one value of the node's store corrupted (found by its checksum at the next open, healed from peers). */
+  corruption: number;
+  /** Disk-full episodes per simulated second of the fault phase, each on one honest node for 0.2–2 s. */
+  diskFullPerSecond: number;
+}
+
+/** The rates of `npm run sim -- --storage-faults` and of the storage-faults test. */
+export const STORAGE_FAULTS: StorageFaultRates = { lostWrites: 0.5, corruption: 0.5, diskFullPerSecond: 0.4 };
 
 export const DEFAULT_SIM_OPTIONS: Omit<SimOptions, 'seed'> = {
   validators: 6,

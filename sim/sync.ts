@@ -3,7 +3,7 @@
  * (actors/consensus/bft.ts syncToHead, over the p2p actor's request-response): a node
  * that sees messages more than SYNC_GAP heights ahead from validators with more than a
  * third of the power (the real AheadClaims) asks a live peer (the first one rotating with
- * the height asked) for the blocks after its head, served from that peer's disk by the
+ * the height asked) for the blocks after its head, served from that peer's store by the
  * real serveSync, checks and applies them with the real applySyncResponse (each block's
  * commit against its own height's set, read from the chain after the block before it was
  * applied, and its VRF proof with the real checkSyncedProof), applies the good ones,
@@ -28,10 +28,11 @@ import {
   SYNC_RETRY_MS,
   type SyncedBlock,
 } from '../src/chain/sync';
-import { blockHash, encodeCommit, type Commit } from '../src/codec/block';
+import { blockHash, type Commit } from '../src/codec/block';
 import type { ValidatorSet } from '../src/consensus/validator-set';
 import type { BlockResult } from '../src/state/apply';
-import type { SimChain } from './chain';
+import type { Chain } from '../src/chain/chain';
+import { StorageUnavailableError } from '../src/storage/no-space';
 import type { LiveNode, SimNode, SyncSession } from './model';
 import { US, type DistributiveOmit, type SimEvent } from './network';
 import type { SimWorld } from './world';
@@ -49,7 +50,9 @@ export interface SyncHooks {
   /** A fresh app and core at the chain's next height. */
   startCore(node: SimNode, live: LiveNode): Promise<void>;
   /** The set that signs `height` as the node knows it (its chain's). */
-  validatorsAt(chain: SimChain, height: number): ValidatorSet;
+  validatorsAt(chain: Chain, height: number): ValidatorSet;
+  /** A write refused for lack of space: consensus (and this sync) stop until the disk takes writes. */
+  pause(node: SimNode, live: LiveNode, err: unknown): void;
 }
 
 /** Thrown through applySyncResponse when a synced block breaks safety (the checker recorded it): the sync stops. */
@@ -112,18 +115,15 @@ export class BlockSync {
     });
   }
 
-  /** A peer serves sync from its disk (the p2p actor's handler); the Byzantine one forges half of its answers. */
+  /** A peer serves sync from its store (the p2p actor's handler); the Byzantine one forges half of its answers. */
   async serve(server: SimNode, to: number, bytes: Uint8Array, tag: number): Promise<void> {
-    const disk = server.disk;
-    const store = {
-      getEncodedBlockAndCommit: async (h: number) => {
-        const b = disk.blocks[h - 1];
-        return b === undefined ? undefined : { block: b.bytes, commit: encodeCommit(b.commit) };
-      },
-    };
+    const live = server.live;
+    if (live === null) return;
+    // The head on disk: a block applied but kept unwritten (a full disk) is not served.
+    const head = live.chain.unwrittenHeight === undefined ? live.chain.height : live.chain.height - 1;
     const request = decodeSyncRequest(bytes);
-    let answer = await serveSync(store, disk.height, request);
-    if (server.byzantine && this.w.prng.chance(0.5) && disk.height >= request.fromHeight) {
+    let answer = await serveSync(live.chain.store, head, request);
+    if (server.byzantine && this.w.prng.chance(0.5) && head >= request.fromHeight) {
       answer = forgeSyncResponse(answer, this.w.genesis.consensus.maxBlockBytes);
       this.w.faults.forgedSyncAnswer++;
     }
@@ -151,14 +151,14 @@ export class BlockSync {
     // applySyncResponse (bft.ts syncToHead): block h checked against the set of h, read
     // from the chain after h − 1 was applied, and its VRF proof against the chain it extends.
     const apply = async (b: SyncedBlock): Promise<void> => {
-      if (!this.#applySynced(node, live, b)) throw STOP;
+      if (!(await this.#applySynced(node, live, b))) throw STOP;
       s.moved = true;
     };
     let why: string | null = null;
     if (this.w.opts.unsafeSync) {
       // Deliberately broken: every block applied, no commit or proof checked.
       for (const b of response.blocks) {
-        if (!this.#applySynced(node, live, b)) return;
+        if (!(await this.#applySynced(node, live, b))) return;
         s.moved = true;
       }
     } else {
@@ -191,13 +191,17 @@ export class BlockSync {
   }
 
   /** A block from sync, proven by its commit: applied as the chain actor applies it, and held to the decisions. */
-  #applySynced(node: SimNode, live: LiveNode, b: SyncedBlock): boolean {
+  async #applySynced(node: SimNode, live: LiveNode, b: SyncedBlock): Promise<boolean> {
     const height = b.block.header.height;
     if (!node.byzantine && !this.w.check.holdToDecisions(node, height, blockHash(b.block.header), 'synced')) return false;
     let result: BlockResult;
     try {
-      result = live.chain.commit(b.block, b.bytes, b.commit, live.pool.signers);
+      result = await live.chain.commit(b.block, b.commit, live.pool.signers);
     } catch (err) {
+      if (err instanceof StorageUnavailableError) {
+        this.hooks.pause(node, live, err);
+        return false;
+      }
       this.w.check.violation('state', `node ${node.index} could not apply synced block ${height}: ${(err as Error).message}`);
       return false;
     }

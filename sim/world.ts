@@ -15,7 +15,8 @@ import type { SignatureVerifier } from '../src/consensus/signer';
 import type { ValidatorSet } from '../src/consensus/validator-set';
 import type { Genesis } from '../src/genesis/types';
 import type { Address } from '../src/util/bytes';
-import type { SetsOf, SimChain } from './chain';
+import type { Chain } from '../src/chain/chain';
+import type { SetsOf } from './chain';
 import type { Checker } from './checks';
 import type { LiveNode, SimNode } from './model';
 import type { SimNetwork } from './network';
@@ -42,6 +43,8 @@ export interface SimWorld {
   readonly faults: FaultCounts;
   readonly txs: TxCounts;
   readonly sync: SyncCounts;
+  /** The storage faults' own random stream (so runs without them draw exactly as before). */
+  readonly storagePrng: Prng;
   /** Counters of the result that no part owns alone. */
   readonly tally: { messagesDelivered: number; proposalsUntimely: number };
   /** A transaction sent to `node` by a client: its pool checks it and gossips it when admitted; false when refused. */
@@ -77,8 +80,8 @@ export function buildBlock(w: SimWorld, node: SimNode, live: LiveNode, height: n
 }
 
 /** The chain of the highest live honest node (the lowest index among equals): where a scenario reads the state it acts on. */
-export function highestHonestChain(w: SimWorld): SimChain | null {
-  let best: SimChain | null = null;
+export function highestHonestChain(w: SimWorld): Chain | null {
+  let best: Chain | null = null;
   for (const x of w.nodes) {
     if (x.byzantine || x.live === null) continue;
     if (best === null || x.live.chain.height > best.height) best = x.live.chain;

@@ -68,6 +68,7 @@ import type { LaneStats } from '../inbox';
 import { EVIDENCE_KEPT_MAX } from '../limits';
 import type { Batch } from '../mempool/messages';
 import type { SignerCache } from '../../src/state/signer-cache';
+import { sentKey } from '../p2p/sent-ledger';
 import type { ConsensusInfo, ConsensusMsg, EvidenceRecord } from './messages';
 
 /** How long a starting node waits for a first peer before it decides it is alone. */
@@ -247,16 +248,21 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
         continue;
       }
       switch (o.type) {
-        case 'broadcast':
-          p2p().send({ type: 'consensus', topic: o.message.kind === 'proposal' ? Topic.Proposals : Topic.Votes, data: encodeMessage(o.message) });
+        case 'broadcast': {
+          const data = encodeMessage(o.message);
+          p2p().send({ type: 'consensus', topic: o.message.kind === 'proposal' ? Topic.Proposals : Topic.Votes, data, key: sentKey(o.message, data) });
           if (o.message.kind === 'vote' && o.message.vote.validator === privval?.address) {
             equivocate(o.message.vote);
             claimAhead(o.message.vote);
           }
           break;
-        case 'send':
-          p2p().send({ type: 'direct', to: o.to, data: encodeMessage(o.message) });
+        }
+        case 'send': {
+          // A status to one peer (asking it for help) always goes: its answer depends on where that peer is now.
+          const data = encodeMessage(o.message);
+          p2p().send({ type: 'direct', to: o.to, data, key: o.message.kind === 'status' ? undefined : sentKey(o.message, data) });
           break;
+        }
         case 'scheduleTimeout':
           schedule(o);
           break;

@@ -11,10 +11,14 @@ export type P2PMsg =
   /** A transaction this node admitted: batched and gossiped to every validator's mempool. */
   | { type: 'gossipTx'; bytes: Uint8Array }
   | { type: 'publish'; topic: Topic; data: Uint8Array }
-  /** A consensus message (encoded) for every validator, and for subscribers of its gossip topic. */
-  | { type: 'consensus'; topic: Topic.Proposals | Topic.Votes; data: Uint8Array }
-  /** One consensus message to one validator. */
-  | { type: 'direct'; to: Address; data: Uint8Array }
+  /**
+   * A consensus message (encoded) for every validator, and for subscribers of its gossip
+   * topic. `key` (sent-ledger.ts): a validator that was sent the same key within
+   * RESEND_AFTER_MS on its current connection is not sent it again; none: always sent.
+   */
+  | { type: 'consensus'; topic: Topic.Proposals | Topic.Votes; data: Uint8Array; key?: string }
+  /** One consensus message to one validator (`key` as above). */
+  | { type: 'direct'; to: Address; data: Uint8Array; key?: string }
   /** End of the turn: what was queued this turn leaves, one bundle per peer. */
   | { type: 'flush' }
   /** Committed blocks from `fromHeight` on from some peer not in `exclude`, and who sent them (answer null: no such peer had any), and the peers that did not answer. */

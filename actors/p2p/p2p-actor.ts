@@ -17,7 +17,9 @@
  * RPC envelope to every message, about a tenth of a validator's CPU at idle and more
  * under load. The gossipsub topics for transactions, proposals and votes carry the same
  * data to whoever subscribes to them (full nodes); genesis validators do not subscribe,
- * and a validator publishes there only when somebody has. The direct protocol is taken
+ * and a validator publishes there only when somebody has. A consensus message goes to
+ * each validator peer once per connection and second (sent-ledger.ts, decision 117): a
+ * re-broadcast or status answer repeating what the peer was just sent stays here. The direct protocol is taken
  * from validators' peers only; a node that is not a genesis validator (a full node, a
  * validator that joined later) sends the transactions it admitted (the writes posted to
  * it) to the validators on the relay protocol, which takes batches from any peer (the
@@ -53,6 +55,7 @@ import type { GossipTally } from '../mempool/messages';
 import type { P2PMsg } from './messages';
 import { PeerHeights, probePeerHeights } from './peer-heights';
 import { PeerIdentityCheck } from './peer-identity';
+import { SentLedger } from './sent-ledger';
 import { encodeHelloAnswer, HELLO_TIMEOUT_MS, HelloSender, helloProtocol, ValidatorPeers } from './validator-peers';
 
 export interface P2PHolder {
@@ -142,7 +145,15 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
   /** Tagged items (consensus messages, transaction batches) per peer id, sent as one bundle per peer at the end of the turn. */
   const pendingDirect = new Map<string, Uint8Array[]>();
   let flushScheduled = false;
-  const directStats = { bundlesSent: 0, itemsSent: 0, bundlesReceived: 0, consensusReceived: 0, txBatchesReceived: 0, malformed: 0, fromNonValidators: 0 };
+  const directStats = { bundlesSent: 0, itemsSent: 0, bundlesReceived: 0, consensusReceived: 0, txBatchesReceived: 0, malformed: 0, fromNonValidators: 0, resendsSuppressed: 0 };
+  /** Consensus messages each validator peer was sent on its current connection (decision 117). */
+  const sent = new SentLedger();
+  /** False when `peer` was sent the message of `key` within the resend window: it has it already. */
+  const firstCopy = (peer: string, key: string | undefined): boolean => {
+    if (key === undefined || sent.shouldSend(peer, key, performance.now())) return true;
+    directStats.resendsSuppressed++;
+    return false;
+  };
   const relayStats = { batchesSent: 0, batchesReceived: 0, malformed: 0 };
 
   /** Validators that may take part in consensus now or soon: their peers are bound by a hello (decision 71). */
@@ -223,8 +234,8 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
   };
 
   /** To every connected validator (one that is not connected catches up from the status exchange, block sync, or the admitting validator's proposal). */
-  const toValidators = (item: Uint8Array) => {
-    for (const peer of transport!.peers()) if (validatorPeers.isValidatorPeer(peer)) queueDirect(peer, item);
+  const toValidators = (item: Uint8Array, key?: string) => {
+    for (const peer of transport!.peers()) if (validatorPeers.isValidatorPeer(peer) && firstCopy(peer, key)) queueDirect(peer, item);
   };
 
   const flushTxs = () => {
@@ -358,10 +369,14 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
         subscribe: genesisValidator ? [Topic.Oracle, Topic.Evidence] : undefined,
         extraStats: () => ({ bundles: { ...directStats }, relay: { ...relayStats }, hello: { ...validatorPeers.stats, hellosRefused: { ...validatorPeers.stats.hellosRefused } }, identity: identity === undefined ? undefined : { ...identity.stats, refused: { ...identity.stats.refused } } }),
         onPeerConnect: (peer) => {
+          sent.forget(peer);
           void identity?.connected(peer);
           helloSender?.greet(peer);
         },
-        onPeerDisconnect: (peer) => helloSender?.disconnected(peer),
+        onPeerDisconnect: (peer) => {
+          sent.forget(peer);
+          helloSender?.disconnected(peer);
+        },
       });
       // Before the first dial completes its check: a peer of another genesis is refused on connect.
       identity = new PeerIdentityCheck({ network: config.genesis.network, chainId, genesisHash: config.genesisHash }, transport, n.log);
@@ -420,13 +435,13 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
           void t.publish(msg.topic, msg.data).catch((err) => node().log.debug({ err, topic: msg.topic }, 'publish failed'));
           return;
         case 'consensus': {
-          toValidators(tagged(DirectItem.Consensus, msg.data));
+          toValidators(tagged(DirectItem.Consensus, msg.data), msg.key);
           publishToSubscribers(msg.topic, msg.data);
           return;
         }
         case 'direct': {
           const peer = validatorPeers.peer(msg.to);
-          if (peer === undefined || peer === t.id) return;
+          if (peer === undefined || peer === t.id || !firstCopy(peer, msg.key)) return;
           queueDirect(peer, tagged(DirectItem.Consensus, msg.data));
           return;
         }

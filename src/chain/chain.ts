@@ -10,6 +10,10 @@
  * commit(): applies a finalized block and persists it in one batch; only after the
  * batch is written is the block "committed" for anyone waiting on it.
  *
+ * The store is LevelDB in the data folder (src/storage/db.ts), or the one given
+ * (ChainOptions.store: the simulator's in-memory store with a disk's faults, decision
+ * 126), through the same chain store code and checks.
+ *
  * A full disk (decision 121): when the batch fails for lack of space, the block stays
  * applied in memory (the head moves to it, so reads from memory stay consistent) and its
  * batch is kept; commit() throws StorageUnavailableError, and refuses every later block
@@ -25,16 +29,16 @@
  */
 import { blockHash as hashHeader, commitHash, type Block, type Commit } from '../codec/block';
 import type { Tx } from '../codec/tx';
-import { ECVRF, genesisSeed, seedOfProof, type VrfKeyOf } from '../consensus/proposer-vrf';
+import { ECVRF, genesisSeed, seedOfProof, type VrfKeyOf, type VrfScheme } from '../consensus/proposer-vrf';
 import type { Genesis } from '../genesis/types';
 import { applyBlock, type BlockResult, type VerifiedCache } from '../state/apply';
 import { genesisState } from '../state/genesis';
 import { InvariantError, State } from '../state/state';
-import { activeValidators } from '../state/validators';
+import { activeValidators, type ActiveValidator, type ValidatorSetView } from '../state/validators';
 import type { ValidatorSet } from '../consensus/validator-set';
-import { ChainStore, type CommittedBlock } from '../storage/db';
+import { ChainStore, type CommittedBlock, type KvChainStore } from '../storage/db';
 import { isNoSpace, StorageUnavailableError } from '../storage/no-space';
-import { checkStoreFiles, isStoreCorruption, rootMessage, storeLocked, StoreCorruptionError } from '../storage/corruption';
+import { isStoreCorruption, rootMessage, StoreCorruptionError } from '../storage/corruption';
 import { validatorRecord } from '../state/validator-records';
 import { bytesToHex, equalBytes, hexToBytes, type Address } from '../util/bytes';
 import { consensusSet, decodeValidatorSet, encodeValidatorSet } from './validator-sets';
@@ -46,8 +50,32 @@ export interface ChainOptions {
   genesisHash: Uint8Array;
   /** fsync each block's batch (default true). */
   syncWrites?: boolean;
-  /** Told when a read of the opened store finds corruption (ChainStore.onCorruption). */
+  /** Told when a read of the opened store finds corruption (KvChainStore.onReadError). */
   onCorruption?: (err: unknown) => void;
+  /**
+   * The store to open instead of LevelDB in `dataDir` (the simulator's in-memory one,
+   * src/storage/memory-kv.ts; decision 126). `dataDir` still names it in errors.
+   */
+  store?: KvChainStore;
+  /** The VRF of the proposer proofs (default ECVRF; the simulator's fast one). */
+  vrf?: VrfScheme;
+  /** How the validator sets are made (default consensusSet; the simulator's carries its quorum rule). */
+  sets?: ChainSets;
+}
+
+/** Makes the consensus ValidatorSet of an executed set (cached per view) and of a stored list. */
+export interface ChainSets {
+  of(view: ValidatorSetView): ValidatorSet;
+  make?(validators: readonly ActiveValidator[]): ValidatorSet;
+}
+
+const DEFAULT_SETS: ChainSets = { of: consensusSet };
+
+/** A store's read-error hook that passes on corruptions only (a missing key or a closed store is the caller's). */
+function corruptionHook(onCorruption: ((err: unknown) => void) | undefined): ((err: unknown) => void) | undefined {
+  return onCorruption && ((err) => {
+    if (isStoreCorruption(err)) onCorruption(err);
+  });
 }
 
 export class Chain implements ChainView {
@@ -57,7 +85,7 @@ export class Chain implements ChainView {
   private unwritten: { entry: CommittedBlock; result: BlockResult; commit: Commit } | undefined;
 
   private constructor(
-    readonly store: ChainStore,
+    readonly store: KvChainStore,
     readonly state: State,
     readonly genesis: Genesis,
     readonly genesisHash: Uint8Array,
@@ -73,15 +101,17 @@ export class Chain implements ChainView {
      * read live: while a block's write is in flight the state is already past the head).
      */
     private _nextSigners: ValidatorSet,
+    private readonly vrf: VrfScheme,
+    private readonly sets: ChainSets,
   ) {}
 
   static async open(opts: ChainOptions): Promise<Chain> {
+    const store = opts.store ?? new ChainStore(opts.dataDir, opts.syncWrites ?? true);
+    const vrf = opts.vrf ?? ECVRF;
+    const sets = opts.sets ?? DEFAULT_SETS;
     // LevelDB's own files first, before opening replays (and deletes) a log cut short.
-    if (storeLocked(opts.dataDir) !== true) {
-      const bad = checkStoreFiles(opts.dataDir);
-      if (bad) throw new StoreCorruptionError(opts.dataDir, bad);
-    }
-    const store = new ChainStore(opts.dataDir, opts.syncWrites ?? true);
+    const bad = store.filesDamaged();
+    if (bad) throw new StoreCorruptionError(opts.dataDir, bad);
     try {
       await store.open();
     } catch (err) {
@@ -95,8 +125,8 @@ export class Chain implements ChainView {
         if (keys.size > 0) throw new StoreCorruptionError(opts.dataDir, `no genesis record beside ${[...keys.values()].reduce((a, b) => a + b, 0)} keys`);
         const { state, changes, root } = genesisState(opts.genesis, opts.genesisHash);
         await store.writeGenesis(opts.genesisHash, changes, root);
-        store.onCorruption = opts.onCorruption;
-        return new Chain(store, state, opts.genesis, opts.genesisHash, 0, opts.genesisHash, opts.genesis.genesisTimeMs, root, genesisSeed(opts.genesisHash), undefined, consensusSet(activeValidators(state)));
+        store.onReadError = corruptionHook(opts.onCorruption);
+        return new Chain(store, state, opts.genesis, opts.genesisHash, 0, opts.genesisHash, opts.genesis.genesisTimeMs, root, genesisSeed(opts.genesisHash), undefined, sets.of(activeValidators(state)), vrf, sets);
       }
       if (!equalBytes(storedGenesis, opts.genesisHash)) {
         throw new Error(
@@ -134,14 +164,15 @@ export class Chain implements ChainView {
       });
       const head = state.head();
       const lastHash = headHeader === undefined ? opts.genesisHash : hashHeader(headHeader);
-      const seed = headHeader === undefined ? genesisSeed(opts.genesisHash) : seedOfProof(ECVRF, headHeader.vrfProof);
+      const seed = headHeader === undefined ? genesisSeed(opts.genesisHash) : seedOfProof(vrf, headHeader.vrfProof);
       // A folder written before the head's set was kept: assume it is the next one (true
       // unless the head block itself changed the set).
       const signersBytes = height === 0 ? undefined : await store.headSigners();
-      const next = consensusSet(activeValidators(state));
-      const headSigners = height === 0 ? undefined : signersBytes ? decodeValidatorSet(signersBytes) : next;
-      store.onCorruption = opts.onCorruption;
-      return new Chain(store, state, opts.genesis, opts.genesisHash, height, lastHash, head.timestampMs, root, seed, headSigners, next);
+      const next = sets.of(activeValidators(state));
+      const stored = signersBytes ? decodeValidatorSet(signersBytes) : undefined;
+      const headSigners = height === 0 ? undefined : stored ? (sets.make?.(stored.validators) ?? stored) : next;
+      store.onReadError = corruptionHook(opts.onCorruption);
+      return new Chain(store, state, opts.genesis, opts.genesisHash, height, lastHash, head.timestampMs, root, seed, headSigners, next, vrf, sets);
     } catch (err) {
       await store.close();
       throw err;
@@ -187,7 +218,7 @@ export class Chain implements ChainView {
 
   /** Builds the header of the next block over the given transactions. */
   buildBlock(p: BlockInput): Block {
-    return buildNextBlock(this, p);
+    return buildNextBlock(this, this.vrf === ECVRF ? p : { vrf: this.vrf, ...p });
   }
 
   /**
@@ -207,7 +238,7 @@ export class Chain implements ChainView {
       throw new InvariantError(`block ${h.height} last-commit hash mismatch`);
     }
     // Consensus or block sync checked the proof; a proof that does not even decode here is a bug.
-    const seed = seedOfProof(ECVRF, h.vrfProof);
+    const seed = seedOfProof(this.vrf, h.vrfProof);
     const signers = this._nextSigners;
     const result = applyBlock(this.state, block, verified, decoded);
     onApplied?.(result);
@@ -230,7 +261,7 @@ export class Chain implements ChainView {
     this._stateRoot = result.stateRoot;
     this._seed = seed;
     this._headSigners = signers;
-    this._nextSigners = consensusSet(activeValidators(this.state));
+    this._nextSigners = this.sets.of(activeValidators(this.state));
     if (noSpace !== undefined) {
       this.unwritten = { entry, result, commit };
       throw new StorageUnavailableError(this.store.path, `block ${h.height} applied but not written: the disk is full (${noSpace instanceof Error ? noSpace.message : String(noSpace)})`, { cause: noSpace });

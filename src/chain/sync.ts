@@ -27,7 +27,7 @@ import type { ConsensusMessage } from '../consensus/messages';
 import { checkProposerProof, ECVRF, type VrfKeyOf, type VrfScheme } from '../consensus/proposer-vrf';
 import type { SignatureVerifier } from '../consensus/signer';
 import { ValidatorSet } from '../consensus/validator-set';
-import type { ChainStore } from '../storage/db';
+import type { KvChainStore } from '../storage/chain-store';
 import type { Address } from '../util/bytes';
 import type { ChainView } from './view';
 
@@ -244,7 +244,7 @@ export function decodeSyncRequest(bytes: Uint8Array): SyncRequest {
 }
 
 /** Reads up to maxBlocks committed blocks from the store, stopping before the response grows too large. */
-export async function serveSync(store: Pick<ChainStore, 'getEncodedBlockAndCommit'>, head: number, req: SyncRequest): Promise<Uint8Array> {
+export async function serveSync(store: Pick<KvChainStore, 'getEncodedBlockAndCommit'>, head: number, req: SyncRequest): Promise<Uint8Array> {
   const parts: { block: Uint8Array; commit: Uint8Array }[] = [];
   let size = 0;
   for (let h = Math.max(1, req.fromHeight); h <= head && parts.length < req.maxBlocks; h++) {

@@ -1,7 +1,8 @@
 /** LevelDB batch writes shared by the chain store and the read-side index. */
 import type { ClassicLevel } from 'classic-level';
+import type { Op } from './kv';
 
-export type Op = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
+export type { Op };
 
 /**
  * Writes `ops` as ONE atomic LevelDB batch, built through the chained-batch API: one

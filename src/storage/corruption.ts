@@ -14,6 +14,9 @@
  */
 import { existsSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { crc32c } from './crc32c';
+
+export { crc32c };
 
 /** A corruption of the chain store: which folder, what was found, what the node will do. */
 export class StoreCorruptionError extends Error {
@@ -53,23 +56,6 @@ const enum RecordType {
   First = 2,
   Middle = 3,
   Last = 4,
-}
-
-const CRC32C_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let i = 0; i < 256; i++) {
-    let c = i;
-    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0x82f63b78 : c >>> 1;
-    t[i] = c >>> 0;
-  }
-  return t;
-})();
-
-/** CRC-32C (Castagnoli), LevelDB's checksum. */
-export function crc32c(bytes: Uint8Array, crc = 0): number {
-  let c = ~crc >>> 0;
-  for (let i = 0; i < bytes.length; i++) c = CRC32C_TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
-  return ~c >>> 0;
 }
 
 /** LevelDB stores a CRC masked, so a CRC of data holding CRCs does not collide. */

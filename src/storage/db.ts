@@ -1,383 +1,77 @@
 /**
- * LevelDB storage (classic-level). Every key starts with one byte from Bucket; a
- * retired number is never reused. Each committed block, its commit, receipts, block
- * events, tx index entries, state changes and the new head are written in ONE atomic
- * batch, so a crash leaves either the whole block or none of it.
+ * LevelDB storage (classic-level): the key-value store LevelKv, and ChainStore, the
+ * chain store over it (src/storage/chain-store.ts holds what is written and how; the
+ * simulator runs the same over memory, src/storage/memory-kv.ts).
  */
-import v8 from 'node:v8';
-import { writeBatch, type Op } from './batch';
 import { ClassicLevel } from 'classic-level';
-import { decodeBlock, decodeCommit, encodeBlock, encodeCommit, type Block, type Commit } from '../codec/block';
-import type { ChainEvent, Receipt } from '../state/context';
-import type { StateChange } from '../state/state';
-import { hexToBytes, utf8 } from '../util/bytes';
-import { isStoreCorruption } from './corruption';
+import { writeBatch } from './batch';
+import { KvChainStore } from './chain-store';
+import { checkStoreFiles, storeLocked } from './corruption';
+import type { KeyRange, KvStatus, KvStore, Op } from './kv';
 
-export enum Bucket {
-  /**
-   * utf8 name -> value. 'head' -> u64 height; 'genesis' -> 32-byte genesis hash;
-   * 'headSigners' -> the validator set that signed the head block (src/chain/validator-sets.ts)
-   */
-  Meta = 0,
-  /** height u64 -> encoded Block */
-  Block = 1,
-  /** block hash -> height u64 */
-  BlockHash = 2,
-  /** height u64 -> encoded Commit that finalized the block */
-  Commit = 3,
-  /** height u64 -> receipts of the block (encodeReceipts: shaped V8 serialization; older folders V8 or JSON) */
-  Receipts = 4,
-  /** tx hash -> height u64 ‖ index u32 */
-  TxIndex = 5,
-  /** state key (table id ‖ key) -> record encoding */
-  State = 6,
-  /** height u64 -> state root after the block */
-  StateRoot = 7,
-  /** 'last' -> the last vote this validator signed (never sign a conflicting one) */
-  SignedVote = 8,
-  /**
-   * height u64 -> the events of the block's own steps (BlockResult.blockEvents: scheduled
-   * cancels, TWAP slices, perp steps, downtime, bridge), in the receipts' encoding as one
-   * receipt `{events}`. Written only for a block that has some: absent = none (and every
-   * block of a folder written before this bucket existed reads as none).
-   */
-  BlockEvents = 9,
-}
+export * from './chain-store';
 
-export function u64Key(n: number): Uint8Array {
-  const b = new Uint8Array(8);
-  new DataView(b.buffer).setBigUint64(0, BigInt(n));
-  return b;
-}
+/** LevelDB as a KvStore. */
+export class LevelKv implements KvStore {
+  readonly level: ClassicLevel<Uint8Array, Uint8Array>;
 
-export function readU64(b: Uint8Array, offset = 0): number {
-  return Number(new DataView(b.buffer, b.byteOffset, b.byteLength).getBigUint64(offset));
-}
+  constructor(readonly path: string) {
+    this.level = new ClassicLevel<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
+  }
 
-function key(bucket: Bucket, k: Uint8Array): Uint8Array {
-  const out = Buffer.allocUnsafe(k.length + 1);
-  out[0] = bucket;
-  out.set(k, 1);
-  return out;
-}
-
-export interface CommittedBlock {
-  block: Block;
-  commit: Commit;
-  receipts: Receipt[];
-  changes: StateChange[];
-  stateRoot: Uint8Array;
-  blockHash: Uint8Array;
-  /** The events of the block's own steps, in execution order (BlockResult.blockEvents); none when absent or empty. */
-  blockEvents?: ChainEvent[];
-  /** The validator set that signs this block's height, encoded: kept beside the head (the next block's lastCommit is checked against it). */
-  signers?: Uint8Array;
-}
-
-export interface TxLocation {
-  height: number;
-  index: number;
-}
-
-export class ChainStore {
-  readonly db: ClassicLevel<Uint8Array, Uint8Array>;
-
-  constructor(readonly path: string, private readonly syncWrites = true) {
-    this.db = new ClassicLevel<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
+  get status(): KvStatus {
+    return this.level.status;
   }
 
   /** Opens the database; a failure says why in words (another process holds it, corruption, permissions) and keeps LevelDB's error as its cause. */
   async open(opts: { createIfMissing?: boolean } = {}): Promise<void> {
     try {
-      await this.db.open({ createIfMissing: opts.createIfMissing ?? true });
+      await this.level.open({ createIfMissing: opts.createIfMissing ?? true });
     } catch (err) {
       throw new Error(`cannot open the chain database ${this.path}: ${openFailure(err)}`, { cause: err });
     }
   }
 
   async close(): Promise<void> {
-    await this.db.close();
+    await this.level.close();
   }
 
-  /**
-   * Closes and opens the database again: after a write failed for lack of space LevelDB
-   * may refuse every later write (its background error) until reopened. Reads made
-   * meanwhile wait for the open (abstract-level defers them).
-   */
-  async reopen(): Promise<void> {
-    await this.db.close();
-    await this.open();
+  /** LevelDB's log and MANIFEST, read with their checksums before opening replays them (not while another process holds the store). */
+  filesDamaged(): string | null {
+    return storeLocked(this.path) === true ? null : checkStoreFiles(this.path);
   }
 
-  /**
-   * Told when a read of the running store (a block for a peer's sync, a transaction for
-   * the API) is answered with LevelDB corruption: the node halts and heals at its next
-   * start (decision 124), as for a write. Set once the store is opened and checked, so a
-   * corruption found while opening stays the open's error.
-   */
-  onCorruption: ((err: unknown) => void) | undefined;
-
-  private async get(bucket: Bucket, k: Uint8Array): Promise<Uint8Array | undefined> {
-    try {
-      return (await this.db.get(key(bucket, k))) ?? undefined;
-    } catch (err) {
-      if (this.onCorruption && isStoreCorruption(err)) this.onCorruption(err);
-      throw err;
-    }
+  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    return (await this.level.get(key)) ?? undefined;
   }
 
-  async headHeight(): Promise<number | undefined> {
-    const v = await this.get(Bucket.Meta, utf8.encode('head'));
-    return v ? readU64(v) : undefined;
+  async put(key: Uint8Array, value: Uint8Array, opts: { sync: boolean }): Promise<void> {
+    await this.level.put(key, value, opts);
   }
 
-  /** The encoded validator set that signed the head block (absent in folders written before it was kept). */
-  async headSigners(): Promise<Uint8Array | undefined> {
-    return this.get(Bucket.Meta, utf8.encode('headSigners'));
+  async del(key: Uint8Array, opts: { sync: boolean }): Promise<void> {
+    await this.level.del(key, opts);
   }
 
-  async genesisHash(): Promise<Uint8Array | undefined> {
-    return this.get(Bucket.Meta, utf8.encode('genesis'));
+  async write(ops: readonly Op[], opts: { sync: boolean }): Promise<void> {
+    await writeBatch(this.level, ops, opts.sync);
   }
 
-  /** Writes the genesis state (height 0) in one batch. */
-  async writeGenesis(genesisHash: Uint8Array, changes: StateChange[], stateRoot: Uint8Array): Promise<void> {
-    const ops: Op[] = [
-      { type: 'put', key: key(Bucket.Meta, utf8.encode('genesis')), value: genesisHash },
-      { type: 'put', key: key(Bucket.Meta, utf8.encode('head')), value: u64Key(0) },
-      { type: 'put', key: key(Bucket.StateRoot, u64Key(0)), value: stateRoot },
-    ];
-    pushChanges(ops, changes);
-    await writeBatch(this.db, ops, true);
+  /** Keys without filling the block cache (a scan of every key must not evict the working set). */
+  keys(range: KeyRange = {}): AsyncIterable<Uint8Array> {
+    return this.level.keys({ ...range, fillCache: false });
   }
 
-  /** The one atomic write per block. */
-  async commitBlock(c: CommittedBlock): Promise<void> {
-    const h = c.block.header.height;
-    const hk = u64Key(h);
-    const ops: Op[] = [
-      { type: 'put', key: key(Bucket.Block, hk), value: encodeBlock(c.block) },
-      { type: 'put', key: key(Bucket.BlockHash, c.blockHash), value: hk },
-      { type: 'put', key: key(Bucket.Commit, hk), value: encodeCommit(c.commit) },
-      { type: 'put', key: key(Bucket.Receipts, hk), value: encodeReceipts(c.receipts) },
-      { type: 'put', key: key(Bucket.StateRoot, hk), value: c.stateRoot },
-      { type: 'put', key: key(Bucket.Meta, utf8.encode('head')), value: hk },
-    ];
-    if (c.blockEvents !== undefined && c.blockEvents.length > 0) ops.push({ type: 'put', key: key(Bucket.BlockEvents, hk), value: encodeBlockEvents(c.blockEvents) });
-    if (c.signers) ops.push({ type: 'put', key: key(Bucket.Meta, utf8.encode('headSigners')), value: c.signers });
-    for (const r of c.receipts) {
-      const loc = Buffer.allocUnsafe(12);
-      loc.set(hk, 0);
-      loc.writeUInt32BE(r.index, 8);
-      ops.push({ type: 'put', key: key(Bucket.TxIndex, hexToBytes(r.txHash)), value: loc });
-    }
-    pushChanges(ops, c.changes);
-    await writeBatch(this.db, ops, this.syncWrites);
-  }
-
-  /**
-   * Reads every key once without filling the block cache, counting them by bucket (the
-   * first byte): LevelDB checks each table block it reads, so a damaged block throws
-   * here (LEVEL_CORRUPTION) rather than later, in the middle of a commit or a compaction.
-   */
-  async countKeys(): Promise<Map<number, number>> {
-    const counts = new Map<number, number>();
-    for await (const k of this.db.keys({ fillCache: false })) counts.set(k[0], (counts.get(k[0]) ?? 0) + 1);
-    return counts;
-  }
-
-  async *stateRecords(): AsyncGenerator<[Uint8Array, Uint8Array]> {
-    const it = this.db.iterator({ gte: Uint8Array.of(Bucket.State), lt: Uint8Array.of(Bucket.State + 1) });
-    for await (const [k, v] of it) yield [k.subarray(1), v];
-  }
-
-  async getBlock(height: number): Promise<Block | undefined> {
-    const v = await this.get(Bucket.Block, u64Key(height));
-    return v ? decodeBlock(v) : undefined;
-  }
-
-  /** A committed block and its commit as stored (encoded), for peers that sync from us. */
-  async getEncodedBlockAndCommit(height: number): Promise<{ block: Uint8Array; commit: Uint8Array } | undefined> {
-    const k = u64Key(height);
-    const [block, commit] = await Promise.all([this.get(Bucket.Block, k), this.get(Bucket.Commit, k)]);
-    return block && commit ? { block, commit } : undefined;
-  }
-
-  async getHeightByHash(hash: Uint8Array): Promise<number | undefined> {
-    const v = await this.get(Bucket.BlockHash, hash);
-    return v ? readU64(v) : undefined;
-  }
-
-  async getCommit(height: number): Promise<Commit | undefined> {
-    const v = await this.get(Bucket.Commit, u64Key(height));
-    return v ? decodeCommit(v) : undefined;
-  }
-
-  async getReceipts(height: number): Promise<Receipt[] | undefined> {
-    const v = await this.get(Bucket.Receipts, u64Key(height));
-    return v ? decodeReceipts(v) : undefined;
-  }
-
-  /** The events of the block's own steps at `height`, in execution order: [] when it had none (or the folder predates them). */
-  async getBlockEvents(height: number): Promise<ChainEvent[]> {
-    const v = await this.get(Bucket.BlockEvents, u64Key(height));
-    return v ? decodeBlockEvents(v) : [];
-  }
-
-  async getStateRoot(height: number): Promise<Uint8Array | undefined> {
-    return this.get(Bucket.StateRoot, u64Key(height));
-  }
-
-  async getTxLocation(txHash: string): Promise<TxLocation | undefined> {
-    const v = await this.get(Bucket.TxIndex, hexToBytes(txHash));
-    if (!v) return undefined;
-    return { height: readU64(v), index: new DataView(v.buffer, v.byteOffset).getUint32(8) };
-  }
-
-  /**
-   * The privval state as data folders before decision 58 kept it (it now lives in its own
-   * files, src/storage/privval-file.ts): read once to carry it over, then deleted.
-   */
-  async getLegacyPrivValState(): Promise<Uint8Array | undefined> {
-    return this.get(Bucket.SignedVote, utf8.encode('last'));
-  }
-
-  async deleteLegacyPrivValState(): Promise<void> {
-    await this.db.del(key(Bucket.SignedVote, utf8.encode('last')), { sync: true });
-  }
-
-  /** Test support: a data folder as the versions before decision 58 wrote it. */
-  async putLegacyPrivValState(v: Uint8Array): Promise<void> {
-    await this.db.put(key(Bucket.SignedVote, utf8.encode('last')), v, { sync: true });
+  entries(range: KeyRange = {}): AsyncIterable<[Uint8Array, Uint8Array]> {
+    return this.level.iterator(range);
   }
 }
 
-function pushChanges(ops: Op[], changes: StateChange[]): void {
-  for (const ch of changes) {
-    const k = key(Bucket.State, ch.key);
-    ops.push(ch.value ? { type: 'put', key: k, value: ch.value } : { type: 'del', key: k });
+/** The node's chain store: LevelDB in `path`. */
+export class ChainStore extends KvChainStore {
+  constructor(path: string, syncWrites = true) {
+    super(path, new LevelKv(path), syncWrites);
   }
-}
-
-/**
- * A block's receipts as stored (decision 60): a tag byte 0x01, then V8's structured-clone
- * serialization (bigints stay bigints, native speed; decision 57) of the receipts with
- * their field names and repeated strings factored out. Each receipt and each of its
- * events becomes an array [shape, refs, ...values]: a shape is the object's key list,
- * stored once per block; a string value met before in the block (an address, a symbol,
- * a status) is replaced by the number of its first occurrence, and bit i of `refs` says
- * that value i is such a number. The decoder numbers first occurrences in the same walk
- * order, so the string table itself is not stored. Values below the events' first level
- * (arrays, nested objects) are stored as they are. A block of batched orders stores well
- * under half the bytes plain V8 serialization did, and LevelDB's writes and compaction
- * scale with the bytes. Receipts are node-local (no hash commits to these bytes); older
- * data folders hold plain V8 serialization (0xFF) or JSON ('['), and both are read.
- */
-const SHAPED_TAG = 0x01;
-/** Values at positions past this many in one object are never replaced by a reference (`refs` is a 31-bit mask). */
-const MAX_REF_POSITIONS = 31;
-
-interface ShapedReceipts {
-  /** Key lists, by shape id. */
-  k: string[][];
-  r: unknown[][];
-}
-
-export function encodeReceipts(receipts: Receipt[]): Uint8Array {
-  /** Shape ids by the object's `type` (events) or key count (receipts), then by key list. */
-  const shapes = new Map<unknown, number[]>();
-  const keyLists: string[][] = [];
-  const strings = new Map<string, number>();
-  const shapeId = (o: Record<string, unknown>, keys: string[]): number => {
-    const tag = typeof o.type === 'string' ? o.type : keys.length;
-    let ids = shapes.get(tag);
-    if (ids === undefined) shapes.set(tag, (ids = []));
-    for (const id of ids) {
-      const known = keyLists[id];
-      if (known.length !== keys.length) continue;
-      let same = true;
-      for (let i = 0; i < keys.length && same; i++) same = known[i] === keys[i];
-      if (same) return id;
-    }
-    ids.push(keyLists.length);
-    keyLists.push(keys);
-    return keyLists.length - 1;
-  };
-  const flat = (o: Record<string, unknown>, isReceipt: boolean): unknown[] => {
-    const keys = Object.keys(o);
-    const id = shapeId(o, keys);
-    const out: unknown[] = [id, 0];
-    let refs = 0;
-    for (let i = 0; i < keys.length; i++) {
-      const v = o[keys[i]];
-      if (isReceipt && keys[i] === 'events' && Array.isArray(v)) out.push(v.map((e) => flat(e as Record<string, unknown>, false)));
-      else if (typeof v === 'string' && i < MAX_REF_POSITIONS) {
-        const at = strings.get(v);
-        if (at === undefined) {
-          strings.set(v, strings.size);
-          out.push(v);
-        } else {
-          out.push(at);
-          refs |= 1 << i;
-        }
-      } else out.push(v);
-    }
-    out[1] = refs;
-    return out;
-  };
-  const r = receipts.map((x) => flat(x as unknown as Record<string, unknown>, true));
-  const body = v8.serialize({ k: keyLists, r } satisfies ShapedReceipts);
-  const out = new Uint8Array(body.length + 1);
-  out[0] = SHAPED_TAG;
-  out.set(body, 1);
-  return out;
-}
-
-/** V8's serialization starts with its version tag 0xFF; a data folder written before it holds JSON ('['). */
-const V8_VERSION_TAG = 0xff;
-
-function decodeShaped(bytes: Uint8Array): Receipt[] {
-  const { k, r } = v8.deserialize(bytes.subarray(1)) as ShapedReceipts;
-  const table: string[] = [];
-  const obj = (a: unknown[], isReceipt: boolean): Record<string, unknown> => {
-    const keys = k[a[0] as number];
-    if (keys === undefined || a.length !== keys.length + 2) throw new Error(`stored receipts: bad shape ${String(a[0])}`);
-    const refs = a[1] as number;
-    const o: Record<string, unknown> = {};
-    for (let i = 0; i < keys.length; i++) {
-      const v = a[i + 2];
-      if (isReceipt && keys[i] === 'events' && Array.isArray(v)) o[keys[i]] = v.map((e) => obj(e as unknown[], false));
-      else if (i < MAX_REF_POSITIONS && (refs >>> i) & 1) {
-        const str = table[v as number];
-        if (str === undefined) throw new Error(`stored receipts: string reference ${String(v)} of ${table.length}`);
-        o[keys[i]] = str;
-      } else {
-        if (typeof v === 'string' && i < MAX_REF_POSITIONS) table.push(v);
-        o[keys[i]] = v;
-      }
-    }
-    return o;
-  };
-  return r.map((x) => obj(x, true) as unknown as Receipt);
-}
-
-export function decodeReceipts(bytes: Uint8Array): Receipt[] {
-  if (bytes[0] === SHAPED_TAG) return decodeShaped(bytes);
-  if (bytes[0] === V8_VERSION_TAG) return v8.deserialize(bytes) as Receipt[];
-  return JSON.parse(new TextDecoder().decode(bytes), (_k, v) =>
-    v !== null && typeof v === 'object' && typeof v.$big === 'string' && Object.keys(v).length === 1 ? BigInt(v.$big) : v,
-  ) as Receipt[];
-}
-
-/** A block's own events as stored: the shaped receipts encoding of one receipt `{events}` (bigints kept, shapes and strings shared). */
-export function encodeBlockEvents(events: ChainEvent[]): Uint8Array {
-  return encodeReceipts([{ events } as unknown as Receipt]);
-}
-
-export function decodeBlockEvents(bytes: Uint8Array): ChainEvent[] {
-  const [one] = decodeReceipts(bytes);
-  if (one === undefined || !Array.isArray(one.events)) throw new Error('stored block events: not one receipt of events');
-  return one.events;
 }
 
 /** What an operator can do about a LevelDB open error, from its code (classic-level puts the reason in `cause`). */

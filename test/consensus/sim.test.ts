@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ArgsError, parseArgs, unsafeScenario } from '../../sim/args';
-import { SimChain, SimDisk, simGenesis } from '../../sim/chain';
+import { SetsOf, simGenesis } from '../../sim/chain';
 import { runSeed } from '../../sim/cluster';
 import { EventHeap } from '../../sim/heap';
 import { Prng } from '../../sim/prng';
+import { SimStorage } from '../../sim/storage';
 import { Workload } from '../../sim/workload';
-import { blockHash, canonicalCommit, encodeBlock, type Commit } from '../../src/codec/block';
+import { blockHash, canonicalCommit, type Commit } from '../../src/codec/block';
+import { ECVRF } from '../../src/consensus/proposer-vrf';
+import { Bucket } from '../../src/storage/chain-store';
+import { StoreCorruptionError } from '../../src/storage/corruption';
 import { TableId } from '../../src/state/records';
 import { InvariantError } from '../../src/state/state';
 import { describeFailure, SHORT } from './sim-options';
@@ -96,11 +100,12 @@ describe('the safety checker can fail', () => {
   });
 });
 
-describe("a simulated node's chain (sim/chain.ts)", () => {
-  it('reopens from its disk with the same root and head, sharing no object; a damaged record is refused', () => {
+describe("a simulated node's chain (the real Chain over its in-memory store, sim/storage.ts)", () => {
+  it('reopens from its store with the same root and head, sharing no object; a damaged record is refused', async () => {
     const { genesis, hash } = simGenesis();
-    const disk = new SimDisk();
-    const chain = SimChain.open(disk, genesis, hash);
+    const sets = new SetsOf();
+    const storage = new SimStorage('sim/test/chain');
+    const chain = await storage.openChain(genesis, hash, ECVRF, sets);
     const workload = new Workload(new Prng(5), genesis);
     const proposer = genesis.validators[0].address;
     const vrfKey = new Uint8Array(32).fill(7);
@@ -109,33 +114,37 @@ describe("a simulated node's chain (sim/chain.ts)", () => {
       const txs = [workload.next().tx, workload.next().tx, workload.next().tx];
       const block = chain.buildBlock({ txs: txs.map((t) => t.bytes), decoded: txs, timestampMs: genesis.genesisTimeMs + i * 25, proposer, lastCommit, vrfKey });
       const commit: Commit = canonicalCommit({ height: i, round: 0, blockHash: blockHash(block.header), signatures: [] });
-      const result = chain.commit(block, encodeBlock(block), commit);
+      const result = await chain.commit(block, commit);
       expect(result.receipts.length).toBe(3);
       lastCommit = commit;
     }
-    expect(disk.height).toBe(3);
-    const reopened = SimChain.open(disk, genesis, hash);
+    expect(storage.height).toBe(3);
+    // The incarnation's memory is lost (nothing of the store: no storage faults here).
+    expect(storage.kv.crash(0)).toBe(0);
+    const reopened = await storage.openChain(genesis, hash, ECVRF, sets);
     expect(reopened.height).toBe(3);
     expect(reopened.stateRoot).toEqual(chain.stateRoot);
     expect(reopened.lastBlockHash).toEqual(chain.lastBlockHash);
     expect(reopened.lastTimestampMs).toBe(chain.lastTimestampMs);
     // The VRF seed, derived from the head block's proof, continues where it was.
     expect(reopened.seed).toEqual(chain.seed);
-    expect(reopened.seed).not.toEqual(SimChain.open(new SimDisk(), genesis, hash).seed);
+    expect(reopened.seed).not.toEqual((await new SimStorage('sim/other/chain').openChain(genesis, hash, ECVRF, sets)).seed);
     expect(reopened.state).not.toBe(chain.state);
     // The crashed incarnation's memory is not the restarted one's.
     chain.state.faucetClaims.set(proposer, 1n);
     expect(chain.state.flush().root).not.toEqual(reopened.stateRoot);
     expect(reopened.state.root()).toEqual(reopened.stateRoot);
-    // A record lost from the disk: the reloaded state's root differs from the stored one.
-    const damaged = new SimDisk();
-    damaged.genesisRoot = disk.genesisRoot;
-    damaged.blocks.push(...disk.blocks);
-    for (const [k, v] of disk.records) damaged.records.set(k, v);
-    expect(SimChain.open(damaged, genesis, hash).stateRoot).toEqual(reopened.stateRoot);
-    const nonceKey = [...damaged.records.keys()].find((k) => k.charCodeAt(0) === TableId.Nonce) as string;
-    damaged.records.delete(nonceKey);
-    expect(() => SimChain.open(damaged, genesis, hash)).toThrow(InvariantError);
+    // A record lost from the store: the reloaded state's root differs from the stored one.
+    const damaged = new SimStorage('sim/damaged/chain');
+    await damaged.kv.open();
+    for await (const [k, v] of storage.kv.entries()) await damaged.kv.put(k, v, { sync: true });
+    expect((await damaged.openChain(genesis, hash, ECVRF, sets)).stateRoot).toEqual(reopened.stateRoot);
+    let nonceKey: Uint8Array | undefined;
+    for await (const k of damaged.kv.keys()) if (k[0] === Bucket.State && k[1] === TableId.Nonce) nonceKey ??= k;
+    await damaged.kv.del(nonceKey as Uint8Array, { sync: true });
+    const refused = await damaged.openChain(genesis, hash, ECVRF, sets).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(StoreCorruptionError);
+    expect((refused as Error).cause).toBeInstanceOf(InvariantError);
   });
 });
 

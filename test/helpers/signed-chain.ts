@@ -12,12 +12,17 @@
  * key, so applying one recovers a signature, checks a nonce and writes two balances).
  * Every commit is signed by all of the set but one, the one left out turning with the
  * height (5 of 6 on the 6-validator devnet: a quorum, and no validator misses enough to
- * be jailed).
+ * be jailed). `txsAt` puts other transactions in the blocks (bench/disk.ts: oracle
+ * observations and signed orders), `afterCommit` sees each block's result (to index it),
+ * and `fullLastCommit` makes each block's lastCommit carry every member's precommit, as a
+ * proposer's does once the late precommits arrived (src/consensus/last-commit.ts), while
+ * the stored commit keeps the quorum.
  */
 import { blockHash, canonicalCommit, type Block, type Commit } from '../../src/codec/block';
 import { encodeTx, TxKind } from '../../src/codec/tx';
 import { signFaucet } from '../../src/codec/txs/faucet';
 import { Chain } from '../../src/chain/chain';
+import type { BlockResult } from '../../src/state/apply';
 import { voteSigningHash } from '../../src/consensus/messages';
 import { Secp256k1Signer } from '../../src/consensus/signer';
 import type { Genesis } from '../../src/genesis/types';
@@ -37,6 +42,12 @@ export interface SignedChainOptions {
   syncWrites?: boolean;
   /** Called after each block is committed. */
   onBlock?: (height: number) => void;
+  /** The transactions of block `height` (timestamped `timestampMs`), in place of the faucet credits. */
+  txsAt?: (height: number, timestampMs: number, chain: Chain) => Uint8Array[];
+  /** Awaited after each block is committed, with its result. */
+  afterCommit?: (block: Block, result: BlockResult) => Promise<void>;
+  /** Each block's lastCommit holds every member's precommit, not only the stored commit's quorum (default false). */
+  fullLastCommit?: boolean;
 }
 
 export interface SignedChain {
@@ -77,20 +88,25 @@ export async function buildSignedChain(opts: SignedChainOptions): Promise<Signed
       const proposer = set.proposer(height, 0, chain.seed).address;
       const vrfKey = vrfKeys.get(proposer);
       if (vrfKey === undefined) throw new Error(`no VRF key for the drawn proposer ${proposer}`);
-      const blockTxs: Uint8Array[] = [];
-      for (let i = 0; i < perBlock; i++) {
-        const to = recipientAddress(txs % recipients);
-        blockTxs.push(encodeTx(genesis.chainId, TxKind.Faucet, signFaucet(genesis.chainId, { to, usdc: 1_000_000n, nativeWei: 10n ** 15n, nonce: nonce++ }, faucetKey)).bytes);
-        txs++;
+      const timestampMs = genesis.genesisTimeMs + height * genesis.consensus.blockTimeMs;
+      let blockTxs: Uint8Array[] = [];
+      if (opts.txsAt) blockTxs = opts.txsAt(height, timestampMs, chain);
+      else {
+        for (let i = 0; i < perBlock; i++) {
+          const to = recipientAddress(txs % recipients);
+          blockTxs.push(encodeTx(genesis.chainId, TxKind.Faucet, signFaucet(genesis.chainId, { to, usdc: 1_000_000n, nativeWei: 10n ** 15n, nonce: nonce++ }, faucetKey)).bytes);
+        }
       }
-      const block = chain.buildBlock({ txs: blockTxs, timestampMs: genesis.genesisTimeMs + height * genesis.consensus.blockTimeMs, proposer, lastCommit, vrfKey });
+      txs += blockTxs.length;
+      const block = chain.buildBlock({ txs: blockTxs, timestampMs, proposer, lastCommit, vrfKey });
       const members = set.validators.map((v) => v.address);
       const absent = set.size > 1 ? members[height % set.size] : undefined;
       const commit = commitOf(genesis.chainId, block, members.filter((a) => a !== absent), signers);
       const result = await chain.commit(block, commit);
       const failed = result.receipts.find((r) => r.status !== 'ok');
       if (failed !== undefined) throw new Error(`block ${height}: a transaction failed: ${JSON.stringify(failed)}`);
-      lastCommit = commit;
+      await opts.afterCommit?.(block, result);
+      lastCommit = opts.fullLastCommit ? commitOf(genesis.chainId, block, members, signers) : commit;
       opts.onBlock?.(height);
     }
     return { chain, genesis, genesisHash: hash, txs };
