@@ -13,27 +13,38 @@ export * from './chain-store';
 
 /** LevelDB as a KvStore. */
 export class LevelKv implements KvStore {
-  readonly level: ClassicLevel<Uint8Array, Uint8Array>;
+  /**
+   * Made by `open`, not by the constructor: abstract-level opens a database on the tick
+   * after it is constructed, and an open replays (and deletes) a log cut short and takes
+   * the folder's lock, so a store made before `filesDamaged` looked at its files would
+   * both destroy the evidence and keep the lock the heal's fresh store needs.
+   */
+  private db: ClassicLevel<Uint8Array, Uint8Array> | undefined;
 
-  constructor(readonly path: string) {
-    this.level = new ClassicLevel<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
+  constructor(readonly path: string) {}
+
+  /** The open database (a bug to ask before `open`). */
+  get level(): ClassicLevel<Uint8Array, Uint8Array> {
+    if (!this.db) throw new Error(`the chain database ${this.path} is not open`);
+    return this.db;
   }
 
   get status(): KvStatus {
-    return this.level.status;
+    return this.db?.status ?? 'closed';
   }
 
   /** Opens the database; a failure says why in words (another process holds it, corruption, permissions) and keeps LevelDB's error as its cause. */
   async open(opts: { createIfMissing?: boolean } = {}): Promise<void> {
+    this.db ??= new ClassicLevel<Uint8Array, Uint8Array>(this.path, { keyEncoding: 'view', valueEncoding: 'view' });
     try {
-      await this.level.open({ createIfMissing: opts.createIfMissing ?? true });
+      await this.db.open({ createIfMissing: opts.createIfMissing ?? true });
     } catch (err) {
       throw new Error(`cannot open the chain database ${this.path}: ${openFailure(err)}`, { cause: err });
     }
   }
 
   async close(): Promise<void> {
-    await this.level.close();
+    await this.db?.close();
   }
 
   /** LevelDB's log and MANIFEST, read with their checksums before opening replays them (not while another process holds the store). */
