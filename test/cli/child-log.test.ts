@@ -8,34 +8,22 @@
  */
 import { existsSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ChildLog } from '../../src/cli/child-log';
-import { tempDir, waitFor } from '../helpers/devnet';
-import { mountSmallDisk, type SmallDisk } from '../helpers/full-disk';
+import { waitFor } from '../helpers/devnet';
+import { smallDiskForFile } from '../helpers/full-disk';
 
-const dir = tempDir('exchain-childlog-');
-let disk: SmallDisk;
-
-beforeAll(() => {
-  disk = mountSmallDisk(join(dir.path, 'disk'));
-});
-afterAll(() => {
-  try {
-    disk?.remove();
-  } finally {
-    dir.remove();
-  }
-});
+const fixtureDisk = smallDiskForFile('exchain-childlog-');
 
 describe('a validator log on a full disk', () => {
   it('is said once and skipped, never thrown; written again once space returns', async () => {
     const said: string[] = [];
     let nowMs = 1_000_000;
-    const path = join(disk.path, 'node.log');
+    const path = join(fixtureDisk.disk.path, 'node.log');
     const log = new ChildLog(path, 'validator 2', (l) => said.push(l), 10_000, () => nowMs);
     log.write('before\n');
     await waitFor(() => (existsSync(path) && readFileSync(path, 'utf8') === 'before\n' ? true : undefined), 5_000, 'the first line written');
-    const filler = disk.fill();
+    const filler = fixtureDisk.disk.fill();
     for (let i = 0; i < 20; i++) log.write(Buffer.alloc(8192, 65));
     await waitFor(() => (said.length > 0 ? true : undefined), 5_000, 'the failure said');
     expect(said).toHaveLength(1);

@@ -6,11 +6,10 @@
  */
 import fs from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodePrivValState, encodePrivValState, LocalPrivValidator } from '../../src/consensus/privval';
 import { PrivValFile } from '../../src/storage/privval-file';
-import { tempDir } from '../helpers/devnet';
-import { mountSmallDisk, type SmallDisk } from '../helpers/full-disk';
+import { smallDiskForFile } from '../helpers/full-disk';
 import { CHAIN_ID, fixture, hash } from './helpers';
 
 const { keys } = fixture([1n, 1n, 1n, 1n], 'privval-durable');
@@ -18,18 +17,7 @@ const key = keys[0];
 const B = hash('B');
 const unsigned = (type: 'prevote' | 'precommit', height: number, round: number) => ({ type, height, round, blockHash: B, validator: key.address });
 
-const dir = tempDir('privval-durable-');
-let disk: SmallDisk;
-beforeAll(() => {
-  disk = mountSmallDisk(join(dir.path, 'disk'));
-});
-afterAll(() => {
-  try {
-    disk?.remove();
-  } finally {
-    dir.remove();
-  }
-});
+const fixtureDisk = smallDiskForFile('privval-durable-');
 
 /** The state a restart would load from `path`. */
 async function reopened(path: string) {
@@ -41,7 +29,7 @@ async function reopened(path: string) {
 
 describe('the privval state written off the event loop', () => {
   it('releases each signature only after its write returned; concurrent requests are written in order', async () => {
-    const path = join(dir.path, 'ordered');
+    const path = join(fixtureDisk.path, 'ordered');
     const file = await PrivValFile.open(path);
     const order: string[] = [];
     const pv = new LocalPrivValidator(key, (s) => file.write(encodePrivValState(s)).then(() => void order.push(`written ${s.lastSigned?.step}`)), null);
@@ -58,11 +46,11 @@ describe('the privval state written off the event loop', () => {
   });
 
   it('a write that fails (the disk is full) releases no signature and changes nothing; once it can be written, it signs', async () => {
-    const path = join(disk.path, 'privval');
+    const path = join(fixtureDisk.disk.path, 'privval');
     const file = await PrivValFile.open(path);
     const pv = new LocalPrivValidator(key, (s) => file.write(encodePrivValState(s)), null);
     const first = await pv.signVote(CHAIN_ID, unsigned('prevote', 1, 0)); // slot b
-    const filler = disk.fill();
+    const filler = fixtureDisk.disk.fill();
     // Slot a is still empty: the precommit's state (with its 16 KB locked block) has no room.
     let released = false;
     const asked = pv.signVote(CHAIN_ID, unsigned('precommit', 1, 0), new Uint8Array(16_384).fill(9)).then((v) => ((released = true), v));
@@ -77,7 +65,7 @@ describe('the privval state written off the event loop', () => {
   });
 
   it('close waits for the write in flight; a write asked after it is refused', async () => {
-    const path = join(dir.path, 'closing');
+    const path = join(fixtureDisk.path, 'closing');
     const file = await PrivValFile.open(path);
     const written = file.write(new Uint8Array([1, 2, 3]));
     file.close();

@@ -11,6 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha512 } from '@noble/hashes/sha2.js';
+import { le, leBytes } from '../helpers/little-endian';
 import { bytesToHex, concatBytes } from '../../src/util/bytes';
 import { isPlainEncoding, mulByCofactor, scalarMul } from '../../src/crypto/ed25519-sodium';
 import {
@@ -30,16 +31,6 @@ type EdPoint = InstanceType<typeof Point>;
 const Q = Point.Fn.ORDER;
 const P = (1n << 255n) - 19n;
 
-function le(bytes: Uint8Array): bigint {
-  let n = 0n;
-  for (let i = bytes.length - 1; i >= 0; i--) n = (n << 8n) | BigInt(bytes[i]);
-  return n;
-}
-function leBytes(n: bigint, len: number): Uint8Array {
-  const out = new Uint8Array(len);
-  for (let i = 0; i < len; i++, n >>= 8n) out[i] = Number(n & 0xffn);
-  return out;
-}
 const hex = (bytes: Uint8Array | null): string | null => (bytes === null ? null : bytesToHex(bytes));
 
 /** Deterministic bytes: SHA-512 of a label and a counter. */

@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha512 } from '@noble/hashes/sha2.js';
+import { le, leBytes } from '../helpers/little-endian';
 import { bytesToHex, concatBytes, equalBytes, hexToBytes } from '../../src/util/bytes';
 import { ed25519PublicKey } from '../../src/genesis/keys';
 import {
@@ -36,17 +37,6 @@ const P = (1n << 255n) - 19n;
 
 const b = (hex: string): Uint8Array => hexToBytes(`0x${hex}`);
 const h = (bytes: Uint8Array): string => bytesToHex(bytes).slice(2);
-function le(bytes: Uint8Array): bigint {
-  let n = 0n;
-  for (let i = bytes.length - 1; i >= 0; i--) n = (n << 8n) | BigInt(bytes[i]);
-  return n;
-}
-function leBytes(n: bigint, len: number): Uint8Array {
-  const out = new Uint8Array(len);
-  for (let i = 0; i < len; i++, n >>= 8n) out[i] = Number(n & 0xffn);
-  return out;
-}
-
 interface Vector {
   name: string;
   sk: string;

@@ -6,6 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { tempDir } from './devnet';
 
 export interface SmallDisk {
   path: string;
@@ -34,6 +36,32 @@ export function mountSmallDisk(path: string, size = '64k'): SmallDisk {
     },
     remove() {
       execFileSync('umount', ['-l', path]);
+    },
+  };
+}
+
+/**
+ * A temporary folder with a small disk in it for one test file: mounted before the file's
+ * tests, unmounted and the folder removed after them. Read `disk` inside a test.
+ */
+export function smallDiskForFile(prefix: string, size?: string): { readonly path: string; readonly disk: SmallDisk } {
+  const dir = tempDir(prefix);
+  let disk: SmallDisk | undefined;
+  beforeAll(() => {
+    disk = mountSmallDisk(join(dir.path, 'disk'), size);
+  });
+  afterAll(() => {
+    try {
+      disk?.remove();
+    } finally {
+      dir.remove();
+    }
+  });
+  return {
+    path: dir.path,
+    get disk(): SmallDisk {
+      if (!disk) throw new Error('the small disk is mounted in beforeAll: read it inside a test');
+      return disk;
     },
   };
 }
