@@ -16,8 +16,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createPublicClient, createWalletClient, defineChain, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { freePort } from '../../src/cli/launcher';
@@ -98,6 +98,7 @@ describe('a validator joins through the onboarding service, and another through 
   beforeAll(async () => {
     writeGenesis();
     // The binary the service serves: the build this run's nodes run (test/global-setup.ts).
+    mkdirSync(dirname(binaryFile), { recursive: true });
     copyFileSync(NODE_BUILD, binaryFile);
     net = await LocalNetwork.start(N, () => [], { genesisFile });
     const port = await freePort();
