@@ -99,3 +99,58 @@ export class StateTree {
     return H(entries);
   }
 }
+
+/**
+ * The level-2 subtrees (256, one per first byte of H(key), each over 256 buckets): the
+ * unit of a state snapshot's chunks (src/state/snapshot.ts), hashed here with the tree's
+ * own hashing so a chunk verifies against the same root the chain commits to.
+ */
+export const SUBTREES = BUCKETS >>> 8;
+
+/** The level-2 subtree a storage key falls in: the first byte of H(key). */
+export function subtreeOf(key: Uint8Array): number {
+  return H(key).charCodeAt(0);
+}
+
+/**
+ * The hash of level-2 subtree `index` over `records` (storage key, value), as the tree
+ * computes it; throws a RangeError naming the record when one falls in another subtree.
+ */
+export function subtreeHash(index: number, records: readonly (readonly [Uint8Array, Uint8Array])[]): Uint8Array {
+  const buckets: Bucket[] = [];
+  for (let i = 0; i < records.length; i++) {
+    const keyHash = H(records[i][0]);
+    if (keyHash.charCodeAt(0) !== index) throw new RangeError(`record ${i} falls in subtree ${keyHash.charCodeAt(0)}, not ${index}`);
+    const b = keyHash.charCodeAt(1);
+    (buckets[b] ??= new Map()).set(keyHash, H(records[i][1]));
+  }
+  let level1 = '';
+  for (let n = 0; n < FANOUT; n++) {
+    let children = '';
+    for (let c = 0; c < FANOUT; c++) {
+      const bucket = buckets[n * FANOUT + c];
+      if (!bucket || bucket.size === 0) {
+        children += ZERO;
+        continue;
+      }
+      const keys = [...bucket.keys()].sort();
+      let entries = '';
+      for (const k of keys) entries += k + bucket.get(k)!;
+      children += H(entries);
+    }
+    level1 += H(children);
+  }
+  return Uint8Array.from(Buffer.from(H(level1), 'latin1'));
+}
+
+/** The root over the 256 level-2 subtree hashes (the two levels above them). */
+export function rootOfSubtrees(subtrees: readonly Uint8Array[]): Uint8Array {
+  if (subtrees.length !== SUBTREES) throw new RangeError(`${subtrees.length} subtree hashes, not ${SUBTREES}`);
+  let level3 = '';
+  for (let n = 0; n < FANOUT; n++) {
+    let children = '';
+    for (let c = 0; c < FANOUT; c++) children += Buffer.from(subtrees[n * FANOUT + c]).toString('latin1');
+    level3 += H(children);
+  }
+  return Uint8Array.from(Buffer.from(H(level3), 'latin1'));
+}
