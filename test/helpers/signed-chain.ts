@@ -44,8 +44,8 @@ export interface SignedChainOptions {
   onBlock?: (height: number) => void;
   /** The transactions of block `height` (timestamped `timestampMs`), in place of the faucet credits. */
   txsAt?: (height: number, timestampMs: number, chain: Chain) => Uint8Array[];
-  /** Awaited after each block is committed, with its result. */
-  afterCommit?: (block: Block, result: BlockResult) => Promise<void>;
+  /** Awaited after each block is committed, with its result (and the chain, open). */
+  afterCommit?: (block: Block, result: BlockResult, chain: Chain) => Promise<void>;
   /** Each block's lastCommit holds every member's precommit, not only the stored commit's quorum (default false). */
   fullLastCommit?: boolean;
 }
@@ -105,7 +105,7 @@ export async function buildSignedChain(opts: SignedChainOptions): Promise<Signed
       const result = await chain.commit(block, commit);
       const failed = result.receipts.find((r) => r.status !== 'ok');
       if (failed !== undefined) throw new Error(`block ${height}: a transaction failed: ${JSON.stringify(failed)}`);
-      await opts.afterCommit?.(block, result);
+      await opts.afterCommit?.(block, result, chain);
       lastCommit = opts.fullLastCommit ? commitOf(genesis.chainId, block, members, signers) : commit;
       opts.onBlock?.(height);
     }
