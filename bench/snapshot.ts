@@ -17,6 +17,7 @@
  * are noisy: read the two columns side by side, from the same run.
  */
 import { readdirSync, statSync } from 'node:fs';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { join } from 'node:path';
 import type { Address } from '../src/util/bytes';
 import { SnapshotStore, type SnapshotInfo } from '../src/storage/snapshot-store';
@@ -58,6 +59,11 @@ export async function benchSnapshot(): Promise<Record<string, unknown>> {
     const during = { latency: [] as number[], interval: [] as number[] };
     const writes: { height: number; ms: number; cpuMs: number; info: SnapshotInfo | undefined }[] = [];
     let inFlight: Promise<unknown> | undefined;
+    // The event loop's delay (what CPU slices that run too long would show), per run.
+    const loopBase = monitorEventLoopDelay({ resolution: 5 });
+    const loopDuring = monitorEventLoopDelay({ resolution: 5 });
+    const loopOf = (h: number): IntervalHistogram => (h <= BLOCKS ? loopBase : loopDuring);
+    let loopOn: IntervalHistogram | undefined;
     let lastEnd = 0;
     let slotStart = 0;
     const t0 = performance.now();
@@ -84,6 +90,12 @@ export async function benchSnapshot(): Promise<Record<string, unknown>> {
           into?.interval.push(now - lastEnd);
         }
         lastEnd = now;
+        const wanted = h > WARMUP_BLOCKS && (h <= BLOCKS || inFlight) ? loopOf(h) : undefined;
+        if (wanted !== loopOn) {
+          loopOn?.disable();
+          wanted?.enable();
+          loopOn = wanted;
+        }
         // The second run: a snapshot every EVERY blocks, taken here as the chain actor takes it.
         if (h > BLOCKS && (h - BLOCKS) % EVERY === 0 && !inFlight) {
           const cpu = process.cpuUsage();
@@ -100,6 +112,8 @@ export async function benchSnapshot(): Promise<Record<string, unknown>> {
       },
     });
     await inFlight;
+    loopOn?.disable();
+    const loop = (x: IntervalHistogram) => `p50 ${(x.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(x.percentile(99) / 1e6).toFixed(1)} ms, max ${(x.max / 1e6).toFixed(1)} ms`;
     const records = await (async () => {
       let n = 0;
       for await (const _ of built.chain.store.stateRecords()) n++;
@@ -113,6 +127,8 @@ export async function benchSnapshot(): Promise<Record<string, unknown>> {
       'commit latency, while a snapshot is written': summary(during.latency),
       'block interval, no snapshot': summary(base.interval),
       'block interval, while a snapshot is written': summary(during.interval),
+      'event-loop delay, no snapshot': loop(loopBase),
+      'event-loop delay, while a snapshot is written': loop(loopDuring),
       'snapshots written': writes.map((w) => `height ${w.height}: ${(w.ms / 1000).toFixed(2)} s wall, ${(w.cpuMs / 1000).toFixed(2)} s process CPU meanwhile (blocks included)`).join('; '),
       'snapshot size': last ? `${(last.bytes / 2 ** 20).toFixed(1)} MiB in ${last.chunks} chunks (${(last.bytes / records).toFixed(0)} bytes a record); the snapshots folder holds ${(dirBytes(join(tmp.path, 'snapshots')) / 2 ** 20).toFixed(1)} MiB (${snaps.list().length} kept)` : 'none written',
       'chain store (LevelDB folder)': `${(dirBytes(join(tmp.path, 'chain')) / 2 ** 20).toFixed(1)} MiB`,

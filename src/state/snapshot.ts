@@ -153,6 +153,38 @@ export function encodeChunk(first: number, end: number, records: readonly (reado
 }
 
 /**
+ * A chunk from its subtrees' records already framed as the chunk frames them (a writer
+ * that builds them outside the JS heap): `count` records in `parts`, in order.
+ */
+export function encodeChunkParts(first: number, end: number, count: number, parts: readonly Uint8Array[]): Uint8Array {
+  let size = CHUNK_HEADER_BYTES;
+  for (const p of parts) size += p.length;
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  out[0] = SNAPSHOT_VERSION;
+  view.setUint16(1, first);
+  view.setUint16(3, end);
+  view.setUint32(5, count);
+  let at = CHUNK_HEADER_BYTES;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** Appends one record framed as a chunk holds it (u32 length, key, u32 length, value) at `at` of `out`; returns the end. */
+export function frameRecord(key: Uint8Array, value: Uint8Array, out: Uint8Array, at: number): number {
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  view.setUint32(at, key.length);
+  out.set(key, at + 4);
+  at += 4 + key.length;
+  view.setUint32(at, value.length);
+  out.set(value, at + 4);
+  return at + 4 + value.length;
+}
+
+/**
  * Groups the 256 subtrees into chunk ranges: consecutive subtrees while the chunk stays
  * within `targetBytes`, at least one subtree each. `sizes[i]`: subtree i's record bytes.
  */
@@ -252,4 +284,4 @@ export function verifyChunk(m: SnapshotManifest, index: number, bytes: Uint8Arra
 }
 
 /** Re-exported for the writer: which subtree a key falls in, and a subtree's hash. */
-export { subtreeHash, subtreeOf, SUBTREES } from './tree';
+export { DIGEST_BYTES, recordDigest, subtreeHash, subtreeHashOfDigests, subtreeOf, SUBTREES } from './tree';

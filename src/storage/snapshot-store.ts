@@ -21,7 +21,22 @@
  */
 import { mkdir, open as openFile, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { decodeManifest, encodeChunk, encodeManifest, groupChunks, manifestHash, recordBytes, sha256, SnapshotError, subtreeHash, subtreeOf, SUBTREES, type SnapshotManifest, type StateRecord } from '../state/snapshot';
+import {
+  decodeManifest,
+  DIGEST_BYTES,
+  encodeChunkParts,
+  encodeManifest,
+  frameRecord,
+  groupChunks,
+  manifestHash,
+  recordDigest,
+  sha256,
+  SnapshotError,
+  subtreeHashOfDigests,
+  SUBTREES,
+  type SnapshotManifest,
+  type StateRecord,
+} from '../state/snapshot';
 import { rootOfSubtrees } from '../state/tree';
 import type { KvChainStore, StateView } from './chain-store';
 
@@ -198,8 +213,13 @@ export class SnapshotStore {
    * nothing, when its root differs from the one stored for that height.
    */
   async writeFrom(view: StateView, height: number): Promise<SnapshotInfo> {
-    const lists: StateRecord[][] = Array.from({ length: SUBTREES }, () => []);
-    const sizes = new Array<number>(SUBTREES).fill(0);
+    // Each subtree's records, framed as its chunk will hold them, and their digests, in
+    // growing byte buffers: off the JS heap, so holding a whole state does not make
+    // every young-generation collection copy it (measured: 100-400 ms pauses at 200k
+    // records when held as arrays of records).
+    const framed = Array.from({ length: SUBTREES }, () => new Grow());
+    const digests = Array.from({ length: SUBTREES }, () => new Grow());
+    const counts = new Array<number>(SUBTREES).fill(0);
     let sliceStart = performance.now();
     const slice = async () => {
       if (performance.now() - sliceStart < this.sliceMs) return;
@@ -207,17 +227,23 @@ export class SnapshotStore {
       sliceStart = performance.now();
     };
     let n = 0;
-    for await (const rec of view.records()) {
-      const s = subtreeOf(rec[0]);
-      lists[s].push(rec);
-      sizes[s] += recordBytes(rec);
+    const digest = new Uint8Array(DIGEST_BYTES);
+    for await (const [key, value] of view.records()) {
+      const s = recordDigest(key, value, digest, 0);
+      digests[s].append(digest);
+      const f = framed[s];
+      f.reserve(8 + key.length + value.length);
+      f.length = frameRecord(key, value, f.bytes, f.length);
+      counts[s]++;
       if ((++n & 255) === 0) await slice();
     }
     const subtrees: Uint8Array[] = [];
     for (let i = 0; i < SUBTREES; i++) {
-      subtrees.push(subtreeHash(i, lists[i]));
+      subtrees.push(subtreeHashOfDigests(i, digests[i].bytes, counts[i]));
+      digests[i].release();
       await slice();
     }
+    const sizes = framed.map((f) => f.length);
     const stateRoot = rootOfSubtrees(subtrees);
     const stored = await view.stateRoot(height);
     if (!stored || hex(stored) !== hex(stateRoot)) {
@@ -230,9 +256,12 @@ export class SnapshotStore {
     const ranges = groupChunks(sizes);
     for (let c = 0; c < ranges.length; c++) {
       const [first, end] = ranges[c];
-      const chunk = encodeChunk(first, end, lists.slice(first, end));
+      let count = 0;
+      for (let i = first; i < end; i++) count += counts[i];
+      const chunk = encodeChunkParts(first, end, count, framed.slice(first, end).map((f) => f.view()));
+      for (let i = first; i < end; i++) framed[i].release(); // encoded: the records may go
+      await yieldToLoop();
       manifest.chunks.push({ first, end, hash: sha256(chunk), bytes: chunk.length });
-      for (let i = first; i < end; i++) lists[i] = []; // encoded: the records may go
       await writeSynced(join(tmp, chunkFile(c)), chunk);
       sliceStart = performance.now();
     }
@@ -262,6 +291,36 @@ export class SnapshotStore {
   async close(): Promise<void> {
     this.closed = true;
     await this.writing;
+  }
+}
+
+/** A byte buffer that doubles as it fills (its bytes live outside the JS heap). */
+class Grow {
+  bytes = new Uint8Array(0);
+  length = 0;
+
+  reserve(extra: number): void {
+    if (this.length + extra <= this.bytes.length) return;
+    let cap = Math.max(4096, this.bytes.length * 2);
+    while (cap < this.length + extra) cap *= 2;
+    const next = new Uint8Array(cap);
+    next.set(this.bytes.subarray(0, this.length));
+    this.bytes = next;
+  }
+
+  append(b: Uint8Array): void {
+    this.reserve(b.length);
+    this.bytes.set(b, this.length);
+    this.length += b.length;
+  }
+
+  view(): Uint8Array {
+    return this.bytes.subarray(0, this.length);
+  }
+
+  release(): void {
+    this.bytes = new Uint8Array(0);
+    this.length = 0;
   }
 }
 

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { State } from '../../src/state/state';
-import { decodeManifest, verifyChunk, verifyManifest, type StateRecord } from '../../src/state/snapshot';
+import { buildSnapshot, decodeManifest, manifestHash, verifyChunk, verifyManifest, type StateRecord } from '../../src/state/snapshot';
 import { StateTree } from '../../src/state/tree';
 import { ChainStore, KvChainStore } from '../../src/storage/db';
 import { MemoryKv } from '../../src/storage/memory-kv';
@@ -77,6 +77,8 @@ describe.each(STORES)('snapshot writer over %s', (_name, makeStore) => {
     const info = await snaps.writeFrom(view, 10);
     await view.close();
     expect(hex(info.stateRoot)).toBe(hex(root10));
+    // Byte-identical to the pure builder's: every node serves the same chunks.
+    expect(hex(info.manifestHash)).toBe(hex(manifestHash(buildSnapshot(10, before).manifest)));
     const got = await readSnapshot(snaps, 10, root10);
     expect(got.size).toBe(before.length);
     for (const [k, v] of before) expect(got.get(hex(k))).toBe(hex(v));
