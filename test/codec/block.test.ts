@@ -28,6 +28,7 @@ const blockArb = fc
     round: fc.integer({ min: 0, max: 1000 }),
     parentHash: hash32,
     parentStateRoot: hash32,
+    validatorsHash: hash32,
     proposer: address,
     vrfProof: fc.uint8Array({ minLength: 80, maxLength: 80 }),
     txs: fc.array(fc.uint8Array({ minLength: 1, maxLength: 64 }), { maxLength: 8 }),
