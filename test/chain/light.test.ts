@@ -12,7 +12,9 @@ import { blockHash, canonicalCommit, encodeBlock, encodeCommit, type Block, type
 import { Chain } from '../../src/chain/chain';
 import { ChainConsensusApp, type BlockRefusal } from '../../src/chain/consensus-app';
 import { decodeLightAnchor, decodeLightProof, encodeLightAnchor, encodeLightProof, LightVerifyError, verifyLightProof, type LightAnchor, type LightProof, type LightTrust } from '../../src/chain/light';
+import { checkChainStore } from '../../src/chain/check';
 import { checkSyncedBlock } from '../../src/chain/sync';
+import { Bucket, ChainStore, u64Key } from '../../src/storage/db';
 import { encodeValidatorSet, validatorsHash } from '../../src/chain/validator-sets';
 import { voteSigningHash } from '../../src/consensus/messages';
 import { Secp256k1Signer, secp256k1Verifier } from '../../src/consensus/signer';
@@ -158,6 +160,30 @@ describe('light anchors in the chain store', () => {
       await other.close();
       dir2.remove();
     }
+  });
+});
+
+describe('npm run node -- check', () => {
+  it('finds the store sound with its anchors, and finds a set change whose anchor is missing', async () => {
+    await chain.close();
+    try {
+      const sound = await checkChainStore(dir.path, { genesisHash: gHash });
+      expect(sound.findings).toEqual([]);
+      expect(sound.keys.LightAnchor).toBe(2);
+      const store = new ChainStore(dir.path, false);
+      await store.open();
+      const [first] = await store.lightAnchors(0, FIRST);
+      await store.db.del(Uint8Array.of(Bucket.LightAnchor, ...u64Key(FIRST)), { sync: true });
+      await store.close();
+      const missing = await checkChainStore(dir.path, { genesisHash: gHash });
+      expect(missing.findings).toEqual([`height ${FIRST}: the header names another validator set than height ${FIRST - 1}'s, and no light anchor is stored for it`]);
+      await store.open();
+      await store.putLightAnchors([first]);
+      await store.close();
+    } finally {
+      chain = await Chain.open({ dataDir: dir.path, genesis, genesisHash: gHash, syncWrites: false });
+    }
+    expect((await chain.store.lightAnchors(0, HEAD)).length).toBe(2);
   });
 });
 
