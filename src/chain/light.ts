@@ -232,6 +232,8 @@ export function verifyLightProof(trust: LightTrust, proof: LightProof, verifier:
   const headerHash = blockHash(header);
   if (next.height !== H + 1 || !equalBytes(next.parentHash, headerHash)) fail('BROKEN_LINK', `header ${next.height} does not follow header ${H}`);
   if (trust.height === H && trust.header && !equalBytes(blockHash(trust.header), headerHash)) fail('BROKEN_LINK', `header ${H} is not the trusted header`);
+  const lastAnchor = proof.anchors.at(-1);
+  if (lastAnchor?.header.height === H + 1 && !equalBytes(blockHash(lastAnchor.header), blockHash(next))) fail('BROKEN_LINK', `the anchor at ${H + 1} holds another header ${H + 1} than the proof's`);
   const bad = checkCommit(chainId, current, verifier, H + 1, blockHash(next), nextCommit);
   if (bad !== null) fail('BAD_COMMIT', `the commit of header ${H + 1}: ${bad}`);
   return { height: H, header, stateRoot: next.parentStateRoot, setAt: setAt ?? current, setNext: current, anchors: proof.anchors };

@@ -202,7 +202,9 @@ describe('verifyLightProof', () => {
   });
 
   it('a height just before a set change: setAt signs it, setNext the height after', async () => {
-    const v = verifyLightProof(GENESIS_TRUST, await proofOf(SECOND - 1), secp256k1Verifier);
+    const proof = await proofOf(SECOND - 1);
+    expect(proof.anchors.map((a) => a.header.height)).toEqual([FIRST, SECOND]);
+    const v = verifyLightProof(GENESIS_TRUST, proof, secp256k1Verifier);
     expect(members(v.setAt)).toEqual(members(setOf(SECOND - 1)));
     expect(members(v.setNext)).toEqual(members(setOf(SECOND)));
     expect(v.setNext.has(bob.address)).toBe(true);
