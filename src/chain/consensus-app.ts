@@ -187,15 +187,18 @@ export class ChainConsensusApp implements ConsensusApp {
     if (h.height !== chain.height + 1) return refuse('WRONG_HEIGHT', `height ${h.height}, the next block here is ${chain.height + 1}`);
     if (!equalBytes(h.parentHash, chain.lastBlockHash)) return refuse('WRONG_PARENT', `parent hash ${bytesToHex(h.parentHash)}, this node's head is ${bytesToHex(chain.lastBlockHash)}`);
     if (!equalBytes(h.parentStateRoot, chain.stateRoot)) return refuse('WRONG_STATE_ROOT', `parent state root ${bytesToHex(h.parentStateRoot)}, this node's is ${bytesToHex(chain.stateRoot)}`);
-    const validators = validatorsAt(this.opts.validators, h.height);
-    if (!equalBytes(h.validatorsHash, validatorsHash(validators))) {
-      return refuse('WRONG_VALIDATORS_HASH', `validators hash ${bytesToHex(h.validatorsHash)}, the set of height ${h.height} here hashes to ${bytesToHex(validatorsHash(validators))}`);
+    // The set this node's state fixes for the height (as parentStateRoot is checked against
+    // the state): the header must name it (decision 128).
+    const expected = validatorsHash(chain.validatorsAt(h.height));
+    if (!equalBytes(h.validatorsHash, expected)) {
+      return refuse('WRONG_VALIDATORS_HASH', `validators hash ${bytesToHex(h.validatorsHash)}, the set of height ${h.height} here hashes to ${bytesToHex(expected)}`);
     }
     if (h.timestampMs <= chain.lastTimestampMs) return refuse('TIME_NOT_AFTER_PARENT', `block time ${h.timestampMs} is not after its parent's ${chain.lastTimestampMs}`);
     if (h.timestampMs > this.opts.now() + consensus.maxClockDriftMs) {
       return refuse('TIME_AHEAD', `block time ${h.timestampMs} is more than ${consensus.maxClockDriftMs} ms ahead of this node's clock (${this.opts.now()}): check both clocks (NTP)`);
     }
     if (h.txCount > consensus.maxBlockTxs) return refuse('TOO_MANY_TXS', `${h.txCount} transactions, the limit is ${consensus.maxBlockTxs}`);
+    const validators = validatorsAt(this.opts.validators, h.height);
     if (!validators.has(h.proposer)) return refuse('NOT_A_VALIDATOR', `proposer ${h.proposer} is not in the set of height ${h.height}`);
     const drawn = validators.proposer(h.height, h.round, this.proposerSeed(h.height)).address;
     if (drawn !== h.proposer) return refuse('WRONG_PROPOSER', `round ${h.round} of height ${h.height} is ${drawn}'s to propose, not ${h.proposer}'s`);
