@@ -28,6 +28,7 @@ import type {
   OracleParams,
   PairParams,
   PerpParams,
+  StorageParams,
 } from './types';
 
 /** Chain ids: mainnet and testnet by contract [D-networks-ids]; devnet's own id so signatures never replay across. */
@@ -435,4 +436,16 @@ export function parseBridge(value: unknown, path: string): BridgeParams | undefi
   const confirmations = int(o.confirmations, `${path}.confirmations`, 1, 1000);
   const withdrawalWindowMs = int(o.withdrawalWindowMs, `${path}.withdrawalWindowMs`, BRIDGE_WINDOW_MIN_MS, BRIDGE_WINDOW_MAX_MS);
   return { externalChainId, address: bridgeAddress, usdc, confirmations, withdrawalWindowMs };
+}
+
+/** The fewest blocks genesis may make a node keep by default (src/chain/prune.ts RETAIN_BLOCKS_MIN, restated: the core imports no chain module). */
+export const GENESIS_RETAIN_BLOCKS_MIN = 100;
+
+/** The optional storage section (issue 27): absent, nodes keep every block unless told otherwise. */
+export function parseStorage(value: unknown, path: string): StorageParams | undefined {
+  if (value === undefined) return undefined;
+  const o = object(value, path, [], ['retainBlocks']);
+  const out: StorageParams = {};
+  if (o.retainBlocks !== undefined) out.retainBlocks = int(o.retainBlocks, `${path}.retainBlocks`, GENESIS_RETAIN_BLOCKS_MIN, MAX_SAFE);
+  return out;
 }

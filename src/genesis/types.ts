@@ -33,6 +33,18 @@ export interface Genesis {
    * Absent: the network has no bridge (deposits and attestations refused 422 BRIDGE_DISABLED).
    */
   bridge?: BridgeParams;
+  /** What a node keeps on disk by default (issue 27): absent, every block. Local policy, not consensus state. */
+  storage?: StorageParams;
+}
+
+/**
+ * Storage defaults of the network's nodes (issue 27; decision 132). Not consensus: no
+ * state reads them; they are in genesis so every node of a network starts with the
+ * same defaults, and a node's flags override them.
+ */
+export interface StorageParams {
+  /** Blocks a node keeps by default (the newest this many; `--retain-blocks`, `--archive` override). Absent: every block. */
+  retainBlocks?: number;
 }
 
 /** The external EVM chain's bridge: which contract's events count and how withdrawals are bound. Not governable (issue 22). */

@@ -76,6 +76,10 @@ export class LevelKv implements KvStore {
   entries(range: KeyRange = {}): AsyncIterable<[Uint8Array, Uint8Array]> {
     return this.level.iterator(range);
   }
+
+  async compactRange(range: Required<KeyRange>): Promise<void> {
+    await this.level.compactRange(range.gte, range.lt);
+  }
 }
 
 /** The node's chain store: LevelDB in `path`. */

@@ -34,4 +34,10 @@ export interface KvStore {
   /** Every key in the range, in order, each one's value checked as it is read (LevelDB checks the blocks it reads). */
   keys(range?: KeyRange): AsyncIterable<Uint8Array>;
   entries(range?: KeyRange): AsyncIterable<[Uint8Array, Uint8Array]>;
+  /**
+   * Rewrites the files holding the range so the space of deleted keys is given back
+   * (LevelDB keeps a deleted value's bytes, under a tombstone, until a compaction reaches
+   * them; pruning asks for one over what it deleted). A store that frees on delete does nothing.
+   */
+  compactRange(range: Required<KeyRange>): Promise<void>;
 }
