@@ -53,7 +53,7 @@ export function chainBehavior(node: () => NodeContext, holder: ChainHolder): Act
   /** The pruner of the open chain's store (remade when the chain is reopened); undefined on an archive node. */
   let pruner: Pruner | undefined;
   const prune = (chain: Chain) => {
-    const retainBlocks = node().config.retainBlocks;
+    const retainBlocks = node().config?.retainBlocks; // a partial context of tests has no config
     if (retainBlocks === undefined) return;
     if (pruner?.store !== chain.store) pruner = new Pruner(chain.store, { retainBlocks, floor: pruneFloor, log: node().log });
     pruner.kick();
