@@ -30,7 +30,7 @@
  *                                 (consensus message | transaction batch)
  *   /exchange/<chainId>/relay/1   transaction batches from any node to a validator
  *   /exchange/<chainId>/hello/1   a validator's signed hello (validator-peers.ts)
- *   /exchange/<chainId>/sync/1    block sync (src/chain/sync.ts); a request for zero blocks
+ *   /exchange/<chainId>/sync/2    block sync (src/chain/sync.ts); a request for zero blocks
  *                                 is the heads probe of peer-heights.ts
  *   /exchange/identity/1          network, chain id and genesis hash, asked of every peer
  *                                 that connects; a peer of another genesis is refused and
