@@ -8,7 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import { useDevnetNode, waitFor } from '../helpers/devnet';
 
-const ctx = useDevnetNode({ retainBlocks: 5, blockTimeMs: 50 });
+// No snapshots: pruning keeps every block after the newest snapshot, and the devnet's first is at 10,000.
+const ctx = useDevnetNode({ retainBlocks: 5, blockTimeMs: 50, snapshots: { intervalBlocks: 0 } });
 
 async function get(path: string): Promise<{ status: number; body: any }> {
   const res = await fetch(`${ctx.url}${path}`);

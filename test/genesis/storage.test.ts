@@ -11,11 +11,15 @@ const devnet = (): Json => structuredClone(buildGenesis('devnet'));
 
 describe('genesis storage section', () => {
   it('is optional; when given its snapshot settings are read and change the genesis hash', () => {
-    expect(parseGenesis(devnet()).storage).toBeUndefined();
+    // The devnet's: a snapshot every 10,000 blocks, 2 kept, 100,000 blocks retained.
+    expect(parseGenesis(devnet()).storage).toEqual({ retainBlocks: 100_000, snapshotIntervalBlocks: 10_000, snapshotKeep: 2 });
+    const bare = devnet();
+    delete bare.storage;
+    expect(parseGenesis(bare).storage).toBeUndefined();
     const g = devnet();
     g.storage = { snapshotIntervalBlocks: 1000, snapshotKeep: 3 };
     expect(parseGenesis(g).storage).toEqual({ snapshotIntervalBlocks: 1000, snapshotKeep: 3 });
-    expect(Buffer.from(genesisHash(parseGenesis(g))).equals(genesisHash(parseGenesis(devnet())))).toBe(false);
+    expect(Buffer.from(genesisHash(parseGenesis(g))).equals(genesisHash(parseGenesis(bare)))).toBe(false);
     const only = devnet();
     only.storage = { snapshotIntervalBlocks: 200 };
     expect(parseGenesis(only).storage).toEqual({ snapshotIntervalBlocks: 200 });
