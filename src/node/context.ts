@@ -22,6 +22,8 @@ import type { AuditLog } from '../audit/transitions';
 import type { RateLimitConfig } from '../api/rate-limit';
 import type { SignatureCounts } from '../state/signer-cache';
 import type { StorageGuard } from './storage-guard';
+import type { StateSyncProgress } from './state-sync-join';
+import type { SnapshotSource } from '../chain/state-sync-wire';
 
 export interface NodeConfig {
   dataDir: string;
@@ -63,6 +65,13 @@ export interface NodeConfig {
   bridgeTiming?: { pollMs?: number; takeoverMs?: number };
   /** How often the storage probe retries a write that failed for lack of space (default STORAGE_PROBE_MS, 2 s; decision 121). */
   storageProbeMs?: number;
+  /**
+   * State sync (decision 140; src/node/state-sync-join.ts). Absent: an empty store joins
+   * by state sync when its peers offer snapshots. `forced` (`--state-sync`): state sync
+   * or fail; `off` (`--no-state-sync`): block sync from genesis. `trust`: the operator's
+   * trusted height and header hash (`--trust-height`, `--trust-hash`; default genesis).
+   */
+  stateSync?: { forced?: boolean; off?: boolean; trust?: { height: number; hash: Uint8Array }; onProgress?: (p: StateSyncProgress) => void };
   /** Devnet-only fault injection, for tests of the network's defences. */
   faults?: {
     /** Sign and gossip a second, conflicting vote after each vote, with this key (double signing). */
@@ -98,6 +107,8 @@ export interface NodeContext {
   consensusInfo?(): ConsensusInfo | undefined;
   /** The bridge actor's counters (undefined on a node that runs none). */
   bridgeStats?(): BridgeStats | undefined;
+  /** The snapshots this node keeps, served to joining peers (actors/p2p/snapshot-serve.ts); undefined: none. */
+  snapshots?(): SnapshotSource | undefined;
   /** The open index (trades, candles, fills, orders history), undefined while (re)starting. */
   indexer(): Indexer | undefined;
   /** Each actor's lifecycle state and mailbox counters. */
