@@ -21,7 +21,7 @@
  * (actors/limits.ts checks it).
  */
 import { Reader, Writer } from '../codec/binary';
-import type { SnapshotInfo } from '../state/snapshot';
+import type { SnapshotInfo } from '../storage/snapshot-store';
 
 export const SNAPSHOT_WIRE_VERSION = 1;
 

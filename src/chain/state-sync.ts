@@ -22,7 +22,7 @@ import { decodeTx } from '../codec/tx';
 import { checkCommit } from '../consensus/commit';
 import type { SignatureVerifier } from '../consensus/signer';
 import type { ValidatorSet } from '../consensus/validator-set';
-import type { SnapshotInfo } from '../state/snapshot';
+import type { SnapshotInfo } from '../storage/snapshot-store';
 import { bytesToHex, equalBytes, type Address } from '../util/bytes';
 import type { SnapshotOffers } from './state-sync-wire';
 import type { Genesis } from '../genesis/types';

@@ -23,7 +23,6 @@ import type { RateLimitConfig } from '../api/rate-limit';
 import type { SignatureCounts } from '../state/signer-cache';
 import type { StorageGuard } from './storage-guard';
 import type { StateSyncProgress } from './state-sync-join';
-import type { SnapshotSource } from '../chain/state-sync-wire';
 
 export interface NodeConfig {
   dataDir: string;
@@ -107,8 +106,6 @@ export interface NodeContext {
   consensusInfo?(): ConsensusInfo | undefined;
   /** The bridge actor's counters (undefined on a node that runs none). */
   bridgeStats?(): BridgeStats | undefined;
-  /** The snapshots this node keeps, served to joining peers (actors/p2p/snapshot-serve.ts); undefined: none. */
-  snapshots?(): SnapshotSource | undefined;
   /** The open index (trades, candles, fills, orders history), undefined while (re)starting. */
   indexer(): Indexer | undefined;
   /** Each actor's lifecycle state and mailbox counters. */

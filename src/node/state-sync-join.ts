@@ -27,12 +27,11 @@
  */
 import { rmSync } from 'node:fs';
 import { blockHash, decodeHeader, type Block, type Commit } from '../codec/block';
-import { keccak256 } from '../crypto/keccak';
 import { secp256k1Verifier, type SignatureVerifier } from '../consensus/signer';
 import { decodeLightProof, verifyLightProof, type LightAnchor, type LightTrust, type VerifiedHeight } from '../chain/light';
 import { candidates, checkRestoredHead, ChunkPlan, enoughOfferedPower, genesisSigningSet, joinMode, offeredPower, snapshotRootMatches, type Candidate } from '../chain/state-sync';
 import { decodeOffers, decodeTrustedPayload, SNAPSHOT_TIMEOUT_MS, SnapshotAnswerError, SnapshotRequestKind, SnapshotStatus, type SnapshotOffers, type SnapshotRequest } from '../chain/state-sync-wire';
-import { decodeValidatorSet, encodeValidatorSet } from '../chain/validator-sets';
+import { decodeValidatorSet, encodeValidatorSet, validatorsHash } from '../chain/validator-sets';
 import type { Genesis } from '../genesis/types';
 import { decodeManifest, manifestHash, verifyChunk, verifyManifest, type SnapshotManifest } from '../state/snapshot';
 import { bytesToHex, equalBytes, type Address } from '../util/bytes';
@@ -89,6 +88,8 @@ export interface StateSyncOptions {
   /** How long offers are gathered before deciding (auto), and how long a forced sync keeps looking for a usable snapshot. */
   offersWaitMs?: number;
   forcedWaitMs?: number;
+  /** Per-kind request timeouts in place of SNAPSHOT_TIMEOUT_MS (tests shorten them). */
+  timeoutsMs?: Partial<Record<SnapshotRequestKind, number>>;
   /** The bootstrap peer count: once that many answered, offers are not waited for longer. */
   expectedPeers?: number;
   now?: () => number;
@@ -105,6 +106,16 @@ export class StateSyncError extends Error {
     super(message);
     this.name = 'StateSyncError';
   }
+}
+
+function timeoutOf(o: Pick<StateSyncOptions, 'timeoutsMs'>, kind: SnapshotRequestKind): number {
+  return o.timeoutsMs?.[kind] ?? SNAPSHOT_TIMEOUT_MS[kind];
+}
+
+/** One request, bounded by its kind's timeout here whatever the network does. */
+function ask(o: Pick<StateSyncOptions, 'timeoutsMs' | 'net'>, peer: string, req: SnapshotRequest): Promise<Uint8Array> {
+  const t = timeoutOf(o, req.kind);
+  return withTimeout(o.net.ask(peer, req, t), t, `${SnapshotRequestKind[req.kind]} of ${peer}`);
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
@@ -137,7 +148,7 @@ export async function stateSyncJoin(o: StateSyncOptions): Promise<{ height: numb
     await Promise.all(
       peers.map(async (peer) => {
         try {
-          answers.set(peer, decodeOffers(await withTimeout(o.net.ask(peer, { kind: SnapshotRequestKind.Offers }, SNAPSHOT_TIMEOUT_MS[1]), SNAPSHOT_TIMEOUT_MS[1], 'offers')));
+          answers.set(peer, decodeOffers(await ask(o, peer, { kind: SnapshotRequestKind.Offers })));
         } catch (err) {
           o.log.debug({ peer, err: (err as Error).message }, 'state sync: a peer gave no offers');
         }
@@ -199,25 +210,25 @@ export async function stateSyncJoin(o: StateSyncOptions): Promise<{ height: numb
 /** The trusted starting point: genesis, or the operator's height whose header hash and signing set a peer shows. */
 async function trustOf(o: StateSyncOptions, verifier: SignatureVerifier, liars: Set<string>): Promise<LightTrust> {
   void verifier;
-  if (o.trust === undefined || o.trust.height === 0) return { height: 0, set: genesisSigningSet(o.genesis, o.genesisHash) };
+  if (o.trust === undefined || o.trust.height === 0) return { chainId: o.genesis.chainId, height: 0, set: genesisSigningSet(o.genesis, o.genesisHash) };
   const { height, hash } = o.trust;
   for (const peer of o.net.peers()) {
     if (liars.has(peer)) continue;
     try {
-      const t = decodeTrustedPayload(await o.net.ask(peer, { kind: SnapshotRequestKind.Trusted, height }, SNAPSHOT_TIMEOUT_MS[SnapshotRequestKind.Trusted]));
+      const t = decodeTrustedPayload(await ask(o, peer, { kind: SnapshotRequestKind.Trusted, height }));
       const header = decodeHeader(t.header);
       if (!equalBytes(blockHash(header), hash)) {
         o.log.warn({ peer, height, trusted: bytesToHex(hash), got: bytesToHex(blockHash(header)) }, 'state sync: a peer sent a header at the trusted height whose hash is not the trusted hash; it is asked nothing more');
         liars.add(peer);
         continue;
       }
-      const validatorsHash = (header as { validatorsHash?: Uint8Array }).validatorsHash;
-      if (validatorsHash === undefined || !equalBytes(keccak256(t.set), validatorsHash)) {
+      const set = decodeValidatorSet(t.set);
+      if (!equalBytes(validatorsHash(set), header.validatorsHash)) {
         o.log.warn({ peer, height }, "state sync: a peer sent a validator set at the trusted height that is not the one its header commits to; it is asked nothing more");
         liars.add(peer);
         continue;
       }
-      return { height, set: decodeValidatorSet(t.set), header };
+      return { chainId: o.genesis.chainId, height, set, header };
     } catch (err) {
       o.log.debug({ peer, err: (err as Error).message }, 'state sync: a peer did not give the trusted header');
     }
@@ -245,7 +256,7 @@ async function tryCandidate(
   let verified: VerifiedHeight | undefined;
   for (const peer of usable()) {
     try {
-      const proof = decodeLightProof(await o.net.ask(peer, { kind: SnapshotRequestKind.LightProof, trustedHeight: trust.height, height: H }, SNAPSHOT_TIMEOUT_MS[SnapshotRequestKind.LightProof]));
+      const proof = decodeLightProof(await ask(o, peer, { kind: SnapshotRequestKind.LightProof, trustedHeight: trust.height, height: H }));
       const v = verifyLightProof(trust, proof, verifier);
       if (v.height !== H) throw new Error(`the proof is for height ${v.height}, not ${H}`);
       verified = v;
@@ -280,7 +291,7 @@ async function tryCandidate(
   let manifest: SnapshotManifest | undefined;
   for (const peer of usable()) {
     try {
-      const m = decodeManifest(await o.net.ask(peer, { kind: SnapshotRequestKind.Manifest, height: H }, SNAPSHOT_TIMEOUT_MS[SnapshotRequestKind.Manifest]));
+      const m = decodeManifest(await ask(o, peer, { kind: SnapshotRequestKind.Manifest, height: H }));
       if (!equalBytes(manifestHash(m), c.manifestHash)) throw new Error('the manifest does not hash to the one offered');
       if (m.height !== H) throw new Error(`the manifest is of height ${m.height}`);
       verifyManifest(m, verified.stateRoot);
@@ -299,7 +310,8 @@ async function tryCandidate(
   let head: { block: Block; commit: Commit } | undefined;
   for (const peer of usable()) {
     try {
-      const got = await o.net.block(peer, H, SNAPSHOT_TIMEOUT_MS[SnapshotRequestKind.Manifest]);
+      const t = timeoutOf(o, SnapshotRequestKind.Manifest);
+      const got = await withTimeout(o.net.block(peer, H, t), t, `block ${H}`);
       if (got === undefined) continue;
       const why = checkRestoredHead(o.genesis.chainId, verifiedHash, verified.setAt, verifier, got.block, got.commit, o.genesis.consensus.maxTxBytes);
       if (why !== null) throw new Error(why);
@@ -357,11 +369,10 @@ async function fetchChunks(
   const running = new Set<Promise<void>>();
   let writes: Promise<void> = Promise.resolve();
   let writeFailed: unknown;
-  const timeoutMs = SNAPSHOT_TIMEOUT_MS[SnapshotRequestKind.Chunk];
   const fetchOne = async (peer: string, index: number) => {
     let bytes: Uint8Array;
     try {
-      bytes = await withTimeout(o.net.ask(peer, { kind: SnapshotRequestKind.Chunk, height: m.height, index }, timeoutMs), timeoutMs, `chunk ${index}`);
+      bytes = await ask(o, peer, { kind: SnapshotRequestKind.Chunk, height: m.height, index });
     } catch (err) {
       if (err instanceof SnapshotAnswerError && err.status === SnapshotStatus.NotFound) plan.gone(peer, index);
       else {

@@ -254,17 +254,6 @@ export class KvChainStore {
   }
 
   /**
-   * State sync (decision 140): state records of a snapshot into an empty store, one batch
-   * per verified chunk (verifyChunk). Nothing reads them until writeRestoredHead.
-   */
-  async putStateRecords(records: ReadonlyArray<readonly [Uint8Array, Uint8Array]>): Promise<void> {
-    await this.db.write(
-      records.map(([k, v]) => ({ type: 'put', key: key(Bucket.State, k), value: v })),
-      { sync: false },
-    );
-  }
-
-  /**
    * State sync's last write, in one synced batch once every chunk is in: the verified
    * head block and its commit, the state root at it, the set that signed it, the base
    * (the lowest block kept: the head) and the genesis hash. Until this batch the store

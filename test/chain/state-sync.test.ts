@@ -23,7 +23,7 @@ import {
   type SnapshotRequest,
 } from '../../src/chain/state-sync-wire';
 import { Writer } from '../../src/codec/binary';
-import type { SnapshotInfo } from '../../src/state/snapshot';
+import type { SnapshotInfo } from '../../src/storage/snapshot-store';
 import type { Address } from '../../src/util/bytes';
 
 const addr = (i: number) => `0x${i.toString(16).padStart(40, '0')}` as Address;
