@@ -401,7 +401,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
       });
       const served = SERVE_STATS();
       snapshotStats = served;
-      await t.handle(snapshotProtocol(chainId), async (data) => serveSnapshotRequest(data, node().snapshots, servedChain(node()), served));
+      await t.handle(snapshotProtocol(chainId), async (data) => serveSnapshotRequest(data, node().snapshots, servedChain(node().chain()), served));
       // Every node learns validators' peers from their hellos (a full node relays writes to them and syncs from them).
       await t.handle(helloProtocol(chainId), async (data, from) => encodeHelloAnswer(validatorPeers.receiveHello(data, from, chainId, isValidator)));
       // A validator whose peer id does not follow from its key proves which validator it is.

@@ -13,7 +13,7 @@
 import { encodeHeader, type Block, type Commit } from '../../src/codec/block';
 import { encodeLightProof, type LightAnchor } from '../../src/chain/light';
 import { encodeValidatorSet } from '../../src/chain/validator-sets';
-import type { NodeContext } from '../../src/node/context';
+import type { Chain } from '../../src/chain/chain';
 import { genesisSigningSet } from '../../src/chain/state-sync';
 import { bytesToHex } from '../../src/util/bytes';
 import {
@@ -110,9 +110,8 @@ export async function serveSnapshotRequest(data: Uint8Array, snapshots: Snapshot
 /** The genesis signing set, encoded, per genesis hash (computing it builds the genesis state). */
 const genesisSets = new Map<string, Uint8Array>();
 
-/** What the server reads of a running node's chain. */
-export function servedChain(node: NodeContext): ServedChain {
-  const chain = node.chain();
+/** What the server reads of a node's chain. */
+export function servedChain(chain: Chain): ServedChain {
   const store = chain.store;
   return {
     head: chain.height,
