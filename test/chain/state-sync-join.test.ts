@@ -96,11 +96,12 @@ class MemNet implements StateSyncNet {
 
 function capture() {
   const lines: Array<Record<string, unknown>> = [];
+  type Line = Record<string, unknown>;
   const log = createLogger({ level: 'debug', destination: { write: (l: string) => void lines.push(JSON.parse(l)) } });
-  return { log, lines, said: (text: string) => lines.filter((l) => String(l.msg).includes(text)) };
+  return { log, lines, said: (text: string): Line[] => lines.filter((l) => String(l.msg).includes(text)) };
 }
 
-async function join(net: StateSyncNet, opts: { forced?: boolean; log?: ReturnType<typeof capture> } = {}) {
+async function runJoin(net: StateSyncNet, opts: { forced?: boolean; log?: ReturnType<typeof capture> } = {}) {
   const dir = tempDir('state-sync-target');
   dirs.push(dir);
   const target = join(dir.path, 'chain');
@@ -174,7 +175,7 @@ describe('state sync into an empty store', () => {
       ['f-fake-root', { address: validator(5), serve: honest([snap, fake]) }],
     ]);
     const net = new MemNet(peers);
-    const { result, target, c } = await join(net);
+    const { result, target, c } = await runJoin(net);
     const restored = await result;
     expect(restored?.height).toBe(H);
     expect(equalBytes(restored!.stateRoot, (await source.store.getStateRoot(H))!)).toBe(true);
@@ -213,7 +214,7 @@ describe('state sync into an empty store', () => {
       // Not validators (no hello, no genesis key): their offers add no power.
       ['x', { address: undefined as unknown as Address, serve: honest([snap]) }],
     ]);
-    const { result, target, c } = await join(new MemNet(peers));
+    const { result, target, c } = await runJoin(new MemNet(peers));
     await expect(result).rejects.toThrow(StateSyncError);
     expect(c.said('a third of the power or less').length).toBeGreaterThan(0);
     expect(existsSync(target)).toBe(false);
@@ -222,14 +223,14 @@ describe('state sync into an empty store', () => {
   it('removes what it wrote when every peer serves bad chunks', async () => {
     const bad = () => tamper(honest([snap]), SnapshotRequestKind.Chunk, (b) => b.subarray(1));
     const peers = new Map<string, Peer>([0, 1, 2, 3].map((i) => [`p${i}`, { address: validator(i), serve: bad() }]));
-    const { result, target } = await join(new MemNet(peers));
+    const { result, target } = await runJoin(new MemNet(peers));
     await expect(result).rejects.toThrow(/no offering peer left/);
     expect(existsSync(target)).toBe(false);
   }, 30_000);
 
   it('an empty store with no snapshot offered syncs blocks instead (not forced)', async () => {
     const peers = new Map<string, Peer>([0, 1, 2].map((i) => [`p${i}`, { address: validator(i), serve: honest([]) }]));
-    const { result, target } = await join(new MemNet(peers), { forced: false });
+    const { result, target } = await runJoin(new MemNet(peers), { forced: false });
     expect(await result).toBeNull();
     expect(existsSync(target)).toBe(false);
   });
