@@ -155,11 +155,12 @@ export async function stateSyncJoin(o: StateSyncOptions): Promise<{ height: numb
       }),
     );
     progress.peers = answers.size;
-    report();
+    // A node that may well not state sync (no offers) says nothing until it does.
+    if (o.forced) report();
   };
 
   // 1. Offers, until every expected peer answered or the wait is over.
-  report();
+  if (o.forced) report();
   const offersWait = o.offersWaitMs ?? OFFERS_WAIT_MS;
   const asked = new Set<string>();
   for (;;) {
