@@ -8,7 +8,8 @@
  * carries too little power, one offers a newer snapshot whose root the chain never
  * committed. Each is refused or routed around; the restored store opens with the
  * source's root at the snapshot height and takes the next block. Only the libp2p wire
- * is missing here (the requests and answers are the same bytes).
+ * is missing here (the requests and answers are the same bytes). Last, the heal of a
+ * corrupted store hands the emptied folder to state sync before opening it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
@@ -25,6 +26,8 @@ import { SERVE_STATS, serveSnapshotRequest, servedChain } from '../../actors/p2p
 import { createLogger } from '../../src/util/log';
 import { equalBytes, type Address } from '../../src/util/bytes';
 import { buildSignedChain } from '../helpers/signed-chain';
+import { corruptNewestTable, flushToTable, genesis as fixtureGenesis, hash as fixtureHash, writeChain } from '../storage/store-fixture';
+import { openChainHealing } from '../../src/node/store-heal';
 import { DEVNET_KEYS, tempDir } from '../helpers/devnet';
 
 const H = 16;
@@ -238,4 +241,27 @@ describe('state sync into an empty store', () => {
     expect(await result).toBeNull();
     expect(existsSync(target)).toBe(false);
   });
+});
+
+describe('the heal of a corrupted store (decision 124) and state sync', () => {
+  it('hands the emptied folder to state sync before opening it', async () => {
+    const dir = tempDir('state-sync-heal');
+    dirs.push(dir);
+    const folder = join(dir.path, 'chain');
+    await writeChain(folder, 3, 2);
+    await flushToTable(folder);
+    corruptNewestTable(folder);
+    let filled = 0;
+    const chain = await openChainHealing({ dataDir: folder, genesis: fixtureGenesis, genesisHash: fixtureHash, syncWrites: false }, true, createLogger({ destination: 'silent' }), async () => {
+      // Called on the empty folder: the corrupted store is already moved aside.
+      expect(existsSync(folder)).toBe(false);
+      filled++;
+    });
+    try {
+      expect(filled).toBe(1);
+      expect(chain.height).toBe(0);
+    } finally {
+      await chain.close();
+    }
+  }, 60_000);
 });
