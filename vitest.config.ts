@@ -13,6 +13,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // The node's build, fresh, for the tests that run it as a process (test/helpers/node-program.ts).
+    globalSetup: ['test/global-setup.ts'],
     // Every reply is checked against its documented response schema (src/api/openapi.ts).
     env: { EXCHANGE_API_CHECK_RESPONSES: '1' },
     projects: [

@@ -11,11 +11,12 @@
  * `npm start` runs the same service beside the devnet (src/cli/launcher.ts).
  */
 import { resolve } from 'node:path';
-import { isAddress, type Address } from '../util/bytes';
+import { isAddress, utf8, type Address } from '../util/bytes';
 import { binarySource, BINARY_PATH_DEFAULT, fileSource, type ArtifactSource, type ArtifactSources } from './artifacts';
 import { buildBootBundle, type BootBundleOptions } from './boot-bundle';
 import { parseFlags, usage, type FlagSpec } from '../cli/args';
 import { resolveNetwork } from '../cli/init';
+import { repoGenesisText } from '../genesis/repo-files';
 import { genesisParams } from '../state/genesis';
 import { createLogger } from '../util/log';
 import { ONBOARDING_HOST_DEFAULT, ONBOARDING_PORT_DEFAULT, startOnboardingService, type OnboardingService } from './service';
@@ -81,6 +82,9 @@ export async function onboardingCommand(argv: string[], out: (line: string) => v
   const log = createLogger({ level: f['log-level'], name: `onboarding-${binding.network}` });
   const register = f.node === undefined ? undefined : { chainId: genesis.chainId, params: genesisParams(genesis), blockTimeMs: genesis.consensus.blockTimeMs, nodeUrl: f.node };
   const artifacts = onboardingArtifacts(source, resolve(f.binary), f['boot-bundle'] === undefined ? undefined : resolve(f['boot-bundle']));
+  // devnet and testnet are the repository's files, which the single-file build carries as
+  // text (src/genesis/repo-files.ts): serve that text, not a file named after its source.
+  if (f.network === 'devnet' || f.network === 'testnet') artifacts.genesis = { name: `${f.network}.json`, bytes: utf8.encode(repoGenesisText(f.network).text) };
   if (artifacts.boot_bundle === undefined && f.bootstrap !== undefined) {
     if (f.node === undefined) throw new Error('--bootstrap builds the boot bundle, which names the network\'s API: give --node URL too');
     if (f['public-url'] === undefined && port === 0) throw new Error('--port 0 with --bootstrap: give --public-url, the address the boot bundle names for this service');

@@ -2,8 +2,9 @@
  * A local multi-validator network of real node processes (libp2p over TCP on loopback,
  * LevelDB on disk), started the way the launcher starts it, but with each process in
  * the test's hands: kill, stop, continue, restart with other flags. Each node runs the
- * source tree (tsx), or a single-file build of the node (`npm run build`) when the test
- * names one (`binary`, useBinary): the upgrade test runs two builds on the same data.
+ * build made fresh from the working tree for the run (test/helpers/node-program.ts), or
+ * another single-file build when the test names one (`binary`, useBinary): the upgrade
+ * test runs two builds on the same data.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { hexToBytes } from '../../src/util/bytes';
 import { trimValidators } from '../../src/cli/devnet';
 import { loadGenesisFile } from '../../src/genesis/load';
 import { devnetGenesis, ROOT, tempDir, waitFor } from './devnet';
+import { NODE_PROGRAM } from './node-program';
 
 /**
  * Node processes still running: killed if this process exits without stopping them (a
@@ -102,7 +104,7 @@ export class LocalNetwork {
     return index;
   }
 
-  /** The single-file build validator `index` runs from its next launch (undefined: the source tree). */
+  /** The single-file build validator `index` runs from its next launch (undefined: the run's build). */
   useBinary(index: number, file: string | undefined): void {
     this.binaries[index - 1] = file;
   }
@@ -113,7 +115,7 @@ export class LocalNetwork {
     node.output = '';
     // One process (no wrapper), so signals hit the node itself; the V8 flags `npm start` gives it.
     const binary = this.binaries[index - 1];
-    const program = binary ? [binary] : ['--import', 'tsx', 'src/cli/main.ts'];
+    const program = binary ? [binary] : NODE_PROGRAM;
     const proc = spawn(process.execPath, ['--max-semi-space-size=64', ...program, 'start', ...this.args[index - 1], ...extra], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -130,7 +132,7 @@ export class LocalNetwork {
     proc.stderr!.on('data', (d) => (node.output += d));
     await waitFor(
       () => (node.output.includes('READY') ? true : proc.exitCode !== null ? Promise.reject(new Error(`validator ${index} exited: ${node.output}`)) : undefined),
-      // Generous: six processes compiling the source tree at once on a loaded machine take a while.
+      // Generous: six processes starting at once on a loaded machine take a while.
       120_000,
       `validator ${index} READY`,
     );

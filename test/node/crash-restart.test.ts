@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEVNET_KEYS, ROOT, tempDir, waitFor } from '../helpers/devnet';
+import { NODE_PROGRAM } from '../helpers/node-program';
 
 const procs: ChildProcess[] = [];
 const dir = tempDir('exchain-crash-');
@@ -17,7 +18,7 @@ afterAll(() => {
 
 function startProcess(port: number): Promise<{ proc: ChildProcess; output: () => string }> {
   // One process (no tsx wrapper), so SIGKILL hits the node itself.
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'start', '--validators', '1', '--data-dir', dir.path, '--port', String(port), '--session-port', '0', '--log-level', 'warn', '--no-rate-limit'], {
+  const proc = spawn(process.execPath, [...NODE_PROGRAM, 'start', '--validators', '1', '--data-dir', dir.path, '--port', String(port), '--session-port', '0', '--log-level', 'warn', '--no-rate-limit'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -15,6 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ExchangeClient } from '../../src/client';
 import { DEVNET_KEYS, ROOT, tempDir, waitFor } from '../helpers/devnet';
 import { mountSmallDisk } from '../helpers/full-disk';
+import { NODE_PROGRAM } from '../helpers/node-program';
 
 const dir = tempDir('exchain-diskfull-net-');
 const disk = mountSmallDisk(join(dir.path, 'validator-2', 'chain'), '32m');
@@ -29,7 +30,7 @@ describe('a full disk under one validator\'s chain store', () => {
   it('stops only that node, which answers 503 and no other 5xx, and catches up to its peers\' state root once space returns; nothing acknowledged is lost', async () => {
     const proc = spawn(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'start', '--data-dir', dir.path, '--port', '0', '--session-port', '0', '--p2p-port', '0', '--no-onboarding', '--log-level', 'warn', '--no-rate-limit'],
+      [...NODE_PROGRAM, 'start', '--data-dir', dir.path, '--port', '0', '--session-port', '0', '--p2p-port', '0', '--no-onboarding', '--log-level', 'warn', '--no-rate-limit'],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';

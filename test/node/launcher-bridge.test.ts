@@ -16,6 +16,7 @@ import { createPublicClient, createWalletClient, defineChain, getAddress, http, 
 import { contractArtifacts } from '../../src/bridge/contracts';
 import { ROOT, tempDir, waitFor } from '../helpers/devnet';
 import { BridgeNetwork, usdcUnits, USDC } from '../helpers/bridge-network';
+import { NODE_PROGRAM } from '../helpers/node-program';
 
 const dir = tempDir('exchain-launch-bridge-');
 afterAll(() => dir.remove());
@@ -23,7 +24,7 @@ afterAll(() => dir.remove());
 const ARGS = ['--validators', '4', '--data-dir', dir.path, '--port', '0', '--session-port', '0', '--p2p-port', '0', '--no-onboarding', '--bridge-port', '0', '--log-level', 'warn', '--no-rate-limit'];
 
 function launch(extra: string[]) {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'start', ...ARGS, ...extra], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...NODE_PROGRAM, 'start', ...ARGS, ...extra], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const out = { text: '' };
   proc.stdout!.on('data', (d) => (out.text += d));
   proc.stderr!.on('data', (d) => (out.text += d));

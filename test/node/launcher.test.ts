@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir, waitFor } from '../helpers/devnet';
 import { mountSmallDisk } from '../helpers/full-disk';
+import { NODE_PROGRAM } from '../helpers/node-program';
 
 const dir = tempDir('exchain-launch-');
 const logDisk = tempDir('exchain-launch-disk-');
@@ -31,7 +32,7 @@ describe('the local network launcher', () => {
     symlinkSync(join(disk.path, 'node.log'), join(dir.path, 'validator-2', 'node.log'));
     const proc = spawn(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'start', '--data-dir', dir.path, '--port', '0', '--session-port', '0', '--p2p-port', '0', '--onboarding-port', '0', '--log-level', 'warn', '--no-rate-limit'],
+      [...NODE_PROGRAM, 'start', '--data-dir', dir.path, '--port', '0', '--session-port', '0', '--p2p-port', '0', '--onboarding-port', '0', '--log-level', 'warn', '--no-rate-limit'],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';

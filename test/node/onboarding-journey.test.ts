@@ -16,14 +16,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createPublicClient, createWalletClient, defineChain, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { freePort } from '../../src/cli/launcher';
 import { runCli, tempDir } from '../cli/run-cli';
 import { DEVNET_KEYS, ROOT, waitFor } from '../helpers/devnet';
 import { LocalNetwork } from '../helpers/network';
+import { NODE_BUILD, NODE_PROGRAM } from '../helpers/node-program';
 
 const N = 4;
 const TOKEN = 10n ** 18n;
@@ -59,7 +60,7 @@ const cli = async (args: string[]) => {
 };
 
 function operator(args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/onboarding/operator-main.ts', ...args, '--url', serviceUrl], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [...NODE_PROGRAM, 'operator', ...args, '--url', serviceUrl], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -96,14 +97,15 @@ const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 describe('a validator joins through the onboarding service, and another through AdminSeedValidator', () => {
   beforeAll(async () => {
     writeGenesis();
-    const built = spawnSync(process.execPath, ['--import', 'tsx', 'src/build/main.ts', '--out', binaryFile], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
-    expect(built.status, built.stderr).toBe(0);
+    // The binary the service serves: the build this run's nodes run (test/global-setup.ts).
+    mkdirSync(dirname(binaryFile), { recursive: true });
+    copyFileSync(NODE_BUILD, binaryFile);
     net = await LocalNetwork.start(N, () => [], { genesisFile });
     const port = await freePort();
     service = spawn(
       process.execPath,
       [
-        '--import', 'tsx', 'src/onboarding/main.ts',
+        ...NODE_PROGRAM, 'onboarding',
         '--network', genesisFile,
         '--data-dir', join(dir.path, 'onboarding'),
         '--port', String(port),

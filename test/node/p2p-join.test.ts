@@ -18,6 +18,7 @@ import { genesisToJson, renderJson } from '../../src/genesis/build';
 import { DEVNET_KEYS, devnetGenesis, ROOT, tempDir, waitFor } from '../helpers/devnet';
 import { LocalNetwork } from '../helpers/network';
 import { runCli } from '../cli/run-cli';
+import { NODE_PROGRAM } from '../helpers/node-program';
 
 const N = 3;
 let net: LocalNetwork;
@@ -53,7 +54,7 @@ beforeAll(async () => {
     'start', '--home', home, '--network', genesisFile, '--bootstrap', net.p2pAddrs.join(','),
     '--port', String(port), '--session-port', '0', '--p2p-port', '0', '--log-level', 'warn', '--no-rate-limit',
   ];
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...NODE_PROGRAM, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   joiner = proc;
   proc.stdout!.on('data', (d) => (output += d));
   proc.stderr!.on('data', (d) => (output += d));

@@ -95,7 +95,11 @@ describe('a software upgrade across two builds of the node', () => {
     await submit(action('GovernanceApprove', 1, id, 1n));
     await waitFor(async () => ((await operation(id))?.state === 'ready' ? true : undefined), 30_000, 'the upgrade ready');
     await submit(action('GovernanceExecute', 1, id, 2n));
-    const status = await net.status(2);
+    // Final on validator 1 when answered; validator 2 may apply the block a moment later.
+    const status = await waitFor(async () => {
+      const s = await net.status(2);
+      return s.upgrade ? s : undefined;
+    }, 15_000, 'validator 2 knows the upgrade');
     expect(status.upgrade).toEqual({ version: '0.2.0', height: upgradeHeight, operationId: id });
     expect(status.height).toBeLessThan(upgradeHeight - 1);
 

@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { StatusView } from '../../src/onboarding/applicants';
 import { onboardingCommand } from '../../src/onboarding/cli';
+import { NODE_PROGRAM } from '../helpers/node-program';
 
 const ROOT = resolve(__dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'onboarding-cli-'));
@@ -22,7 +23,7 @@ writeFileSync(binary, "console.log('a small real file standing for the node buil
 
 /** Starts the service process; resolves with it and the READY line once it listens. */
 function startProcess(): Promise<{ proc: ChildProcess; ready: string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/onboarding/main.ts', '--network', 'devnet', '--data-dir', join(dir, 'db'), '--binary', binary, '--port', '0', '--log-level', 'warn'], {
+  const proc = spawn(process.execPath, [...NODE_PROGRAM, 'onboarding', '--network', 'devnet', '--data-dir', join(dir, 'db'), '--binary', binary, '--port', '0', '--log-level', 'warn'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -18,6 +18,7 @@ import { startOnboardingService, type OnboardingService } from '../../src/onboar
 import type { NetworkBinding } from '../../src/onboarding/store';
 import type { Address } from '../../src/util/bytes';
 import { silentLogger } from '../../src/util/log';
+import { NODE_PROGRAM } from '../helpers/node-program';
 
 const ROOT = resolve(__dirname, '../..');
 const BINDING: NetworkBinding = { network: 'devnet', chainId: 713799, genesisHash: `0x${'ab'.repeat(32)}` };
@@ -126,7 +127,7 @@ describe('npm run operator', () => {
     await start();
     const proc = (argv: string[]) =>
       new Promise<{ code: number | null; out: string; err: string }>((ok) => {
-        const p = spawn(process.execPath, ['--import', 'tsx', 'src/onboarding/operator-main.ts', ...argv, '--url', service.address], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+        const p = spawn(process.execPath, [...NODE_PROGRAM, 'operator', ...argv, '--url', service.address], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
         let out = '';
         let err = '';
         p.stdout!.on('data', (d: Buffer) => (out += d.toString()));
