@@ -325,6 +325,10 @@ export class Node implements NodeContext {
         },
         discardTarget: async () => discardFolder(dir),
       });
+    } catch (err) {
+      // Not asked for: the folder it filled is removed, and the node syncs blocks from genesis instead.
+      if (ss?.forced) throw err;
+      log.warn({ err: (err as Error).message }, 'state sync failed; the node syncs blocks from genesis instead (start with --state-sync to insist, or --no-state-sync to skip it)');
     } finally {
       await net.stop();
     }
