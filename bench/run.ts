@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- <suite>...]`: prints each figure with the conditions it was
- * measured under. Suites: crypto, chain, orderbook, rest, rate-limit, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync, bridge, timers, startup, idle, vrf, disk (default: all).
+ * measured under. Suites: crypto, chain, orderbook, rest, rate-limit, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync, bridge, timers, startup, idle, vrf, disk, snapshot (default: all).
  */
 import os from 'node:os';
 import { benchCaps } from './caps';
@@ -25,6 +25,7 @@ import { benchStartup } from './startup';
 import { benchIdle } from './idle';
 import { benchVrf } from './vrf';
 import { benchDisk } from './disk';
+import { benchSnapshot } from './snapshot';
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   crypto: () => benchCrypto(),
@@ -49,6 +50,7 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   idle: () => benchIdle(),
   vrf: () => benchVrf(),
   disk: () => benchDisk(),
+  snapshot: () => benchSnapshot(),
 };
 
 async function main() {

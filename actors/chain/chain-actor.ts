@@ -21,6 +21,8 @@
  * is refused the same way. The guard's probe sends 'retryWrite' once space is back; the
  * block is written then and only then announced to the indexer, the mempool and the API
  * (so a solo producer's block is never answered before it is on disk).
+ * State snapshots (decision 136): after each commit the node's snapshot store is told
+ * (announce), and takes its view of the store there when a snapshot is due.
  * A write or an open that LevelDB answers with corruption is not retried: the node halts
  * with the one line saying so, and its store is moved aside and synced again from peers
  * (src/node/store-heal.ts, decision 124).
@@ -91,6 +93,8 @@ export function chainBehavior(node: () => NodeContext, holder: ChainHolder): Act
       // The audit log is a view: a fault in it must not fail the block (committed already) nor restart this actor.
       node().log.error({ err, height: block.header.height }, 'audit log could not read the committed block');
     }
+    // Synchronously after the block's write, before the next block's: the snapshot's view is this height's state.
+    node().snapshots?.afterCommit(chain.store, block.header.height);
     const event = { type: 'committed' as const, block, result };
     actors.indexer.send(event);
     actors.mempool.send(event);

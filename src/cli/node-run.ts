@@ -33,6 +33,12 @@ export const RATE_LIMIT_FLAGS = {
   'ws-connections-per-ip': { type: 'int', default: RATE_LIMIT_DEFAULTS.wsConnectionsPerIp, help: 'WebSocket connections one IP may hold at once (0: no limit)' },
 } satisfies FlagSpec;
 
+/** Overrides of the genesis `storage` section's snapshot settings (issue 27, decision 136). */
+export const SNAPSHOT_FLAGS = {
+  'snapshot-interval': { type: 'int', help: 'write a state snapshot every N blocks (default: the genesis storage.snapshotIntervalBlocks; 0: none)' },
+  'snapshot-keep': { type: 'int', help: 'state snapshots kept (default: the genesis storage.snapshotKeep, else 2)' },
+} satisfies FlagSpec;
+
 type RateLimitFlags = { 'rate-limit': boolean; 'rate-limit-window-ms': number; 'rate-limit-ip-weight': number; 'rate-limit-address-weight': number; 'ws-connections-per-ip': number };
 
 export function rateLimitConfig(f: RateLimitFlags): RateLimitConfig {
@@ -41,8 +47,13 @@ export function rateLimitConfig(f: RateLimitFlags): RateLimitConfig {
   return { windowMs: f['rate-limit-window-ms'], ipWeightPerWindow: f['rate-limit-ip-weight'], addressWeightPerWindow: f['rate-limit-address-weight'], wsConnectionsPerIp: f['ws-connections-per-ip'] };
 }
 
-export function serviceConfig(f: { host: string; port: number; 'session-host': string; 'session-port': number; fsync: boolean } & RateLimitFlags): Pick<NodeConfig, 'api' | 'sessionApi' | 'syncWrites' | 'mempool' | 'finalityTimeoutMs' | 'rateLimit'> {
+export function serviceConfig(
+  f: { host: string; port: number; 'session-host': string; 'session-port': number; fsync: boolean; 'snapshot-interval'?: number; 'snapshot-keep'?: number } & RateLimitFlags,
+): Pick<NodeConfig, 'api' | 'sessionApi' | 'syncWrites' | 'mempool' | 'finalityTimeoutMs' | 'rateLimit' | 'snapshots'> {
+  if (f['snapshot-interval'] !== undefined && f['snapshot-interval'] < 0) throw new Error('--snapshot-interval must be 0 (none) or more');
+  if (f['snapshot-keep'] !== undefined && f['snapshot-keep'] < 1) throw new Error('--snapshot-keep must be at least 1');
   return {
+    snapshots: { intervalBlocks: f['snapshot-interval'], keep: f['snapshot-keep'] },
     rateLimit: rateLimitConfig(f),
     api: { host: f.host, port: f.port },
     sessionApi: { host: f['session-host'], port: f['session-port'] },

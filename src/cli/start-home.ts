@@ -20,7 +20,7 @@ import { keyFilePath, readKeyFile, type NodeKeys } from '../node/keyfile';
 import { Node } from '../node/node';
 import { hexToBytes } from '../util/bytes';
 import { createLogger } from '../util/log';
-import { bridgeConfig, exitWithNode, RATE_LIMIT_FLAGS, serviceConfig, SESSION_HOST_FLAG, STATE_SYNC_FLAGS, stateSyncConfig } from './node-run';
+import { bridgeConfig, exitWithNode, RATE_LIMIT_FLAGS, serviceConfig, SESSION_HOST_FLAG, SNAPSHOT_FLAGS, STATE_SYNC_FLAGS, stateSyncConfig } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
 import { resolveNetwork } from './init';
 import { startSyncProgress } from './sync-progress';
@@ -43,6 +43,7 @@ export const START_HOME_FLAGS = {
   'log-level': { type: 'string', default: 'info', help: 'trace|debug|info|warn|error|fatal|silent' },
   fsync: { type: 'bool', default: true, help: 'fsync every block (--no-fsync to trade durability for speed)' },
   ...RATE_LIMIT_FLAGS,
+  ...SNAPSHOT_FLAGS,
   ...STATE_SYNC_FLAGS,
 } satisfies FlagSpec;
 

@@ -35,6 +35,7 @@ import {
   parseValidators,
   TOP_LEVEL_REQUIRED,
 } from './sections';
+import { parseStorage } from './storage';
 import type { Genesis } from './types';
 
 export { canonicalJson } from './canonical';
@@ -51,7 +52,7 @@ export { CHAIN_IDS, NETWORKS, PROTOCOL_MAX_LEVERAGE } from './sections';
  * Genesis with addresses and hex lower-cased and big integers as bigint.
  */
 export function parseGenesis(json: unknown): Genesis {
-  const root = object(json, ROOT, TOP_LEVEL_REQUIRED, ['faucet', 'bridge']);
+  const root = object(json, ROOT, TOP_LEVEL_REQUIRED, ['faucet', 'bridge', 'storage']);
 
   const network = oneOf(root.network, `${ROOT}.network`, NETWORKS);
   const chainId = parseChainId(root.chainId, network);
@@ -70,6 +71,7 @@ export function parseGenesis(json: unknown): Genesis {
   const feeAccount = address(root.feeAccount, `${ROOT}.feeAccount`);
   if (/^0x0{40}$/.test(feeAccount)) fail(`${ROOT}.feeAccount`, 'must not be the zero address');
   const bridge = parseBridge(root.bridge, `${ROOT}.bridge`);
+  const storage = parseStorage(root.storage, `${ROOT}.storage`);
 
   const genesis: Genesis = {
     network,
@@ -89,6 +91,7 @@ export function parseGenesis(json: unknown): Genesis {
   };
   if (faucet !== undefined) genesis.faucet = faucet;
   if (bridge !== undefined) genesis.bridge = bridge;
+  if (storage !== undefined) genesis.storage = storage;
   return genesis;
 }
 

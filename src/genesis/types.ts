@@ -33,6 +33,16 @@ export interface Genesis {
    * Absent: the network has no bridge (deposits and attestations refused 422 BRIDGE_DISABLED).
    */
   bridge?: BridgeParams;
+  /** What each node keeps on disk (issue 27; src/genesis/storage.ts). Absent: no snapshots. */
+  storage?: StorageParams;
+}
+
+/** The genesis section `storage` (src/genesis/storage.ts). */
+export interface StorageParams {
+  /** A state snapshot every this many blocks (decision 136); absent: none. */
+  snapshotIntervalBlocks?: number;
+  /** Snapshots kept (default 2). */
+  snapshotKeep?: number;
 }
 
 /** The external EVM chain's bridge: which contract's events count and how withdrawals are bound. Not governable (issue 22). */

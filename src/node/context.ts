@@ -22,6 +22,7 @@ import type { AuditLog } from '../audit/transitions';
 import type { RateLimitConfig } from '../api/rate-limit';
 import type { SignatureCounts } from '../state/signer-cache';
 import type { StorageGuard } from './storage-guard';
+import type { SnapshotStore } from '../storage/snapshot-store';
 import type { StateSyncProgress } from './state-sync-join';
 
 export interface NodeConfig {
@@ -62,6 +63,8 @@ export interface NodeConfig {
   bridge?: BridgeDeploymentFile;
   /** The bridge actor's poll interval and relayer takeover step (tests shorten them); defaults 500 ms and 15 000 ms. */
   bridgeTiming?: { pollMs?: number; takeoverMs?: number };
+  /** State snapshots (decision 136): overrides of the genesis `storage` section (`--snapshot-interval`, `--snapshot-keep`; interval 0: none). */
+  snapshots?: { intervalBlocks?: number; keep?: number };
   /** How often the storage probe retries a write that failed for lack of space (default STORAGE_PROBE_MS, 2 s; decision 121). */
   storageProbeMs?: number;
   /**
@@ -122,6 +125,11 @@ export interface NodeContext {
    * `full`, and its probe retries; a Node always has one, partial contexts of tests none.
    */
   readonly storage?: StorageGuard;
+  /**
+   * The node's state snapshots (src/storage/snapshot-store.ts, decision 136), open once
+   * the node started; its newestHeight() is the floor below which pruning may go.
+   */
+  snapshots?: SnapshotStore;
   /** Stops the node because continuing would be unsafe (broken invariant, divergence). */
   halt(reason: string, err?: unknown): void;
   /** The node's software version (src/util/version.ts unless the config names another). */

@@ -55,6 +55,7 @@ import { NodeMetrics } from './metrics';
 import { AuditLog } from '../audit/transitions';
 import { NO_SIGNATURES, type SignatureCounts } from '../state/signer-cache';
 import { StorageGuard } from './storage-guard';
+import { SnapshotStore } from '../storage/snapshot-store';
 import { discardFolder, stateSyncJoin } from './state-sync-join';
 import { Libp2pStateSyncNet } from './state-sync-net';
 import { ChainStore } from '../storage/db';
@@ -96,6 +97,8 @@ export class Node implements NodeContext {
   readonly audit = new AuditLog();
   /** Which writers found the disk full, and the probe that retries them (decision 121). */
   readonly storage: StorageGuard;
+  /** State snapshots (decision 136): opened by start(), before the actors. */
+  snapshots: SnapshotStore | undefined;
 
   constructor(readonly config: NodeConfig, readonly log: Logger) {
     // A relation between limits that does not hold stops the node here, naming both.
@@ -286,6 +289,12 @@ export class Node implements NodeContext {
       this.resolveStopped({ halted: undefined, upgrade });
       return;
     }
+    this.snapshots = await SnapshotStore.open({
+      dir: join(config.dataDir, 'snapshots'),
+      intervalBlocks: config.snapshots?.intervalBlocks ?? config.genesis.storage?.snapshotIntervalBlocks,
+      keep: config.snapshots?.keep ?? config.genesis.storage?.snapshotKeep,
+      log,
+    });
     await this.supervisor.startAll();
   }
 
@@ -354,6 +363,8 @@ export class Node implements NodeContext {
     this.stopping ??= (async () => {
       this.storage.stop();
       await this.supervisor.stopAll();
+      // A snapshot being written reads the store: it ends before the store closes.
+      await this.snapshots?.close();
       await this.holder.current?.close().catch((err) => this.log.error({ err }, 'closing the store failed'));
       this.holder.current = undefined;
       if (this.corruption && this.healsFromPeers) {

@@ -99,3 +99,85 @@ export class StateTree {
     return H(entries);
   }
 }
+
+/**
+ * The level-2 subtrees (256, one per first byte of H(key), each over 256 buckets): the
+ * unit of a state snapshot's chunks (src/state/snapshot.ts), hashed here with the tree's
+ * own hashing so a chunk verifies against the same root the chain commits to.
+ */
+export const SUBTREES = BUCKETS >>> 8;
+
+/** The level-2 subtree a storage key falls in: the first byte of H(key). */
+export function subtreeOf(key: Uint8Array): number {
+  return H(key).charCodeAt(0);
+}
+
+/** Bytes of a record's digest: H(key) ‖ H(value), its entry in its bucket. */
+export const DIGEST_BYTES = 64;
+
+/** Writes the record's digest at `at` of `out` and returns its subtree (the first byte of H(key)). */
+export function recordDigest(key: Uint8Array, value: Uint8Array, out: Uint8Array, at: number): number {
+  const k = hash('sha256', key, 'buffer');
+  out.set(k, at);
+  out.set(hash('sha256', value, 'buffer'), at + 32);
+  return k[0];
+}
+
+/**
+ * The hash of level-2 subtree `index` from its records' digests (`count` of them,
+ * DIGEST_BYTES each, in `digests`): the same as the tree's. Held as bytes, not strings,
+ * so a writer can keep a whole state's digests outside the JS heap (decision 136).
+ * Throws a RangeError naming the record when one falls in another subtree.
+ */
+export function subtreeHashOfDigests(index: number, digests: Uint8Array, count: number): Uint8Array {
+  const d = Buffer.from(digests.buffer, digests.byteOffset, count * DIGEST_BYTES);
+  const buckets: number[][] = [];
+  for (let i = 0; i < count; i++) {
+    const at = i * DIGEST_BYTES;
+    if (d[at] !== index) throw new RangeError(`record ${i} falls in subtree ${d[at]}, not ${index}`);
+    (buckets[d[at + 1]] ??= []).push(at);
+  }
+  let level1 = '';
+  for (let n = 0; n < FANOUT; n++) {
+    let children = '';
+    for (let c = 0; c < FANOUT; c++) {
+      const entries = buckets[n * FANOUT + c];
+      if (!entries) {
+        children += ZERO;
+        continue;
+      }
+      // Byte order of the key hashes, as the tree sorts them (a key twice: the last value, as a Map keeps it).
+      entries.sort((a, b) => d.compare(d, b, b + 32, a, a + 32));
+      let bytes = '';
+      for (let e = 0; e < entries.length; e++) {
+        if (e + 1 < entries.length && d.compare(d, entries[e + 1], entries[e + 1] + 32, entries[e], entries[e] + 32) === 0) continue;
+        bytes += d.toString('latin1', entries[e], entries[e] + DIGEST_BYTES);
+      }
+      children += H(bytes);
+    }
+    level1 += H(children);
+  }
+  return Uint8Array.from(Buffer.from(H(level1), 'latin1'));
+}
+
+/**
+ * The hash of level-2 subtree `index` over `records` (storage key, value), as the tree
+ * computes it; throws a RangeError naming the record when one falls in another subtree.
+ */
+export function subtreeHash(index: number, records: readonly (readonly [Uint8Array, Uint8Array])[]): Uint8Array {
+  const digests = new Uint8Array(records.length * DIGEST_BYTES);
+  for (let i = 0; i < records.length; i++) recordDigest(records[i][0], records[i][1], digests, i * DIGEST_BYTES);
+  return subtreeHashOfDigests(index, digests, records.length);
+}
+
+/** The root over the 256 level-2 subtree hashes (the two levels above them). */
+export function rootOfSubtrees(subtrees: readonly Uint8Array[]): Uint8Array {
+  if (subtrees.length !== SUBTREES) throw new RangeError(`${subtrees.length} subtree hashes, not ${SUBTREES}`);
+  let level3 = '';
+  for (let n = 0; n < FANOUT; n++) {
+    let children = '';
+    for (let c = 0; c < FANOUT; c++) children += Buffer.from(subtrees[n * FANOUT + c]).toString('latin1');
+    level3 += H(children);
+  }
+  return Uint8Array.from(Buffer.from(H(level3), 'latin1'));
+}

@@ -75,6 +75,15 @@ export interface CommittedBlock {
   signers?: Uint8Array;
 }
 
+/** The state as it was when the view was taken (KvStore.snapshot): what a state snapshot is written from. */
+export interface StateView {
+  /** Every state record (storage key without the bucket byte, value), in key order. */
+  records(): AsyncIterable<[Uint8Array, Uint8Array]>;
+  /** The state root stored for `height`. */
+  stateRoot(height: number): Promise<Uint8Array | undefined>;
+  close(): Promise<void>;
+}
+
 export interface TxLocation {
   height: number;
   index: number;
@@ -191,6 +200,29 @@ export class KvChainStore {
   async *stateRecords(): AsyncGenerator<[Uint8Array, Uint8Array]> {
     const it = this.db.entries({ gte: Uint8Array.of(Bucket.State), lt: Uint8Array.of(Bucket.State + 1) });
     for await (const [k, v] of it) yield [k.subarray(1), v];
+  }
+
+  /** The store as it is now (taken synchronously: right after block h's batch, the state at h; later blocks do not show in it). */
+  stateView(): StateView {
+    const snap = this.db.snapshot();
+    return {
+      records: async function* () {
+        for await (const [k, v] of snap.entries({ gte: Uint8Array.of(Bucket.State), lt: Uint8Array.of(Bucket.State + 1) })) yield [k.subarray(1), v];
+      },
+      stateRoot: (height) => snap.get(key(Bucket.StateRoot, u64Key(height))),
+      close: () => snap.close(),
+    };
+  }
+
+  /** Restore (state sync): state records of a verified snapshot chunk, in one batch. */
+  async putStateRecords(records: readonly (readonly [Uint8Array, Uint8Array])[]): Promise<void> {
+    const ops: Op[] = records.map(([k, v]) => ({ type: 'put', key: key(Bucket.State, k), value: v }));
+    await this.db.write(ops, { sync: this.syncWrites });
+  }
+
+  /** Restore (state sync): the state root of the snapshot's height. */
+  async putStateRoot(height: number, root: Uint8Array): Promise<void> {
+    await this.db.put(key(Bucket.StateRoot, u64Key(height)), root, { sync: true });
   }
 
   async getBlock(height: number): Promise<Block | undefined> {

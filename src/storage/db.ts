@@ -7,7 +7,7 @@ import { ClassicLevel } from 'classic-level';
 import { writeBatch } from './batch';
 import { KvChainStore } from './chain-store';
 import { checkStoreFiles, storeLocked } from './corruption';
-import type { KeyRange, KvStatus, KvStore, Op } from './kv';
+import type { KeyRange, KvSnapshot, KvStatus, KvStore, Op } from './kv';
 
 export * from './chain-store';
 
@@ -75,6 +75,17 @@ export class LevelKv implements KvStore {
 
   entries(range: KeyRange = {}): AsyncIterable<[Uint8Array, Uint8Array]> {
     return this.level.iterator(range);
+  }
+
+  /** LevelDB's explicit snapshot (classic-level 3): taken synchronously; its reads skip the block cache. */
+  snapshot(): KvSnapshot {
+    const level = this.level;
+    const snapshot = level.snapshot();
+    return {
+      get: async (key) => (await level.get(key, { snapshot })) ?? undefined,
+      entries: (range = {}) => level.iterator({ ...range, snapshot, fillCache: false }),
+      close: () => snapshot.close(),
+    };
   }
 }
 

@@ -20,6 +20,16 @@ export interface KeyRange {
 
 export type KvStatus = 'opening' | 'open' | 'closing' | 'closed';
 
+/**
+ * A read-only view of the store as it was when the snapshot was taken (synchronously):
+ * later writes do not show in it. Closed by its holder.
+ */
+export interface KvSnapshot {
+  get(key: Uint8Array): Promise<Uint8Array | undefined>;
+  entries(range?: KeyRange): AsyncIterable<[Uint8Array, Uint8Array]>;
+  close(): Promise<void>;
+}
+
 export interface KvStore {
   readonly status: KvStatus;
   open(opts?: { createIfMissing?: boolean }): Promise<void>;
@@ -34,4 +44,10 @@ export interface KvStore {
   /** Every key in the range, in order, each one's value checked as it is read (LevelDB checks the blocks it reads). */
   keys(range?: KeyRange): AsyncIterable<Uint8Array>;
   entries(range?: KeyRange): AsyncIterable<[Uint8Array, Uint8Array]>;
+  /**
+   * The store as it is now, taken before this returns (LevelDB's explicit snapshot), so a
+   * caller that takes it right after a write sees that write and none after it, however
+   * late it reads (a state snapshot's writer, src/storage/snapshot-store.ts).
+   */
+  snapshot(): KvSnapshot;
 }

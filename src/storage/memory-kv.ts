@@ -21,7 +21,7 @@
  * Pure: no I/O module is imported (Buffer is node's global).
  */
 import { crc32c } from './crc32c';
-import type { KeyRange, KvStatus, KvStore, Op } from './kv';
+import type { KeyRange, KvSnapshot, KvStatus, KvStore, Op } from './kv';
 
 interface Entry {
   value: Uint8Array;
@@ -140,6 +140,34 @@ export class MemoryKv implements KvStore {
 
   async *entries(range: KeyRange = {}): AsyncIterable<[Uint8Array, Uint8Array]> {
     for (const [k, v] of this.#snapshot(range)) yield [bytes(k), v];
+  }
+
+  /**
+   * The store as it is now: a copy of the key -> entry map (a write replaces an entry,
+   * never changes one, so the copy keeps the values of this moment), read with the
+   * same checks. Its iterations are in key order, as the store's.
+   */
+  snapshot(): KvSnapshot {
+    this.#readable();
+    const map = new Map(this.#map);
+    let sorted: string[] | undefined;
+    const checked = (k: string, e: Entry) => this.#checked(k, e).slice();
+    return {
+      get: async (key) => {
+        const k = str(key);
+        const e = map.get(k);
+        return e === undefined ? undefined : checked(k, e);
+      },
+      entries: async function* (range: KeyRange = {}) {
+        sorted ??= [...map.keys()].sort();
+        const gte = range.gte === undefined ? undefined : str(range.gte);
+        const lt = range.lt === undefined ? undefined : str(range.lt);
+        for (let i = gte === undefined ? 0 : lowerBound(sorted, gte); i < sorted.length && (lt === undefined || sorted[i] < lt); i++) {
+          yield [bytes(sorted[i]), checked(sorted[i], map.get(sorted[i]) as Entry)] as [Uint8Array, Uint8Array];
+        }
+      },
+      close: async () => undefined,
+    };
   }
 
   /** The batches a crash now would lose at most (written without sync, not yet written back). */

@@ -27,6 +27,7 @@ import { voteSigningHash } from '../../src/consensus/messages';
 import { Secp256k1Signer } from '../../src/consensus/signer';
 import type { Genesis } from '../../src/genesis/types';
 import { hexToBytes, type Address } from '../../src/util/bytes';
+import { genesisHash } from '../../src/genesis/load';
 import { DEVNET_KEYS, devnetGenesis } from './devnet';
 
 export interface SignedChainOptions {
@@ -34,6 +35,8 @@ export interface SignedChainOptions {
   blocks: number;
   /** Devnet validators in the genesis (default 6). */
   validators?: number;
+  /** Changes the devnet genesis before the chain is made (bench/snapshot.ts: a large state at genesis). */
+  genesisOf?: (g: Genesis) => Genesis;
   /** Faucet credits per block (default 10). */
   faucetTxsPerBlock?: number;
   /** Distinct addresses the credits go to, in turn (default 5,000). */
@@ -44,8 +47,8 @@ export interface SignedChainOptions {
   onBlock?: (height: number) => void;
   /** The transactions of block `height` (timestamped `timestampMs`), in place of the faucet credits. */
   txsAt?: (height: number, timestampMs: number, chain: Chain) => Uint8Array[];
-  /** Awaited after each block is committed, with its result. */
-  afterCommit?: (block: Block, result: BlockResult) => Promise<void>;
+  /** Awaited after each block is committed, with its result (and the chain, open). */
+  afterCommit?: (block: Block, result: BlockResult, chain: Chain) => Promise<void>;
   /** Each block's lastCommit holds every member's precommit, not only the stored commit's quorum (default false). */
   fullLastCommit?: boolean;
 }
@@ -66,7 +69,9 @@ export function recipientAddress(i: number): Address {
 
 /** Builds `opts.blocks` blocks on a fresh chain in `opts.dataDir` (an empty folder) and returns it open. */
 export async function buildSignedChain(opts: SignedChainOptions): Promise<SignedChain> {
-  const { genesis, hash } = devnetGenesis(opts.validators ?? 6);
+  const devnet = devnetGenesis(opts.validators ?? 6);
+  const genesis = opts.genesisOf ? opts.genesisOf(devnet.genesis) : devnet.genesis;
+  const hash = opts.genesisOf ? genesisHash(genesis) : devnet.hash;
   const perBlock = opts.faucetTxsPerBlock ?? 10;
   const recipients = opts.recipients ?? 5_000;
   const signers = new Map<Address, Secp256k1Signer>();
@@ -105,7 +110,7 @@ export async function buildSignedChain(opts: SignedChainOptions): Promise<Signed
       const result = await chain.commit(block, commit);
       const failed = result.receipts.find((r) => r.status !== 'ok');
       if (failed !== undefined) throw new Error(`block ${height}: a transaction failed: ${JSON.stringify(failed)}`);
-      await opts.afterCommit?.(block, result);
+      await opts.afterCommit?.(block, result, chain);
       lastCommit = opts.fullLastCommit ? commitOf(genesis.chainId, block, members, signers) : commit;
       opts.onBlock?.(height);
     }
