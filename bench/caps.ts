@@ -116,7 +116,7 @@ async function memoryRunner(): Promise<Runner> {
   return {
     async block(list, verified) {
       const header = {
-        chainId: genesis.chainId, height: ++height, timestampMs: (time += 22), round: 0, parentHash: ZERO_HASH, parentStateRoot: state.root(),
+        chainId: genesis.chainId, height: ++height, timestampMs: (time += 22), round: 0, parentHash: ZERO_HASH, parentStateRoot: state.root(), validatorsHash: ZERO_HASH,
         proposer: proposer as Address, txRoot: merkleRoot(list.map((t) => t.hash)), txCount: list.length, lastCommitHash: ZERO_HASH, vrfProof: new Uint8Array(80),
       };
       return applyBlock(state, { header, lastCommit: null, txs: list.map((t) => t.bytes) }, verified, list).receipts;

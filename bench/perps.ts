@@ -53,7 +53,7 @@ function benchWorld() {
   const clock = { now: g.genesisTimeMs + 22, height: 1 };
   const events: ChainEvent[] = [];
   const header = (): BlockHeader => ({
-    chainId: g.chainId, height: clock.height, timestampMs: clock.now, round: 0, parentHash: ZERO_HASH, parentStateRoot: ZERO_HASH,
+    chainId: g.chainId, height: clock.height, timestampMs: clock.now, round: 0, parentHash: ZERO_HASH, parentStateRoot: ZERO_HASH, validatorsHash: ZERO_HASH,
     proposer: DEVNET_KEYS.validators[0].address, txRoot: ZERO_HASH, txCount: 0, lastCommitHash: ZERO_HASH, vrfProof: new Uint8Array(80),
   });
   const ctx = (): ExecContext => ({ state, params: state.params(), header: header(), emit: (e) => events.push(e) });

@@ -38,7 +38,7 @@ function world() {
   const clock = { now: genesis.genesisTimeMs + 1000, height: 1 };
   const events: ChainEvent[] = [];
   const header = (): BlockHeader => ({
-    chainId: genesis.chainId, height: clock.height, timestampMs: clock.now, round: 0, parentHash: ZERO_HASH, parentStateRoot: ZERO_HASH,
+    chainId: genesis.chainId, height: clock.height, timestampMs: clock.now, round: 0, parentHash: ZERO_HASH, parentStateRoot: ZERO_HASH, validatorsHash: ZERO_HASH,
     proposer: DEVNET_KEYS.validators[0].address, txRoot: ZERO_HASH, txCount: 0, lastCommitHash: ZERO_HASH, vrfProof: new Uint8Array(80),
   });
   const ctx = (): ExecContext => ({ state, params: state.params(), header: header(), emit: (e) => events.push(e) });

@@ -25,9 +25,10 @@
  * own: it is derived from the head header's proof, which the block hash commits to, at
  * open and at each commit, so a restarted node and one that synced find the same seed.
  * validatorsAt(): the validator set that signs the next height (from the state) and the
- * one that signed the head (kept with the head: src/chain/validator-sets.ts).
+ * one that signed the head (kept with the head: src/chain/validator-sets.ts). When they
+ * differ, the next block's batch carries a light anchor (src/chain/light.ts, decision 128).
  */
-import { blockHash as hashHeader, commitHash, type Block, type Commit } from '../codec/block';
+import { blockHash as hashHeader, commitHash, type Block, type BlockHeader, type Commit } from '../codec/block';
 import type { Tx } from '../codec/tx';
 import { ECVRF, genesisSeed, seedOfProof, type VrfKeyOf, type VrfScheme } from '../consensus/proposer-vrf';
 import type { Genesis } from '../genesis/types';
@@ -41,7 +42,8 @@ import { isNoSpace, StorageUnavailableError } from '../storage/no-space';
 import { isStoreCorruption, rootMessage, StoreCorruptionError } from '../storage/corruption';
 import { validatorRecord } from '../state/validator-records';
 import { bytesToHex, equalBytes, hexToBytes, type Address } from '../util/bytes';
-import { consensusSet, decodeValidatorSet, encodeValidatorSet } from './validator-sets';
+import type { LightAnchor } from './light';
+import { consensusSet, decodeValidatorSet, encodeValidatorSet, validatorsHash } from './validator-sets';
 import { buildNextBlock, type BlockInput, type ChainView } from './view';
 
 export interface ChainOptions {
@@ -103,6 +105,8 @@ export class Chain implements ChainView {
     private _nextSigners: ValidatorSet,
     private readonly vrf: VrfScheme,
     private readonly sets: ChainSets,
+    /** The head block's header (undefined at height 0): the prevHeader of a light anchor written with the next block. */
+    private _headHeader: BlockHeader | undefined,
   ) {}
 
   static async open(opts: ChainOptions): Promise<Chain> {
@@ -126,7 +130,7 @@ export class Chain implements ChainView {
         const { state, changes, root } = genesisState(opts.genesis, opts.genesisHash);
         await store.writeGenesis(opts.genesisHash, changes, root);
         store.onReadError = corruptionHook(opts.onCorruption);
-        return new Chain(store, state, opts.genesis, opts.genesisHash, 0, opts.genesisHash, opts.genesis.genesisTimeMs, root, genesisSeed(opts.genesisHash), undefined, sets.of(activeValidators(state)), vrf, sets);
+        return new Chain(store, state, opts.genesis, opts.genesisHash, 0, opts.genesisHash, opts.genesis.genesisTimeMs, root, genesisSeed(opts.genesisHash), undefined, sets.of(activeValidators(state)), vrf, sets, undefined);
       }
       if (!equalBytes(storedGenesis, opts.genesisHash)) {
         throw new Error(
@@ -172,7 +176,7 @@ export class Chain implements ChainView {
       const stored = signersBytes ? decodeValidatorSet(signersBytes) : undefined;
       const headSigners = height === 0 ? undefined : stored ? (sets.make?.(stored.validators) ?? stored) : next;
       store.onReadError = corruptionHook(opts.onCorruption);
-      return new Chain(store, state, opts.genesis, opts.genesisHash, height, lastHash, head.timestampMs, root, seed, headSigners, next, vrf, sets);
+      return new Chain(store, state, opts.genesis, opts.genesisHash, height, lastHash, head.timestampMs, root, seed, headSigners, next, vrf, sets, headHeader);
     } catch (err) {
       await store.close();
       throw err;
@@ -242,7 +246,7 @@ export class Chain implements ChainView {
     const signers = this._nextSigners;
     const result = applyBlock(this.state, block, verified, decoded);
     onApplied?.(result);
-    const entry: CommittedBlock = { block, commit, ...result, signers: encodeValidatorSet(signers) };
+    const entry: CommittedBlock = { block, commit, ...result, signers: encodeValidatorSet(signers), anchor: this.anchorOf(block, commit, signers) };
     const write = this.store.commitBlock(entry);
     this.writing = write;
     let noSpace: unknown;
@@ -261,12 +265,25 @@ export class Chain implements ChainView {
     this._stateRoot = result.stateRoot;
     this._seed = seed;
     this._headSigners = signers;
+    this._headHeader = h;
     this._nextSigners = this.sets.of(activeValidators(this.state));
     if (noSpace !== undefined) {
       this.unwritten = { entry, result, commit };
       throw new StorageUnavailableError(this.store.path, `block ${h.height} applied but not written: the disk is full (${noSpace instanceof Error ? noSpace.message : String(noSpace)})`, { cause: noSpace });
     }
     return result;
+  }
+
+  /**
+   * The light anchor of `block` (decision 128) when the set that signs it differs from
+   * the set that signed the head (its parent); none for block 1 (height 0 has no header
+   * and no signers) and none when the sets are the same.
+   */
+  private anchorOf(block: Block, commit: Commit, signers: ValidatorSet): LightAnchor | undefined {
+    const prev = this._headSigners;
+    if (prev === undefined || this._headHeader === undefined || block.lastCommit === null) return undefined;
+    if (equalBytes(validatorsHash(prev), validatorsHash(signers))) return undefined;
+    return { prevHeader: this._headHeader, prevCommit: block.lastCommit, header: block.header, commit, set: encodeValidatorSet(signers) };
   }
 
   /** The block applied in memory but not yet on disk (the disk was full), if any. */

@@ -10,6 +10,9 @@
  *     to it, its transactions hash to its txRoot and its last commit to its lastCommitHash,
  *     and its parentStateRoot is the state root stored for the height before;
  *   - every commit: it decodes and names its block's height and hash;
+ *   - the light anchors (decision 128): one is stored at each height whose header names
+ *     another validator set than the height before's, and none elsewhere; each holds the
+ *     stored headers h − 1 and h and a set that hashes to header h's validatorsHash;
  *   - every height's receipts and block events decode;
  *   - the state: every record loads, the invariants hold, and the root recomputed equals
  *     the one committed at the head.
@@ -19,11 +22,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { blockHash, commitHash, merkleRoot, type BlockHeader } from '../codec/block';
 import { decodeTx } from '../codec/tx';
+import { keccak256 } from '../crypto/keccak';
 import '../state/apply'; // registers every transaction kind's codec (decodeTx)
 import { State } from '../state/state';
 import { checkStoreFiles, rootMessage, storeLocked } from '../storage/corruption';
 import { Bucket, ChainStore } from '../storage/db';
 import { bytesToHex, equalBytes } from '../util/bytes';
+import type { LightAnchor } from './light';
 
 export class StoreLockedError extends Error {}
 
@@ -100,11 +105,22 @@ async function checkOpened(store: ChainStore, opts: { genesisHash?: Uint8Array }
   let prevHash = genesis;
   let prevRoot = await store.getStateRoot(0);
   if (!prevRoot) find('no state root at height 0');
+  let anchors: Map<number, LightAnchor>;
+  try {
+    anchors = new Map((await store.lightAnchors(0, head)).map((a) => [a.header.height, a]));
+  } catch (err) {
+    if (!find(`the light anchors do not read: ${rootMessage(err)}`)) return;
+    anchors = new Map();
+  }
+  let prevHeader: BlockHeader | undefined;
   for (let h = 1; h <= head; h++) {
-    const why = await checkHeight(store, h, prevHash, prevRoot).catch((err) => ({ problem: `height ${h}: ${rootMessage(err)}`, hash: undefined, root: undefined }));
+    const why = await checkHeight(store, h, prevHash, prevRoot).catch((err) => ({ problem: `height ${h}: ${rootMessage(err)}`, hash: undefined, root: undefined, header: undefined }));
     if (why.problem && !find(why.problem)) return;
+    const anchorProblem = why.header && checkAnchor(h, why.header, prevHeader, anchors.get(h));
+    if (anchorProblem && !find(anchorProblem)) return;
     prevHash = why.hash ?? prevHash;
     prevRoot = why.root;
+    prevHeader = why.header;
     result.blocks++;
   }
   // The state, rebuilt and compared with the root committed at the head.
@@ -132,13 +148,13 @@ async function checkHeight(
   h: number,
   prevHash: Uint8Array,
   prevRoot: Uint8Array | undefined,
-): Promise<{ problem: string | undefined; hash: Uint8Array | undefined; root: Uint8Array | undefined }> {
+): Promise<{ problem: string | undefined; hash: Uint8Array | undefined; root: Uint8Array | undefined; header: BlockHeader | undefined }> {
   const root = await store.getStateRoot(h);
   const block = await store.getBlock(h);
-  if (!block) return { problem: `height ${h}: the block is missing`, hash: undefined, root };
+  if (!block) return { problem: `height ${h}: the block is missing`, hash: undefined, root, header: undefined };
   const hd: BlockHeader = block.header;
   const hash = blockHash(hd);
-  const at = (what: string) => ({ problem: `height ${h}: ${what}`, hash, root });
+  const at = (what: string) => ({ problem: `height ${h}: ${what}`, hash, root, header: undefined });
   if (hd.height !== h) return at(`the block stored there is for height ${hd.height}`);
   if (!equalBytes(hd.parentHash, prevHash)) return at(`the block's parent hash ${bytesToHex(hd.parentHash)} is not the hash of the block before (${bytesToHex(prevHash)})`);
   if ((await store.getHeightByHash(hash)) !== h) return at(`the block does not hash to the hash stored for it (${bytesToHex(hash)})`);
@@ -151,5 +167,16 @@ async function checkHeight(
   if (commit.height !== h || !equalBytes(commit.blockHash, hash)) return at(`the commit is for height ${commit.height}, block ${bytesToHex(commit.blockHash)}`);
   if (!(await store.getReceipts(h))) return at('the receipts are missing');
   await store.getBlockEvents(h);
-  return { problem: undefined, hash, root };
+  return { problem: undefined, hash, root, header: hd };
+}
+
+/** Whether the light anchor of height `h` is there exactly when header h names another set than header h − 1, and holds these headers: null, or what is wrong. */
+function checkAnchor(h: number, header: BlockHeader, prev: BlockHeader | undefined, anchor: LightAnchor | undefined): string | null {
+  if (prev === undefined) return anchor ? `height ${h}: a light anchor is stored where the header before is not checked` : null;
+  const changed = !equalBytes(header.validatorsHash, prev.validatorsHash);
+  if (!anchor) return changed ? `height ${h}: the header names another validator set than height ${h - 1}'s, and no light anchor is stored for it` : null;
+  if (!changed) return `height ${h}: a light anchor is stored, but the header names the same validator set as height ${h - 1}'s`;
+  if (!equalBytes(blockHash(anchor.header), blockHash(header)) || !equalBytes(blockHash(anchor.prevHeader), blockHash(prev))) return `height ${h}: the light anchor's headers are not the stored blocks' headers`;
+  if (!equalBytes(keccak256(anchor.set), header.validatorsHash)) return `height ${h}: the light anchor's set does not hash to the header's validatorsHash`;
+  return null;
 }

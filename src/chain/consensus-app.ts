@@ -5,7 +5,8 @@
  * only asks for one; the consensus actor delivers it with `blockReady`.
  *
  * A block is valid as the next one when it is canonical, extends our head (height,
- * parent hash, parent state root), its proposer is the one drawn for its round from the
+ * parent hash, parent state root), names the set that signs its height (validatorsHash,
+ * decision 128), its proposer is the one drawn for its round from the
  * set of its height, its transactions decode and match txRoot, it carries a commit of its
  * parent verified against the parent's set (the sets differ across an epoch boundary or
  * a jailing), its VRF proof proves this height's alpha over our seed under the
@@ -32,6 +33,7 @@ import type { SignatureVerifier } from '../consensus/signer';
 import { validatorsAt, type ValidatorsByHeight } from '../consensus/validator-set';
 import { bytesToHex, equalBytes } from '../util/bytes';
 import type { Logger } from '../util/log';
+import { validatorsHash } from './validator-sets';
 import type { ChainView } from './view';
 
 export interface ValidatedBlock {
@@ -68,6 +70,7 @@ export type BlockRefusalCode =
   | 'WRONG_HEIGHT'
   | 'WRONG_PARENT'
   | 'WRONG_STATE_ROOT'
+  | 'WRONG_VALIDATORS_HASH'
   | 'TIME_NOT_AFTER_PARENT'
   | 'TIME_AHEAD'
   | 'TOO_MANY_TXS'
@@ -96,6 +99,7 @@ const ADVICE: Record<BlockRefusalCode, string> = {
   WRONG_HEIGHT: 'a block for another height than this node decides (late or early); nothing to do',
   WRONG_PARENT: 'the block builds on another head than this one: if this repeats for every proposer, this node has diverged; stop it and resync from a fresh data folder',
   WRONG_STATE_ROOT: "the proposer's state differs from this node's: if this repeats for every proposer, this node's state has diverged (another software version?); stop it, check the version and resync",
+  WRONG_VALIDATORS_HASH: "the header names another validator set than the one this node's state fixes for the height: if this repeats for every proposer, this node's state has diverged (another software version?); stop it, check the version and resync",
   TIME_NOT_AFTER_PARENT: 'the proposer\'s clock is behind; its operator should check NTP',
   TIME_AHEAD: "one of the two clocks is wrong: check this machine's clock (NTP); if it is right, the proposer's operator should check theirs",
   TOO_MANY_TXS: 'the proposer ignores the genesis block limits (another software version?)',
@@ -183,6 +187,12 @@ export class ChainConsensusApp implements ConsensusApp {
     if (h.height !== chain.height + 1) return refuse('WRONG_HEIGHT', `height ${h.height}, the next block here is ${chain.height + 1}`);
     if (!equalBytes(h.parentHash, chain.lastBlockHash)) return refuse('WRONG_PARENT', `parent hash ${bytesToHex(h.parentHash)}, this node's head is ${bytesToHex(chain.lastBlockHash)}`);
     if (!equalBytes(h.parentStateRoot, chain.stateRoot)) return refuse('WRONG_STATE_ROOT', `parent state root ${bytesToHex(h.parentStateRoot)}, this node's is ${bytesToHex(chain.stateRoot)}`);
+    // The set this node's state fixes for the height (as parentStateRoot is checked against
+    // the state): the header must name it (decision 128).
+    const expected = validatorsHash(chain.validatorsAt(h.height));
+    if (!equalBytes(h.validatorsHash, expected)) {
+      return refuse('WRONG_VALIDATORS_HASH', `validators hash ${bytesToHex(h.validatorsHash)}, the set of height ${h.height} here hashes to ${bytesToHex(expected)}`);
+    }
     if (h.timestampMs <= chain.lastTimestampMs) return refuse('TIME_NOT_AFTER_PARENT', `block time ${h.timestampMs} is not after its parent's ${chain.lastTimestampMs}`);
     if (h.timestampMs > this.opts.now() + consensus.maxClockDriftMs) {
       return refuse('TIME_AHEAD', `block time ${h.timestampMs} is more than ${consensus.maxClockDriftMs} ms ahead of this node's clock (${this.opts.now()}): check both clocks (NTP)`);

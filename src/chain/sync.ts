@@ -28,7 +28,8 @@ import { checkProposerProof, ECVRF, type VrfKeyOf, type VrfScheme } from '../con
 import type { SignatureVerifier } from '../consensus/signer';
 import { ValidatorSet } from '../consensus/validator-set';
 import type { KvChainStore } from '../storage/chain-store';
-import type { Address } from '../util/bytes';
+import { bytesToHex, equalBytes, type Address } from '../util/bytes';
+import { validatorsHash } from './validator-sets';
 import type { ChainView } from './view';
 
 const SYNC_VERSION = 1;
@@ -360,11 +361,16 @@ export async function applySyncResponse(
   return { applied, refused: null };
 }
 
-/** null when `b` is the committed block of `height` by its commit; otherwise why not. */
+/** null when `b` is the committed block of `height` by its commit, naming `validators` (the set of `height`); otherwise why not. */
 export function checkSyncedBlock(chainId: number, validators: ValidatorSet, verifier: SignatureVerifier, height: number, b: SyncedBlock): string | null {
   if (b.block.header.height !== height) return `peer sent height ${b.block.header.height} for ${height}`;
   if (b.block.header.chainId !== chainId) return `block of chain ${b.block.header.chainId}`;
-  return checkCommit(chainId, validators, verifier, height, blockHash(b.block.header), b.commit);
+  const badCommit = checkCommit(chainId, validators, verifier, height, blockHash(b.block.header), b.commit);
+  if (badCommit !== null) return badCommit;
+  // The header names the set that signs its height (decision 128): a block whose commit
+  // holds but whose header names another set would mislead a light client reading it.
+  if (!equalBytes(b.block.header.validatorsHash, validatorsHash(validators))) return `header's validators hash ${bytesToHex(b.block.header.validatorsHash)} is not that of the set of height ${height}`;
+  return null;
 }
 
 /**

@@ -11,6 +11,7 @@
  * the head (encodeValidatorSet), and a restarted node knows it too.
  */
 import { Reader, Writer } from '../codec/binary';
+import { keccak256 } from '../crypto/keccak';
 import { ValidatorSet } from '../consensus/validator-set';
 import { VALIDATORS_MAX } from '../consensus/limits';
 import type { ValidatorSetView } from '../state/validators';
@@ -35,6 +36,22 @@ export function encodeValidatorSet(set: ValidatorSet): Uint8Array {
   const w = new Writer(8 + set.size * 40).u8(SET_VERSION).u32(set.size);
   for (const v of set.validators) w.address(v.address).big(v.power);
   return w.finish();
+}
+
+/** keccak256 of each set's encoding, kept per set (a set is immutable). */
+const hashes = new WeakMap<ValidatorSet, Uint8Array>();
+
+/**
+ * keccak256(encodeValidatorSet(set)): what a header's validatorsHash commits to (decision
+ * 128). Computed once per set: a node asks for it at every block.
+ */
+export function validatorsHash(set: ValidatorSet): Uint8Array {
+  let hash = hashes.get(set);
+  if (hash === undefined) {
+    hash = keccak256(encodeValidatorSet(set));
+    hashes.set(set, hash);
+  }
+  return hash;
 }
 
 export function decodeValidatorSet(bytes: Uint8Array): ValidatorSet {

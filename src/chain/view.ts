@@ -6,8 +6,10 @@
 import { commitHash, merkleRoot, type Block, type BlockHeader, type Commit } from '../codec/block';
 import { decodeTx, type Tx } from '../codec/tx';
 import { ECVRF, proveProposer, type VrfScheme } from '../consensus/proposer-vrf';
+import type { ValidatorSet } from '../consensus/validator-set';
 import type { Genesis } from '../genesis/types';
 import type { Address } from '../util/bytes';
+import { validatorsHash } from './validator-sets';
 
 export interface ChainView {
   readonly chainId: number;
@@ -25,6 +27,11 @@ export interface ChainView {
    * proposer draw and is what the next proposer proves over.
    */
   readonly seed: Uint8Array;
+  /**
+   * The set that signs `height`: asked for the next height (height + 1), whose set the
+   * state at the head fixes; a header carries its hash (validatorsHash, decision 128).
+   */
+  validatorsAt(height: number): ValidatorSet;
 }
 
 export interface BlockInput {
@@ -52,6 +59,7 @@ export function buildNextBlock(view: ChainView, p: BlockInput): Block {
     round: p.round ?? 0,
     parentHash: view.lastBlockHash,
     parentStateRoot: view.stateRoot,
+    validatorsHash: validatorsHash(view.validatorsAt(view.height + 1)),
     proposer: p.proposer,
     vrfProof: proveProposer(p.vrf ?? ECVRF, p.vrfKey, view.chainId, view.height + 1, view.seed),
     txRoot: merkleRoot(hashes),

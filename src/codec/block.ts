@@ -6,14 +6,16 @@
  * output seeds the next height's proposer draw (src/consensus/proposer-vrf.ts).
  *
  * Version 2 added `vrfProof` (decision 70): a data folder written by a version-1 node
- * does not open (its blocks do not decode).
+ * does not open (its blocks do not decode). Version 3 added `validatorsHash` (decision
+ * 128: a light client follows the signing set from header to header): likewise, a data
+ * folder written by a version-2 node does not open; the decoder reads version 3 only.
  */
 import { keccak256 } from '../crypto/keccak';
 import type { Address } from '../util/bytes';
 import { concatBytes } from '../util/bytes';
 import { CodecError, Reader, Writer } from './binary';
 
-export const BLOCK_VERSION = 2;
+export const BLOCK_VERSION = 3;
 /** ECVRF-EDWARDS25519-SHA512-TAI proof length (RFC 9381 §5.5: Gamma 32, c 16, s 32). */
 export const VRF_PROOF_LENGTH = 80;
 export const ZERO_HASH = new Uint8Array(32);
@@ -28,6 +30,12 @@ export interface BlockHeader {
   parentHash: Uint8Array;
   /** State root after the parent block was applied. */
   parentStateRoot: Uint8Array;
+  /**
+   * keccak256 of encodeValidatorSet (src/chain/validator-sets.ts) of the set that signs
+   * this height, known from the state after the parent block like parentStateRoot
+   * (decision 128): a light client learns from a signed header which set signs it.
+   */
+  validatorsHash: Uint8Array;
   proposer: Address;
   /**
    * The proposer's ECVRF proof (80 bytes) over this height's alpha, which binds the chain
@@ -63,7 +71,7 @@ export interface Block {
 }
 
 export function encodeHeader(h: BlockHeader): Uint8Array {
-  return new Writer(352)
+  return new Writer(384)
     .u8(BLOCK_VERSION)
     .u32(h.chainId)
     .u64(h.height)
@@ -71,6 +79,7 @@ export function encodeHeader(h: BlockHeader): Uint8Array {
     .u32(h.round)
     .fixed(h.parentHash, 32)
     .fixed(h.parentStateRoot, 32)
+    .fixed(h.validatorsHash, 32)
     .address(h.proposer)
     .fixed(h.vrfProof, VRF_PROOF_LENGTH)
     .fixed(h.txRoot, 32)
@@ -89,6 +98,7 @@ function readHeader(r: Reader): BlockHeader {
     round: r.u32(),
     parentHash: r.fixed(32),
     parentStateRoot: r.fixed(32),
+    validatorsHash: r.fixed(32),
     proposer: r.address(),
     vrfProof: r.fixed(VRF_PROOF_LENGTH),
     txRoot: r.fixed(32),

@@ -12,6 +12,7 @@ import type { KvStore, Op } from './kv';
 import { decodeBlock, decodeCommit, encodeBlock, encodeCommit, type Block, type Commit } from '../codec/block';
 import type { ChainEvent, Receipt } from '../state/context';
 import type { StateChange } from '../state/state';
+import { decodeLightAnchor, encodeLightAnchor, type LightAnchor } from '../chain/light';
 import { hexToBytes, utf8 } from '../util/bytes';
 
 export enum Bucket {
@@ -43,6 +44,13 @@ export enum Bucket {
    * block of a folder written before this bucket existed reads as none).
    */
   BlockEvents = 9,
+  /**
+   * height u64 -> encoded LightAnchor (src/chain/light.ts): written with block h when the
+   * set signing h differs from the set signing h − 1 (decision 128). NEVER pruned: a new
+   * node's light client walks them from its trusted height to a snapshot (pruning, which
+   * drops old blocks, must leave this bucket whole).
+   */
+  LightAnchor = 10,
 }
 
 export function u64Key(n: number): Uint8Array {
@@ -73,6 +81,8 @@ export interface CommittedBlock {
   blockEvents?: ChainEvent[];
   /** The validator set that signs this block's height, encoded: kept beside the head (the next block's lastCommit is checked against it). */
   signers?: Uint8Array;
+  /** The light anchor of this height, when its set differs from the height before's (decision 128). */
+  anchor?: LightAnchor;
 }
 
 /** The state as it was when the view was taken (KvStore.snapshot): what a state snapshot is written from. */
@@ -176,6 +186,7 @@ export class KvChainStore {
     ];
     if (c.blockEvents !== undefined && c.blockEvents.length > 0) ops.push({ type: 'put', key: key(Bucket.BlockEvents, hk), value: encodeBlockEvents(c.blockEvents) });
     if (c.signers) ops.push({ type: 'put', key: key(Bucket.Meta, utf8.encode('headSigners')), value: c.signers });
+    if (c.anchor) ops.push({ type: 'put', key: key(Bucket.LightAnchor, hk), value: encodeLightAnchor(c.anchor) });
     for (const r of c.receipts) {
       const loc = Buffer.allocUnsafe(12);
       loc.set(hk, 0);
@@ -266,6 +277,27 @@ export class KvChainStore {
     const v = await this.get(Bucket.TxIndex, hexToBytes(txHash));
     if (!v) return undefined;
     return { height: readU64(v), index: new DataView(v.buffer, v.byteOffset).getUint32(8) };
+  }
+
+  /** The light anchors at heights in (fromExclusive, toInclusive], ascending (decision 128). */
+  async lightAnchors(fromExclusive: number, toInclusive: number): Promise<LightAnchor[]> {
+    const out: LightAnchor[] = [];
+    if (toInclusive <= fromExclusive) return out;
+    const it = this.db.entries({ gte: key(Bucket.LightAnchor, u64Key(fromExclusive + 1)), lt: key(Bucket.LightAnchor, u64Key(toInclusive + 1)) });
+    try {
+      for await (const [, v] of it) out.push(decodeLightAnchor(v));
+    } catch (err) {
+      this.onReadError?.(err);
+      throw err;
+    }
+    return out;
+  }
+
+  /** Writes light anchors as given (a store restored from a snapshot keeps those of its proof). */
+  async putLightAnchors(anchors: readonly LightAnchor[]): Promise<void> {
+    if (anchors.length === 0) return;
+    const ops: Op[] = anchors.map((a) => ({ type: 'put', key: key(Bucket.LightAnchor, u64Key(a.header.height)), value: encodeLightAnchor(a) }));
+    await this.db.write(ops, { sync: this.syncWrites });
   }
 
   /**

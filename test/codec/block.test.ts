@@ -28,6 +28,7 @@ const blockArb = fc
     round: fc.integer({ min: 0, max: 1000 }),
     parentHash: hash32,
     parentStateRoot: hash32,
+    validatorsHash: hash32,
     proposer: address,
     vrfProof: fc.uint8Array({ minLength: 80, maxLength: 80 }),
     txs: fc.array(fc.uint8Array({ minLength: 1, maxLength: 64 }), { maxLength: 8 }),
@@ -76,10 +77,22 @@ describe('block codec', () => {
     expect(encodeHeader(b.header).length).toBe(encodeHeader({ ...b.header, vrfProof: other }).length);
     expect(() => encodeHeader({ ...b.header, vrfProof: new Uint8Array(0) })).toThrow(/80 bytes/);
     expect(() => encodeHeader({ ...b.header, vrfProof: new Uint8Array(79) })).toThrow(/80 bytes/);
-    expect(BLOCK_VERSION).toBe(2);
+    expect(BLOCK_VERSION).toBe(3);
     const v1 = encodeHeader(b.header);
     v1[0] = 1;
     expect(() => decodeHeader(v1)).toThrow(/version 1/);
+  });
+
+  it('validatorsHash is 32 bytes of the header, in its hash; a version-2 header (before it) does not decode', () => {
+    const b = fc.sample(blockArb, { numRuns: 1, seed: 4 })[0];
+    const other = b.header.validatorsHash.slice();
+    other[0] ^= 1;
+    expect(blockHash({ ...b.header, validatorsHash: other })).not.toEqual(blockHash(b.header));
+    expect(decodeHeader(encodeHeader(b.header)).validatorsHash).toEqual(b.header.validatorsHash);
+    expect(() => encodeHeader({ ...b.header, validatorsHash: new Uint8Array(31) })).toThrow(/32 bytes/);
+    const v2 = encodeHeader(b.header);
+    v2[0] = 2;
+    expect(() => decodeHeader(v2)).toThrow(/version 2/);
   });
 
   it('rejects a commit whose signatures are unsorted or duplicated', () => {

@@ -24,7 +24,7 @@ const secretOf = (a: Address) => devnetVrfKey(genesis.validators.findIndex((v) =
 /** A header of `height` by `proposer` carrying `vrfProof` (the other fields do not enter the check). */
 function header(height: number, proposer: Address, vrfProof: Uint8Array, chainId = genesis.chainId): BlockHeader {
   const z = new Uint8Array(32);
-  return { chainId, height, timestampMs: 1, round: 0, parentHash: z, parentStateRoot: z, proposer, vrfProof, txRoot: z, txCount: 0, lastCommitHash: z };
+  return { chainId, height, timestampMs: 1, round: 0, parentHash: z, parentStateRoot: z, validatorsHash: z, proposer, vrfProof, txRoot: z, txCount: 0, lastCommitHash: z };
 }
 
 describe('the VRF seed chain', () => {

@@ -83,6 +83,7 @@ export class GovChain {
         round: 0,
         parentHash: new Uint8Array(32),
         parentStateRoot: this.state.root(),
+        validatorsHash: new Uint8Array(32),
         proposer: this.genesis.validators[0].address,
         txRoot: merkleRoot(txs.map((t) => t.hash)),
         txCount: txs.length,

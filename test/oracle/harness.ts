@@ -55,6 +55,7 @@ export function applyAt(state: State, txs: Tx[], timestampMs: number): BlockResu
       round: 0,
       parentHash: new Uint8Array(32),
       parentStateRoot: state.root(),
+      validatorsHash: new Uint8Array(32),
       proposer: signers[0].address,
       txRoot: merkleRoot(txs.map((t) => t.hash)),
       txCount: txs.length,

@@ -58,7 +58,7 @@ export class PerpFixture {
 
   header(): BlockHeader {
     return {
-      chainId: genesis.chainId, height: this.height, timestampMs: this.nowMs, round: 0, parentHash: ZERO_HASH, parentStateRoot: ZERO_HASH,
+      chainId: genesis.chainId, height: this.height, timestampMs: this.nowMs, round: 0, parentHash: ZERO_HASH, parentStateRoot: ZERO_HASH, validatorsHash: ZERO_HASH,
       proposer: traders[0], txRoot: ZERO_HASH, txCount: 0, lastCommitHash: ZERO_HASH,
     } as BlockHeader;
   }

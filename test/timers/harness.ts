@@ -101,7 +101,7 @@ export function applyAt(state: State, chainId: number, txs: Tx[], timestampMs: n
   const head = state.head();
   const block: Block = {
     header: {
-      chainId, height: head.height + 1, timestampMs, round: 0, parentHash: new Uint8Array(32), parentStateRoot: state.root(),
+      chainId, height: head.height + 1, timestampMs, round: 0, parentHash: new Uint8Array(32), parentStateRoot: state.root(), validatorsHash: new Uint8Array(32),
       proposer: validator.address, txRoot: merkleRoot(txs.map((t) => t.hash)), txCount: txs.length, lastCommitHash: new Uint8Array(32), vrfProof: new Uint8Array(80),
     },
     lastCommit: null,

@@ -37,7 +37,7 @@ function fresh(): State {
 }
 
 function ctxFor(state: State, events: ChainEvent[]): ExecContext {
-  const header = { chainId: genesis.chainId, height: 1, timestampMs: genesis.genesisTimeMs + 1, round: 0, parentHash: ZERO_HASH, parentStateRoot: ZERO_HASH, proposer: traders[0], txRoot: ZERO_HASH, txCount: 0, lastCommitHash: ZERO_HASH } as BlockHeader;
+  const header = { chainId: genesis.chainId, height: 1, timestampMs: genesis.genesisTimeMs + 1, round: 0, parentHash: ZERO_HASH, parentStateRoot: ZERO_HASH, validatorsHash: ZERO_HASH, proposer: traders[0], txRoot: ZERO_HASH, txCount: 0, lastCommitHash: ZERO_HASH } as BlockHeader;
   return { state, params: state.params(), header, emit: (e) => events.push(e) };
 }
 

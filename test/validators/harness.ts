@@ -130,6 +130,7 @@ export function applyNext(state: State, txs: Tx[] = [], lastCommit: Commit | nul
       round: 0,
       parentHash: new Uint8Array(32),
       parentStateRoot: state.root(),
+      validatorsHash: new Uint8Array(32),
       proposer: BASE.validators[0].address,
       txRoot: merkleRoot(txs.map((t) => t.hash)),
       txCount: txs.length,
