@@ -26,9 +26,14 @@
  * A write or an open that LevelDB answers with corruption is not retried: the node halts
  * with the one line saying so, and its store is moved aside and synced again from peers
  * (src/node/store-heal.ts, decision 124).
+ *
+ * Pruning (decision 132): with config.retainBlocks, each announced block kicks the
+ * pruner (src/chain/prune.ts), which deletes old heights in the background, never past
+ * the newest snapshot's height + 1 nor past what the indexer has yet to read.
  */
 import { join } from 'node:path';
 import { Chain } from '../../src/chain/chain';
+import { Pruner } from '../../src/chain/prune';
 import type { BlockResult } from '../../src/state/apply';
 import { InvariantError } from '../../src/state/state';
 import { isStoreCorruption } from '../../src/storage/corruption';
@@ -47,6 +52,23 @@ export interface ChainHolder {
 export function chainBehavior(node: () => NodeContext, holder: ChainHolder): ActorBehavior<ChainMsg> {
   /** The reserve difference at the last block checked (logged when it changes). */
   let reserveDifference = 0n;
+  /** The pruner of the open chain's store (remade when the chain is reopened); undefined on an archive node. */
+  let pruner: Pruner | undefined;
+  const prune = (chain: Chain) => {
+    const retainBlocks = node().config?.retainBlocks; // a partial context of tests has no config
+    if (retainBlocks === undefined) return;
+    if (pruner?.store !== chain.store) pruner = new Pruner(chain.store, { retainBlocks, floor: pruneFloor, log: node().log });
+    pruner.kick();
+  };
+  /** The highest height whose successors must stay: the newest snapshot's, and the indexer's (it reads blocks it has not indexed yet). */
+  const pruneFloor = (): number | undefined => {
+    const n = node();
+    const indexed = n.indexer()?.indexedHeight() ?? 0; // an indexer restarting: prune nothing
+    // A node that writes snapshots keeps every block after its newest one (none yet: every block), for a peer joining from it.
+    const snaps = n.snapshots;
+    const snapshot = snaps !== undefined && snaps.intervalBlocks > 0 ? (snaps.newestHeight() ?? 0) : n.config.snapshotFloor?.();
+    return snapshot === undefined ? indexed : Math.min(indexed, snapshot);
+  };
   const checkReserves = (chain: Chain) => {
     const r = reserveCheck(chain.state);
     if (r.difference === reserveDifference) return;
@@ -72,7 +94,9 @@ export function chainBehavior(node: () => NodeContext, holder: ChainHolder): Act
       return commit(msg);
     },
     async stop() {
-      // The node closes the store after every actor stopped (see Node.stop).
+      // The node closes the store after every actor stopped (see Node.stop): a pruning run ends first.
+      await pruner?.stop();
+      pruner = undefined;
     },
   };
 
@@ -99,6 +123,7 @@ export function chainBehavior(node: () => NodeContext, holder: ChainHolder): Act
     actors.indexer.send(event);
     actors.mempool.send(event);
     actors.api.send(event);
+    prune(chain);
   }
 
   /** The storage probe's retry: writes the block kept unwritten, then announces it. */

@@ -95,6 +95,8 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
   let blocksSynced = 0;
   /** The highest head a sync answer showed (see syncTarget). */
   let peerHeadSeen = 0;
+  /** The height last reported as pruned by every peer that answered (the warning is said once per height). */
+  let prunedWarnedFrom = 0;
   let syncBlocksPerSecond = 0;
   let syncStartHeight = 0;
   /** Peers block sync passes over for a while: liars, and peers that did not answer (local policy, wall time). */
@@ -352,7 +354,17 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
         }
         for (const peer of attempt.unanswered) syncPeers.noAnswer(peer);
         const answer = attempt.answer;
-        if (answer === null) break;
+        if (answer === null) {
+          if (attempt.pruned !== undefined && prunedWarnedFrom !== from) {
+            // Said once per height: no peer served a block, and these have pruned the ones this node needs next.
+            prunedWarnedFrom = from;
+            n.log.warn(
+              { fromHeight: from, peers: attempt.pruned },
+              'block sync: no peer served the blocks after this node\'s head, and the peers listed have pruned them (their base is past it): block sync cannot catch up from them; state sync from a snapshot can, or a peer started with --archive',
+            );
+          }
+          break;
+        }
         // Each block is checked against its own height's set, read after the one before it is applied.
         const { applied, refused: why } = await applySyncResponse(chain.chainId, (h) => n.chain().validatorsAt(h), verifier, from, answer.response, async (b) => {
           await n.actors.chain.ask<BlockResult>((reply) => ({ type: 'commit', block: b.block, commit: b.commit, reply }), 60_000);

@@ -11,9 +11,13 @@
  * reports it (`noSpace`) and stops indexing; the storage probe's 'reopen' closes and
  * opens the index again once space is back and catches up from the chain store (the
  * blocks committed meanwhile included).
+ *
+ * Retention (decision 134): with `retention`, once an hour of block time the indexer
+ * deletes what has aged out (src/indexer/retention.ts), between two blocks.
  */
 import { Indexer, IndexerIncompatibleError, type ChainStoreLike } from '../../src/indexer/indexer';
 import type { Logger } from '../../src/util/log';
+import { INDEX_PRUNE_EVERY_MS, type IndexRetention } from '../../src/indexer/retention';
 import type { ActorBehavior } from '../actor';
 import type { IndexerCommittedMsg, IndexerMsg } from './messages';
 
@@ -38,6 +42,8 @@ export interface IndexerBehaviorOptions {
    * storage guard retries with 'reopen'); false for any other fault (a restart, as before).
    */
   noSpace?: (err: unknown) => boolean;
+  /** What the index keeps and for how long (absent: everything). */
+  retention?: IndexRetention;
 }
 
 export function indexerBehavior(opts: IndexerBehaviorOptions): ActorBehavior<IndexerMsg> {
@@ -45,6 +51,8 @@ export function indexerBehavior(opts: IndexerBehaviorOptions): ActorBehavior<Ind
   let indexer: Indexer | undefined;
   /** A write failed for lack of space: nothing is indexed until 'reopen' succeeds. */
   let stalled = false;
+  /** Block time of the last retention run (0: none since start, so the first block runs one). */
+  let prunedAtMs = 0;
 
   async function open(): Promise<Indexer> {
     const openOpts = opts.identity === undefined ? {} : { identity: opts.identity };
@@ -131,6 +139,12 @@ export function indexerBehavior(opts: IndexerBehaviorOptions): ActorBehavior<Ind
     await idx.indexBlock(height, timestampMs, msg.result.receipts, msg.result.blockEvents ?? []);
     if (idx.malformedEvents !== malformedBefore) {
       log.warn({ height, skipped: idx.malformedEvents - malformedBefore }, 'indexer: skipped malformed exchange events');
+    }
+    const retention = opts.retention;
+    if (retention && timestampMs - prunedAtMs >= INDEX_PRUNE_EVERY_MS) {
+      prunedAtMs = timestampMs;
+      const deleted = await idx.pruneRetained(retention, timestampMs);
+      if (deleted > 0) log.info({ height, deleted, lowestKept: idx.lowestKept() }, 'indexer: deleted what its retention no longer keeps');
     }
   }
 }

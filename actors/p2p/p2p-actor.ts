@@ -30,7 +30,7 @@
  *                                 (consensus message | transaction batch)
  *   /exchange/<chainId>/relay/1   transaction batches from any node to a validator
  *   /exchange/<chainId>/hello/1   a validator's signed hello (validator-peers.ts)
- *   /exchange/<chainId>/sync/1    block sync (src/chain/sync.ts); a request for zero blocks
+ *   /exchange/<chainId>/sync/2    block sync (src/chain/sync.ts); a request for zero blocks
  *                                 is the heads probe of peer-heights.ts
  *   /exchange/<chainId>/snapshot/1  state sync (decision 140): this node's snapshots, their
  *                                 manifests and chunks, and light proofs (snapshot-serve.ts)

@@ -2,7 +2,9 @@
  * The response envelope (contract [D-envelope-success], [D-envelope-error]): success
  * `{success: true, data, timestamp}`;
  * every error `{success: false, error: {code, message}, timestamp}` with the HTTP
- * status of its class. One error handler for the whole server produces the latter.
+ * status of its class, and `error.details` where a code carries more (410 PRUNED: the
+ * lowest height or block time kept, decision 135). One error handler for the whole
+ * server produces the latter.
  */
 import { Ajv } from 'ajv';
 import type { FastifyError, FastifyInstance } from 'fastify';
@@ -17,6 +19,8 @@ export class ApiError extends Error {
     message: string,
     /** A 429's wait, sent as the Retry-After header (src/api/rate-limit.ts). */
     readonly retryAfterSec?: number,
+    /** Sent as `error.details` (410 PRUNED: `lowestHeight` or `lowestTime`). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -27,8 +31,8 @@ export function ok<T>(data: T): { success: true; data: T; timestamp: number } {
   return { success: true, data, timestamp: Date.now() };
 }
 
-export function errorBody(code: ErrorCode, message: string) {
-  return { success: false as const, error: { code, message }, timestamp: Date.now() };
+export function errorBody(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+  return { success: false as const, error: details === undefined ? { code, message } : { code, message, details }, timestamp: Date.now() };
 }
 
 /** JSON schema of the error envelope, for route response schemas. */
@@ -40,7 +44,11 @@ export const errorSchema = {
     error: {
       type: 'object',
       required: ['code', 'message'],
-      properties: { code: { type: 'string' }, message: { type: 'string' } },
+      properties: {
+        code: { type: 'string' },
+        message: { type: 'string' },
+        details: { type: 'object', additionalProperties: true, description: 'More about the error, for the codes that carry it (410 PRUNED: lowestHeight or lowestTime).' },
+      },
     },
     timestamp: { type: 'integer' },
   },
@@ -66,7 +74,7 @@ export function installErrorHandling(app: FastifyInstance, log: Logger): void {
   app.setErrorHandler((err: FastifyError | ApiError | TxError, request, reply) => {
     if (err instanceof ApiError || err instanceof TxError) {
       if (err instanceof ApiError && err.retryAfterSec !== undefined) reply.header('retry-after', err.retryAfterSec);
-      return reply.status(err.status).send(errorBody(err.code, err.message));
+      return reply.status(err.status).send(errorBody(err.code, err.message, err instanceof ApiError ? err.details : undefined));
     }
     const fe = err as FastifyError;
     if (fe.validation) return reply.status(400).send(errorBody('INVALID_REQUEST', describeValidation(fe)));

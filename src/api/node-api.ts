@@ -27,6 +27,8 @@ export interface BlockReader {
   getReceipts(height: number): Promise<Receipt[] | undefined>;
   getTxLocation(txHash: string): Promise<{ height: number; index: number } | undefined>;
   getHeightByHash(hash: Uint8Array): Promise<number | undefined>;
+  /** The lowest height whose block is kept (pruning; decision 132); absent: 1. */
+  base?(): Promise<number>;
 }
 
 /** The executed chain at its head. */
@@ -50,7 +52,9 @@ export interface ChainReader {
 export type IndexReader = Pick<
   Indexer,
   'indexedHeight' | 'trades' | 'fills' | 'candles' | 'orders' | 'tradesPage' | 'fillsPage' | 'candlesPage' | 'ordersPage' | 'order' | 'orderCount' | 'leaderboard' | 'stats' | 'agents' | 'agent'
->;
+> &
+  /** What its retention deleted (decision 134): absent on an index that keeps all. */
+  Partial<Pick<Indexer, 'lowestKept' | 'indexedFrom'>>;
 
 /** Heights of a block sync under way (eth_syncing). */
 export interface SyncProgress {

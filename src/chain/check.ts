@@ -5,8 +5,9 @@
  *   - LevelDB's own files: CURRENT, the MANIFEST and every .log record with its CRC-32C,
  *     before the store is opened (opening replays a log and would drop a torn tail);
  *   - every key, read once (LevelDB checks each table block it reads);
- *   - every block from 1 to the head: it decodes, is at its height, its parent hash is
- *     the previous block's hash (the genesis hash for block 1), its hash index points back
+ *   - every block from the store's base (1 unless pruned, decision 132) to the head: it
+ *     decodes, is at its height, its parent hash is the previous block's hash (the genesis
+ *     hash for block 1; the base block of a pruned store has no block before it to hash), its hash index points back
  *     to it, its transactions hash to its txRoot and its last commit to its lastCommitHash,
  *     and its parentStateRoot is the state root stored for the height before;
  *   - every commit: it decodes and names its block's height and hash;
@@ -39,6 +40,8 @@ export interface StoreCheckResult {
   findings: string[];
   /** The head height, when it could be read. */
   height: number | undefined;
+  /** The lowest height whose block is kept (1 unless pruned or restored from a snapshot). */
+  base: number | undefined;
   /** Keys read, by bucket name; blocks and state records checked. */
   keys: Record<string, number>;
   blocks: number;
@@ -51,7 +54,7 @@ const FINDINGS_MAX = 20;
 const TX_BYTES_ANY = 1 << 26;
 
 export async function checkChainStore(folder: string, opts: { genesisHash?: Uint8Array } = {}): Promise<StoreCheckResult> {
-  const result: StoreCheckResult = { folder, sound: false, findings: [], height: undefined, keys: {}, blocks: 0, stateRecords: 0, stateRoot: undefined };
+  const result: StoreCheckResult = { folder, sound: false, findings: [], height: undefined, base: undefined, keys: {}, blocks: 0, stateRecords: 0, stateRoot: undefined };
   const find = (what: string): boolean => {
     if (result.findings.length < FINDINGS_MAX) result.findings.push(what);
     return result.findings.length < FINDINGS_MAX;
@@ -101,10 +104,18 @@ async function checkOpened(store: ChainStore, opts: { genesisHash?: Uint8Array }
     return;
   }
   result.height = head;
-  // Blocks, commits, receipts and block events, height by height.
-  let prevHash = genesis;
-  let prevRoot = await store.getStateRoot(0);
-  if (!prevRoot) find('no state root at height 0');
+  // Blocks, commits, receipts and block events, height by height, from the base on.
+  const base = await store.base();
+  result.base = base;
+  if (base > head + 1) find(`the base ${base} is past the head ${head} + 1`);
+  let prevHash: Uint8Array | undefined = genesis;
+  if (base > 1) {
+    // Pruned below `base`: its block's parent is not kept, so its parent hash is taken as it is.
+    prevHash = (await store.getBlock(base))?.header.parentHash;
+    if ((await store.getBlock(base - 1)) !== undefined) find(`height ${base - 1}: a block is kept below the base ${base}`);
+  }
+  let prevRoot = await store.getStateRoot(base - 1);
+  if (!prevRoot) find(`no state root at height ${base - 1} (the root block ${base} builds on)`);
   let anchors: Map<number, LightAnchor>;
   try {
     anchors = new Map((await store.lightAnchors(0, head)).map((a) => [a.header.height, a]));
@@ -113,8 +124,8 @@ async function checkOpened(store: ChainStore, opts: { genesisHash?: Uint8Array }
     anchors = new Map();
   }
   let prevHeader: BlockHeader | undefined;
-  for (let h = 1; h <= head; h++) {
-    const why = await checkHeight(store, h, prevHash, prevRoot).catch((err) => ({ problem: `height ${h}: ${rootMessage(err)}`, hash: undefined, root: undefined, header: undefined }));
+  for (let h = base; h <= head; h++) {
+    const why = await checkHeight(store, h, prevHash ?? genesis, prevRoot).catch((err) => ({ problem: `height ${h}: ${rootMessage(err)}`, hash: undefined, root: undefined, header: undefined }));
     if (why.problem && !find(why.problem)) return;
     const anchorProblem = why.header && checkAnchor(h, why.header, prevHeader, anchors.get(h));
     if (anchorProblem && !find(anchorProblem)) return;
@@ -172,7 +183,13 @@ async function checkHeight(
 
 /** Whether the light anchor of height `h` is there exactly when header h names another set than header h − 1, and holds these headers: null, or what is wrong. */
 function checkAnchor(h: number, header: BlockHeader, prev: BlockHeader | undefined, anchor: LightAnchor | undefined): string | null {
-  if (prev === undefined) return anchor ? `height ${h}: a light anchor is stored where the header before is not checked` : null;
+  if (prev === undefined) {
+    // Height 1 (no header before it), or the base of a pruned store (the header before is not kept): the anchor is checked against this header alone.
+    if (!anchor) return null;
+    if (h === 1) return `height ${h}: a light anchor is stored where the header before is not checked`;
+    if (!equalBytes(blockHash(anchor.header), blockHash(header))) return `height ${h}: the light anchor's header is not the stored block's header`;
+    return equalBytes(keccak256(anchor.set), header.validatorsHash) ? null : `height ${h}: the light anchor's set does not hash to the header's validatorsHash`;
+  }
   const changed = !equalBytes(header.validatorsHash, prev.validatorsHash);
   if (!anchor) return changed ? `height ${h}: the header names another validator set than height ${h - 1}'s, and no light anchor is stored for it` : null;
   if (!changed) return `height ${h}: a light anchor is stored, but the header names the same validator set as height ${h - 1}'s`;

@@ -17,8 +17,14 @@
  * same answer; and its proposer must be the one drawn from its height's set
  * (checkSyncedProposer does both).
  *
+ * A peer that pruned the blocks asked for (decision 133) answers with none and its base
+ * (the lowest height it keeps): the asker moves on to the next peer, and when every peer
+ * that answered has pruned past its head it says so (SyncAttempt.pruned; state sync is
+ * the way on from there).
+ *
  *   request:  u8 version | u64 fromHeight | u32 maxBlocks
- *   response: u8 version | u64 peerHead | u32 n | n × (bytes block | bytes commit)
+ *   response: u8 version | u64 peerHead | u64 peerBase | u32 n | n × (bytes block | bytes commit)
+ * Version 2 added peerBase (version 1 had none; the protocol id moved with it).
  */
 import { Reader, Writer } from '../codec/binary';
 import { blockHash, decodeBlock, decodeCommit, encodeBlock, type Block, type Commit } from '../codec/block';
@@ -32,7 +38,7 @@ import { bytesToHex, equalBytes, type Address } from '../util/bytes';
 import { validatorsHash } from './validator-sets';
 import type { ChainView } from './view';
 
-const SYNC_VERSION = 1;
+const SYNC_VERSION = 2;
 /**
  * Blocks one sync answer carries at most (the asker asks for this many, a server caps
  * any request at it). The asker applies them back to back: every actor that hears of
@@ -57,8 +63,8 @@ export const SYNC_REFUSAL_MS = 60_000;
  * frame limit must hold that (actors/limits.ts checks it).
  */
 export const SYNC_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
-/** Bytes of an answer besides its blocks and commits: version, peer head, count. */
-const SYNC_RESPONSE_HEADER_BYTES = 13;
+/** Bytes of an answer besides its blocks and commits: version, peer head, peer base, count. */
+const SYNC_RESPONSE_HEADER_BYTES = 21;
 /** Bytes of the two length prefixes of one (block, commit) entry. */
 const SYNC_ENTRY_PREFIX_BYTES = 8;
 /** How long one peer has to answer one sync request (a full answer is up to 32 MiB). */
@@ -77,7 +83,7 @@ export function syncResponseBytesMax(maxBlockBytes: number, commitBytes: number)
 }
 
 export function syncProtocol(chainId: number): string {
-  return `/exchange/${chainId}/sync/1`;
+  return `/exchange/${chainId}/sync/${SYNC_VERSION}`;
 }
 
 export interface SyncRequest {
@@ -94,6 +100,8 @@ export interface SyncedBlock {
 
 export interface SyncResponse {
   peerHead: number;
+  /** The lowest height the peer keeps (1 unless it pruned, or started from a snapshot): it serves nothing below (absent: 1). */
+  peerBase?: number;
   blocks: SyncedBlock[];
 }
 
@@ -103,10 +111,12 @@ export interface SyncAnswer {
   response: SyncResponse;
 }
 
-/** What one sync call got: the first answer with blocks (null: none), and the peers that did not answer. */
+/** What one sync call got: the first answer with blocks (null: none), the peers that did not answer, and those that pruned the heights asked for. */
 export interface SyncAttempt {
   answer: SyncAnswer | null;
   unanswered: string[];
+  /** Peers that answered with no block because their base is past the height asked for (absent: none). */
+  pruned?: { peer: string; base: number }[];
 }
 
 /**
@@ -125,6 +135,8 @@ export async function askPeersInTurn(
   const now = opts.now ?? (() => performance.now());
   const deadline = now() + (opts.budgetMs ?? SYNC_BUDGET_MS);
   const unanswered: string[] = [];
+  const pruned: NonNullable<SyncAttempt['pruned']> = [];
+  const attempt = (answer: SyncAnswer | null): SyncAttempt => (pruned.length > 0 ? { answer, unanswered, pruned } : { answer, unanswered });
   const start = peers.length === 0 ? 0 : fromHeight % peers.length;
   for (let i = 0; i < peers.length; i++) {
     const left = deadline - now();
@@ -132,13 +144,15 @@ export async function askPeersInTurn(
     const peer = peers[(start + i) % peers.length];
     try {
       const response = await request(peer, Math.min(opts.requestTimeoutMs ?? SYNC_REQUEST_TIMEOUT_MS, left));
-      if (response.blocks.length > 0) return { answer: { peer, response }, unanswered };
+      if (response.blocks.length > 0) return attempt({ peer, response });
+      const base = response.peerBase ?? 1;
+      if (base > fromHeight) pruned.push({ peer, base });
     } catch (err) {
       unanswered.push(peer);
       opts.onFailure?.(peer, err);
     }
   }
-  return { answer: null, unanswered };
+  return attempt(null);
 }
 
 /**
@@ -244,23 +258,28 @@ export function decodeSyncRequest(bytes: Uint8Array): SyncRequest {
   return req;
 }
 
-/** Reads up to maxBlocks committed blocks from the store, stopping before the response grows too large. */
-export async function serveSync(store: Pick<KvChainStore, 'getEncodedBlockAndCommit'>, head: number, req: SyncRequest): Promise<Uint8Array> {
+/**
+ * Reads up to maxBlocks committed blocks from the store, stopping before the response
+ * grows too large. A request below the store's base gets no block (blocks from the base
+ * would not follow the asker's head), only the head and the base.
+ */
+export async function serveSync(store: Pick<KvChainStore, 'getEncodedBlockAndCommit'> & Partial<Pick<KvChainStore, 'base'>>, head: number, req: SyncRequest): Promise<Uint8Array> {
   const parts: { block: Uint8Array; commit: Uint8Array }[] = [];
+  const base = (await store.base?.()) ?? 1;
   let size = 0;
-  for (let h = Math.max(1, req.fromHeight); h <= head && parts.length < req.maxBlocks; h++) {
+  for (let h = Math.max(1, req.fromHeight); h >= base && h <= head && parts.length < req.maxBlocks; h++) {
     const stored = await store.getEncodedBlockAndCommit(h);
     if (!stored) break;
     size += stored.block.length + stored.commit.length + SYNC_ENTRY_PREFIX_BYTES;
     if (parts.length > 0 && size > SYNC_MAX_RESPONSE_BYTES) break;
     parts.push(stored);
   }
-  return encodeSyncResponse(head, parts);
+  return encodeSyncResponse(head, base, parts);
 }
 
-function encodeSyncResponse(head: number, parts: { block: Uint8Array; commit: Uint8Array }[]): Uint8Array {
+function encodeSyncResponse(head: number, base: number, parts: { block: Uint8Array; commit: Uint8Array }[]): Uint8Array {
   const size = parts.reduce((n, p) => n + p.block.length + p.commit.length + 8, 0);
-  const w = new Writer(size + 16).u8(SYNC_VERSION).u64(head).u32(parts.length);
+  const w = new Writer(size + SYNC_RESPONSE_HEADER_BYTES).u8(SYNC_VERSION).u64(head).u64(base).u32(parts.length);
   for (const p of parts) w.bytes(p.block).bytes(p.commit);
   return w.finish();
 }
@@ -274,6 +293,7 @@ export function forgeSyncResponse(bytes: Uint8Array, maxBlockBytes: number): Uin
   const r = new Reader(bytes, SYNC_MAX_RESPONSE_BYTES);
   r.u8();
   const head = r.u64();
+  const base = r.u64();
   const n = r.u32();
   const parts: { block: Uint8Array; commit: Uint8Array }[] = [];
   for (let i = 0; i < n; i++) {
@@ -281,7 +301,7 @@ export function forgeSyncResponse(bytes: Uint8Array, maxBlockBytes: number): Uin
     const forged = { ...block, header: { ...block.header, timestampMs: block.header.timestampMs + 1 } };
     parts.push({ block: encodeBlock(forged, maxBlockBytes), commit: r.bytes(SYNC_MAX_RESPONSE_BYTES) });
   }
-  return encodeSyncResponse(head, parts);
+  return encodeSyncResponse(head, base, parts);
 }
 
 /**
@@ -297,6 +317,7 @@ export function decodeSyncResponse(bytes: Uint8Array, maxBlockBytes: number): Sy
   const r = new Reader(bytes, SYNC_MAX_RESPONSE_BYTES);
   if (r.u8() !== SYNC_VERSION) throw new Error('unknown sync response version');
   const peerHead = r.u64();
+  const peerBase = r.u64();
   const n = r.u32();
   if (n > SYNC_MAX_BLOCKS) throw new Error(`sync response of ${n} blocks exceeds ${SYNC_MAX_BLOCKS}`);
   const blocks: SyncedBlock[] = [];
@@ -306,7 +327,7 @@ export function decodeSyncResponse(bytes: Uint8Array, maxBlockBytes: number): Sy
     blocks.push({ block, commit: decodeCommit(r.bytes(SYNC_MAX_RESPONSE_BYTES)), bytes: raw });
   }
   r.end();
-  return { peerHead, blocks };
+  return { peerHead, peerBase, blocks };
 }
 
 /**

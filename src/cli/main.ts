@@ -38,7 +38,7 @@ import { Node } from '../node/node';
 import { bytesToHex, hexToBytes } from '../util/bytes';
 import { createLogger } from '../util/log';
 import { NODE_VERSION } from '../util/version';
-import { bridgeConfig, exitWithNode, RATE_LIMIT_FLAGS, serviceConfig, SESSION_HOST_FLAG, SNAPSHOT_FLAGS, STATE_SYNC_FLAGS, stateSyncConfig } from './node-run';
+import { bridgeConfig, exitWithNode, RATE_LIMIT_FLAGS, serviceConfig, SESSION_HOST_FLAG, SNAPSHOT_FLAGS, STATE_SYNC_FLAGS, stateSyncConfig, STORAGE_FLAGS, storageConfig } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
 import { BRIDGE_PORT_DEFAULT, bridgeDevnetLine, DEVNET_DISPUTE_PERIOD_SEC, startBridgeDevnet, type BridgeDevnet } from './bridge-devnet';
 import { startSyncProgress } from './sync-progress';
@@ -70,6 +70,7 @@ const START_FLAGS = {
   fsync: { type: 'bool', default: true, help: 'fsync every block (--no-fsync to trade durability for speed)' },
   ...RATE_LIMIT_FLAGS,
   ...SNAPSHOT_FLAGS,
+  ...STORAGE_FLAGS,
   ...STATE_SYNC_FLAGS,
   onboarding: { type: 'bool', default: true, help: 'a local network also runs the validator onboarding service (--no-onboarding: not)' },
   'onboarding-port': { type: 'int', default: 8080, help: 'the onboarding service port, 127.0.0.1 (0: any free port)' },
@@ -138,6 +139,7 @@ async function start(argv: string[]): Promise<void> {
       faults: { equivocateWithKey: f.equivocate ? key : undefined, forgeSyncBlocks: f['faulty-sync'], stallSync: f['stall-sync'], claimAhead: f['claim-ahead'] },
       blockTimeMs: f['block-time-ms'] ?? genesis.consensus.blockTimeMs,
       ...serviceConfig(f),
+      ...storageConfig(f, genesis),
       ...bridgeConfig(f.bridge),
       ...stateSyncConfig(f),
     },

@@ -11,6 +11,9 @@ import type { NodeConfig } from '../node/context';
 import type { Node } from '../node/node';
 import { RATE_LIMIT_DEFAULTS, RATE_LIMIT_OFF, type RateLimitConfig } from '../api/rate-limit';
 import type { FlagSpec } from './args';
+import type { Genesis } from '../genesis/types';
+import { RETAIN_BLOCKS_MIN } from '../chain/prune';
+import { DAY_MS, INDEX_RETENTION_DEFAULTS, type IndexRetention } from '../indexer/retention';
 import { hexToBytes } from '../util/bytes';
 import { stateSyncProgressWriter } from './sync-progress';
 
@@ -70,6 +73,41 @@ export function serviceConfig(
  */
 export function bridgeConfig(file: string | undefined): Pick<NodeConfig, 'bridge'> {
   return file === undefined ? {} : { bridge: readDeploymentFile(resolve(file)) };
+}
+
+/** What a node keeps on disk (issue 27, decisions 132 and 134; docs/operations.md "Pruning"). */
+export const STORAGE_FLAGS = {
+  'retain-blocks': { type: 'int', help: `keep the newest N blocks (commits, receipts, tx index), at least ${RETAIN_BLOCKS_MIN}; default: the genesis storage.retainBlocks (none: every block)` },
+  archive: { type: 'bool', default: false, help: 'keep every block, whatever the genesis default (an archive node: full history for the API and for peers)' },
+  'index-retain-trades-days': { type: 'int', default: INDEX_RETENTION_DEFAULTS.tradesMs / DAY_MS, help: 'days of block time the index keeps trades and fills (0: all)' },
+  'index-retain-candles-days': { type: 'int', default: INDEX_RETENTION_DEFAULTS.candlesMs / DAY_MS, help: 'days of block time the index keeps candles (0: all)' },
+  'index-retain-orders-days': { type: 'int', default: INDEX_RETENTION_DEFAULTS.ordersMs / DAY_MS, help: 'days of block time the index keeps closed orders in the order history (0: all)' },
+} satisfies FlagSpec;
+
+type StorageFlags = {
+  'retain-blocks'?: number;
+  archive: boolean;
+  'index-retain-trades-days': number;
+  'index-retain-candles-days': number;
+  'index-retain-orders-days': number;
+};
+
+/**
+ * The blocks and index kept: `--archive` keeps every block; `--retain-blocks N` the
+ * newest N; neither, the genesis default (storage.retainBlocks), for a validator and a
+ * follower alike. The index keeps by its own flags (0 days: all).
+ */
+export function storageConfig(f: StorageFlags, genesis: Genesis): Pick<NodeConfig, 'retainBlocks' | 'indexRetention'> {
+  const n = f['retain-blocks'];
+  if (f.archive && n !== undefined) throw new Error('--archive keeps every block: give it or --retain-blocks, not both');
+  if (n !== undefined && n < RETAIN_BLOCKS_MIN) throw new Error(`--retain-blocks must be at least ${RETAIN_BLOCKS_MIN}, got ${n}`);
+  const indexRetention: IndexRetention = {
+    tradesMs: f['index-retain-trades-days'] * DAY_MS,
+    candlesMs: f['index-retain-candles-days'] * DAY_MS,
+    ordersMs: f['index-retain-orders-days'] * DAY_MS,
+  };
+  const retainBlocks = f.archive ? undefined : (n ?? genesis.storage?.retainBlocks);
+  return { retainBlocks, indexRetention };
 }
 
 /** Exit code of a node that stopped because it halted (a broken invariant). */

@@ -20,7 +20,7 @@ import { keyFilePath, readKeyFile, type NodeKeys } from '../node/keyfile';
 import { Node } from '../node/node';
 import { hexToBytes } from '../util/bytes';
 import { createLogger } from '../util/log';
-import { bridgeConfig, exitWithNode, RATE_LIMIT_FLAGS, serviceConfig, SESSION_HOST_FLAG, SNAPSHOT_FLAGS, STATE_SYNC_FLAGS, stateSyncConfig } from './node-run';
+import { bridgeConfig, exitWithNode, RATE_LIMIT_FLAGS, serviceConfig, SESSION_HOST_FLAG, SNAPSHOT_FLAGS, STATE_SYNC_FLAGS, stateSyncConfig, STORAGE_FLAGS, storageConfig } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
 import { resolveNetwork } from './init';
 import { startSyncProgress } from './sync-progress';
@@ -44,6 +44,7 @@ export const START_HOME_FLAGS = {
   fsync: { type: 'bool', default: true, help: 'fsync every block (--no-fsync to trade durability for speed)' },
   ...RATE_LIMIT_FLAGS,
   ...SNAPSHOT_FLAGS,
+  ...STORAGE_FLAGS,
   ...STATE_SYNC_FLAGS,
 } satisfies FlagSpec;
 
@@ -107,6 +108,7 @@ export async function startHome(argv: string[]): Promise<void> {
       p2p: { listen: [`/ip4/${f['p2p-host']}/tcp/${f['p2p-port']}`], bootstrap, peerKey: hexToBytes(keys.peerPrivateKey) },
       blockTimeMs: genesis.consensus.blockTimeMs,
       ...serviceConfig(f),
+      ...storageConfig(f, genesis),
       ...bridgeConfig(f.bridge),
       ...stateSyncConfig(f),
     },

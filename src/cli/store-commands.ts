@@ -62,7 +62,7 @@ export async function checkCommand(argv: string[]): Promise<number> {
   }
   if (f.json) process.stdout.write(`${JSON.stringify(r)}\n`);
   else if (r.sound) {
-    process.stdout.write(`SOUND ${folder}: height ${r.height}, ${r.blocks} blocks and commits, ${r.stateRecords} state records, state root ${r.stateRoot} (the one committed at the head)\n`);
+    process.stdout.write(`SOUND ${folder}: height ${r.height}, ${r.blocks} blocks and commits${r.base !== undefined && r.base > 1 ? ` (from ${r.base}: pruned below)` : ''}, ${r.stateRecords} state records, state root ${r.stateRoot} (the one committed at the head)\n`);
   } else {
     process.stdout.write(`NOT SOUND ${folder}${r.height !== undefined ? ` (head ${r.height})` : ''}:\n${r.findings.map((x) => `  - ${x}`).join('\n')}\n`);
     process.stdout.write('A node with peers moves such a store aside and syncs the chain again when it starts (docs/operations.md); a single node needs a backup.\n');

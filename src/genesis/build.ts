@@ -395,6 +395,12 @@ function validator(v: { name: string; address: Address; ecdsaPubkey: Hex; vrfPub
   };
 }
 
+/** The devnet's default block window (genesis.storage.retainBlocks). */
+export const DEVNET_RETAIN_BLOCKS = 100_000;
+/** The devnet's state snapshots (genesis.storage.snapshotIntervalBlocks, snapshotKeep): every few minutes at its block rate, the newest two kept. */
+export const DEVNET_SNAPSHOT_INTERVAL_BLOCKS = 10_000;
+export const DEVNET_SNAPSHOT_KEEP = 2;
+
 function buildDevnet(): Genesis {
   const keys = deriveDevnetKeys();
   const faucetKey = deriveDevnetFaucetKey();
@@ -432,6 +438,8 @@ function buildDevnet(): Genesis {
     },
     feeAccount: FEE_ACCOUNT,
     bridge: { ...DEVNET_BRIDGE },
+    // 40 to 80 minutes of blocks at the devnet's 20 to 45 a second (decision 132): its disk stays bounded.
+    storage: { retainBlocks: DEVNET_RETAIN_BLOCKS, snapshotIntervalBlocks: DEVNET_SNAPSHOT_INTERVAL_BLOCKS, snapshotKeep: DEVNET_SNAPSHOT_KEEP },
   };
 }
 

@@ -33,15 +33,21 @@ export interface Genesis {
    * Absent: the network has no bridge (deposits and attestations refused 422 BRIDGE_DISABLED).
    */
   bridge?: BridgeParams;
-  /** What each node keeps on disk (issue 27; src/genesis/storage.ts). Absent: no snapshots. */
+  /** What a node keeps on disk by default (issue 27; src/genesis/storage.ts): absent, every block and no snapshots. Local policy, not consensus state. */
   storage?: StorageParams;
 }
 
-/** The genesis section `storage` (src/genesis/storage.ts). */
+/**
+ * Storage defaults of the network's nodes (issue 27; decisions 132, 136). Not consensus:
+ * no state reads them; they are in genesis so every node of a network starts with the
+ * same defaults, and a node's flags override them.
+ */
 export interface StorageParams {
-  /** A state snapshot every this many blocks (decision 136); absent: none. */
+  /** Blocks a node keeps by default (the newest this many; `--retain-blocks`, `--archive` override). Absent: every block. */
+  retainBlocks?: number;
+  /** A state snapshot every this many blocks (decision 136; `--snapshot-interval` overrides); absent: none. */
   snapshotIntervalBlocks?: number;
-  /** Snapshots kept (default 2). */
+  /** Snapshots kept (default 2; `--snapshot-keep`). */
   snapshotKeep?: number;
 }
 

@@ -18,7 +18,11 @@
  * This file is the facade: opening, closing, indexing blocks and the queries. The
  * parts: types.ts (public shapes, limits, errors), layout.ts (buckets, records, codecs,
  * keys), staging.ts (a block's events into one write batch), parse.ts (narrowing the
- * receipt events), candles.ts (the candle arithmetic).
+ * receipt events), candles.ts (the candle arithmetic), retention.ts (what is deleted with age).
+ *
+ * A chain store whose base is past the next height to index (its blocks were pruned, or
+ * it was restored by state sync) is indexed from its base on: the index records that
+ * first height ('from') and holds nothing from before it.
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { ClassicLevel } from 'classic-level';
@@ -58,6 +62,7 @@ import {
 import { checkPageQuery, CursorKind, encodeCursor, pageRange, type Page, type PageQuery } from './paging';
 import { isOrderId } from './parse';
 import { BlockStager, type Staging } from './staging';
+import { pruneIndex, readLowestKept, type IndexRetention, type LowestKept } from './retention';
 import {
   AGENTS_LIMIT_MAX,
   CANDLES_LIMIT_MAX,
@@ -118,6 +123,10 @@ export class Indexer {
   /** The height the database holds: behind `height` after blocks with nothing to index. */
   private storedHeight: number;
   private malformed = 0;
+  /** The first height indexed (1 unless the chain store's base was past it; meta 'from'). */
+  private from = 1;
+  /** Per kind, the oldest block time kept (null: nothing deleted yet); read at open, moved by pruneRetained. */
+  private lowest: LowestKept = { trades: null, fills: null, candles: null, orders: null };
   private orphans = 0;
   /** Callers of waitForHeight, each with its timer: resolved as the height passes theirs. */
   private readonly heightWaiters = new Set<{ height: number; done(): void }>();
@@ -171,7 +180,11 @@ export class Indexer {
       for await (const [k, v] of db.iterator({ gte: start, lt: prefixEnd(start) })) {
         pairs.set(textDecoder.decode(k.subarray(1)), new DataView(v.buffer, v.byteOffset, v.byteLength).getUint32(0));
       }
-      return new Indexer(db, dir, height, stats, pairs);
+      const idx = new Indexer(db, dir, height, stats, pairs);
+      const fromV = await db.get(metaKey('from'));
+      if (fromV) idx.from = readU64(fromV);
+      idx.lowest = await readLowestKept(db);
+      return idx;
     } catch (err) {
       await db.close().catch(() => undefined);
       throw err;
@@ -192,6 +205,28 @@ export class Indexer {
     // Best effort: a height left behind only means the next start re-reads a few empty blocks.
     if (this.height > this.storedHeight) await this.db.put(metaKey('height'), u64(this.height)).catch(() => undefined);
     await this.db.close();
+  }
+
+  /** The first height the index holds (1 unless it started past a pruned or restored chain store's base). */
+  indexedFrom(): number {
+    return this.from;
+  }
+
+  /** Per kind (trades, fills, candles, orders), the oldest block time (ms) kept, or null: nothing was deleted. */
+  lowestKept(): LowestKept {
+    return { ...this.lowest };
+  }
+
+  /**
+   * Deletes what `retention` no longer keeps at block time `nowMs` (src/indexer/retention.ts),
+   * between block writes. Returns the keys deleted.
+   */
+  async pruneRetained(retention: IndexRetention, nowMs: number): Promise<number> {
+    return this.exclusive(async () => {
+      const n = await pruneIndex(this.db, [...this.pairs.values()], retention, nowMs);
+      this.lowest = await readLowestKept(this.db);
+      return n;
+    });
   }
 
   /** The last height whose events are in the index (0: nothing yet; genesis has no block). */
@@ -273,6 +308,8 @@ export class Indexer {
       const head = await store.headHeight();
       if (head === undefined) return 0;
       const target = toHeight === undefined ? head : Math.min(toHeight, head);
+      const base = (await store.base?.()) ?? 1;
+      if (this.height + 1 < base && base <= target + 1) await this.startAt(base);
       const from = this.height;
       while (this.height < target) {
         opts.signal?.throwIfAborted();
@@ -293,6 +330,14 @@ export class Indexer {
       }
       return this.height - from;
     });
+  }
+
+  /** Skips to a chain store's base: the heights before it are gone from the store (pruned, or never there: state sync). */
+  private async startAt(base: number): Promise<void> {
+    await writeBatch(this.db, [{ type: 'put', key: metaKey('height'), value: u64(base - 1) }, { type: 'put', key: metaKey('from'), value: u64(base) }], false);
+    this.from = base;
+    this.storedHeight = base - 1;
+    this.advanceTo(base - 1);
   }
 
   // -------------------------------------------------------------------------------

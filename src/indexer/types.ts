@@ -133,6 +133,8 @@ export interface ChainStoreLike {
   getReceipts(height: number): Promise<Receipt[] | undefined>;
   /** The events of the block's own steps (ChainStore.getBlockEvents); a store without them has none. */
   getBlockEvents?(height: number): Promise<ChainEvent[] | undefined>;
+  /** The lowest height whose block is kept (ChainStore.base: pruned, or restored by state sync); absent: 1. */
+  base?(): Promise<number>;
 }
 
 export type TxHashOf = (receipt: Receipt, position: number) => string;

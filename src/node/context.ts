@@ -14,6 +14,7 @@ import type { ConsensusMsg, ConsensusInfo } from '../../actors/consensus/message
 import type { BridgeStats } from '../../actors/bridge/messages';
 import type { BridgeDeploymentFile } from '../bridge/evm';
 import type { Indexer } from '../indexer/indexer';
+import type { IndexRetention } from '../indexer/retention';
 import type { Chain } from '../chain/chain';
 import type { Genesis } from '../genesis/types';
 import type { Logger } from '../util/log';
@@ -44,6 +45,19 @@ export interface NodeConfig {
   blockTimeMs: number;
   /** fsync each block (default true): a committed block survives power loss, not only a crash. */
   syncWrites: boolean;
+  /**
+   * Pruning (issue 27, decision 132): keep the newest this many blocks (their commits,
+   * receipts, events, tx index); undefined keeps every block (`--archive`). The CLI
+   * resolves it from --retain-blocks, --archive and genesis.storage.retainBlocks.
+   */
+  retainBlocks?: number;
+  /**
+   * The height of the newest state snapshot a peer may still need (the snapshot writer's):
+   * pruning keeps every block from its height + 1 on. Absent, or undefined: no limit.
+   */
+  snapshotFloor?: () => number | undefined;
+  /** The index's own retention of trades, fills, candles and order history (src/indexer/retention.ts); absent: keep all. */
+  indexRetention?: IndexRetention;
   /** Mempool bounds. */
   mempool: { maxTxs: number; maxBytes: number };
   /** Time an API call waits for its transaction to become final. */

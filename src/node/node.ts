@@ -129,6 +129,7 @@ export class Node implements NodeContext {
           holder: this.indexerHolder,
           identity: bytesToHex(config.genesisHash),
           noSpace: (err) => this.storage.fault('index', indexDir, err, () => indexer.ask<void>((reply) => ({ type: 'reopen', reply }))),
+          retention: config.indexRetention,
         }),
       opts('indexer', INDEXER_MAILBOX_MSGS),
     );

@@ -78,6 +78,8 @@ async function blockByHeight(ctx: RpcContext, height: number, full: boolean): Pr
   const g = ctx.genesis;
   if (height === 0) return formatGenesisBlock(bytesToHex(chain.genesisHash), g.genesisTimeMs, (await chain.store.getStateRoot(0))!, g.fees.gasPriceWei, BLOCK_GAS_LIMIT);
   if (height > chain.height) return null;
+  const base = (await chain.store.base?.()) ?? 1;
+  if (height < base) throw new RpcError(JSONRPC_ERRORS.SERVER, `block ${height} is pruned: this node keeps blocks from ${base} on`, { code: 'PRUNED', lowestHeight: base });
   const [block, receipts, stateRoot] = await Promise.all([chain.store.getBlock(height), chain.store.getReceipts(height), chain.store.getStateRoot(height)]);
   if (!block || !receipts || !stateRoot) return null;
   return formatBlock({ block, receipts, stateRoot, chainId: g.chainId, gasPriceWei: g.fees.gasPriceWei, maxTxBytes: g.consensus.maxTxBytes, full, blockGasLimit: BLOCK_GAS_LIMIT });

@@ -97,8 +97,11 @@ export type ConflictErrorCode = 'NONCE_USED' | 'NONCE_MISMATCH' | 'NONCE_TOO_LOW
   /** The trader already has an open order with this client order id (decision 87). */
   | 'DUPLICATE_CLOID';
 
-/** 410: an onboarding download token that was good once: this artifact already downloaded with it, or its 24 hours over (decision 78). */
-export type GoneErrorCode = 'TOKEN_USED' | 'TOKEN_EXPIRED';
+/**
+ * 410: an onboarding download token that was good once: this artifact already downloaded with it, or its 24 hours over (decision 78);
+ * data this node no longer keeps (PRUNED: a block below its base, index records past their retention; decision 135).
+ */
+export type GoneErrorCode = 'TOKEN_USED' | 'TOKEN_EXPIRED' | 'PRUNED';
 
 /** 422: refused by execution against the state at the block's time. */
 export type ExecutionErrorCode =
@@ -240,7 +243,7 @@ const CODES: { readonly [C in ErrorCode]: true } = {
   INSUFFICIENT_BALANCE: true, INSUFFICIENT_FUNDS: true, INSUFFICIENT_SHARES: true, MARGIN_REQUIRED: true, NO_LIQUIDITY: true,
   NO_ORACLE_PRICE: true, ORACLE_STALE: true, OPEN_INTEREST_CAP: true, POSITION_TOO_SMALL: true, POOL_LOCKED: true,
   POOL_UTILIZED: true, POOL_INSOLVENT: true, DEPOSIT_TOO_SMALL: true, FAUCET_DISABLED: true, FAUCET_LIMIT: true,
-  OBSERVATION_NOT_NEWER: true, VALIDATOR_EXISTS: true, VALIDATOR_STATE: true, ACTIVE_SET_FLOOR: true, JAIL_NOT_SERVED: true, EVIDENCE_TOO_OLD: true, EVIDENCE_IN_FUTURE: true, ALREADY_TOMBSTONED: true, OPERATION_EXISTS: true, APPLICANT_STATE: true, TOKEN_USED: true, TOKEN_EXPIRED: true, OPERATION_STATE: true, TIMELOCK_NOT_PASSED: true, CHAIN_HALTED: true, ACTION_EXPIRED: true, SCHEDULE_TOO_SOON: true, SCHEDULE_LIMIT: true, TWAP_STATE: true, MARKET_NOT_LISTED: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, ATTESTATION_STALE: true, BRIDGE_DISABLED: true, DEPOSIT_TOO_FAR_AHEAD: true, UNKNOWN_WITHDRAWAL: true, REJECTED: true,
+  OBSERVATION_NOT_NEWER: true, VALIDATOR_EXISTS: true, VALIDATOR_STATE: true, ACTIVE_SET_FLOOR: true, JAIL_NOT_SERVED: true, EVIDENCE_TOO_OLD: true, EVIDENCE_IN_FUTURE: true, ALREADY_TOMBSTONED: true, OPERATION_EXISTS: true, APPLICANT_STATE: true, TOKEN_USED: true, TOKEN_EXPIRED: true, PRUNED: true, OPERATION_STATE: true, TIMELOCK_NOT_PASSED: true, CHAIN_HALTED: true, ACTION_EXPIRED: true, SCHEDULE_TOO_SOON: true, SCHEDULE_LIMIT: true, TWAP_STATE: true, MARKET_NOT_LISTED: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, ATTESTATION_STALE: true, BRIDGE_DISABLED: true, DEPOSIT_TOO_FAR_AHEAD: true, UNKNOWN_WITHDRAWAL: true, REJECTED: true,
   // Sub-accounts (decision 93).
   INVALID_NAME: true, NOT_MASTER: true, UNKNOWN_SUB_ACCOUNT: true, SUB_ACCOUNT_LIMIT: true, SUB_ACCOUNT_NAME_TAKEN: true, SUB_ACCOUNT_NESTED: true,
   RATE_LIMITED: true,

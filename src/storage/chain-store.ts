@@ -5,11 +5,17 @@
  * committed block, its commit, receipts, block events, tx index entries, state changes
  * and the new head are written in ONE atomic batch, so a crash leaves either the whole
  * block or none of it. The bytes written are the same whichever store is under it.
+ * Pruning (decision 132): pruneBelow deletes whole heights below a new base, a bounded
+ * batch at a time, each batch moving meta 'base' with its deletions (a crash leaves the
+ * base naming the lowest height still whole). What it deletes of height h: the block, its
+ * hash index, its commit, receipts, block events and tx index entries, and the state root
+ * of h − 1 (the roots kept are those from base − 1 on, the one block `base` builds on,
+ * and the genesis root). State records and any other bucket are never touched.
  * Imports no I/O module (node:v8 is the serializer of receipts).
  */
 import v8 from 'node:v8';
 import type { KvStore, Op } from './kv';
-import { decodeBlock, decodeCommit, encodeBlock, encodeCommit, type Block, type Commit } from '../codec/block';
+import { blockHash, decodeBlock, decodeCommit, encodeBlock, encodeCommit, type Block, type Commit } from '../codec/block';
 import type { ChainEvent, Receipt } from '../state/context';
 import type { StateChange } from '../state/state';
 import { decodeLightAnchor, encodeLightAnchor, type LightAnchor } from '../chain/light';
@@ -18,7 +24,8 @@ import { hexToBytes, utf8 } from '../util/bytes';
 export enum Bucket {
   /**
    * utf8 name -> value. 'head' -> u64 height; 'genesis' -> 32-byte genesis hash;
-   * 'headSigners' -> the validator set that signed the head block (src/chain/validator-sets.ts)
+   * 'headSigners' -> the validator set that signed the head block (src/chain/validator-sets.ts);
+   * 'base' -> u64 lowest height whose block is kept (absent: 1; pruneBelow moves it, decision 132)
    */
   Meta = 0,
   /** height u64 -> encoded Block */
@@ -94,6 +101,14 @@ export interface StateView {
   close(): Promise<void>;
 }
 
+/** Heights one pruning batch deletes at most: a batch stays small (tens of keys per height) however far the base moves. */
+export const PRUNE_BATCH_HEIGHTS = 64;
+
+/** Buckets keyed by height, whose pruned keys form one range to compact. */
+const HEIGHT_BUCKETS = [Bucket.Block, Bucket.Commit, Bucket.Receipts, Bucket.StateRoot, Bucket.BlockEvents] as const;
+/** Buckets keyed by a hash, whose pruned keys are spread over the whole bucket. */
+const HASH_BUCKETS = [Bucket.BlockHash, Bucket.TxIndex] as const;
+
 export interface TxLocation {
   height: number;
   index: number;
@@ -155,6 +170,62 @@ export class KvChainStore {
   /** The encoded validator set that signed the head block (absent in folders written before it was kept). */
   async headSigners(): Promise<Uint8Array | undefined> {
     return this.get(Bucket.Meta, utf8.encode('headSigners'));
+  }
+
+  /** The lowest height whose block (and commit, receipts, events, tx index) is kept: 1 unless pruned or restored from a snapshot. */
+  async base(): Promise<number> {
+    const v = await this.get(Bucket.Meta, utf8.encode('base'));
+    return v ? readU64(v) : 1;
+  }
+
+  /** Sets the base alone (a store restored from a snapshot at H holds no block below H + 1). */
+  async putBase(height: number): Promise<void> {
+    await this.db.put(key(Bucket.Meta, utf8.encode('base')), u64Key(height), { sync: true });
+  }
+
+  /**
+   * Deletes every height from the base up to `newBase` (exclusive), at most `batchHeights`
+   * heights per atomic batch, each batch moving the base past what it deleted. Never
+   * deletes the head (newBase is capped at it). Returns the new base and the heights deleted.
+   * The caller (src/chain/prune.ts) decides how far is safe.
+   */
+  async pruneBelow(newBase: number, opts: { batchHeights?: number; maxHeights?: number } = {}): Promise<{ base: number; pruned: number }> {
+    const head = (await this.headHeight()) ?? 0;
+    const target = Math.min(newBase, head);
+    const step = Math.max(1, opts.batchHeights ?? PRUNE_BATCH_HEIGHTS);
+    let base = await this.base();
+    let pruned = 0;
+    const budget = opts.maxHeights ?? Number.POSITIVE_INFINITY;
+    while (base < target && pruned < budget) {
+      const end = Math.min(target, base + step, base + (budget - pruned));
+      const ops: Op[] = [];
+      for (let h = base; h < end; h++) await this.pushHeightDeletes(ops, h);
+      ops.push({ type: 'put', key: key(Bucket.Meta, utf8.encode('base')), value: u64Key(end) });
+      await this.db.write(ops, { sync: false });
+      pruned += end - base;
+      base = end;
+    }
+    return { base, pruned };
+  }
+
+  private async pushHeightDeletes(ops: Op[], h: number): Promise<void> {
+    const hk = u64Key(h);
+    const block = await this.get(Bucket.Block, hk);
+    if (block) ops.push({ type: 'del', key: key(Bucket.BlockHash, blockHash(decodeBlock(block).header)) });
+    const receipts = await this.get(Bucket.Receipts, hk);
+    if (receipts) for (const r of decodeReceipts(receipts)) ops.push({ type: 'del', key: key(Bucket.TxIndex, hexToBytes(r.txHash)) });
+    for (const b of [Bucket.Block, Bucket.Commit, Bucket.Receipts, Bucket.BlockEvents]) ops.push({ type: 'del', key: key(b, hk) });
+    if (h >= 2) ops.push({ type: 'del', key: key(Bucket.StateRoot, u64Key(h - 1)) });
+  }
+
+  /**
+   * Compacts what pruning deleted from `fromHeight` to `toHeight` (exclusive), so LevelDB
+   * gives the bytes back: the height-keyed ranges, and the hash-keyed buckets whole (a
+   * pruned block's hash and its transactions' hashes lie anywhere in theirs).
+   */
+  async compactPruned(fromHeight: number, toHeight: number): Promise<void> {
+    for (const b of HEIGHT_BUCKETS) await this.db.compactRange({ gte: key(b, u64Key(Math.max(0, fromHeight - 1))), lt: key(b, u64Key(toHeight)) });
+    for (const b of HASH_BUCKETS) await this.db.compactRange({ gte: Uint8Array.of(b), lt: Uint8Array.of(b + 1) });
   }
 
   async genesisHash(): Promise<Uint8Array | undefined> {

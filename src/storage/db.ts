@@ -87,6 +87,10 @@ export class LevelKv implements KvStore {
       close: () => snapshot.close(),
     };
   }
+
+  async compactRange(range: Required<KeyRange>): Promise<void> {
+    await this.level.compactRange(range.gte, range.lt);
+  }
 }
 
 /** The node's chain store: LevelDB in `path`. */

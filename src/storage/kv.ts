@@ -50,4 +50,11 @@ export interface KvStore {
    * late it reads (a state snapshot's writer, src/storage/snapshot-store.ts).
    */
   snapshot(): KvSnapshot;
+
+  /**
+   * Rewrites the files holding the range so the space of deleted keys is given back
+   * (LevelDB keeps a deleted value's bytes, under a tombstone, until a compaction reaches
+   * them; pruning asks for one over what it deleted). A store that frees on delete does nothing.
+   */
+  compactRange(range: Required<KeyRange>): Promise<void>;
 }

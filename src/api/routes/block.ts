@@ -5,6 +5,7 @@ import { blockHash } from '../../codec/block';
 import { decodeTx } from '../../codec/tx';
 import { bytesToHex } from '../../util/bytes';
 import { ApiError, errorSchema, ok } from '../envelope';
+import { refusePrunedHeight } from '../pruned';
 import { addr, arr, envelope, EX, hex, int, nullable, obj } from '../schemas';
 
 const blockSchema = obj({
@@ -27,7 +28,7 @@ export const blockRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { 
     schema: {
       tags: ['chain'],
       summary: 'A committed block',
-      description: 'Its header, transaction hashes and the state root after it. `height`: a non-negative integer (at most 15 digits); 404 NOT_FOUND above the head.',
+      description: 'Its header, transaction hashes and the state root after it. `height`: a non-negative integer (at most 15 digits); 404 NOT_FOUND above the head; 410 PRUNED below the lowest height this node keeps (`error.details.lowestHeight`).',
       params: { type: 'object', properties: { height: { type: 'string', description: 'Block height, 1 to the head.', examples: ['1'] } } },
       response: {
         200: envelope(blockSchema, { height: 1, hash: EX.hash, timestampMs: EX.timestampMs, round: 0, parentHash: EX.hash, parentStateRoot: EX.hash, validatorsHash: EX.hash, stateRoot: EX.hash, proposer: EX.address, txRoot: EX.hash, lastCommit: null, transactions: [EX.hash] }),
@@ -39,6 +40,7 @@ export const blockRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { 
       if (!/^[0-9]{1,15}$/.test(req.params.height)) throw new ApiError(400, 'INVALID_REQUEST', 'height: must be a non-negative integer');
       const height = Number(req.params.height);
       const chain = node.chain();
+      if (height <= chain.height) await refusePrunedHeight(chain.store, height, 'the block');
       const block = height >= 1 && height <= chain.height ? await chain.store.getBlock(height) : undefined;
       if (!block) throw new ApiError(404, 'NOT_FOUND', `no committed block at height ${height}`);
       const h = block.header;

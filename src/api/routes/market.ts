@@ -2,6 +2,8 @@
  * Exchange REST market data and account reads (contract [C-market-*], [C-account-*]). Book, balances and pairs come from the executed state; trades, candles,
  * fills, orders history, leaderboard and stats from the indexer.
  */
+import { refusePrunedTime } from '../pruned';
+import type { RetainedKind } from '../../indexer/retention';
 import { subAccountMaster } from '../../state/subaccounts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { IndexReader, NodeApi } from '../node-api';
@@ -91,6 +93,11 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
    * The index with every block final before this read (read-your-writes; bounded wait),
    * if it is (nearly) level with the chain; 503 while it rebuilds or lags.
    */
+  /** A page reaching back before what the index keeps answers 410 PRUNED (decision 135). */
+  const refusePruned = (idx: IndexReader, kind: RetainedKind, startTime: number | undefined) => {
+    const lowest = idx.lowestKept?.();
+    if (lowest) refusePrunedTime(lowest, kind, startTime);
+  };
   const index = async (): Promise<IndexReader> => {
     const ix = await node.indexAt();
     const behind = ix ? node.chain().height - ix.indexedHeight() : Infinity;
@@ -201,7 +208,9 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       if (!isCandleInterval(interval)) throw new ApiError(400, 'INVALID_INTERVAL', `interval: one of ${CANDLE_INTERVAL_NAMES.join(', ')}`);
       const page = pageOf(CursorKind.Candles, req.query, Math.min(limits.maxCandles, CANDLES_LIMIT_MAX));
       if (page) {
-        const { items, nextCursor } = await (await index()).candlesPage(p.symbol, interval, page);
+        const idx = await index();
+        refusePruned(idx, 'candles', page.startTime);
+        const { items, nextCursor } = await idx.candlesPage(p.symbol, interval, page);
         return { success: true, data: items, symbol: p.symbol, interval, count: items.length, nextCursor, timestamp: Date.now() };
       }
       const data = await (await index()).candles(p.symbol, interval, limit);
@@ -223,7 +232,9 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       const p = pairBySymbol(req.params.symbol);
       const page = pageOf(CursorKind.Trades, req.query, Math.min(limits.maxTrades, TRADES_LIMIT_MAX));
       if (page) {
-        const { items, nextCursor } = await (await index()).tradesPage(p.symbol, page);
+        const idx = await index();
+        refusePruned(idx, 'trades', page.startTime);
+        const { items, nextCursor } = await idx.tradesPage(p.symbol, page);
         return { success: true, data: items, nextCursor, timestamp: Date.now() };
       }
       return ok(await (await index()).trades(p.symbol, req.query.limit));
@@ -379,7 +390,9 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       checkNetwork(genesis, req.query.network);
       const page = pageOf(CursorKind.Orders, req.query, Math.min(limits.maxOrdersListed, ORDERS_LIMIT_MAX));
       if (page) {
-        const { items, nextCursor } = await (await index()).ordersPage(req.params.address.toLowerCase(), page);
+        const idx = await index();
+        refusePruned(idx, 'orders', page.startTime);
+        const { items, nextCursor } = await idx.ordersPage(req.params.address.toLowerCase(), page);
         return { success: true, data: items, nextCursor, timestamp: Date.now() };
       }
       return ok(await (await index()).orders(req.params.address.toLowerCase(), req.query.limit));
@@ -399,7 +412,9 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       checkNetwork(genesis, req.query.network);
       const page = pageOf(CursorKind.Fills, req.query, FILLS_LIMIT_MAX);
       if (page) {
-        const { items, nextCursor } = await (await index()).fillsPage(req.params.address.toLowerCase(), page);
+        const idx = await index();
+        refusePruned(idx, 'fills', page.startTime);
+        const { items, nextCursor } = await idx.fillsPage(req.params.address.toLowerCase(), page);
         return { success: true, data: items, nextCursor, timestamp: Date.now() };
       }
       return ok(await (await index()).fills(req.params.address.toLowerCase(), req.query.limit));

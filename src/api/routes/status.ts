@@ -3,12 +3,14 @@
  * counters; its software version and the software upgrade scheduled, if any (decision 77);
  * the bridge's reserve check and its watcher's and relayer's counters (decision 85); the
  * transaction signatures recovered and reused (issue 25, decision 109); the disk
- * (`storage` "ok" or "full", `disk`: decision 121).
+ * (`storage` "ok" or "full", `disk`: decision 121); what it keeps (`retained`: the
+ * chain's block range and the index's, decision 135).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { NodeApi } from '../node-api';
 import { bytesToHex } from '../../util/bytes';
 import { ok } from '../envelope';
+import { lowestHeight } from '../pruned';
 import { upgradeOf } from '../../state/upgrade';
 import { bridgeStatus, bridgeStatusSchema } from './bridge';
 import { addr, arr, bool, envelope, errorResponses, EX, hex, int, nullable, num, obj, openObj, str } from '../schemas';
@@ -43,6 +45,22 @@ const statusSchema = obj({
     freeBytes: nullable(int('Bytes free to the node in that folder\u2019s file system (statfs).')),
     waiting: arr(str(), 'The writers waiting for space: chain, privval, index.'),
   }),
+  retained: obj({
+    blocks: obj({
+      lowestHeight: int('The lowest height whose block, commit and receipts this node keeps (1 unless it prunes; lower heights answer 410 PRUNED).'),
+      highestHeight: int('The head.'),
+    }),
+    index: nullable(
+      obj({
+        fromHeight: int('The first height the index holds (above 1 when it started past a pruned or restored chain).'),
+        toHeight: int('The last height indexed.'),
+        lowestTime: obj(
+          { trades: nullable(int()), fills: nullable(int()), candles: nullable(int()), orders: nullable(int()) },
+          [],
+        ),
+      }),
+    ),
+  }),
 });
 
 const statusExample = {
@@ -51,6 +69,7 @@ const statusExample = {
   validators: [{ name: 'v0', address: EX.address, votingPower: '1000000000000000000', endpoint: '127.0.0.1:7000' }], actors: { chain: { state: 'running' } }, version: '0.1.0', upgrade: null, bridge: null,
   signatures: { recovered: 2, reused: 3, byKind: { RestOrder: { recovered: 2, reused: 3 } } },
   storage: 'ok', disk: { folder: '/var/lib/exchain', freeBytes: 52_428_800_000, waiting: [] },
+  retained: { blocks: { lowestHeight: 1, highestHeight: 1024 }, index: { fromHeight: 1, toHeight: 1024, lowestTime: { trades: null, fills: null, candles: null, orders: null } } },
 };
 
 export const statusRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
@@ -85,9 +104,20 @@ export const statusRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       bridge: bridgeStatus(node),
       signatures: status.signatures,
       ...storageFields(node),
+      retained: await retainedFields(node),
     });
   });
 };
+
+/** The kept ranges (decision 135): blocks from the store's base to the head; the index's heights and, per kind, the oldest block time kept (null: none deleted). */
+async function retainedFields(node: NodeApi) {
+  const chain = node.chain();
+  const idx = await node.indexAt(0);
+  return {
+    blocks: { lowestHeight: await lowestHeight(chain.store), highestHeight: chain.height },
+    index: idx ? { fromHeight: idx.indexedFrom?.() ?? 1, toHeight: idx.indexedHeight(), lowestTime: idx.lowestKept?.() ?? { trades: null, fills: null, candles: null, orders: null } } : null,
+  };
+}
 
 /** The disk as /status shows it (decision 121). */
 function storageFields(node: NodeApi) {

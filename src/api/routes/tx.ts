@@ -8,6 +8,7 @@ import type { NodeApi } from '../node-api';
 import { throwIfFailed } from '../final';
 import { hexToBytes, isHex } from '../../util/bytes';
 import { ApiError, errorSchema, ok } from '../envelope';
+import { lowestHeight } from '../pruned';
 import { plainJson } from '../common';
 import { TX_BODY_MAX_BYTES } from '../limits';
 import { envelope, EX, hex, int, openObj, obj } from '../schemas';
@@ -48,7 +49,7 @@ export const txRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { nod
     schema: {
       tags: ['chain'],
       summary: 'A committed transaction\u2019s receipt',
-      description: '`hash`: 0x plus 64 hex characters; 404 NOT_FOUND until it is in a committed block.',
+      description: '`hash`: 0x plus 64 hex characters; 404 NOT_FOUND until it is in a committed block. A node that prunes keeps no index of the transactions of pruned blocks: its 404 then carries `error.details.lowestHeight`, the lowest height it keeps (the transaction may lie below it).',
       params: { type: 'object', properties: { hash: { type: 'string', description: 'Transaction hash.', examples: [EX.hash] } } },
       response: { 200: envelope(obj({ height: int(), index: int('Position in the block.'), receipt: receiptSchema }), { height: 1024, index: 0, receipt: receiptExample }), '4xx': errorSchema, '5xx': errorSchema },
     },
@@ -57,7 +58,11 @@ export const txRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { nod
       if (!isHex(hash, 32)) throw new ApiError(400, 'INVALID_REQUEST', 'hash: must be 0x plus 64 hex characters');
       const chain = node.chain();
       const loc = await chain.store.getTxLocation(hash.toLowerCase());
-      if (!loc) throw new ApiError(404, 'NOT_FOUND', `transaction ${hash} is not in a committed block`);
+      if (!loc) {
+        const base = await lowestHeight(chain.store);
+        if (base > 1) throw new ApiError(404, 'NOT_FOUND', `transaction ${hash} is not in a block this node keeps (from height ${base} on; older blocks are pruned)`, undefined, { lowestHeight: base });
+        throw new ApiError(404, 'NOT_FOUND', `transaction ${hash} is not in a committed block`);
+      }
       const receipts = await chain.store.getReceipts(loc.height);
       return ok({ height: loc.height, index: loc.index, receipt: plainJson(receipts![loc.index]) });
     },
