@@ -60,6 +60,7 @@ import { discardFolder, stateSyncJoin } from './state-sync-join';
 import { Libp2pStateSyncNet } from './state-sync-net';
 import { ChainStore } from '../storage/db';
 import { existsSync, readdirSync } from 'node:fs';
+import { PrivValFile } from '../storage/privval-file';
 
 /** No store yet: the folder is absent or holds nothing (Chain.open writes the genesis record into any store it opens). */
 function storeFolderEmpty(dir: string): boolean {
@@ -318,7 +319,7 @@ export class Node implements NodeContext {
     }
     const net = await Libp2pStateSyncNet.start(config, log.child({ concern: 'state-sync' }));
     try {
-      await stateSyncJoin({
+      const restored = await stateSyncJoin({
         genesis: config.genesis,
         genesisHash: config.genesisHash,
         net,
@@ -335,6 +336,13 @@ export class Node implements NodeContext {
         },
         discardTarget: async () => discardFolder(dir),
       });
+      // A new data folder's node creates its double-sign protection files, as one that
+      // starts at height 0 does (decision 125): the restored store has blocks, and files
+      // missing beside blocks would read as lost. Not on a heal: that node may have signed.
+      if (restored !== null && !healing && config.validatorKey !== undefined) {
+        const privval = join(config.dataDir, 'privval');
+        if (!existsSync(join(privval, 'a')) && !existsSync(join(privval, 'b'))) (await PrivValFile.open(privval)).close();
+      }
     } catch (err) {
       // Not asked for: the folder it filled is removed, and the node syncs blocks from genesis instead.
       if (ss?.forced) throw err;
