@@ -22,6 +22,7 @@ import {
   VOTES_PER_ROUND,
 } from '../src/consensus/limits';
 import { NET_FRAME_BYTES_MAX } from '../src/net/limits';
+import { SNAPSHOT_ANSWER_BYTES_MAX } from '../src/chain/state-sync-wire';
 import type { LaneSpec } from './inbox';
 
 // ------------------------------------------------------------------ supervision
@@ -245,6 +246,10 @@ export function checkNodeLimits(config: LimitsConfig): void {
   );
   const syncBytes = syncResponseBytesMax(maxBlockBytes, commitBytesMax(n));
   assertLimit(syncBytes <= NET_FRAME_BYTES_MAX, `a block-sync answer (SYNC_MAX_RESPONSE_BYTES or one block of maxBlockBytes: ${syncBytes} B) must fit NET_FRAME_BYTES_MAX (${NET_FRAME_BYTES_MAX})`);
+  assertLimit(
+    SNAPSHOT_ANSWER_BYTES_MAX <= NET_FRAME_BYTES_MAX,
+    `a state-sync answer (a chunk of SNAPSHOT_CHUNK_BYTES_MAX and its header: ${SNAPSHOT_ANSWER_BYTES_MAX} B) must fit NET_FRAME_BYTES_MAX (${NET_FRAME_BYTES_MAX})`,
+  );
   assertLimit(
     maxTxBytes + 8 <= TX_BATCH_HEADROOM_BYTES && TX_BATCH_HEADROOM_BYTES < TX_BATCH_BYTES_MAX,
     `a transaction of maxTxBytes (${maxTxBytes}) + its 4 B length + the batch's 4 B count must fit TX_BATCH_HEADROOM_BYTES (${TX_BATCH_HEADROOM_BYTES}), the room a batch keeps below TX_BATCH_BYTES_MAX (${TX_BATCH_BYTES_MAX})`,

@@ -32,6 +32,8 @@
  *   /exchange/<chainId>/hello/1   a validator's signed hello (validator-peers.ts)
  *   /exchange/<chainId>/sync/2    block sync (src/chain/sync.ts); a request for zero blocks
  *                                 is the heads probe of peer-heights.ts
+ *   /exchange/<chainId>/snapshot/1  state sync (decision 140): this node's snapshots, their
+ *                                 manifests and chunks, and light proofs (snapshot-serve.ts)
  *   /exchange/identity/1          network, chain id and genesis hash, asked of every peer
  *                                 that connects; a peer of another genesis is refused and
  *                                 disconnected (peer-identity.ts, src/net/identity.ts)
@@ -56,6 +58,8 @@ import type { P2PMsg } from './messages';
 import { PeerHeights, probePeerHeights } from './peer-heights';
 import { PeerIdentityCheck } from './peer-identity';
 import { SentLedger } from './sent-ledger';
+import { SERVE_STATS, serveSnapshotRequest, servedChain, type ServeStats } from './snapshot-serve';
+import { snapshotProtocol } from '../../src/chain/state-sync-wire';
 import { encodeHelloAnswer, HELLO_TIMEOUT_MS, HelloSender, helloProtocol, ValidatorPeers } from './validator-peers';
 
 export interface P2PHolder {
@@ -155,6 +159,8 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
     return false;
   };
   const relayStats = { batchesSent: 0, batchesReceived: 0, malformed: 0 };
+  /** Requests of state-sync peers this node answered (snapshot-serve.ts). */
+  let snapshotStats: ServeStats | undefined;
 
   /** Validators that may take part in consensus now or soon: their peers are bound by a hello (decision 71). */
   const isValidator = (address: Address): boolean => {
@@ -367,7 +373,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
         log: n.log,
         maxMessageBytes: maxConsensusBytes(),
         subscribe: genesisValidator ? [Topic.Oracle, Topic.Evidence] : undefined,
-        extraStats: () => ({ bundles: { ...directStats }, relay: { ...relayStats }, hello: { ...validatorPeers.stats, hellosRefused: { ...validatorPeers.stats.hellosRefused } }, identity: identity === undefined ? undefined : { ...identity.stats, refused: { ...identity.stats.refused } } }),
+        extraStats: () => ({ snapshots: snapshotStats === undefined ? undefined : { ...snapshotStats }, bundles: { ...directStats }, relay: { ...relayStats }, hello: { ...validatorPeers.stats, hellosRefused: { ...validatorPeers.stats.hellosRefused } }, identity: identity === undefined ? undefined : { ...identity.stats, refused: { ...identity.stats.refused } } }),
         onPeerConnect: (peer) => {
           sent.forget(peer);
           void identity?.connected(peer);
@@ -393,6 +399,9 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
         const served = await serveSync(chain.store, chain.height, decodeSyncRequest(data));
         return faults?.forgeSyncBlocks ? forgeSyncResponse(served, config.genesis.consensus.maxBlockBytes) : served;
       });
+      const served = SERVE_STATS();
+      snapshotStats = served;
+      await t.handle(snapshotProtocol(chainId), async (data) => serveSnapshotRequest(data, node().snapshots, servedChain(node().chain()), served));
       // Every node learns validators' peers from their hellos (a full node relays writes to them and syncs from them).
       await t.handle(helloProtocol(chainId), async (data, from) => encodeHelloAnswer(validatorPeers.receiveHello(data, from, chainId, isValidator)));
       // A validator whose peer id does not follow from its key proves which validator it is.

@@ -38,7 +38,7 @@ import { Node } from '../node/node';
 import { bytesToHex, hexToBytes } from '../util/bytes';
 import { createLogger } from '../util/log';
 import { NODE_VERSION } from '../util/version';
-import { bridgeConfig, exitWithNode, RATE_LIMIT_FLAGS, serviceConfig, SESSION_HOST_FLAG, SNAPSHOT_FLAGS, STORAGE_FLAGS, storageConfig } from './node-run';
+import { bridgeConfig, exitWithNode, RATE_LIMIT_FLAGS, serviceConfig, SESSION_HOST_FLAG, SNAPSHOT_FLAGS, STATE_SYNC_FLAGS, stateSyncConfig, STORAGE_FLAGS, storageConfig } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
 import { BRIDGE_PORT_DEFAULT, bridgeDevnetLine, DEVNET_DISPUTE_PERIOD_SEC, startBridgeDevnet, type BridgeDevnet } from './bridge-devnet';
 import { startSyncProgress } from './sync-progress';
@@ -71,6 +71,7 @@ const START_FLAGS = {
   ...RATE_LIMIT_FLAGS,
   ...SNAPSHOT_FLAGS,
   ...STORAGE_FLAGS,
+  ...STATE_SYNC_FLAGS,
   onboarding: { type: 'bool', default: true, help: 'a local network also runs the validator onboarding service (--no-onboarding: not)' },
   'onboarding-port': { type: 'int', default: 8080, help: 'the onboarding service port, 127.0.0.1 (0: any free port)' },
   'onboarding-binary': { type: 'string', default: ONBOARDING_BINARY_DEFAULT, help: 'the node binary the onboarding service serves (npm run build makes it; the default is built when absent)' },
@@ -140,6 +141,7 @@ async function start(argv: string[]): Promise<void> {
       ...serviceConfig(f),
       ...storageConfig(f, genesis),
       ...bridgeConfig(f.bridge),
+      ...stateSyncConfig(f),
     },
     log,
   );

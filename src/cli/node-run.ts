@@ -14,6 +14,8 @@ import type { FlagSpec } from './args';
 import type { Genesis } from '../genesis/types';
 import { RETAIN_BLOCKS_MIN } from '../chain/prune';
 import { DAY_MS, INDEX_RETENTION_DEFAULTS, type IndexRetention } from '../indexer/retention';
+import { hexToBytes } from '../util/bytes';
+import { stateSyncProgressWriter } from './sync-progress';
 
 /** How long a write posted to the API waits for its block before it answers with a timeout. */
 const FINALITY_TIMEOUT_MS = 10_000;
@@ -126,4 +128,24 @@ export function exitWithNode(node: Node): void {
     }
     process.exit(halted ? EXIT_HALTED : 0);
   });
+}
+
+/** The state-sync flags of every `start` (decision 140; docs/operations.md "Joining by state sync"). */
+export const STATE_SYNC_FLAGS = {
+  'state-sync': {
+    type: 'bool',
+    help: 'join by state sync: fill the empty store from a snapshot the peers offer, verified from the trusted height (default: an empty store does when peers offer snapshots; --no-state-sync: never, sync blocks from genesis)',
+  },
+  'trust-height': { type: 'int', help: 'state sync: a height the operator trusts (default 0, genesis); with --trust-hash' },
+  'trust-hash': { type: 'string', help: "state sync: the block hash at --trust-height (0x + 64 hex), from a source the operator trusts" },
+} satisfies FlagSpec;
+
+export function stateSyncConfig(f: { 'state-sync'?: boolean; 'trust-height'?: number; 'trust-hash'?: string }): Pick<NodeConfig, 'stateSync'> {
+  if ((f['trust-height'] === undefined) !== (f['trust-hash'] === undefined)) throw new Error('--trust-height and --trust-hash go together');
+  let trust: { height: number; hash: Uint8Array } | undefined;
+  if (f['trust-hash'] !== undefined) {
+    if (!/^0x[0-9a-fA-F]{64}$/.test(f['trust-hash'])) throw new Error(`--trust-hash must be 0x and 64 hex digits, got ${f['trust-hash']}`);
+    trust = { height: f['trust-height']!, hash: hexToBytes(f['trust-hash']) };
+  }
+  return { stateSync: { forced: f['state-sync'] === true, off: f['state-sync'] === false, trust, onProgress: stateSyncProgressWriter() } };
 }

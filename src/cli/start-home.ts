@@ -20,7 +20,7 @@ import { keyFilePath, readKeyFile, type NodeKeys } from '../node/keyfile';
 import { Node } from '../node/node';
 import { hexToBytes } from '../util/bytes';
 import { createLogger } from '../util/log';
-import { bridgeConfig, exitWithNode, RATE_LIMIT_FLAGS, serviceConfig, SESSION_HOST_FLAG, SNAPSHOT_FLAGS, STORAGE_FLAGS, storageConfig } from './node-run';
+import { bridgeConfig, exitWithNode, RATE_LIMIT_FLAGS, serviceConfig, SESSION_HOST_FLAG, SNAPSHOT_FLAGS, STATE_SYNC_FLAGS, stateSyncConfig, STORAGE_FLAGS, storageConfig } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
 import { resolveNetwork } from './init';
 import { startSyncProgress } from './sync-progress';
@@ -45,6 +45,7 @@ export const START_HOME_FLAGS = {
   ...RATE_LIMIT_FLAGS,
   ...SNAPSHOT_FLAGS,
   ...STORAGE_FLAGS,
+  ...STATE_SYNC_FLAGS,
 } satisfies FlagSpec;
 
 /** The key file of `home` and the genesis of its network, or an error saying why they do not go together. */
@@ -109,6 +110,7 @@ export async function startHome(argv: string[]): Promise<void> {
       ...serviceConfig(f),
       ...storageConfig(f, genesis),
       ...bridgeConfig(f.bridge),
+      ...stateSyncConfig(f),
     },
     log,
   );

@@ -89,3 +89,60 @@ export function startSyncProgress(api: string, out: NodeJS.WriteStream = process
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }
+
+/** State sync's numbers (src/node/state-sync-join.ts StateSyncProgress), as the bar shows them. */
+export interface StateSyncNumbers {
+  phase: 'offers' | 'verifying' | 'chunks' | 'restoring' | 'done';
+  height?: number;
+  chunksDone: number;
+  chunksTotal: number;
+  bytes: number;
+  bytesTotal: number;
+  peers: number;
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+/** e.g. `state sync at 12,000 [######----] chunks 40/256 15.6% 3.1/20.0 MiB from 4 peers` */
+export function stateSyncLine(p: StateSyncNumbers, bar = true): string {
+  const at = p.height === undefined ? '' : ` at ${p.height.toLocaleString('en-US')}`;
+  switch (p.phase) {
+    case 'offers':
+      return `state sync: asking peers for snapshots (${p.peers} answered)`;
+    case 'verifying':
+      return `state sync${at}: verifying the snapshot height's header from the trusted height`;
+    case 'restoring':
+      return `state sync${at}: writing the head block and light anchors`;
+    case 'done':
+      return `state sync${at}: restored (${p.chunksTotal} chunks, ${mib(p.bytes)}); syncing the blocks after it`;
+    case 'chunks': {
+      const fraction = p.chunksTotal > 0 ? p.chunksDone / p.chunksTotal : 1;
+      const filled = Math.round(fraction * BAR_CHARS);
+      const gauge = bar ? ` [${'#'.repeat(filled)}${'-'.repeat(BAR_CHARS - filled)}]` : '';
+      return `state sync${at}${gauge} chunks ${p.chunksDone}/${p.chunksTotal} ${(fraction * 100).toFixed(1)}% ${mib(p.bytes)}/${mib(p.bytesTotal)} from ${p.peers} peer${p.peers === 1 ? '' : 's'}`;
+    }
+  }
+}
+
+/**
+ * A writer of state-sync progress to `out` (stderr): on a terminal the line redrawn in
+ * place, each phase's end on its own line; otherwise one plain line per phase and, while
+ * chunks arrive, one every PLAIN_LINE_MS / 2 (5 s).
+ */
+export function stateSyncProgressWriter(out: NodeJS.WriteStream = process.stderr, now: () => number = Date.now): (p: StateSyncNumbers) => void {
+  const tty = out.isTTY === true;
+  let lastPhase: string | undefined;
+  let lastPlainMs = 0;
+  return (p) => {
+    const changed = p.phase !== lastPhase;
+    if (tty) {
+      out.write(`${changed && lastPhase !== undefined ? '\n' : '\r'}${stateSyncLine(p)}\x1b[K${p.phase === 'done' ? '\n' : ''}`);
+    } else if (changed || now() - lastPlainMs >= PLAIN_LINE_MS / 2) {
+      out.write(`${stateSyncLine(p, false)}\n`);
+      lastPlainMs = now();
+    }
+    lastPhase = p.phase;
+  };
+}

@@ -308,7 +308,10 @@ export class Indexer {
       const head = await store.headHeight();
       if (head === undefined) return 0;
       const target = toHeight === undefined ? head : Math.min(toHeight, head);
-      const base = (await store.base?.()) ?? 1;
+      let base = (await store.base?.()) ?? 1;
+      // A store restored by state sync keeps block `base` (its head then) without its
+      // receipts, which no snapshot carries (decision 140): the index starts after it.
+      if (this.height + 1 < base && (await store.getReceipts(base)) === undefined) base++;
       if (this.height + 1 < base && base <= target + 1) await this.startAt(base);
       const from = this.height;
       while (this.height < target) {

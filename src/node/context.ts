@@ -24,6 +24,7 @@ import type { RateLimitConfig } from '../api/rate-limit';
 import type { SignatureCounts } from '../state/signer-cache';
 import type { StorageGuard } from './storage-guard';
 import type { SnapshotStore } from '../storage/snapshot-store';
+import type { StateSyncProgress } from './state-sync-join';
 
 export interface NodeConfig {
   dataDir: string;
@@ -80,6 +81,13 @@ export interface NodeConfig {
   snapshots?: { intervalBlocks?: number; keep?: number };
   /** How often the storage probe retries a write that failed for lack of space (default STORAGE_PROBE_MS, 2 s; decision 121). */
   storageProbeMs?: number;
+  /**
+   * State sync (decision 140; src/node/state-sync-join.ts). Absent: an empty store joins
+   * by state sync when its peers offer snapshots. `forced` (`--state-sync`): state sync
+   * or fail; `off` (`--no-state-sync`): block sync from genesis. `trust`: the operator's
+   * trusted height and header hash (`--trust-height`, `--trust-hash`; default genesis).
+   */
+  stateSync?: { forced?: boolean; off?: boolean; trust?: { height: number; hash: Uint8Array }; onProgress?: (p: StateSyncProgress) => void };
   /** Devnet-only fault injection, for tests of the network's defences. */
   faults?: {
     /** Sign and gossip a second, conflicting vote after each vote, with this key (double signing). */

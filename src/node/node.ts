@@ -56,6 +56,16 @@ import { AuditLog } from '../audit/transitions';
 import { NO_SIGNATURES, type SignatureCounts } from '../state/signer-cache';
 import { StorageGuard } from './storage-guard';
 import { SnapshotStore } from '../storage/snapshot-store';
+import { discardFolder, stateSyncJoin } from './state-sync-join';
+import { Libp2pStateSyncNet } from './state-sync-net';
+import { ChainStore } from '../storage/db';
+import { existsSync, readdirSync } from 'node:fs';
+import { PrivValFile } from '../storage/privval-file';
+
+/** No store yet: the folder is absent or holds nothing (Chain.open writes the genesis record into any store it opens). */
+function storeFolderEmpty(dir: string): boolean {
+  return !existsSync(dir) || readdirSync(dir).length === 0;
+}
 
 /** How a node stopped: `halted` (why, after a broken invariant), `upgrade` (the message naming the version to install). */
 export interface NodeStopped {
@@ -260,10 +270,13 @@ export class Node implements NodeContext {
   async start(): Promise<void> {
     const { config, log } = this;
     log.info({ genesisHash: bytesToHex(config.genesisHash), chainId: config.genesis.chainId, network: config.genesis.network }, 'genesis');
+    const chainDir = join(config.dataDir, 'chain');
+    await this.fillByStateSync(chainDir, false);
     this.holder.current = await openChainHealing(
-      { dataDir: join(config.dataDir, 'chain'), genesis: config.genesis, genesisHash: config.genesisHash, syncWrites: config.syncWrites, onCorruption: this.onStoreCorruption },
+      { dataDir: chainDir, genesis: config.genesis, genesisHash: config.genesisHash, syncWrites: config.syncWrites, onCorruption: this.onStoreCorruption },
       this.healsFromPeers,
       log,
+      () => this.fillByStateSync(chainDir, true),
     );
     const chain = this.holder.current;
     log.info({ height: chain.height, stateRoot: bytesToHex(chain.stateRoot), dataDir: config.dataDir, version: this.version }, 'chain opened');
@@ -285,6 +298,58 @@ export class Node implements NodeContext {
       log,
     });
     await this.supervisor.startAll();
+  }
+
+  /**
+   * An empty chain store joins by state sync (decision 140) before the chain opens: a node
+   * with peers, unless `--no-state-sync`; `healing`: the store was just moved aside as
+   * corrupt. The folder is filled and closed; Chain.open then opens it as any other.
+   */
+  private async fillByStateSync(dir: string, healing: boolean): Promise<void> {
+    const { config, log } = this;
+    const ss = config.stateSync;
+    if (ss?.off) return;
+    if (!this.healsFromPeers || !config.p2p) {
+      if (ss?.forced) throw new Error('--state-sync needs peers to sync from (--bootstrap) on a network this node alone cannot finalize');
+      return;
+    }
+    if (!storeFolderEmpty(dir)) {
+      if (ss?.forced && !healing) throw new Error(`--state-sync fills an empty store: ${dir} holds one (move it aside to join afresh, or start without --state-sync)`);
+      return;
+    }
+    const net = await Libp2pStateSyncNet.start(config, log.child({ concern: 'state-sync' }));
+    try {
+      const restored = await stateSyncJoin({
+        genesis: config.genesis,
+        genesisHash: config.genesisHash,
+        net,
+        log: log.child({ concern: 'state-sync' }),
+        forced: ss?.forced ?? false,
+        healing,
+        trust: ss?.trust,
+        expectedPeers: config.p2p.bootstrap.length,
+        onProgress: ss?.onProgress,
+        openTarget: async () => {
+          const store = new ChainStore(dir, config.syncWrites);
+          await store.open();
+          return store;
+        },
+        discardTarget: async () => discardFolder(dir),
+      });
+      // A new data folder's node creates its double-sign protection files, as one that
+      // starts at height 0 does (decision 125): the restored store has blocks, and files
+      // missing beside blocks would read as lost. Not on a heal: that node may have signed.
+      if (restored !== null && !healing && config.validatorKey !== undefined) {
+        const privval = join(config.dataDir, 'privval');
+        if (!existsSync(join(privval, 'a')) && !existsSync(join(privval, 'b'))) (await PrivValFile.open(privval)).close();
+      }
+    } catch (err) {
+      // Not asked for: the folder it filled is removed, and the node syncs blocks from genesis instead.
+      if (ss?.forced) throw err;
+      log.warn({ err: (err as Error).message }, 'state sync failed; the node syncs blocks from genesis instead (start with --state-sync to insist, or --no-state-sync to skip it)');
+    } finally {
+      await net.stop();
+    }
   }
 
   /** A read of the running store found corruption (a peer's sync, the API): stop and heal at the next start. */

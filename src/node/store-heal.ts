@@ -8,7 +8,9 @@
  * Only a node with peers to sync from heals itself: a single-node devnet, or a node
  * whose key alone holds a 2/3 majority, has nobody to get the chain from, so it refuses
  * to start and says what to restore. Each detection is one log line: the folder, what was
- * found, and what the node does.
+ * found, and what the node does. When the peers have pruned the blocks a sync from
+ * genesis needs (their base above 1), the empty store is filled by state sync instead
+ * (decision 140, src/node/state-sync-join.ts) and block sync goes on from its height.
  */
 import { Chain, type ChainOptions } from '../chain/chain';
 import { moveStoreAside, StoreCorruptionError } from '../storage/corruption';
@@ -34,7 +36,7 @@ export function corruptionLine(err: StoreCorruptionError, action: string): strin
  * Opens the chain; a corrupted store is moved aside and an empty one opened in its place
  * when the node can sync from peers, and otherwise refused (the error is rethrown).
  */
-export async function openChainHealing(opts: ChainOptions, healsFromPeers: boolean, log: Logger): Promise<Chain> {
+export async function openChainHealing(opts: ChainOptions, healsFromPeers: boolean, log: Logger, fillEmpty?: () => Promise<void>): Promise<Chain> {
   try {
     return await Chain.open(opts);
   } catch (err) {
@@ -45,6 +47,9 @@ export async function openChainHealing(opts: ChainOptions, healsFromPeers: boole
     }
     const movedTo = moveStoreAside(opts.dataDir);
     log.error({ folder: err.folder, found: err.found, movedTo }, corruptionLine(err, healAction(true, 'open', movedTo)));
+    // The empty folder is filled by state sync when the peers have pruned the blocks a
+    // sync from genesis would need (decision 140); otherwise it opens at genesis.
+    await fillEmpty?.();
     return Chain.open(opts);
   }
 }

@@ -387,6 +387,31 @@ export class KvChainStore {
   async putLegacyPrivValState(v: Uint8Array): Promise<void> {
     await this.db.put(key(Bucket.SignedVote, utf8.encode('last')), v, { sync: true });
   }
+
+  /**
+   * State sync's last write, in one synced batch once every chunk is in: the verified
+   * head block and its commit, the state root at it, the set that signed it, the base
+   * (the lowest block kept: the head) and the genesis hash. Until this batch the store
+   * has no genesis record and does not open (Chain.open calls it corrupt, and the heal
+   * starts over), so a sync cut short never passes for a store.
+   */
+  async writeRestoredHead(r: { genesisHash: Uint8Array; block: Block; commit: Commit; blockHash: Uint8Array; stateRoot: Uint8Array; signers: Uint8Array }): Promise<void> {
+    const hk = u64Key(r.block.header.height);
+    const meta = (name: string, value: Uint8Array): Op => ({ type: 'put', key: key(Bucket.Meta, utf8.encode(name)), value });
+    await this.db.write(
+      [
+        { type: 'put', key: key(Bucket.Block, hk), value: encodeBlock(r.block) },
+        { type: 'put', key: key(Bucket.BlockHash, r.blockHash), value: hk },
+        { type: 'put', key: key(Bucket.Commit, hk), value: encodeCommit(r.commit) },
+        { type: 'put', key: key(Bucket.StateRoot, hk), value: r.stateRoot },
+        meta('headSigners', r.signers),
+        meta('base', hk),
+        meta('head', hk),
+        meta('genesis', r.genesisHash),
+      ],
+      { sync: true },
+    );
+  }
 }
 
 function pushChanges(ops: Op[], changes: StateChange[]): void {

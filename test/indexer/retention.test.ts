@@ -89,4 +89,20 @@ describe("the index's retention", () => {
       await idx.close();
     }
   });
+
+  it('starts after the base of a store restored by state sync, whose base block has no receipts (decision 140)', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const store = new FakeStore(fixtureBlocks(), 6);
+    const getReceipts = store.getReceipts.bind(store);
+    const restored = Object.assign(store, { base: async () => 4, getReceipts: async (h: number) => (h === 4 ? undefined : getReceipts(h)) });
+    const idx = await Indexer.open(dir.path);
+    try {
+      expect(await idx.catchUp(restored)).toBe(2);
+      expect(idx.indexedFrom()).toBe(5);
+      expect(idx.indexedHeight()).toBe(6);
+    } finally {
+      await idx.close();
+    }
+  });
 });
