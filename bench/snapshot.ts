@@ -13,7 +13,9 @@
  * pace plus any lateness of the timer, which is what a stalled event loop shows). Both
  * printed as p50/p99/max for the blocks of the first run (baseline) and for the blocks
  * committed while a snapshot was being written, with the snapshot's wall time, the CPU
- * the process spent meanwhile, its size and chunks. Wall times on this shared machine
+ * the process spent meanwhile and the main thread's share of it (the writer's work runs
+ * in a worker thread, decision 137), its size and chunks; also the event loop's delay
+ * and the main thread's garbage collections in both runs. Wall times on this shared machine
  * are noisy: read the two columns side by side, from the same run.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';

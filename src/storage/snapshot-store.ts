@@ -53,7 +53,7 @@ export interface SnapshotStoreOptions {
   intervalBlocks?: number;
   /** How many of the newest to keep (default 2). */
   keep?: number;
-  /** The longest stretch of the event loop one slice of the writer takes (default 4 ms). */
+  /** The longest stretch of the event loop the reads take before yielding to it (default 4 ms; LevelDB's reads yield at every batch anyway). */
   sliceMs?: number;
   log?: Log;
 }
