@@ -12,3 +12,7 @@ declare module 'exchange-build:genesis' {
   /** The repository's genesis files' text, by network. */
   export const genesis: Record<'devnet' | 'testnet', string>;
 }
+declare module 'exchange-build:snapshot-worker' {
+  /** src/storage/snapshot-worker.ts bundled alone as a CommonJS script (the snapshot writer's worker thread). */
+  export const source: string;
+}

@@ -9,7 +9,9 @@
  * picks on this machine are embedded (base64, with their sha256) and written to a cache
  * folder at first start. The build is therefore for this machine's platform and arch.
  * The repository's genesis files (devnet, testnet) are carried too, so `init` and
- * `start --home` find their networks by name (src/genesis/repo-files.ts).
+ * `start --home` find their networks by name (src/genesis/repo-files.ts). The state
+ * snapshot writer's worker thread (src/storage/snapshot-worker.ts, decision 137) is
+ * bundled on its own as a CommonJS script and carried as text, which the worker evaluates.
  *
  * Deterministic: the same source and node_modules give the same bytes (no time stamp,
  * paths relative to the repository, embedded addons in a fixed order), so the sha256 the
@@ -100,21 +102,57 @@ const SUBSTITUTES: Record<string, string> = {
   [join(REPO_ROOT, 'src', 'util', 'native-addons.ts')]: join(REPO_ROOT, 'src', 'build', 'embedded-addons.ts'),
   [join(REPO_ROOT, 'src', 'genesis', 'repo-files.ts')]: join(REPO_ROOT, 'src', 'build', 'embedded-genesis.ts'),
   [join(REPO_ROOT, 'src', 'util', 'repo-root.ts')]: join(REPO_ROOT, 'src', 'build', 'embedded-repo-root.ts'),
+  [join(REPO_ROOT, 'src', 'storage', 'snapshot-thread.ts')]: join(REPO_ROOT, 'src', 'build', 'embedded-snapshot-thread.ts'),
 };
+
+/** The state snapshot writer's worker thread (decision 137): bundled on its own, carried in the build as text. */
+const SNAPSHOT_WORKER_ENTRY = join(REPO_ROOT, 'src', 'storage', 'snapshot-worker.ts');
+
+/**
+ * The source of module `exchange-build:snapshot-worker`: snapshot-worker.ts and what it
+ * imports as one CommonJS script (a worker evaluates it: `new Worker(source, { eval: true })`).
+ * `inputs` receives the files it was made from (the build's stamp lists them).
+ */
+export async function embeddedSnapshotWorkerModule(inputs: string[] = []): Promise<string> {
+  const { build } = await import('esbuild');
+  const result = await build({
+    absWorkingDir: REPO_ROOT,
+    tsconfig: join(REPO_ROOT, 'tsconfig.json'),
+    entryPoints: [SNAPSHOT_WORKER_ENTRY],
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'cjs',
+    write: false,
+    preserveSymlinks: true,
+    legalComments: 'none',
+    charset: 'utf8',
+    metafile: true,
+    logLevel: 'silent',
+  });
+  inputs.push(...Object.keys(result.metafile.inputs));
+  return `export const source = ${JSON.stringify(result.outputFiles[0].text)};\n`;
+}
 
 /**
  * Rewires the native-addon loading of the source tree to the embedded addons, the
- * repository's genesis files to their embedded text, and the repository's root to the
- * folder above the build's (dist/..).
+ * repository's genesis files to their embedded text, the repository's root to the
+ * folder above the build's (dist/..), and the snapshot writer's worker thread to its
+ * embedded bundle.
  */
-function embedAddonsPlugin(): Plugin {
+function embedAddonsPlugin(workerInputs: string[]): Plugin {
+  const embedded: Record<string, () => string | Promise<string>> = {
+    addons: embeddedAddonsModule,
+    genesis: embeddedGenesisModule,
+    'snapshot-worker': () => embeddedSnapshotWorkerModule(workerInputs),
+  };
   return {
     name: 'embed-native-addons',
     setup(build) {
-      build.onResolve({ filter: /^exchange-build:(addons|genesis)$/ }, (args) => ({ path: args.path.slice('exchange-build:'.length), namespace: 'exchange-build' }));
-      build.onLoad({ filter: /.*/, namespace: 'exchange-build' }, (args) => ({ contents: args.path === 'addons' ? embeddedAddonsModule() : embeddedGenesisModule(), loader: 'js' }));
+      build.onResolve({ filter: /^exchange-build:(addons|genesis|snapshot-worker)$/ }, (args) => ({ path: args.path.slice('exchange-build:'.length), namespace: 'exchange-build' }));
+      build.onLoad({ filter: /.*/, namespace: 'exchange-build' }, async (args) => ({ contents: await embedded[args.path](), loader: 'js' }));
       // The source tree's loader (node-gyp-build in each package folder) becomes the embedded one.
-      build.onResolve({ filter: /(native-addons|repo-files|repo-root)$/ }, (args) => {
+      build.onResolve({ filter: /(native-addons|repo-files|repo-root|snapshot-thread)$/ }, (args) => {
         const target = SUBSTITUTES[resolve(args.resolveDir, `${args.path}.ts`)];
         return target ? { path: target } : undefined;
       });
@@ -153,6 +191,7 @@ export async function buildBinary(opts: BuildOptions = {}): Promise<BuiltBinary>
   const version = opts.version ?? packageVersion();
   // Upgrades compare versions by semver (decision 77): a build names one.
   if (!isVersion(version)) throw new Error(`version ${JSON.stringify(version)} is not a semantic version (MAJOR.MINOR.PATCH[-pre][+build])`);
+  const workerInputs: string[] = [];
   const result = await build({
     absWorkingDir: REPO_ROOT,
     // One tsconfig for every file, named: esbuild's own lookup of tsconfig.json per
@@ -172,7 +211,7 @@ export async function buildBinary(opts: BuildOptions = {}): Promise<BuiltBinary>
     charset: 'utf8',
     banner: { js: BANNER },
     define: { __EXCHANGE_NODE_VERSION__: JSON.stringify(version) },
-    plugins: [embedAddonsPlugin()],
+    plugins: [embedAddonsPlugin(workerInputs)],
     metafile: true,
     logLevel: 'silent',
   });
@@ -185,7 +224,7 @@ export async function buildBinary(opts: BuildOptions = {}): Promise<BuiltBinary>
   const sha256 = createHash('sha256').update(out.contents).digest('hex');
   const read = Object.keys(result.metafile.inputs).filter((p) => !p.startsWith('exchange-build:'));
   const addons = ADDONS.map((name) => relative(REPO_ROOT, addonFile(name).path));
-  const paths = [...new Set([...read, ...addons, ...BUILD_INPUTS])].filter((p) => existsSync(join(REPO_ROOT, p))).sort();
+  const paths = [...new Set([...read, ...workerInputs, ...addons, ...BUILD_INPUTS])].filter((p) => existsSync(join(REPO_ROOT, p))).sort();
   const inputs = Object.fromEntries(
     paths.map((p) => {
       const file = join(REPO_ROOT, p);

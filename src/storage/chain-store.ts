@@ -96,6 +96,8 @@ export interface CommittedBlock {
 export interface StateView {
   /** Every state record (storage key without the bucket byte, value), in key order. */
   records(): AsyncIterable<[Uint8Array, Uint8Array]>;
+  /** The same records, at most `maxRecords` at a time (one read of the store per batch). */
+  recordBatches(maxRecords: number): AsyncIterable<Array<[Uint8Array, Uint8Array]>>;
   /** The state root stored for `height`. */
   stateRoot(height: number): Promise<Uint8Array | undefined>;
   close(): Promise<void>;
@@ -287,9 +289,16 @@ export class KvChainStore {
   /** The store as it is now (taken synchronously: right after block h's batch, the state at h; later blocks do not show in it). */
   stateView(): StateView {
     const snap = this.db.snapshot();
+    const stateRange = { gte: Uint8Array.of(Bucket.State), lt: Uint8Array.of(Bucket.State + 1) };
     return {
       records: async function* () {
-        for await (const [k, v] of snap.entries({ gte: Uint8Array.of(Bucket.State), lt: Uint8Array.of(Bucket.State + 1) })) yield [k.subarray(1), v];
+        for await (const [k, v] of snap.entries(stateRange)) yield [k.subarray(1), v];
+      },
+      recordBatches: async function* (maxRecords) {
+        for await (const batch of snap.entryBatches(stateRange, maxRecords)) {
+          for (const e of batch) e[0] = e[0].subarray(1);
+          yield batch;
+        }
       },
       stateRoot: (height) => snap.get(key(Bucket.StateRoot, u64Key(height))),
       close: () => snap.close(),

@@ -84,6 +84,18 @@ export class LevelKv implements KvStore {
     return {
       get: async (key) => (await level.get(key, { snapshot })) ?? undefined,
       entries: (range = {}) => level.iterator({ ...range, snapshot, fillCache: false }),
+      entryBatches: async function* (range, maxEntries) {
+        const it = level.iterator({ ...range, snapshot, fillCache: false });
+        try {
+          for (;;) {
+            const batch = await it.nextv(maxEntries);
+            if (batch.length === 0) return;
+            yield batch;
+          }
+        } finally {
+          await it.close();
+        }
+      },
       close: () => snapshot.close(),
     };
   }

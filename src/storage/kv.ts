@@ -27,6 +27,8 @@ export type KvStatus = 'opening' | 'open' | 'closing' | 'closed';
 export interface KvSnapshot {
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
   entries(range?: KeyRange): AsyncIterable<[Uint8Array, Uint8Array]>;
+  /** The same entries, at most `maxEntries` at a time (one read of the store per batch, not one per entry). */
+  entryBatches(range: KeyRange, maxEntries: number): AsyncIterable<Array<[Uint8Array, Uint8Array]>>;
   close(): Promise<void>;
 }
 

@@ -152,19 +152,31 @@ export class MemoryKv implements KvStore {
     const map = new Map(this.#map);
     let sorted: string[] | undefined;
     const checked = (k: string, e: Entry) => this.#checked(k, e).slice();
+    const entries = async function* (range: KeyRange = {}) {
+      sorted ??= [...map.keys()].sort();
+      const gte = range.gte === undefined ? undefined : str(range.gte);
+      const lt = range.lt === undefined ? undefined : str(range.lt);
+      for (let i = gte === undefined ? 0 : lowerBound(sorted, gte); i < sorted.length && (lt === undefined || sorted[i] < lt); i++) {
+        yield [bytes(sorted[i]), checked(sorted[i], map.get(sorted[i]) as Entry)] as [Uint8Array, Uint8Array];
+      }
+    };
     return {
       get: async (key) => {
         const k = str(key);
         const e = map.get(k);
         return e === undefined ? undefined : checked(k, e);
       },
-      entries: async function* (range: KeyRange = {}) {
-        sorted ??= [...map.keys()].sort();
-        const gte = range.gte === undefined ? undefined : str(range.gte);
-        const lt = range.lt === undefined ? undefined : str(range.lt);
-        for (let i = gte === undefined ? 0 : lowerBound(sorted, gte); i < sorted.length && (lt === undefined || sorted[i] < lt); i++) {
-          yield [bytes(sorted[i]), checked(sorted[i], map.get(sorted[i]) as Entry)] as [Uint8Array, Uint8Array];
+      entries,
+      entryBatches: async function* (range: KeyRange, maxEntries: number) {
+        let batch: Array<[Uint8Array, Uint8Array]> = [];
+        for await (const e of entries(range)) {
+          batch.push(e);
+          if (batch.length >= maxEntries) {
+            yield batch;
+            batch = [];
+          }
         }
+        if (batch.length > 0) yield batch;
       },
       close: async () => undefined,
     };

@@ -6,10 +6,12 @@
  *
  * Consistency: the writer reads the state through the chain store's view taken right
  * after the block's batch was written (KvStore.snapshot, synchronous), so the blocks
- * committed while it runs do not show in it. It never stalls block production: reading,
- * grouping, hashing and encoding run in slices of at most `sliceMs` of the event loop,
- * the file writes are asynchronous, and one snapshot is written at a time (a height due
- * while one is still being written is skipped, logged).
+ * committed while it runs do not show in it. It never stalls block production (decision
+ * 137): the main thread only reads the view, in batches of READ_BATCH_RECORDS records,
+ * each posted framed in one transferred buffer to a worker thread (snapshot-worker.ts)
+ * that hashes, groups, checks the root, encodes and writes the files on its own heap; one
+ * snapshot is written at a time (a height due while one is still being written is
+ * skipped, logged).
  *
  * Crash safety: a snapshot is written into `<height>.tmp/`, each file fsynced, the root
  * its subtrees hash to checked against the state root stored for that height, then the
@@ -21,24 +23,13 @@
  */
 import { mkdir, open as openFile, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  decodeManifest,
-  DIGEST_BYTES,
-  encodeChunkParts,
-  encodeManifest,
-  frameRecord,
-  groupChunks,
-  manifestHash,
-  recordDigest,
-  sha256,
-  SnapshotError,
-  subtreeHashOfDigests,
-  SUBTREES,
-  type SnapshotManifest,
-  type StateRecord,
-} from '../state/snapshot';
-import { rootOfSubtrees } from '../state/tree';
+import type { Worker } from 'node:worker_threads';
+import { decodeManifest, frameRecord, manifestHash, SnapshotError, type SnapshotManifest, type StateRecord } from '../state/snapshot';
 import type { KvChainStore, StateView } from './chain-store';
+import { startSnapshotWorker } from './snapshot-thread';
+import { chunkFile, MANIFEST_FILE, type FromSnapshotWorker, type ToSnapshotWorker } from './snapshot-worker';
+
+export { chunkFile } from './snapshot-worker';
 
 export interface SnapshotInfo {
   height: number;
@@ -62,33 +53,20 @@ export interface SnapshotStoreOptions {
   intervalBlocks?: number;
   /** How many of the newest to keep (default 2). */
   keep?: number;
-  /** The longest stretch of the event loop one slice of the writer takes (default 4 ms). */
+  /** The longest stretch of the event loop the reads take before yielding to it (default 4 ms; LevelDB's reads yield at every batch anyway). */
   sliceMs?: number;
   log?: Log;
 }
 
 export const DEFAULT_SNAPSHOT_KEEP = 2;
 const DEFAULT_SLICE_MS = 4;
-const MANIFEST_FILE = 'manifest';
 const TMP_SUFFIX = '.tmp';
+/** Records read from the view per batch: one read of the store, one message to the worker (~50 KB of records here). */
+const READ_BATCH_RECORDS = 512;
+/** Batches posted to the worker and not yet taken in, at most. */
+const WORKER_WINDOW_BATCHES = 8;
 
-export function chunkFile(index: number): string {
-  return `chunk-${String(index).padStart(4, '0')}`;
-}
-
-const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** Writes `bytes` to `path` and fsyncs it. */
-async function writeSynced(path: string, bytes: Uint8Array): Promise<void> {
-  const f = await openFile(path, 'w');
-  try {
-    await f.writeFile(bytes);
-    await f.sync();
-  } finally {
-    await f.close();
-  }
-}
 
 /** fsyncs a folder (a rename or a new file in it is durable then). */
 async function syncDir(path: string): Promise<void> {
@@ -210,64 +188,39 @@ export class SnapshotStore {
 
   /**
    * Writes the snapshot of `view` (the state at `height`) and lists it; throws, listing
-   * nothing, when its root differs from the one stored for that height.
+   * nothing, when its root differs from the one stored for that height. This thread only
+   * reads the view, a batch of at most READ_BATCH_RECORDS records at a time, and posts
+   * each batch framed in one transferred buffer; the worker thread (snapshot-worker.ts)
+   * hashes, groups, checks the root, encodes and writes the files.
    */
   async writeFrom(view: StateView, height: number): Promise<SnapshotInfo> {
-    // Each subtree's records, framed as its chunk will hold them, and their digests, in
-    // growing byte buffers: off the JS heap, so holding a whole state does not make
-    // every young-generation collection copy it (measured: 100-400 ms pauses at 200k
-    // records when held as arrays of records).
-    const framed = Array.from({ length: SUBTREES }, () => new Grow());
-    const digests = Array.from({ length: SUBTREES }, () => new Grow());
-    const counts = new Array<number>(SUBTREES).fill(0);
-    let sliceStart = performance.now();
-    const slice = async () => {
-      if (performance.now() - sliceStart < this.sliceMs) return;
-      await yieldToLoop();
-      sliceStart = performance.now();
-    };
-    let n = 0;
-    const digest = new Uint8Array(DIGEST_BYTES);
-    for await (const [key, value] of view.records()) {
-      const s = recordDigest(key, value, digest, 0);
-      digests[s].append(digest);
-      const f = framed[s];
-      f.reserve(8 + key.length + value.length);
-      f.length = frameRecord(key, value, f.bytes, f.length);
-      counts[s]++;
-      if ((++n & 255) === 0) await slice();
-    }
-    const subtrees: Uint8Array[] = [];
-    for (let i = 0; i < SUBTREES; i++) {
-      subtrees.push(subtreeHashOfDigests(i, digests[i].bytes, counts[i]));
-      digests[i].release();
-      await slice();
-    }
-    const sizes = framed.map((f) => f.length);
-    const stateRoot = rootOfSubtrees(subtrees);
-    const stored = await view.stateRoot(height);
-    if (!stored || hex(stored) !== hex(stateRoot)) {
-      throw new SnapshotError('ROOT', `the state read for height ${height} hashes to ${hex(stateRoot)}, the root stored for it is ${stored ? hex(stored) : 'missing'}`);
-    }
     const tmp = join(this.dir, `${height}${TMP_SUFFIX}`);
-    await rm(tmp, { recursive: true, force: true });
-    await mkdir(tmp, { recursive: true });
-    const manifest: SnapshotManifest = { version: 1, height, stateRoot, subtrees, chunks: [] };
-    const ranges = groupChunks(sizes);
-    for (let c = 0; c < ranges.length; c++) {
-      const [first, end] = ranges[c];
-      let count = 0;
-      for (let i = first; i < end; i++) count += counts[i];
-      const chunk = encodeChunkParts(first, end, count, framed.slice(first, end).map((f) => f.view()));
-      for (let i = first; i < end; i++) framed[i].release(); // encoded: the records may go
-      await yieldToLoop();
-      manifest.chunks.push({ first, end, hash: sha256(chunk), bytes: chunk.length });
-      await writeSynced(join(tmp, chunkFile(c)), chunk);
-      sliceStart = performance.now();
+    const storedRoot = await view.stateRoot(height);
+    const worker = new WorkerLink(startSnapshotWorker({ snapshotWriter: true, height, dir: tmp }));
+    let encoded: Uint8Array;
+    try {
+      let sliceStart = performance.now();
+      for await (const batch of view.recordBatches(READ_BATCH_RECORDS)) {
+        let size = 0;
+        for (const [k, v] of batch) size += 8 + k.length + v.length;
+        const bytes = new Uint8Array(size);
+        let at = 0;
+        for (const [k, v] of batch) at = frameRecord(k, v, bytes, at);
+        await worker.send(bytes, batch.length);
+        // A store whose reads resolve without I/O (the memory store) would otherwise hold the loop.
+        if (performance.now() - sliceStart >= this.sliceMs) {
+          await yieldToLoop();
+          sliceStart = performance.now();
+        }
+      }
+      encoded = await worker.end(storedRoot);
+    } catch (err) {
+      await worker.terminate();
+      await rm(tmp, { recursive: true, force: true });
+      throw err;
     }
-    const encoded = encodeManifest(manifest);
-    await writeSynced(join(tmp, MANIFEST_FILE), encoded);
-    await syncDir(tmp);
+    await worker.terminate();
+    const manifest = decodeManifest(encoded);
     const final = join(this.dir, String(height));
     await rm(final, { recursive: true, force: true });
     await rename(tmp, final);
@@ -294,33 +247,46 @@ export class SnapshotStore {
   }
 }
 
-/** A byte buffer that doubles as it fills (its bytes live outside the JS heap). */
-class Grow {
-  bytes = new Uint8Array(0);
-  length = 0;
+/**
+ * The main thread's side of one snapshot's worker: batches posted with at most
+ * WORKER_WINDOW_BATCHES not yet taken in (a worker slower than the reads holds back the
+ * reads, not memory), then the end, answered by the manifest's bytes or the error.
+ */
+class WorkerLink {
+  private unacked = 0;
+  private wake: (() => void) | undefined;
+  private readonly result: Promise<Uint8Array>;
 
-  reserve(extra: number): void {
-    if (this.length + extra <= this.bytes.length) return;
-    let cap = Math.max(4096, this.bytes.length * 2);
-    while (cap < this.length + extra) cap *= 2;
-    const next = new Uint8Array(cap);
-    next.set(this.bytes.subarray(0, this.length));
-    this.bytes = next;
+  constructor(private readonly worker: Worker) {
+    this.result = new Promise<Uint8Array>((resolve, reject) => {
+      worker.on('message', (m: FromSnapshotWorker) => {
+        if (m.kind === 'ack') this.unacked--;
+        else if (m.kind === 'done') resolve(m.manifest);
+        else reject(m.code ? new SnapshotError(m.code as SnapshotError['code'], m.message) : new Error(`the snapshot worker thread failed: ${m.message}`));
+        this.wake?.();
+      });
+      worker.on('error', reject);
+      worker.on('exit', (code) => reject(new Error(`the snapshot worker thread ended (exit code ${code}) before the snapshot was written`)));
+    });
+    // Observed by send and end; a failure between them must not go unhandled.
+    this.result.catch(() => undefined);
   }
 
-  append(b: Uint8Array): void {
-    this.reserve(b.length);
-    this.bytes.set(b, this.length);
-    this.length += b.length;
+  async send(bytes: Uint8Array, count: number): Promise<void> {
+    while (this.unacked >= WORKER_WINDOW_BATCHES) await Promise.race([new Promise<void>((r) => (this.wake = r)), this.result]);
+    this.unacked++;
+    const m: ToSnapshotWorker = { kind: 'records', bytes, count };
+    this.worker.postMessage(m, [bytes.buffer as ArrayBuffer]);
   }
 
-  view(): Uint8Array {
-    return this.bytes.subarray(0, this.length);
+  end(storedRoot: Uint8Array | undefined): Promise<Uint8Array> {
+    const m: ToSnapshotWorker = { kind: 'end', storedRoot };
+    this.worker.postMessage(m);
+    return this.result;
   }
 
-  release(): void {
-    this.bytes = new Uint8Array(0);
-    this.length = 0;
+  async terminate(): Promise<void> {
+    await this.worker.terminate();
   }
 }
 
