@@ -28,9 +28,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { ClassicLevel } from 'classic-level';
 import { writeBatch, type Op } from '../storage/batch';
 import type { ChainEvent, Receipt } from '../state/context';
-import { formatDecimal } from '../util/decimal';
-import { PRICE_DECIMALS, SIZE_DECIMALS, SIZE_ONE, USDC_DECIMALS } from '../util/fixed';
-import { CANDLE_INTERVALS, isCandleInterval, type CandleInterval, type CandleRecord } from './candles';
+import { CANDLE_INTERVALS, isCandleInterval, type CandleInterval } from './candles';
 import {
   ACCOUNT,
   addressBytes,
@@ -54,12 +52,10 @@ import {
   u64,
   ZERO_ACCOUNT,
   type AccountRecord,
-  type FillRecord,
-  type OrderRecord,
   type StatsRecord,
-  type TradeRecord,
 } from './layout';
 import { checkPageQuery, CursorKind, encodeCursor, pageRange, type Page, type PageQuery } from './paging';
+import { agentItem, candleItem, fillItem, orderItem, tradeItem, usdc } from './items';
 import { isOrderId } from './parse';
 import { BlockStager, type Staging } from './staging';
 import { pruneIndex, readLowestKept, type IndexRetention, type LowestKept } from './retention';
@@ -84,7 +80,6 @@ import {
   type LeaderboardItem,
   type LeaderboardType,
   type OrderItem,
-  type SideName,
   type StatsItem,
   type TradeItem,
   type TxHashOf,
@@ -107,10 +102,6 @@ function boundLimit(limit: number, max: number, what: string): number {
   return Math.min(limit, max);
 }
 
-const sideName = (s: 0 | 1): SideName => (s === 0 ? 'buy' : 'sell');
-const price = (p: bigint): string => formatDecimal(p, PRICE_DECIMALS);
-const size = (s: bigint): string => formatDecimal(s, SIZE_DECIMALS);
-const usdc = (u: bigint): string => formatDecimal(u, USDC_DECIMALS);
 
 export class Indexer {
   private height: number;
@@ -546,69 +537,6 @@ export class Indexer {
     this.orphans += st.orphans;
     this.advanceTo(st.height);
   }
-}
-
-function agentItem(address: string, r: AccountRecord): AgentItem {
-  return { address, trades: r.trades, volume: usdc(r.volume), firstSeen: r.firstSeen ?? 0 };
-}
-
-function tradeItem(t: TradeRecord): TradeItem {
-  return {
-    symbol: t.symbol,
-    price: price(t.price),
-    amount: size(t.size),
-    buyer: t.buyer,
-    seller: t.seller,
-    buyerIsAgent: t.buyerIsAgent,
-    txHash: t.txHash,
-    time: t.time,
-    takerSide: sideName(t.takerSide),
-  };
-}
-
-function fillItem(f: FillRecord): FillItem {
-  const item: FillItem = {
-    symbol: f.symbol,
-    side: sideName(f.side),
-    price: price(f.price),
-    amount: size(f.size),
-    usdcSettled: usdc(f.usdc),
-    txHash: f.txHash,
-    time: f.time,
-    orderId: f.orderId,
-    fee: usdc(f.fee),
-  };
-  if (f.cloid !== undefined) item.cloid = f.cloid;
-  return item;
-}
-
-function candleItem(c: CandleRecord): CandleItem {
-  return { time: c.time, open: price(c.open), high: price(c.high), low: price(c.low), close: price(c.close), volume: size(c.volume) };
-}
-
-function orderItem(o: OrderRecord): OrderItem {
-  const item: OrderItem = {
-    orderId: o.orderId,
-    symbol: o.symbol,
-    pairId: o.pairId,
-    side: sideName(o.side),
-    type: o.orderType === 1 ? 'limit' : 'market',
-    price: price(o.price),
-    amount: size(o.size),
-    filled: size(o.filled),
-    remaining: size(o.remaining),
-    status: o.status,
-    isAgent: o.isAgent,
-    leverage: o.leverage,
-    // usdc (×1e6) × 1e18 / size (×1e18) = price ×1e6, rounded down.
-    avgPrice: o.tradedSize > 0n ? price((o.filledUsdc * SIZE_ONE) / o.tradedSize) : null,
-    txHash: o.txHash,
-    time: o.time,
-    updatedTime: o.updatedTime,
-  };
-  if (o.reason !== undefined) item.reason = o.reason;
-  if (o.cloid !== undefined) item.cloid = o.cloid;
-  return item;
 }
 
 function checkBlockArgs(height: number, timestampMs: number): void {
