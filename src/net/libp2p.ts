@@ -10,7 +10,7 @@
 import { gossipsub } from '@chainsafe/libp2p-gossipsub';
 import { noise } from '@chainsafe/libp2p-noise';
 import { yamux } from '@chainsafe/libp2p-yamux';
-import { privateKeyFromProtobuf, privateKeyFromRaw } from '@libp2p/crypto/keys';
+import { generateKeyPair, privateKeyFromProtobuf, privateKeyFromRaw, privateKeyToProtobuf } from '@libp2p/crypto/keys';
 import { identify } from '@libp2p/identify';
 import { peerIdFromString } from '@libp2p/peer-id';
 import { tcp } from '@libp2p/tcp';
@@ -424,4 +424,14 @@ export class Libp2pTransport implements Transport {
     await this.node?.stop();
     this.node = undefined;
   }
+}
+
+/**
+ * A fresh Ed25519 peer identity in protobuf encoding (a key file's `peerKey` form), for a
+ * node that has neither a key file's nor a validator key: made once per process, so the
+ * state-sync transport that runs before the p2p actor's and the actor's own are the same
+ * peer to the others (one peer id in their logs and refusals).
+ */
+export async function freshPeerKey(): Promise<Uint8Array> {
+  return privateKeyToProtobuf(await generateKeyPair('Ed25519'));
 }

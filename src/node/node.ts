@@ -57,6 +57,7 @@ import { NO_SIGNATURES, type SignatureCounts } from '../state/signer-cache';
 import { StorageGuard } from './storage-guard';
 import { SnapshotStore } from '../storage/snapshot-store';
 import { discardFolder, stateSyncJoin } from './state-sync-join';
+import { freshPeerKey } from '../net/libp2p';
 import { Libp2pStateSyncNet } from './state-sync-net';
 import { ChainStore } from '../storage/db';
 import { existsSync, readdirSync } from 'node:fs';
@@ -271,6 +272,8 @@ export class Node implements NodeContext {
     const { config, log } = this;
     log.info({ genesisHash: bytesToHex(config.genesisHash), chainId: config.genesis.chainId, network: config.genesis.network }, 'genesis');
     const chainDir = join(config.dataDir, 'chain');
+    // One peer identity for the process: the state-sync transport and the p2p actor's.
+    if (config.p2p !== undefined && config.p2p.peerKey === undefined && config.validatorKey === undefined) config.p2p = { ...config.p2p, peerKey: await freshPeerKey() };
     await this.fillByStateSync(chainDir, false);
     this.holder.current = await openChainHealing(
       { dataDir: chainDir, genesis: config.genesis, genesisHash: config.genesisHash, syncWrites: config.syncWrites, onCorruption: this.onStoreCorruption },
