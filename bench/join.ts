@@ -265,7 +265,7 @@ export async function benchJoin(): Promise<Record<string, unknown>> {
   const rows: Record<string, unknown>[] = [];
   for (const n of lengths) rows.push(await runLength(n, txsPerBlock));
   const out: Record<string, unknown> = {
-    conditions: `${VALIDATORS} validators (devnet genesis cut to ${VALIDATORS}, block time ${JSON.parse(readFileSync(join(ROOT, 'genesis/devnet.json'), 'utf8')).consensus.blockTimeMs} ms) on a chain built offline with ${txsPerBlock} signed faucet credits a block, snapshot every ${SNAPSHOT_EVERY} blocks (the newest at the chain's last multiple), every block kept; the joiner is a fresh \`init --home\` node, one peer, loopback; time from spawn to /status height ≥ the validator's; CPU = the joiner's user + system`,
+    conditions: `${VALIDATORS} validators (devnet genesis cut to ${VALIDATORS}, block time ${JSON.parse(readFileSync(join(ROOT, 'genesis/devnet.json'), 'utf8')).consensus.blockTimeMs} ms) on a chain built offline with ${txsPerBlock} signed faucet credits a block, snapshot every ${SNAPSHOT_EVERY} blocks (the newest at the chain's last multiple), every block kept; the joiner is a fresh \`init --home\` node bootstrapped to the ${VALIDATORS} validators on loopback while they keep producing; time from spawn to /status height ≥ validator 1's; CPU = the joiner's user + system`,
   };
   for (const r of rows) out[`${r.blocks} blocks`] = r;
   out.table = '\n' + rows.map((r) => r.line).join('\n');
