@@ -59,7 +59,8 @@ export type JoinPhase = 'offers' | 'lightProof' | 'chunks' | 'restore' | 'blockS
  * Seconds spent in each phase of a state-sync join, from its output lines and the
  * moment (ms since spawn) each arrived, and `endMs` (when it reached the head): each
  * phase from its first line to the next phase's first line; `start` is spawn to the
- * first line (process start, opening stores, dialing peers); blockSync runs to `endMs`
+ * first line (process start, dialing peers and, on a join not forced by --state-sync,
+ * which prints nothing until a peer offers a snapshot, the offers); blockSync runs to `endMs`
  * (the chain opening, the node's actors starting, and the blocks after the snapshot).
  */
 export function phaseSeconds(lines: ReadonlyArray<{ ms: number; text: string }>, endMs: number): Partial<Record<'start' | JoinPhase, number>> {
@@ -104,6 +105,12 @@ interface Proc {
   stop(): Promise<void>;
 }
 
+/** Node processes still running: killed if the bench exits without stopping them (as test/helpers/network.ts does). */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const p of live) p.kill('SIGKILL');
+});
+
 function startNode(args: string[]): Proc {
   const t0 = performance.now();
   const proc = spawn(process.execPath, ['--max-semi-space-size=64', NODE_BUILD, 'start', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -116,7 +123,8 @@ function startNode(args: string[]): Proc {
   };
   proc.stdout!.on('data', take);
   proc.stderr!.on('data', take);
-  const exited = new Promise((r) => proc.once('exit', r));
+  live.add(proc);
+  const exited = new Promise((r) => proc.once('exit', r)).finally(() => live.delete(proc));
   return {
     proc,
     lines,
