@@ -3,7 +3,7 @@
  * chain"): how long a new node takes to reach the head by state sync, against the
  * chain's length, beside block sync from genesis (`--no-state-sync`) on the same chain.
  *
- * For each length N (BENCH_JOIN_LENGTHS, default 1000,5000,10000):
+ * For each length N (BENCH_JOIN_LENGTHS, default 1000,3000,6000):
  *   - the chain is built offline into a validator's data folder (test/helpers/signed-chain.ts:
  *     real signed blocks committed through the real Chain on LevelDB, BENCH_JOIN_TXS
  *     faucet credits a block, default 2), of the devnet genesis cut to four validators with
@@ -266,7 +266,7 @@ async function runLength(blocks: number, txsPerBlock: number): Promise<Record<st
 }
 
 export async function benchJoin(): Promise<Record<string, unknown>> {
-  const lengths = (process.env.BENCH_JOIN_LENGTHS ?? '1000,5000,10000').split(',').map(Number);
+  const lengths = (process.env.BENCH_JOIN_LENGTHS ?? '1000,3000,6000').split(',').map(Number);
   const txsPerBlock = Number(process.env.BENCH_JOIN_TXS ?? 2);
   const build = spawnSync(process.execPath, ['src/build/run.mjs', '--if-stale', '--out', NODE_BUILD], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
   if (build.status !== 0) throw new Error(`build: ${build.stderr}`);
