@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- <suite>...]`: prints each figure with the conditions it was
- * measured under. Suites: crypto, chain, orderbook, rest, rate-limit, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync, bridge, timers, startup, idle, vrf, disk, snapshot (default: all).
+ * measured under. Suites: crypto, chain, orderbook, rest, rate-limit, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync, bridge, timers, startup, idle, vrf, disk, snapshot, join (default: all).
  */
 import os from 'node:os';
 import { benchCaps } from './caps';
@@ -26,6 +26,7 @@ import { benchIdle } from './idle';
 import { benchVrf } from './vrf';
 import { benchDisk } from './disk';
 import { benchSnapshot } from './snapshot';
+import { benchJoin } from './join';
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   crypto: () => benchCrypto(),
@@ -51,6 +52,7 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   vrf: () => benchVrf(),
   disk: () => benchDisk(),
   snapshot: () => benchSnapshot(),
+  join: () => benchJoin(),
 };
 
 async function main() {

@@ -1,0 +1,281 @@
+/**
+ * `npm run bench -- join` (issue 27, "a new node joins in seconds however long the
+ * chain"): how long a new node takes to reach the head by state sync, against the
+ * chain's length, beside block sync from genesis (`--no-state-sync`) on the same chain.
+ *
+ * For each length N (BENCH_JOIN_LENGTHS, default 1000,3000,6000):
+ *   - the chain is built offline into a validator's data folder (test/helpers/signed-chain.ts:
+ *     real signed blocks committed through the real Chain on LevelDB, BENCH_JOIN_TXS
+ *     faucet credits a block, default 2), of the devnet genesis cut to four validators with
+ *     a storage section writing a snapshot every SNAPSHOT_EVERY blocks and keeping every
+ *     block; the node's own SnapshotStore writes the snapshot at the chain's last multiple
+ *     of SNAPSHOT_EVERY, as the chain actor would have;
+ *   - the folder is copied to the four validators, which start as real processes on them
+ *     (the single-file build, libp2p on loopback), keep
+ *     producing blocks and serves snapshots, light proofs, chunks and blocks over libp2p;
+ *   - a joiner made with `init --home` starts with `start --home … --bootstrap <validator>`
+ *     (an empty store joins by state sync when peers offer snapshots), then again on a
+ *     fresh home with `--no-state-sync` (block sync from genesis: the baseline). Each
+ *     is timed from its spawn until its /status height reaches validator 1's height
+ *     read at that moment; the joiner's CPU seconds (user + system, /proc) at that point.
+ *     The state-sync join's phases are read from the lines it prints (src/cli/sync-progress.ts):
+ *     offers (until it verifies), light proof (verifying), chunks, restore (head block and
+ *     anchors), then open + block sync of the blocks after the snapshot.
+ *
+ * Four validators: a node alone runs no libp2p (nothing to join), and the offline chain's
+ * commits are signed by all but one member (3 of 4: a quorum). The set never changes, so
+ * the light proof from genesis carries no anchors (its cost grows with set changes, not
+ * with length). Linux only (/proc).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort } from '../src/cli/launcher';
+import { loadGenesisFile } from '../src/genesis/load';
+import { peerIdOfPublicKey } from '../src/net/libp2p';
+import { hexToBytes } from '../src/util/bytes';
+import { PrivValFile } from '../src/storage/privval-file';
+import { SnapshotStore } from '../src/storage/snapshot-store';
+import { ROOT, tempDir, waitFor } from '../test/helpers/devnet';
+import { NODE_BUILD } from '../test/helpers/node-program';
+import { buildSignedChain } from '../test/helpers/signed-chain';
+
+const SNAPSHOT_EVERY = 1_000;
+/** Four: a node alone runs no libp2p, and the offline chain's commits are signed by all but one (3 of 4: a quorum). */
+const VALIDATORS = 4;
+const TICKS_PER_S = 100;
+
+/** The phases a state-sync join prints, in order, by the start of their line (src/cli/sync-progress.ts stateSyncLine). */
+const PHASE_LINES: ReadonlyArray<[JoinPhase, RegExp]> = [
+  ['offers', /^state sync: asking peers for snapshots/],
+  ['lightProof', /^state sync at [\d,]+: verifying the snapshot height's header/],
+  ['chunks', /^state sync at [\d,]+ chunks /],
+  ['restore', /^state sync at [\d,]+: writing the head block/],
+  ['blockSync', /^state sync at [\d,]+: restored /],
+];
+export type JoinPhase = 'offers' | 'lightProof' | 'chunks' | 'restore' | 'blockSync';
+
+/**
+ * Seconds spent in each phase of a state-sync join, from its output lines and the
+ * moment (ms since spawn) each arrived, and `endMs` (when it reached the head): each
+ * phase from its first line to the next phase's first line; `start` is spawn to the
+ * first line (process start, dialing peers and, on a join not forced by --state-sync,
+ * which prints nothing until a peer offers a snapshot, the offers); blockSync runs to `endMs`
+ * (the chain opening, the node's actors starting, and the blocks after the snapshot).
+ */
+export function phaseSeconds(lines: ReadonlyArray<{ ms: number; text: string }>, endMs: number): Partial<Record<'start' | JoinPhase, number>> {
+  const firstAt: Array<[JoinPhase, number]> = [];
+  for (const [phase, re] of PHASE_LINES) {
+    const hit = lines.find((l) => re.test(l.text.trim()));
+    if (hit) firstAt.push([phase, hit.ms]);
+  }
+  firstAt.sort((a, b) => a[1] - b[1]);
+  const out: Partial<Record<'start' | JoinPhase, number>> = {};
+  if (firstAt.length === 0) return out;
+  out.start = +(firstAt[0][1] / 1000).toFixed(2);
+  firstAt.forEach(([phase, ms], i) => {
+    const next = i + 1 < firstAt.length ? firstAt[i + 1][1] : endMs;
+    out[phase] = +((next - ms) / 1000).toFixed(2);
+  });
+  return out;
+}
+
+export interface JoinRow {
+  blocks: number;
+  stateSyncS: number;
+  blockSyncS: number;
+}
+
+/** The table's line for one length: both joins' seconds and block sync / state sync. */
+export function tableLine(r: JoinRow): string {
+  const ratio = r.stateSyncS > 0 ? (r.blockSyncS / r.stateSyncS).toFixed(1) : '-';
+  return `${String(r.blocks).padStart(7)} blocks | state sync ${r.stateSyncS.toFixed(1).padStart(6)} s | block sync ${r.blockSyncS.toFixed(1).padStart(7)} s | block/state ${ratio}×`;
+}
+
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / TICKS_PER_S;
+}
+
+interface Proc {
+  proc: ChildProcess;
+  lines: { ms: number; text: string }[];
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Node processes still running: killed if the bench exits without stopping them (as test/helpers/network.ts does). */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const p of live) p.kill('SIGKILL');
+});
+
+function startNode(args: string[]): Proc {
+  const t0 = performance.now();
+  const proc = spawn(process.execPath, ['--max-semi-space-size=64', NODE_BUILD, 'start', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: { ms: number; text: string }[] = [];
+  let all = '';
+  const take = (d: Buffer) => {
+    const ms = performance.now() - t0;
+    all += d;
+    for (const text of String(d).split(/[\r\n]/)) if (text.trim()) lines.push({ ms, text });
+  };
+  proc.stdout!.on('data', take);
+  proc.stderr!.on('data', take);
+  live.add(proc);
+  const exited = new Promise((r) => proc.once('exit', r)).finally(() => live.delete(proc));
+  return {
+    proc,
+    lines,
+    output: () => all,
+    stop: async () => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill('SIGTERM');
+      const t = setTimeout(() => proc.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}
+
+async function height(url: string): Promise<number> {
+  const res = await fetch(`${url}/status`, { signal: AbortSignal.timeout(5_000) });
+  return ((await res.json()) as { data: { height: number } }).data.height;
+}
+
+function cli(args: string[]): void {
+  const r = spawnSync(process.execPath, [NODE_BUILD, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  if (r.status !== 0) throw new Error(`${args.join(' ')}: ${r.stderr}`);
+}
+
+interface Join {
+  seconds: number;
+  cpuS: number;
+  head: number;
+  base?: number;
+  phases?: Partial<Record<'start' | JoinPhase, number>>;
+}
+
+/** A new node with its own home joins the validator at `validatorUrl`; timed from spawn to the validator's head. */
+async function joinOnce(dir: string, genesisFile: string, bootstrap: string, validatorUrl: string, stateSync: boolean, timeoutMs: number): Promise<Join> {
+  const home = join(dir, stateSync ? 'joiner-ss' : 'joiner-bs');
+  cli(['init', '--home', home, '--network', genesisFile]);
+  const api = await freePort();
+  const p2p = await freePort();
+  const t0 = performance.now();
+  const node = startNode(['--home', home, '--network', genesisFile, '--bootstrap', bootstrap, '--port', String(api), '--p2p-port', String(p2p), '--session-port', '0', '--no-rate-limit', '--log-level', 'info', ...(stateSync ? [] : ['--no-state-sync'])]);
+  const url = `http://127.0.0.1:${api}`;
+  try {
+    const head = await waitFor(
+      async () => {
+        if (node.proc.exitCode !== null) throw new Error(`the joiner exited: ${node.output().slice(-4_000)}`);
+        const mine = await height(url).catch(() => -1);
+        if (mine < 1) return undefined;
+        const theirs = await height(validatorUrl);
+        return mine >= theirs ? theirs : undefined;
+      },
+      timeoutMs,
+      `the ${stateSync ? 'state' : 'block'}-sync joiner at the head`,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; its output:\n${node.lines.filter((l) => /sync|peer|"level":[456]/i.test(l.text)).map((l) => `${Math.round(l.ms)} ${l.text.slice(0, 300)}`).join('\n').slice(-5_000)}`);
+    });
+    const endMs = performance.now() - t0;
+    const cpuS = +cpuSeconds(node.proc.pid!).toFixed(2);
+    const out: Join = { seconds: +(endMs / 1000).toFixed(2), cpuS, head };
+    if (stateSync) {
+      const restored = node.lines.find((l) => /^state sync at [\d,]+: restored/.test(l.text.trim()));
+      if (!restored) throw new Error(`the joiner did not restore a snapshot: ${node.output().slice(-4_000)}`);
+      out.base = Number(/at ([\d,]+)/.exec(restored.text)![1].replace(/,/g, ''));
+      out.phases = phaseSeconds(node.lines, endMs);
+    }
+    return out;
+  } finally {
+    await node.stop();
+  }
+}
+
+async function runLength(blocks: number, txsPerBlock: number): Promise<Record<string, unknown>> {
+  const dir = tempDir('bench-join-');
+  const validators: Proc[] = [];
+  try {
+    // The devnet genesis cut to four validators, a snapshot every SNAPSHOT_EVERY blocks, every block kept.
+    const g = JSON.parse(readFileSync(join(ROOT, 'genesis/devnet.json'), 'utf8'));
+    g.validators = g.validators.slice(0, VALIDATORS);
+    g.consensus = { ...g.consensus, activeSetMin: Math.min(g.consensus.activeSetMin, VALIDATORS) };
+    g.storage = { snapshotIntervalBlocks: SNAPSHOT_EVERY, snapshotKeep: 2 };
+    const genesisFile = join(dir.path, 'genesis.json');
+    writeFileSync(genesisFile, JSON.stringify(g, null, 2));
+    const genesis = loadGenesisFile(genesisFile);
+
+    const dataDirOf = (i: number) => join(dir.path, `validator-${i}`);
+    const dataDir = dataDirOf(1);
+    const snapshotAt = Math.floor(blocks / SNAPSHOT_EVERY) * SNAPSHOT_EVERY;
+    const snaps = await SnapshotStore.open({ dir: join(dataDir, 'snapshots'), intervalBlocks: SNAPSHOT_EVERY, keep: 2 });
+    const buildStart = performance.now();
+    const built = await buildSignedChain({
+      dataDir: join(dataDir, 'chain'),
+      blocks,
+      validators: VALIDATORS,
+      genesisOf: () => genesis,
+      faucetTxsPerBlock: txsPerBlock,
+      afterCommit: async (block, _result, chain) => {
+        if (block.header.height === snapshotAt) await snaps.afterCommit(chain.store, snapshotAt);
+      },
+    });
+    await built.chain.close();
+    await snaps.close();
+    // A validator whose folder holds blocks needs its double-sign protection files (decision 125):
+    // fresh ones, as a node starting at height 0 makes; it signs only above the head.
+    (await PrivValFile.open(join(dataDir, 'privval'))).close();
+    const buildS = (performance.now() - buildStart) / 1000;
+
+    // The same folder for every validator (a closed LevelDB store and snapshot files copy as files).
+    for (let i = 2; i <= VALIDATORS; i++) cpSync(dataDirOf(1), dataDirOf(i), { recursive: true });
+    const apis = await Promise.all(g.validators.map(() => freePort()));
+    const p2ps = await Promise.all(g.validators.map(() => freePort()));
+    const addrs = await Promise.all(g.validators.map(async (v: { ecdsaPubkey: string }, i: number) => `/ip4/127.0.0.1/tcp/${p2ps[i]}/p2p/${await peerIdOfPublicKey(hexToBytes(v.ecdsaPubkey))}`));
+    for (let i = 1; i <= VALIDATORS; i++) {
+      validators.push(
+        startNode(['--genesis', genesisFile, '--validators', String(VALIDATORS), '--validator-index', String(i), '--data-dir', dataDirOf(i), '--port', String(apis[i - 1]), '--p2p-port', String(p2ps[i - 1]), '--bootstrap', addrs.filter((_, j) => j !== i - 1).join(','), '--session-port', '0', '--no-rate-limit', '--log-level', 'warn']),
+      );
+    }
+    for (const v of validators) {
+      await waitFor(() => (v.output().includes('READY') ? true : v.proc.exitCode !== null ? Promise.reject(new Error(`validator exited: ${v.output()}`)) : undefined), 180_000, 'validator READY');
+    }
+    const validatorUrl = `http://127.0.0.1:${apis[0]}`;
+    const bootstrap = addrs.join(',');
+    await waitFor(async () => ((await height(validatorUrl).catch(() => 0)) > blocks ? true : undefined), 60_000, 'validators producing');
+
+    const timeoutMs = Number(process.env.BENCH_JOIN_TIMEOUT_MS ?? 120_000 + blocks * 20);
+    const ss = await joinOnce(dir.path, genesisFile, bootstrap, validatorUrl, true, timeoutMs);
+    const bs = await joinOnce(dir.path, genesisFile, bootstrap, validatorUrl, false, timeoutMs);
+    return {
+      blocks,
+      txs: built.txs,
+      buildS: +buildS.toFixed(1),
+      snapshotAt,
+      stateSync: ss,
+      blockSync: bs,
+      line: tableLine({ blocks, stateSyncS: ss.seconds, blockSyncS: bs.seconds }),
+    };
+  } finally {
+    await Promise.all(validators.map((v) => v.stop()));
+    dir.remove();
+  }
+}
+
+export async function benchJoin(): Promise<Record<string, unknown>> {
+  const lengths = (process.env.BENCH_JOIN_LENGTHS ?? '1000,3000,6000').split(',').map(Number);
+  const txsPerBlock = Number(process.env.BENCH_JOIN_TXS ?? 2);
+  const build = spawnSync(process.execPath, ['src/build/run.mjs', '--if-stale', '--out', NODE_BUILD], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+  if (build.status !== 0) throw new Error(`build: ${build.stderr}`);
+  const rows: Record<string, unknown>[] = [];
+  for (const n of lengths) rows.push(await runLength(n, txsPerBlock));
+  const out: Record<string, unknown> = {
+    conditions: `${VALIDATORS} validators (devnet genesis cut to ${VALIDATORS}, block time ${JSON.parse(readFileSync(join(ROOT, 'genesis/devnet.json'), 'utf8')).consensus.blockTimeMs} ms) on a chain built offline with ${txsPerBlock} signed faucet credits a block, snapshot every ${SNAPSHOT_EVERY} blocks (the newest at the chain's last multiple), every block kept; the joiner is a fresh \`init --home\` node bootstrapped to the ${VALIDATORS} validators on loopback while they keep producing; time from spawn to /status height ≥ validator 1's; CPU = the joiner's user + system`,
+  };
+  for (const r of rows) out[`${r.blocks} blocks`] = r;
+  out.table = '\n' + rows.map((r) => r.line).join('\n');
+  return out;
+}
