@@ -6,6 +6,7 @@
  * PLAIN_LINE_MS instead, so logs are not flooded with redraws. A line says when the node
  * has caught up. A /status without `sync` (a node that does not report it) shows nothing.
  */
+import type { StateSyncProgress } from '../node/state-sync-join';
 
 export interface SyncNumbers {
   height: number;
@@ -90,16 +91,8 @@ export function startSyncProgress(api: string, out: NodeJS.WriteStream = process
   return { stop: () => clearInterval(timer) };
 }
 
-/** State sync's numbers (src/node/state-sync-join.ts StateSyncProgress), as the bar shows them. */
-export interface StateSyncNumbers {
-  phase: 'offers' | 'verifying' | 'chunks' | 'restoring' | 'done';
-  height?: number;
-  chunksDone: number;
-  chunksTotal: number;
-  bytes: number;
-  bytesTotal: number;
-  peers: number;
-}
+/** State sync's numbers, as the bar shows them. */
+export type StateSyncNumbers = StateSyncProgress;
 
 function mib(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
