@@ -94,9 +94,7 @@ export interface CommittedBlock {
 
 /** The state as it was when the view was taken (KvStore.snapshot): what a state snapshot is written from. */
 export interface StateView {
-  /** Every state record (storage key without the bucket byte, value), in key order. */
-  records(): AsyncIterable<[Uint8Array, Uint8Array]>;
-  /** The same records, at most `maxRecords` at a time (one read of the store per batch). */
+  /** Every state record (storage key without the bucket byte, value), in key order, at most `maxRecords` at a time (one read of the store per batch). */
   recordBatches(maxRecords: number): AsyncIterable<Array<[Uint8Array, Uint8Array]>>;
   /** The state root stored for `height`. */
   stateRoot(height: number): Promise<Uint8Array | undefined>;
@@ -291,9 +289,6 @@ export class KvChainStore {
     const snap = this.db.snapshot();
     const stateRange = { gte: Uint8Array.of(Bucket.State), lt: Uint8Array.of(Bucket.State + 1) };
     return {
-      records: async function* () {
-        for await (const [k, v] of snap.entries(stateRange)) yield [k.subarray(1), v];
-      },
       recordBatches: async function* (maxRecords) {
         for await (const batch of snap.entryBatches(stateRange, maxRecords)) {
           for (const e of batch) e[0] = e[0].subarray(1);
