@@ -22,6 +22,14 @@
  *     offers (until it verifies), light proof (verifying), chunks, restore (head block and
  *     anchors), then open + block sync of the blocks after the snapshot.
  *
+ * "At the head": validator 1's height is read first, then the joiner's; the joiner is at
+ * the head when its height is at least that (the chain keeps producing while it is read).
+ *
+ * Knobs: BENCH_JOIN_BASELINE_MAX (the baseline runs only up to this length: block sync
+ * from genesis takes minutes past ~10,000 blocks), BENCH_JOIN_LOG=<path> (each joiner's
+ * output with the ms since spawn, to <path>.<head>.<state|block>-sync.log),
+ * BENCH_JOIN_PROF=<dir> (the joiner runs with --cpu-prof into <dir>).
+ *
  * Four validators: a node alone runs no libp2p (nothing to join), and the offline chain's
  * commits are signed by all but one member (3 of 4: a quorum). The set never changes, so
  * the light proof from genesis carries no anchors (its cost grows with set changes, not
@@ -83,13 +91,15 @@ export function phaseSeconds(lines: ReadonlyArray<{ ms: number; text: string }>,
 export interface JoinRow {
   blocks: number;
   stateSyncS: number;
-  blockSyncS: number;
+  /** Absent: the baseline was not run at this length (BENCH_JOIN_BASELINE_MAX). */
+  blockSyncS?: number;
 }
 
 /** The table's line for one length: both joins' seconds and block sync / state sync. */
 export function tableLine(r: JoinRow): string {
-  const ratio = r.stateSyncS > 0 ? (r.blockSyncS / r.stateSyncS).toFixed(1) : '-';
-  return `${String(r.blocks).padStart(7)} blocks | state sync ${r.stateSyncS.toFixed(1).padStart(6)} s | block sync ${r.blockSyncS.toFixed(1).padStart(7)} s | block/state ${ratio}×`;
+  const ratio = r.blockSyncS !== undefined && r.stateSyncS > 0 ? `${(r.blockSyncS / r.stateSyncS).toFixed(1)}×` : '-';
+  const bs = r.blockSyncS === undefined ? 'not run' : `${r.blockSyncS.toFixed(1)} s`;
+  return `${String(r.blocks).padStart(7)} blocks | state sync ${r.stateSyncS.toFixed(1).padStart(6)} s | block sync ${bs.padStart(9)} | block/state ${ratio}`;
 }
 
 function cpuSeconds(pid: number): number {
@@ -113,7 +123,7 @@ process.once('exit', () => {
 
 function startNode(args: string[]): Proc {
   const t0 = performance.now();
-  const proc = spawn(process.execPath, ['--max-semi-space-size=64', NODE_BUILD, 'start', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--max-semi-space-size=64', ...(process.env.BENCH_JOIN_PROF && args.includes('--home') ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_JOIN_PROF] : []), NODE_BUILD, 'start', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: { ms: number; text: string }[] = [];
   let all = '';
   const take = (d: Buffer) => {
@@ -170,10 +180,10 @@ async function joinOnce(dir: string, genesisFile: string, bootstrap: string, val
     const head = await waitFor(
       async () => {
         if (node.proc.exitCode !== null) throw new Error(`the joiner exited: ${node.output().slice(-4_000)}`);
-        const mine = await height(url).catch(() => -1);
-        if (mine < 1) return undefined;
+        // The head as of the probe: validator 1's height read first, then the joiner's.
         const theirs = await height(validatorUrl);
-        return mine >= theirs ? theirs : undefined;
+        const mine = await height(url).catch(() => -1);
+        return mine >= 1 && mine >= theirs ? theirs : undefined;
       },
       timeoutMs,
       `the ${stateSync ? 'state' : 'block'}-sync joiner at the head`,
@@ -181,6 +191,7 @@ async function joinOnce(dir: string, genesisFile: string, bootstrap: string, val
       throw new Error(`${err.message}; its output:\n${node.lines.filter((l) => /sync|peer|"level":[456]/i.test(l.text)).map((l) => `${Math.round(l.ms)} ${l.text.slice(0, 300)}`).join('\n').slice(-5_000)}`);
     });
     const endMs = performance.now() - t0;
+    if (process.env.BENCH_JOIN_LOG) writeFileSync(`${process.env.BENCH_JOIN_LOG}.${head}.${stateSync ? 'state' : 'block'}-sync.log`, node.lines.map((l) => `${Math.round(l.ms)} ${l.text}`).join('\n') + `\n${Math.round(endMs)} at the head\n`);
     const cpuS = +cpuSeconds(node.proc.pid!).toFixed(2);
     const out: Join = { seconds: +(endMs / 1000).toFixed(2), cpuS, head };
     if (stateSync) {
@@ -195,7 +206,7 @@ async function joinOnce(dir: string, genesisFile: string, bootstrap: string, val
   }
 }
 
-async function runLength(blocks: number, txsPerBlock: number): Promise<Record<string, unknown>> {
+async function runLength(blocks: number, txsPerBlock: number, baselineMax: number): Promise<Record<string, unknown>> {
   const dir = tempDir('bench-join-');
   const validators: Proc[] = [];
   try {
@@ -249,7 +260,7 @@ async function runLength(blocks: number, txsPerBlock: number): Promise<Record<st
 
     const timeoutMs = Number(process.env.BENCH_JOIN_TIMEOUT_MS ?? 120_000 + blocks * 20);
     const ss = await joinOnce(dir.path, genesisFile, bootstrap, validatorUrl, true, timeoutMs);
-    const bs = await joinOnce(dir.path, genesisFile, bootstrap, validatorUrl, false, timeoutMs);
+    const bs = blocks <= baselineMax ? await joinOnce(dir.path, genesisFile, bootstrap, validatorUrl, false, timeoutMs) : undefined;
     return {
       blocks,
       txs: built.txs,
@@ -257,7 +268,7 @@ async function runLength(blocks: number, txsPerBlock: number): Promise<Record<st
       snapshotAt,
       stateSync: ss,
       blockSync: bs,
-      line: tableLine({ blocks, stateSyncS: ss.seconds, blockSyncS: bs.seconds }),
+      line: tableLine({ blocks, stateSyncS: ss.seconds, blockSyncS: bs?.seconds }),
     };
   } finally {
     await Promise.all(validators.map((v) => v.stop()));
@@ -271,7 +282,9 @@ export async function benchJoin(): Promise<Record<string, unknown>> {
   const build = spawnSync(process.execPath, ['src/build/run.mjs', '--if-stale', '--out', NODE_BUILD], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
   if (build.status !== 0) throw new Error(`build: ${build.stderr}`);
   const rows: Record<string, unknown>[] = [];
-  for (const n of lengths) rows.push(await runLength(n, txsPerBlock));
+  // Block sync from genesis takes minutes past ~10,000 blocks: the baseline runs up to this length.
+  const baselineMax = Number(process.env.BENCH_JOIN_BASELINE_MAX ?? Infinity);
+  for (const n of lengths) rows.push(await runLength(n, txsPerBlock, baselineMax));
   const out: Record<string, unknown> = {
     conditions: `${VALIDATORS} validators (devnet genesis cut to ${VALIDATORS}, block time ${JSON.parse(readFileSync(join(ROOT, 'genesis/devnet.json'), 'utf8')).consensus.blockTimeMs} ms) on a chain built offline with ${txsPerBlock} signed faucet credits a block, snapshot every ${SNAPSHOT_EVERY} blocks (the newest at the chain's last multiple), every block kept; the joiner is a fresh \`init --home\` node bootstrapped to the ${VALIDATORS} validators on loopback while they keep producing; time from spawn to /status height ≥ validator 1's; CPU = the joiner's user + system`,
   };

@@ -34,4 +34,11 @@ describe('bench join', () => {
     expect(line).toContain('block sync   200.0 s');
     expect(line).toContain('25.0×');
   });
+
+  it('says the baseline was not run at a length past BENCH_JOIN_BASELINE_MAX', () => {
+    const line = tableLine({ blocks: 30_000, stateSyncS: 8.25 });
+    expect(line).toContain('state sync    8.3 s');
+    expect(line).toContain('block sync   not run');
+    expect(line).toMatch(/block\/state -$/);
+  });
 });
