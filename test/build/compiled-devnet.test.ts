@@ -3,8 +3,9 @@
  * `npm start` runs first) builds with plain Node, builds again only when an input it
  * recorded changed; the file it builds, alone in a folder with no node_modules up the
  * tree, starts the 6-validator devnet: the launcher and its six validator processes all
- * run that file, every validator answers /health and the chain makes blocks, and Ctrl-C
- * stops them all.
+ * run that file, every validator answers /health and the chain makes blocks, the audit
+ * view's drawings are laid out (elkjs, carried in the build as text), and Ctrl-C stops
+ * them all.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
@@ -97,6 +98,11 @@ describe('the compiled build', () => {
 
       const health = async (url: string) => (await fetch(`${url}/health`, { signal: AbortSignal.timeout(5_000) })).json() as Promise<{ status: string; chain: string; height: number }>;
       await waitFor(async () => ((await Promise.all(nodes.map(health))).every((h) => h.status === 'ok' && h.chain === 'devnet' && h.height >= 2) ? true : undefined), 60_000, 'height 2 on all six');
+
+      // The audit view's drawings: the build carries elkjs as text, evaluated at this first use.
+      const audit = (await (await fetch(`${nodes[0]}/v1/audit/machines`, { signal: AbortSignal.timeout(30_000) })).json()) as { data: { machines: Array<{ name: string; svg: string }> } };
+      expect(audit.data.machines.length).toBeGreaterThanOrEqual(8);
+      for (const m of audit.data.machines) expect(m.svg, m.name).toMatch(/^<svg[^>]*viewBox="0 0 [1-9]/);
 
       proc.kill('SIGINT');
       expect(await exited).toBe(0);
