@@ -92,7 +92,7 @@ export function installErrorHandling(app: FastifyInstance, log: Logger): void {
 }
 
 /** The pause between two schemas compiled in the background after the server listens. */
-export const SCHEMA_WARM_STEP_MS = 20;
+export const SCHEMA_WARM_STEP_MS = 50;
 
 /** The route schemas a server compiles lazily (installValidation). */
 export interface LazyValidation {

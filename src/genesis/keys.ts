@@ -1,10 +1,14 @@
 /**
- * Key helpers used by the genesis loader and generator. Self-contained (viem / @noble
- * directly) so that genesis does not depend on src/crypto.
+ * Key helpers used by the genesis loader and generator. Derivations and hashes run on
+ * the native libraries (src/crypto: libsecp256k1, XKCP keccak): every start loads the
+ * genesis and derives the faucet's address, and @noble's first multiplication builds
+ * its tables (~0.15 s). Validity checks of public keys and the Ed25519 helpers stay on
+ * @noble (no table is built for them).
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from '../crypto/keccak';
+import { decompressPublicKey, publicKeyFromPrivate } from '../crypto/secp256k1';
 import type { Address, Hex } from '../util/bytes';
 
 function hexToBytesStrict(hex: string): Uint8Array {
@@ -19,8 +23,8 @@ function toHex(bytes: Uint8Array): Hex {
 /** Ethereum address of a secp256k1 public key (33-byte compressed or 65-byte uncompressed). */
 export function addressFromSecp256k1PublicKey(publicKey: Uint8Array | Hex): Address {
   const bytes = typeof publicKey === 'string' ? hexToBytesStrict(publicKey) : publicKey;
-  const uncompressed = secp256k1.Point.fromBytes(bytes).toBytes(false); // 0x04 ‖ X ‖ Y
-  return toHex(keccak_256(uncompressed.subarray(1)).subarray(12)) as Address;
+  const uncompressed = decompressPublicKey(bytes); // 0x04 ‖ X ‖ Y
+  return toHex(keccak256(uncompressed.subarray(1)).subarray(12)) as Address;
 }
 
 /** True if `key` is 32 bytes and a valid secp256k1 secret scalar (1 ≤ k < n). */
@@ -34,12 +38,12 @@ export function isValidSecp256k1PrivateKey(key: Hex): boolean {
 
 /** Compressed (33-byte) secp256k1 public key of a private key. */
 export function secp256k1CompressedPublicKey(privateKey: Hex): Hex {
-  return toHex(secp256k1.getPublicKey(hexToBytesStrict(privateKey), true));
+  return toHex(publicKeyFromPrivate(hexToBytesStrict(privateKey), true));
 }
 
 /** Ethereum address of a secp256k1 private key. */
 export function addressFromPrivateKey(privateKey: Hex): Address {
-  return addressFromSecp256k1PublicKey(secp256k1.getPublicKey(hexToBytesStrict(privateKey), false));
+  return addressFromSecp256k1PublicKey(publicKeyFromPrivate(hexToBytesStrict(privateKey), false));
 }
 
 /** True if `publicKey` is a 33-byte compressed secp256k1 point (prefix 02/03) on the curve. */

@@ -12,7 +12,7 @@
  * the JSON text in ./duplicate-keys.ts.
  */
 import { readFileSync } from 'node:fs';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from '../crypto/keccak';
 import type { Hex } from '../util/bytes';
 import { canonicalJson } from './canonical';
 import { assertNoDuplicateKeys } from './duplicate-keys';
@@ -124,7 +124,7 @@ export function parseGenesisText(text: string): Genesis {
  * bigint-vs-decimal-string representation do not change the hash.
  */
 export function genesisHash(genesis: Genesis): Uint8Array {
-  return keccak_256(new TextEncoder().encode(canonicalJson(parseGenesis(genesis))));
+  return keccak256(new TextEncoder().encode(canonicalJson(parseGenesis(genesis))));
 }
 
 /** genesisHash as 0x-prefixed lower-case hex (66 characters). */
