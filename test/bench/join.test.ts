@@ -41,4 +41,9 @@ describe('bench join', () => {
     expect(line).toContain('block sync   not run');
     expect(line).toMatch(/block\/state -$/);
   });
+
+  it('shows when the joiner was seen exactly at the head, or that it was not', () => {
+    expect(tableLine({ blocks: 1_000, stateSyncS: 6, stateSyncExactS: 7.44, blockSyncS: 30 })).toContain('state sync    6.0 s (exactly at the head: 7.4 s) | block sync');
+    expect(tableLine({ blocks: 1_000, stateSyncS: 6, stateSyncExactS: null })).toContain('(exactly at the head: not seen)');
+  });
 });
