@@ -124,6 +124,8 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
   };
   /** Dropped its core because a write failed for lack of space (decision 121); resumes once the disk takes writes again. */
   let paused = false;
+  /** Started, its first catch-up (the `catchUp` message) not yet done: /status shows it syncing. */
+  let starting = false;
   let unsubscribeStorage: (() => void) | undefined;
   const evidence = new Map<string, EvidenceRecord>();
   const buildRequests: { height: number; round: number }[] = [];
@@ -133,7 +135,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     height: core?.height ?? node().chain().height + 1,
     round: core?.round ?? 0,
     step: core ? Step[core.step] : 'Syncing',
-    syncing,
+    syncing: syncing || starting,
     blocksSynced,
     syncPeersRefused: syncPeers.refused,
     syncPeersUnanswered: syncPeers.unanswered,
@@ -470,17 +472,28 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
         if (signingRefused !== null) n.log.error({ privval: dir }, `SIGNING REFUSED: ${signingRefused}; this node follows the chain but signs nothing. ${PRIVVAL_RESET_HINT}`);
       }
       verified = await n.actors.mempool.ask<SignerCache>((reply) => ({ type: 'verifiedCache', reply }));
-      // Catch up before taking part: wait briefly for a first peer, then sync.
-      const deadline = Date.now() + FIRST_PEER_WAIT_MS;
-      while (Date.now() < deadline && (n.p2pInfo?.()?.peers.length ?? 0) === 0) await new Promise((r) => setTimeout(r, 50));
-      if (!canWrite()) {
-        paused = true;
-        n.log.warn('consensus waits: the disk is full (see the storage lines); it catches up and takes part once it takes writes again');
-        return;
-      }
-      await catchUpAndStart();
+      // The catch-up is the actor's first message, not part of its start: the actors
+      // started after this one (the oracle, the API) come up meanwhile, so /status and
+      // /health answer while a node syncs a long chain.
+      starting = true;
+      self().send({ type: 'catchUp' });
     },
     async handle(msg) {
+      if (msg.type === 'catchUp') {
+        if (!starting) return;
+        // Catch up before taking part: wait briefly for a first peer, then sync.
+        const n = node();
+        const deadline = Date.now() + FIRST_PEER_WAIT_MS;
+        while (Date.now() < deadline && (n.p2pInfo?.()?.peers.length ?? 0) === 0) await new Promise((r) => setTimeout(r, 50));
+        starting = false;
+        if (!canWrite()) {
+          paused = true;
+          n.log.warn('consensus waits: the disk is full (see the storage lines); it catches up and takes part once it takes writes again');
+          return;
+        }
+        await catchUpAndStart();
+        return;
+      }
       if (paused) {
         if (!canWrite()) return;
         paused = false;
@@ -496,6 +509,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
       }
     },
     stop() {
+      starting = false;
       unsubscribeStorage?.();
       unsubscribeStorage = undefined;
       privvalFile?.close();

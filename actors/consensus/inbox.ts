@@ -18,6 +18,7 @@ export function consensusLaneOf(msg: ConsensusMsg): ConsensusLane {
   switch (msg.type) {
     case 'timer':
     case 'storageBack':
+    case 'catchUp':
       return 'timeout';
     case 'evidence':
       return 'evidence';

@@ -15,7 +15,9 @@ export type ConsensusMsg =
   | { type: 'timer'; generation: number; height: number; round: number; step: Step }
   | { type: 'evidence'; evidence: Evidence; gossiped: boolean }
   /** The node's disk takes writes again (decision 121): a consensus paused by a full disk catches up and resumes. */
-  | { type: 'storageBack' };
+  | { type: 'storageBack' }
+  /** Sent to itself by start(): catch up by block sync, then take part (a start does not wait for the sync). */
+  | { type: 'catchUp' };
 
 /** The solo producer's one message: time to build the next block. */
 export type ProducerMsg = { type: 'tick' };

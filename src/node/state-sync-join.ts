@@ -100,6 +100,8 @@ export const OFFERS_WAIT_MS = 3_000;
 /** A forced state sync looks this long for a snapshot it can verify before it gives up. */
 export const FORCED_WAIT_MS = 120_000;
 const POLL_MS = 200;
+/** How often the offers gathered so far are looked at. */
+const OFFERS_POLL_MS = 25;
 
 export class StateSyncError extends Error {
   constructor(message: string) {
@@ -159,18 +161,23 @@ export async function stateSyncJoin(o: StateSyncOptions): Promise<{ height: numb
     if (o.forced) report();
   };
 
-  // 1. Offers, until every expected peer answered or the wait is over.
+  // 1. Offers: each peer asked once as it connects, the answers read as they come, until
+  // every expected peer answered, or more than two thirds of them did and one offers a
+  // snapshot (a slow peer does not hold the join up: if what they offer cannot be
+  // verified, offers are asked again below), or the wait is over.
   if (o.forced) report();
   const offersWait = o.offersWaitMs ?? OFFERS_WAIT_MS;
   const asked = new Set<string>();
   for (;;) {
     const fresh = o.net.peers().filter((p) => !asked.has(p));
     for (const p of fresh) asked.add(p);
-    if (fresh.length > 0) await askOffers(fresh);
-    const enough = o.expectedPeers !== undefined && o.expectedPeers > 0 && answers.size >= o.expectedPeers;
+    if (fresh.length > 0) void askOffers(fresh);
+    const expected = o.expectedPeers ?? 0;
     const offered = [...answers.values()].some((a) => a.snapshots.length > 0);
-    if (enough || now() - started >= offersWait || (offered && o.expectedPeers === undefined)) break;
-    await sleep(POLL_MS);
+    const all = expected > 0 && answers.size >= expected;
+    const most = expected > 0 && offered && 3 * answers.size > 2 * expected;
+    if (all || most || now() - started >= offersWait || (offered && o.expectedPeers === undefined)) break;
+    await sleep(OFFERS_POLL_MS);
   }
   const mode = joinMode({ forced: o.forced, healing: o.healing, answers: [...answers.values()] });
   if (mode === 'block-sync') {

@@ -105,7 +105,7 @@ function capture() {
   return { log, lines, said: (text: string): Line[] => lines.filter((l) => String(l.msg).includes(text)) };
 }
 
-async function runJoin(net: StateSyncNet, opts: { forced?: boolean; log?: ReturnType<typeof capture> } = {}) {
+async function runJoin(net: StateSyncNet, opts: { forced?: boolean; log?: ReturnType<typeof capture>; expectedPeers?: number; offersWaitMs?: number } = {}) {
   const dir = tempDir('state-sync-target');
   dirs.push(dir);
   const target = join(dir.path, 'chain');
@@ -117,7 +117,8 @@ async function runJoin(net: StateSyncNet, opts: { forced?: boolean; log?: Return
     log: c.log,
     forced: opts.forced ?? true,
     healing: false,
-    offersWaitMs: 0,
+    offersWaitMs: opts.offersWaitMs ?? 300,
+    expectedPeers: opts.expectedPeers,
     forcedWaitMs: 1_500,
     timeoutsMs: { [SnapshotRequestKind.Chunk]: 300 },
     openTarget: async () => {
@@ -225,6 +226,31 @@ describe('state sync into an empty store', () => {
     await expect(result).rejects.toThrow(StateSyncError);
     expect(c.said('a third of the power or less').length).toBeGreaterThan(0);
     expect(existsSync(target)).toBe(false);
+  }, 30_000);
+
+  it('does not wait for the last bootstrap peer once more than two thirds answered and one offers a snapshot', async () => {
+    const peers = new Map<string, Peer>([
+      ['a', { address: validator(0), serve: honest([snap]) }],
+      ['b', { address: validator(1), serve: honest([snap]) }],
+      ['c', { address: validator(2), serve: honest([snap]) }],
+      // Connected, but it never answers the offers request (its timeout is 5 s).
+      ['d', { address: validator(3), serve: stall(honest([snap]), SnapshotRequestKind.Offers) }],
+    ]);
+    const t0 = Date.now();
+    const { result } = await runJoin(new MemNet(peers), { forced: false, expectedPeers: 4, offersWaitMs: 20_000 });
+    expect((await result)?.height).toBe(H);
+    expect(Date.now() - t0).toBeLessThan(4_000);
+  }, 30_000);
+
+  it('waits for more answers while two thirds or fewer of the bootstrap peers answered', async () => {
+    // Six bootstrap peers (the six devnet validators), four of them answering: two thirds, not more.
+    const peers = new Map<string, Peer>(
+      [0, 1, 2, 3, 4, 5].map((i) => [`p${i}`, { address: validator(i), serve: i < 4 ? honest([snap]) : stall(honest([snap]), SnapshotRequestKind.Offers) }]),
+    );
+    const t0 = Date.now();
+    const { result } = await runJoin(new MemNet(peers), { forced: false, expectedPeers: 6, offersWaitMs: 1_500 });
+    expect((await result)?.height).toBe(H);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1_500);
   }, 30_000);
 
   it('removes what it wrote when every peer serves bad chunks', async () => {
