@@ -117,7 +117,7 @@ function cpuSeconds(pid: number): number {
   return (Number(f[11]) + Number(f[12])) / TICKS_PER_S;
 }
 
-interface Proc {
+export interface Proc {
   proc: ChildProcess;
   lines: { ms: number; text: string }[];
   output(): string;
@@ -137,7 +137,8 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   });
 }
 
-function startNode(args: string[]): Proc {
+/** `exchange-node start …args` from the build, its output collected with the ms since spawn. */
+export function startNode(args: string[]): Proc {
   const t0 = performance.now();
   const proc = spawn(process.execPath, ['--max-semi-space-size=64', ...(process.env.BENCH_JOIN_PROF && args.includes('--home') ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_JOIN_PROF] : []), NODE_BUILD, 'start', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: { ms: number; text: string }[] = [];
@@ -165,12 +166,13 @@ function startNode(args: string[]): Proc {
   };
 }
 
-async function height(url: string): Promise<number> {
+export async function height(url: string): Promise<number> {
   const res = await fetch(`${url}/status`, { signal: AbortSignal.timeout(5_000) });
   return ((await res.json()) as { data: { height: number } }).data.height;
 }
 
-function cli(args: string[]): void {
+/** A command of the build (`init`, …), which must succeed. */
+export function cli(args: string[]): void {
   const r = spawnSync(process.execPath, [NODE_BUILD, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
   if (r.status !== 0) throw new Error(`${args.join(' ')}: ${r.stderr}`);
 }
@@ -235,20 +237,36 @@ async function joinOnce(dir: string, genesisFile: string, bootstrap: string, val
   }
 }
 
-async function runLength(blocks: number, txsPerBlock: number, baselineMax: number): Promise<Record<string, unknown>> {
-  const dir = tempDir('bench-join-');
+/** Four validator processes serving a chain of `blocks` blocks built offline (see the file's comment), producing on from there. */
+export interface BuiltNetwork {
+  genesisFile: string;
+  /** The four validators' p2p addresses, comma-separated (a joiner's --bootstrap). */
+  bootstrap: string;
+  /** Validator 1's API. */
+  validatorUrl: string;
+  /** Faucet credits in the chain built. */
+  txs: number;
+  buildS: number;
+  /** The height of the newest snapshot the validators hold. */
+  snapshotAt: number;
+  stop(): Promise<void>;
+}
+
+/** Builds a chain of `blocks` blocks offline under `dir` and starts four validators on it; resolves once they produce past it. */
+export async function startBuiltNetwork(dir: string, blocks: number, txsPerBlock: number): Promise<BuiltNetwork> {
   const validators: Proc[] = [];
+  const stop = () => Promise.all(validators.map((v) => v.stop())).then(() => undefined);
   try {
     // The devnet genesis cut to four validators, a snapshot every SNAPSHOT_EVERY blocks, every block kept.
     const g = JSON.parse(readFileSync(join(ROOT, 'genesis/devnet.json'), 'utf8'));
     g.validators = g.validators.slice(0, VALIDATORS);
     g.consensus = { ...g.consensus, activeSetMin: Math.min(g.consensus.activeSetMin, VALIDATORS) };
     g.storage = { snapshotIntervalBlocks: SNAPSHOT_EVERY, snapshotKeep: 2 };
-    const genesisFile = join(dir.path, 'genesis.json');
+    const genesisFile = join(dir, 'genesis.json');
     writeFileSync(genesisFile, JSON.stringify(g, null, 2));
     const genesis = loadGenesisFile(genesisFile);
 
-    const dataDirOf = (i: number) => join(dir.path, `validator-${i}`);
+    const dataDirOf = (i: number) => join(dir, `validator-${i}`);
     const dataDir = dataDirOf(1);
     const snapshotAt = Math.floor(blocks / SNAPSHOT_EVERY) * SNAPSHOT_EVERY;
     const snaps = await SnapshotStore.open({ dir: join(dataDir, 'snapshots'), intervalBlocks: SNAPSHOT_EVERY, keep: 2 });
@@ -284,23 +302,34 @@ async function runLength(blocks: number, txsPerBlock: number, baselineMax: numbe
       await waitFor(() => (v.output().includes('READY') ? true : v.proc.exitCode !== null ? Promise.reject(new Error(`validator exited: ${v.output()}`)) : undefined), 180_000, 'validator READY');
     }
     const validatorUrl = `http://127.0.0.1:${apis[0]}`;
-    const bootstrap = addrs.join(',');
     await waitFor(async () => ((await height(validatorUrl).catch(() => 0)) > blocks ? true : undefined), 60_000, 'validators producing');
+    return { genesisFile, bootstrap: addrs.join(','), validatorUrl, txs: built.txs, buildS, snapshotAt, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
 
+async function runLength(blocks: number, txsPerBlock: number, baselineMax: number): Promise<Record<string, unknown>> {
+  const dir = tempDir('bench-join-');
+  let net: BuiltNetwork | undefined;
+  try {
+    net = await startBuiltNetwork(dir.path, blocks, txsPerBlock);
+    const { genesisFile, bootstrap, validatorUrl } = net;
     const timeoutMs = Number(process.env.BENCH_JOIN_TIMEOUT_MS ?? 120_000 + blocks * 20);
     const ss = await joinOnce(dir.path, genesisFile, bootstrap, validatorUrl, true, timeoutMs);
     const bs = blocks <= baselineMax ? await joinOnce(dir.path, genesisFile, bootstrap, validatorUrl, false, timeoutMs) : undefined;
     return {
       blocks,
-      txs: built.txs,
-      buildS: +buildS.toFixed(1),
-      snapshotAt,
+      txs: net.txs,
+      buildS: +net.buildS.toFixed(1),
+      snapshotAt: net.snapshotAt,
       stateSync: ss,
       blockSync: bs,
       line: tableLine({ blocks, stateSyncS: ss.seconds, stateSyncExactS: ss.exactSeconds, blockSyncS: bs?.seconds }),
     };
   } finally {
-    await Promise.all(validators.map((v) => v.stop()));
+    await net?.stop();
     dir.remove();
   }
 }
@@ -315,7 +344,7 @@ export async function benchJoin(): Promise<Record<string, unknown>> {
   const baselineMax = Number(process.env.BENCH_JOIN_BASELINE_MAX ?? Infinity);
   for (const n of lengths) rows.push(await runLength(n, txsPerBlock, baselineMax));
   const out: Record<string, unknown> = {
-    conditions: `${VALIDATORS} validators (devnet genesis cut to ${VALIDATORS}, block time ${JSON.parse(readFileSync(join(ROOT, 'genesis/devnet.json'), 'utf8')).consensus.blockTimeMs} ms) on a chain built offline with ${txsPerBlock} signed faucet credits a block, snapshot every ${SNAPSHOT_EVERY} blocks (the newest at the chain's last multiple), every block kept; the joiner is a fresh \`init --home\` node bootstrapped to the ${VALIDATORS} validators on loopback while they keep producing; time from spawn to /status height ≥ validator 1's; CPU = the joiner's user + system`,
+    conditions: `${VALIDATORS} validators (devnet genesis cut to ${VALIDATORS}, block time ${JSON.parse(readFileSync(join(ROOT, 'genesis/devnet.json'), 'utf8')).consensus.blockTimeMs} ms) on a chain built offline with ${txsPerBlock} signed faucet credits a block, snapshot every ${SNAPSHOT_EVERY} blocks (the newest at the chain's last multiple), every block kept; the joiner is a fresh \`init --home\` node bootstrapped to the ${VALIDATORS} validators on loopback while they keep producing; time from spawn until its /status height is within ${SYNC_GAP} blocks of validator 1's (read first, every ${PROBE_MS} ms), and beside it the first probe at validator 1's height; CPU = the joiner's user + system at the first`,
   };
   for (const r of rows) out[`${r.blocks} blocks`] = r;
   out.table = '\n' + rows.map((r) => r.line).join('\n');
