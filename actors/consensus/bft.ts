@@ -126,6 +126,9 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
   let paused = false;
   /** Started, its first catch-up (the `catchUp` message) not yet done: /status shows it syncing. */
   let starting = false;
+  /** The running instance's signal (ActorContext): aborted when it is being stopped, so a wait or a block sync under way ends at its next step (a stop lets the current message finish). */
+  let signal: AbortSignal | undefined;
+  const stopRequested = () => signal?.aborted === true;
   let unsubscribeStorage: (() => void) | undefined;
   const evidence = new Map<string, EvidenceRecord>();
   const buildRequests: { height: number; round: number }[] = [];
@@ -343,6 +346,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     syncStartHeight = heightBefore;
     try {
       for (;;) {
+        if (stopRequested()) break;
         const chain = n.chain();
         const from = chain.height + 1;
         let attempt: SyncAttempt;
@@ -433,7 +437,8 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
   };
 
   return {
-    async start() {
+    async start(ctx) {
+      signal = ctx.signal;
       const n = node();
       paused = false;
       unsubscribeStorage?.();
@@ -484,8 +489,9 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
         // Catch up before taking part: wait briefly for a first peer, then sync.
         const n = node();
         const deadline = Date.now() + FIRST_PEER_WAIT_MS;
-        while (Date.now() < deadline && (n.p2pInfo?.()?.peers.length ?? 0) === 0) await new Promise((r) => setTimeout(r, 50));
+        while (Date.now() < deadline && (n.p2pInfo?.()?.peers.length ?? 0) === 0 && !stopRequested()) await new Promise((r) => setTimeout(r, 50));
         starting = false;
+        if (stopRequested()) return;
         if (!canWrite()) {
           paused = true;
           n.log.warn('consensus waits: the disk is full (see the storage lines); it catches up and takes part once it takes writes again');

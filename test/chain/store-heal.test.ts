@@ -102,6 +102,8 @@ describe('a corruption a read finds while the node runs', () => {
     let halted = false;
     void node.stopped.then(() => (halted = true));
     for (let h = 1; h <= 200 && !halted; h++) await fetch(`${node.apiAddress}/block/${h}`).catch(() => undefined);
+    // The halt stops the actors in turn: the node may still be stopping when the reads run out.
+    await Promise.race([node.stopped, new Promise((r) => setTimeout(r, 15_000))]);
     expect(halted, lines.slice(-5).join('')).toBe(true);
     const stopped = await node.stopped;
     expect(stopped.halted).toBe('the chain store is corrupted');
