@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- <suite>...]`: prints each figure with the conditions it was
- * measured under. Suites: crypto, chain, orderbook, rest, rate-limit, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync, bridge, timers, startup, idle, vrf, disk, snapshot, join (default: all).
+ * measured under. Suites: crypto, chain, orderbook, rest, rate-limit, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync, bridge, timers, startup, idle, vrf, disk, snapshot, join, node-start (default: all).
  */
 import os from 'node:os';
 import { benchCaps } from './caps';
@@ -27,6 +27,7 @@ import { benchVrf } from './vrf';
 import { benchDisk } from './disk';
 import { benchSnapshot } from './snapshot';
 import { benchJoin } from './join';
+import { benchNodeStart } from './node-start';
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   crypto: () => benchCrypto(),
@@ -53,6 +54,7 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   disk: () => benchDisk(),
   snapshot: () => benchSnapshot(),
   join: () => benchJoin(),
+  'node-start': () => benchNodeStart(),
 };
 
 async function main() {
