@@ -484,8 +484,9 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
       self().send({ type: 'catchUp' });
     },
     async handle(msg) {
-      if (msg.type === 'catchUp') {
-        if (!starting) return;
+      // The first message after start runs the catch-up: normally the `catchUp` start sent,
+      // but its lane holds one message and a later one (storageBack) may have superseded it.
+      if (starting) {
         // Catch up before taking part: wait briefly for a first peer, then sync.
         const n = node();
         const deadline = Date.now() + FIRST_PEER_WAIT_MS;
@@ -500,6 +501,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
         await catchUpAndStart();
         return;
       }
+      if (msg.type === 'catchUp') return;
       if (paused) {
         if (!canWrite()) return;
         paused = false;
