@@ -73,6 +73,8 @@ import type { ConsensusInfo, ConsensusMsg, EvidenceRecord } from './messages';
 
 /** How long a starting node waits for a first peer before it decides it is alone. */
 const FIRST_PEER_WAIT_MS = 3_000;
+/** After the first peer, how long a starting node waits for its other bootstrap peers before its first sync (within FIRST_PEER_WAIT_MS). */
+const OTHER_PEERS_WAIT_MS = 1_000;
 
 /** What the behaviour needs of its own actor: to send itself its timeouts, and its lanes' counters for /status. */
 export interface ConsensusSelf {
@@ -487,10 +489,15 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
       // The first message after start runs the catch-up: normally the `catchUp` start sent,
       // but its lane holds one message and a later one (storageBack) may have superseded it.
       if (starting) {
-        // Catch up before taking part: wait briefly for a first peer, then sync.
+        // Catch up before taking part: wait briefly for a first peer, and a little longer for
+        // the rest of the bootstrap peers (the sync's fallbacks when the first is slow or lies), then sync.
         const n = node();
+        const peersNow = () => n.p2pInfo?.()?.peers.length ?? 0;
         const deadline = Date.now() + FIRST_PEER_WAIT_MS;
-        while (Date.now() < deadline && (n.p2pInfo?.()?.peers.length ?? 0) === 0 && !stopRequested()) await new Promise((r) => setTimeout(r, 50));
+        while (Date.now() < deadline && peersNow() === 0 && !stopRequested()) await new Promise((r) => setTimeout(r, 50));
+        const all = n.config.p2p?.bootstrap.length ?? 0;
+        const rest = Math.min(deadline, Date.now() + OTHER_PEERS_WAIT_MS);
+        while (Date.now() < rest && peersNow() > 0 && peersNow() < all && !stopRequested()) await new Promise((r) => setTimeout(r, 50));
         starting = false;
         if (stopRequested()) return;
         if (!canWrite()) {
