@@ -42,7 +42,7 @@ import type { Commit } from '../../src/codec/block';
 import { blockHash, encodeBlock } from '../../src/codec/block';
 import { encodeTx, TxKind } from '../../src/codec/tx';
 import { ChainConsensusApp, logBlockRefusal } from '../../src/chain/consensus-app';
-import type { ProposalRefusal } from '../../src/consensus/core-types';
+import { zeroCounters, type ProposalRefusal } from '../../src/consensus/core-types';
 import { proposalRefusalLog } from './refusal-log';
 import { AheadClaims, applySyncResponse, checkSyncedProposer, claimAheadStatus, SYNC_BUDGET_MS, SYNC_GAP, SYNC_REFUSAL_MS, SYNC_RETRY_MS, SyncPeers, type SyncAttempt, type SyncedBlock } from '../../src/chain/sync';
 import { ConsensusCore, inputFromMessage, type ConsensusInput, type ConsensusOutput } from '../../src/consensus/core';
@@ -150,7 +150,8 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     syncBlocksPerSecond,
     syncStartHeight,
     evidence: [...evidence.values()],
-    counters: { ...(core?.counters ?? {}) } as unknown as Record<string, number>,
+    // Zeros before the first core (a node answering /status while it catches up at start).
+    counters: { ...(core?.counters ?? zeroCounters()) } as unknown as Record<string, number>,
     proposalsUntimely,
     lanes: self().lanes() ?? {},
     signingRefused,
