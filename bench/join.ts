@@ -53,11 +53,11 @@ import { ROOT, tempDir, waitFor } from '../test/helpers/devnet';
 import { NODE_BUILD } from '../test/helpers/node-program';
 import { buildSignedChain } from '../test/helpers/signed-chain';
 import { SYNC_GAP } from '../src/chain/sync';
+import { cpuSeconds } from './startup';
 
 const SNAPSHOT_EVERY = 1_000;
 /** Four: a node alone runs no libp2p, and the offline chain's commits are signed by all but one (3 of 4: a quorum). */
 const VALIDATORS = 4;
-const TICKS_PER_S = 100;
 
 /** The phases a state-sync join prints, in order, by the start of their line (src/cli/sync-progress.ts stateSyncLine). */
 const PHASE_LINES: ReadonlyArray<[JoinPhase, RegExp]> = [
@@ -111,11 +111,6 @@ export function tableLine(r: JoinRow): string {
   return `${String(r.blocks).padStart(7)} blocks | state sync ${r.stateSyncS.toFixed(1).padStart(6)} s${exact} | block sync ${bs.padStart(9)} | block/state ${ratio}`;
 }
 
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / TICKS_PER_S;
-}
 
 export interface Proc {
   proc: ChildProcess;

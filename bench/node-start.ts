@@ -13,19 +13,14 @@
  * Medians over NODE_START_ROUNDS (default 6) and new / base ratios. Linux only (/proc).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../src/cli/launcher';
 import { ROOT, tempDir } from '../test/helpers/devnet';
 import { NODE_BUILD } from '../test/helpers/node-program';
+import { cpuSeconds } from './startup';
 
-const TICKS_PER_S = 100;
 
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / TICKS_PER_S;
-}
 
 function run(cmd: string, args: string[], cwd: string): string {
   const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: 300_000 });

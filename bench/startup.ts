@@ -33,8 +33,8 @@ function statFields(pid: number | 'self'): string[] {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
-/** user + system CPU seconds of `pid`. */
-function cpuSeconds(pid: number): number {
+/** user + system CPU seconds of `pid` (Linux /proc; the join and node-start benches read it too). */
+export function cpuSeconds(pid: number): number {
   const f = statFields(pid);
   return (Number(f[11]) + Number(f[12])) / TICKS_PER_S;
 }

@@ -112,8 +112,8 @@ export interface LazyValidation {
  * took about 1.2 s of CPU for the node's ~90 route schemas, all before the API listened
  * (a joining node's start, issue 27). `warm()` compiles the rest in the background once
  * the server listens (and stops when it closes), so the first requests rarely pay for
- * it either. A request
- * validates against the same schema with the same Ajv options either way.
+ * it either. A request validates against the same schema with the same Ajv options
+ * either way.
  */
 export function installValidation(app: FastifyInstance): LazyValidation {
   const strict = new Ajv({ coerceTypes: false, allErrors: false, removeAdditional: false, useDefaults: true });

@@ -1,14 +1,15 @@
 /**
- * Key helpers used by the genesis loader and generator. Derivations and hashes run on
- * the native libraries (src/crypto: libsecp256k1, XKCP keccak): every start loads the
- * genesis and derives the faucet's address, and @noble's first multiplication builds
- * its tables (~0.15 s). Validity checks of public keys and the Ed25519 helpers stay on
- * @noble (no table is built for them).
+ * Key helpers used by the genesis loader, the generator and the key file. Derivations
+ * and hashes run on the native libraries (src/crypto: libsecp256k1, libsodium, XKCP
+ * keccak): every start loads the genesis (deriving the faucet's address) and checks its
+ * key file, and @noble's first multiplication on a curve builds its tables (~0.1-0.15 s
+ * each). Validity checks of public keys stay on @noble (no table is built for them).
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak256 } from '../crypto/keccak';
 import { decompressPublicKey, publicKeyFromPrivate } from '../crypto/secp256k1';
+import { vrfPublicKey } from '../crypto/vrf';
 import type { Address, Hex } from '../util/bytes';
 
 function hexToBytesStrict(hex: string): Uint8Array {
@@ -63,7 +64,7 @@ export function isValidCompressedSecp256k1PublicKey(publicKey: Hex): boolean {
  * §5.1: the secret scalar is derived from the seed exactly as in RFC 8032).
  */
 export function ed25519PublicKey(seed: Hex): Hex {
-  return toHex(ed25519.getPublicKey(hexToBytesStrict(seed)));
+  return toHex(vrfPublicKey(hexToBytesStrict(seed)));
 }
 
 /** True if `publicKey` is a 32-byte encoding of an Ed25519 point that is not of small order. */

@@ -30,8 +30,6 @@ import {
   secp256k1CompressedPublicKey,
 } from '../genesis/keys';
 import { NETWORKS } from '../genesis/load';
-import { publicKeyFromPrivate } from '../crypto/secp256k1';
-import { vrfPublicKey } from '../crypto/vrf';
 import type { Genesis } from '../genesis/types';
 import { bytesToHex, hexToBytes, isHex, type Address, type Hex } from '../util/bytes';
 
@@ -309,15 +307,13 @@ function checkKeys(json: unknown, path: string): NodeKeys {
   if (!isValidSecp256k1PrivateKey(ecdsaPrivateKey)) fail('ecdsaPrivateKey', 'is not a valid secp256k1 private key (1 to n-1)');
   const ecdsaPubkey = hex('ecdsaPubkey', 33);
   if (!isValidCompressedSecp256k1PublicKey(ecdsaPubkey)) fail('ecdsaPubkey', 'is not a compressed secp256k1 public key');
-  // The derivations run on the native libraries: @noble's first multiplication builds its
-  // tables (~0.1 s each curve), paid on every start for nothing else.
-  if (bytesToHex(publicKeyFromPrivate(hexToBytes(ecdsaPrivateKey), true)) !== ecdsaPubkey) fail('ecdsaPubkey', 'does not match ecdsaPrivateKey');
+  if (secp256k1CompressedPublicKey(ecdsaPrivateKey) !== ecdsaPubkey) fail('ecdsaPubkey', 'does not match ecdsaPrivateKey');
   if (addressFromSecp256k1PublicKey(ecdsaPubkey) !== o.address) fail('address', 'does not match ecdsaPubkey');
 
   const vrfPrivateKey = hex('vrfPrivateKey', 32);
   const vrfPubkey = hex('vrfPubkey', 32);
   if (!isValidVrfPublicKey(vrfPubkey)) fail('vrfPubkey', 'is not an Ed25519 public key (a point not of small order)');
-  if (bytesToHex(vrfPublicKey(hexToBytes(vrfPrivateKey))) !== vrfPubkey) fail('vrfPubkey', 'does not match vrfPrivateKey');
+  if (ed25519PublicKey(vrfPrivateKey) !== vrfPubkey) fail('vrfPubkey', 'does not match vrfPrivateKey');
 
   const peerPrivateKey = hex('peerPrivateKey', 68); // protobuf: type Ed25519 and 64 bytes (seed ‖ public key)
   let peerId: string;
