@@ -13,6 +13,15 @@ export const nonceSchema = { anyOf: [{ type: 'integer', minimum: 0 }, { type: 's
 export const networkSchema = { type: 'string', maxLength: 16 } as const;
 export const signatureSchema = { type: 'string', maxLength: 200 } as const;
 
+/**
+ * A route's path parameters: every one required, as a path always carries them (the
+ * document lists path parameters as required either way), so the inferred `req.params`
+ * has no optional member.
+ */
+export function pathParams<const P extends Record<string, object>>(properties: P): { readonly type: 'object'; readonly required: readonly (keyof P & string)[]; readonly properties: P } {
+  return { type: 'object', required: Object.keys(properties) as (keyof P & string)[], properties };
+}
+
 /** `network` is optional; naming another network than this node's answers 400 WRONG_NETWORK. */
 export function checkNetwork(genesis: Genesis, network: string | undefined): void {
   if (network === undefined) return;

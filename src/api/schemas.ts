@@ -7,40 +7,60 @@
 import { errorSchema } from './envelope';
 
 type Schema = Record<string, unknown>;
+/** A scalar schema as the builders below make it: its literal `type` kept for the types inferred from it (decision 146). */
+type Scalar<T extends string, Extra = unknown> = { readonly type: T; readonly description?: string } & Extra;
 
-export const str = (description?: string): Schema => ({ type: 'string', ...(description ? { description } : {}) });
-export const int = (description?: string): Schema => ({ type: 'integer', ...(description ? { description } : {}) });
-export const num = (description?: string): Schema => ({ type: 'number', ...(description ? { description } : {}) });
-export const bool = (description?: string): Schema => ({ type: 'boolean', ...(description ? { description } : {}) });
-export const hex = (description?: string): Schema => ({ type: 'string', pattern: '^0x[0-9a-fA-F]*$', ...(description ? { description } : {}) });
-export const addr = (description?: string): Schema => ({ type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', ...(description ? { description } : {}) });
+const described = (description?: string) => (description ? { description } : {});
+
+export const str = (description?: string): Scalar<'string'> => ({ type: 'string', ...described(description) });
+export const int = (description?: string): Scalar<'integer'> => ({ type: 'integer', ...described(description) });
+export const num = (description?: string): Scalar<'number'> => ({ type: 'number', ...described(description) });
+export const bool = (description?: string): Scalar<'boolean'> => ({ type: 'boolean', ...described(description) });
+export const hex = (description?: string): Scalar<'string', { readonly pattern: string }> => ({ type: 'string', pattern: '^0x[0-9a-fA-F]*$', ...described(description) });
+export const addr = (description?: string): Scalar<'string', { readonly pattern: string }> => ({ type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', ...described(description) });
 /** A decimal string (USDC with 6 decimals, sizes with 18, or integer base units). */
-export const dec = (description?: string): Schema => ({ type: 'string', pattern: '^-?[0-9]+(\\.[0-9]+)?$', ...(description ? { description } : {}) });
+export const dec = (description?: string): Scalar<'string', { readonly pattern: string }> => ({ type: 'string', pattern: '^-?[0-9]+(\\.[0-9]+)?$', ...described(description) });
+
+/** `schema` or null: its `type` widened to `[type, "null"]`, or `anyOf` with null for a `$ref` or a schema without `type`. */
+type Nullable<S extends Schema> = S extends { readonly type: infer T extends string } ? { readonly [K in keyof S]: K extends 'type' ? readonly [T, 'null'] : S[K] } : { readonly anyOf: readonly [S, { readonly type: 'null' }] };
 
 /** `schema` or null. */
-export function nullable(schema: Schema): Schema {
-  if ('$ref' in schema || !('type' in schema)) return { anyOf: [schema, { type: 'null' }] };
-  return { ...schema, type: [schema.type as string, 'null'] };
+export function nullable<const S extends Schema>(schema: S): Nullable<S> {
+  if ('$ref' in schema || !('type' in schema)) return { anyOf: [schema, { type: 'null' }] } as unknown as Nullable<S>;
+  return { ...schema, type: [schema.type as string, 'null'] } as unknown as Nullable<S>;
 }
 
-export const arr = (items: Schema, description?: string): Schema => ({ type: 'array', items, ...(description ? { description } : {}) });
+export const arr = <const I extends Schema>(items: I, description?: string): { readonly type: 'array'; readonly items: I; readonly description?: string } => ({ type: 'array', items, ...described(description) });
+
+/** A closed object schema: `required` names every property but the optional ones. */
+export type ClosedObject<P extends Record<string, Schema>, O extends string = never> = {
+  readonly type: 'object';
+  readonly additionalProperties: false;
+  readonly required: readonly Exclude<keyof P & string, O>[];
+  readonly properties: P;
+};
 
 /** A closed object: every property required except those in `optional`. */
-export function obj(properties: Record<string, Schema>, optional: readonly string[] = []): Schema {
-  return { type: 'object', additionalProperties: false, required: Object.keys(properties).filter((k) => !optional.includes(k)), properties };
+export function obj<const P extends Record<string, Schema>, const O extends keyof P & string = never>(properties: P, optional: readonly O[] = []): ClosedObject<P, O> {
+  return { type: 'object', additionalProperties: false, required: Object.keys(properties).filter((k) => !(optional as readonly string[]).includes(k)) as Exclude<keyof P & string, O>[], properties };
 }
 
 /** An object whose keys are open-ended (counters, maps keyed by name): documented, not enumerated. */
-export const openObj = (description: string, properties: Record<string, Schema> = {}): Schema => ({ type: 'object', additionalProperties: true, description, properties });
+export const openObj = <const P extends Record<string, Schema> = {}>(description: string, properties: P = {} as P): { readonly type: 'object'; readonly additionalProperties: true; readonly description: string; readonly properties: P } => ({ type: 'object', additionalProperties: true, description, properties });
+
+type WithExample<S> = S & { readonly examples: readonly unknown[]; readonly description?: string };
 
 /** A success body with its example (OpenAPI `examples`). */
-export function reply(schema: Schema, example: unknown, description?: string): Schema {
-  return { ...schema, ...(description ? { description } : {}), examples: [example] };
+export function reply<const S extends Schema>(schema: S, example: unknown, description?: string): WithExample<S> {
+  return { ...schema, ...described(description), examples: [example] };
 }
 
+const success = { type: 'boolean', const: true } as const;
+const timestamp = int('Milliseconds since the epoch, when the answer was made.');
+
 /** The exchange envelope `{success: true, data, timestamp}` around `data`, with an example of `data`. */
-export function envelope(data: Schema, example: unknown, description?: string): Schema {
-  return reply(obj({ success: { type: 'boolean', const: true }, data, timestamp: int('Milliseconds since the epoch, when the answer was made.') }), { success: true, data: example, timestamp: 1767225600000 }, description);
+export function envelope<const D extends Schema>(data: D, example: unknown, description?: string) {
+  return reply(obj({ success, data, timestamp }), { success: true, data: example, timestamp: 1767225600000 }, description);
 }
 
 /**
@@ -48,9 +68,9 @@ export function envelope(data: Schema, example: unknown, description?: string): 
  * `nextCursor` beside `data` when the request asked for a page (`startTime`, `endTime`
  * or `cursor`): the cursor of the next, older page, null at the end.
  */
-export function pagedEnvelope(data: Schema, example: unknown, description?: string): Schema {
+export function pagedEnvelope<const D extends Schema>(data: D, example: unknown, description?: string) {
   return reply(
-    obj({ success: { type: 'boolean', const: true }, data, nextCursor: nullable(str('Pass as `cursor` for the next (older) page; null at the end. Only on paged requests.')), timestamp: int('Milliseconds since the epoch, when the answer was made.') }, ['nextCursor']),
+    obj({ success, data, nextCursor: nullable(str('Pass as `cursor` for the next (older) page; null at the end. Only on paged requests.')), timestamp }, ['nextCursor']),
     { success: true, data: example, nextCursor: 'AgAAAYzDbWAAAAAAAAAAAAcAAAAAAAAAAAE', timestamp: 1767225600000 },
     description,
   );

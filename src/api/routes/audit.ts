@@ -6,7 +6,7 @@
  * /v1/audit/transitions). The page follows new transitions over the WebSocket's `audit`
  * topic (routes/ws.ts).
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { RoutePlugin } from '../route-plugin';
 import { MACHINE_ROLES, type MachineName } from '../../../machines/index';
 import { machineCatalog } from '../../audit/catalog';
 import { INSTANCE_MACHINES, listInstances } from '../../audit/instances';
@@ -15,7 +15,6 @@ import { AUDIT_PAGE_HTML } from '../audit-page';
 import { ok } from '../envelope';
 import { envelope as exampleEnvelope, errorResponses } from '../schemas';
 import { ADDRESS_PATTERN } from '../common';
-import type { NodeApi } from '../node-api';
 import { AUDIT_INSTANCES_LIMIT_MAX, AUDIT_TRANSITIONS_LIMIT_MAX } from '../limits';
 
 const errors = errorResponses;
@@ -107,7 +106,7 @@ export const auditTransitionSchema = {
   },
 } as const;
 
-export const auditRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+export const auditRoutes: RoutePlugin = async (app, { node }) => {
   app.get('/audit', {
     schema: {
       summary: 'The audit page: every machine drawn, its instances on this node, their transitions, live',

@@ -1,11 +1,11 @@
 /** GET /block/{height}: a committed block's header, its tx hashes, and the state root after it. */
-import type { FastifyPluginAsync } from 'fastify';
-import type { NodeApi } from '../node-api';
+import type { RoutePlugin } from '../route-plugin';
 import { blockHash } from '../../codec/block';
 import { decodeTx } from '../../codec/tx';
 import { bytesToHex } from '../../util/bytes';
 import { ApiError, errorSchema, ok } from '../envelope';
 import { refusePrunedHeight } from '../pruned';
+import { pathParams } from '../common';
 import { addr, arr, envelope, EX, hex, int, nullable, obj } from '../schemas';
 
 const blockSchema = obj({
@@ -23,13 +23,13 @@ const blockSchema = obj({
   transactions: arr(hex(), 'Transaction hashes, in block order.'),
 });
 
-export const blockRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
-  app.get<{ Params: { height: string } }>('/block/:height', {
+export const blockRoutes: RoutePlugin = async (app, { node }) => {
+  app.get('/block/:height', {
     schema: {
       tags: ['chain'],
       summary: 'A committed block',
       description: 'Its header, transaction hashes and the state root after it. `height`: a non-negative integer (at most 15 digits); 404 NOT_FOUND above the head; 410 PRUNED below the lowest height this node keeps (`error.details.lowestHeight`).',
-      params: { type: 'object', properties: { height: { type: 'string', description: 'Block height, 1 to the head.', examples: ['1'] } } },
+      params: pathParams({ height: { type: 'string', description: 'Block height, 1 to the head.', examples: ['1'] } }),
       response: {
         200: envelope(blockSchema, { height: 1, hash: EX.hash, timestampMs: EX.timestampMs, round: 0, parentHash: EX.hash, parentStateRoot: EX.hash, validatorsHash: EX.hash, stateRoot: EX.hash, proposer: EX.address, txRoot: EX.hash, lastCommit: null, transactions: [EX.hash] }),
         '4xx': errorSchema,

@@ -10,14 +10,14 @@
  * and the `bridge` block of GET /status (bridgeStatus) and of GET /v1/network
  * (bridgeNetwork), built here so the three agree.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { RoutePlugin } from '../route-plugin';
 import { getAddress } from 'viem';
 import { WithdrawalVoidReason } from '../../codec/txs/bridge';
 import { bridgeLedger, bridgeParams, nextDepositId, pendingWithdrawals, reserveCheck, withdrawalsOf } from '../../state/bridge';
 import type { Withdrawal } from '../../state/records';
 import { poolValuation } from '../../state/perps/pool';
 import { bytesToHex, toAddress } from '../../util/bytes';
-import { address } from '../common';
+import { address, pathParams } from '../common';
 import { errorSchema } from '../envelope';
 import { addr, arr, dec, EX, hex, int, nullable, num as jsonNumber, obj, openObj, reply, str } from '../schemas';
 import type { NodeApi } from '../node-api';
@@ -112,17 +112,17 @@ export function bridgeStatus(node: NodeApi) {
     pendingWithdrawalsAmount: String(r.pendingWithdrawals),
     rpcUrl,
     /** The watcher's and relayer's counters; null on a node that runs no bridge actor. */
-    actor: stats,
+    actor: stats as Record<string, unknown> | null,
   };
 }
 
-export const bridgeRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
-  app.get<{ Params: { address: string } }>('/withdrawals/:address', {
+export const bridgeRoutes: RoutePlugin = async (app, { node }) => {
+  app.get('/withdrawals/:address', {
     schema: {
       tags: ['bridge'],
       summary: 'An owner\u2019s withdrawals',
       description: 'Newest first, final ones included. Amounts are integer strings of USDC base units.',
-      params: { type: 'object', properties: { address } },
+      params: pathParams({ address }),
       response: {
         200: reply(obj({ withdrawals: arr(withdrawalSchema) }), {
           withdrawals: [{ withdrawal_id: '1', amount: '5000000', fee: '1000000', destination: EX.address, status: 'paid', valid_until: 1767229200, created_ms: EX.timestampMs, updated_ms: EX.timestampMs, signatures: 3, queued_tx: null, paid_tx: EX.hash, refund_reason: null }],

@@ -10,8 +10,7 @@
  * (its --bridge deployment file's; null without one) and the bridge and USDC contracts;
  * null on a network without a bridge.
  */
-import type { FastifyPluginAsync } from 'fastify';
-import type { NodeApi } from '../node-api';
+import type { RoutePlugin } from '../route-plugin';
 import { AGENT_CAPS_PRECOMPILE, EXCHANGE_ADDRESS, ORDERBOOK_PRECOMPILE } from '../../rpc/constants';
 import { bytesToHex } from '../../util/bytes';
 import { ok } from '../envelope';
@@ -56,7 +55,7 @@ const peersSchema = obj({
   peers: arr(obj({ peerId: str(), listen: arr(str(), 'Listen addresses it announced (libp2p identify).'), height: nullable(int('Its head, as last probed.')), heightAtMs: nullable(int()) })),
 });
 
-export const chainInfoRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+export const chainInfoRoutes: RoutePlugin = async (app, { node }) => {
   const g = node.genesis;
   const contracts = {
     exchange: EXCHANGE_ADDRESS,
@@ -112,7 +111,7 @@ export const chainInfoRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app
     });
   });
 
-  app.get<{ Querystring: { network?: string } }>('/v1/network', {
+  app.get('/v1/network', {
     schema: {
       querystring: { type: 'object', additionalProperties: false, properties: { network: networkParam } },
       tags: ['node'],

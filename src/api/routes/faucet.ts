@@ -4,8 +4,7 @@
  * any transaction, answering once final. Bounds per request and per address are
  * genesis parameters enforced by execution.
  */
-import type { FastifyPluginAsync } from 'fastify';
-import type { NodeApi } from '../node-api';
+import type { RoutePlugin } from '../route-plugin';
 import { admitAtDoor } from '../door';
 import { throwIfFailed } from '../final';
 import { TxKind } from '../../codec/tx';
@@ -15,7 +14,7 @@ import { formatDecimal, parseDecimal, NATIVE_DECIMALS, USDC_DECIMALS } from '../
 import { ApiError, errorSchema, ok } from '../envelope';
 import { EX } from '../schemas';
 
-export const faucetRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+export const faucetRoutes: RoutePlugin = async (app, { node }) => {
   const { genesis } = node;
   const faucet = genesis.faucet!;
   const key = hexToBytes(faucet.privateKey);
@@ -23,7 +22,7 @@ export const faucetRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
   const me = node.validatorAddress;
   const nodeSlot = BigInt(Math.max(0, genesis.validators.findIndex((v) => v.address === me)) % 100);
 
-  app.post<{ Body: { address: string; amount?: string } }>('/faucet', {
+  app.post('/faucet', {
     schema: {
       body: {
         type: 'object',

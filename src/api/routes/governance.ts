@@ -7,13 +7,12 @@
  * lapsed one `expired` before any transaction touches it. Also `halted`: the halt in
  * force (its operation id and height), or null. Read from the executed state at the head.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { RoutePlugin } from '../route-plugin';
 import { GOV_OP_NAMES, type GovOperation } from '../../codec/txs/governance';
 import { operationToJson } from '../../codec/txs/governance-json';
 import { haltOf, operationIds, operationStateAt } from '../../state/governance';
 import { checkNetwork } from '../common';
 import { errorSchema, ok } from '../envelope';
-import type { NodeApi } from '../node-api';
 import { addr, arr, envelope, EX, hex, int, nullable, obj, openObj, str } from '../schemas';
 
 const operationsSchema = obj({
@@ -45,8 +44,8 @@ function operationFields(op: GovOperation): Record<string, unknown> {
   return fields;
 }
 
-export const governanceRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
-  app.get<{ Querystring: { network?: string } }>('/v1/governance/operations', {
+export const governanceRoutes: RoutePlugin = async (app, { node }) => {
+  app.get('/v1/governance/operations', {
     schema: {
       tags: ['validators'],
       summary: 'Owner governance operations, pending and closed',

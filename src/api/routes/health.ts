@@ -4,12 +4,11 @@
  * "ok" or "full" (writes answered 503 STORAGE_UNAVAILABLE), with `disk` the folder and
  * its bytes free. A node whose disk is full is alive and serves reads: 200.
  */
-import type { FastifyPluginAsync } from 'fastify';
-import type { NodeApi } from '../node-api';
+import type { RoutePlugin } from '../route-plugin';
 import { errorSchema } from '../envelope';
 import { EX } from '../schemas';
 
-export const healthRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+export const healthRoutes: RoutePlugin = async (app, { node }) => {
   app.get('/health', {
     schema: {
       tags: ['node'],

@@ -5,8 +5,8 @@
 import { refusePrunedTime } from '../pruned';
 import type { RetainedKind } from '../../indexer/retention';
 import { subAccountMaster } from '../../state/subaccounts';
-import type { FastifyPluginAsync } from 'fastify';
-import type { IndexReader, NodeApi } from '../node-api';
+import type { RoutePlugin } from '../route-plugin';
+import type { IndexReader } from '../node-api';
 import { CANDLE_INTERVAL_NAMES, isCandleInterval } from '../../indexer/candles';
 import { AGENTS_LIMIT_MAX, CANDLES_LIMIT_MAX, checkPageQuery, CURSOR_MAX_CHARS, CursorKind, FILLS_LIMIT_MAX, ORDERS_LIMIT_MAX, PageQueryError, TRADES_LIMIT_MAX, type AgentItem, type PageQuery } from '../../indexer/indexer';
 import { AGENT_MODES, AGENT_MODE_WIRE } from '../../../machines/agent-mode';
@@ -19,13 +19,13 @@ import type { PairParams } from '../../genesis/types';
 import { toAddress } from '../../util/bytes';
 import { ApiError, errorSchema, ok } from '../envelope';
 import { INDEX_MAX_LAG_BLOCKS } from '../limits';
-import { address, checkNetwork, price6, size18, usdc } from '../common';
+import { address, checkNetwork, pathParams, price6, size18, usdc } from '../common';
 import { addr, arr, bool, dec, envelope, EX, hex, int, nullable, obj, pagedEnvelope, reply, str } from '../schemas';
 
 const errors = { '4xx': errorSchema, '5xx': errorSchema };
-const symbolParam = { type: 'object', properties: { symbol: { type: 'string', description: 'The pair\u2019s base symbol, case-insensitive (404 UNKNOWN_PAIR if none).', examples: ['BTC'] } } } as const;
+const symbolParam = pathParams({ symbol: { type: 'string', description: 'The pair\u2019s base symbol, case-insensitive (404 UNKNOWN_PAIR if none).', examples: ['BTC'] } });
 const side = { type: 'string', enum: ['buy', 'sell'] } as const;
-const cloidSchema = { type: 'string', pattern: '^0x[0-9a-f]{32}$', description: 'The client order id given at placement; absent when none.' };
+const cloidSchema = { type: 'string', pattern: '^0x[0-9a-f]{32}$', description: 'The client order id given at placement; absent when none.' } as const;
 
 const priceItemSchema = { symbol: str(), pair: str('SYMBOL/USDC.'), pairId: int(), price: dec('Last trade, else the book\u2019s mid, else the reference price.') };
 const priceExample = { symbol: 'BTC', pair: 'BTC/USDC', pairId: 1, price: '65000' };
@@ -45,7 +45,6 @@ const pairListingSchema = obj({ pairId: int(), symbol: str(), pair: str(), tickS
 const networkQuery = { network: { type: 'string', maxLength: 16 } } as const;
 /** The querystring of a route whose only parameter is `network` (checked, decision 100). */
 const networkOnly = { type: 'object', additionalProperties: false, properties: networkQuery } as const;
-type NetworkQs = { Querystring: { network?: string } };
 
 function limitQuery(max: number, dflt: number) {
   return { type: 'integer', minimum: 1, maximum: max, default: dflt } as const;
@@ -84,7 +83,7 @@ function pageOf(kind: CursorKind, q: PageParams, maxLimit: number): PageQuery | 
   return page;
 }
 
-export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+export const marketRoutes: RoutePlugin = async (app, { node }) => {
   const { genesis } = node;
   const state = () => node.chain().state;
   const limits = genesis.limits;
@@ -148,7 +147,7 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
   };
   const priceItem = async (p: PairParams) => ({ symbol: p.symbol, pair: `${p.symbol}/USDC`, pairId: p.id, price: await lastPrice(p) });
 
-  app.get<{ Params: { symbol: string } } & NetworkQs>('/v1/price/:symbol', {
+  app.get('/v1/price/:symbol', {
     schema: {
       querystring: networkOnly,
       tags: ['market'],
@@ -159,12 +158,12 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
     },
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
-      return { success: true, ...(await priceItem(pairBySymbol(req.params.symbol))), timestamp: Date.now() };
+      return { success: true as const, ...(await priceItem(pairBySymbol(req.params.symbol))), timestamp: Date.now() };
     },
   });
 
-  let priceAllCache: { at: number; data: unknown } | undefined;
-  app.get<NetworkQs>('/v1/price/all', {
+  let priceAllCache: { at: number; data: Awaited<ReturnType<typeof priceItem>>[] } | undefined;
+  app.get('/v1/price/all', {
     schema: {
       querystring: networkOnly,
       tags: ['market'],
@@ -182,7 +181,7 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
     },
   });
 
-  app.get<{ Params: { symbol: string }; Querystring: { interval: string; network?: string } & PageParams }>('/v1/candles/:symbol', {
+  app.get('/v1/candles/:symbol', {
     schema: {
       querystring: {
         type: 'object',
@@ -211,14 +210,14 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
         const idx = await index();
         refusePruned(idx, 'candles', page.startTime);
         const { items, nextCursor } = await idx.candlesPage(p.symbol, interval, page);
-        return { success: true, data: items, symbol: p.symbol, interval, count: items.length, nextCursor, timestamp: Date.now() };
+        return { success: true as const, data: items, symbol: p.symbol, interval, count: items.length, nextCursor, timestamp: Date.now() };
       }
       const data = await (await index()).candles(p.symbol, interval, limit);
-      return { success: true, data, symbol: p.symbol, interval, count: data.length, timestamp: Date.now() };
+      return { success: true as const, data, symbol: p.symbol, interval, count: data.length, timestamp: Date.now() };
     },
   });
 
-  app.get<{ Params: { symbol: string }; Querystring: PageParams & { network?: string } }>('/v1/trades/:symbol', {
+  app.get('/v1/trades/:symbol', {
     schema: {
       tags: ['market'],
       summary: 'Recent trades of a pair',
@@ -235,13 +234,13 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
         const idx = await index();
         refusePruned(idx, 'trades', page.startTime);
         const { items, nextCursor } = await idx.tradesPage(p.symbol, page);
-        return { success: true, data: items, nextCursor, timestamp: Date.now() };
+        return { success: true as const, data: items, nextCursor, timestamp: Date.now() };
       }
       return ok(await (await index()).trades(p.symbol, req.query.limit));
     },
   });
 
-  app.get<{ Params: { symbol: string }; Querystring: { depth: number; network?: string } }>('/v1/orderbook/:symbol', {
+  app.get('/v1/orderbook/:symbol', {
     schema: {
       tags: ['market'],
       summary: 'A pair\u2019s order book',
@@ -264,7 +263,7 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
   });
 
   // The spot listing: the pairs with a spot book (a perp-only pair is listed by /api/pairs/perps; decision 76).
-  app.get<NetworkQs>('/v1/pairs', {
+  app.get('/v1/pairs', {
     schema: {
       querystring: networkOnly,
       tags: ['market'],
@@ -284,7 +283,7 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
     );
   });
 
-  app.get<NetworkQs>('/v1/stats', {
+  app.get('/v1/stats', {
     schema: {
       querystring: networkOnly,
       tags: ['market'],
@@ -300,7 +299,7 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
     return ok({ totalPairs: state().pairs.size, totalOrders: s.totalOrders, tvl: usdc(state().supply().usdc), agentTrades: s.agentTrades, humanTrades: s.humanTrades, totalTrades: s.totalTrades, volume: s.volumeUsdc });
   });
 
-  app.get<{ Querystring: { type: 'agents' | 'all'; limit: number; network?: string } }>('/v1/leaderboard', {
+  app.get('/v1/leaderboard', {
     schema: {
       tags: ['market'],
       summary: 'Traders by volume',
@@ -314,11 +313,11 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
     },
   });
 
-  app.get<{ Params: { address: string }; Querystring: { network?: string } }>('/v1/account/:address', {
+  app.get('/v1/account/:address', {
     schema: {
       tags: ['market'],
       summary: 'An account\u2019s USDC balances',
-      params: { type: 'object', properties: { address } },
+      params: pathParams({ address }),
       querystring: { type: 'object', additionalProperties: false, properties: networkQuery },
       response: {
         200: envelope(obj({ address: addr(), freeBalance: dec(), lockedBalance: dec('In open orders.'), inPositions: dec('Margin of open positions.'), totalBalance: dec(), isAgent: bool(), master: addr('Present for a sub-account only: its master (decision 93).') }, ['master']), { address: EX.address, freeBalance: '900', lockedBalance: '100', inPositions: '0', totalBalance: '1000', isAgent: false }),
@@ -341,7 +340,7 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
     },
   });
 
-  app.get<{ Querystring: { limit: number; network?: string } }>('/v1/agents', {
+  app.get('/v1/agents', {
     schema: {
       tags: ['market'],
       summary: 'Registered agents',
@@ -360,11 +359,11 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
     },
   });
 
-  app.get<{ Params: { address: string }; Querystring: { network?: string } }>('/v1/agents/:address', {
+  app.get('/v1/agents/:address', {
     schema: {
       tags: ['market'],
       summary: 'One agent: activity, mode and caps',
-      params: { type: 'object', properties: { address } },
+      params: pathParams({ address }),
       querystring: { type: 'object', additionalProperties: false, properties: networkQuery },
       response: { 200: envelope(obj({ ...agentItemSchema, isAgent: bool(), caps: agentCapsSchema }), { ...agentExample, isAgent: true, caps: agentCapsExample }), ...errors },
     },
@@ -377,12 +376,12 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
     },
   });
 
-  app.get<{ Params: { address: string }; Querystring: PageParams & { network?: string } }>('/v1/orders/:address', {
+  app.get('/v1/orders/:address', {
     schema: {
       tags: ['market'],
       summary: 'An address\u2019s orders, open and closed',
       description: 'Newest first, from the index. With `startTime`, `endTime` (placement block time, Unix ms, inclusive) or `cursor`: a page of at most `limit`, and `nextCursor` for the older rest (null at the end).',
-      params: { type: 'object', properties: { address } },
+      params: pathParams({ address }),
       querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(limits.maxOrdersListed, limits.maxOrdersListed), ...pageParams, ...networkQuery } },
       response: { 200: pagedEnvelope(arr(orderItemSchema), [orderExample]), ...errors },
     },
@@ -393,18 +392,18 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
         const idx = await index();
         refusePruned(idx, 'orders', page.startTime);
         const { items, nextCursor } = await idx.ordersPage(req.params.address.toLowerCase(), page);
-        return { success: true, data: items, nextCursor, timestamp: Date.now() };
+        return { success: true as const, data: items, nextCursor, timestamp: Date.now() };
       }
       return ok(await (await index()).orders(req.params.address.toLowerCase(), req.query.limit));
     },
   });
 
-  app.get<{ Params: { address: string }; Querystring: PageParams & { network?: string } }>('/v1/fills/:address', {
+  app.get('/v1/fills/:address', {
     schema: {
       tags: ['market'],
       summary: 'An address\u2019s fills',
       description: 'Newest first; `side` and `fee` from the address\u2019s point of view. With `startTime`, `endTime` (block time, Unix ms, inclusive) or `cursor`: a page of at most `limit`, and `nextCursor` for the older rest (null at the end).',
-      params: { type: 'object', properties: { address } },
+      params: pathParams({ address }),
       querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(FILLS_LIMIT_MAX, 50), ...pageParams, ...networkQuery } },
       response: { 200: pagedEnvelope(arr(fillSchema), [{ symbol: 'BTC', side: 'buy', price: '65000', amount: '0.01', usdcSettled: '650', txHash: EX.hash, time: EX.timestampMs, orderId: '42', fee: '0.325' }]), ...errors },
     },
@@ -415,18 +414,18 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
         const idx = await index();
         refusePruned(idx, 'fills', page.startTime);
         const { items, nextCursor } = await idx.fillsPage(req.params.address.toLowerCase(), page);
-        return { success: true, data: items, nextCursor, timestamp: Date.now() };
+        return { success: true as const, data: items, nextCursor, timestamp: Date.now() };
       }
       return ok(await (await index()).fills(req.params.address.toLowerCase(), req.query.limit));
     },
   });
 
-  app.get<{ Params: { orderId: string } } & NetworkQs>('/v1/order/:orderId', {
+  app.get('/v1/order/:orderId', {
     schema: {
       querystring: networkOnly,
       tags: ['market'],
       summary: 'One order by id',
-      params: { type: 'object', properties: { orderId: { type: 'string', pattern: '^[1-9][0-9]{0,17}$' } } },
+      params: pathParams({ orderId: { type: 'string', pattern: '^[1-9][0-9]{0,17}$' } }),
       response: { 200: envelope(orderItemSchema, orderExample), ...errors },
     },
     handler: async (req) => {

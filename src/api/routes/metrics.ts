@@ -3,10 +3,9 @@
  * 4; the names and meanings in docs/operations.md "Metrics"). Plain text, not the JSON
  * envelope: it is for a Prometheus server to scrape.
  */
-import type { FastifyPluginAsync } from 'fastify';
-import type { NodeApi } from '../node-api';
+import type { RoutePlugin } from '../route-plugin';
 
-export const metricsRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+export const metricsRoutes: RoutePlugin = async (app, { node }) => {
   app.get('/metrics', {
     schema: {
       summary: "This node's metrics for Prometheus",

@@ -14,16 +14,15 @@
  * options` member of PlaceOrder; /order/modify (EIP-712 ModifyOrder) and
  * /order/cancel-by-cloid (EIP-712 CancelByCloid) are signed the same way.
  */
-import type { FastifyPluginAsync } from 'fastify';
-import type { NodeApi } from '../node-api';
+import type { RoutePlugin } from '../route-plugin';
 import { eventOf, lastEventOf, throwIfFailed } from '../final';
 import { admitAtDoor } from '../door';
 import { TxKind } from '../../codec/tx';
 import { toAddress } from '../../util/bytes';
 import { ApiError, errorSchema } from '../envelope';
-import { address, nonceSchema, parseNonce, signatureSchema } from '../common';
+import { address, nonceSchema, parseNonce, pathParams, signatureSchema } from '../common';
 import { addr, arr, dec, EX, hex, int, num as jsonNumber, obj, reply, str } from '../schemas';
-import { actionOptionProps, cloidSchema, optionEcho, parseOrderOptions, placeOptionProps, type OptionFields } from '../order-options';
+import { actionOptionProps, cloidSchema, optionEcho, parseOrderOptions, placeOptionProps } from '../order-options';
 import { orderIdByCloid } from '../../state/order-records';
 import type { Hex } from '../../util/bytes';
 
@@ -33,7 +32,7 @@ const uintString = { type: 'string', pattern: '^(0|[1-9][0-9]{0,77})$' } as cons
 /** 6-decimal units as a JSON number (exact below 2^53 units = 9 billion USDC). */
 const num = (v: bigint) => Number(v);
 
-export const nativeRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+export const nativeRoutes: RoutePlugin = async (app, { node }) => {
   const { genesis } = node;
   const state = () => node.chain().state;
   /** Not open (decision 89): 422 ORDER_NOT_OPEN with its state when the index knows it, else 404 UNKNOWN_ORDER. */
@@ -43,9 +42,7 @@ export const nativeRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
     return new ApiError(404, 'UNKNOWN_ORDER', `${field}: no open order ${orderId}`);
   };
 
-  app.post<{
-    Body: OptionFields & { pair_id: number; side: string; size: string; owner: string; session_key?: string; order_type: string; price?: string; leverage?: number; signature?: string; nonce: number | string };
-  }>('/order/place', {
+  app.post('/order/place', {
     schema: {
       body: {
         type: 'object',
@@ -106,13 +103,13 @@ export const nativeRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       const placed = eventOf(final, 'OrderPlaced');
       const updated = lastEventOf(final, 'OrderUpdated', (e) => e.orderId === placed.orderId);
       return {
-        success: true, order_id: placed.orderId, status: updated.status, filled: String(updated.filled), remaining: String(updated.remaining), tx_hash: final.receipt.txHash,
+        success: true as const, order_id: placed.orderId, status: updated.status, filled: String(updated.filled), remaining: String(updated.remaining), tx_hash: final.receipt.txHash,
         ...optionEcho(options),
       };
     },
   });
 
-  app.post<{ Body: { order_id: string; owner: string; session_key?: string; signature?: string; nonce: number | string; expiresAfter?: number | string } }>('/order/cancel', {
+  app.post('/order/cancel', {
     schema: {
       body: {
         type: 'object',
@@ -139,11 +136,11 @@ export const nativeRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       if (order.owner !== owner) throw new ApiError(403, 'NOT_OWNER', `order ${orderId} does not belong to ${owner}`);
       const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
-      return { success: true, order_id: String(orderId), status: 'cancelled', tx_hash: final.receipt.txHash };
+      return { success: true as const, order_id: String(orderId), status: 'cancelled', tx_hash: final.receipt.txHash };
     },
   });
 
-  app.post<{ Body: { order_id: string; price: string; size: string; owner: string; session_key?: string; signature?: string; nonce: number | string; expiresAfter?: number | string } }>('/order/modify', {
+  app.post('/order/modify', {
     schema: {
       body: {
         type: 'object',
@@ -179,11 +176,11 @@ export const nativeRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
       const m = lastEventOf(final, 'OrderModified', (e) => e.orderId === String(orderId));
-      return { success: true, order_id: String(orderId), price: String(m.price), remaining: String(m.remaining), requeued: m.requeued, tx_hash: final.receipt.txHash };
+      return { success: true as const, order_id: String(orderId), price: String(m.price), remaining: String(m.remaining), requeued: m.requeued, tx_hash: final.receipt.txHash };
     },
   });
 
-  app.post<{ Body: { cloid: string; owner: string; session_key?: string; signature?: string; nonce: number | string; expiresAfter?: number | string } }>('/order/cancel-by-cloid', {
+  app.post('/order/cancel-by-cloid', {
     schema: {
       body: {
         type: 'object',
@@ -209,16 +206,16 @@ export const nativeRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
       if (id === undefined) throw new ApiError(404, 'UNKNOWN_ORDER', `cloid: ${owner} has no open order with cloid ${cloid}`);
       const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
-      return { success: true, order_id: String(id), cloid, status: 'cancelled', tx_hash: final.receipt.txHash };
+      return { success: true as const, order_id: String(id), cloid, status: 'cancelled', tx_hash: final.receipt.txHash };
     },
   });
 
-  app.get<{ Params: { pair_id: string } }>('/orderbook/:pair_id', {
+  app.get('/orderbook/:pair_id', {
     schema: {
       tags: ['native'],
       summary: 'A pair\u2019s book by price level (native)',
       description: 'Levels aggregated by price, best first, up to the genesis maxDepth; integer strings in base units.',
-      params: { type: 'object', properties: { pair_id: { type: 'string', pattern: '^[0-9]{1,10}$' } } },
+      params: pathParams({ pair_id: { type: 'string', pattern: '^[0-9]{1,10}$' } }),
       response: {
         200: reply(obj({ pair_id: int(), symbol: str(), bids: arr(obj({ price: dec(), size: dec(), orders: int() })), asks: arr(obj({ price: dec(), size: dec(), orders: int() })) }), {
           pair_id: 1, symbol: 'BTC', bids: [{ price: '64990000000', size: '20000000000000000', orders: 2 }], asks: [],
@@ -235,11 +232,11 @@ export const nativeRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
     },
   });
 
-  app.get<{ Params: { address: string } }>('/orders/:address', {
+  app.get('/orders/:address', {
     schema: {
       tags: ['native'],
       summary: 'An address\u2019s open orders (native)',
-      params: { type: 'object', properties: { address } },
+      params: pathParams({ address }),
       response: {
         200: reply(obj({ address: addr(), orders: arr(obj({ order_id: dec(), pair_id: int(), side: { type: 'string', enum: ['Buy', 'Sell'] }, price: dec(), size: dec(), remaining: dec(), leverage: int(), locked: dec('USDC base units.'), status: { type: 'string', enum: ['open', 'partial'] }, cloid: str(), tif: { type: 'string', enum: ['Gtc', 'Alo'] }, reduceOnly: { type: 'boolean' } }, ['cloid', 'tif', 'reduceOnly'])) }), {
           address: EX.address, orders: [{ order_id: '42', pair_id: 1, side: 'Buy', price: '65000000000', size: '10000000000000000', remaining: '10000000000000000', leverage: 1, locked: '650000000', status: 'open' }],
@@ -253,20 +250,20 @@ export const nativeRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
         .openOrderIds(owner)
         .map((id) => state().orders.get(String(id))!)
         .map((o) => ({
-          order_id: String(o.id), pair_id: o.pairId, side: o.side === 0 ? 'Buy' : 'Sell', price: String(o.price), size: String(o.size),
-          remaining: String(o.remaining), leverage: o.leverage, locked: String(o.locked), status: o.remaining < o.size ? 'partial' : 'open',
+          order_id: String(o.id), pair_id: o.pairId, side: o.side === 0 ? ('Buy' as const) : ('Sell' as const), price: String(o.price), size: String(o.size),
+          remaining: String(o.remaining), leverage: o.leverage, locked: String(o.locked), status: o.remaining < o.size ? ('partial' as const) : ('open' as const),
           ...(o.cloid !== undefined ? { cloid: o.cloid } : {}), tif: o.tif, reduceOnly: o.reduceOnly,
         }));
       return { address: owner, orders };
     },
   });
 
-  app.get<{ Params: { address: string } }>('/balance/:address', {
+  app.get('/balance/:address', {
     schema: {
       tags: ['native'],
       summary: 'An address\u2019s balances (native)',
       description: 'JSON numbers in USDC base units (6 decimals); `native_wei` a decimal string.',
-      params: { type: 'object', properties: { address } },
+      params: pathParams({ address }),
       response: {
         200: reply(obj({ address: addr(), total: jsonNumber(), free_balance: jsonNumber(), locked: jsonNumber(), available: jsonNumber(), reserved: jsonNumber(), in_positions: jsonNumber(), native_wei: dec() }), {
           address: EX.address, total: 1000000000, free_balance: 900000000, locked: 100000000, available: 900000000, reserved: 100000000, in_positions: 0, native_wei: '1000000000000000000',

@@ -9,8 +9,7 @@
  * position 404), the nonce at the mempool (409); then the transaction goes through
  * consensus and the answer waits until it is final; execution's refusals are 422.
  */
-import type { FastifyPluginAsync } from 'fastify';
-import type { NodeApi } from '../node-api';
+import type { RoutePlugin } from '../route-plugin';
 import { admitAtDoor, ownerOrSessionKey } from '../door';
 import { expiresAfterSchema, expiryOf } from '../expires-after';
 import { eventOf, throwIfFailed } from '../final';
@@ -25,7 +24,7 @@ import { openInterestCap, poolValuation, profitLimit } from '../../state/perps/p
 import { bookLiqStats } from '../../state/perps/book-liquidation';
 import { toAddress, type Address } from '../../util/bytes';
 import { formatDecimal, parseDecimal } from '../../util/decimal';
-import { address, checkNetwork, decimalString, networkSchema, nonceSchema, parseNonce, price6, signatureSchema, size18, usdc } from '../common';
+import { address, checkNetwork, decimalString, networkSchema, nonceSchema, parseNonce, pathParams, price6, signatureSchema, size18, usdc } from '../common';
 import { ApiError, errorSchema, ok } from '../envelope';
 import { addr, arr, bool, dec, envelope, EX, hex, int, nullable, obj, openObj, str } from '../schemas';
 
@@ -76,7 +75,7 @@ interface SignedPerp {
   expiresAfter?: number;
 }
 
-export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+export const perpRoutes: RoutePlugin = async (app, { node }) => {
   const { genesis } = node;
   const state = () => node.chain().state;
   const nowMs = () => state().head().timestampMs;
@@ -100,7 +99,7 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
 
   const signedProps = { wallet: address, nonce: nonceSchema, signature: signatureSchema, sessionWallet: address, network: networkSchema, expiresAfter: expiresAfterSchema } as const;
 
-  app.post<{ Body: SignedPerp & { action: string; pairId: number; isLong: boolean; leverage: number; margin: string } }>('/v1/perp/open', {
+  app.post('/v1/perp/open', {
     schema: {
       body: {
         type: 'object',
@@ -152,7 +151,7 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
     },
   });
 
-  app.post<{ Body: SignedPerp & { action: string; positionId: number | string; size: string } }>('/v1/perp/close', {
+  app.post('/v1/perp/close', {
     schema: {
       body: {
         type: 'object',
@@ -193,7 +192,7 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
     },
   });
 
-  app.post<{ Body: SignedPerp & { action: string; positionId: number | string; takeProfit: string; stopLoss: string } }>('/v1/perp/tpsl', {
+  app.post('/v1/perp/tpsl', {
     schema: {
       body: {
         type: 'object',
@@ -258,7 +257,7 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
     };
   };
 
-  app.get<{ Querystring: { network?: string } }>('/v1/perp/markets', {
+  app.get('/v1/perp/markets', {
     schema: {
       tags: ['perps'],
       summary: 'The perpetual markets',
@@ -276,7 +275,7 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
     },
   });
 
-  app.get<{ Querystring: { network?: string } }>('/api/pairs/perps', {
+  app.get('/api/pairs/perps', {
     schema: {
       tags: ['perps'],
       summary: 'The pairs with a perp market',
@@ -295,12 +294,12 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
     },
   });
 
-  app.get<{ Params: { address: string }; Querystring: { network?: string } }>('/v1/perp/positions/:address', {
+  app.get('/v1/perp/positions/:address', {
     schema: {
       tags: ['perps'],
       summary: 'An address\u2019s open positions',
       description: 'Each marked at the oracle price at the head\u2019s block time: PnL, funding owed, equity, maintenance margin and liquidation price.',
-      params: { type: 'object', properties: { address } },
+      params: pathParams({ address }),
       querystring: networkQuery,
       response: {
         200: envelope(arr(positionSchema), [{
@@ -332,7 +331,7 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
     },
   });
 
-  app.get<{ Querystring: { network?: string } }>('/v1/funding', {
+  app.get('/v1/funding', {
     schema: {
       tags: ['perps'],
       summary: 'Funding rates: predicted and recent',
@@ -361,7 +360,7 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
     },
   });
 
-  app.get<{ Querystring: { network?: string; address?: string } }>('/v1/pool', {
+  app.get('/v1/pool', {
     schema: {
       tags: ['perps'],
       summary: 'The liquidity pool',
@@ -440,7 +439,7 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
 
   // ---- the pool: EIP-712, owner-only -----------------------------------------------------
 
-  app.post<{ Body: { owner: string; amount: string; nonce: number | string; signature?: string; network?: string; expiresAfter?: number } }>('/v1/pool/deposit', {
+  app.post('/v1/pool/deposit', {
     schema: {
       body: {
         type: 'object',
@@ -474,7 +473,7 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
     },
   });
 
-  app.post<{ Body: { owner: string; shares: string; nonce: number | string; signature?: string; network?: string; expiresAfter?: number } }>('/v1/pool/withdraw', {
+  app.post('/v1/pool/withdraw', {
     schema: {
       body: {
         type: 'object',

@@ -4,7 +4,7 @@
  * The answers that are not refused carry no `x-ratelimit-*` headers (they cost every
  * request; docs/performance.md), so this is where a client reads what it has left.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { RoutePlugin } from '../route-plugin';
 import { ok } from '../envelope';
 import type { BudgetView } from '../rate-limit';
 import { addr, envelope, errorResponses, int, nullable, obj } from '../schemas';
@@ -27,8 +27,8 @@ const example = {
   address: { limit: 1200, used: 12, remaining: 1188, resetSec: 31, windowMs: 60000 },
 };
 
-export const rateLimitRoutes: FastifyPluginAsync<{ limiter: RateLimitReader }> = async (app, { limiter }) => {
-  app.get<{ Querystring: { address?: string } }>('/v1/rate-limit', {
+export const rateLimitRoutes: RoutePlugin<{ limiter: RateLimitReader }> = async (app, { limiter }) => {
+  app.get('/v1/rate-limit', {
     schema: {
       tags: ['node'],
       summary: 'The caller\u2019s rate-limit budgets',

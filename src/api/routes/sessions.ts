@@ -10,8 +10,7 @@
  * owner's live session key is 401; one by the session key meets the operation's
  * owner-only signer rule (403 OWNER_ONLY): a session key can only trade.
  */
-import type { FastifyPluginAsync } from 'fastify';
-import type { NodeApi } from '../node-api';
+import type { RoutePlugin } from '../route-plugin';
 import { throwIfFailed, type FinalTx } from '../final';
 import { admitAtDoor, ownerOrSessionKey } from '../door';
 import { expiresAfterSchema, expiryOf } from '../expires-after';
@@ -78,7 +77,7 @@ export function agentCapsObject(state: State, owner: Address) {
   };
 }
 
-export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+export const sessionRoutes: RoutePlugin = async (app, { node }) => {
   const state = () => node.chain().state;
   const headTimeMs = () => state().head().timestampMs;
 
@@ -87,7 +86,7 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
     return { success: true as const, status: 'submitted' as const, tx_hash: final.receipt.txHash };
   };
 
-  app.post<{ Body: { owner: string; session_key: string; expires_at: number; nonce: number | string; signature?: string; expiresAfter?: number } }>('/session/create', {
+  app.post('/session/create', {
     schema: {
       body: {
         type: 'object',
@@ -115,7 +114,7 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
     },
   });
 
-  app.post<{ Body: { owner: string; nonce: number | string; signature?: string; expiresAfter?: number } }>('/session/revoke', {
+  app.post('/session/revoke', {
     schema: {
       body: {
         type: 'object',
@@ -143,7 +142,7 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
     },
   });
 
-  app.get<{ Querystring: { owner: string; session_key: string } }>('/session/valid', {
+  app.get('/session/valid', {
     schema: {
       querystring: { type: 'object', required: ['owner', 'session_key'], additionalProperties: false, properties: { owner: address, session_key: address } },
       tags: ['sessions'],
@@ -157,7 +156,7 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
     },
   });
 
-  app.get<{ Querystring: { owner: string } }>('/session/get', {
+  app.get('/session/get', {
     schema: {
       tags: ['sessions'],
       summary: 'The owner\u2019s live session',
@@ -173,9 +172,7 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
     },
   });
 
-  app.post<{
-    Body: { owner: string; max_leverage: number | string; allowed_order_types: number; max_input_per_trade: string; max_total_position: string; nonce: number | string; signature?: string; expiresAfter?: number };
-  }>('/agent/caps', {
+  app.post('/agent/caps', {
     schema: {
       body: {
         type: 'object',
@@ -212,7 +209,7 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
     },
   });
 
-  app.post<{ Body: { owner: string; mode: number; nonce: number | string; signature?: string; expiresAfter?: number } }>('/agent/mode', {
+  app.post('/agent/mode', {
     schema: {
       body: {
         type: 'object',
@@ -240,7 +237,7 @@ export const sessionRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
   });
 
   /** The owner's mode and caps as the 0x080B precompile's agentCaps(owner) returns them. */
-  app.get<{ Querystring: { owner: string } }>('/agent/caps', {
+  app.get('/agent/caps', {
     schema: {
       tags: ['sessions'],
       summary: 'The owner\u2019s agent mode and caps',

@@ -7,8 +7,7 @@
  * route of its own: the order routes take the sub-account as `trader` / `owner` / `wallet`
  * and its master's signature (src/state/subaccounts.ts).
  */
-import type { FastifyPluginAsync } from 'fastify';
-import type { NodeApi } from '../node-api';
+import type { RoutePlugin } from '../route-plugin';
 import { admitAtDoor } from '../door';
 import { eventOf, throwIfFailed } from '../final';
 import { TxKind } from '../../codec/tx';
@@ -16,7 +15,7 @@ import type { ActionOptions } from '../../codec/txs/options';
 import { subAccountsOf } from '../../state/subaccounts';
 import { toAddress } from '../../util/bytes';
 import { parseDecimal } from '../../util/decimal';
-import { address, checkNetwork, decimalString, networkSchema, nonceSchema, parseNonce, signatureSchema, usdc } from '../common';
+import { address, checkNetwork, decimalString, networkSchema, nonceSchema, parseNonce, pathParams, signatureSchema, usdc } from '../common';
 import { ApiError, errorSchema, ok } from '../envelope';
 import { addr, arr, bool, dec, envelope, EX, hex, int, obj, str } from '../schemas';
 
@@ -30,11 +29,11 @@ const EX_SUB = '0x5d1b3c1b8c3b2a8f0c9a0a51b2b7e4d0b1a2c3d4';
 
 const optionsOf = (expiresAfter: number | undefined): ActionOptions | undefined => (expiresAfter === undefined ? undefined : { expiresAfter: BigInt(expiresAfter) });
 
-export const subAccountRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+export const subAccountRoutes: RoutePlugin = async (app, { node }) => {
   const { genesis } = node;
   const state = () => node.chain().state;
 
-  app.post<{ Body: { owner: string; name: string; nonce: number | string; signature?: string; expiresAfter?: number; network?: string } }>('/v1/subaccount/create', {
+  app.post('/v1/subaccount/create', {
     schema: {
       body: {
         type: 'object',
@@ -66,7 +65,7 @@ export const subAccountRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (ap
     },
   });
 
-  app.post<{ Body: { owner: string; subAccount: string; deposit: boolean; amount: string; nonce: number | string; signature?: string; expiresAfter?: number; network?: string } }>('/v1/subaccount/transfer', {
+  app.post('/v1/subaccount/transfer', {
     schema: {
       body: {
         type: 'object',
@@ -108,12 +107,12 @@ export const subAccountRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (ap
     },
   });
 
-  app.get<{ Params: { master: string }; Querystring: { network?: string } }>('/v1/subaccounts/:master', {
+  app.get('/v1/subaccounts/:master', {
     schema: {
       tags: ['subaccounts'],
       summary: 'A master\u2019s sub-accounts',
       description: 'In creation (index) order, with their USDC balances. Empty for an address without sub-accounts.',
-      params: { type: 'object', properties: { master: address } },
+      params: pathParams({ master: address }),
       querystring: { type: 'object', additionalProperties: false, properties: { network: networkSchema } },
       response: {
         200: envelope(arr(subAccountSchema), [{ address: EX_SUB, master: EX.owner, name: 'market-making', index: 0, createdMs: EX.timestampMs, freeBalance: '250', lockedBalance: '0', inPositions: '0', totalBalance: '250' }]),

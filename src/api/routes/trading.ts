@@ -10,28 +10,27 @@
  * nonce at the mempool (409); then the transaction goes through consensus and the
  * answer waits until it is final.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { RoutePlugin } from '../route-plugin';
 import { findEvent } from '../../state/events';
 import { TxKind } from '../../codec/tx';
-import type { BatchItem, ModifyItem } from '../../codec/txs/orders';
+import type { BatchItem } from '../../codec/txs/orders';
 import { orderIdByCloid } from '../../state/order-records';
-import { actionOptionProps, itemOptionProps, optionEcho, parseOrderOptions, placeOptionProps, type OptionFields } from '../order-options';
+import { actionOptionProps, itemOptionProps, optionEcho, parseOrderOptions, placeOptionProps } from '../order-options';
 import { MAX_BATCH_ORDERS } from '../../codec/txs/orders';
 import { toAddress } from '../../util/bytes';
 import { SIZE_ONE } from '../../state/settlement';
 import { admitAtDoor } from '../door';
 import { eventOf, lastEventOf, throwIfFailed, type FinalTx } from '../final';
-import type { NodeApi } from '../node-api';
 import { ApiError, errorSchema, ok } from '../envelope';
-import { address, checkNetwork, decimalString, networkSchema, nonceSchema, parseNonce, price6, sideName, signatureSchema, size18, usdc } from '../common';
+import { address, checkNetwork, decimalString, networkSchema, nonceSchema, parseNonce, pathParams, price6, sideName, signatureSchema, size18, usdc } from '../common';
 import type { State } from '../../state/state';
 import type { OpenOrder } from '../../state/records';
 import type { Hex } from '../../util/bytes';
 import { addr, arr, dec, envelope, EX, hex, int, obj, str } from '../schemas';
 
 const orderStatus = { type: 'string', enum: ['open', 'partial', 'filled', 'cancelled', 'rejected'] } as const;
-const optionResult = { cloid: str('The client order id, when sent.'), tif: str('The time in force, when sent.'), reduceOnly: { type: 'boolean', description: 'When sent true.' } };
-const OPTIONAL_RESULT = ['cloid', 'tif', 'reduceOnly'];
+const optionResult = { cloid: str('The client order id, when sent.'), tif: str('The time in force, when sent.'), reduceOnly: { type: 'boolean', description: 'When sent true.' } } as const;
+const OPTIONAL_RESULT = ['cloid', 'tif', 'reduceOnly'] as const;
 const orderResultSchema = obj(
   {
     orderId: dec(), symbol: str(), side: str(), price: str('A market order\u2019s average fill price ("0" unfilled), a limit order\u2019s limit as sent.'), amount: str('As sent.'), status: orderStatus, filled: dec(), txHash: hex(),
@@ -44,7 +43,7 @@ const batchResultSchema = {
     obj({ index: int(), orderId: dec(), symbol: str(), side: str(), price: str(), amount: str(), status: orderStatus, ...optionResult }, OPTIONAL_RESULT),
     obj({ index: int(), symbol: str(), side: str(), price: str(), amount: str(), status: { type: 'string', const: 'rejected' }, error: obj({ code: str(), message: str() }) }),
   ],
-};
+} as const;
 const signedExample = { trader: EX.address, nonce: 1, signature: EX.signature };
 const EX_CLOID = '0x000102030405060708090a0b0c0d0e0f';
 const openOrderSchema = obj(
@@ -64,7 +63,7 @@ const openOrderExample = {
 function openOrderItem(st: State, o: OpenOrder) {
   return {
     orderId: String(o.id), symbol: st.pairs.get(String(o.pairId))?.symbol ?? '', pairId: o.pairId, side: sideName(o.side), type: 'limit', price: price6(o.price), amount: size18(o.size),
-    filled: size18(o.size - o.remaining), remaining: size18(o.remaining), status: o.remaining < o.size ? 'partial' : 'open', isAgent: o.isAgent, leverage: o.leverage,
+    filled: size18(o.size - o.remaining), remaining: size18(o.remaining), status: o.remaining < o.size ? ('partial' as const) : ('open' as const), isAgent: o.isAgent, leverage: o.leverage,
     locked: usdc(o.locked), time: o.createdMs, ...(o.cloid !== undefined ? { cloid: o.cloid } : {}), tif: o.tif, reduceOnly: o.reduceOnly,
   };
 }
@@ -72,15 +71,6 @@ function openOrderItem(st: State, o: OpenOrder) {
 const errors = { '4xx': errorSchema, '5xx': errorSchema };
 const ORDER_ID_RE = /^[1-9][0-9]{0,17}$/;
 
-interface Signed {
-  trader: string;
-  signature?: string;
-  nonce: number | string;
-  network?: string;
-}
-
-type BatchBody = Signed & { expiresAfter?: number | string; orders: Array<Omit<BatchItem, 'options'> & OptionFields> };
-type OrderBody = Signed & OptionFields & { symbol: string; side: string; type: string; price?: string; amount: string };
 
 const orderBodySchema = {
   type: 'object',
@@ -128,7 +118,7 @@ function orderResult(final: FinalTx, symbol: string, side: string, amount: strin
   };
 }
 
-export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+export const tradingRoutes: RoutePlugin = async (app, { node }) => {
   const { genesis } = node;
   const state = () => node.chain().state;
   /** The pair a symbol names must exist (execution refuses it too, once in a block). */
@@ -146,7 +136,7 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
     return new ApiError(404, 'UNKNOWN_ORDER', `${field}: no open order ${orderId}`);
   };
 
-  app.post<{ Body: OrderBody }>('/v1/order', {
+  app.post('/v1/order', {
     schema: {
       tags: ['trading'],
       summary: 'Place a spot order',
@@ -172,7 +162,7 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
     },
   });
 
-  app.post<{ Body: BatchBody }>('/v1/order/batch', {
+  app.post('/v1/order/batch', {
     schema: {
       body: {
         type: 'object',
@@ -223,23 +213,19 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
       // Results in submission order: each order's id and status, or why it was refused.
       const events = final.receipt.events;
       const placedInOrder = events.flatMap((e) => (e.type === 'OrderPlaced' ? [e] : []));
-      const results: unknown[] = [];
       let cursor = 0;
-      b.orders.forEach((o, index) => {
+      const results = b.orders.map((o, index) => {
         const rejected = findEvent(events, 'OrderRejected', (e) => e.index === index);
-        if (rejected) {
-          results.push({ index, symbol: o.symbol, side: o.side, price: o.price, amount: o.amount, status: 'rejected', error: { code: rejected.code, message: rejected.message } });
-          return;
-        }
+        if (rejected) return { index, symbol: o.symbol, side: o.side, price: o.price, amount: o.amount, status: 'rejected' as const, error: { code: rejected.code, message: rejected.message } };
         const placed = placedInOrder[cursor++];
         const updated = lastEventOf(final, 'OrderUpdated', (e) => e.orderId === placed.orderId);
-        results.push({ index, orderId: placed.orderId, symbol: o.symbol, side: o.side, price: o.price, amount: o.amount, status: updated.status, ...optionEcho(itemOptions[index]) });
+        return { index, orderId: placed.orderId, symbol: o.symbol, side: o.side, price: o.price, amount: o.amount, status: updated.status, ...optionEcho(itemOptions[index]) };
       });
       return ok({ trader, orders: results, txHash: final.receipt.txHash });
     },
   });
 
-  app.delete<{ Body: Signed & { expiresAfter?: number | string } }>('/v1/order/cancel-all', {
+  app.delete('/v1/order/cancel-all', {
     schema: {
       tags: ['trading'],
       summary: 'Cancel all of the trader\u2019s open orders',
@@ -272,12 +258,12 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
     },
   });
 
-  app.delete<{ Params: { orderId: string }; Body: Signed & { expiresAfter?: number | string } }>('/v1/order/:orderId', {
+  app.delete('/v1/order/:orderId', {
     schema: {
       tags: ['trading'],
       summary: 'Cancel one open order',
       description: 'Trader-signed; 404 UNKNOWN_ORDER if never placed, 422 ORDER_NOT_OPEN (its state in the message) if filled or cancelled, 403 NOT_OWNER if another\u2019s. Answers once final.',
-      params: { type: 'object', properties: { orderId: { type: 'string', description: 'The order id.', examples: ['42'] } } },
+      params: pathParams({ orderId: { type: 'string', description: 'The order id.', examples: ['42'] } }),
       body: { ...signedSchema, examples: [signedExample] },
       response: { 200: envelope(obj({ orderId: str(), status: str('cancelled'), txHash: hex() }), { orderId: '42', status: 'cancelled', txHash: EX.hash }), ...errors },
     },
@@ -303,9 +289,9 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
       obj({ index: int(), orderId: dec(), price: str('The new price as sent.'), amount: str('The new unfilled size (may be less than sent: reduce-only).'), remaining: dec(), requeued: { type: 'boolean', description: 'Lost its time priority (price moved or size grew).' }, status: { type: 'string', enum: ['open', 'partial'] }, cloid: str() }, ['cloid']),
       obj({ index: int(), orderId: dec(), price: str(), amount: str(), status: { type: 'string', const: 'rejected' }, error: obj({ code: str(), message: str() }) }),
     ],
-  };
+  } as const;
 
-  app.post<{ Body: Signed & { expiresAfter?: number | string; orders: ModifyItem[] } }>('/v1/order/modify', {
+  app.post('/v1/order/modify', {
     schema: {
       tags: ['trading'],
       summary: 'Modify the price and size of 1 to 10 resting orders',
@@ -360,23 +346,23 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
       const events = final.receipt.events;
       const results = orders.map((o, index) => {
         const refused = findEvent(events, 'OrderRejected', (e) => e.index === index);
-        if (refused) return { index, orderId: o.orderId, price: o.price, amount: o.amount, status: 'rejected', error: { code: refused.code, message: refused.message } };
+        if (refused) return { index, orderId: o.orderId, price: o.price, amount: o.amount, status: 'rejected' as const, error: { code: refused.code, message: refused.message } };
         const m = lastEventOf(final, 'OrderModified', (e) => e.orderId === o.orderId);
         return {
           index, orderId: o.orderId, price: o.price, amount: size18(m.remaining), remaining: String(m.remaining), requeued: m.requeued,
-          status: m.size > m.remaining ? 'partial' : 'open', ...(m.cloid !== undefined ? { cloid: m.cloid } : {}),
+          status: m.size > m.remaining ? ('partial' as const) : ('open' as const), ...(m.cloid !== undefined ? { cloid: m.cloid } : {}),
         };
       });
       return ok({ trader, orders: results, txHash: final.receipt.txHash });
     },
   });
 
-  app.delete<{ Params: { cloid: string }; Body: Signed & { expiresAfter?: number | string } }>('/v1/order/by-cloid/:cloid', {
+  app.delete('/v1/order/by-cloid/:cloid', {
     schema: {
       tags: ['trading'],
       summary: 'Cancel the open order a client order id names',
       description: 'Trader-signed (digest "cancel-cloid" + cloid, nonce). 400 INVALID_ORDER_ID for a malformed cloid, 404 UNKNOWN_ORDER when the trader has no open order with it. Answers once final.',
-      params: { type: 'object', properties: { cloid: { type: 'string', maxLength: 80, description: 'The client order id: 0x and 32 lower-case hex digits.', examples: [EX_CLOID] } } },
+      params: pathParams({ cloid: { type: 'string', maxLength: 80, description: 'The client order id: 0x and 32 lower-case hex digits.', examples: [EX_CLOID] } }),
       body: { ...signedSchema, examples: [signedExample] },
       response: { 200: envelope(obj({ orderId: str(), cloid: str(), status: str('cancelled'), txHash: hex() }), { orderId: '42', cloid: EX_CLOID, status: 'cancelled', txHash: EX.hash }), ...errors },
     },
@@ -396,12 +382,12 @@ export const tradingRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, 
     },
   });
 
-  app.get<{ Params: { trader: string; cloid: string }; Querystring: { network?: string } }>('/v1/order/by-cloid/:trader/:cloid', {
+  app.get('/v1/order/by-cloid/:trader/:cloid', {
     schema: {
       tags: ['trading'],
       summary: 'A trader\u2019s open order by client order id',
       description: 'From the chain state at the head: the open order the trader\u2019s cloid names; 404 UNKNOWN_ORDER when none is open (a cloid is unique among open orders only).',
-      params: { type: 'object', properties: { trader: address, cloid: { type: 'string', pattern: '^0x[0-9a-f]{32}$' } } },
+      params: pathParams({ trader: address, cloid: { type: 'string', pattern: '^0x[0-9a-f]{32}$' } }),
       querystring: { type: 'object', additionalProperties: false, properties: { network: networkSchema } },
       response: { 200: envelope(openOrderSchema, openOrderExample), ...errors },
     },

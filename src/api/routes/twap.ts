@@ -10,7 +10,7 @@
  * the operations (src/state/ops/timers.ts) in the order of contract [D-envelope-order],
  * then the nonce (409) at the mempool; answers once final.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { RoutePlugin } from '../route-plugin';
 import { TxKind } from '../../codec/tx';
 import { findEvent } from '../../state/events';
 import { scheduleOf } from '../../state/scheduled-cancels';
@@ -21,20 +21,11 @@ import { admitAtDoor } from '../door';
 import { ApiError, errorSchema, ok } from '../envelope';
 import { expiresAfterSchema, expiryOptions } from '../expires-after';
 import { eventOf, throwIfFailed } from '../final';
-import type { NodeApi } from '../node-api';
-import { address, checkNetwork, decimalString, networkSchema, nonceSchema, parseNonce, price6, signatureSchema, size18 } from '../common';
+import { address, checkNetwork, decimalString, networkSchema, nonceSchema, parseNonce, pathParams, price6, signatureSchema, size18 } from '../common';
 import { SIZE_ONE } from '../../state/settlement';
 import { addr, arr, bool, dec, envelope, EX, hex, int, nullable, obj, str } from '../schemas';
 
 const errors = { '4xx': errorSchema, '5xx': errorSchema };
-
-interface Signed {
-  trader: string;
-  signature?: string;
-  nonce: number | string;
-  network?: string;
-  expiresAfter?: number;
-}
 
 const signedProps = { trader: address, signature: signatureSchema, nonce: nonceSchema, network: networkSchema, expiresAfter: expiresAfterSchema } as const;
 
@@ -44,7 +35,7 @@ const twapProps = {
   slicesTotal: int(), slicesDone: int('Slices executed (an IOC that filled nothing included).'), slicesMissed: int('Slices not placed: no fresh mark, no liquidity, halted, size.'),
   nextSliceMs: nullable(int('Block time of the next slice; null once final.')), minutes: int(), randomize: bool(), createdMs: int(), updatedMs: int(),
   lastCode: nullable(str('Why the last slice was missed or refused.')),
-};
+} as const;
 const twapSchema = obj(twapProps);
 const twapExample = {
   twapId: '1', owner: EX.address, symbol: 'ETH', side: 'buy', state: 'running', amount: '1', filled: '0.1', remaining: '0.9', averagePrice: '2000',
@@ -61,11 +52,11 @@ function twapJson(rec: TwapRecord) {
   };
 }
 
-export const twapRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
+export const twapRoutes: RoutePlugin = async (app, { node }) => {
   const { genesis } = node;
   const state = () => node.chain().state;
 
-  app.post<{ Body: Signed & { time: number | null } }>('/v1/order/schedule-cancel', {
+  app.post('/v1/order/schedule-cancel', {
     schema: {
       tags: ['trading'],
       summary: 'Schedule (or clear) a cancel of all the trader\u2019s open orders',
@@ -101,11 +92,11 @@ export const twapRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
     },
   });
 
-  app.get<{ Params: { trader: string } }>('/v1/order/schedule-cancel/:trader', {
+  app.get('/v1/order/schedule-cancel/:trader', {
     schema: {
       tags: ['trading'],
       summary: 'The trader\u2019s scheduled cancel',
-      params: { type: 'object', properties: { trader: address } },
+      params: pathParams({ trader: address }),
       response: { 200: envelope(obj({ trader: addr(), time: nullable(int('Block time in ms; null when none is scheduled.')), countToday: int() }), { trader: EX.address, time: null, countToday: 0 }), ...errors },
     },
     handler: async (req) => {
@@ -116,7 +107,7 @@ export const twapRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
     },
   });
 
-  app.post<{ Body: Signed & { symbol: string; side: string; amount: string; minutes: number; randomize?: boolean } }>('/v1/twap', {
+  app.post('/v1/twap', {
     schema: {
       tags: ['trading'],
       summary: 'Place a TWAP order',
@@ -163,7 +154,7 @@ export const twapRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
     },
   });
 
-  app.post<{ Body: Signed & { twapId: string } }>('/v1/twap/cancel', {
+  app.post('/v1/twap/cancel', {
     schema: {
       tags: ['trading'],
       summary: 'Cancel a running TWAP',
@@ -198,12 +189,12 @@ export const twapRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
     },
   });
 
-  app.get<{ Params: { address: string } }>('/v1/twap/:address', {
+  app.get('/v1/twap/:address', {
     schema: {
       tags: ['trading'],
       summary: 'A trader\u2019s TWAP orders with their progress',
       description: 'Newest first, final ones included.',
-      params: { type: 'object', properties: { address } },
+      params: pathParams({ address }),
       response: { 200: envelope(obj({ address: addr(), twaps: arr(twapSchema) }), { address: EX.address, twaps: [twapExample] }), ...errors },
     },
     handler: async (req) => {
@@ -214,11 +205,11 @@ export const twapRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
     },
   });
 
-  app.get<{ Params: { id: string } }>('/v1/twap/id/:id', {
+  app.get('/v1/twap/id/:id', {
     schema: {
       tags: ['trading'],
       summary: 'One TWAP order and its progress',
-      params: { type: 'object', properties: { id: { type: 'string', pattern: '^[1-9][0-9]{0,17}$' } } },
+      params: pathParams({ id: { type: 'string', pattern: '^[1-9][0-9]{0,17}$' } }),
       response: { 200: envelope(twapSchema, twapExample), ...errors },
     },
     handler: async (req) => {

@@ -3,13 +3,12 @@
  * POST /tx {tx: "0x…"} submits one and answers once it is final (or refused at the door);
  * GET /tx/{hash} answers its receipt and block.
  */
-import type { FastifyPluginAsync } from 'fastify';
-import type { NodeApi } from '../node-api';
+import type { RoutePlugin } from '../route-plugin';
 import { throwIfFailed } from '../final';
 import { hexToBytes, isHex } from '../../util/bytes';
 import { ApiError, errorSchema, ok } from '../envelope';
 import { lowestHeight } from '../pruned';
-import { plainJson } from '../common';
+import { pathParams, plainJson } from '../common';
 import { TX_BODY_MAX_BYTES } from '../limits';
 import { envelope, EX, hex, int, openObj, obj } from '../schemas';
 
@@ -19,8 +18,8 @@ const receiptSchema = openObj('The receipt: txHash, index, kind, signer, status 
 const receiptExample = { txHash: EX.hash, index: 0, kind: 'Faucet', signer: EX.address, status: 'ok', events: [] };
 
 
-export const txRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
-  app.post<{ Body: { tx: string } }>('/tx', {
+export const txRoutes: RoutePlugin = async (app, { node }) => {
+  app.post('/tx', {
     schema: {
       body: {
         type: 'object',
@@ -45,12 +44,12 @@ export const txRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { nod
     },
   });
 
-  app.get<{ Params: { hash: string } }>('/tx/:hash', {
+  app.get('/tx/:hash', {
     schema: {
       tags: ['chain'],
       summary: 'A committed transaction\u2019s receipt',
       description: '`hash`: 0x plus 64 hex characters; 404 NOT_FOUND until it is in a committed block. A node that prunes keeps no index of the transactions of pruned blocks: its 404 then carries `error.details.lowestHeight`, the lowest height it keeps (the transaction may lie below it).',
-      params: { type: 'object', properties: { hash: { type: 'string', description: 'Transaction hash.', examples: [EX.hash] } } },
+      params: pathParams({ hash: { type: 'string', description: 'Transaction hash.', examples: [EX.hash] } }),
       response: { 200: envelope(obj({ height: int(), index: int('Position in the block.'), receipt: receiptSchema }), { height: 1024, index: 0, receipt: receiptExample }), '4xx': errorSchema, '5xx': errorSchema },
     },
     handler: async (req) => {

@@ -6,14 +6,13 @@
  * downtime window (src/state/validator-downtime.ts) and the epoch its jail ends (null
  * when not jailed). Read from the executed state at the head.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { RoutePlugin } from '../route-plugin';
 import { epochOf } from '../../state/validator-epoch';
 import { missedBlocks } from '../../state/validator-downtime';
 import { validatorAddresses, validatorRecord } from '../../state/validator-records';
 import { activeValidators } from '../../state/validators';
 import { checkNetwork } from '../common';
 import { errorSchema, ok } from '../envelope';
-import type { NodeApi } from '../node-api';
 import { addr, arr, dec, envelope, EX, int, nullable, obj, str } from '../schemas';
 
 const errors = { '4xx': errorSchema, '5xx': errorSchema };
@@ -34,8 +33,8 @@ const validatorsSchema = obj({
   })),
 });
 
-export const validatorRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
-  app.get<{ Querystring: { network?: string } }>('/v1/validators', {
+export const validatorRoutes: RoutePlugin = async (app, { node }) => {
+  app.get('/v1/validators', {
     schema: {
       tags: ['validators'],
       summary: 'Every validator the state knows',

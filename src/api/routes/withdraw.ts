@@ -4,8 +4,7 @@
  * optional session_key (the signer, when not the owner: refused, a session key can only
  * trade). Answers once final: `{success, status: "requested", withdrawal_id, amount, fee, tx_hash}`.
  */
-import type { FastifyPluginAsync } from 'fastify';
-import type { NodeApi } from '../node-api';
+import type { RoutePlugin } from '../route-plugin';
 import { admitAtDoor } from '../door';
 import { expiresAfterSchema, expiryOf } from '../expires-after';
 import { eventOf, throwIfFailed } from '../final';
@@ -15,8 +14,8 @@ import { errorSchema } from '../envelope';
 import { address, nonceSchema, parseNonce, signatureSchema } from '../common';
 import { dec, EX, hex, obj, reply, str } from '../schemas';
 
-export const withdrawRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { node }) => {
-  app.post<{ Body: { owner: string; amount: string; destination: string; nonce: number | string; signature?: string; session_key?: string; expiresAfter?: number } }>('/withdraw', {
+export const withdrawRoutes: RoutePlugin = async (app, { node }) => {
+  app.post('/withdraw', {
     schema: {
       body: {
         type: 'object',
@@ -54,7 +53,7 @@ export const withdrawRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app,
       const final = await node.submitAndWait(tx, signer);
       throwIfFailed(final);
       const ev = eventOf(final, 'WithdrawalRequested');
-      return { success: true, status: 'requested', withdrawal_id: ev.withdrawalId, amount: String(ev.amount), fee: String(ev.fee), tx_hash: final.receipt.txHash };
+      return { success: true as const, status: 'requested', withdrawal_id: ev.withdrawalId, amount: String(ev.amount), fee: String(ev.fee), tx_hash: final.receipt.txHash };
     },
   });
 };

@@ -16,7 +16,7 @@
  * Rate limits (src/api/rate-limit.ts): sockets held per IP (beyond: closed 1008 at once),
  * and every message spends 1 of the IP's weight (beyond: an error answer with retryAfter).
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { RoutePlugin } from '../route-plugin';
 import type { WebSocket } from 'ws';
 import type { NodeApi } from '../node-api';
 import type { Block } from '../../codec/block';
@@ -218,7 +218,7 @@ async function post(inject: InjectPost, hub: WsHub, c: Client, msg: { id?: unkno
   hub.send(c, { channel: 'post', id, response: { status: r.statusCode, body } });
 }
 
-export const wsRoutes: FastifyPluginAsync<{ node: NodeApi; hub: WsHub; limiter: RateLimiter; inject: InjectPost }> = async (app, { node, hub, limiter, inject }) => {
+export const wsRoutes: RoutePlugin<{ node: NodeApi; hub: WsHub; limiter: RateLimiter; inject: InjectPost }> = async (app, { node, hub, limiter, inject }) => {
   const ctx: RpcContext = node;
   const ping = setInterval(() => {
     for (const c of hub.clients) {
