@@ -5,7 +5,7 @@
  * `as const` or made by the builders of ./schemas.ts, which keep their literal types: the
  * validation they drive and the OpenAPI document built from them are what they were.
  */
-import type { FastifyPluginAsync, FastifyPluginOptions, FastifyTypeProvider, RawServerDefault } from 'fastify';
+import type { FastifyPluginAsync, FastifyPluginOptions, FastifySchema, FastifyTypeProvider, RawServerDefault } from 'fastify';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { NodeApi } from './node-api';
 
@@ -25,3 +25,13 @@ export interface SchemaTypes extends FastifyTypeProvider {
 }
 
 export type RoutePlugin<Options extends FastifyPluginOptions = { node: NodeApi }> = FastifyPluginAsync<Options, RawServerDefault, SchemaTypes>;
+
+/**
+ * A route file's schemas by `"METHOD /path"`, as the file registers them: the one
+ * definition of each route's request and replies, which its handler is checked against
+ * and the typed client (src/client) is derived from (src/api/route-table.ts). `const`
+ * keeps the literal types of schemas written inline.
+ */
+export function routeSchemas<const T extends Record<`${'GET' | 'POST' | 'DELETE'} /${string}`, FastifySchema>>(schemas: T): T {
+  return schemas;
+}

@@ -4,7 +4,7 @@
  * operations) and calls every route. Errors come back as ExchangeApiError carrying
  * the HTTP status and the envelope's code and message.
  */
-import type { LocalAccount } from 'viem';
+import type { LocalAccount, TypedDataDefinition } from 'viem';
 import { bytesToHex } from '../util/bytes';
 import { batchDigest, batchOptionsText, cancelAllDigest, cancelCloidDigest, cancelDigest, modifyDigest, placeOrderDigest } from '../crypto/exchange-digest';
 import { eip712Domain, EIP712_TYPES } from '../crypto/eip712';
@@ -14,6 +14,28 @@ import { optionsText } from '../crypto/action-options';
 import type { ActionOptions, TimeInForce } from '../codec/txs/options';
 import { typedDataTypesWithOptions } from '../crypto/eip712-options';
 import { scheduleCancelDigest, twapCancelDigest, twapPlaceDigest } from '../crypto/timer-digest';
+import type { RouteBody, RouteData, RouteKey, RouteParams, RouteQuery, RouteReply } from '../api/route-table';
+
+/** One part of a request: required when the route's schema requires any of it, absent when the route takes none. */
+type Part<Name extends string, T> = [T] extends [undefined] ? { [N in Name]?: never } : {} extends T ? { [N in Name]?: T } : { [N in Name]: T };
+/** What a route takes: its path parameters, query and body. */
+export type RouteRequest<K extends RouteKey> = Part<'params', RouteParams<K>> & Part<'query', RouteQuery<K>> & Part<'body', RouteBody<K>>;
+/** The request argument, optional when the route needs nothing. */
+type RequestArgs<K extends RouteKey> = {} extends RouteRequest<K> ? [req?: RouteRequest<K>] : [req: RouteRequest<K>];
+
+/**
+ * An EIP-712 request whose types are chosen at run time (by the action and whether it
+ * carries options), which viem's literal typing of `types` and `message` cannot follow.
+ */
+function typedData(chainId: number, types: object, primaryType: string, message: Record<string, unknown>): TypedDataDefinition {
+  return { domain: eip712Domain(chainId), types, primaryType, message } as TypedDataDefinition;
+}
+
+/** The envelope's error fields of an answer, where it has them. */
+function errorOf(body: unknown): { code?: string; message?: string } {
+  const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
+  return typeof error === 'object' && error !== null ? (error as { code?: string; message?: string }) : {};
+}
 
 export class ExchangeApiError extends Error {
   constructor(
@@ -72,16 +94,8 @@ function optionParts(o: OrderOptions): { options: ActionOptions; wire: Record<st
   return { options, wire };
 }
 
-export interface OrderResult {
-  orderId: string;
-  symbol: string;
-  side: string;
-  price: string;
-  amount: string;
-  status: string;
-  filled: string;
-  txHash: string;
-}
+/** A placed order's result (POST /v1/order). */
+export type OrderResult = RouteData<'POST /v1/order'>;
 
 export interface NativeOrder extends OrderOptions {
   owner: `0x${string}`;
@@ -135,26 +149,10 @@ export interface TwapParams {
 }
 
 /** A TWAP's progress (GET /v1/twap/id/{id}). */
-export interface TwapProgress {
-  twapId: string;
-  owner: string;
-  symbol: string;
-  side: 'buy' | 'sell';
-  state: 'running' | 'completed' | 'failed' | 'cancelled';
-  amount: string;
-  filled: string;
-  remaining: string;
-  averagePrice: string;
-  slicesTotal: number;
-  slicesDone: number;
-  slicesMissed: number;
-  nextSliceMs: number | null;
-  minutes: number;
-  randomize: boolean;
-  createdMs: number;
-  updatedMs: number;
-  lastCode: string | null;
-}
+export type TwapProgress = RouteData<'GET /v1/twap/id/:id'>;
+
+/** A candle interval GET /v1/candles takes. */
+export type CandleInterval = NonNullable<NonNullable<RouteQuery<'GET /v1/candles/:symbol'>>['interval']>;
 
 /** A page request of a history (decision 95): times are block times, Unix ms, inclusive. */
 export interface PageRequest {
@@ -168,48 +166,23 @@ export interface PageRequest {
 /** One page of a history: its items (newest first; candles oldest first within the page) and the next page's cursor. */
 export interface PageResult<T> {
   data: T[];
-  /** null: this page is the last. */
-  nextCursor: string | null;
+  /** null: this page is the last (present on every paged answer). */
+  nextCursor?: string | null;
 }
 
-/** The query text of a page request: startTime defaults to 0, which makes the request a page even without bounds. */
-function pageQuery(p: PageRequest, extra: Record<string, string> = {}): string {
-  const q = new URLSearchParams(extra);
-  q.set('startTime', String(p.startTime ?? 0));
-  if (p.endTime !== undefined) q.set('endTime', String(p.endTime));
-  if (p.cursor !== undefined) q.set('cursor', p.cursor);
-  if (p.limit !== undefined) q.set('limit', String(p.limit));
-  return q.toString();
+/** The query of a page request: startTime defaults to 0, which makes the request a page even without bounds. */
+function pageQuery(p: PageRequest): PageRequest & { startTime: number } {
+  return { ...p, startTime: p.startTime ?? 0 };
 }
 
-export interface SubmittedResult {
-  success: true;
-  status: 'submitted';
-  tx_hash: string;
-}
+/** A native action's answer once submitted (POST /session/create, /agent/caps, …). */
+export type SubmittedResult = RouteReply<'POST /session/create'>;
 
 /** One sub-account as GET /v1/subaccounts/{master} lists it. */
-export interface SubAccountItem {
-  address: `0x${string}`;
-  master: `0x${string}`;
-  name: string;
-  index: number;
-  createdMs: number;
-  freeBalance: string;
-  lockedBalance: string;
-  inPositions: string;
-  totalBalance: string;
-}
+export type SubAccountItem = RouteData<'GET /v1/subaccounts/:master'>[number];
 
-export interface AgentListItem {
-  address: string;
-  mode: 'OFF' | 'REDUCE_ONLY' | 'ACTIVE';
-  capsSet: boolean;
-  sessionActive: boolean;
-  trades: number;
-  volume: string;
-  firstSeen: number | null;
-}
+/** One agent as GET /v1/agents lists it. */
+export type AgentListItem = RouteData<'GET /v1/agents'>[number];
 
 export interface PerpOpenParams {
   /** The owner; defaults to the signer. */
@@ -223,21 +196,8 @@ export interface PerpOpenParams {
   expiresAfter?: number;
 }
 
-export interface PerpOpenResult {
-  positionId: string;
-  pairId: number;
-  symbol: string;
-  isLong: boolean;
-  side: 'long' | 'short';
-  size: string;
-  entryPrice: string;
-  margin: string;
-  leverage: number;
-  liquidationPrice: string;
-  fee: string;
-  isAgent: boolean;
-  txHash: string;
-}
+/** An opened position (POST /v1/perp/open). */
+export type PerpOpenResult = RouteData<'POST /v1/perp/open'>;
 
 /** Units of 10^-decimals of a decimal string (throws on a malformed one). */
 function decimalUnits(value: string, decimals: number): bigint {
@@ -253,13 +213,7 @@ const expiry = (expiresAfter: number | undefined) => (expiresAfter === undefined
 export type SignatureForm = 65 | 64;
 
 /** One rate-limit budget as GET /v1/rate-limit shows it. */
-export interface RateBudget {
-  limit: number;
-  used: number;
-  remaining: number;
-  resetSec: number;
-  windowMs: number;
-}
+export type RateBudget = NonNullable<RouteData<'GET /v1/rate-limit'>['ip']>;
 
 export class ExchangeClient {
   private lastNonce = 0n;
@@ -280,7 +234,11 @@ export class ExchangeClient {
     return this.opts.signatureForm === 64 ? sig.slice(0, 130) : sig;
   }
 
-  /** Raw call: the HTTP status and parsed body, never throws for HTTP errors. */
+  /**
+   * Raw call: the HTTP status and parsed body, never throws for HTTP errors. The way to
+   * send what no route's types allow (the tests' malformed and refused requests), so its
+   * answer is untyped; `request` is the typed way.
+   */
   async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; retryAfterSec?: number }> {
     const res = await fetch(`${this.baseUrl}${path}`, {
       method,
@@ -298,17 +256,32 @@ export class ExchangeClient {
     return retryAfter === null ? { status: res.status, body: parsed } : { status: res.status, body: parsed, retryAfterSec: Number(retryAfter) };
   }
 
-  private async ok<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const r = await this.call(method, path, body);
+  /**
+   * A route by its key in the route table (src/api/route-table.ts): the path parameters
+   * filled in, the query and the body as the route's schemas type them, so a call that
+   * names no route or sends what its schemas refuse does not compile. The parsed answer,
+   * typed by the route's 200 schema; an HTTP error throws ExchangeApiError.
+   */
+  async request<K extends RouteKey>(route: K, ...[req]: RequestArgs<K>): Promise<RouteReply<K>> {
+    const { params = {}, query = {}, body } = (req ?? {}) as { params?: object; query?: object; body?: unknown };
+    const space = route.indexOf(' ');
+    const values = new Map(Object.entries(params).map(([k, v]) => [k, String(v)]));
+    const search = new URLSearchParams(Object.entries(query).flatMap(([k, v]): [string, string][] => (v === undefined ? [] : [[k, String(v)]])));
+    const path = route.slice(space + 1).replace(/:(\w+)/g, (_m, name: string) => encodeURIComponent(values.get(name) ?? ''));
+    const r = await this.call(route.slice(0, space), search.size > 0 ? `${path}?${search}` : path, body);
     if (r.status >= 400) {
-      const e = (r.body as any)?.error ?? {};
+      const e = errorOf(r.body);
       throw new ExchangeApiError(r.status, e.code ?? 'HTTP_ERROR', e.message ?? String(r.body), r.body, r.retryAfterSec);
     }
-    return r.body as T;
+    // The answer as the node's reply schema describes it (the node checks its replies against it in the tests).
+    return r.body as RouteReply<K>;
   }
 
-  private async data<T>(method: string, path: string, body?: unknown): Promise<T> {
-    return (await this.ok<{ data: T }>(method, path, body)).data;
+  private ok = this.request;
+
+  /** The `data` of an answer in the exchange envelope. */
+  private async data<K extends RouteKey>(route: K, ...args: RequestArgs<K>): Promise<RouteData<K>> {
+    return ((await this.request(route, ...args)) as { data: RouteData<K> }).data;
   }
 
   // ---- signing -------------------------------------------------------------------
@@ -323,8 +296,8 @@ export class ExchangeClient {
 
   // ---- exchange REST: trading ------------------------------------------------------
 
-  async placeOrder(account: LocalAccount, o: RestOrder, nonce?: bigint): Promise<OrderResult & { cloid?: string; tif?: string; reduceOnly?: boolean }> {
-    return this.data('POST', '/v1/order', await this.signOrder(account, o, nonce));
+  async placeOrder(account: LocalAccount, o: RestOrder, nonce?: bigint): Promise<OrderResult> {
+    return this.data('POST /v1/order', { body: await this.signOrder(account, o, nonce) });
   }
 
   /** Items may carry cloid, tif and reduceOnly; `batch.expiresAfter` is the batch's own. */
@@ -334,9 +307,9 @@ export class ExchangeClient {
     const own = optionParts(batch);
     const text = batchOptionsText(parts.map((p) => optionsText(p.options)), optionsText(own.options));
     const signature = await account.signMessage({ message: { raw: bytesToHex(batchDigest(items, nonce, text)) } });
-    return this.data<{ trader: string; orders: any[]; txHash: string }>('POST', '/v1/order/batch', {
+    return this.data('POST /v1/order/batch', { body: {
       orders: items.map((it, i) => ({ ...it, ...parts[i].wire })), ...own.wire, trader: account.address, nonce: Number(nonce), signature: this.wire(signature),
-    });
+    } });
   }
 
   // ---- issue 24: modify, cancel by client order id (decisions 87, 88) ----------------
@@ -346,29 +319,27 @@ export class ExchangeClient {
     const { options, wire } = optionParts(opts);
     const orders = items.map((m) => ({ orderId: m.orderId, price: m.price, amount: m.amount }));
     const signature = await account.signMessage({ message: { raw: bytesToHex(modifyDigest(orders, nonce, optionsText(options))) } });
-    return this.data<{ trader: string; orders: any[]; txHash: string }>('POST', '/v1/order/modify', {
+    return this.data('POST /v1/order/modify', { body: {
       orders, ...wire, trader: account.address, nonce: Number(nonce), signature: this.wire(signature),
-    });
+    } });
   }
 
   /** DELETE /v1/order/by-cloid/{cloid}. */
   async cancelByCloid(account: LocalAccount, cloid: string, nonce = this.nextNonce(), opts: { expiresAfter?: number | bigint } = {}) {
     const { options, wire } = optionParts(opts);
     const signature = await account.signMessage({ message: { raw: bytesToHex(cancelCloidDigest(cloid, nonce, optionsText(options))) } });
-    return this.data<{ orderId: string; cloid: string; status: string; txHash: string }>('DELETE', `/v1/order/by-cloid/${cloid}`, {
-      ...wire, trader: account.address, nonce: Number(nonce), signature: this.wire(signature),
+    return this.data('DELETE /v1/order/by-cloid/:cloid', {
+      params: { cloid }, body: { ...wire, trader: account.address, nonce: Number(nonce), signature: this.wire(signature) },
     });
   }
 
   /** GET /v1/order/by-cloid/{trader}/{cloid}: the open order, from the chain state. */
-  orderByCloid = (trader: string, cloid: string) => this.data<any>('GET', `/v1/order/by-cloid/${trader}/${cloid}`);
+  orderByCloid = (trader: string, cloid: string) => this.data('GET /v1/order/by-cloid/:trader/:cloid', { params: { trader, cloid } });
 
   /** An EIP-712 order action, with `string options` when it carries options. */
   private async signOrderTyped(signer: LocalAccount, primaryType: OrderPrimaryType, message: Record<string, unknown>, options: ActionOptions) {
     const text = optionsText(options);
-    const signature = await signer.signTypedData({
-      domain: eip712Domain(this.opts.chainId) as any, types: orderTypedDataTypes(primaryType, text) as any, primaryType, message: (text === '' ? message : { ...message, options: text }) as any,
-    });
+    const signature = await signer.signTypedData(typedData(this.opts.chainId, orderTypedDataTypes(primaryType, text), primaryType, text === '' ? message : { ...message, options: text }));
     return this.wire(signature);
   }
 
@@ -377,33 +348,33 @@ export class ExchangeClient {
     const nonce = p.nonce ?? this.nextNonce();
     const { options, wire } = optionParts(p);
     const signature = await this.signOrderTyped(signer, 'ModifyOrder', { owner: p.owner, orderId: p.orderId, price: p.price, size: p.size, nonce }, options);
-    return this.ok<{ success: true; order_id: string; price: string; remaining: string; requeued: boolean; tx_hash: string }>('POST', '/order/modify', {
+    return this.ok('POST /order/modify', { body: {
       order_id: String(p.orderId), price: String(p.price), size: String(p.size), owner: p.owner, session_key: signer.address, ...wire, signature, nonce: Number(nonce),
-    });
+    } });
   }
 
   /** POST /order/cancel-by-cloid (native). */
   async cancelByCloidNative(signer: LocalAccount, owner: `0x${string}`, cloid: `0x${string}`, nonce = this.nextNonce(), opts: { expiresAfter?: number | bigint } = {}) {
     const { options, wire } = optionParts(opts);
     const signature = await this.signOrderTyped(signer, 'CancelByCloid', { owner, cloid, nonce }, options);
-    return this.ok<{ success: true; order_id: string; cloid: string; status: string; tx_hash: string }>('POST', '/order/cancel-by-cloid', {
+    return this.ok('POST /order/cancel-by-cloid', { body: {
       cloid, owner, session_key: signer.address, ...wire, signature, nonce: Number(nonce),
-    });
+    } });
   }
 
   async cancelOrder(account: LocalAccount, orderId: string, nonce = this.nextNonce(), opts: { expiresAfter?: number | bigint } = {}) {
     const { options, wire } = optionParts(opts);
     const signature = await account.signMessage({ message: { raw: bytesToHex(cancelDigest(orderId, nonce, optionsText(options))) } });
-    return this.data<{ orderId: string; status: string; txHash: string }>('DELETE', `/v1/order/${orderId}`, {
-      ...wire, trader: account.address, nonce: Number(nonce), signature: this.wire(signature),
+    return this.data('DELETE /v1/order/:orderId', {
+      params: { orderId }, body: { ...wire, trader: account.address, nonce: Number(nonce), signature: this.wire(signature) },
     });
   }
 
   async cancelAll(account: LocalAccount, nonce = this.nextNonce()) {
     const signature = await account.signMessage({ message: { raw: bytesToHex(cancelAllDigest(nonce)) } });
-    return this.data<{ trader: string; totalOrders: number; openOrders: number; cancelled: number; cancelledIds: string[] }>('DELETE', '/v1/order/cancel-all', {
+    return this.data('DELETE /v1/order/cancel-all', { body: {
       trader: account.address, nonce: Number(nonce), signature: this.wire(signature),
-    });
+    } });
   }
 
   // ---- timers: the dead-man switch and TWAP orders (decisions 90–91) ---------------------
@@ -418,10 +389,10 @@ export class ExchangeClient {
   }
 
   async scheduleCancel(account: LocalAccount, time: number | null, p: { nonce?: bigint; expiresAfter?: number } = {}) {
-    return this.data<{ trader: string; time: number | null; countToday: number; txHash: string }>('POST', '/v1/order/schedule-cancel', await this.scheduleCancelBody(account, time, p));
+    return this.data('POST /v1/order/schedule-cancel', { body: await this.scheduleCancelBody(account, time, p) });
   }
 
-  scheduledCancel = (trader: string) => this.data<{ trader: string; time: number | null; countToday: number }>('GET', `/v1/order/schedule-cancel/${trader}`);
+  scheduledCancel = (trader: string) => this.data('GET /v1/order/schedule-cancel/:trader', { params: { trader } });
 
   async twapBody(account: LocalAccount, t: TwapParams) {
     const nonce = t.nonce ?? this.nextNonce();
@@ -436,16 +407,16 @@ export class ExchangeClient {
   }
 
   async placeTwap(account: LocalAccount, t: TwapParams) {
-    return this.data<TwapProgress & { txHash: string }>('POST', '/v1/twap', await this.twapBody(account, t));
+    return this.data('POST /v1/twap', { body: await this.twapBody(account, t) });
   }
 
   async cancelTwap(account: LocalAccount, twapId: string, p: { nonce?: bigint; expiresAfter?: number } = {}) {
     const nonce = p.nonce ?? this.nextNonce();
     const options = p.expiresAfter === undefined ? undefined : { expiresAfter: BigInt(p.expiresAfter) };
     const signature = await account.signMessage({ message: { raw: bytesToHex(twapCancelDigest(twapId, nonce, options)) } });
-    return this.data<{ twapId: string; state: 'cancelled'; filled: string; remaining: string; txHash: string }>('POST', '/v1/twap/cancel', {
+    return this.data('POST /v1/twap/cancel', { body: {
       twapId, trader: account.address, nonce: Number(nonce), signature: this.wire(signature), ...(p.expiresAfter === undefined ? {} : { expiresAfter: p.expiresAfter }),
-    });
+    } });
   }
 
   /** POST /v1/order/schedule-cancel for `subAccount`, signed by its master (the digest bound to it). */
@@ -453,9 +424,9 @@ export class ExchangeClient {
     const nonce = p.nonce ?? this.nextNonce();
     const options = p.expiresAfter === undefined ? undefined : { expiresAfter: BigInt(p.expiresAfter) };
     const signature = await this.signFor(master, subAccount, scheduleCancelDigest(time === null ? null : BigInt(time), nonce, options));
-    return this.data<{ trader: string; time: number | null; countToday: number; txHash: string }>('POST', '/v1/order/schedule-cancel', {
+    return this.data('POST /v1/order/schedule-cancel', { body: {
       trader: subAccount, time, nonce: Number(nonce), signature, ...(p.expiresAfter === undefined ? {} : { expiresAfter: p.expiresAfter }),
-    });
+    } });
   }
 
   /** POST /v1/twap for `subAccount`, signed by its master. */
@@ -464,10 +435,10 @@ export class ExchangeClient {
     const options = t.expiresAfter === undefined ? undefined : { expiresAfter: BigInt(t.expiresAfter) };
     const randomize = t.randomize ?? false;
     const signature = await this.signFor(master, subAccount, twapPlaceDigest({ symbol: t.symbol, side: t.side, amount: t.amount, minutes: t.minutes, randomize, nonce, options }));
-    return this.data<TwapProgress & { txHash: string }>('POST', '/v1/twap', {
+    return this.data('POST /v1/twap', { body: {
       symbol: t.symbol, side: t.side, amount: t.amount, minutes: t.minutes, randomize, trader: subAccount, nonce: Number(nonce), signature,
       ...(t.expiresAfter === undefined ? {} : { expiresAfter: t.expiresAfter }),
-    });
+    } });
   }
 
   /** POST /v1/twap/cancel for `subAccount`, signed by its master. */
@@ -475,13 +446,13 @@ export class ExchangeClient {
     const nonce = p.nonce ?? this.nextNonce();
     const options = p.expiresAfter === undefined ? undefined : { expiresAfter: BigInt(p.expiresAfter) };
     const signature = await this.signFor(master, subAccount, twapCancelDigest(twapId, nonce, options));
-    return this.data<{ twapId: string; state: 'cancelled'; filled: string; remaining: string; txHash: string }>('POST', '/v1/twap/cancel', {
+    return this.data('POST /v1/twap/cancel', { body: {
       twapId, trader: subAccount, nonce: Number(nonce), signature, ...(p.expiresAfter === undefined ? {} : { expiresAfter: p.expiresAfter }),
-    });
+    } });
   }
 
-  twaps = (address: string) => this.data<{ address: string; twaps: TwapProgress[] }>('GET', `/v1/twap/${address}`);
-  twap = (twapId: string) => this.data<TwapProgress>('GET', `/v1/twap/id/${twapId}`);
+  twaps = (address: string) => this.data('GET /v1/twap/:address', { params: { address } });
+  twap = (twapId: string) => this.data('GET /v1/twap/id/:id', { params: { id: twapId } });
 
   // ---- native routes ----------------------------------------------------------------
 
@@ -493,18 +464,18 @@ export class ExchangeClient {
     };
     const { options, wire } = optionParts(o);
     const signature = await this.signOrderTyped(signer, 'PlaceOrder', message, options);
-    return this.ok<{ success: true; order_id: string; status: string; filled: string; remaining: string; tx_hash: string; cloid?: string; tif?: string; reduceOnly?: boolean }>('POST', '/order/place', {
+    return this.ok('POST /order/place', { body: {
       pair_id: o.pairId, side: o.side, size: String(o.size), owner: o.owner, session_key: signer.address, order_type: o.orderType,
       price: String(o.price), leverage: o.leverage ?? 1, ...wire, signature, nonce: Number(nonce),
-    });
+    } });
   }
 
   async cancelNative(signer: LocalAccount, owner: `0x${string}`, orderId: bigint, nonce = this.nextNonce(), opts: { expiresAfter?: number | bigint } = {}) {
     const { options, wire } = optionParts(opts);
     const signature = await this.signOrderTyped(signer, 'CancelOrder', { owner, orderId, nonce }, options);
-    return this.ok<{ success: true; order_id: string; status: string }>('POST', '/order/cancel', {
+    return this.ok('POST /order/cancel', { body: {
       order_id: String(orderId), owner, session_key: signer.address, ...wire, signature, nonce: Number(nonce),
-    });
+    } });
   }
 
   // ---- sessions and agents (also served on the node's session port) --------------------
@@ -522,7 +493,7 @@ export class ExchangeClient {
     const options = expiresAfter === undefined ? undefined : { expiresAfter: BigInt(expiresAfter) };
     const types = options ? typedDataTypesWithOptions(primaryType, options) : EIP712_TYPES;
     const signed = options ? { ...message, options: optionsText(options) } : message;
-    const signature = await signer.signTypedData({ domain: eip712Domain(this.opts.chainId) as any, types: types as any, primaryType, message: signed as any });
+    const signature = await signer.signTypedData(typedData(this.opts.chainId, types, primaryType, signed));
     return this.wire(signature);
   }
 
@@ -535,7 +506,7 @@ export class ExchangeClient {
   }
 
   async createSession(signer: LocalAccount, p: SessionCreateParams) {
-    return this.ok<SubmittedResult>('POST', '/session/create', await this.sessionCreateBody(signer, p));
+    return this.ok('POST /session/create', { body: await this.sessionCreateBody(signer, p) });
   }
 
   async sessionRevokeBody(signer: LocalAccount, p: { owner?: `0x${string}`; nonce?: bigint; expiresAfter?: number } = {}) {
@@ -545,12 +516,12 @@ export class ExchangeClient {
   }
 
   async revokeSession(signer: LocalAccount, p: { owner?: `0x${string}`; nonce?: bigint; expiresAfter?: number } = {}) {
-    return this.ok<SubmittedResult>('POST', '/session/revoke', await this.sessionRevokeBody(signer, p));
+    return this.ok('POST /session/revoke', { body: await this.sessionRevokeBody(signer, p) });
   }
 
-  sessionValid = (owner: string, sessionKey: string) => this.ok<{ valid: boolean }>('GET', `/session/valid?owner=${owner}&session_key=${sessionKey}`);
+  sessionValid = (owner: string, sessionKey: string) => this.ok('GET /session/valid', { query: { owner, session_key: sessionKey } });
   getSession = (owner: string) =>
-    this.ok<{ owner: string; session_key: string; expires_at: number; created_at: number; nonce: number | string; state: 'active' }>('GET', `/session/get?owner=${owner}`);
+    this.ok('GET /session/get', { query: { owner } });
 
   /** The signed JSON body of POST /agent/caps. */
   async agentCapsBody(signer: LocalAccount, c: AgentCapsParams) {
@@ -566,7 +537,7 @@ export class ExchangeClient {
   }
 
   async setAgentCaps(signer: LocalAccount, c: AgentCapsParams) {
-    return this.ok<SubmittedResult>('POST', '/agent/caps', await this.agentCapsBody(signer, c));
+    return this.ok('POST /agent/caps', { body: await this.agentCapsBody(signer, c) });
   }
 
   async agentModeBody(signer: LocalAccount, mode: number, p: { owner?: `0x${string}`; nonce?: bigint; expiresAfter?: number } = {}) {
@@ -577,24 +548,24 @@ export class ExchangeClient {
 
   /** 0 OFF, 1 REDUCE_ONLY, 2 ACTIVE. */
   async setAgentMode(signer: LocalAccount, mode: number, p: { owner?: `0x${string}`; nonce?: bigint; expiresAfter?: number } = {}) {
-    return this.ok<SubmittedResult>('POST', '/agent/mode', await this.agentModeBody(signer, mode, p));
+    return this.ok('POST /agent/mode', { body: await this.agentModeBody(signer, mode, p) });
   }
 
   /** agentCaps(owner) as the 0x080B precompile returns it. */
   agentCaps = (owner: string) =>
-    this.ok<{ owner: string; mode: 0 | 1 | 2; mode_name: string; caps_set: boolean; max_leverage: string; allowed_order_types: number; max_input_per_trade: string; max_total_position: string }>('GET', `/agent/caps?owner=${owner}`);
-  agents = (limit = 100) => this.data<AgentListItem[]>('GET', `/v1/agents?limit=${limit}`);
-  agent = (address: string) => this.data<AgentListItem & { isAgent: boolean; caps: unknown }>('GET', `/v1/agents/${address}`);
+    this.ok('GET /agent/caps', { query: { owner } });
+  agents = (limit = 100) => this.data('GET /v1/agents', { query: { limit } });
+  agent = (address: string) => this.data('GET /v1/agents/:address', { params: { address } });
 
   /** POST /withdraw: `amount` in USDC units the destination receives; signed by `signer` for `owner`. */
   async withdraw(signer: LocalAccount, p: { owner?: `0x${string}`; amount: bigint; destination: `0x${string}`; nonce?: bigint; expiresAfter?: number }) {
     const owner = p.owner ?? signer.address;
     const nonce = p.nonce ?? this.nextNonce();
     const signature = await this.signTyped(signer, 'Withdraw', { owner, amount: p.amount, destination: p.destination, nonce }, p.expiresAfter);
-    return this.ok<{ success: true; status: string; withdrawal_id: string; amount: string; fee: string; tx_hash: string }>('POST', '/withdraw', {
+    return this.ok('POST /withdraw', { body: {
       owner, amount: String(p.amount), destination: p.destination, nonce: Number(nonce), signature, ...expiry(p.expiresAfter),
       ...(signer.address.toLowerCase() !== owner.toLowerCase() ? { session_key: signer.address } : {}),
-    });
+    } });
   }
 
   // ---- perpetuals and the pool ----------------------------------------------------------
@@ -605,34 +576,32 @@ export class ExchangeClient {
    * defaults to the signer; a session key signing for its owner adds `sessionWallet`.
    */
   async perpOpenBody(signer: LocalAccount, p: PerpOpenParams) {
-    const payload = { action: 'perp_open', wallet: p.wallet ?? signer.address, pairId: p.pairId, isLong: p.isLong, leverage: p.leverage, margin: p.margin, nonce: Number(p.nonce ?? this.nextNonce()) };
+    const payload = { action: 'perp_open' as const, wallet: p.wallet ?? signer.address, pairId: p.pairId, isLong: p.isLong, leverage: p.leverage, margin: p.margin, nonce: Number(p.nonce ?? this.nextNonce()) };
     return this.signPerp(signer, payload, p.expiresAfter);
   }
 
   async perpOpen(signer: LocalAccount, p: PerpOpenParams) {
-    return this.data<PerpOpenResult>('POST', '/v1/perp/open', await this.perpOpenBody(signer, p));
+    return this.data('POST /v1/perp/open', { body: await this.perpOpenBody(signer, p) });
   }
 
   /** POST /v1/perp/close; `size` "0" (default) closes the whole position. */
   async perpCloseBody(signer: LocalAccount, p: { wallet?: `0x${string}`; positionId: string; size?: string; nonce?: bigint; expiresAfter?: number }) {
-    const payload = { action: 'perp_close', wallet: p.wallet ?? signer.address, positionId: p.positionId, size: p.size ?? '0', nonce: Number(p.nonce ?? this.nextNonce()) };
+    const payload = { action: 'perp_close' as const, wallet: p.wallet ?? signer.address, positionId: p.positionId, size: p.size ?? '0', nonce: Number(p.nonce ?? this.nextNonce()) };
     return this.signPerp(signer, payload, p.expiresAfter);
   }
 
   async perpClose(signer: LocalAccount, p: { wallet?: `0x${string}`; positionId: string; size?: string; nonce?: bigint; expiresAfter?: number }) {
-    return this.data<{ positionId: string; status: 'closed' | 'reduced'; closedSize: string; remainingSize: string; price: string; pnl: string; funding: string; fee: string; payout: string; txHash: string }>(
-      'POST', '/v1/perp/close', await this.perpCloseBody(signer, p),
-    );
+    return this.data('POST /v1/perp/close', { body: await this.perpCloseBody(signer, p) });
   }
 
   /** POST /v1/perp/tpsl; "" unsets a target. */
   async perpTpslBody(signer: LocalAccount, p: { wallet?: `0x${string}`; positionId: string; takeProfit: string; stopLoss: string; nonce?: bigint; expiresAfter?: number }) {
-    const payload = { action: 'perp_tpsl', wallet: p.wallet ?? signer.address, positionId: p.positionId, takeProfit: p.takeProfit, stopLoss: p.stopLoss, nonce: Number(p.nonce ?? this.nextNonce()) };
+    const payload = { action: 'perp_tpsl' as const, wallet: p.wallet ?? signer.address, positionId: p.positionId, takeProfit: p.takeProfit, stopLoss: p.stopLoss, nonce: Number(p.nonce ?? this.nextNonce()) };
     return this.signPerp(signer, payload, p.expiresAfter);
   }
 
   async perpTpsl(signer: LocalAccount, p: { wallet?: `0x${string}`; positionId: string; takeProfit: string; stopLoss: string; nonce?: bigint; expiresAfter?: number }) {
-    return this.data<{ positionId: string; takeProfit: string; stopLoss: string; txHash: string }>('POST', '/v1/perp/tpsl', await this.perpTpslBody(signer, p));
+    return this.data('POST /v1/perp/tpsl', { body: await this.perpTpslBody(signer, p) });
   }
 
   /** Personal-signs the JSON payload; with `expiresAfter` the signed JSON gains a last key "options" (decision 90) and the body an `expiresAfter` field. */
@@ -649,9 +618,9 @@ export class ExchangeClient {
     const nonce = p.nonce ?? this.nextNonce();
     const units = decimalUnits(p.amount, 6);
     const signature = await this.signTyped(signer, 'PoolDeposit', { owner, amount: units, nonce }, p.expiresAfter);
-    return this.data<{ owner: string; amount: string; shares: string; poolValue: string; unlockMs: number; txHash: string }>('POST', '/v1/pool/deposit', {
+    return this.data('POST /v1/pool/deposit', { body: {
       owner, amount: p.amount, nonce: Number(nonce), signature, ...expiry(p.expiresAfter),
-    });
+    } });
   }
 
   /** POST /v1/pool/withdraw: burns `shares` (integer string). */
@@ -659,17 +628,17 @@ export class ExchangeClient {
     const owner = p.owner ?? signer.address;
     const nonce = p.nonce ?? this.nextNonce();
     const signature = await this.signTyped(signer, 'PoolWithdraw', { owner, shares: p.shares, nonce }, p.expiresAfter);
-    return this.data<{ owner: string; shares: string; amount: string; poolValue: string; txHash: string }>('POST', '/v1/pool/withdraw', {
+    return this.data('POST /v1/pool/withdraw', { body: {
       owner, shares: String(p.shares), nonce: Number(nonce), signature, ...expiry(p.expiresAfter),
-    });
+    } });
   }
 
-  perpMarkets = () => this.data<any[]>('GET', '/v1/perp/markets');
-  perpPairs = () => this.data<{ pairId: number; symbol: string; maxLeverage: number; maintenanceMarginBps: number; openInterestCapBps: number; markets: ('spot' | 'perp')[]; oracleSource: string }[]>('GET', '/api/pairs/perps');
-  positions = (address: string) => this.data<any[]>('GET', `/v1/perp/positions/${address}`);
-  funding = () => this.data<any[]>('GET', '/v1/funding');
-  pool = (address?: string) => this.data<any>('GET', `/v1/pool${address ? `?address=${address}` : ''}`);
-  engineStats = () => this.data<any>('GET', '/stats');
+  perpMarkets = () => this.data('GET /v1/perp/markets');
+  perpPairs = () => this.data('GET /api/pairs/perps');
+  positions = (address: string) => this.data('GET /v1/perp/positions/:address', { params: { address } });
+  funding = () => this.data('GET /v1/funding');
+  pool = (address?: string) => this.data('GET /v1/pool', { query: { address } });
+  engineStats = () => this.data('GET /stats');
 
   // ---- sub-accounts (decisions 93–94) -------------------------------------------------
 
@@ -677,7 +646,7 @@ export class ExchangeClient {
     const options = optionsText(expiresAfter === undefined ? undefined : { expiresAfter });
     const types = subAccountTypes(primaryType, options !== '');
     const full = options === '' ? message : { ...message, options };
-    return this.wire(await master.signTypedData({ domain: eip712Domain(this.opts.chainId) as any, types: types as any, primaryType, message: full as any }));
+    return this.wire(await master.signTypedData(typedData(this.opts.chainId, types, primaryType, full)));
   }
 
   /** The signed JSON body of POST /v1/subaccount/create. */
@@ -688,7 +657,7 @@ export class ExchangeClient {
   }
 
   async createSubAccount(master: LocalAccount, name: string, p: { nonce?: bigint; expiresAfter?: bigint } = {}) {
-    return this.data<{ master: `0x${string}`; subAccount: `0x${string}`; name: string; index: number; txHash: string }>('POST', '/v1/subaccount/create', await this.subAccountCreateBody(master, name, p));
+    return this.data('POST /v1/subaccount/create', { body: await this.subAccountCreateBody(master, name, p) });
   }
 
   /** The signed JSON body of POST /v1/subaccount/transfer: `amount` a USDC decimal string; deposit true is master → sub-account. */
@@ -703,60 +672,61 @@ export class ExchangeClient {
   }
 
   async subAccountTransfer(master: LocalAccount, p: { subAccount: `0x${string}`; deposit: boolean; amount: string; nonce?: bigint; expiresAfter?: bigint }) {
-    return this.data<{ master: string; subAccount: string; deposit: boolean; amount: string; txHash: string }>('POST', '/v1/subaccount/transfer', await this.subAccountTransferBody(master, p));
+    return this.data('POST /v1/subaccount/transfer', { body: await this.subAccountTransferBody(master, p) });
   }
 
-  subAccounts = (master: string) => this.data<SubAccountItem[]>('GET', `/v1/subaccounts/${master}`);
+  subAccounts = (master: string) => this.data('GET /v1/subaccounts/:master', { params: { master } });
 
   /** A REST digest signed by the master for its sub-account (bound to it: src/state/subaccounts.ts). */
   private async signFor(master: LocalAccount, subAccount: `0x${string}`, digest: Uint8Array) {
     return this.wire(await master.signMessage({ message: { raw: bytesToHex(subAccountActionDigest(subAccount, digest)) } }));
   }
 
-  /** POST /v1/order as `subAccount`, signed by its master. */
-  async placeOrderFor(master: LocalAccount, subAccount: `0x${string}`, o: RestOrder, nonce = this.nextNonce()): Promise<OrderResult> {
+  /** POST /v1/order as `subAccount`, signed by its master (without options: the digest signed here has none). */
+  async placeOrderFor(master: LocalAccount, subAccount: `0x${string}`, o: Omit<RestOrder, keyof OrderOptions>, nonce = this.nextNonce()) {
     const digest = placeOrderDigest({ symbol: o.symbol, side: o.side, type: o.type, price: o.price ?? '', amount: o.amount, nonce });
-    return this.data('POST', '/v1/order', { ...o, trader: subAccount, nonce: Number(nonce), signature: await this.signFor(master, subAccount, digest) });
+    const fields = { symbol: o.symbol, side: o.side, type: o.type, ...(o.price !== undefined ? { price: o.price } : {}), amount: o.amount };
+    return this.data('POST /v1/order', { body: { ...fields, trader: subAccount, nonce: Number(nonce), signature: await this.signFor(master, subAccount, digest) } });
   }
 
   /** DELETE /v1/order/{orderId} of `subAccount`, signed by its master. */
   async cancelOrderFor(master: LocalAccount, subAccount: `0x${string}`, orderId: string, nonce = this.nextNonce()) {
     const signature = await this.signFor(master, subAccount, cancelDigest(orderId, nonce));
-    return this.data<{ orderId: string; status: string; txHash: string }>('DELETE', `/v1/order/${orderId}`, { trader: subAccount, nonce: Number(nonce), signature });
+    return this.data('DELETE /v1/order/:orderId', { params: { orderId }, body: { trader: subAccount, nonce: Number(nonce), signature } });
   }
 
   /** DELETE /v1/order/cancel-all of `subAccount`, signed by its master. */
   async cancelAllFor(master: LocalAccount, subAccount: `0x${string}`, nonce = this.nextNonce()) {
     const signature = await this.signFor(master, subAccount, cancelAllDigest(nonce));
-    return this.data<{ trader: string; totalOrders: number; openOrders: number; cancelled: number; cancelledIds: string[] }>('DELETE', '/v1/order/cancel-all', {
+    return this.data('DELETE /v1/order/cancel-all', { body: {
       trader: subAccount, nonce: Number(nonce), signature,
-    });
+    } });
   }
 
   // ---- reads ------------------------------------------------------------------------
 
-  health = () => this.ok<{ status: string; chain: string; chainId: number }>('GET', '/health');
+  health = () => this.ok('GET /health');
   /** GET /v1/rate-limit: this client's IP budget and, with `address`, that signer's (null: unlimited). */
-  rateLimit = (address?: string) => this.data<{ ip: RateBudget | null; address?: RateBudget | null }>('GET', `/v1/rate-limit${address ? `?address=${address}` : ''}`);
-  price = (symbol: string) => this.ok<{ symbol: string; pair: string; pairId: number; price: string }>('GET', `/v1/price/${symbol}`);
-  prices = () => this.data<{ symbol: string; pair: string; pairId: number; price: string }[]>('GET', '/v1/price/all');
-  candles = (symbol: string, interval = '1m', limit = 100) => this.ok<{ data: any[]; symbol: string; interval: string; count: number }>('GET', `/v1/candles/${symbol}?interval=${interval}&limit=${limit}`);
-  trades = (symbol: string, limit = 50) => this.data<any[]>('GET', `/v1/trades/${symbol}?limit=${limit}`);
-  orderbook = (symbol: string, depth = 20) => this.data<{ symbol: string; midPrice: string; bids: any[]; asks: any[] }>('GET', `/v1/orderbook/${symbol}?depth=${depth}`);
-  stats = () => this.data<{ totalPairs: number; totalOrders: number; tvl: string; agentTrades: number; humanTrades: number }>('GET', '/v1/stats');
-  leaderboard = (type: 'agents' | 'all' = 'all') => this.data<any[]>('GET', `/v1/leaderboard?type=${type}`);
-  pairs = () => this.data<{ pairId: number; symbol: string; markets: ('spot' | 'perp')[]; oracleSource: string }[]>('GET', '/v1/pairs');
-  account = (address: string) => this.data<{ address: string; freeBalance: string; lockedBalance: string; inPositions: string; totalBalance: string; isAgent: boolean; master?: string }>('GET', `/v1/account/${address}`);
-  orders = (address: string) => this.data<any[]>('GET', `/v1/orders/${address}`);
-  fills = (address: string) => this.data<any[]>('GET', `/v1/fills/${address}`);
+  rateLimit = (address?: string) => this.data('GET /v1/rate-limit', { query: { address } });
+  price = (symbol: string) => this.ok('GET /v1/price/:symbol', { params: { symbol } });
+  prices = () => this.data('GET /v1/price/all');
+  candles = (symbol: string, interval: CandleInterval = '1m', limit = 100) => this.ok('GET /v1/candles/:symbol', { params: { symbol }, query: { interval, limit } });
+  trades = (symbol: string, limit = 50) => this.data('GET /v1/trades/:symbol', { params: { symbol }, query: { limit } });
+  orderbook = (symbol: string, depth = 20) => this.data('GET /v1/orderbook/:symbol', { params: { symbol }, query: { depth } });
+  stats = () => this.data('GET /v1/stats');
+  leaderboard = (type: 'agents' | 'all' = 'all') => this.data('GET /v1/leaderboard', { query: { type } });
+  pairs = () => this.data('GET /v1/pairs');
+  account = (address: string) => this.data('GET /v1/account/:address', { params: { address } });
+  orders = (address: string) => this.data('GET /v1/orders/:address', { params: { address } });
+  fills = (address: string) => this.data('GET /v1/fills/:address', { params: { address } });
 
   // ---- histories by page (decision 95) ----------------------------------------------
 
-  tradesPage = (symbol: string, p: PageRequest = {}) => this.ok<PageResult<any>>('GET', `/v1/trades/${symbol}?${pageQuery(p)}`);
-  fillsPage = (address: string, p: PageRequest = {}) => this.ok<PageResult<any>>('GET', `/v1/fills/${address}?${pageQuery(p)}`);
-  ordersPage = (address: string, p: PageRequest = {}) => this.ok<PageResult<any>>('GET', `/v1/orders/${address}?${pageQuery(p)}`);
-  candlesPage = (symbol: string, interval = '1m', p: PageRequest = {}) =>
-    this.ok<PageResult<any> & { symbol: string; interval: string; count: number }>('GET', `/v1/candles/${symbol}?${pageQuery(p, { interval })}`);
+  tradesPage = (symbol: string, p: PageRequest = {}) => this.ok('GET /v1/trades/:symbol', { params: { symbol }, query: pageQuery(p) });
+  fillsPage = (address: string, p: PageRequest = {}) => this.ok('GET /v1/fills/:address', { params: { address }, query: pageQuery(p) });
+  ordersPage = (address: string, p: PageRequest = {}) => this.ok('GET /v1/orders/:address', { params: { address }, query: pageQuery(p) });
+  candlesPage = (symbol: string, interval: CandleInterval = '1m', p: PageRequest = {}) =>
+    this.ok('GET /v1/candles/:symbol', { params: { symbol }, query: { ...pageQuery(p), interval } });
 
   /** Every trade of a pair in the range, newest first, page after page. */
   allTrades = (symbol: string, p: Omit<PageRequest, 'cursor'> = {}) => this.pages((cursor) => this.tradesPage(symbol, { ...p, cursor }));
@@ -765,7 +735,7 @@ export class ExchangeClient {
   /** Every order an address placed in the range, newest first. */
   allOrders = (address: string, p: Omit<PageRequest, 'cursor'> = {}) => this.pages((cursor) => this.ordersPage(address, { ...p, cursor }));
   /** Every candle of the range, in the pages' order: newest page first, each page oldest first. */
-  allCandles = (symbol: string, interval = '1m', p: Omit<PageRequest, 'cursor'> = {}) => this.pages((cursor) => this.candlesPage(symbol, interval, { ...p, cursor }));
+  allCandles = (symbol: string, interval: CandleInterval = '1m', p: Omit<PageRequest, 'cursor'> = {}) => this.pages((cursor) => this.candlesPage(symbol, interval, { ...p, cursor }));
 
   /** The items of page after page, until a page's nextCursor is null. */
   private async *pages<T>(fetchPage: (cursor: string | undefined) => Promise<PageResult<T>>): AsyncGenerator<T, void, undefined> {
@@ -773,14 +743,14 @@ export class ExchangeClient {
     for (;;) {
       const page = await fetchPage(cursor);
       yield* page.data;
-      if (page.nextCursor === null) return;
+      if (page.nextCursor === null || page.nextCursor === undefined) return;
       cursor = page.nextCursor;
     }
   }
-  order = (orderId: string) => this.data<any>('GET', `/v1/order/${orderId}`);
-  nativeOrderbook = (pairId: number) => this.ok<{ pair_id: number; bids: any[]; asks: any[] }>('GET', `/orderbook/${pairId}`);
-  openOrders = (address: string) => this.ok<{ address: string; orders: any[] }>('GET', `/orders/${address}`);
-  balance = (address: string) => this.ok<{ total: number; free_balance: number; locked: number; available: number; reserved: number; in_positions: number }>('GET', `/balance/${address}`);
-  reserves = () => this.ok<{ total_usdc_vault: number; vlp_pool_value: number }>('GET', '/reserves');
-  faucet = (address: string, amount = '1000') => this.data<{ txHash: string; height: number }>('POST', '/faucet', { address, amount });
+  order = (orderId: string) => this.data('GET /v1/order/:orderId', { params: { orderId } });
+  nativeOrderbook = (pairId: number) => this.ok('GET /orderbook/:pair_id', { params: { pair_id: String(pairId) } });
+  openOrders = (address: string) => this.ok('GET /orders/:address', { params: { address } });
+  balance = (address: string) => this.ok('GET /balance/:address', { params: { address } });
+  reserves = () => this.ok('GET /reserves');
+  faucet = (address: string, amount = '1000') => this.data('POST /faucet', { body: { address, amount } });
 }

@@ -104,7 +104,7 @@ describe('trading through REST', () => {
       { symbol: 'SOL', side: 'sell', price: '120', amount: '2' },
     ]);
     expect(r.orders.map((o) => o.status)).toEqual(['open', 'rejected', 'open']);
-    expect(r.orders[1].error.code).toBe('INSUFFICIENT_BALANCE');
+    expect(r.orders[1]).toMatchObject({ error: { code: 'INSUFFICIENT_BALANCE' } });
     const open = await client.openOrders(carol.address);
     expect(open.orders.filter((o: any) => o.pair_id === 4)).toHaveLength(2);
   });
@@ -141,6 +141,7 @@ describe('errors at the door', () => {
     await expectError(client.candles('ETH', '1m', 501), 400, undefined, 'limit');
     await expectError(client.orderbook('ETH', 51), 400, undefined, 'depth');
     await expectError(client.trades('ETH', 201), 400, undefined, 'limit');
+    // @ts-expect-error: the client's type refuses an interval the route's schema does not list; the node refuses it too.
     await expectError(client.candles('ETH', '2m', 10), 400, undefined, 'interval');
   });
 

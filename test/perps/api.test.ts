@@ -40,7 +40,7 @@ describe('markets', () => {
     }
     expect(pairs[0]).toMatchObject({ symbol: 'ETH', pair: 'ETH-PERP', maxLeverage: 50, maintenanceMarginBps: 100, openInterestCapBps: 5000 });
     const markets = await client.perpMarkets();
-    const eth = markets.find((m: any) => m.symbol === 'ETH');
+    const eth = markets.find((m) => m.symbol === 'ETH')!;
     expect(eth).toMatchObject({ pairId: 1, maxLeverage: 50, oracleFresh: true, openInterestCap: '5000000' });
     expect(Number(eth.oraclePrice)).toBeGreaterThan(0);
   });
@@ -62,7 +62,7 @@ describe('positions through REST', () => {
 
     const [pos] = (await client.positions(alice.address)).filter((p: any) => p.positionId === opened.positionId);
     expect(pos).toMatchObject({ positionId: opened.positionId, symbol: 'ETH', side: 'long', size: opened.size, entryPrice: opened.entryPrice, margin: '100', leverage: 10, takeProfit: null, stopLoss: null, isAgent: false });
-    for (const k of ['liquidationPrice', 'unrealizedPnl', 'markPrice', 'equity', 'fundingOwed']) expect(typeof pos[k]).toBe('string');
+    for (const k of ['liquidationPrice', 'unrealizedPnl', 'markPrice', 'equity', 'fundingOwed'] as const) expect(typeof pos[k]).toBe('string');
 
     const entry = Number(opened.entryPrice);
     // Canonical decimal texts (the answers drop trailing zeros).
@@ -143,7 +143,7 @@ describe('the pool, funding and engine reads', () => {
   it('GET /v1/funding gives the current rate per pair (0.00125% an hour without a book) and recent rates', async () => {
     const funding = await client.funding();
     expect(funding).toHaveLength(15);
-    const sui = funding.find((f: any) => f.symbol === 'SUI');
+    const sui = funding.find((f) => f.symbol === 'SUI')!;
     expect(sui).toMatchObject({ fundingRate: '0.0000125', fundingRate8h: '0.0001', intervalMs: 3_600_000 });
     // Block time is wall time: a run that crosses the hour has settled once, at the same no-book rate.
     expect(sui.recent.length).toBeLessThanOrEqual(1);

@@ -10,7 +10,7 @@
  * and the `bridge` block of GET /status (bridgeStatus) and of GET /v1/network
  * (bridgeNetwork), built here so the three agree.
  */
-import type { RoutePlugin } from '../route-plugin';
+import { routeSchemas, type RoutePlugin } from '../route-plugin';
 import { getAddress } from 'viem';
 import { WithdrawalVoidReason } from '../../codec/txs/bridge';
 import { bridgeLedger, bridgeParams, nextDepositId, pendingWithdrawals, reserveCheck, withdrawalsOf } from '../../state/bridge';
@@ -116,36 +116,42 @@ export function bridgeStatus(node: NodeApi) {
   };
 }
 
+/** The schemas of this file's routes by method and path (src/api/route-table.ts). */
+export const bridgeSchemas = routeSchemas({
+  'GET /withdrawals/:address': {
+    tags: ['bridge'],
+    summary: 'An owner\u2019s withdrawals',
+    description: 'Newest first, final ones included. Amounts are integer strings of USDC base units.',
+    params: pathParams({ address }),
+    response: {
+      200: reply(obj({ withdrawals: arr(withdrawalSchema) }), {
+        withdrawals: [{ withdrawal_id: '1', amount: '5000000', fee: '1000000', destination: EX.address, status: 'paid', valid_until: 1767229200, created_ms: EX.timestampMs, updated_ms: EX.timestampMs, signatures: 3, queued_tx: null, paid_tx: EX.hash, refund_reason: null }],
+      }),
+      ...errors,
+    },
+  },
+  'GET /reserves': {
+    tags: ['bridge'],
+    summary: 'The vault and the bridge\u2019s reserve check',
+    description: 'The vault\u2019s totals as JSON numbers of USDC base units; the external bridge\u2019s USDC balance read now (null without a deployment file or when the endpoint does not answer within 2 s), credited deposits, paid and pending withdrawals, and the vault total against the USDC issued.',
+    response: {
+      200: reply(reservesSchema, {
+        total_usdc_vault: 1000000000, vlp_pool_value: 0, vlp_pool_usdc: 0, locked_in_orders: 0, open_orders: 0, open_positions: 0, external: null,
+        credited_deposits: '0', paid_withdrawals: '0', pending_withdrawals: '0', vault_total: '1000000000', expected_vault_total: '1000000000', difference: '0', next_deposit_id: '0',
+      }),
+      ...errors,
+    },
+  },
+});
+
 export const bridgeRoutes: RoutePlugin = async (app, { node }) => {
   app.get('/withdrawals/:address', {
-    schema: {
-      tags: ['bridge'],
-      summary: 'An owner\u2019s withdrawals',
-      description: 'Newest first, final ones included. Amounts are integer strings of USDC base units.',
-      params: pathParams({ address }),
-      response: {
-        200: reply(obj({ withdrawals: arr(withdrawalSchema) }), {
-          withdrawals: [{ withdrawal_id: '1', amount: '5000000', fee: '1000000', destination: EX.address, status: 'paid', valid_until: 1767229200, created_ms: EX.timestampMs, updated_ms: EX.timestampMs, signatures: 3, queued_tx: null, paid_tx: EX.hash, refund_reason: null }],
-        }),
-        ...errors,
-      },
-    },
+    schema: bridgeSchemas['GET /withdrawals/:address'],
     handler: async (req) => ({ withdrawals: withdrawalsOf(node.chain().state, toAddress(req.params.address)).map(withdrawalJson) }),
   });
 
   app.get('/reserves', {
-    schema: {
-      tags: ['bridge'],
-      summary: 'The vault and the bridge\u2019s reserve check',
-      description: 'The vault\u2019s totals as JSON numbers of USDC base units; the external bridge\u2019s USDC balance read now (null without a deployment file or when the endpoint does not answer within 2 s), credited deposits, paid and pending withdrawals, and the vault total against the USDC issued.',
-      response: {
-        200: reply(reservesSchema, {
-          total_usdc_vault: 1000000000, vlp_pool_value: 0, vlp_pool_usdc: 0, locked_in_orders: 0, open_orders: 0, open_positions: 0, external: null,
-          credited_deposits: '0', paid_withdrawals: '0', pending_withdrawals: '0', vault_total: '1000000000', expected_vault_total: '1000000000', difference: '0', next_deposit_id: '0',
-        }),
-        ...errors,
-      },
-    },
+    schema: bridgeSchemas['GET /reserves'],
   }, async () => {
     const s = node.chain().state;
     // The liquidity pool at its mark-to-market value (realPoolValue, src/state/perps/pool.ts).

@@ -4,7 +4,7 @@
  * any transaction, answering once final. Bounds per request and per address are
  * genesis parameters enforced by execution.
  */
-import type { RoutePlugin } from '../route-plugin';
+import { routeSchemas, type RoutePlugin } from '../route-plugin';
 import { admitAtDoor } from '../door';
 import { throwIfFailed } from '../final';
 import { TxKind } from '../../codec/tx';
@@ -13,6 +13,51 @@ import { hexToBytes, toAddress } from '../../util/bytes';
 import { formatDecimal, parseDecimal, NATIVE_DECIMALS, USDC_DECIMALS } from '../../util/decimal';
 import { ApiError, errorSchema, ok } from '../envelope';
 import { EX } from '../schemas';
+
+/** The schemas of this file's routes by method and path (src/api/route-table.ts). */
+export const faucetSchemas = routeSchemas({
+  'POST /faucet': {
+    body: {
+      type: 'object',
+      required: ['address'],
+      additionalProperties: false,
+      properties: {
+        address: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
+        amount: { type: 'string', maxLength: 40 },
+        network: { type: 'string' },
+      },
+      examples: [{ address: EX.address, amount: '1000' }],
+    },
+    tags: ['faucet'],
+    summary: 'Test USDC and native token (devnet)',
+    description: 'Credits `amount` USDC (decimal string, default "1000") and a fixed amount of native token for gas, through consensus like any transaction; answers once final. Bounds per request and per address are genesis parameters enforced by execution. Served only where the genesis has a faucet.',
+    response: {
+      200: {
+        examples: [{ success: true, data: { address: EX.address, amount: '1000', nativeAmount: '1', txHash: EX.hash, height: 1024, blockHash: EX.hash }, timestamp: EX.timestampMs }],
+        type: 'object',
+        required: ['success', 'data', 'timestamp'],
+        properties: {
+          success: { type: 'boolean' },
+          timestamp: { type: 'integer' },
+          data: {
+            type: 'object',
+            required: ['address', 'amount', 'nativeAmount', 'txHash', 'height'],
+            properties: {
+              address: { type: 'string' },
+              amount: { type: 'string' },
+              nativeAmount: { type: 'string' },
+              txHash: { type: 'string' },
+              height: { type: 'integer' },
+              blockHash: { type: 'string' },
+            },
+          },
+        },
+      },
+      '4xx': errorSchema,
+      '5xx': errorSchema,
+    },
+  },
+});
 
 export const faucetRoutes: RoutePlugin = async (app, { node }) => {
   const { genesis } = node;
@@ -23,47 +68,7 @@ export const faucetRoutes: RoutePlugin = async (app, { node }) => {
   const nodeSlot = BigInt(Math.max(0, genesis.validators.findIndex((v) => v.address === me)) % 100);
 
   app.post('/faucet', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['address'],
-        additionalProperties: false,
-        properties: {
-          address: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
-          amount: { type: 'string', maxLength: 40 },
-          network: { type: 'string' },
-        },
-        examples: [{ address: EX.address, amount: '1000' }],
-      },
-      tags: ['faucet'],
-      summary: 'Test USDC and native token (devnet)',
-      description: 'Credits `amount` USDC (decimal string, default "1000") and a fixed amount of native token for gas, through consensus like any transaction; answers once final. Bounds per request and per address are genesis parameters enforced by execution. Served only where the genesis has a faucet.',
-      response: {
-        200: {
-          examples: [{ success: true, data: { address: EX.address, amount: '1000', nativeAmount: '1', txHash: EX.hash, height: 1024, blockHash: EX.hash }, timestamp: EX.timestampMs }],
-          type: 'object',
-          required: ['success', 'data', 'timestamp'],
-          properties: {
-            success: { type: 'boolean' },
-            timestamp: { type: 'integer' },
-            data: {
-              type: 'object',
-              required: ['address', 'amount', 'nativeAmount', 'txHash', 'height'],
-              properties: {
-                address: { type: 'string' },
-                amount: { type: 'string' },
-                nativeAmount: { type: 'string' },
-                txHash: { type: 'string' },
-                height: { type: 'integer' },
-                blockHash: { type: 'string' },
-              },
-            },
-          },
-        },
-        '4xx': errorSchema,
-        '5xx': errorSchema,
-      },
-    },
+    schema: faucetSchemas['POST /faucet'],
     handler: async (req) => {
       const to = toAddress(req.body.address);
       const usdc = parseDecimal(req.body.amount ?? '1000', USDC_DECIMALS);

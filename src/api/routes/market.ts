@@ -5,7 +5,7 @@
 import { refusePrunedTime } from '../pruned';
 import type { RetainedKind } from '../../indexer/retention';
 import { subAccountMaster } from '../../state/subaccounts';
-import type { RoutePlugin } from '../route-plugin';
+import { routeSchemas, type RoutePlugin } from '../route-plugin';
 import type { IndexReader } from '../node-api';
 import { CANDLE_INTERVAL_NAMES, isCandleInterval } from '../../indexer/candles';
 import { AGENTS_LIMIT_MAX, CANDLES_LIMIT_MAX, checkPageQuery, CURSOR_MAX_CHARS, CursorKind, FILLS_LIMIT_MAX, ORDERS_LIMIT_MAX, PageQueryError, TRADES_LIMIT_MAX, type AgentItem, type PageQuery } from '../../indexer/indexer';
@@ -15,7 +15,7 @@ import { activeSession } from '../../state/sessions';
 import { hasSpot, marketNames, oracleSourceOf } from '../../state/pair-markets';
 import { agentCapsExample, agentCapsObject, agentCapsSchema } from './sessions';
 import type { Address } from '../../util/bytes';
-import type { PairParams } from '../../genesis/types';
+import type { LimitParams, PairParams } from '../../genesis/types';
 import { toAddress } from '../../util/bytes';
 import { ApiError, errorSchema, ok } from '../envelope';
 import { INDEX_MAX_LAG_BLOCKS } from '../limits';
@@ -83,10 +83,137 @@ function pageOf(kind: CursorKind, q: PageParams, maxLimit: number): PageQuery | 
   return page;
 }
 
+/** The schemas of this file's routes by method and path (src/api/route-table.ts); the list limits are the genesis's. */
+export const marketSchemas = (limits: LimitParams) => routeSchemas({
+  'GET /v1/price/:symbol': {
+    querystring: networkOnly,
+    tags: ['market'],
+    summary: 'A pair\u2019s last price',
+    description: 'The item at the top level beside `success` and `timestamp` (no `data`).',
+    params: symbolParam,
+    response: { 200: reply(obj({ success: { type: 'boolean', const: true }, ...priceItemSchema, timestamp: int() }), { success: true, ...priceExample, timestamp: EX.timestampMs }), ...errors },
+  },
+  'GET /v1/price/all': {
+    querystring: networkOnly,
+    tags: ['market'],
+    summary: 'Every pair\u2019s last price',
+    description: 'By pair id; cached for the genesis `priceAllCacheMs`.',
+    response: { 200: envelope(arr(obj(priceItemSchema)), [priceExample]), ...errors },
+  },
+  'GET /v1/candles/:symbol': {
+    querystring: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { interval: { type: 'string', enum: CANDLE_INTERVAL_NAMES, default: '1m' }, limit: limitQuery(limits.maxCandles, 100), ...pageParams, ...networkQuery },
+    },
+    tags: ['market'],
+    summary: 'OHLCV candles',
+    description:
+      'Newest buckets of `interval`, from the index. `data` and beside it `symbol`, `interval`, `count`. With `startTime`/`endTime` (Unix ms, on the bucket start) or `cursor`: a page, the newest `limit` buckets of the range (oldest first), and `nextCursor` for the older ones (null at the end).',
+    params: symbolParam,
+    response: {
+      200: reply(obj({ success: { type: 'boolean', const: true }, data: arr(candleSchema), symbol: str(), interval: str(), count: int(), nextCursor: nullable(str('Only on paged requests: the next (older) page\u2019s cursor, null at the end.')), timestamp: int() }, ['nextCursor']), {
+        success: true, data: [{ time: 1767225600, open: '65000', high: '65100', low: '64950', close: '65050', volume: '0.5' }], symbol: 'BTC', interval: '1m', count: 1, timestamp: EX.timestampMs,
+      }),
+      ...errors,
+    },
+  },
+  'GET /v1/trades/:symbol': {
+    tags: ['market'],
+    summary: 'Recent trades of a pair',
+    description: 'Newest first, from the index. With `startTime`, `endTime` (block time, Unix ms, inclusive) or `cursor`: a page of at most `limit`, and `nextCursor` for the older rest (null at the end).',
+    params: symbolParam,
+    querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(limits.maxTrades, 50), ...pageParams, ...networkQuery } },
+    response: { 200: pagedEnvelope(arr(tradeSchema), [{ symbol: 'BTC', price: '65000', amount: '0.01', buyer: EX.address, seller: EX.sessionKey, buyerIsAgent: false, txHash: EX.hash, time: EX.timestampMs, takerSide: 'buy' }]), ...errors },
+  },
+  'GET /v1/orderbook/:symbol': {
+    tags: ['market'],
+    summary: 'A pair\u2019s order book',
+    description: 'Resting orders per side, best first, `depth` of each; `midPrice` "0" on an empty book.',
+    params: symbolParam,
+    querystring: { type: 'object', additionalProperties: false, properties: { depth: limitQuery(limits.maxDepth, 20), ...networkQuery } },
+    response: {
+      200: envelope(obj({ symbol: str(), midPrice: dec(), bids: arr(levelSchema), asks: arr(levelSchema) }), { symbol: 'BTC', midPrice: '65000', bids: [{ id: '41', price: '64990', amount: '0.02', isAgent: false }], asks: [{ id: '42', price: '65010', amount: '0.01', isAgent: true }] }),
+      ...errors,
+    },
+  },
+  'GET /v1/pairs': {
+    querystring: networkOnly,
+    tags: ['market'],
+    summary: 'The spot pairs',
+    description: 'The pairs with a spot book (a perp-only pair is listed by /api/pairs/perps).',
+    response: { 200: envelope(arr(pairListingSchema), [{ pairId: 1, symbol: 'BTC', pair: 'BTC/USDC', tickSize: '0.01', lotSize: '0.0001', minSize: '0.0001', maxLeverage: 50, markets: ['spot', 'perp'], oracleSource: 'feed' }]), ...errors },
+  },
+  'GET /v1/stats': {
+    querystring: networkOnly,
+    tags: ['market'],
+    summary: 'Exchange totals',
+    response: {
+      200: envelope(obj({ totalPairs: int(), totalOrders: int(), tvl: dec('USDC issued.'), agentTrades: int(), humanTrades: int(), totalTrades: int(), volume: dec('USDC.') }), { totalPairs: 3, totalOrders: 120, tvl: '1000000', agentTrades: 10, humanTrades: 30, totalTrades: 40, volume: '52000' }),
+      ...errors,
+    },
+  },
+  'GET /v1/leaderboard': {
+    tags: ['market'],
+    summary: 'Traders by volume',
+    description: '`type=agents` ranks agents only.',
+    querystring: { type: 'object', additionalProperties: false, properties: { type: { type: 'string', enum: ['agents', 'all'], default: 'all' }, limit: limitQuery(500, 100), ...networkQuery } },
+    response: { 200: envelope(arr(obj({ rank: int(), address: addr(), volume: dec(), trades: int(), isAgent: bool() })), [{ rank: 1, address: EX.address, volume: '52000', trades: 12, isAgent: false }]), ...errors },
+  },
+  'GET /v1/account/:address': {
+    tags: ['market'],
+    summary: 'An account\u2019s USDC balances',
+    params: pathParams({ address }),
+    querystring: { type: 'object', additionalProperties: false, properties: networkQuery },
+    response: {
+      200: envelope(obj({ address: addr(), freeBalance: dec(), lockedBalance: dec('In open orders.'), inPositions: dec('Margin of open positions.'), totalBalance: dec(), isAgent: bool(), master: addr('Present for a sub-account only: its master (decision 93).') }, ['master']), { address: EX.address, freeBalance: '900', lockedBalance: '100', inPositions: '0', totalBalance: '1000', isAgent: false }),
+      ...errors,
+    },
+  },
+  'GET /v1/agents': {
+    tags: ['market'],
+    summary: 'Registered agents',
+    description: 'Those that traded through a session key (by volume), then those that set caps or a mode but never traded.',
+    querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(AGENTS_LIMIT_MAX, 100), ...networkQuery } },
+    response: { 200: envelope(arr(obj(agentItemSchema)), [agentExample]), ...errors },
+  },
+  'GET /v1/agents/:address': {
+    tags: ['market'],
+    summary: 'One agent: activity, mode and caps',
+    params: pathParams({ address }),
+    querystring: { type: 'object', additionalProperties: false, properties: networkQuery },
+    response: { 200: envelope(obj({ ...agentItemSchema, isAgent: bool(), caps: agentCapsSchema }), { ...agentExample, isAgent: true, caps: agentCapsExample }), ...errors },
+  },
+  'GET /v1/orders/:address': {
+    tags: ['market'],
+    summary: 'An address\u2019s orders, open and closed',
+    description: 'Newest first, from the index. With `startTime`, `endTime` (placement block time, Unix ms, inclusive) or `cursor`: a page of at most `limit`, and `nextCursor` for the older rest (null at the end).',
+    params: pathParams({ address }),
+    querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(limits.maxOrdersListed, limits.maxOrdersListed), ...pageParams, ...networkQuery } },
+    response: { 200: pagedEnvelope(arr(orderItemSchema), [orderExample]), ...errors },
+  },
+  'GET /v1/fills/:address': {
+    tags: ['market'],
+    summary: 'An address\u2019s fills',
+    description: 'Newest first; `side` and `fee` from the address\u2019s point of view. With `startTime`, `endTime` (block time, Unix ms, inclusive) or `cursor`: a page of at most `limit`, and `nextCursor` for the older rest (null at the end).',
+    params: pathParams({ address }),
+    querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(FILLS_LIMIT_MAX, 50), ...pageParams, ...networkQuery } },
+    response: { 200: pagedEnvelope(arr(fillSchema), [{ symbol: 'BTC', side: 'buy', price: '65000', amount: '0.01', usdcSettled: '650', txHash: EX.hash, time: EX.timestampMs, orderId: '42', fee: '0.325' }]), ...errors },
+  },
+  'GET /v1/order/:orderId': {
+    querystring: networkOnly,
+    tags: ['market'],
+    summary: 'One order by id',
+    params: pathParams({ orderId: { type: 'string', pattern: '^[1-9][0-9]{0,17}$' } }),
+    response: { 200: envelope(orderItemSchema, orderExample), ...errors },
+  },
+});
+
 export const marketRoutes: RoutePlugin = async (app, { node }) => {
   const { genesis } = node;
   const state = () => node.chain().state;
   const limits = genesis.limits;
+  const schemas = marketSchemas(limits);
 
   /**
    * The index with every block final before this read (read-your-writes; bounded wait),
@@ -148,14 +275,7 @@ export const marketRoutes: RoutePlugin = async (app, { node }) => {
   const priceItem = async (p: PairParams) => ({ symbol: p.symbol, pair: `${p.symbol}/USDC`, pairId: p.id, price: await lastPrice(p) });
 
   app.get('/v1/price/:symbol', {
-    schema: {
-      querystring: networkOnly,
-      tags: ['market'],
-      summary: 'A pair\u2019s last price',
-      description: 'The item at the top level beside `success` and `timestamp` (no `data`).',
-      params: symbolParam,
-      response: { 200: reply(obj({ success: { type: 'boolean', const: true }, ...priceItemSchema, timestamp: int() }), { success: true, ...priceExample, timestamp: EX.timestampMs }), ...errors },
-    },
+    schema: schemas['GET /v1/price/:symbol'],
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       return { success: true as const, ...(await priceItem(pairBySymbol(req.params.symbol))), timestamp: Date.now() };
@@ -164,13 +284,7 @@ export const marketRoutes: RoutePlugin = async (app, { node }) => {
 
   let priceAllCache: { at: number; data: Awaited<ReturnType<typeof priceItem>>[] } | undefined;
   app.get('/v1/price/all', {
-    schema: {
-      querystring: networkOnly,
-      tags: ['market'],
-      summary: 'Every pair\u2019s last price',
-      description: 'By pair id; cached for the genesis `priceAllCacheMs`.',
-      response: { 200: envelope(arr(obj(priceItemSchema)), [priceExample]), ...errors },
-    },
+    schema: schemas['GET /v1/price/all'],
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const now = Date.now();
@@ -182,24 +296,7 @@ export const marketRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/v1/candles/:symbol', {
-    schema: {
-      querystring: {
-        type: 'object',
-        additionalProperties: false,
-        properties: { interval: { type: 'string', enum: CANDLE_INTERVAL_NAMES, default: '1m' }, limit: limitQuery(limits.maxCandles, 100), ...pageParams, ...networkQuery },
-      },
-      tags: ['market'],
-      summary: 'OHLCV candles',
-      description:
-        'Newest buckets of `interval`, from the index. `data` and beside it `symbol`, `interval`, `count`. With `startTime`/`endTime` (Unix ms, on the bucket start) or `cursor`: a page, the newest `limit` buckets of the range (oldest first), and `nextCursor` for the older ones (null at the end).',
-      params: symbolParam,
-      response: {
-        200: reply(obj({ success: { type: 'boolean', const: true }, data: arr(candleSchema), symbol: str(), interval: str(), count: int(), nextCursor: nullable(str('Only on paged requests: the next (older) page\u2019s cursor, null at the end.')), timestamp: int() }, ['nextCursor']), {
-          success: true, data: [{ time: 1767225600, open: '65000', high: '65100', low: '64950', close: '65050', volume: '0.5' }], symbol: 'BTC', interval: '1m', count: 1, timestamp: EX.timestampMs,
-        }),
-        ...errors,
-      },
-    },
+    schema: schemas['GET /v1/candles/:symbol'],
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const p = pairBySymbol(req.params.symbol);
@@ -218,14 +315,7 @@ export const marketRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/v1/trades/:symbol', {
-    schema: {
-      tags: ['market'],
-      summary: 'Recent trades of a pair',
-      description: 'Newest first, from the index. With `startTime`, `endTime` (block time, Unix ms, inclusive) or `cursor`: a page of at most `limit`, and `nextCursor` for the older rest (null at the end).',
-      params: symbolParam,
-      querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(limits.maxTrades, 50), ...pageParams, ...networkQuery } },
-      response: { 200: pagedEnvelope(arr(tradeSchema), [{ symbol: 'BTC', price: '65000', amount: '0.01', buyer: EX.address, seller: EX.sessionKey, buyerIsAgent: false, txHash: EX.hash, time: EX.timestampMs, takerSide: 'buy' }]), ...errors },
-    },
+    schema: schemas['GET /v1/trades/:symbol'],
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const p = pairBySymbol(req.params.symbol);
@@ -241,17 +331,7 @@ export const marketRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/v1/orderbook/:symbol', {
-    schema: {
-      tags: ['market'],
-      summary: 'A pair\u2019s order book',
-      description: 'Resting orders per side, best first, `depth` of each; `midPrice` "0" on an empty book.',
-      params: symbolParam,
-      querystring: { type: 'object', additionalProperties: false, properties: { depth: limitQuery(limits.maxDepth, 20), ...networkQuery } },
-      response: {
-        200: envelope(obj({ symbol: str(), midPrice: dec(), bids: arr(levelSchema), asks: arr(levelSchema) }), { symbol: 'BTC', midPrice: '65000', bids: [{ id: '41', price: '64990', amount: '0.02', isAgent: false }], asks: [{ id: '42', price: '65010', amount: '0.01', isAgent: true }] }),
-        ...errors,
-      },
-    },
+    schema: schemas['GET /v1/orderbook/:symbol'],
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const p = pairBySymbol(req.params.symbol);
@@ -264,13 +344,7 @@ export const marketRoutes: RoutePlugin = async (app, { node }) => {
 
   // The spot listing: the pairs with a spot book (a perp-only pair is listed by /api/pairs/perps; decision 76).
   app.get('/v1/pairs', {
-    schema: {
-      querystring: networkOnly,
-      tags: ['market'],
-      summary: 'The spot pairs',
-      description: 'The pairs with a spot book (a perp-only pair is listed by /api/pairs/perps).',
-      response: { 200: envelope(arr(pairListingSchema), [{ pairId: 1, symbol: 'BTC', pair: 'BTC/USDC', tickSize: '0.01', lotSize: '0.0001', minSize: '0.0001', maxLeverage: 50, markets: ['spot', 'perp'], oracleSource: 'feed' }]), ...errors },
-    },
+    schema: schemas['GET /v1/pairs'],
   }, async (req) => {
     checkNetwork(genesis, req.query.network);
     return ok(
@@ -284,15 +358,7 @@ export const marketRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/v1/stats', {
-    schema: {
-      querystring: networkOnly,
-      tags: ['market'],
-      summary: 'Exchange totals',
-      response: {
-        200: envelope(obj({ totalPairs: int(), totalOrders: int(), tvl: dec('USDC issued.'), agentTrades: int(), humanTrades: int(), totalTrades: int(), volume: dec('USDC.') }), { totalPairs: 3, totalOrders: 120, tvl: '1000000', agentTrades: 10, humanTrades: 30, totalTrades: 40, volume: '52000' }),
-        ...errors,
-      },
-    },
+    schema: schemas['GET /v1/stats'],
   }, async (req) => {
     checkNetwork(genesis, req.query.network);
     const s = await (await index()).stats();
@@ -300,13 +366,7 @@ export const marketRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/v1/leaderboard', {
-    schema: {
-      tags: ['market'],
-      summary: 'Traders by volume',
-      description: '`type=agents` ranks agents only.',
-      querystring: { type: 'object', additionalProperties: false, properties: { type: { type: 'string', enum: ['agents', 'all'], default: 'all' }, limit: limitQuery(500, 100), ...networkQuery } },
-      response: { 200: envelope(arr(obj({ rank: int(), address: addr(), volume: dec(), trades: int(), isAgent: bool() })), [{ rank: 1, address: EX.address, volume: '52000', trades: 12, isAgent: false }]), ...errors },
-    },
+    schema: schemas['GET /v1/leaderboard'],
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       return ok((await (await index()).leaderboard(req.query.type, req.query.limit)).map((item, i) => ({ rank: i + 1, ...item })));
@@ -314,16 +374,7 @@ export const marketRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/v1/account/:address', {
-    schema: {
-      tags: ['market'],
-      summary: 'An account\u2019s USDC balances',
-      params: pathParams({ address }),
-      querystring: { type: 'object', additionalProperties: false, properties: networkQuery },
-      response: {
-        200: envelope(obj({ address: addr(), freeBalance: dec(), lockedBalance: dec('In open orders.'), inPositions: dec('Margin of open positions.'), totalBalance: dec(), isAgent: bool(), master: addr('Present for a sub-account only: its master (decision 93).') }, ['master']), { address: EX.address, freeBalance: '900', lockedBalance: '100', inPositions: '0', totalBalance: '1000', isAgent: false }),
-        ...errors,
-      },
-    },
+    schema: schemas['GET /v1/account/:address'],
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const a = state().account(toAddress(req.params.address));
@@ -341,13 +392,7 @@ export const marketRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/v1/agents', {
-    schema: {
-      tags: ['market'],
-      summary: 'Registered agents',
-      description: 'Those that traded through a session key (by volume), then those that set caps or a mode but never traded.',
-      querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(AGENTS_LIMIT_MAX, 100), ...networkQuery } },
-      response: { 200: envelope(arr(obj(agentItemSchema)), [agentExample]), ...errors },
-    },
+    schema: schemas['GET /v1/agents'],
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const traded = await (await index()).agents(AGENTS_LIMIT_MAX);
@@ -360,13 +405,7 @@ export const marketRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/v1/agents/:address', {
-    schema: {
-      tags: ['market'],
-      summary: 'One agent: activity, mode and caps',
-      params: pathParams({ address }),
-      querystring: { type: 'object', additionalProperties: false, properties: networkQuery },
-      response: { 200: envelope(obj({ ...agentItemSchema, isAgent: bool(), caps: agentCapsSchema }), { ...agentExample, isAgent: true, caps: agentCapsExample }), ...errors },
-    },
+    schema: schemas['GET /v1/agents/:address'],
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const a = toAddress(req.params.address);
@@ -377,14 +416,7 @@ export const marketRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/v1/orders/:address', {
-    schema: {
-      tags: ['market'],
-      summary: 'An address\u2019s orders, open and closed',
-      description: 'Newest first, from the index. With `startTime`, `endTime` (placement block time, Unix ms, inclusive) or `cursor`: a page of at most `limit`, and `nextCursor` for the older rest (null at the end).',
-      params: pathParams({ address }),
-      querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(limits.maxOrdersListed, limits.maxOrdersListed), ...pageParams, ...networkQuery } },
-      response: { 200: pagedEnvelope(arr(orderItemSchema), [orderExample]), ...errors },
-    },
+    schema: schemas['GET /v1/orders/:address'],
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const page = pageOf(CursorKind.Orders, req.query, Math.min(limits.maxOrdersListed, ORDERS_LIMIT_MAX));
@@ -399,14 +431,7 @@ export const marketRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/v1/fills/:address', {
-    schema: {
-      tags: ['market'],
-      summary: 'An address\u2019s fills',
-      description: 'Newest first; `side` and `fee` from the address\u2019s point of view. With `startTime`, `endTime` (block time, Unix ms, inclusive) or `cursor`: a page of at most `limit`, and `nextCursor` for the older rest (null at the end).',
-      params: pathParams({ address }),
-      querystring: { type: 'object', additionalProperties: false, properties: { limit: limitQuery(FILLS_LIMIT_MAX, 50), ...pageParams, ...networkQuery } },
-      response: { 200: pagedEnvelope(arr(fillSchema), [{ symbol: 'BTC', side: 'buy', price: '65000', amount: '0.01', usdcSettled: '650', txHash: EX.hash, time: EX.timestampMs, orderId: '42', fee: '0.325' }]), ...errors },
-    },
+    schema: schemas['GET /v1/fills/:address'],
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const page = pageOf(CursorKind.Fills, req.query, FILLS_LIMIT_MAX);
@@ -421,13 +446,7 @@ export const marketRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/v1/order/:orderId', {
-    schema: {
-      querystring: networkOnly,
-      tags: ['market'],
-      summary: 'One order by id',
-      params: pathParams({ orderId: { type: 'string', pattern: '^[1-9][0-9]{0,17}$' } }),
-      response: { 200: envelope(orderItemSchema, orderExample), ...errors },
-    },
+    schema: schemas['GET /v1/order/:orderId'],
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const item = await (await index()).order(req.params.orderId);

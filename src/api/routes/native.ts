@@ -14,7 +14,7 @@
  * options` member of PlaceOrder; /order/modify (EIP-712 ModifyOrder) and
  * /order/cancel-by-cloid (EIP-712 CancelByCloid) are signed the same way.
  */
-import type { RoutePlugin } from '../route-plugin';
+import { routeSchemas, type RoutePlugin } from '../route-plugin';
 import { eventOf, lastEventOf, throwIfFailed } from '../final';
 import { admitAtDoor } from '../door';
 import { TxKind } from '../../codec/tx';
@@ -32,6 +32,122 @@ const uintString = { type: 'string', pattern: '^(0|[1-9][0-9]{0,77})$' } as cons
 /** 6-decimal units as a JSON number (exact below 2^53 units = 9 billion USDC). */
 const num = (v: bigint) => Number(v);
 
+/** The schemas of this file's routes by method and path (src/api/route-table.ts). */
+export const nativeSchemas = routeSchemas({
+  'POST /order/place': {
+    body: {
+      type: 'object',
+      required: ['pair_id', 'side', 'size', 'owner', 'order_type', 'nonce'],
+      additionalProperties: false,
+      properties: {
+        pair_id: { type: 'integer', minimum: 0, maximum: 4294967295 },
+        side: { type: 'string', enum: ['Buy', 'Sell'] },
+        size: uintString,
+        owner: address,
+        session_key: address,
+        order_type: { type: 'string', enum: ['Market', 'Limit'] },
+        price: uintString,
+        leverage: { type: 'integer', minimum: 1, maximum: 1000, default: 1 },
+        signature: signatureSchema,
+        nonce: nonceSchema,
+        ...placeOptionProps,
+      },
+      examples: [{ pair_id: 1, side: 'Buy', size: '10000000000000000', owner: EX.owner, order_type: 'Limit', price: '65000000000', leverage: 1, nonce: 1, signature: EX.signature }],
+    },
+    tags: ['native'],
+    summary: 'Place an order (native)',
+    description: 'Signed by `session_key` (absent: the owner): the owner or its live session key; a session key\u2019s order is an agent order, checked against the owner\u2019s mode and caps. Integer strings in base units: price \u00d71e6, size \u00d71e18. Answers once final.',
+    response: {
+      200: reply(
+        obj(
+          { success: { type: 'boolean', const: true }, order_id: dec(), status: str('open, partial, filled, cancelled'), filled: dec(), remaining: dec(), tx_hash: hex(), cloid: str(), tif: str(), reduceOnly: { type: 'boolean' } },
+          ['cloid', 'tif', 'reduceOnly'],
+        ),
+        { success: true, order_id: '42', status: 'open', filled: '0', remaining: '10000000000000000', tx_hash: EX.hash },
+      ),
+      ...errors,
+    },
+  },
+  'POST /order/cancel': {
+    body: {
+      type: 'object',
+      required: ['order_id', 'owner', 'nonce'],
+      additionalProperties: false,
+      properties: { order_id: uintString, owner: address, session_key: address, signature: signatureSchema, nonce: nonceSchema, ...actionOptionProps },
+      examples: [{ order_id: '42', owner: EX.owner, nonce: 2, signature: EX.signature }],
+    },
+    tags: ['native'],
+    summary: 'Cancel an open order (native)',
+    description: '404 UNKNOWN_ORDER if never placed, 422 ORDER_NOT_OPEN (its state in the message) if filled or cancelled, 403 NOT_OWNER if another\u2019s. Answers once final.',
+    response: { 200: reply(obj({ success: { type: 'boolean', const: true }, order_id: dec(), status: str('cancelled'), tx_hash: hex() }), { success: true, order_id: '42', status: 'cancelled', tx_hash: EX.hash }), ...errors },
+  },
+  'POST /order/modify': {
+    body: {
+      type: 'object',
+      required: ['order_id', 'price', 'size', 'owner', 'nonce'],
+      additionalProperties: false,
+      properties: { order_id: uintString, price: uintString, size: uintString, owner: address, session_key: address, signature: signatureSchema, nonce: nonceSchema, ...actionOptionProps },
+      examples: [{ order_id: '42', price: '64995000000', size: '20000000000000000', owner: EX.owner, nonce: 3, signature: EX.signature }],
+    },
+    tags: ['native'],
+    summary: 'Modify a resting order\u2019s price and size (native)',
+    description:
+      'EIP-712 ModifyOrder(address owner,uint256 orderId,uint256 price,uint256 size,uint256 nonce), signed by `session_key` (absent: the owner). `size` is the new unfilled size (\u00d71e18), `price` \u00d71e6. Keeps the id; loses time priority when the price changes or the size grows; never takes (422 WOULD_TAKE). Answers once final.',
+    response: {
+      200: reply(obj({ success: { type: 'boolean', const: true }, order_id: dec(), price: dec(), remaining: dec(), requeued: { type: 'boolean' }, tx_hash: hex() }), { success: true, order_id: '42', price: '64995000000', remaining: '20000000000000000', requeued: true, tx_hash: EX.hash }),
+      ...errors,
+    },
+  },
+  'POST /order/cancel-by-cloid': {
+    body: {
+      type: 'object',
+      required: ['cloid', 'owner', 'nonce'],
+      additionalProperties: false,
+      properties: { cloid: cloidSchema, owner: address, session_key: address, signature: signatureSchema, nonce: nonceSchema, ...actionOptionProps },
+      examples: [{ cloid: '0x000102030405060708090a0b0c0d0e0f', owner: EX.owner, nonce: 4, signature: EX.signature }],
+    },
+    tags: ['native'],
+    summary: 'Cancel the open order a client order id names (native)',
+    description: 'EIP-712 CancelByCloid(address owner,bytes16 cloid,uint256 nonce). 400 INVALID_OPTIONS for a malformed cloid, 404 UNKNOWN_ORDER when the owner has no open order with it. Answers once final.',
+    response: { 200: reply(obj({ success: { type: 'boolean', const: true }, order_id: dec(), cloid: str(), status: str('cancelled'), tx_hash: hex() }), { success: true, order_id: '42', cloid: '0x000102030405060708090a0b0c0d0e0f', status: 'cancelled', tx_hash: EX.hash }), ...errors },
+  },
+  'GET /orderbook/:pair_id': {
+    tags: ['native'],
+    summary: 'A pair\u2019s book by price level (native)',
+    description: 'Levels aggregated by price, best first, up to the genesis maxDepth; integer strings in base units.',
+    params: pathParams({ pair_id: { type: 'string', pattern: '^[0-9]{1,10}$' } }),
+    response: {
+      200: reply(obj({ pair_id: int(), symbol: str(), bids: arr(obj({ price: dec(), size: dec(), orders: int() })), asks: arr(obj({ price: dec(), size: dec(), orders: int() })) }), {
+        pair_id: 1, symbol: 'BTC', bids: [{ price: '64990000000', size: '20000000000000000', orders: 2 }], asks: [],
+      }),
+      ...errors,
+    },
+  },
+  'GET /orders/:address': {
+    tags: ['native'],
+    summary: 'An address\u2019s open orders (native)',
+    params: pathParams({ address }),
+    response: {
+      200: reply(obj({ address: addr(), orders: arr(obj({ order_id: dec(), pair_id: int(), side: { type: 'string', enum: ['Buy', 'Sell'] }, price: dec(), size: dec(), remaining: dec(), leverage: int(), locked: dec('USDC base units.'), status: { type: 'string', enum: ['open', 'partial'] }, cloid: str(), tif: { type: 'string', enum: ['Gtc', 'Alo'] }, reduceOnly: { type: 'boolean' } }, ['cloid', 'tif', 'reduceOnly'])) }), {
+        address: EX.address, orders: [{ order_id: '42', pair_id: 1, side: 'Buy', price: '65000000000', size: '10000000000000000', remaining: '10000000000000000', leverage: 1, locked: '650000000', status: 'open' }],
+      }),
+      ...errors,
+    },
+  },
+  'GET /balance/:address': {
+    tags: ['native'],
+    summary: 'An address\u2019s balances (native)',
+    description: 'JSON numbers in USDC base units (6 decimals); `native_wei` a decimal string.',
+    params: pathParams({ address }),
+    response: {
+      200: reply(obj({ address: addr(), total: jsonNumber(), free_balance: jsonNumber(), locked: jsonNumber(), available: jsonNumber(), reserved: jsonNumber(), in_positions: jsonNumber(), native_wei: dec() }), {
+        address: EX.address, total: 1000000000, free_balance: 900000000, locked: 100000000, available: 900000000, reserved: 100000000, in_positions: 0, native_wei: '1000000000000000000',
+      }),
+      ...errors,
+    },
+  },
+});
+
 export const nativeRoutes: RoutePlugin = async (app, { node }) => {
   const { genesis } = node;
   const state = () => node.chain().state;
@@ -43,40 +159,7 @@ export const nativeRoutes: RoutePlugin = async (app, { node }) => {
   };
 
   app.post('/order/place', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['pair_id', 'side', 'size', 'owner', 'order_type', 'nonce'],
-        additionalProperties: false,
-        properties: {
-          pair_id: { type: 'integer', minimum: 0, maximum: 4294967295 },
-          side: { type: 'string', enum: ['Buy', 'Sell'] },
-          size: uintString,
-          owner: address,
-          session_key: address,
-          order_type: { type: 'string', enum: ['Market', 'Limit'] },
-          price: uintString,
-          leverage: { type: 'integer', minimum: 1, maximum: 1000, default: 1 },
-          signature: signatureSchema,
-          nonce: nonceSchema,
-          ...placeOptionProps,
-        },
-        examples: [{ pair_id: 1, side: 'Buy', size: '10000000000000000', owner: EX.owner, order_type: 'Limit', price: '65000000000', leverage: 1, nonce: 1, signature: EX.signature }],
-      },
-      tags: ['native'],
-      summary: 'Place an order (native)',
-      description: 'Signed by `session_key` (absent: the owner): the owner or its live session key; a session key\u2019s order is an agent order, checked against the owner\u2019s mode and caps. Integer strings in base units: price \u00d71e6, size \u00d71e18. Answers once final.',
-      response: {
-        200: reply(
-          obj(
-            { success: { type: 'boolean', const: true }, order_id: dec(), status: str('open, partial, filled, cancelled'), filled: dec(), remaining: dec(), tx_hash: hex(), cloid: str(), tif: str(), reduceOnly: { type: 'boolean' } },
-            ['cloid', 'tif', 'reduceOnly'],
-          ),
-          { success: true, order_id: '42', status: 'open', filled: '0', remaining: '10000000000000000', tx_hash: EX.hash },
-        ),
-        ...errors,
-      },
-    },
+    schema: nativeSchemas['POST /order/place'],
     handler: async (req) => {
       const b = req.body;
       const owner = toAddress(b.owner);
@@ -110,19 +193,7 @@ export const nativeRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.post('/order/cancel', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['order_id', 'owner', 'nonce'],
-        additionalProperties: false,
-        properties: { order_id: uintString, owner: address, session_key: address, signature: signatureSchema, nonce: nonceSchema, ...actionOptionProps },
-        examples: [{ order_id: '42', owner: EX.owner, nonce: 2, signature: EX.signature }],
-      },
-      tags: ['native'],
-      summary: 'Cancel an open order (native)',
-      description: '404 UNKNOWN_ORDER if never placed, 422 ORDER_NOT_OPEN (its state in the message) if filled or cancelled, 403 NOT_OWNER if another\u2019s. Answers once final.',
-      response: { 200: reply(obj({ success: { type: 'boolean', const: true }, order_id: dec(), status: str('cancelled'), tx_hash: hex() }), { success: true, order_id: '42', status: 'cancelled', tx_hash: EX.hash }), ...errors },
-    },
+    schema: nativeSchemas['POST /order/cancel'],
     handler: async (req) => {
       const b = req.body;
       const owner = toAddress(b.owner);
@@ -141,23 +212,7 @@ export const nativeRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.post('/order/modify', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['order_id', 'price', 'size', 'owner', 'nonce'],
-        additionalProperties: false,
-        properties: { order_id: uintString, price: uintString, size: uintString, owner: address, session_key: address, signature: signatureSchema, nonce: nonceSchema, ...actionOptionProps },
-        examples: [{ order_id: '42', price: '64995000000', size: '20000000000000000', owner: EX.owner, nonce: 3, signature: EX.signature }],
-      },
-      tags: ['native'],
-      summary: 'Modify a resting order\u2019s price and size (native)',
-      description:
-        'EIP-712 ModifyOrder(address owner,uint256 orderId,uint256 price,uint256 size,uint256 nonce), signed by `session_key` (absent: the owner). `size` is the new unfilled size (\u00d71e18), `price` \u00d71e6. Keeps the id; loses time priority when the price changes or the size grows; never takes (422 WOULD_TAKE). Answers once final.',
-      response: {
-        200: reply(obj({ success: { type: 'boolean', const: true }, order_id: dec(), price: dec(), remaining: dec(), requeued: { type: 'boolean' }, tx_hash: hex() }), { success: true, order_id: '42', price: '64995000000', remaining: '20000000000000000', requeued: true, tx_hash: EX.hash }),
-        ...errors,
-      },
-    },
+    schema: nativeSchemas['POST /order/modify'],
     handler: async (req) => {
       const b = req.body;
       const owner = toAddress(b.owner);
@@ -181,19 +236,7 @@ export const nativeRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.post('/order/cancel-by-cloid', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['cloid', 'owner', 'nonce'],
-        additionalProperties: false,
-        properties: { cloid: cloidSchema, owner: address, session_key: address, signature: signatureSchema, nonce: nonceSchema, ...actionOptionProps },
-        examples: [{ cloid: '0x000102030405060708090a0b0c0d0e0f', owner: EX.owner, nonce: 4, signature: EX.signature }],
-      },
-      tags: ['native'],
-      summary: 'Cancel the open order a client order id names (native)',
-      description: 'EIP-712 CancelByCloid(address owner,bytes16 cloid,uint256 nonce). 400 INVALID_OPTIONS for a malformed cloid, 404 UNKNOWN_ORDER when the owner has no open order with it. Answers once final.',
-      response: { 200: reply(obj({ success: { type: 'boolean', const: true }, order_id: dec(), cloid: str(), status: str('cancelled'), tx_hash: hex() }), { success: true, order_id: '42', cloid: '0x000102030405060708090a0b0c0d0e0f', status: 'cancelled', tx_hash: EX.hash }), ...errors },
-    },
+    schema: nativeSchemas['POST /order/cancel-by-cloid'],
     handler: async (req) => {
       const b = req.body;
       const owner = toAddress(b.owner);
@@ -211,18 +254,7 @@ export const nativeRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/orderbook/:pair_id', {
-    schema: {
-      tags: ['native'],
-      summary: 'A pair\u2019s book by price level (native)',
-      description: 'Levels aggregated by price, best first, up to the genesis maxDepth; integer strings in base units.',
-      params: pathParams({ pair_id: { type: 'string', pattern: '^[0-9]{1,10}$' } }),
-      response: {
-        200: reply(obj({ pair_id: int(), symbol: str(), bids: arr(obj({ price: dec(), size: dec(), orders: int() })), asks: arr(obj({ price: dec(), size: dec(), orders: int() })) }), {
-          pair_id: 1, symbol: 'BTC', bids: [{ price: '64990000000', size: '20000000000000000', orders: 2 }], asks: [],
-        }),
-        ...errors,
-      },
-    },
+    schema: nativeSchemas['GET /orderbook/:pair_id'],
     handler: async (req) => {
       const pair = state().pairs.get(String(Number(req.params.pair_id)));
       if (!pair) throw new ApiError(404, 'UNKNOWN_PAIR', `pair_id: no pair ${req.params.pair_id}`);
@@ -233,17 +265,7 @@ export const nativeRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/orders/:address', {
-    schema: {
-      tags: ['native'],
-      summary: 'An address\u2019s open orders (native)',
-      params: pathParams({ address }),
-      response: {
-        200: reply(obj({ address: addr(), orders: arr(obj({ order_id: dec(), pair_id: int(), side: { type: 'string', enum: ['Buy', 'Sell'] }, price: dec(), size: dec(), remaining: dec(), leverage: int(), locked: dec('USDC base units.'), status: { type: 'string', enum: ['open', 'partial'] }, cloid: str(), tif: { type: 'string', enum: ['Gtc', 'Alo'] }, reduceOnly: { type: 'boolean' } }, ['cloid', 'tif', 'reduceOnly'])) }), {
-          address: EX.address, orders: [{ order_id: '42', pair_id: 1, side: 'Buy', price: '65000000000', size: '10000000000000000', remaining: '10000000000000000', leverage: 1, locked: '650000000', status: 'open' }],
-        }),
-        ...errors,
-      },
-    },
+    schema: nativeSchemas['GET /orders/:address'],
     handler: async (req) => {
       const owner = toAddress(req.params.address);
       const orders = state()
@@ -259,18 +281,7 @@ export const nativeRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/balance/:address', {
-    schema: {
-      tags: ['native'],
-      summary: 'An address\u2019s balances (native)',
-      description: 'JSON numbers in USDC base units (6 decimals); `native_wei` a decimal string.',
-      params: pathParams({ address }),
-      response: {
-        200: reply(obj({ address: addr(), total: jsonNumber(), free_balance: jsonNumber(), locked: jsonNumber(), available: jsonNumber(), reserved: jsonNumber(), in_positions: jsonNumber(), native_wei: dec() }), {
-          address: EX.address, total: 1000000000, free_balance: 900000000, locked: 100000000, available: 900000000, reserved: 100000000, in_positions: 0, native_wei: '1000000000000000000',
-        }),
-        ...errors,
-      },
-    },
+    schema: nativeSchemas['GET /balance/:address'],
     handler: async (req) => {
       const a = state().account(toAddress(req.params.address));
       const total = a.usdcFree + a.usdcLocked + a.usdcInPositions;

@@ -9,7 +9,7 @@
  * position 404), the nonce at the mempool (409); then the transaction goes through
  * consensus and the answer waits until it is final; execution's refusals are 422.
  */
-import type { RoutePlugin } from '../route-plugin';
+import { routeSchemas, type RoutePlugin } from '../route-plugin';
 import { admitAtDoor, ownerOrSessionKey } from '../door';
 import { expiresAfterSchema, expiryOf } from '../expires-after';
 import { eventOf, throwIfFailed } from '../final';
@@ -75,6 +75,160 @@ interface SignedPerp {
   expiresAfter?: number;
 }
 
+const signedProps = { wallet: address, nonce: nonceSchema, signature: signatureSchema, sessionWallet: address, network: networkSchema, expiresAfter: expiresAfterSchema } as const;
+
+/** The schemas of this file's routes by method and path (src/api/route-table.ts). */
+export const perpSchemas = routeSchemas({
+  'POST /v1/perp/open': {
+    body: {
+      type: 'object',
+      required: ['action', 'wallet', 'pairId', 'isLong', 'leverage', 'margin', 'nonce'],
+      additionalProperties: false,
+      properties: {
+        ...signedProps,
+        action: { type: 'string', const: 'perp_open' },
+        pairId: { type: 'integer', minimum: 0, maximum: 4294967295 },
+        isLong: { type: 'boolean' },
+        leverage: { type: 'integer', minimum: 1, maximum: 1000 },
+        margin: decimalString,
+      },
+      examples: [{ action: 'perp_open', pairId: 1, isLong: true, leverage: 5, margin: '100', ...perpSignedExample }],
+    },
+    tags: ['perps'],
+    summary: 'Open a perpetual position',
+    description: 'Signed by `sessionWallet` (absent: `wallet`), a personal signature over the JSON payload. `margin` in USDC (at least 1), `leverage` up to the pair\u2019s maximum. Answers once final; execution\u2019s refusals are 422.',
+    response: {
+      200: envelope(obj({ positionId: dec(), pairId: int(), symbol: str(), isLong: bool(), side, size: dec(), entryPrice: dec(), margin: dec(), leverage: int(), liquidationPrice: dec(), fee: dec(), isAgent: bool(), txHash: hex() }), {
+        positionId: '7', pairId: 1, symbol: 'BTC', isLong: true, side: 'long', size: '0.0076923', entryPrice: '65000', margin: '99.75', leverage: 5, liquidationPrice: '52650', fee: '0.25', isAgent: false, txHash: EX.hash,
+      }),
+      ...errors,
+    },
+  },
+  'POST /v1/perp/close': {
+    body: {
+      type: 'object',
+      required: ['action', 'wallet', 'positionId', 'size', 'nonce'],
+      additionalProperties: false,
+      properties: { ...signedProps, action: { type: 'string', const: 'perp_close' }, positionId: positionIdSchema, size: decimalString },
+      examples: [{ action: 'perp_close', positionId: 7, size: '0.0076923', ...perpSignedExample }],
+    },
+    tags: ['perps'],
+    summary: 'Close or reduce a position',
+    description: '404 UNKNOWN_POSITION, 403 NOT_OWNER; answers once final with the realised PnL, funding, fee and payout.',
+    response: {
+      200: envelope(obj({ positionId: dec(), status: { type: 'string', enum: ['closed', 'reduced'] }, closedSize: dec(), remainingSize: dec(), price: dec(), pnl: dec(), funding: dec(), fee: dec(), payout: dec(), txHash: hex() }), {
+        positionId: '7', status: 'closed', closedSize: '0.0076923', remainingSize: '0', price: '66000', pnl: '7.69', funding: '0', fee: '0.25', payout: '107.19', txHash: EX.hash,
+      }),
+      ...errors,
+    },
+  },
+  'POST /v1/perp/tpsl': {
+    body: {
+      type: 'object',
+      required: ['action', 'wallet', 'positionId', 'takeProfit', 'stopLoss', 'nonce'],
+      additionalProperties: false,
+      properties: { ...signedProps, action: { type: 'string', const: 'perp_tpsl' }, positionId: positionIdSchema, takeProfit: decimalString, stopLoss: decimalString },
+      examples: [{ action: 'perp_tpsl', positionId: 7, takeProfit: '70000', stopLoss: '60000', ...perpSignedExample }],
+    },
+    tags: ['perps'],
+    summary: 'Set a position\u2019s take-profit and stop-loss',
+    description: 'An empty string clears a target. Answers once final.',
+    response: { 200: envelope(obj({ positionId: dec(), takeProfit: str('Price, or "" when none.'), stopLoss: str('Price, or "" when none.'), txHash: hex() }), { positionId: '7', takeProfit: '70000', stopLoss: '60000', txHash: EX.hash }), ...errors },
+  },
+  'GET /v1/perp/markets': {
+    tags: ['perps'],
+    summary: 'The perpetual markets',
+    description: 'Oracle price and freshness, open interest and its cap, positions and the predicted funding rate of each pair with a perp market.',
+    querystring: networkQuery,
+    response: {
+      200: envelope(arr(marketSchema), [{ pairId: 1, symbol: 'BTC', pair: 'BTC-PERP', maxLeverage: 50, maintenanceMarginBps: 50, openInterestCapBps: 5000, oraclePrice: '65000', oracleTimestampMs: EX.timestampMs, oracleFresh: true, longSize: '0.1', shortSize: '0', openInterest: '6500', openInterestCap: '50000', positions: 1, fundingRate: '0.000125' }]),
+      ...errors,
+    },
+  },
+  'GET /api/pairs/perps': {
+    tags: ['perps'],
+    summary: 'The pairs with a perp market',
+    querystring: networkQuery,
+    response: { 200: envelope(arr(perpPairSchema), [{ pairId: 1, symbol: 'BTC', pair: 'BTC-PERP', maxLeverage: 50, maintenanceMarginBps: 50, openInterestCapBps: 5000, tickSize: '0.01', lotSize: '0.0001', minSize: '0.0001', markets: ['spot', 'perp'], oracleSource: 'feed' }]), ...errors },
+  },
+  'GET /v1/perp/positions/:address': {
+    tags: ['perps'],
+    summary: 'An address\u2019s open positions',
+    description: 'Each marked at the oracle price at the head\u2019s block time: PnL, funding owed, equity, maintenance margin and liquidation price.',
+    params: pathParams({ address }),
+    querystring: networkQuery,
+    response: {
+      200: envelope(arr(positionSchema), [{
+        positionId: '7', pairId: 1, symbol: 'BTC', side: 'long', isLong: true, size: '0.0076923', entryPrice: '65000', markPrice: '65500', oracleFresh: true, margin: '99.75', leverage: 5, notional: '503.84',
+        liquidationPrice: '52650', unrealizedPnl: '3.84', fundingOwed: '0', equity: '103.59', maintenanceMargin: '2.51', takeProfit: null, stopLoss: null, openedAt: EX.timestampMs, isAgent: false,
+      }]),
+      ...errors,
+    },
+  },
+  'GET /v1/funding': {
+    tags: ['perps'],
+    summary: 'Funding rates: predicted and recent',
+    querystring: networkQuery,
+    response: {
+      200: envelope(arr(fundingSchema), [{ pairId: 1, symbol: 'BTC', fundingRate: '0.000125', fundingRate8h: '0.001', averagePremium: '0.0001', intervalMs: 3600000, nextFundingTime: EX.timestampMs + 3600000, lastFundingRate: null, recent: [] }]),
+      ...errors,
+    },
+  },
+  'GET /v1/pool': {
+    tags: ['perps'],
+    summary: 'The liquidity pool',
+    description: 'Its USDC, value marked to market, traders\u2019 unrealised PnL against it, shares and share price; with `address`, that liquidity provider\u2019s shares, value and unlock time.',
+    querystring: { type: 'object', additionalProperties: false, properties: { network: networkSchema, address } },
+    response: {
+      200: envelope(poolSchema, {
+        poolUsdc: '100000', realPoolValue: '99990', traderUnrealizedPnl: '10', traderUnrealizedProfit: '10', bookUnrealizedPnl: '0', bookPositions: [], adlProfitLimit: '90000',
+        totalShares: '100000000000', protocolShares: '0', sharePrice: '0.9999', lockupMs: 86400000, stale: false,
+        account: { address: EX.address, shares: '1000000000', value: '999.9', unlockMs: EX.timestampMs + 86400000 },
+      }),
+      ...errors,
+    },
+  },
+  'GET /stats': {
+    tags: ['perps'],
+    summary: 'Perpetuals engine statistics',
+    description: 'Markets, positions, open interest, the pool, liquidations (position and orderbook), ADL events, the last funding time and each pair\u2019s oracle freshness.',
+    response: {
+      200: envelope(statsSchema, {
+        height: 1024, blockTimeMs: EX.timestampMs, markets: 3, positions: 1, openInterest: '6500', pool: { poolUsdc: '100000', realPoolValue: '99990', traderUnrealizedPnl: '10' },
+        liquidations: 0, adlEvents: 0, lastLiquidation: null, lastFundingTime: null, bookLiquidations: 0, bookBadDebt: '0', lastBookLiquidation: null,
+        oracle: { fresh: 3, stale: 0, maxStalenessMs: 60000, pairs: [{ pairId: 1, symbol: 'BTC', price: '65000', timestampMs: EX.timestampMs, ageMs: 500, fresh: true }] },
+      }),
+      ...errors,
+    },
+  },
+  'POST /v1/pool/deposit': {
+    body: {
+      type: 'object',
+      required: ['owner', 'amount', 'nonce'],
+      additionalProperties: false,
+      properties: { owner: address, amount: decimalString, nonce: nonceSchema, signature: signatureSchema, network: networkSchema, expiresAfter: expiresAfterSchema },
+      examples: [{ owner: EX.owner, amount: '1000', nonce: 1, signature: EX.signature }],
+    },
+    tags: ['perps'],
+    summary: 'Deposit USDC into the liquidity pool',
+    description: 'Owner-signed (EIP-712); a session key is refused 403 OWNER_ONLY. `amount` in USDC, at most 6 decimals. Answers once final with the shares minted and their unlock time.',
+    response: { 200: envelope(obj({ owner: addr(), amount: dec(), shares: dec(), poolValue: dec(), unlockMs: int(), txHash: hex() }), { owner: EX.owner, amount: '1000', shares: '1000000000', poolValue: '100000', unlockMs: EX.timestampMs + 86400000, txHash: EX.hash }), ...errors },
+  },
+  'POST /v1/pool/withdraw': {
+    body: {
+      type: 'object',
+      required: ['owner', 'shares', 'nonce'],
+      additionalProperties: false,
+      properties: { owner: address, shares: { type: 'string', pattern: '^[1-9][0-9]{0,38}$' }, nonce: nonceSchema, signature: signatureSchema, network: networkSchema, expiresAfter: expiresAfterSchema },
+      examples: [{ owner: EX.owner, shares: '1000000000', nonce: 2, signature: EX.signature }],
+    },
+    tags: ['perps'],
+    summary: 'Redeem liquidity pool shares',
+    description: 'Owner-signed (EIP-712), after the lockup. Answers once final with the USDC paid.',
+    response: { 200: envelope(obj({ owner: addr(), shares: dec(), amount: dec(), poolValue: dec(), txHash: hex() }), { owner: EX.owner, shares: '1000000000', amount: '999.9', poolValue: '99000', txHash: EX.hash }), ...errors },
+  },
+});
+
 export const perpRoutes: RoutePlugin = async (app, { node }) => {
   const { genesis } = node;
   const state = () => node.chain().state;
@@ -97,34 +251,8 @@ export const perpRoutes: RoutePlugin = async (app, { node }) => {
     if (pos.owner !== owner) throw new ApiError(403, 'NOT_OWNER', `position ${id} does not belong to ${owner}`);
   };
 
-  const signedProps = { wallet: address, nonce: nonceSchema, signature: signatureSchema, sessionWallet: address, network: networkSchema, expiresAfter: expiresAfterSchema } as const;
-
   app.post('/v1/perp/open', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['action', 'wallet', 'pairId', 'isLong', 'leverage', 'margin', 'nonce'],
-        additionalProperties: false,
-        properties: {
-          ...signedProps,
-          action: { type: 'string', const: 'perp_open' },
-          pairId: { type: 'integer', minimum: 0, maximum: 4294967295 },
-          isLong: { type: 'boolean' },
-          leverage: { type: 'integer', minimum: 1, maximum: 1000 },
-          margin: decimalString,
-        },
-        examples: [{ action: 'perp_open', pairId: 1, isLong: true, leverage: 5, margin: '100', ...perpSignedExample }],
-      },
-      tags: ['perps'],
-      summary: 'Open a perpetual position',
-      description: 'Signed by `sessionWallet` (absent: `wallet`), a personal signature over the JSON payload. `margin` in USDC (at least 1), `leverage` up to the pair\u2019s maximum. Answers once final; execution\u2019s refusals are 422.',
-      response: {
-        200: envelope(obj({ positionId: dec(), pairId: int(), symbol: str(), isLong: bool(), side, size: dec(), entryPrice: dec(), margin: dec(), leverage: int(), liquidationPrice: dec(), fee: dec(), isAgent: bool(), txHash: hex() }), {
-          positionId: '7', pairId: 1, symbol: 'BTC', isLong: true, side: 'long', size: '0.0076923', entryPrice: '65000', margin: '99.75', leverage: 5, liquidationPrice: '52650', fee: '0.25', isAgent: false, txHash: EX.hash,
-        }),
-        ...errors,
-      },
-    },
+    schema: perpSchemas['POST /v1/perp/open'],
     handler: async (req) => {
       const b = req.body;
       checkNetwork(genesis, b.network);
@@ -152,24 +280,7 @@ export const perpRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.post('/v1/perp/close', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['action', 'wallet', 'positionId', 'size', 'nonce'],
-        additionalProperties: false,
-        properties: { ...signedProps, action: { type: 'string', const: 'perp_close' }, positionId: positionIdSchema, size: decimalString },
-        examples: [{ action: 'perp_close', positionId: 7, size: '0.0076923', ...perpSignedExample }],
-      },
-      tags: ['perps'],
-      summary: 'Close or reduce a position',
-      description: '404 UNKNOWN_POSITION, 403 NOT_OWNER; answers once final with the realised PnL, funding, fee and payout.',
-      response: {
-        200: envelope(obj({ positionId: dec(), status: { type: 'string', enum: ['closed', 'reduced'] }, closedSize: dec(), remainingSize: dec(), price: dec(), pnl: dec(), funding: dec(), fee: dec(), payout: dec(), txHash: hex() }), {
-          positionId: '7', status: 'closed', closedSize: '0.0076923', remainingSize: '0', price: '66000', pnl: '7.69', funding: '0', fee: '0.25', payout: '107.19', txHash: EX.hash,
-        }),
-        ...errors,
-      },
-    },
+    schema: perpSchemas['POST /v1/perp/close'],
     handler: async (req) => {
       const b = req.body;
       checkNetwork(genesis, b.network);
@@ -193,19 +304,7 @@ export const perpRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.post('/v1/perp/tpsl', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['action', 'wallet', 'positionId', 'takeProfit', 'stopLoss', 'nonce'],
-        additionalProperties: false,
-        properties: { ...signedProps, action: { type: 'string', const: 'perp_tpsl' }, positionId: positionIdSchema, takeProfit: decimalString, stopLoss: decimalString },
-        examples: [{ action: 'perp_tpsl', positionId: 7, takeProfit: '70000', stopLoss: '60000', ...perpSignedExample }],
-      },
-      tags: ['perps'],
-      summary: 'Set a position\u2019s take-profit and stop-loss',
-      description: 'An empty string clears a target. Answers once final.',
-      response: { 200: envelope(obj({ positionId: dec(), takeProfit: str('Price, or "" when none.'), stopLoss: str('Price, or "" when none.'), txHash: hex() }), { positionId: '7', takeProfit: '70000', stopLoss: '60000', txHash: EX.hash }), ...errors },
-    },
+    schema: perpSchemas['POST /v1/perp/tpsl'],
     handler: async (req) => {
       const b = req.body;
       checkNetwork(genesis, b.network);
@@ -258,16 +357,7 @@ export const perpRoutes: RoutePlugin = async (app, { node }) => {
   };
 
   app.get('/v1/perp/markets', {
-    schema: {
-      tags: ['perps'],
-      summary: 'The perpetual markets',
-      description: 'Oracle price and freshness, open interest and its cap, positions and the predicted funding rate of each pair with a perp market.',
-      querystring: networkQuery,
-      response: {
-        200: envelope(arr(marketSchema), [{ pairId: 1, symbol: 'BTC', pair: 'BTC-PERP', maxLeverage: 50, maintenanceMarginBps: 50, openInterestCapBps: 5000, oraclePrice: '65000', oracleTimestampMs: EX.timestampMs, oracleFresh: true, longSize: '0.1', shortSize: '0', openInterest: '6500', openInterestCap: '50000', positions: 1, fundingRate: '0.000125' }]),
-        ...errors,
-      },
-    },
+    schema: perpSchemas['GET /v1/perp/markets'],
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const value = poolValuation(state(), nowMs()).realPoolValue;
@@ -276,12 +366,7 @@ export const perpRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/api/pairs/perps', {
-    schema: {
-      tags: ['perps'],
-      summary: 'The pairs with a perp market',
-      querystring: networkQuery,
-      response: { 200: envelope(arr(perpPairSchema), [{ pairId: 1, symbol: 'BTC', pair: 'BTC-PERP', maxLeverage: 50, maintenanceMarginBps: 50, openInterestCapBps: 5000, tickSize: '0.01', lotSize: '0.0001', minSize: '0.0001', markets: ['spot', 'perp'], oracleSource: 'feed' }]), ...errors },
-    },
+    schema: perpSchemas['GET /api/pairs/perps'],
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       return ok(
@@ -295,20 +380,7 @@ export const perpRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/v1/perp/positions/:address', {
-    schema: {
-      tags: ['perps'],
-      summary: 'An address\u2019s open positions',
-      description: 'Each marked at the oracle price at the head\u2019s block time: PnL, funding owed, equity, maintenance margin and liquidation price.',
-      params: pathParams({ address }),
-      querystring: networkQuery,
-      response: {
-        200: envelope(arr(positionSchema), [{
-          positionId: '7', pairId: 1, symbol: 'BTC', side: 'long', isLong: true, size: '0.0076923', entryPrice: '65000', markPrice: '65500', oracleFresh: true, margin: '99.75', leverage: 5, notional: '503.84',
-          liquidationPrice: '52650', unrealizedPnl: '3.84', fundingOwed: '0', equity: '103.59', maintenanceMargin: '2.51', takeProfit: null, stopLoss: null, openedAt: EX.timestampMs, isAgent: false,
-        }]),
-        ...errors,
-      },
-    },
+    schema: perpSchemas['GET /v1/perp/positions/:address'],
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const s = state();
@@ -332,15 +404,7 @@ export const perpRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/v1/funding', {
-    schema: {
-      tags: ['perps'],
-      summary: 'Funding rates: predicted and recent',
-      querystring: networkQuery,
-      response: {
-        200: envelope(arr(fundingSchema), [{ pairId: 1, symbol: 'BTC', fundingRate: '0.000125', fundingRate8h: '0.001', averagePremium: '0.0001', intervalMs: 3600000, nextFundingTime: EX.timestampMs + 3600000, lastFundingRate: null, recent: [] }]),
-        ...errors,
-      },
-    },
+    schema: perpSchemas['GET /v1/funding'],
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const interval = state().params().limits.fundingIntervalMs;
@@ -361,20 +425,7 @@ export const perpRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/v1/pool', {
-    schema: {
-      tags: ['perps'],
-      summary: 'The liquidity pool',
-      description: 'Its USDC, value marked to market, traders\u2019 unrealised PnL against it, shares and share price; with `address`, that liquidity provider\u2019s shares, value and unlock time.',
-      querystring: { type: 'object', additionalProperties: false, properties: { network: networkSchema, address } },
-      response: {
-        200: envelope(poolSchema, {
-          poolUsdc: '100000', realPoolValue: '99990', traderUnrealizedPnl: '10', traderUnrealizedProfit: '10', bookUnrealizedPnl: '0', bookPositions: [], adlProfitLimit: '90000',
-          totalShares: '100000000000', protocolShares: '0', sharePrice: '0.9999', lockupMs: 86400000, stale: false,
-          account: { address: EX.address, shares: '1000000000', value: '999.9', unlockMs: EX.timestampMs + 86400000 },
-        }),
-        ...errors,
-      },
-    },
+    schema: perpSchemas['GET /v1/pool'],
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const s = state();
@@ -395,19 +446,7 @@ export const perpRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/stats', {
-    schema: {
-      tags: ['perps'],
-      summary: 'Perpetuals engine statistics',
-      description: 'Markets, positions, open interest, the pool, liquidations (position and orderbook), ADL events, the last funding time and each pair\u2019s oracle freshness.',
-      response: {
-        200: envelope(statsSchema, {
-          height: 1024, blockTimeMs: EX.timestampMs, markets: 3, positions: 1, openInterest: '6500', pool: { poolUsdc: '100000', realPoolValue: '99990', traderUnrealizedPnl: '10' },
-          liquidations: 0, adlEvents: 0, lastLiquidation: null, lastFundingTime: null, bookLiquidations: 0, bookBadDebt: '0', lastBookLiquidation: null,
-          oracle: { fresh: 3, stale: 0, maxStalenessMs: 60000, pairs: [{ pairId: 1, symbol: 'BTC', price: '65000', timestampMs: EX.timestampMs, ageMs: 500, fresh: true }] },
-        }),
-        ...errors,
-      },
-    },
+    schema: perpSchemas['GET /stats'],
     handler: async () => {
       const s = state();
       const now = nowMs();
@@ -440,19 +479,7 @@ export const perpRoutes: RoutePlugin = async (app, { node }) => {
   // ---- the pool: EIP-712, owner-only -----------------------------------------------------
 
   app.post('/v1/pool/deposit', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['owner', 'amount', 'nonce'],
-        additionalProperties: false,
-        properties: { owner: address, amount: decimalString, nonce: nonceSchema, signature: signatureSchema, network: networkSchema, expiresAfter: expiresAfterSchema },
-        examples: [{ owner: EX.owner, amount: '1000', nonce: 1, signature: EX.signature }],
-      },
-      tags: ['perps'],
-      summary: 'Deposit USDC into the liquidity pool',
-      description: 'Owner-signed (EIP-712); a session key is refused 403 OWNER_ONLY. `amount` in USDC, at most 6 decimals. Answers once final with the shares minted and their unlock time.',
-      response: { 200: envelope(obj({ owner: addr(), amount: dec(), shares: dec(), poolValue: dec(), unlockMs: int(), txHash: hex() }), { owner: EX.owner, amount: '1000', shares: '1000000000', poolValue: '100000', unlockMs: EX.timestampMs + 86400000, txHash: EX.hash }), ...errors },
-    },
+    schema: perpSchemas['POST /v1/pool/deposit'],
     handler: async (req) => {
       const b = req.body;
       checkNetwork(genesis, b.network);
@@ -474,19 +501,7 @@ export const perpRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.post('/v1/pool/withdraw', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['owner', 'shares', 'nonce'],
-        additionalProperties: false,
-        properties: { owner: address, shares: { type: 'string', pattern: '^[1-9][0-9]{0,38}$' }, nonce: nonceSchema, signature: signatureSchema, network: networkSchema, expiresAfter: expiresAfterSchema },
-        examples: [{ owner: EX.owner, shares: '1000000000', nonce: 2, signature: EX.signature }],
-      },
-      tags: ['perps'],
-      summary: 'Redeem liquidity pool shares',
-      description: 'Owner-signed (EIP-712), after the lockup. Answers once final with the USDC paid.',
-      response: { 200: envelope(obj({ owner: addr(), shares: dec(), amount: dec(), poolValue: dec(), txHash: hex() }), { owner: EX.owner, shares: '1000000000', amount: '999.9', poolValue: '99000', txHash: EX.hash }), ...errors },
-    },
+    schema: perpSchemas['POST /v1/pool/withdraw'],
     handler: async (req) => {
       const b = req.body;
       checkNetwork(genesis, b.network);

@@ -4,7 +4,7 @@
  * The answers that are not refused carry no `x-ratelimit-*` headers (they cost every
  * request; docs/performance.md), so this is where a client reads what it has left.
  */
-import type { RoutePlugin } from '../route-plugin';
+import { routeSchemas, type RoutePlugin } from '../route-plugin';
 import { ok } from '../envelope';
 import type { BudgetView } from '../rate-limit';
 import { addr, envelope, errorResponses, int, nullable, obj } from '../schemas';
@@ -27,14 +27,19 @@ const example = {
   address: { limit: 1200, used: 12, remaining: 1188, resetSec: 31, windowMs: 60000 },
 };
 
+/** The schemas of this file's routes by method and path (src/api/route-table.ts). */
+export const rateLimitSchemas = routeSchemas({
+  'GET /v1/rate-limit': {
+    tags: ['node'],
+    summary: 'The caller\u2019s rate-limit budgets',
+    description: 'The per-IP budget of the calling address (null when this port has no per-IP limit) and, with `address`, that signer\u2019s budget of signed actions (null when unlimited). Reading it costs weight 1 of the IP budget.',
+    querystring: { type: 'object', additionalProperties: false, properties: { address: addr('A signer address whose budget to show.') } },
+    response: { 200: envelope(obj({ ip: nullable(budgetSchema), address: nullable(budgetSchema) }, ['address']), example), ...errorResponses },
+  },
+});
+
 export const rateLimitRoutes: RoutePlugin<{ limiter: RateLimitReader }> = async (app, { limiter }) => {
   app.get('/v1/rate-limit', {
-    schema: {
-      tags: ['node'],
-      summary: 'The caller\u2019s rate-limit budgets',
-      description: 'The per-IP budget of the calling address (null when this port has no per-IP limit) and, with `address`, that signer\u2019s budget of signed actions (null when unlimited). Reading it costs weight 1 of the IP budget.',
-      querystring: { type: 'object', additionalProperties: false, properties: { address: addr('A signer address whose budget to show.') } },
-      response: { 200: envelope(obj({ ip: nullable(budgetSchema), address: nullable(budgetSchema) }, ['address']), example), ...errorResponses },
-    },
+    schema: rateLimitSchemas['GET /v1/rate-limit'],
   }, async (req) => ok(limiter.budgets(req.ip, req.query.address)));
 };

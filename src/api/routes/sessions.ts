@@ -10,7 +10,7 @@
  * owner's live session key is 401; one by the session key meets the operation's
  * owner-only signer rule (403 OWNER_ONLY): a session key can only trade.
  */
-import type { RoutePlugin } from '../route-plugin';
+import { routeSchemas, type RoutePlugin } from '../route-plugin';
 import { throwIfFailed, type FinalTx } from '../final';
 import { admitAtDoor, ownerOrSessionKey } from '../door';
 import { expiresAfterSchema, expiryOf } from '../expires-after';
@@ -77,6 +77,92 @@ export function agentCapsObject(state: State, owner: Address) {
   };
 }
 
+/** The schemas of this file's routes by method and path (src/api/route-table.ts). */
+export const sessionSchemas = routeSchemas({
+  'POST /session/create': {
+    body: {
+      type: 'object',
+      required: ['owner', 'session_key', 'expires_at', 'nonce'],
+      additionalProperties: false,
+      properties: { owner: address, session_key: address, expires_at: { type: 'integer', minimum: 0, description: 'Unix seconds.' }, nonce: nonceSchema, signature: signatureSchema, expiresAfter: expiresAfterSchema },
+      examples: [{ owner: EX.owner, session_key: EX.sessionKey, expires_at: 1767312000, nonce: 1, signature: EX.signature }],
+    },
+    tags: ['sessions'],
+    summary: 'Create a session key',
+    description: 'Owner-signed EIP-712 typed data. The session key may then trade for the owner until `expires_at`; it may not withdraw or change settings (403 OWNER_ONLY). Answers once final.',
+    response: { 200: submittedReply, ...errors },
+  },
+  'POST /session/revoke': {
+    body: {
+      type: 'object',
+      required: ['owner', 'nonce'],
+      additionalProperties: false,
+      properties: { owner: address, nonce: nonceSchema, signature: signatureSchema, expiresAfter: expiresAfterSchema },
+      examples: [{ owner: EX.owner, nonce: 2, signature: EX.signature }],
+    },
+    tags: ['sessions'],
+    summary: 'Revoke the live session key',
+    description: 'Owner-signed; 404 NO_ACTIVE_SESSION when there is none (the nonce is not spent).',
+    response: { 200: submittedReply, ...errors },
+  },
+  'GET /session/valid': {
+    querystring: { type: 'object', required: ['owner', 'session_key'], additionalProperties: false, properties: { owner: address, session_key: address } },
+    tags: ['sessions'],
+    summary: 'Whether a key is the owner\u2019s live session key',
+    description: 'At the head block\u2019s time.',
+    response: { 200: reply(obj({ valid: bool() }), { valid: true }), ...errors },
+  },
+  'GET /session/get': {
+    tags: ['sessions'],
+    summary: 'The owner\u2019s live session',
+    description: '404 NO_ACTIVE_SESSION when there is none.',
+    querystring: { type: 'object', required: ['owner'], additionalProperties: false, properties: { owner: address } },
+    response: { 200: reply(sessionSchema, { owner: EX.owner, session_key: EX.sessionKey, expires_at: 1767312000, created_at: 1767225600, nonce: 1, state: 'active' }), ...errors },
+  },
+  'POST /agent/caps': {
+    body: {
+      type: 'object',
+      required: ['owner', 'max_leverage', 'allowed_order_types', 'max_input_per_trade', 'max_total_position', 'nonce'],
+      additionalProperties: false,
+      properties: {
+        owner: address,
+        max_leverage: { anyOf: [{ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, uintString] },
+        allowed_order_types: { type: 'integer', minimum: 0, maximum: 4294967295 },
+        max_input_per_trade: uintString,
+        max_total_position: uintString,
+        nonce: nonceSchema,
+        signature: signatureSchema,
+        expiresAfter: expiresAfterSchema,
+      },
+      examples: [{ owner: EX.owner, max_leverage: 50000, allowed_order_types: 3, max_input_per_trade: '1000000000', max_total_position: '10000000000', nonce: 3, signature: EX.signature }],
+    },
+    tags: ['sessions'],
+    summary: 'Set the owner\u2019s agent caps',
+    description: 'Owner-signed. Bounds on what the owner\u2019s session key may trade: leverage (bps), order types (bit set), input per trade and total position (USDC base units). Answers once final.',
+    response: { 200: submittedReply, ...errors },
+  },
+  'POST /agent/mode': {
+    body: {
+      type: 'object',
+      required: ['owner', 'mode', 'nonce'],
+      additionalProperties: false,
+      properties: { owner: address, mode: { type: 'integer' }, nonce: nonceSchema, signature: signatureSchema, expiresAfter: expiresAfterSchema },
+      examples: [{ owner: EX.owner, mode: 2, nonce: 4, signature: EX.signature }],
+    },
+    tags: ['sessions'],
+    summary: 'Set the owner\u2019s agent mode',
+    description: 'Owner-signed; the mode is an event of the agent-mode machine (machines/agent-mode.ts): a move it does not allow is refused. Answers once final.',
+    response: { 200: submittedReply, ...errors },
+  },
+  'GET /agent/caps': {
+    tags: ['sessions'],
+    summary: 'The owner\u2019s agent mode and caps',
+    description: 'As the 0x080B precompile\u2019s agentCaps(owner) returns them.',
+    querystring: { type: 'object', required: ['owner'], additionalProperties: false, properties: { owner: address } },
+    response: { 200: reply(agentCapsSchema, agentCapsExample), ...errors },
+  },
+});
+
 export const sessionRoutes: RoutePlugin = async (app, { node }) => {
   const state = () => node.chain().state;
   const headTimeMs = () => state().head().timestampMs;
@@ -87,19 +173,7 @@ export const sessionRoutes: RoutePlugin = async (app, { node }) => {
   };
 
   app.post('/session/create', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['owner', 'session_key', 'expires_at', 'nonce'],
-        additionalProperties: false,
-        properties: { owner: address, session_key: address, expires_at: { type: 'integer', minimum: 0, description: 'Unix seconds.' }, nonce: nonceSchema, signature: signatureSchema, expiresAfter: expiresAfterSchema },
-        examples: [{ owner: EX.owner, session_key: EX.sessionKey, expires_at: 1767312000, nonce: 1, signature: EX.signature }],
-      },
-      tags: ['sessions'],
-      summary: 'Create a session key',
-      description: 'Owner-signed EIP-712 typed data. The session key may then trade for the owner until `expires_at`; it may not withdraw or change settings (403 OWNER_ONLY). Answers once final.',
-      response: { 200: submittedReply, ...errors },
-    },
+    schema: sessionSchemas['POST /session/create'],
     handler: async (req) => {
       const b = req.body;
       const owner = toAddress(b.owner);
@@ -115,19 +189,7 @@ export const sessionRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.post('/session/revoke', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['owner', 'nonce'],
-        additionalProperties: false,
-        properties: { owner: address, nonce: nonceSchema, signature: signatureSchema, expiresAfter: expiresAfterSchema },
-        examples: [{ owner: EX.owner, nonce: 2, signature: EX.signature }],
-      },
-      tags: ['sessions'],
-      summary: 'Revoke the live session key',
-      description: 'Owner-signed; 404 NO_ACTIVE_SESSION when there is none (the nonce is not spent).',
-      response: { 200: submittedReply, ...errors },
-    },
+    schema: sessionSchemas['POST /session/revoke'],
     handler: async (req) => {
       const owner = toAddress(req.body.owner);
       const nonce = parseNonce(req.body.nonce);
@@ -143,13 +205,7 @@ export const sessionRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/session/valid', {
-    schema: {
-      querystring: { type: 'object', required: ['owner', 'session_key'], additionalProperties: false, properties: { owner: address, session_key: address } },
-      tags: ['sessions'],
-      summary: 'Whether a key is the owner\u2019s live session key',
-      description: 'At the head block\u2019s time.',
-      response: { 200: reply(obj({ valid: bool() }), { valid: true }), ...errors },
-    },
+    schema: sessionSchemas['GET /session/valid'],
     handler: async (req) => {
       const s = activeSession(state(), toAddress(req.query.owner), headTimeMs());
       return { valid: s !== undefined && s.sessionKey === toAddress(req.query.session_key) };
@@ -157,13 +213,7 @@ export const sessionRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/session/get', {
-    schema: {
-      tags: ['sessions'],
-      summary: 'The owner\u2019s live session',
-      description: '404 NO_ACTIVE_SESSION when there is none.',
-      querystring: { type: 'object', required: ['owner'], additionalProperties: false, properties: { owner: address } },
-      response: { 200: reply(sessionSchema, { owner: EX.owner, session_key: EX.sessionKey, expires_at: 1767312000, created_at: 1767225600, nonce: 1, state: 'active' }), ...errors },
-    },
+    schema: sessionSchemas['GET /session/get'],
     handler: async (req) => {
       const owner = toAddress(req.query.owner);
       const s = activeSession(state(), owner, headTimeMs());
@@ -173,28 +223,7 @@ export const sessionRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.post('/agent/caps', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['owner', 'max_leverage', 'allowed_order_types', 'max_input_per_trade', 'max_total_position', 'nonce'],
-        additionalProperties: false,
-        properties: {
-          owner: address,
-          max_leverage: { anyOf: [{ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, uintString] },
-          allowed_order_types: { type: 'integer', minimum: 0, maximum: 4294967295 },
-          max_input_per_trade: uintString,
-          max_total_position: uintString,
-          nonce: nonceSchema,
-          signature: signatureSchema,
-          expiresAfter: expiresAfterSchema,
-        },
-        examples: [{ owner: EX.owner, max_leverage: 50000, allowed_order_types: 3, max_input_per_trade: '1000000000', max_total_position: '10000000000', nonce: 3, signature: EX.signature }],
-      },
-      tags: ['sessions'],
-      summary: 'Set the owner\u2019s agent caps',
-      description: 'Owner-signed. Bounds on what the owner\u2019s session key may trade: leverage (bps), order types (bit set), input per trade and total position (USDC base units). Answers once final.',
-      response: { 200: submittedReply, ...errors },
-    },
+    schema: sessionSchemas['POST /agent/caps'],
     handler: async (req) => {
       const b = req.body;
       const owner = toAddress(b.owner);
@@ -210,19 +239,7 @@ export const sessionRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.post('/agent/mode', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['owner', 'mode', 'nonce'],
-        additionalProperties: false,
-        properties: { owner: address, mode: { type: 'integer' }, nonce: nonceSchema, signature: signatureSchema, expiresAfter: expiresAfterSchema },
-        examples: [{ owner: EX.owner, mode: 2, nonce: 4, signature: EX.signature }],
-      },
-      tags: ['sessions'],
-      summary: 'Set the owner\u2019s agent mode',
-      description: 'Owner-signed; the mode is an event of the agent-mode machine (machines/agent-mode.ts): a move it does not allow is refused. Answers once final.',
-      response: { 200: submittedReply, ...errors },
-    },
+    schema: sessionSchemas['POST /agent/mode'],
     handler: async (req) => {
       const b = req.body;
       const owner = toAddress(b.owner);
@@ -238,13 +255,7 @@ export const sessionRoutes: RoutePlugin = async (app, { node }) => {
 
   /** The owner's mode and caps as the 0x080B precompile's agentCaps(owner) returns them. */
   app.get('/agent/caps', {
-    schema: {
-      tags: ['sessions'],
-      summary: 'The owner\u2019s agent mode and caps',
-      description: 'As the 0x080B precompile\u2019s agentCaps(owner) returns them.',
-      querystring: { type: 'object', required: ['owner'], additionalProperties: false, properties: { owner: address } },
-      response: { 200: reply(agentCapsSchema, agentCapsExample), ...errors },
-    },
+    schema: sessionSchemas['GET /agent/caps'],
     handler: async (req) => agentCapsObject(state(), toAddress(req.query.owner)),
   });
 };

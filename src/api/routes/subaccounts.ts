@@ -7,7 +7,7 @@
  * route of its own: the order routes take the sub-account as `trader` / `owner` / `wallet`
  * and its master's signature (src/state/subaccounts.ts).
  */
-import type { RoutePlugin } from '../route-plugin';
+import { routeSchemas, type RoutePlugin } from '../route-plugin';
 import { admitAtDoor } from '../door';
 import { eventOf, throwIfFailed } from '../final';
 import { TxKind } from '../../codec/tx';
@@ -29,24 +29,56 @@ const EX_SUB = '0x5d1b3c1b8c3b2a8f0c9a0a51b2b7e4d0b1a2c3d4';
 
 const optionsOf = (expiresAfter: number | undefined): ActionOptions | undefined => (expiresAfter === undefined ? undefined : { expiresAfter: BigInt(expiresAfter) });
 
+/** The schemas of this file's routes by method and path (src/api/route-table.ts). */
+export const subAccountSchemas = routeSchemas({
+  'POST /v1/subaccount/create': {
+    body: {
+      type: 'object',
+      required: ['owner', 'name', 'nonce'],
+      additionalProperties: false,
+      properties: { owner: address, name: { type: 'string', maxLength: 64 }, nonce: nonceSchema, signature: signatureSchema, expiresAfter: expiresAfterSchema, network: networkSchema },
+      examples: [{ owner: EX.owner, name: 'market-making', nonce: 1, signature: EX.signature }],
+    },
+    tags: ['subaccounts'],
+    summary: 'Open a sub-account',
+    description: 'Signed by the master (EIP-712 SubAccountCreate(address owner,string name,uint256 nonce), with a trailing `string options` member when `expiresAfter` is sent). `name`: 1 to 32 of A-Z a-z 0-9 _ - ., unique per master ignoring case; at most `limits.maxSubAccounts` (default 10) per master. Answers once final with the new address.',
+    response: { 200: envelope(obj({ master: addr(), subAccount: addr(), name: str(), index: int(), txHash: hex() }), { master: EX.owner, subAccount: EX_SUB, name: 'market-making', index: 0, txHash: EX.hash }), ...errors },
+  },
+  'POST /v1/subaccount/transfer': {
+    body: {
+      type: 'object',
+      required: ['owner', 'subAccount', 'deposit', 'amount', 'nonce'],
+      additionalProperties: false,
+      properties: {
+        owner: address, subAccount: address, deposit: { type: 'boolean' }, amount: decimalString, nonce: nonceSchema, signature: signatureSchema,
+        expiresAfter: expiresAfterSchema, network: networkSchema,
+      },
+      examples: [{ owner: EX.owner, subAccount: EX_SUB, deposit: true, amount: '250', nonce: 2, signature: EX.signature }],
+    },
+    tags: ['subaccounts'],
+    summary: 'Move USDC between a master and its sub-account',
+    description: 'Signed by the master (EIP-712 SubAccountTransfer(address owner,address subAccount,bool deposit,uint256 usdc,uint256 nonce), `usdc` in units of 1e-6). `deposit` true moves master → sub-account, false sub-account → master; from free balance only (422 INSUFFICIENT_BALANCE). A sub-account cannot withdraw: its funds go back to the master this way first.',
+    response: { 200: envelope(obj({ master: addr(), subAccount: addr(), deposit: bool(), amount: dec(), txHash: hex() }), { master: EX.owner, subAccount: EX_SUB, deposit: true, amount: '250', txHash: EX.hash }), ...errors },
+  },
+  'GET /v1/subaccounts/:master': {
+    tags: ['subaccounts'],
+    summary: 'A master\u2019s sub-accounts',
+    description: 'In creation (index) order, with their USDC balances. Empty for an address without sub-accounts.',
+    params: pathParams({ master: address }),
+    querystring: { type: 'object', additionalProperties: false, properties: { network: networkSchema } },
+    response: {
+      200: envelope(arr(subAccountSchema), [{ address: EX_SUB, master: EX.owner, name: 'market-making', index: 0, createdMs: EX.timestampMs, freeBalance: '250', lockedBalance: '0', inPositions: '0', totalBalance: '250' }]),
+      ...errors,
+    },
+  },
+});
+
 export const subAccountRoutes: RoutePlugin = async (app, { node }) => {
   const { genesis } = node;
   const state = () => node.chain().state;
 
   app.post('/v1/subaccount/create', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['owner', 'name', 'nonce'],
-        additionalProperties: false,
-        properties: { owner: address, name: { type: 'string', maxLength: 64 }, nonce: nonceSchema, signature: signatureSchema, expiresAfter: expiresAfterSchema, network: networkSchema },
-        examples: [{ owner: EX.owner, name: 'market-making', nonce: 1, signature: EX.signature }],
-      },
-      tags: ['subaccounts'],
-      summary: 'Open a sub-account',
-      description: 'Signed by the master (EIP-712 SubAccountCreate(address owner,string name,uint256 nonce), with a trailing `string options` member when `expiresAfter` is sent). `name`: 1 to 32 of A-Z a-z 0-9 _ - ., unique per master ignoring case; at most `limits.maxSubAccounts` (default 10) per master. Answers once final with the new address.',
-      response: { 200: envelope(obj({ master: addr(), subAccount: addr(), name: str(), index: int(), txHash: hex() }), { master: EX.owner, subAccount: EX_SUB, name: 'market-making', index: 0, txHash: EX.hash }), ...errors },
-    },
+    schema: subAccountSchemas['POST /v1/subaccount/create'],
     handler: async (req) => {
       const b = req.body;
       checkNetwork(genesis, b.network);
@@ -66,22 +98,7 @@ export const subAccountRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.post('/v1/subaccount/transfer', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['owner', 'subAccount', 'deposit', 'amount', 'nonce'],
-        additionalProperties: false,
-        properties: {
-          owner: address, subAccount: address, deposit: { type: 'boolean' }, amount: decimalString, nonce: nonceSchema, signature: signatureSchema,
-          expiresAfter: expiresAfterSchema, network: networkSchema,
-        },
-        examples: [{ owner: EX.owner, subAccount: EX_SUB, deposit: true, amount: '250', nonce: 2, signature: EX.signature }],
-      },
-      tags: ['subaccounts'],
-      summary: 'Move USDC between a master and its sub-account',
-      description: 'Signed by the master (EIP-712 SubAccountTransfer(address owner,address subAccount,bool deposit,uint256 usdc,uint256 nonce), `usdc` in units of 1e-6). `deposit` true moves master → sub-account, false sub-account → master; from free balance only (422 INSUFFICIENT_BALANCE). A sub-account cannot withdraw: its funds go back to the master this way first.',
-      response: { 200: envelope(obj({ master: addr(), subAccount: addr(), deposit: bool(), amount: dec(), txHash: hex() }), { master: EX.owner, subAccount: EX_SUB, deposit: true, amount: '250', txHash: EX.hash }), ...errors },
-    },
+    schema: subAccountSchemas['POST /v1/subaccount/transfer'],
     handler: async (req) => {
       const b = req.body;
       checkNetwork(genesis, b.network);
@@ -108,17 +125,7 @@ export const subAccountRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/v1/subaccounts/:master', {
-    schema: {
-      tags: ['subaccounts'],
-      summary: 'A master\u2019s sub-accounts',
-      description: 'In creation (index) order, with their USDC balances. Empty for an address without sub-accounts.',
-      params: pathParams({ master: address }),
-      querystring: { type: 'object', additionalProperties: false, properties: { network: networkSchema } },
-      response: {
-        200: envelope(arr(subAccountSchema), [{ address: EX_SUB, master: EX.owner, name: 'market-making', index: 0, createdMs: EX.timestampMs, freeBalance: '250', lockedBalance: '0', inPositions: '0', totalBalance: '250' }]),
-        ...errors,
-      },
-    },
+    schema: subAccountSchemas['GET /v1/subaccounts/:master'],
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const s = state();

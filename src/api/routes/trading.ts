@@ -10,7 +10,7 @@
  * nonce at the mempool (409); then the transaction goes through consensus and the
  * answer waits until it is final.
  */
-import type { RoutePlugin } from '../route-plugin';
+import { routeSchemas, type RoutePlugin } from '../route-plugin';
 import { findEvent } from '../../state/events';
 import { TxKind } from '../../codec/tx';
 import type { BatchItem } from '../../codec/txs/orders';
@@ -118,6 +118,121 @@ function orderResult(final: FinalTx, symbol: string, side: string, amount: strin
   };
 }
 
+const modifyResultSchema = {
+  oneOf: [
+    obj({ index: int(), orderId: dec(), price: str('The new price as sent.'), amount: str('The new unfilled size (may be less than sent: reduce-only).'), remaining: dec(), requeued: { type: 'boolean', description: 'Lost its time priority (price moved or size grew).' }, status: { type: 'string', enum: ['open', 'partial'] }, cloid: str() }, ['cloid']),
+    obj({ index: int(), orderId: dec(), price: str(), amount: str(), status: { type: 'string', const: 'rejected' }, error: obj({ code: str(), message: str() }) }),
+  ],
+} as const;
+
+/** The schemas of this file's routes by method and path (src/api/route-table.ts). */
+export const tradingSchemas = routeSchemas({
+  'POST /v1/order': {
+    tags: ['trading'],
+    summary: 'Place a spot order',
+    description: 'Trader-signed. `type` limit or market, `side` buy or sell, decimal `price` and `amount`. Checked in the order shape (400), signature (401), who may sign (403), then the nonce (409); answers once final, with the order\u2019s status after matching.',
+    body: { ...orderBodySchema, examples: [{ symbol: 'BTC', side: 'buy', type: 'limit', price: '65000', amount: '0.01', ...signedExample }] },
+    response: { 200: envelope(orderResultSchema, { orderId: '42', symbol: 'BTC', side: 'buy', price: '65000', amount: '0.01', status: 'open', filled: '0', txHash: EX.hash }), ...errors },
+  },
+  'POST /v1/order/batch': {
+    body: {
+      type: 'object',
+      required: ['orders', 'trader', 'nonce'],
+      additionalProperties: false,
+      properties: {
+        ...signedSchema.properties,
+        orders: {
+          type: 'array',
+          minItems: 1,
+          maxItems: MAX_BATCH_ORDERS,
+          items: {
+            type: 'object',
+            required: ['symbol', 'side', 'price', 'amount'],
+            additionalProperties: false,
+            properties: { symbol: { type: 'string', maxLength: 20 }, side: { type: 'string', maxLength: 10 }, price: decimalString, amount: decimalString, ...itemOptionProps },
+          },
+        },
+      },
+      examples: [{ orders: [{ symbol: 'BTC', side: 'buy', price: '64990', amount: '0.01' }, { symbol: 'BTC', side: 'sell', price: '65010', amount: '0.01' }], ...signedExample }],
+    },
+    tags: ['trading'],
+    summary: 'Place several limit orders in one transaction',
+    description: 'Up to MAX_BATCH_ORDERS orders, one signature. Results in submission order: each order\u2019s id and status, or why it was refused.',
+    response: {
+      200: envelope(obj({ trader: addr(), orders: arr(batchResultSchema), txHash: hex() }), {
+        trader: EX.address, orders: [{ index: 0, orderId: '42', symbol: 'BTC', side: 'buy', price: '64990', amount: '0.01', status: 'open' }, { index: 1, symbol: 'BTC', side: 'sell', price: '65010', amount: '0.01', status: 'rejected', error: { code: 'SELF_TRADE', message: 'would trade against the trader\u2019s own order' } }], txHash: EX.hash,
+      }),
+      ...errors,
+    },
+  },
+  'DELETE /v1/order/cancel-all': {
+    tags: ['trading'],
+    summary: 'Cancel all of the trader\u2019s open orders',
+    description: 'Trader-signed; answers once final with the ids cancelled.',
+    body: { ...signedSchema, examples: [signedExample] },
+    response: {
+      200: envelope(obj({ trader: addr(), totalOrders: int('Orders the trader ever placed (from the index).'), openOrders: int(), cancelled: int(), cancelledIds: arr(dec()), txHash: hex() }), { trader: EX.address, totalOrders: 5, openOrders: 2, cancelled: 2, cancelledIds: ['41', '42'], txHash: EX.hash }),
+      ...errors,
+    },
+  },
+  'DELETE /v1/order/:orderId': {
+    tags: ['trading'],
+    summary: 'Cancel one open order',
+    description: 'Trader-signed; 404 UNKNOWN_ORDER if never placed, 422 ORDER_NOT_OPEN (its state in the message) if filled or cancelled, 403 NOT_OWNER if another\u2019s. Answers once final.',
+    params: pathParams({ orderId: { type: 'string', description: 'The order id.', examples: ['42'] } }),
+    body: { ...signedSchema, examples: [signedExample] },
+    response: { 200: envelope(obj({ orderId: str(), status: str('cancelled'), txHash: hex() }), { orderId: '42', status: 'cancelled', txHash: EX.hash }), ...errors },
+  },
+  'POST /v1/order/modify': {
+    tags: ['trading'],
+    summary: 'Modify the price and size of 1 to 10 resting orders',
+    description:
+      'Trader-signed (digest "modify" + orderId+price+amount of each, nonce). Each order keeps its id; `amount` is its new unfilled size. It keeps its time priority when only the size shrinks, and goes to the back of its level when the price changes or the size grows. A modify never takes: a price that meets the opposite side is refused 422 WOULD_TAKE. One modify: a refusal is the answer; several: each stands alone, refused ones listed with their error.',
+    body: {
+      type: 'object',
+      required: ['orders', 'trader', 'nonce'],
+      additionalProperties: false,
+      properties: {
+        ...signedSchema.properties,
+        orders: {
+          type: 'array',
+          minItems: 1,
+          maxItems: MAX_BATCH_ORDERS,
+          items: {
+            type: 'object',
+            required: ['orderId', 'price', 'amount'],
+            additionalProperties: false,
+            properties: { orderId: { type: 'string', maxLength: 20 }, price: decimalString, amount: decimalString },
+          },
+        },
+      },
+      examples: [{ orders: [{ orderId: '42', price: '64995', amount: '0.02' }], ...signedExample }],
+    },
+    response: {
+      200: envelope(obj({ trader: addr(), orders: arr(modifyResultSchema), txHash: hex() }), {
+        trader: EX.address, orders: [{ index: 0, orderId: '42', price: '64995', amount: '0.02', remaining: '0.02', requeued: true, status: 'open' }], txHash: EX.hash,
+      }),
+      ...errors,
+    },
+  },
+  'DELETE /v1/order/by-cloid/:cloid': {
+    tags: ['trading'],
+    summary: 'Cancel the open order a client order id names',
+    description: 'Trader-signed (digest "cancel-cloid" + cloid, nonce). 400 INVALID_ORDER_ID for a malformed cloid, 404 UNKNOWN_ORDER when the trader has no open order with it. Answers once final.',
+    params: pathParams({ cloid: { type: 'string', maxLength: 80, description: 'The client order id: 0x and 32 lower-case hex digits.', examples: [EX_CLOID] } }),
+    body: { ...signedSchema, examples: [signedExample] },
+    response: { 200: envelope(obj({ orderId: str(), cloid: str(), status: str('cancelled'), txHash: hex() }), { orderId: '42', cloid: EX_CLOID, status: 'cancelled', txHash: EX.hash }), ...errors },
+  },
+  'GET /v1/order/by-cloid/:trader/:cloid': {
+    tags: ['trading'],
+    summary: 'A trader\u2019s open order by client order id',
+    description: 'From the chain state at the head: the open order the trader\u2019s cloid names; 404 UNKNOWN_ORDER when none is open (a cloid is unique among open orders only).',
+    params: pathParams({ trader: address, cloid: { type: 'string', pattern: '^0x[0-9a-f]{32}$' } }),
+    querystring: { type: 'object', additionalProperties: false, properties: { network: networkSchema } },
+    response: { 200: envelope(openOrderSchema, openOrderExample), ...errors },
+  },
+});
+
 export const tradingRoutes: RoutePlugin = async (app, { node }) => {
   const { genesis } = node;
   const state = () => node.chain().state;
@@ -137,13 +252,7 @@ export const tradingRoutes: RoutePlugin = async (app, { node }) => {
   };
 
   app.post('/v1/order', {
-    schema: {
-      tags: ['trading'],
-      summary: 'Place a spot order',
-      description: 'Trader-signed. `type` limit or market, `side` buy or sell, decimal `price` and `amount`. Checked in the order shape (400), signature (401), who may sign (403), then the nonce (409); answers once final, with the order\u2019s status after matching.',
-      body: { ...orderBodySchema, examples: [{ symbol: 'BTC', side: 'buy', type: 'limit', price: '65000', amount: '0.01', ...signedExample }] },
-      response: { 200: envelope(orderResultSchema, { orderId: '42', symbol: 'BTC', side: 'buy', price: '65000', amount: '0.01', status: 'open', filled: '0', txHash: EX.hash }), ...errors },
-    },
+    schema: tradingSchemas['POST /v1/order'],
     handler: async (req) => {
       const b = req.body;
       checkNetwork(genesis, b.network);
@@ -163,37 +272,7 @@ export const tradingRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.post('/v1/order/batch', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['orders', 'trader', 'nonce'],
-        additionalProperties: false,
-        properties: {
-          ...signedSchema.properties,
-          orders: {
-            type: 'array',
-            minItems: 1,
-            maxItems: MAX_BATCH_ORDERS,
-            items: {
-              type: 'object',
-              required: ['symbol', 'side', 'price', 'amount'],
-              additionalProperties: false,
-              properties: { symbol: { type: 'string', maxLength: 20 }, side: { type: 'string', maxLength: 10 }, price: decimalString, amount: decimalString, ...itemOptionProps },
-            },
-          },
-        },
-        examples: [{ orders: [{ symbol: 'BTC', side: 'buy', price: '64990', amount: '0.01' }, { symbol: 'BTC', side: 'sell', price: '65010', amount: '0.01' }], ...signedExample }],
-      },
-      tags: ['trading'],
-      summary: 'Place several limit orders in one transaction',
-      description: 'Up to MAX_BATCH_ORDERS orders, one signature. Results in submission order: each order\u2019s id and status, or why it was refused.',
-      response: {
-        200: envelope(obj({ trader: addr(), orders: arr(batchResultSchema), txHash: hex() }), {
-          trader: EX.address, orders: [{ index: 0, orderId: '42', symbol: 'BTC', side: 'buy', price: '64990', amount: '0.01', status: 'open' }, { index: 1, symbol: 'BTC', side: 'sell', price: '65010', amount: '0.01', status: 'rejected', error: { code: 'SELF_TRADE', message: 'would trade against the trader\u2019s own order' } }], txHash: EX.hash,
-        }),
-        ...errors,
-      },
-    },
+    schema: tradingSchemas['POST /v1/order/batch'],
     handler: async (req) => {
       const b = req.body;
       checkNetwork(genesis, b.network);
@@ -226,16 +305,7 @@ export const tradingRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.delete('/v1/order/cancel-all', {
-    schema: {
-      tags: ['trading'],
-      summary: 'Cancel all of the trader\u2019s open orders',
-      description: 'Trader-signed; answers once final with the ids cancelled.',
-      body: { ...signedSchema, examples: [signedExample] },
-      response: {
-        200: envelope(obj({ trader: addr(), totalOrders: int('Orders the trader ever placed (from the index).'), openOrders: int(), cancelled: int(), cancelledIds: arr(dec()), txHash: hex() }), { trader: EX.address, totalOrders: 5, openOrders: 2, cancelled: 2, cancelledIds: ['41', '42'], txHash: EX.hash }),
-        ...errors,
-      },
-    },
+    schema: tradingSchemas['DELETE /v1/order/cancel-all'],
     handler: async (req) => {
       const b = req.body;
       checkNetwork(genesis, b.network);
@@ -259,14 +329,7 @@ export const tradingRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.delete('/v1/order/:orderId', {
-    schema: {
-      tags: ['trading'],
-      summary: 'Cancel one open order',
-      description: 'Trader-signed; 404 UNKNOWN_ORDER if never placed, 422 ORDER_NOT_OPEN (its state in the message) if filled or cancelled, 403 NOT_OWNER if another\u2019s. Answers once final.',
-      params: pathParams({ orderId: { type: 'string', description: 'The order id.', examples: ['42'] } }),
-      body: { ...signedSchema, examples: [signedExample] },
-      response: { 200: envelope(obj({ orderId: str(), status: str('cancelled'), txHash: hex() }), { orderId: '42', status: 'cancelled', txHash: EX.hash }), ...errors },
-    },
+    schema: tradingSchemas['DELETE /v1/order/:orderId'],
     handler: async (req) => {
       const b = req.body;
       const { orderId } = req.params;
@@ -284,46 +347,9 @@ export const tradingRoutes: RoutePlugin = async (app, { node }) => {
     },
   });
 
-  const modifyResultSchema = {
-    oneOf: [
-      obj({ index: int(), orderId: dec(), price: str('The new price as sent.'), amount: str('The new unfilled size (may be less than sent: reduce-only).'), remaining: dec(), requeued: { type: 'boolean', description: 'Lost its time priority (price moved or size grew).' }, status: { type: 'string', enum: ['open', 'partial'] }, cloid: str() }, ['cloid']),
-      obj({ index: int(), orderId: dec(), price: str(), amount: str(), status: { type: 'string', const: 'rejected' }, error: obj({ code: str(), message: str() }) }),
-    ],
-  } as const;
 
   app.post('/v1/order/modify', {
-    schema: {
-      tags: ['trading'],
-      summary: 'Modify the price and size of 1 to 10 resting orders',
-      description:
-        'Trader-signed (digest "modify" + orderId+price+amount of each, nonce). Each order keeps its id; `amount` is its new unfilled size. It keeps its time priority when only the size shrinks, and goes to the back of its level when the price changes or the size grows. A modify never takes: a price that meets the opposite side is refused 422 WOULD_TAKE. One modify: a refusal is the answer; several: each stands alone, refused ones listed with their error.',
-      body: {
-        type: 'object',
-        required: ['orders', 'trader', 'nonce'],
-        additionalProperties: false,
-        properties: {
-          ...signedSchema.properties,
-          orders: {
-            type: 'array',
-            minItems: 1,
-            maxItems: MAX_BATCH_ORDERS,
-            items: {
-              type: 'object',
-              required: ['orderId', 'price', 'amount'],
-              additionalProperties: false,
-              properties: { orderId: { type: 'string', maxLength: 20 }, price: decimalString, amount: decimalString },
-            },
-          },
-        },
-        examples: [{ orders: [{ orderId: '42', price: '64995', amount: '0.02' }], ...signedExample }],
-      },
-      response: {
-        200: envelope(obj({ trader: addr(), orders: arr(modifyResultSchema), txHash: hex() }), {
-          trader: EX.address, orders: [{ index: 0, orderId: '42', price: '64995', amount: '0.02', remaining: '0.02', requeued: true, status: 'open' }], txHash: EX.hash,
-        }),
-        ...errors,
-      },
-    },
+    schema: tradingSchemas['POST /v1/order/modify'],
     handler: async (req) => {
       const b = req.body;
       checkNetwork(genesis, b.network);
@@ -358,14 +384,7 @@ export const tradingRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.delete('/v1/order/by-cloid/:cloid', {
-    schema: {
-      tags: ['trading'],
-      summary: 'Cancel the open order a client order id names',
-      description: 'Trader-signed (digest "cancel-cloid" + cloid, nonce). 400 INVALID_ORDER_ID for a malformed cloid, 404 UNKNOWN_ORDER when the trader has no open order with it. Answers once final.',
-      params: pathParams({ cloid: { type: 'string', maxLength: 80, description: 'The client order id: 0x and 32 lower-case hex digits.', examples: [EX_CLOID] } }),
-      body: { ...signedSchema, examples: [signedExample] },
-      response: { 200: envelope(obj({ orderId: str(), cloid: str(), status: str('cancelled'), txHash: hex() }), { orderId: '42', cloid: EX_CLOID, status: 'cancelled', txHash: EX.hash }), ...errors },
-    },
+    schema: tradingSchemas['DELETE /v1/order/by-cloid/:cloid'],
     handler: async (req) => {
       const b = req.body;
       const { cloid } = req.params;
@@ -383,14 +402,7 @@ export const tradingRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/v1/order/by-cloid/:trader/:cloid', {
-    schema: {
-      tags: ['trading'],
-      summary: 'A trader\u2019s open order by client order id',
-      description: 'From the chain state at the head: the open order the trader\u2019s cloid names; 404 UNKNOWN_ORDER when none is open (a cloid is unique among open orders only).',
-      params: pathParams({ trader: address, cloid: { type: 'string', pattern: '^0x[0-9a-f]{32}$' } }),
-      querystring: { type: 'object', additionalProperties: false, properties: { network: networkSchema } },
-      response: { 200: envelope(openOrderSchema, openOrderExample), ...errors },
-    },
+    schema: tradingSchemas['GET /v1/order/by-cloid/:trader/:cloid'],
     handler: async (req) => {
       checkNetwork(genesis, req.query.network);
       const trader = toAddress(req.params.trader);

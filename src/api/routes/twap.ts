@@ -10,7 +10,7 @@
  * the operations (src/state/ops/timers.ts) in the order of contract [D-envelope-order],
  * then the nonce (409) at the mempool; answers once final.
  */
-import type { RoutePlugin } from '../route-plugin';
+import { routeSchemas, type RoutePlugin } from '../route-plugin';
 import { TxKind } from '../../codec/tx';
 import { findEvent } from '../../state/events';
 import { scheduleOf } from '../../state/scheduled-cancels';
@@ -52,27 +52,87 @@ function twapJson(rec: TwapRecord) {
   };
 }
 
+/** The schemas of this file's routes by method and path (src/api/route-table.ts). */
+export const twapSchemas = routeSchemas({
+  'POST /v1/order/schedule-cancel': {
+    tags: ['trading'],
+    summary: 'Schedule (or clear) a cancel of all the trader\u2019s open orders',
+    description:
+      'The dead-man switch (decision 90). Trader-signed: keccak256(encodePacked("schedule-cancel", timeText, uint256 nonce[, options])), timeText the decimal `time` or "" when clearing. ' +
+      'At the first block whose time is \u2265 `time`, every open order of the trader is cancelled (reason "scheduled"). `time` must be at least 5 s after the block time (422 SCHEDULE_TOO_SOON); ' +
+      'at most limits.scheduleCancelsPerDay (default 10) schedules per UTC day (422 SCHEDULE_LIMIT); `time: null` clears and is always allowed.',
+    body: {
+      type: 'object',
+      required: ['trader', 'nonce', 'time'],
+      additionalProperties: false,
+      properties: { ...signedProps, time: { anyOf: [{ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }, { type: 'null' }], description: 'Block time in ms, or null to clear.' } },
+      examples: [{ trader: EX.address, time: EX.timestampMs + 60_000, nonce: 1, signature: EX.signature }],
+    },
+    response: { 200: envelope(obj({ trader: addr(), time: nullable(int()), countToday: int('Schedules set this UTC day.'), txHash: hex() }), { trader: EX.address, time: EX.timestampMs + 60_000, countToday: 1, txHash: EX.hash }), ...errors },
+  },
+  'GET /v1/order/schedule-cancel/:trader': {
+    tags: ['trading'],
+    summary: 'The trader\u2019s scheduled cancel',
+    params: pathParams({ trader: address }),
+    response: { 200: envelope(obj({ trader: addr(), time: nullable(int('Block time in ms; null when none is scheduled.')), countToday: int() }), { trader: EX.address, time: null, countToday: 0 }), ...errors },
+  },
+  'POST /v1/twap': {
+    tags: ['trading'],
+    summary: 'Place a TWAP order',
+    description:
+      'Decision 91. Trader-signed: keccak256(encodePacked("twap", symbol, side, amount, minutes, "true"|"false", uint256 nonce[, options])). ' +
+      'The total `amount` is bought or sold over `minutes` (5 to 1440) in slices every 30 s of block time (limits.twapSliceIntervalMs), ' +
+      'each an IOC market order with a worst price 3% from the oracle mark; `randomize` varies slice sizes by 80\u2013120% (deterministic). Answers once placed; progress at GET /v1/twap/id/{id}.',
+    body: {
+      type: 'object',
+      required: ['symbol', 'side', 'amount', 'minutes', 'trader', 'nonce'],
+      additionalProperties: false,
+      properties: {
+        ...signedProps,
+        symbol: { type: 'string', maxLength: 20 },
+        side: { type: 'string', maxLength: 10 },
+        amount: decimalString,
+        minutes: { type: 'integer', description: 'Duration, 5 to 1440 minutes.' },
+        randomize: { type: 'boolean', description: 'Vary slice sizes (default false).' },
+      },
+      examples: [{ symbol: 'ETH', side: 'buy', amount: '1', minutes: 5, randomize: false, trader: EX.address, nonce: 1, signature: EX.signature }],
+    },
+    response: { 200: envelope(obj({ ...twapProps, txHash: hex() }), { ...twapExample, txHash: EX.hash }), ...errors },
+  },
+  'POST /v1/twap/cancel': {
+    tags: ['trading'],
+    summary: 'Cancel a running TWAP',
+    description: 'Trader-signed: keccak256(encodePacked("twap-cancel", twapId, uint256 nonce[, options])). 404 UNKNOWN_TWAP, 403 NOT_OWNER, 422 TWAP_STATE when it is no longer running. Slices already executed stand.',
+    body: {
+      type: 'object',
+      required: ['twapId', 'trader', 'nonce'],
+      additionalProperties: false,
+      properties: { ...signedProps, twapId: { type: 'string', maxLength: 20 } },
+      examples: [{ twapId: '1', trader: EX.address, nonce: 2, signature: EX.signature }],
+    },
+    response: { 200: envelope(obj({ twapId: dec(), state: str('cancelled'), filled: dec(), remaining: dec(), txHash: hex() }), { twapId: '1', state: 'cancelled', filled: '0.1', remaining: '0.9', txHash: EX.hash }), ...errors },
+  },
+  'GET /v1/twap/:address': {
+    tags: ['trading'],
+    summary: 'A trader\u2019s TWAP orders with their progress',
+    description: 'Newest first, final ones included.',
+    params: pathParams({ address }),
+    response: { 200: envelope(obj({ address: addr(), twaps: arr(twapSchema) }), { address: EX.address, twaps: [twapExample] }), ...errors },
+  },
+  'GET /v1/twap/id/:id': {
+    tags: ['trading'],
+    summary: 'One TWAP order and its progress',
+    params: pathParams({ id: { type: 'string', pattern: '^[1-9][0-9]{0,17}$' } }),
+    response: { 200: envelope(twapSchema, twapExample), ...errors },
+  },
+});
+
 export const twapRoutes: RoutePlugin = async (app, { node }) => {
   const { genesis } = node;
   const state = () => node.chain().state;
 
   app.post('/v1/order/schedule-cancel', {
-    schema: {
-      tags: ['trading'],
-      summary: 'Schedule (or clear) a cancel of all the trader\u2019s open orders',
-      description:
-        'The dead-man switch (decision 90). Trader-signed: keccak256(encodePacked("schedule-cancel", timeText, uint256 nonce[, options])), timeText the decimal `time` or "" when clearing. ' +
-        'At the first block whose time is \u2265 `time`, every open order of the trader is cancelled (reason "scheduled"). `time` must be at least 5 s after the block time (422 SCHEDULE_TOO_SOON); ' +
-        'at most limits.scheduleCancelsPerDay (default 10) schedules per UTC day (422 SCHEDULE_LIMIT); `time: null` clears and is always allowed.',
-      body: {
-        type: 'object',
-        required: ['trader', 'nonce', 'time'],
-        additionalProperties: false,
-        properties: { ...signedProps, time: { anyOf: [{ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }, { type: 'null' }], description: 'Block time in ms, or null to clear.' } },
-        examples: [{ trader: EX.address, time: EX.timestampMs + 60_000, nonce: 1, signature: EX.signature }],
-      },
-      response: { 200: envelope(obj({ trader: addr(), time: nullable(int()), countToday: int('Schedules set this UTC day.'), txHash: hex() }), { trader: EX.address, time: EX.timestampMs + 60_000, countToday: 1, txHash: EX.hash }), ...errors },
-    },
+    schema: twapSchemas['POST /v1/order/schedule-cancel'],
     handler: async (req) => {
       const b = req.body;
       checkNetwork(genesis, b.network);
@@ -93,12 +153,7 @@ export const twapRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/v1/order/schedule-cancel/:trader', {
-    schema: {
-      tags: ['trading'],
-      summary: 'The trader\u2019s scheduled cancel',
-      params: pathParams({ trader: address }),
-      response: { 200: envelope(obj({ trader: addr(), time: nullable(int('Block time in ms; null when none is scheduled.')), countToday: int() }), { trader: EX.address, time: null, countToday: 0 }), ...errors },
-    },
+    schema: twapSchemas['GET /v1/order/schedule-cancel/:trader'],
     handler: async (req) => {
       const trader = toAddress(req.params.trader);
       const s = state();
@@ -108,29 +163,7 @@ export const twapRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.post('/v1/twap', {
-    schema: {
-      tags: ['trading'],
-      summary: 'Place a TWAP order',
-      description:
-        'Decision 91. Trader-signed: keccak256(encodePacked("twap", symbol, side, amount, minutes, "true"|"false", uint256 nonce[, options])). ' +
-        'The total `amount` is bought or sold over `minutes` (5 to 1440) in slices every 30 s of block time (limits.twapSliceIntervalMs), ' +
-        'each an IOC market order with a worst price 3% from the oracle mark; `randomize` varies slice sizes by 80\u2013120% (deterministic). Answers once placed; progress at GET /v1/twap/id/{id}.',
-      body: {
-        type: 'object',
-        required: ['symbol', 'side', 'amount', 'minutes', 'trader', 'nonce'],
-        additionalProperties: false,
-        properties: {
-          ...signedProps,
-          symbol: { type: 'string', maxLength: 20 },
-          side: { type: 'string', maxLength: 10 },
-          amount: decimalString,
-          minutes: { type: 'integer', description: 'Duration, 5 to 1440 minutes.' },
-          randomize: { type: 'boolean', description: 'Vary slice sizes (default false).' },
-        },
-        examples: [{ symbol: 'ETH', side: 'buy', amount: '1', minutes: 5, randomize: false, trader: EX.address, nonce: 1, signature: EX.signature }],
-      },
-      response: { 200: envelope(obj({ ...twapProps, txHash: hex() }), { ...twapExample, txHash: EX.hash }), ...errors },
-    },
+    schema: twapSchemas['POST /v1/twap'],
     handler: async (req) => {
       const b = req.body;
       checkNetwork(genesis, b.network);
@@ -155,19 +188,7 @@ export const twapRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.post('/v1/twap/cancel', {
-    schema: {
-      tags: ['trading'],
-      summary: 'Cancel a running TWAP',
-      description: 'Trader-signed: keccak256(encodePacked("twap-cancel", twapId, uint256 nonce[, options])). 404 UNKNOWN_TWAP, 403 NOT_OWNER, 422 TWAP_STATE when it is no longer running. Slices already executed stand.',
-      body: {
-        type: 'object',
-        required: ['twapId', 'trader', 'nonce'],
-        additionalProperties: false,
-        properties: { ...signedProps, twapId: { type: 'string', maxLength: 20 } },
-        examples: [{ twapId: '1', trader: EX.address, nonce: 2, signature: EX.signature }],
-      },
-      response: { 200: envelope(obj({ twapId: dec(), state: str('cancelled'), filled: dec(), remaining: dec(), txHash: hex() }), { twapId: '1', state: 'cancelled', filled: '0.1', remaining: '0.9', txHash: EX.hash }), ...errors },
-    },
+    schema: twapSchemas['POST /v1/twap/cancel'],
     handler: async (req) => {
       const b = req.body;
       checkNetwork(genesis, b.network);
@@ -190,13 +211,7 @@ export const twapRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/v1/twap/:address', {
-    schema: {
-      tags: ['trading'],
-      summary: 'A trader\u2019s TWAP orders with their progress',
-      description: 'Newest first, final ones included.',
-      params: pathParams({ address }),
-      response: { 200: envelope(obj({ address: addr(), twaps: arr(twapSchema) }), { address: EX.address, twaps: [twapExample] }), ...errors },
-    },
+    schema: twapSchemas['GET /v1/twap/:address'],
     handler: async (req) => {
       const owner = toAddress(req.params.address);
       const s = state();
@@ -206,12 +221,7 @@ export const twapRoutes: RoutePlugin = async (app, { node }) => {
   });
 
   app.get('/v1/twap/id/:id', {
-    schema: {
-      tags: ['trading'],
-      summary: 'One TWAP order and its progress',
-      params: pathParams({ id: { type: 'string', pattern: '^[1-9][0-9]{0,17}$' } }),
-      response: { 200: envelope(twapSchema, twapExample), ...errors },
-    },
+    schema: twapSchemas['GET /v1/twap/id/:id'],
     handler: async (req) => {
       const rec = state().twaps.get(req.params.id);
       if (!rec) throw new ApiError(404, 'UNKNOWN_TWAP', `id: no TWAP ${req.params.id}`);
