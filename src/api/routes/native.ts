@@ -28,6 +28,8 @@ import type { Hex } from '../../util/bytes';
 
 const errors = { '4xx': errorSchema, '5xx': errorSchema };
 const uintString = { type: 'string', pattern: '^(0|[1-9][0-9]{0,77})$' } as const;
+/** The signer fields of a native order action: the owner, the session key that signs for it (absent: the owner), and the options every action takes. */
+const signedProps = { owner: address, session_key: address, signature: signatureSchema, nonce: nonceSchema, ...actionOptionProps } as const;
 
 /** 6-decimal units as a JSON number (exact below 2^53 units = 9 billion USDC). */
 const num = (v: bigint) => Number(v);
@@ -73,7 +75,7 @@ export const nativeSchemas = routeSchemas({
       type: 'object',
       required: ['order_id', 'owner', 'nonce'],
       additionalProperties: false,
-      properties: { order_id: uintString, owner: address, session_key: address, signature: signatureSchema, nonce: nonceSchema, ...actionOptionProps },
+      properties: { order_id: uintString, ...signedProps },
       examples: [{ order_id: '42', owner: EX.owner, nonce: 2, signature: EX.signature }],
     },
     tags: ['native'],
@@ -86,7 +88,7 @@ export const nativeSchemas = routeSchemas({
       type: 'object',
       required: ['order_id', 'price', 'size', 'owner', 'nonce'],
       additionalProperties: false,
-      properties: { order_id: uintString, price: uintString, size: uintString, owner: address, session_key: address, signature: signatureSchema, nonce: nonceSchema, ...actionOptionProps },
+      properties: { order_id: uintString, price: uintString, size: uintString, ...signedProps },
       examples: [{ order_id: '42', price: '64995000000', size: '20000000000000000', owner: EX.owner, nonce: 3, signature: EX.signature }],
     },
     tags: ['native'],
@@ -103,7 +105,7 @@ export const nativeSchemas = routeSchemas({
       type: 'object',
       required: ['cloid', 'owner', 'nonce'],
       additionalProperties: false,
-      properties: { cloid: cloidSchema, owner: address, session_key: address, signature: signatureSchema, nonce: nonceSchema, ...actionOptionProps },
+      properties: { cloid: cloidSchema, ...signedProps },
       examples: [{ cloid: '0x000102030405060708090a0b0c0d0e0f', owner: EX.owner, nonce: 4, signature: EX.signature }],
     },
     tags: ['native'],

@@ -97,6 +97,19 @@ const signedSchema = {
   properties: { trader: address, signature: signatureSchema, nonce: nonceSchema, network: networkSchema, ...actionOptionProps },
 } as const;
 
+/** A trader-signed body of 1 to MAX_BATCH_ORDERS `orders`, each a closed object of `item` (batch, modify). */
+function signedOrdersBody<const P extends Record<string, object>, const R extends readonly (keyof P & string)[]>(item: P, required: R) {
+  return {
+    type: 'object',
+    required: ['orders', 'trader', 'nonce'],
+    additionalProperties: false,
+    properties: {
+      ...signedSchema.properties,
+      orders: { type: 'array', minItems: 1, maxItems: MAX_BATCH_ORDERS, items: { type: 'object', required, additionalProperties: false, properties: item } },
+    },
+  } as const;
+}
+
 function orderResult(final: FinalTx, symbol: string, side: string, amount: string, price: string | undefined, options: ReturnType<typeof optionEcho>) {
   const placed = eventOf(final, 'OrderPlaced');
   const updated = lastEventOf(final, 'OrderUpdated', (e) => e.orderId === placed.orderId);
@@ -136,23 +149,7 @@ export const tradingSchemas = routeSchemas({
   },
   'POST /v1/order/batch': {
     body: {
-      type: 'object',
-      required: ['orders', 'trader', 'nonce'],
-      additionalProperties: false,
-      properties: {
-        ...signedSchema.properties,
-        orders: {
-          type: 'array',
-          minItems: 1,
-          maxItems: MAX_BATCH_ORDERS,
-          items: {
-            type: 'object',
-            required: ['symbol', 'side', 'price', 'amount'],
-            additionalProperties: false,
-            properties: { symbol: { type: 'string', maxLength: 20 }, side: { type: 'string', maxLength: 10 }, price: decimalString, amount: decimalString, ...itemOptionProps },
-          },
-        },
-      },
+      ...signedOrdersBody({ symbol: { type: 'string', maxLength: 20 }, side: { type: 'string', maxLength: 10 }, price: decimalString, amount: decimalString, ...itemOptionProps }, ['symbol', 'side', 'price', 'amount']),
       examples: [{ orders: [{ symbol: 'BTC', side: 'buy', price: '64990', amount: '0.01' }, { symbol: 'BTC', side: 'sell', price: '65010', amount: '0.01' }], ...signedExample }],
     },
     tags: ['trading'],
@@ -189,23 +186,7 @@ export const tradingSchemas = routeSchemas({
     description:
       'Trader-signed (digest "modify" + orderId+price+amount of each, nonce). Each order keeps its id; `amount` is its new unfilled size. It keeps its time priority when only the size shrinks, and goes to the back of its level when the price changes or the size grows. A modify never takes: a price that meets the opposite side is refused 422 WOULD_TAKE. One modify: a refusal is the answer; several: each stands alone, refused ones listed with their error.',
     body: {
-      type: 'object',
-      required: ['orders', 'trader', 'nonce'],
-      additionalProperties: false,
-      properties: {
-        ...signedSchema.properties,
-        orders: {
-          type: 'array',
-          minItems: 1,
-          maxItems: MAX_BATCH_ORDERS,
-          items: {
-            type: 'object',
-            required: ['orderId', 'price', 'amount'],
-            additionalProperties: false,
-            properties: { orderId: { type: 'string', maxLength: 20 }, price: decimalString, amount: decimalString },
-          },
-        },
-      },
+      ...signedOrdersBody({ orderId: { type: 'string', maxLength: 20 }, price: decimalString, amount: decimalString }, ['orderId', 'price', 'amount']),
       examples: [{ orders: [{ orderId: '42', price: '64995', amount: '0.02' }], ...signedExample }],
     },
     response: {
