@@ -1,7 +1,7 @@
 /**
  * The contract's status marks stay honest (issue 40 item 3). Every rule of
  * docs/contract/spec.md and spec-decisions.md ends with its status in italics:
- *   - *built…*: some test under test/ cites the rule by its id (`contract [C-…]` in a
+ *   - *built…*: some test (under test/, or a `*.test.ts`) cites the rule by its id (`contract [C-…]` in a
  *     comment or a test's title), so a claim of "built" names the test that shows it;
  *   - *partly: …* and *open …*: the text names what is missing by its open issue (`#N`),
  *     and every issue so named is listed in docs/contract/README.md ("Open issues named"),
@@ -84,16 +84,19 @@ export function statusProblems(rules: Rule[], readme: string, tests: Map<string,
 
 const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
 
+/** Every file under test/, and every `*.test.ts` beside the code (where vitest also looks). */
 function testFiles(): Map<string, string> {
   const out = new Map<string, string>();
-  const walk = (d: string) => {
+  const walk = (d: string, keep: RegExp) => {
     for (const name of readdirSync(join(ROOT, d)).sort()) {
       const p = `${d}/${name}`;
-      if (statSync(join(ROOT, p)).isDirectory()) walk(p);
-      else if (/\.ts$/.test(name)) out.set(p, read(p));
+      if (name === 'node_modules') continue;
+      if (statSync(join(ROOT, p)).isDirectory()) walk(p, keep);
+      else if (keep.test(name)) out.set(p, read(p));
     }
   };
-  walk('test');
+  walk('test', /\.ts$/);
+  for (const d of ['src', 'actors', 'machines']) walk(d, /\.test\.ts$/);
   return out;
 }
 
