@@ -3,7 +3,8 @@
  * file, and docs/decisions/README.md, their index.
  *   - every file is named `NNN-words.md`, opens with `# N. Title` (N its own number), has a
  *     **Status** line of a known form and the sections Context, Decision, Consequences;
- *   - a "revised by N" or "superseded by N" names a later decision that exists;
+ *   - a "revised by N" or "superseded by N" names a later decision that exists, and a
+ *     decision that supersedes another cites it;
  *   - the index lists every file, once, with the same title, link and status, and nothing
  *     else; every number up to the highest is a file or listed as a number without a
  *     decision, so a number is never reused;
@@ -104,6 +105,12 @@ export function decisionProblems(tree: DecisionTree): string[] {
       if (!byNumber.has(m)) problems.push(`${d.file}: its status names decision ${m}, which does not exist`);
       else if (m <= d.n) problems.push(`${d.file}: its status names decision ${m}, which is not later`);
     }
+    // A decision that replaces another whole says so: the reader of the new one learns what it replaced.
+    const by = /^superseded by (\d+)$/.exec(d.status);
+    const successor = by ? byNumber.get(Number(by[1])) : undefined;
+    if (successor && !citedDecisions(tree.files.get(successor.file)!).includes(d.n)) {
+      problems.push(`${successor.file}: supersedes decision ${d.n} but never cites it`);
+    }
   }
 
   // The index: one row per file, the same title, link and status.
@@ -194,17 +201,21 @@ describe('docs/decisions/', () => {
       files: new Map([
         ['001-first.md', file(1, 'First', 'accepted, revised by 3')],
         ['002-second.md', file(2, 'Second', 'superseded by 9')],
+        ['005-fifth.md', file(5, 'Fifth', 'superseded by 7')],
+        ['007-seventh.md', file(7, 'Seventh', 'accepted')],
         ['003-third.md', file(3, 'Third', 'withdrawn')],
         ['004-fourth.md', file(4, 'Fourth', 'maybe').replace('## Context\n\nWhy.\n\n', '')],
         ['006-sixth.md', file(7, 'Sixth', 'accepted')],
         ['Eight.md', file(8, 'Eight', 'accepted')],
       ]),
       index: [
-        '## Numbers without a decision', '', '5 and 6: never assigned.', '', '## Index', '',
+        '## Numbers without a decision', '', '6: never assigned.', '', '## Index', '',
         row(1, 'First', '001-first.md', 'accepted, revised by 3'),
         row(2, 'Second', '002-second.md', 'accepted'),
         row(3, 'The third', '003-third.md', 'withdrawn'),
         row(4, 'Fourth', '004-fourth.md', 'maybe'),
+        row(5, 'Fifth', '005-fifth.md', 'superseded by 7'),
+        row(7, 'Seventh', '007-seventh.md', 'accepted'),
         row(10, 'Tenth', '010-tenth.md', 'accepted'),
       ].join('\n'),
       citing: new Map([
@@ -216,6 +227,7 @@ describe('docs/decisions/', () => {
       [
         '002-second.md: its status names decision 9, which does not exist',
         '004-fourth.md: no valid **Status:** line',
+        '007-seventh.md: supersedes decision 5 but never cites it',
         '004-fourth.md: section "## Context" missing or out of order',
         '006-sixth.md: the first line is not "# 6. Title"',
         'Eight.md: not named NNN-short-title.md',
