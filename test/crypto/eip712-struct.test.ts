@@ -1,8 +1,8 @@
-/** The shared flat EIP-712 struct encoder (src/crypto/eip712-struct.ts) against viem's hashTypedData, member type by member type. */
+/** The shared flat EIP-712 struct encoder (src/signing/eip712-struct.ts) against viem's hashTypedData, member type by member type. */
 import { describe, expect, it } from 'vitest';
 import { hashTypedData } from 'viem';
-import { eip712Domain } from '../../src/crypto/eip712';
-import { memberWord, typedDigest, viemTypes, withOptionsMember, type Eip712Member } from '../../src/crypto/eip712-struct';
+import { eip712Domain } from '../../src/signing/eip712';
+import { memberWord, typedDigest, viemTypes, withOptionsMember, type Eip712Member } from '../../src/signing/eip712-struct';
 import { bytesToHex } from '../../src/util/bytes';
 
 const members: readonly Eip712Member[] = [

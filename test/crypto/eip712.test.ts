@@ -13,7 +13,7 @@ import {
   hashTypedMessage,
   typeHash,
   type Eip712PrimaryType,
-} from '../../src/crypto/eip712';
+} from '../../src/signing/eip712';
 import { sampleMessage } from './helpers';
 
 /** As contract [C-auth-eip712] and [D-signatures-native] give them: the wire contract. */

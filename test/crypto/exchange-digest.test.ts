@@ -10,7 +10,7 @@ import {
   placeOrderDigest,
   restSigningHash,
   verifyRestSignature,
-} from '../../src/crypto/exchange-digest';
+} from '../../src/signing/exchange-digest';
 import { keccak256 } from '../../src/crypto/keccak';
 import { privateKeyToAddress, sign, signCompact64 } from '../../src/crypto/secp256k1';
 import { bigintTo32 } from './helpers';
