@@ -4,6 +4,8 @@
  *   - no import circle anywhere;
  *   - the pure core (src/state, src/codec, src/crypto, src/signing, machines) imports no I/O: no
  *     actor, no API, no node wiring, no fastify, libp2p or LevelDB;
+ *   - the crypto primitives (src/crypto) import nothing of the codec or of the signing
+ *     formats built on them (src/signing): the formats point at the primitives, never back;
  *   - the API (routes, the door, JSON-RPC) sees the node only through src/api/node-api.ts:
  *     nothing of actors/ or src/node;
  *   - an actor's message module is a leaf: it imports no actor behaviour and nothing
@@ -38,6 +40,13 @@ module.exports = {
       comment: 'The pure core (src/state, src/codec, src/crypto, src/signing, machines) imports no actor, API, node wiring, fastify, libp2p or classic-level.',
       from: { path: PURE_CORE },
       to: { path: [`^(actors|src/api|src/node)/`, ioPackage] },
+    },
+    {
+      name: 'crypto-is-primitives',
+      severity: 'error',
+      comment: 'src/crypto holds the primitives (hashes, curves, the VRF): it imports nothing of src/codec or of the signing formats in src/signing, which are built on it.',
+      from: { path: '^src/crypto/' },
+      to: { path: '^src/(codec|signing)/' },
     },
     {
       name: 'api-sees-node-api-only',
