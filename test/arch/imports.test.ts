@@ -4,15 +4,16 @@
  * tree is written to a temporary folder at test time, so it is never part of the
  * source tree, the typecheck or the test run.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cruise as depcruise, type ICruiseResult } from 'dependency-cruiser';
+import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
+import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
 
 const repo = resolve(__dirname, '../..');
 const config = join(repo, '.dependency-cruiser.cjs');
-const depcruise = join(repo, 'node_modules/.bin/depcruise');
 
 interface Violation {
   from: string;
@@ -20,11 +21,23 @@ interface Violation {
   rule: { name: string; severity: string };
 }
 
-/** Cruises `paths` under `cwd` with the repository's rules; the violations found. */
-function cruise(cwd: string, paths: string[]): Violation[] {
-  const r = spawnSync(depcruise, ['--config', config, '--output-type', 'json', ...paths], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (!r.stdout) throw new Error(`depcruise printed nothing (exit ${r.status}): ${r.stderr}`);
-  return (JSON.parse(r.stdout) as { summary: { violations: Violation[] } }).summary.violations;
+/**
+ * Cruises `paths` under `cwd` with the repository's rules, in this process (dependency-
+ * cruiser's own API, what its command line calls); the violations found. It resolves
+ * paths against the working folder, so the cruise runs there.
+ */
+async function cruise(cwd: string, paths: string[]): Promise<Violation[]> {
+  const before = process.cwd();
+  process.chdir(cwd);
+  try {
+    const options = await extractDepcruiseOptions(config);
+    const tsConfig = extractTSConfig(join(cwd, 'tsconfig.json'));
+    const result = await depcruise(paths, { ...options, outputType: 'json' }, {}, { tsConfig });
+    const output = typeof result.output === 'string' ? (JSON.parse(result.output) as ICruiseResult) : result.output;
+    return output.summary.violations as unknown as Violation[];
+  } finally {
+    process.chdir(before);
+  }
 }
 
 const bad = mkdtempSync(join(tmpdir(), 'arch-fixture-'));
@@ -36,11 +49,11 @@ function write(path: string, text: string): void {
 }
 
 describe('import rules', () => {
-  it('the repository has no import circle and no forbidden import', () => {
-    expect(cruise(repo, ['src', 'actors', 'machines', 'sim', 'bench', 'test'])).toEqual([]);
+  it('the repository has no import circle and no forbidden import', async () => {
+    expect(await cruise(repo, ['src', 'actors', 'machines', 'sim', 'bench', 'test'])).toEqual([]);
   });
 
-  it('fail on a tree with a circle, I/O in the pure core, crypto primitives that import the codec or the signing formats, an actor in a route, a message module that imports behaviour, and onboarding routes or pure files that reach into I/O', () => {
+  it('fail on a tree with a circle, I/O in the pure core, crypto primitives that import the codec or the signing formats, an actor in a route, a message module that imports behaviour, and onboarding routes or pure files that reach into I/O', async () => {
     // The real packages, so that 'classic-level' resolves as it would in the repository.
     symlinkSync(join(repo, 'node_modules'), join(bad, 'node_modules'), 'dir');
     write('tsconfig.json', JSON.stringify({ compilerOptions: { module: 'ESNext', moduleResolution: 'Bundler', strict: true } }));
@@ -71,7 +84,7 @@ describe('import rules', () => {
 
     // Each rule, by the file that breaks it and what it imports (a package by name, or by
     // its resolved file: node_modules may be a link elsewhere). A circle is reported once.
-    const found = cruise(bad, ['src', 'actors', 'machines'])
+    const found = (await cruise(bad, ['src', 'actors', 'machines']))
       .map((v) => `${v.rule.name}: ${v.from} → ${v.to.replace(/^.*node_modules\/((@[^/]+\/)?[^/]+).*$/, '$1')}`)
       .sort();
     expect(found).toEqual([
