@@ -1,4 +1,4 @@
-/** Shared generators for the crypto tests. */
+/** Shared generators for the crypto and signing tests (test/crypto, test/signing). */
 import fc from 'fast-check';
 import { bytesToHex, type Address, type Hex } from '../../src/util/bytes';
 import { EIP712_TYPES, type Eip712Messages, type Eip712PrimaryType } from '../../src/signing/eip712';

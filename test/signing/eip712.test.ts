@@ -14,7 +14,7 @@ import {
   typeHash,
   type Eip712PrimaryType,
 } from '../../src/signing/eip712';
-import { sampleMessage } from './helpers';
+import { sampleMessage } from '../crypto/helpers';
 
 /** As contract [C-auth-eip712] and [D-signatures-native] give them: the wire contract. */
 const CONTRACT_TYPES = [

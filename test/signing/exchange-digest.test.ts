@@ -13,7 +13,7 @@ import {
 } from '../../src/signing/exchange-digest';
 import { keccak256 } from '../../src/crypto/keccak';
 import { privateKeyToAddress, sign, signCompact64 } from '../../src/crypto/secp256k1';
-import { bigintTo32 } from './helpers';
+import { bigintTo32 } from '../crypto/helpers';
 
 const S = 'string' as const;
 
