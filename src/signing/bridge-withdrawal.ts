@@ -13,14 +13,13 @@
  * can never be paid, which is what makes a refund on the exchange chain safe.
  */
 import type { Address } from '../util/bytes';
-import { hexToBytes, utf8 } from '../util/bytes';
+import { utf8 } from '../util/bytes';
+import { addressWord, uintWord } from '../crypto/abi-word';
 import { hashPersonalMessage } from '../crypto/eip191';
 import { keccak256 } from '../crypto/keccak';
 
 export const WITHDRAWAL_TAG_TEXT = 'ExchangeBridge.Withdrawal.v2';
 const WITHDRAWAL_TAG = keccak256(utf8.encode(WITHDRAWAL_TAG_TEXT));
-
-const MAX_UINT256 = (1n << 256n) - 1n;
 
 export interface BridgeWithdrawalMessage {
   /** The external chain's id (block.chainid there). */
@@ -35,33 +34,16 @@ export interface BridgeWithdrawalMessage {
   validUntilSec: bigint;
 }
 
-function word(v: bigint): Uint8Array {
-  if (v < 0n || v > MAX_UINT256) throw new RangeError(`abi word out of range: ${v}`);
-  const out = new Uint8Array(32);
-  let x = v;
-  for (let i = 31; i >= 0 && x > 0n; i--) {
-    out[i] = Number(x & 0xffn);
-    x >>= 8n;
-  }
-  return out;
-}
-
-function addressWord(a: Address): Uint8Array {
-  const out = new Uint8Array(32);
-  out.set(hexToBytes(a), 12);
-  return out;
-}
-
 /** keccak256(abi.encode(tag, chainId, bridge, withdrawalId, recipient, amount, validUntil)): the contract's withdrawalDigest. */
 export function bridgeWithdrawalDigest(m: BridgeWithdrawalMessage): Uint8Array {
   const buf = new Uint8Array(32 * 7);
   buf.set(WITHDRAWAL_TAG, 0);
-  buf.set(word(m.externalChainId), 32);
+  buf.set(uintWord(m.externalChainId, 256, 'externalChainId'), 32);
   buf.set(addressWord(m.bridge), 64);
-  buf.set(word(m.withdrawalId), 96);
+  buf.set(uintWord(m.withdrawalId, 256, 'withdrawalId'), 96);
   buf.set(addressWord(m.recipient), 128);
-  buf.set(word(m.amount), 160);
-  buf.set(word(m.validUntilSec), 192);
+  buf.set(uintWord(m.amount, 256, 'amount'), 160);
+  buf.set(uintWord(m.validUntilSec, 256, 'validUntilSec'), 192);
   return keccak256(buf);
 }
 

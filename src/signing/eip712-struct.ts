@@ -8,7 +8,8 @@
  * `types` object and this encoding; the digests are checked against viem's
  * hashTypedData in the callers' tests.
  */
-import { hexToBytes, utf8, type Hex } from '../util/bytes';
+import { hexToBytes, utf8, type Address, type Hex } from '../util/bytes';
+import { addressWord, uintWord } from '../crypto/abi-word';
 import { domainSeparator } from './eip712';
 import { keccak256 } from '../crypto/keccak';
 
@@ -30,22 +31,16 @@ export function viemTypes(primaryType: string, members: readonly Eip712Member[])
   return { [primaryType]: members.map((m) => ({ name: m.name, type: m.type })) };
 }
 
-function uintWord(v: unknown, bits: number, field: string): Uint8Array {
+function uintMember(v: unknown, bits: number, field: string): Uint8Array {
   if (typeof v !== 'bigint') throw new TypeError(`${field}: expected a bigint (uint${bits})`);
-  if (v < 0n || v >= 1n << BigInt(bits)) throw new RangeError(`${field}: ${v} is not a uint${bits}`);
-  const out = new Uint8Array(32);
-  let x = v;
-  for (let i = 31; i >= 0 && x > 0n; i--, x >>= 8n) out[i] = Number(x & 0xffn);
-  return out;
+  return uintWord(v, bits, field);
 }
 
 /** The 32-byte word of one member's value. */
 export function memberWord(type: string, v: unknown, field: string): Uint8Array {
   if (type === 'address') {
     if (typeof v !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(v)) throw new TypeError(`${field}: expected a 0x address of 20 bytes`);
-    const out = new Uint8Array(32);
-    out.set(hexToBytes(v as Hex), 12);
-    return out;
+    return addressWord(v as Address);
   }
   if (type === 'string') {
     if (typeof v !== 'string') throw new TypeError(`${field}: expected a string`);
@@ -64,7 +59,7 @@ export function memberWord(type: string, v: unknown, field: string): Uint8Array 
     return out;
   }
   const uint = /^uint(8|16|24|32|40|48|56|64|72|80|88|96|104|112|120|128|136|144|152|160|168|176|184|192|200|208|216|224|232|240|248|256)$/.exec(type);
-  if (uint) return uintWord(v, Number(uint[1]), field);
+  if (uint) return uintMember(v, Number(uint[1]), field);
   throw new TypeError(`${field}: EIP-712 member type ${type} is not one this encoder takes`);
 }
 

@@ -9,6 +9,7 @@
  * of the type strings, the viem `types` object and the encoder, so they cannot drift.
  */
 import { type Address, isAddress, utf8 } from '../util/bytes';
+import { writeAddressWord, writeUintWord } from '../crypto/abi-word';
 import { keccak256 } from '../crypto/keccak';
 import { verifySigner } from '../crypto/secp256k1';
 
@@ -187,8 +188,8 @@ function cachedDomainSeparator(chainId: number): Uint8Array {
     buf.set(DOMAIN_TYPE_HASH, 0);
     buf.set(NAME_HASH, 32);
     buf.set(VERSION_HASH, 64);
-    writeUint256(buf, 96, BigInt(chainId));
-    writeAddress(buf, 128, EIP712_VERIFYING_CONTRACT);
+    writeUintWord(buf, 96, BigInt(chainId));
+    writeAddressWord(buf, 128, EIP712_VERIFYING_CONTRACT);
     sep = keccak256(buf);
     if (domainSeparators.size < MAX_CACHED_DOMAINS) domainSeparators.set(chainId, sep);
   }
@@ -240,22 +241,6 @@ function codecOf(primaryType: string): StructCodec {
   return codecs[primaryType as Eip712PrimaryType];
 }
 
-function writeUint256(buf: Uint8Array, off: number, value: bigint): void {
-  const dv = new DataView(buf.buffer, buf.byteOffset + off, 32);
-  dv.setBigUint64(24, BigInt.asUintN(64, value));
-  value >>= 64n;
-  if (value === 0n) return; // most values (nonces, ids, small widths) fit one word
-  dv.setBigUint64(16, BigInt.asUintN(64, value));
-  value >>= 64n;
-  dv.setBigUint64(8, BigInt.asUintN(64, value));
-  dv.setBigUint64(0, value >> 64n);
-}
-
-function writeAddress(buf: Uint8Array, off: number, address: string): void {
-  // Left-padded to 32 bytes; hex case (checksum) does not change the value.
-  buf.set(Buffer.from(address.slice(2), 'hex'), off + 12);
-}
-
 /** hashStruct(message) = keccak256(typeHash ‖ encodeData(message)). Validates every member. */
 export function hashStruct<P extends Eip712PrimaryType>(primaryType: P, message: Eip712Messages[P]): Uint8Array {
   const codec = codecOf(primaryType);
@@ -269,12 +254,12 @@ export function hashStruct<P extends Eip712PrimaryType>(primaryType: P, message:
     const off = 32 * (i + 1);
     if (f.bits === 0) {
       if (!isAddress(v)) throw new TypeError(`${primaryType}.${f.name}: expected a 0x address of 20 bytes`);
-      writeAddress(buf, off, v);
+      writeAddressWord(buf, off, v);
     } else {
       // bigint only: a JS number may already have lost precision before it got here.
       if (typeof v !== 'bigint') throw new TypeError(`${primaryType}.${f.name}: expected a bigint (${f.type})`);
       if (v < 0n || v > f.max) throw new RangeError(`${primaryType}.${f.name}: ${v} out of range for ${f.type}`);
-      writeUint256(buf, off, v);
+      writeUintWord(buf, off, v);
     }
   }
   return keccak256(buf);

@@ -24,26 +24,17 @@
  */
 import { type Address, concatBytes, utf8 } from '../util/bytes';
 import { hashPersonalMessage } from '../crypto/eip191';
+import { uintWord } from '../crypto/abi-word';
 import { keccak256 } from '../crypto/keccak';
 import { verifySigner } from '../crypto/secp256k1';
 
 /** A uint256 nonce. A number must be a safe integer (beyond 2^53 it was already rounded). */
 export type NonceInput = bigint | number;
 
-const MAX_UINT256 = (1n << 256n) - 1n;
-
 function nonceBytes(nonce: NonceInput): Uint8Array {
-  let n: bigint;
-  if (typeof nonce === 'bigint') n = nonce;
-  else if (typeof nonce === 'number' && Number.isSafeInteger(nonce)) n = BigInt(nonce);
-  else throw new TypeError(`nonce must be a bigint or a safe integer, got ${String(nonce)}`);
-  if (n < 0n || n > MAX_UINT256) throw new RangeError(`nonce ${n} out of range for uint256`);
-  const out = new Uint8Array(32);
-  for (let i = 31; i >= 0 && n > 0n; i--) {
-    out[i] = Number(n & 0xffn);
-    n >>= 8n;
-  }
-  return out;
+  if (typeof nonce === 'bigint') return uintWord(nonce, 256, 'nonce');
+  if (typeof nonce === 'number' && Number.isSafeInteger(nonce)) return uintWord(BigInt(nonce), 256, 'nonce');
+  throw new TypeError(`nonce must be a bigint or a safe integer, got ${String(nonce)}`);
 }
 
 /** A string field's text ('' when absent); anything else is a caller bug. */

@@ -13,21 +13,10 @@ import type { ActionOptions } from '../codec/txs/options';
 import { concatBytes, utf8 } from '../util/bytes';
 import { optionsText } from './action-options';
 import { keccak256 } from '../crypto/keccak';
-
-const MAX_UINT256 = (1n << 256n) - 1n;
-
-function uint256(n: bigint): Uint8Array {
-  if (n < 0n || n > MAX_UINT256) throw new RangeError(`nonce ${n} out of range for uint256`);
-  const out = new Uint8Array(32);
-  for (let i = 31; i >= 0 && n > 0n; i--) {
-    out[i] = Number(n & 0xffn);
-    n >>= 8n;
-  }
-  return out;
-}
+import { uintWord } from '../crypto/abi-word';
 
 function packed(parts: readonly string[], nonce: bigint, options: ActionOptions | undefined): Uint8Array {
-  return keccak256(concatBytes(...parts.map((p) => utf8.encode(p)), uint256(nonce), utf8.encode(optionsText(options))));
+  return keccak256(concatBytes(...parts.map((p) => utf8.encode(p)), uintWord(nonce, 256, 'nonce'), utf8.encode(optionsText(options))));
 }
 
 /** The time as signed: decimal block-time ms, "" to clear the schedule. */
