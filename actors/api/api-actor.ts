@@ -46,7 +46,7 @@ import type { NodeConfig } from '../../src/config/node-config';
 import type { Chain } from '../../src/chain/chain';
 import type { Indexer } from '../../src/indexer/indexer';
 import { TxError } from '../../src/state/errors';
-import { validatorRecord } from '../../src/state/validator-records';
+import { validatorRecord } from '../../src/state/validators/records';
 import { freeBytesOf, type StorageGuard } from '../../src/storage/storage-guard';
 import { bytesToHex, type Address } from '../../src/util/bytes';
 import { privateKeyToAddress } from '../../src/crypto/secp256k1';

@@ -22,7 +22,7 @@ import { Secp256k1Signer } from '../../src/consensus/signer';
 import type { NodeConfig } from '../../src/config/node-config';
 import type { Chain } from '../../src/chain/chain';
 import { TxError } from '../../src/state/errors';
-import { activeValidators } from '../../src/state/validators';
+import { activeValidators } from '../../src/state/validators/set';
 import { ActorError, type ActorBehavior, type ActorContext, type ActorRef } from '../actor';
 import type { MempoolMsg } from '../mempool/messages';
 import type { BridgeMsg, BridgeStats } from './messages';

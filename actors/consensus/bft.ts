@@ -61,7 +61,7 @@ import type { Chain } from '../../src/chain/chain';
 import type { StorageGuard } from '../../src/storage/storage-guard';
 import type { Logger } from '../../src/util/log';
 import type { BlockResult, VerifiedCache } from '../../src/state/apply';
-import { validatorRecord } from '../../src/state/validator-records';
+import { validatorRecord } from '../../src/state/validators/records';
 import type { Address } from '../../src/util/bytes';
 import { bytesToHex } from '../../src/util/bytes';
 import type { ActorBehavior, ActorRef } from '../actor';

@@ -31,7 +31,7 @@ import type { NodeConfig } from '../../src/config/node-config';
 import type { State } from '../../src/state/state';
 import { TxError } from '../../src/state/errors';
 import { DEVNET_ORACLE_SOURCE, oracleSourceOf } from '../../src/state/pair-markets';
-import { activeValidators } from '../../src/state/validators';
+import { activeValidators } from '../../src/state/validators/set';
 import { ActorError, type ActorBehavior, type ActorContext, type ActorRef } from '../actor';
 import type { MempoolMsg } from '../mempool/messages';
 import type { OracleMsg } from './messages';

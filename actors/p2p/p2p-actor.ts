@@ -49,7 +49,7 @@ import type { NodeConfig } from '../../src/config/node-config';
 import type { Chain } from '../../src/chain/chain';
 import type { Logger } from '../../src/util/log';
 import { privateKeyToAddress } from '../../src/crypto/secp256k1';
-import { validatorRecord } from '../../src/state/validator-records';
+import { validatorRecord } from '../../src/state/validators/records';
 import type { Address } from '../../src/util/bytes';
 import { hexToBytes } from '../../src/util/bytes';
 import type { ActorBehavior, ActorRef, Reply } from '../actor';

@@ -53,7 +53,7 @@ describe('import rules', () => {
     expect(await cruise(repo, ['src', 'actors', 'machines', 'sim', 'bench', 'test'])).toEqual([]);
   });
 
-  it('fail on a tree with a circle, I/O in the pure core, an actor in a route, an actor that imports the node, a message module that imports behaviour, and onboarding routes or pure files that reach into I/O', async () => {
+  it('fail on a tree with a circle, I/O in the pure core, crypto primitives that import the codec or the signing formats, an actor in a route, an actor that imports the node, a message module that imports behaviour, and onboarding routes or pure files that reach into I/O', async () => {
     // The real packages, so that 'classic-level' resolves as it would in the repository.
     symlinkSync(join(repo, 'node_modules'), join(bad, 'node_modules'), 'dir');
     write('tsconfig.json', JSON.stringify({ compilerOptions: { module: 'ESNext', moduleResolution: 'Bundler', strict: true } }));
@@ -62,6 +62,12 @@ describe('import rules', () => {
     write('machines/net.ts', "import { createLibp2p } from 'libp2p';\nexport const start = createLibp2p;\n");
     write('src/codec/api.ts', "import { ApiError } from '../api/envelope';\nexport const e = ApiError;\n");
     write('src/api/envelope.ts', 'export class ApiError extends Error {}\n');
+    // A signing format that reaches the node, and crypto primitives that reach back into the codec and the formats.
+    write('src/signing/relay.ts', "import type { Node } from '../node/node';\nexport type R = Node;\n");
+    write('src/crypto/options.ts', "import type { Opts } from '../codec/options';\nexport type O = Opts;\n");
+    write('src/codec/options.ts', 'export type Opts = { tif?: string };\n');
+    write('src/crypto/digest.ts', "import { typedDigest } from '../signing/typed';\nexport const d = typedDigest;\n");
+    write('src/signing/typed.ts', 'export const typedDigest = (): Uint8Array => new Uint8Array(32);\n');
     // A circle of two.
     write('src/chain/a.ts', "import { b } from './b';\nexport const a = () => b();\n");
     write('src/chain/b.ts', "import { a } from './a';\nexport const b = (): unknown => a;\n");
@@ -86,11 +92,14 @@ describe('import rules', () => {
       'actor-messages-are-leaves: actors/api/messages.ts → actors/api/api-actor.ts',
       'actors-no-node: actors/mempool/mempool-actor.ts → src/node/node.ts',
       'api-sees-node-api-only: src/api/routes/orders.ts → actors/api/messages.ts',
+      'crypto-is-primitives: src/crypto/digest.ts → src/signing/typed.ts',
+      'crypto-is-primitives: src/crypto/options.ts → src/codec/options.ts',
       'no-circular: src/chain/a.ts → src/chain/b.ts',
       'onboarding-pure-no-io: src/onboarding/applicants.ts → classic-level',
       'onboarding-routes-see-book-only: src/onboarding/routes.ts → src/onboarding/store.ts',
       'pure-core-no-io: machines/net.ts → libp2p',
       'pure-core-no-io: src/codec/api.ts → src/api/envelope.ts',
+      'pure-core-no-io: src/signing/relay.ts → src/node/node.ts',
       'pure-core-no-io: src/state/store.ts → classic-level',
     ]);
   });
