@@ -89,8 +89,8 @@ export interface ConsensusSelf {
 
 /** What BFT consensus uses of the node (built by src/node/node.ts). */
 export interface ConsensusDeps {
-  /** Its keys, the block time, genesis, where its privval files live, its bootstrap peers, the devnet's faults. */
-  config: Pick<NodeConfig, 'validatorKey' | 'vrfKey' | 'blockTimeMs' | 'genesis' | 'dataDir' | 'p2p' | 'faults'>;
+  /** Its keys, the block time, genesis, where its privval files live, its bootstrap peers, the devnet's faults, its clock. */
+  config: Pick<NodeConfig, 'validatorKey' | 'vrfKey' | 'blockTimeMs' | 'genesis' | 'dataDir' | 'p2p' | 'faults' | 'clock'>;
   log: Logger;
   /** The executed chain, read-only (the chain actor's; open before the actors start). */
   chain: () => Chain;
@@ -256,7 +256,7 @@ export function bftBehavior(deps: ConsensusDeps, self: () => ConsensusSelf, info
     if (height !== chain.height + 1) return null;
     const { consensus } = deps.config.genesis;
     const batch = await deps.actors.mempool.ask<Batch>((reply) => ({ type: 'batch', maxTxs: consensus.maxBlockTxs, maxBytes: consensus.maxBlockBytes, reply }));
-    const block = chain.buildBlock({ txs: batch.txs, decoded: batch.decoded, timestampMs: Date.now(), proposer: privval!.address, round, lastCommit: core?.lastCommitFor(height - 1) ?? lastCommit, vrfKey: vrfKey! });
+    const block = chain.buildBlock({ txs: batch.txs, decoded: batch.decoded, timestampMs: (deps.config.clock ?? Date.now)(), proposer: privval!.address, round, lastCommit: core?.lastCommitFor(height - 1) ?? lastCommit, vrfKey: vrfKey! });
     const bytes = encodeBlock(block, consensus.maxBlockBytes);
     const hash = blockHash(block.header);
     app!.built({ block, decoded: batch.decoded, hash });
@@ -321,7 +321,7 @@ export function bftBehavior(deps: ConsensusDeps, self: () => ConsensusSelf, info
       verifier,
       vrfKeyOf: (v) => deps.chain().vrfKeyOf(v),
       requestBlock: (height, round) => buildRequests.push({ height, round }),
-      now: Date.now,
+      now: deps.config.clock ?? Date.now,
       onRefused: (r) => logBlockRefusal(deps.log, r),
     });
     core = new ConsensusCore({

@@ -23,8 +23,8 @@ import type { ProducerMsg } from './messages';
 
 /** What the solo producer uses of the node (built by src/node/node.ts). */
 export interface ProducerDeps {
-  /** Its keys (checked at start) and the block time; the block limits of genesis. */
-  config: Pick<NodeConfig, 'validatorKey' | 'vrfKey' | 'blockTimeMs' | 'genesis'>;
+  /** Its keys (checked at start) and the block time; the block limits of genesis; the clock its blocks' times come from. */
+  config: Pick<NodeConfig, 'validatorKey' | 'vrfKey' | 'blockTimeMs' | 'genesis' | 'clock'>;
   /** The executed chain, read-only (the chain actor's; open before the actors start). */
   chain: () => Chain;
   /** Set once a scheduled upgrade names a newer version (decision 77): it produces nothing more. */
@@ -86,7 +86,7 @@ export function soloProducerBehavior(deps: ProducerDeps): ActorBehavior<Producer
         const chain = deps.chain();
         const proposer = privateKeyToAddress(key);
         // The proposer's clock sets the time (contract [D-time-proposer]); it must move forward.
-        const block = chain.buildBlock({ txs, decoded, timestampMs: Date.now(), proposer, lastCommit, vrfKey });
+        const block = chain.buildBlock({ txs, decoded, timestampMs: (deps.config.clock ?? Date.now)(), proposer, lastCommit, vrfKey });
         const hash = blockHash(block.header);
         const signature = sign(precommitSigningHash(chain.chainId, block.header.height, 0, hash), key);
         const commit = canonicalCommit({ height: block.header.height, round: 0, blockHash: hash, signatures: [{ validator: proposer, signature }] });

@@ -27,6 +27,12 @@ export interface NodeConfig {
   /** The API's rate limits (src/api/rate-limit.ts; decision 98): absent, RATE_LIMIT_DEFAULTS; RATE_LIMIT_OFF for none. */
   rateLimit?: RateLimitConfig;
   blockTimeMs: number;
+  /**
+   * The node's clock, ms (default Date.now): the time the blocks it proposes carry
+   * (contract [D-time-proposer]) and the clock a proposal's time is checked against. A
+   * test moves it forward to pass a governance timelock without waiting it out.
+   */
+  clock?: () => number;
   /** fsync each block (default true): a committed block survives power loss, not only a crash. */
   syncWrites: boolean;
   /**
