@@ -1,8 +1,9 @@
 /**
- * What the onboarding routes need of the service's state: the narrow interfaces
- * src/onboarding/routes.ts, operator-routes.ts and download-routes.ts depend on. The
- * LevelDB store (src/onboarding/store.ts) implements them; the routes see nothing else
- * of the service.
+ * What the onboarding routes need of the service: the narrow interfaces
+ * src/onboarding/routes.ts, operator-routes.ts, download-routes.ts and register.ts depend
+ * on. The service's actors (actors/onboarding/) implement them, over their mailboxes
+ * (src/onboarding/service-actors.ts); the routes see nothing else of the service, and no
+ * actor.
  */
 import type { ApplicantRecord, ApplicantView, StatusView } from './applicants';
 import type { Application } from './fields';
@@ -40,4 +41,31 @@ export interface DownloadBook {
    * `finish`, so a second download of it with the same token waits and then sees it used.
    */
   claimDownload(token: string, artifact: ArtifactKind): Promise<DownloadClaim>;
+}
+
+/** The network's node as register needs it (decision 79): the node-client actor in the service. */
+export interface NodeRegistrar {
+  /**
+   * Refuses 409 NOT_SYNCED unless the node sees a synced node at `endpoint`, then submits
+   * `tx` (an encoded RegisterValidator) and resolves once it is final; the node's refusal
+   * is passed on with its status and code, a node that cannot be reached is 503 NOT_SYNCED.
+   */
+  register(endpoint: string, tx: Uint8Array): Promise<{ txHash: string; height: number }>;
+}
+
+/** One concern of the service as GET /status shows it: its lifecycle state and mailbox counters (the node's /status shape). */
+export interface ConcernStats {
+  status: string;
+  enqueued: number;
+  dropped: number;
+  processed: number;
+  failed: number;
+  restarts: number;
+  mailboxSize: number;
+  lastError: string | undefined;
+}
+
+/** What GET /status reads: each actor's state, in start order. */
+export interface ServiceHealth {
+  actors(): Record<string, ConcernStats>;
 }
