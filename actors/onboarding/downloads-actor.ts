@@ -22,7 +22,7 @@ import type { ActorBehavior } from '../actor';
 import type { LaneSpec } from '../inbox';
 import { ONBOARDING_DOWNLOAD_CLAIMS_MSGS, ONBOARDING_DOWNLOAD_FINISHES_MSGS } from './limits';
 import type { Asker, ClaimedDownload, DownloadsMsg, OnboardingStoreMsg } from './messages';
-import { isRefusal } from './refusal';
+import { askBy, expired, isRefusal } from './refusal';
 
 type ClaimMsg = Extract<DownloadsMsg, { type: 'claim' }>;
 type FinishMsg = Extract<DownloadsMsg, { type: 'finish' }>;
@@ -52,10 +52,11 @@ export function downloadsBehavior(deps: DownloadsActorDeps): ActorBehavior<Downl
   let parkedCount = 0;
   let lastId = 0;
 
-  const tokenRecord = (hash: string) => store.ask<TokenRecord | undefined>((reply) => ({ type: 'token', hash, reply }));
+  const tokenRecord = (hash: string) => askBy<OnboardingStoreMsg, TokenRecord | undefined>(store, (reply, startByMs) => ({ type: 'token', hash, reply, startByMs }));
 
   /** Checks a claim against the token's record; holds the key when it passes. */
   async function check(msg: ClaimMsg, key: string, hash: string | undefined): Promise<void> {
+    if (expired(msg)) return; // its asker stopped waiting (a parked claim too): nothing is held for it
     try {
       const record = hash === undefined ? undefined : await tokenRecord(hash);
       const refusal = downloadRefusal(msg.token, record, msg.artifact, deps.nowMs());
@@ -70,6 +71,7 @@ export function downloadsBehavior(deps: DownloadsActorDeps): ActorBehavior<Downl
   }
 
   async function claim(msg: ClaimMsg): Promise<void> {
+    if (expired(msg)) return;
     const hash = TOKEN_PATTERN.test(msg.token) ? tokenHash(msg.token) : undefined;
     const key = `${hash ?? 'malformed'}:${msg.artifact}`;
     if (held.has(key)) {
@@ -106,7 +108,7 @@ export function downloadsBehavior(deps: DownloadsActorDeps): ActorBehavior<Downl
     const now = await tokenRecord(hash);
     if (now === undefined) throw new Error(`token record ${hash} vanished during a download`);
     const record: TokenRecord = { ...now, used: { ...now.used, [artifact]: deps.nowMs() } };
-    await store.ask<void>((reply) => ({ type: 'write', writes: [{ put: 'token', hash, record }], reply }));
+    await askBy<OnboardingStoreMsg, void>(store, (reply, startByMs) => ({ type: 'write', writes: [{ put: 'token', hash, record }], reply, startByMs }));
   }
 
   return {

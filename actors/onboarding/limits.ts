@@ -23,6 +23,12 @@ export const ONBOARDING_RESTARTS_MAX = 10;
 export const ONBOARDING_RESTART_WINDOW_MS = 60_000;
 /** How long a route waits for an actor's answer before 503 SERVICE_BUSY; the node client's is its own. */
 export const ONBOARDING_ASK_TIMEOUT_MS = 30_000;
+/**
+ * What a request's deadline to begin (messages.ts `startByMs`) leaves before its asker
+ * stops waiting: a request begun in time has this long to finish (a few reads and one
+ * synced batch take milliseconds), so what is done is answered.
+ */
+export const ONBOARDING_STEP_MS_MAX = 10_000;
 
 // ------------------------------------------------------------------ mailboxes
 

@@ -5,8 +5,8 @@
  * When the node cannot be reached and the request never left (connection refused, no
  * route, no such host), it tries again after a pause that doubles, up to `attempts` in
  * all; the runtime's stop ends a pause at once. A registration that waited in the
- * mailbox past its start deadline is refused (503 SERVICE_BUSY) rather than sent after its
- * caller gave up waiting. Any other answer, the node's refusals
+ * mailbox past its start deadline (NODE_CLIENT_START_WITHIN_MS) is dropped rather than
+ * sent after its caller gave up waiting (503 SERVICE_BUSY). Any other answer, the node's refusals
  * included, goes back to the asker as it came.
  *
  * A refusal answers its asker and the actor goes on; anything else is a fault, and the
@@ -14,28 +14,23 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffDelayMs, type BackoffOptions } from '../../machines/actor-lifecycle';
-import { ApiError } from '../../src/api/envelope';
 import type { NodeRegistrar } from '../../src/onboarding/book';
 import { retryable } from '../../src/onboarding/node-client';
 import type { ActorBehavior } from '../actor';
 import type { NodeClientMsg } from './messages';
-import { isRefusal } from './refusal';
+import { expired, isRefusal } from './refusal';
 
 /** The node-client actor's dependencies: the node, and how often and how patiently to try it. */
 export interface NodeClientActorDeps {
   node: NodeRegistrar;
   attempts: number;
   backoff: BackoffOptions;
-  /** Monotonic clock in ms, the one `startByMs` is on. */
-  nowMs: () => number;
 }
 
 export function nodeClientBehavior(deps: NodeClientActorDeps): ActorBehavior<NodeClientMsg> {
   return {
     async handle(msg, ctx) {
-      if (deps.nowMs() > msg.startByMs) {
-        return msg.reply.reject(new ApiError(503, 'SERVICE_BUSY', 'registrations waited too long for the network node; try again shortly', 1));
-      }
+      if (expired(msg)) return; // waited past its start: not sent after its caller gave up
       for (let attempt = 1; ; attempt++) {
         try {
           return msg.reply.resolve(await deps.node.register(msg.endpoint, msg.tx));

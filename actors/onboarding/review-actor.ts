@@ -23,7 +23,7 @@ import { newToken, newTokenRecord, tokenHash } from '../../src/onboarding/tokens
 import { ApiError } from '../../src/api/envelope';
 import type { ActorBehavior } from '../actor';
 import type { Approval, Asker, OnboardingStoreMsg, ReviewMsg } from './messages';
-import { isRefusal } from './refusal';
+import { askBy, expired, isRefusal } from './refusal';
 
 /** The review actor's dependencies. */
 export interface ReviewActorDeps {
@@ -41,8 +41,8 @@ export function reviewBehavior(deps: ReviewActorDeps): ActorBehavior<ReviewMsg> 
   /** Applicants in `pending`, counted at start and kept by apply and the reviews. */
   let pending = 0;
 
-  const record = (address: string) => store.ask<ApplicantRecord | undefined>((reply) => ({ type: 'applicant', address, reply }));
-  const write = (writes: StoreWrite[]) => store.ask<void>((reply) => ({ type: 'write', writes, reply }));
+  const record = (address: string) => askBy<OnboardingStoreMsg, ApplicantRecord | undefined>(store, (reply, startByMs) => ({ type: 'applicant', address, reply, startByMs }));
+  const write = (writes: StoreWrite[]) => askBy<OnboardingStoreMsg, void>(store, (reply, startByMs) => ({ type: 'write', writes, reply, startByMs }));
 
   async function apply(application: Application): Promise<ApplicantRecord> {
     const next = applyApplication(await record(application.address), application, deps.nowMs());
@@ -76,7 +76,7 @@ export function reviewBehavior(deps: ReviewActorDeps): ActorBehavior<ReviewMsg> 
   }
 
   async function useNonce(nonce: string, timestampMs: number): Promise<void> {
-    const kept = await store.ask<Array<[string, number]>>((reply) => ({ type: 'nonces', reply }));
+    const kept = await askBy<OnboardingStoreMsg, Array<[string, number]>>(store, (reply, startByMs) => ({ type: 'nonces', reply, startByMs }));
     if (kept.some(([seen]) => seen === nonce)) {
       throw new ApiError(409, 'NONCE_USED', `operator nonce ${nonce} was already used; every signed request takes a fresh one`);
     }
@@ -88,11 +88,12 @@ export function reviewBehavior(deps: ReviewActorDeps): ActorBehavior<ReviewMsg> 
 
   return {
     async start() {
-      const all = await store.ask<ApplicantRecord[]>((reply) => ({ type: 'applicants', reply }));
+      const all = await askBy<OnboardingStoreMsg, ApplicantRecord[]>(store, (reply, startByMs) => ({ type: 'applicants', reply, startByMs }));
       pending = all.filter((r) => r.status === 'pending').length;
     },
 
     async handle(msg) {
+      if (expired(msg)) return; // its asker was told 503: the step is not taken for nobody
       try {
         switch (msg.type) {
           case 'apply':

@@ -11,6 +11,7 @@
 import type { OnboardingStore } from '../../src/onboarding/store';
 import type { ActorBehavior } from '../actor';
 import type { OnboardingStoreMsg } from './messages';
+import { expired } from './refusal';
 
 /** What the actor uses of the store: its reads, its batch, its close. */
 export type RecordStore = Pick<OnboardingStore, 'record' | 'records' | 'tokenRecordByHash' | 'tokenRecords' | 'nonces' | 'write' | 'close'>;
@@ -28,6 +29,7 @@ export function storeBehavior(deps: StoreActorDeps): ActorBehavior<OnboardingSto
     },
 
     async handle(msg) {
+      if (expired(msg)) return; // its asker gave up: a late write would land unseen
       const s = store!;
       switch (msg.type) {
         case 'applicant':

@@ -43,6 +43,7 @@ import {
 import type { Approval, ClaimedDownload, DownloadsMsg, NodeClientMsg, OnboardingStoreMsg, ReviewMsg } from '../../actors/onboarding/messages';
 import { nodeClientBehavior } from '../../actors/onboarding/node-client-actor';
 import { reviewBehavior } from '../../actors/onboarding/review-actor';
+import { askBy } from '../../actors/onboarding/refusal';
 import { storeBehavior, type RecordStore } from '../../actors/onboarding/store-actor';
 import { Supervisor } from '../../actors/supervisor';
 import { ApiError } from '../api/envelope';
@@ -116,10 +117,10 @@ export function envelopeOf(err: unknown): unknown {
   }
 }
 
-/** `actor.ask`, its refusals turned into the envelope's. */
-async function ask<M, R>(actor: SupervisedActor<M>, make: (reply: Reply<R>) => M, timeoutMs?: number): Promise<R> {
+/** `askBy` (the request with its deadline), its refusals turned into the envelope's. */
+async function ask<M, R>(actor: SupervisedActor<M>, make: (reply: Reply<R>, startByMs: number) => M, timeoutMs?: number, startWithinMs?: number): Promise<R> {
   try {
-    return await actor.ask(make, timeoutMs);
+    return await askBy(actor, make, timeoutMs, startWithinMs);
   } catch (err) {
     throw envelopeOf(err);
   }
@@ -173,7 +174,6 @@ export async function startOnboardingActors(o: OnboardingActorsOptions): Promise
       { ...supervised('downloads'), inbox: (onEvict) => new LanedInbox({ lanes: DOWNLOADS_LANES, laneOf: (m: DownloadsMsg) => m.type, onEvict }) },
     ),
   );
-  const monotonic = () => performance.now();
   const nodeClient =
     o.node === undefined
       ? undefined
@@ -185,7 +185,6 @@ export async function startOnboardingActors(o: OnboardingActorsOptions): Promise
                 node: o.node!,
                 attempts: NODE_CLIENT_ATTEMPTS,
                 backoff: { initialMs: NODE_CLIENT_RETRY_INITIAL_MS, maxMs: NODE_CLIENT_RETRY_MAX_MS },
-                nowMs: monotonic,
               }),
             { ...supervised('node-client'), capacity: o.capacities?.['node-client'] ?? ONBOARDING_NODE_CLIENT_MAILBOX_MSGS },
           ),
@@ -198,19 +197,20 @@ export async function startOnboardingActors(o: OnboardingActorsOptions): Promise
     throw err;
   }
 
-  const record = (address: string) => ask<OnboardingStoreMsg, ApplicantRecord | undefined>(store, (reply) => ({ type: 'applicant', address, reply }));
+  const record = (address: string) => ask<OnboardingStoreMsg, ApplicantRecord | undefined>(store, (reply, startByMs) => ({ type: 'applicant', address, reply, startByMs }));
   const book: OnboardingActors['book'] = {
-    apply: (application: Application) => ask<ReviewMsg, ApplicantRecord>(review, (reply) => ({ type: 'apply', application, reply })),
+    apply: (application: Application) => ask<ReviewMsg, ApplicantRecord>(review, (reply, startByMs) => ({ type: 'apply', application, reply, startByMs })),
     status: async (address: string): Promise<StatusView> => statusView(address, await record(address)),
-    applicants: async () => (await ask<OnboardingStoreMsg, ApplicantRecord[]>(store, (reply) => ({ type: 'applicants', reply }))).map(applicantView),
-    approve: (address: string) => ask<ReviewMsg, Approval>(review, (reply) => ({ type: 'approve', address, reply })),
-    reject: (address: string) => ask<ReviewMsg, StatusView>(review, (reply) => ({ type: 'reject', address, reply })),
-    useOperatorNonce: (nonce: string, timestampMs: number) => ask<ReviewMsg, void>(review, (reply) => ({ type: 'useNonce', nonce, timestampMs, reply })),
+    applicants: async () => (await ask<OnboardingStoreMsg, ApplicantRecord[]>(store, (reply, startByMs) => ({ type: 'applicants', reply, startByMs }))).map(applicantView),
+    approve: (address: string) => ask<ReviewMsg, Approval>(review, (reply, startByMs) => ({ type: 'approve', address, reply, startByMs })),
+    reject: (address: string) => ask<ReviewMsg, StatusView>(review, (reply, startByMs) => ({ type: 'reject', address, reply, startByMs })),
+    useOperatorNonce: (nonce: string, timestampMs: number) => ask<ReviewMsg, void>(review, (reply, startByMs) => ({ type: 'useNonce', nonce, timestampMs, reply, startByMs })),
     async claimDownload(token: string, artifact: ArtifactKind): Promise<DownloadClaim> {
-      const claimed = await ask<DownloadsMsg, ClaimedDownload>(downloads, (reply) => ({ type: 'claim', token, artifact, reply }));
+      const claimed = await ask<DownloadsMsg, ClaimedDownload>(downloads, (reply, startByMs) => ({ type: 'claim', token, artifact, reply, startByMs }));
       return {
         address: claimed.address,
-        finish: (served: boolean) => ask<DownloadsMsg, void>(downloads, (reply) => ({ type: 'finish', id: claimed.id, hash: claimed.hash, artifact, served, reply })),
+        // No deadline: a finish releases a hold, so it is always handled.
+        finish: (served: boolean) => downloads.ask<void>((reply) => ({ type: 'finish', id: claimed.id, hash: claimed.hash, artifact, served, reply })).catch((err: unknown) => Promise.reject(envelopeOf(err))),
       };
     },
   };
@@ -221,14 +221,15 @@ export async function startOnboardingActors(o: OnboardingActorsOptions): Promise
           register: (endpoint, tx) =>
             ask<NodeClientMsg, { txHash: string; height: number }>(
               nodeClient,
-              (reply) => ({ type: 'register', endpoint, tx, startByMs: monotonic() + NODE_CLIENT_START_WITHIN_MS, reply }),
+              (reply, startByMs) => ({ type: 'register', endpoint, tx, reply, startByMs }),
               NODE_CLIENT_START_WITHIN_MS + NODE_CLIENT_RUN_MS_MAX,
+              NODE_CLIENT_START_WITHIN_MS,
             ),
         };
   const reader: StoreReader = {
-    records: () => ask<OnboardingStoreMsg, ApplicantRecord[]>(store, (reply) => ({ type: 'applicants', reply })),
-    tokenRecords: () => ask<OnboardingStoreMsg, Array<[string, TokenRecord]>>(store, (reply) => ({ type: 'tokens', reply })),
-    tokenRecord: (token: string) => ask<OnboardingStoreMsg, TokenRecord | undefined>(store, (reply) => ({ type: 'token', hash: tokenHash(token), reply })),
+    records: () => ask<OnboardingStoreMsg, ApplicantRecord[]>(store, (reply, startByMs) => ({ type: 'applicants', reply, startByMs })),
+    tokenRecords: () => ask<OnboardingStoreMsg, Array<[string, TokenRecord]>>(store, (reply, startByMs) => ({ type: 'tokens', reply, startByMs })),
+    tokenRecord: (token: string) => ask<OnboardingStoreMsg, TokenRecord | undefined>(store, (reply, startByMs) => ({ type: 'token', hash: tokenHash(token), reply, startByMs })),
   };
   return {
     book,

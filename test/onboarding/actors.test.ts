@@ -5,7 +5,8 @@
  * database failing a read, the clock failing a step) is restarted by its supervisor after
  * the backoff while the service goes on answering, the messages sent meanwhile answered
  * once it runs again; a full mailbox refuses with 503 SERVICE_BUSY and Retry-After, its
- * refusals counted, instead of queueing without bound; the node client tries a node it
+ * refusals counted, instead of queueing without bound; a request reached after its
+ * deadline (its asker answered busy) is dropped, nothing done; the node client tries a node it
  * cannot reach again, with backoff, and passes any other answer on at once.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,6 +15,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ActorError, type SupervisedActor } from '../../actors/actor';
+import type { ReviewMsg } from '../../actors/onboarding/messages';
+import { askBy } from '../../actors/onboarding/refusal';
 import type { RecordStore } from '../../actors/onboarding/store-actor';
 import { ApiError } from '../../src/api/envelope';
 import type { ConcernStats, NodeRegistrar } from '../../src/onboarding/book';
@@ -192,6 +196,36 @@ describe('a full mailbox refuses instead of queueing without bound', () => {
     expect((await Promise.all([first!, ...queued])).map((r) => r.statusCode)).toEqual([200, 200, 200]);
     expect(await statusOf(4)).toBe('not_found');
     expect((await apply(4)).statusCode).toBe(200);
+  });
+});
+
+describe('a request its asker stopped waiting for', () => {
+  it('is dropped unhandled when the actor reaches it: answered busy, nothing stored', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let reached = false;
+    await open({
+      openStore: storeWith(async (real, address) => {
+        reached = true;
+        await gate;
+        return real(address);
+      }, { n: 0 }),
+    });
+    const review = actors!.supervisor.get('review') as SupervisedActor<ReviewMsg>;
+    const first = apply(1);
+    let late: unknown;
+    try {
+      await until('the review to hold the first application', async () => reached);
+      // Asked with a deadline already passed when the review can take it.
+      late = await askBy<ReviewMsg, unknown>(review, (reply, startByMs) => ({ type: 'apply', application: form(2), reply, startByMs }), 200, 0).catch((e: unknown) => e);
+    } finally {
+      release();
+    }
+    expect(late).toBeInstanceOf(ActorError);
+    expect(late).toMatchObject({ code: 'ASK_TIMEOUT' });
+    expect((await first).statusCode).toBe(200);
+    expect(await statusOf(2)).toBe('not_found');
+    expect((await actors!.reader.records()).map((r) => r.application.address)).toEqual([addr(1)]);
   });
 });
 
