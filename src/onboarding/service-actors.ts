@@ -97,7 +97,7 @@ export interface OnboardingActors {
   health: ServiceHealth;
   reader: StoreReader;
   supervisor: Supervisor;
-  /** Stops the actors in reverse order (the store, and its LevelDB, last). Idempotent. */
+  /** Stops the actors in reverse order (the store, and its LevelDB, last), once the downloads' finishes sent are handled. Idempotent. */
   stop(): Promise<void>;
 }
 
@@ -197,6 +197,8 @@ export async function startOnboardingActors(o: OnboardingActorsOptions): Promise
     throw err;
   }
 
+  /** Finishes sent and not yet answered: the stop waits for them, so a download served before it is marked. */
+  const finishing = new Set<Promise<void>>();
   const record = (address: string) => ask<OnboardingStoreMsg, ApplicantRecord | undefined>(store, (reply, startByMs) => ({ type: 'applicant', address, reply, startByMs }));
   const book: OnboardingActors['book'] = {
     apply: (application: Application) => ask<ReviewMsg, ApplicantRecord>(review, (reply, startByMs) => ({ type: 'apply', application, reply, startByMs })),
@@ -210,7 +212,12 @@ export async function startOnboardingActors(o: OnboardingActorsOptions): Promise
       return {
         address: claimed.address,
         // No deadline: a finish releases a hold, so it is always handled.
-        finish: (served: boolean) => downloads.ask<void>((reply) => ({ type: 'finish', id: claimed.id, hash: claimed.hash, artifact, served, reply })).catch((err: unknown) => Promise.reject(envelopeOf(err))),
+        finish: (served: boolean) => {
+          const finished = downloads.ask<void>((reply) => ({ type: 'finish', id: claimed.id, hash: claimed.hash, artifact, served, reply }));
+          finishing.add(finished);
+          void finished.catch(() => undefined).finally(() => finishing.delete(finished));
+          return finished.catch((err: unknown) => Promise.reject(envelopeOf(err)));
+        },
       };
     },
   };
@@ -237,6 +244,9 @@ export async function startOnboardingActors(o: OnboardingActorsOptions): Promise
     health: { actors: () => supervisor.stats() },
     reader,
     supervisor,
-    stop: () => supervisor.stopAll(),
+    async stop() {
+      await Promise.allSettled([...finishing]);
+      await supervisor.stopAll();
+    },
   };
 }

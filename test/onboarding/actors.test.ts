@@ -83,6 +83,19 @@ function storeWith(record: (real: RecordStore['record'], address: string) => Pro
   };
 }
 
+/** A store whose reads wait until `release()`: the review that asks it is held, its mailbox filling. */
+function gatedStore(): { openStore: () => Promise<RecordStore>; release: () => void; reached: () => boolean } {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let reached = false;
+  const openStore = storeWith(async (real, address) => {
+    reached = true;
+    await gate;
+    return real(address);
+  }, { n: 0 });
+  return { openStore, release, reached: () => reached };
+}
+
 describe('GET /status', () => {
   it('lists each actor in start order, running, with its mailbox counters', async () => {
     const service = await startOnboardingService({ dataDir: dir, binding: BINDING, log: silentLogger(), port: 0, nowMs: () => clock });
@@ -159,25 +172,40 @@ describe('a crashed actor is restarted by its supervisor, the service still answ
   });
 });
 
+describe('stopping', () => {
+  it('a download served just before the stop is marked used: the stop waits for its finish', async () => {
+    await open();
+    await actors!.book.apply(form(1));
+    const { token } = await actors!.book.approve(addr(1));
+    const artifacts = { genesis: { name: 'genesis.json', bytes: new TextEncoder().encode('{"network":"devnet"}'), sha256: 'unused' } };
+    const operator = { network: 'devnet', chainId: BINDING.chainId, genesisHash: BINDING.genesisHash, operator: addr(9) as `0x${string}`, nowMs: () => clock, windowMs: 60_000 };
+    await app!.close();
+    app = await buildOnboardingApp(actors!.book, silentLogger(), { book: actors!.book, operator, artifacts }, undefined, actors!.health);
+    const base = await app.listen({ host: '127.0.0.1', port: 0 });
+    expect((await fetch(`${base}/api/validators/download/genesis?token=${token}`)).status).toBe(200);
+    await app.close();
+    await actors!.stop();
+    app = undefined;
+    actors = undefined;
+    const store = await OnboardingStore.open(dir, BINDING);
+    try {
+      expect((await store.tokenRecord(token))!.used.genesis).toBe(clock);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('a full mailbox refuses instead of queueing without bound', () => {
   it('the review busy: past its capacity, apply is 503 SERVICE_BUSY with Retry-After; /status answers meanwhile; the accepted ones are served', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let reached = false;
-    await open({
-      capacities: { review: 2 },
-      openStore: storeWith(async (real, address) => {
-        reached = true;
-        await gate;
-        return real(address);
-      }, { n: 0 }),
-    });
+    const { openStore, release, reached } = gatedStore();
+    await open({ capacities: { review: 2 }, openStore });
     let queued: Promise<{ statusCode: number }>[] = [];
     let first: Promise<{ statusCode: number }> | undefined;
     try {
       const mailboxSize = () => actors!.health.actors().review.mailboxSize;
       first = apply(1); // taken by the review, which waits on the store
-      await until('the review to hold the first application', async () => reached);
+      await until('the review to hold the first application', async () => reached());
       // The mailbox's two places, one after the other so that the refused one is the fourth.
       queued = [apply(2)];
       await until('the second to wait in the mailbox', async () => mailboxSize() === 1);
@@ -201,21 +229,13 @@ describe('a full mailbox refuses instead of queueing without bound', () => {
 
 describe('a request its asker stopped waiting for', () => {
   it('is dropped unhandled when the actor reaches it: answered busy, nothing stored', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let reached = false;
-    await open({
-      openStore: storeWith(async (real, address) => {
-        reached = true;
-        await gate;
-        return real(address);
-      }, { n: 0 }),
-    });
+    const { openStore, release, reached } = gatedStore();
+    await open({ openStore });
     const review = actors!.supervisor.get('review') as SupervisedActor<ReviewMsg>;
     const first = apply(1);
     let late: unknown;
     try {
-      await until('the review to hold the first application', async () => reached);
+      await until('the review to hold the first application', async () => reached());
       // Asked with a deadline already passed when the review can take it.
       late = await askBy<ReviewMsg, unknown>(review, (reply, startByMs) => ({ type: 'apply', application: form(2), reply, startByMs }), 200, 0).catch((e: unknown) => e);
     } finally {
