@@ -2,8 +2,10 @@
  * Import rules of the repository (issue 19, docs/architecture.md "Imports point one
  * way"), checked by dependency-cruiser in `npm test` (`npm run lint:imports`):
  *   - no import circle anywhere;
- *   - the pure core (src/state, src/codec, src/crypto, machines) imports no I/O: no
+ *   - the pure core (src/state, src/codec, src/crypto, src/signing, machines) imports no I/O: no
  *     actor, no API, no node wiring, no fastify, libp2p or LevelDB;
+ *   - the crypto primitives (src/crypto) import nothing of the codec or of the signing
+ *     formats built on them (src/signing): the formats point at the primitives, never back;
  *   - the API (routes, the door, JSON-RPC) sees the node only through src/api/node-api.ts:
  *     nothing of actors/ or src/node;
  *   - an actor's message module is a leaf: it imports no actor behaviour and nothing
@@ -20,7 +22,7 @@
 const IO_PACKAGES = ['fastify', '@fastify/[^/]+', 'libp2p', '@libp2p/[^/]+', '@chainsafe/[^/]+', 'classic-level'];
 /** A package by name, resolved into node_modules or left unresolved. */
 const ioPackage = `(^|/)node_modules/(${IO_PACKAGES.join('|')})(/|$)|^(${IO_PACKAGES.join('|')})$`;
-const PURE_CORE = '^(src/(state|codec|crypto)|machines)/';
+const PURE_CORE = '^(src/(state|codec|crypto|signing)|machines)/';
 /** An actor's leaf module (its messages) and the generic actor runtime they may name (Reply, LaneStats). */
 const ACTOR_LEAVES = '^actors/([^/]+/messages\\.ts|actor\\.ts|mailbox\\.ts|inbox\\.ts)$';
 /** The onboarding service's pure files: no I/O, importing only each other (and the pure core). */
@@ -38,9 +40,16 @@ module.exports = {
     {
       name: 'pure-core-no-io',
       severity: 'error',
-      comment: 'The pure core (src/state, src/codec, src/crypto, machines) imports no actor, API, node wiring, fastify, libp2p or classic-level.',
+      comment: 'The pure core (src/state, src/codec, src/crypto, src/signing, machines) imports no actor, API, node wiring, fastify, libp2p or classic-level.',
       from: { path: PURE_CORE },
       to: { path: [`^(actors|src/api|src/node)/`, ioPackage] },
+    },
+    {
+      name: 'crypto-is-primitives',
+      severity: 'error',
+      comment: 'src/crypto holds the primitives (hashes, curves, the VRF): it imports nothing of src/codec or of the signing formats in src/signing, which are built on it.',
+      from: { path: '^src/crypto/' },
+      to: { path: '^src/(codec|signing)/' },
     },
     {
       name: 'api-sees-node-api-only',

@@ -43,7 +43,7 @@ import { AuditLog } from '../../src/audit/transitions';
 import { PROMETHEUS_CONTENT_TYPE, type NodeMetrics } from '../../src/node/metrics';
 import type { Logger } from '../../src/util/log';
 import { TxError } from '../../src/state/errors';
-import { validatorRecord } from '../../src/state/validator-records';
+import { validatorRecord } from '../../src/state/validators/records';
 import type { NodeContext } from '../../src/node/context';
 import { freeBytesOf } from '../../src/node/storage-guard';
 import { bytesToHex, type Address } from '../../src/util/bytes';

@@ -21,7 +21,7 @@ import type { Tx } from '../../src/codec/tx';
 import { Secp256k1Signer } from '../../src/consensus/signer';
 import type { NodeContext } from '../../src/node/context';
 import { TxError } from '../../src/state/errors';
-import { activeValidators } from '../../src/state/validators';
+import { activeValidators } from '../../src/state/validators/set';
 import { ActorError, type ActorBehavior, type ActorContext } from '../actor';
 import type { BridgeMsg, BridgeStats } from './messages';
 import { Relayer, RELAYER_TAKEOVER_MS_DEFAULT, type RelayerExternal } from './relayer';

@@ -58,7 +58,7 @@ import { CodecError } from '../../src/codec/binary';
 import { Topic } from '../../src/net/transport';
 import type { NodeContext } from '../../src/node/context';
 import type { BlockResult, VerifiedCache } from '../../src/state/apply';
-import { validatorRecord } from '../../src/state/validator-records';
+import { validatorRecord } from '../../src/state/validators/records';
 import type { Address } from '../../src/util/bytes';
 import { bytesToHex } from '../../src/util/bytes';
 import type { ActorBehavior } from '../actor';

@@ -30,7 +30,7 @@ import { DevnetPriceSource, type DevnetPair } from '../../src/oracle/devnet-sour
 import type { NodeContext } from '../../src/node/context';
 import { TxError } from '../../src/state/errors';
 import { DEVNET_ORACLE_SOURCE, oracleSourceOf } from '../../src/state/pair-markets';
-import { activeValidators } from '../../src/state/validators';
+import { activeValidators } from '../../src/state/validators/set';
 import { ActorError, type ActorBehavior, type ActorContext } from '../actor';
 import type { OracleMsg } from './messages';
 

@@ -47,7 +47,7 @@ import { Libp2pTransport, peerIdOfKey, peerIdOfPublicKey } from '../../src/net/l
 import { GossipError, Topic, type GossipHandlers } from '../../src/net/transport';
 import type { NodeContext } from '../../src/node/context';
 import { privateKeyToAddress } from '../../src/crypto/secp256k1';
-import { validatorRecord } from '../../src/state/validator-records';
+import { validatorRecord } from '../../src/state/validators/records';
 import type { Address } from '../../src/util/bytes';
 import { hexToBytes } from '../../src/util/bytes';
 import type { ActorBehavior, Reply } from '../actor';

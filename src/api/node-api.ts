@@ -14,7 +14,7 @@ import type { Genesis } from '../genesis/types';
 import type { Indexer } from '../indexer/indexer';
 import type { Receipt } from '../state/context';
 import type { State } from '../state/state';
-import type { ValidatorStatus } from '../state/validator-types';
+import type { ValidatorStatus } from '../state/validators/types';
 import type { Address } from '../util/bytes';
 import type { FinalTx } from './final';
 import type { AuditLog } from '../audit/transitions';

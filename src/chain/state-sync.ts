@@ -27,7 +27,7 @@ import { bytesToHex, equalBytes, type Address } from '../util/bytes';
 import type { SnapshotOffers } from './state-sync-wire';
 import type { Genesis } from '../genesis/types';
 import { genesisState } from '../state/genesis';
-import { activeValidators } from '../state/validators';
+import { activeValidators } from '../state/validators/set';
 import { consensusSet } from './validator-sets';
 
 /** Chunks asked of one peer at once. */

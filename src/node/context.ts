@@ -150,7 +150,7 @@ export interface NodeContext {
   readonly version: string;
   /**
    * Set once a scheduled software upgrade names a newer version than this node's for the
-   * next height (src/state/upgrade.ts, decision 77): the message naming the version to
+   * next height (src/state/governance/upgrade.ts, decision 77): the message naming the version to
    * install. From then on the node proposes, votes and executes nothing more; it stops.
    */
   readonly upgradeRequired: string | undefined;

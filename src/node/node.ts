@@ -45,7 +45,7 @@ import {
 import type { Chain } from '../chain/chain';
 import { isStoreCorruption, moveStoreAside, rootMessage, StoreCorruptionError } from '../storage/corruption';
 import { corruptionLine, healAction, openChainHealing } from './store-heal';
-import { upgradeOf, upgradeStopAt } from '../state/upgrade';
+import { upgradeOf, upgradeStopAt } from '../state/governance/upgrade';
 import { NODE_VERSION } from '../util/version';
 import { bytesToHex } from '../util/bytes';
 import { join } from 'node:path';

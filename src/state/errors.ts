@@ -49,7 +49,7 @@ export type ShapeErrorCode =
   | 'INVALID_ATTESTATION'
   /** An action option the kind does not take, or one out of range (src/codec/txs/options.ts; decision 87). */
   | 'INVALID_OPTIONS'
-  /** A sub-account name outside 1–32 of A–Z a–z 0–9 _ - . (src/state/subaccounts.ts; decision 93). */
+  /** A sub-account name outside 1–32 of A–Z a–z 0–9 _ - . (src/state/accounts/subaccounts.ts; decision 93). */
   | 'INVALID_NAME'
   /** A ScheduleCancel time or a TWAP's fields out of range (src/state/ops/timers.ts; decisions 90–91). */
   | 'INVALID_TIME'

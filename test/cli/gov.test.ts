@@ -10,7 +10,7 @@
  */
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeTx, TxKind } from '../../src/codec/tx';
 import { GovOpKind, GovParam, operationIdOf, type GovProposeBody } from '../../src/codec/txs/governance';
 import { operationToJson } from '../../src/codec/txs/governance-json';
@@ -101,9 +101,14 @@ describe('the gov command against a real node', () => {
   afterAll(() => dir.remove());
   const owner = (j: number) => join(dir.path, 'owners', `owner-${j}.json`);
   const lines = (out: string) => out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  // Every test below signs with these files: written once, before any of them, by the command itself.
+  let written: Awaited<ReturnType<typeof runCli>>;
+  beforeAll(async () => {
+    written = await runCli(['gov', 'key', 'devnet', '--out', join(dir.path, 'owners')]);
+  }, 120_000);
 
   it('writes the devnet owner key files', async () => {
-    const r = await runCli(['gov', 'key', 'devnet', '--out', join(dir.path, 'owners')]);
+    const r = written;
     expect(r.code, r.stderr).toBe(0);
     expect(lines(r.stdout).map((l) => l.address)).toEqual(OWNER_ADDRESSES);
     for (const j of [1, 2, 3]) expect(statSync(owner(j)).mode & 0o777).toBe(0o600);
@@ -131,7 +136,8 @@ describe('the gov command against a real node', () => {
 
     const l = await runCli(['gov', 'list', '--api', devnet.url]);
     expect(l.code, l.stderr).toBe(0);
-    const listed = lines(l.stdout);
+    // Only this test's operation (another test's may be listed beside it).
+    const listed = lines(l.stdout).filter((o) => o.id === id);
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ id, kind: 'SetParam', state: 'approved', approvals: [OWNER_ADDRESSES[0], OWNER_ADDRESSES[1]], readyAtMs: approved.readyAtMs });
     expect(listed[0].readyAtMs).toBeGreaterThanOrEqual(listed[0].proposedAtMs + ROUTINE_MS);
