@@ -16,7 +16,7 @@ export function isRefusal(err: unknown): boolean {
 }
 
 /** The deadlines' clock: monotonic, so a wall-clock step moves none. */
-export const monotonicMs = (): number => performance.now();
+const monotonicMs = (): number => performance.now();
 
 /**
  * `actor.ask` with the request's deadline: `make` gets the reply and `startByMs` (now +

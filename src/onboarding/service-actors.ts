@@ -1,6 +1,6 @@
 /**
- * The onboarding service's concerns as supervised actors (actors/actor.ts, the node's
- * runtime: bounded mailboxes, one message at a time, a lifecycle that is
+ * The onboarding service's concerns as supervised actors (decision 146), on the node's
+ * runtime (actors/actor.ts: bounded mailboxes, one message at a time, a lifecycle that is
  * machines/actor-lifecycle.ts, restart with backoff), wired in a fixed order and stopped
  * in reverse by a Supervisor (actors/supervisor.ts):
  *
@@ -56,9 +56,8 @@ import { OnboardingStore, type NetworkBinding } from './store';
 import { TOKEN_LIFETIME_MS_DEFAULT, tokenHash, type ArtifactKind, type TokenRecord } from './tokens';
 import { OPERATOR_WINDOW_MS_DEFAULT } from './operator-auth';
 
-/** The actors' names, in start order. */
-export const ONBOARDING_ACTORS = ['store', 'review', 'downloads', 'node-client'] as const;
-export type OnboardingActorName = (typeof ONBOARDING_ACTORS)[number];
+/** The actors' names, in start order (GET /status lists them so). */
+export type OnboardingActorName = 'store' | 'review' | 'downloads' | 'node-client';
 
 /** The longest a registration may take once started: every read timing out, the pauses between, the submission. */
 const NODE_CLIENT_RUN_MS_MAX = NODE_CLIENT_ATTEMPTS * (NODE_READ_TIMEOUT_MS + NODE_CLIENT_RETRY_MAX_MS) + NODE_SUBMIT_TIMEOUT_MS;
@@ -102,7 +101,7 @@ export interface OnboardingActors {
 }
 
 /** An actor's refusal to take or answer a message, as the envelope answers it. */
-export function envelopeOf(err: unknown): unknown {
+function envelopeOf(err: unknown): unknown {
   if (!(err instanceof ActorError)) return err;
   switch (err.code) {
     case 'MAILBOX_FULL':
