@@ -15,12 +15,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ActorError, type SupervisedActor } from '../../actors/actor';
+import { ActorError, type ActorStats, type SupervisedActor } from '../../actors/actor';
 import type { ReviewMsg } from '../../actors/onboarding/messages';
 import { askBy } from '../../actors/onboarding/refusal';
 import type { RecordStore } from '../../actors/onboarding/store-actor';
 import { ApiError } from '../../src/api/envelope';
-import type { ConcernStats, NodeRegistrar } from '../../src/onboarding/book';
+import type { NodeRegistrar } from '../../src/onboarding/book';
 import { httpNodeRegistrar, NodeUnreachableError, retryable } from '../../src/onboarding/node-client';
 import { buildOnboardingApp, startOnboardingService } from '../../src/onboarding/service';
 import { startOnboardingActors, type OnboardingActors, type OnboardingActorsOptions } from '../../src/onboarding/service-actors';
@@ -53,7 +53,7 @@ async function open(over: Partial<OnboardingActorsOptions> = {}): Promise<void> 
 }
 const apply = (i: number) => app!.inject({ method: 'POST', url: '/api/validators/apply', payload: form(i) });
 const statusOf = async (i: number) => (await app!.inject({ method: 'GET', url: `/api/onboarding/status/${addr(i)}` })).json().data.status as string;
-async function actorsShown(): Promise<Record<string, ConcernStats>> {
+async function actorsShown(): Promise<Record<string, ActorStats>> {
   const r = await app!.inject({ method: 'GET', url: '/status' });
   expect(r.statusCode).toBe(200);
   return r.json().data.actors;
@@ -101,7 +101,7 @@ describe('GET /status', () => {
     const service = await startOnboardingService({ dataDir: dir, binding: BINDING, log: silentLogger(), port: 0, nowMs: () => clock });
     try {
       expect((await fetch(`${service.address}/api/validators/apply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(form(1)) })).status).toBe(200);
-      const body = (await (await fetch(`${service.address}/status`)).json()) as { success: boolean; data: { service: string; actors: Record<string, ConcernStats> } };
+      const body = (await (await fetch(`${service.address}/status`)).json()) as { success: boolean; data: { service: string; actors: Record<string, ActorStats> } };
       expect(body.success).toBe(true);
       expect(body.data.service).toBe('onboarding');
       expect(Object.keys(body.data.actors)).toEqual(['store', 'review', 'downloads']);
@@ -203,7 +203,7 @@ describe('a full mailbox refuses instead of queueing without bound', () => {
     let queued: Promise<{ statusCode: number }>[] = [];
     let first: Promise<{ statusCode: number }> | undefined;
     try {
-      const mailboxSize = () => actors!.health.actors().review.mailboxSize;
+      const mailboxSize = () => actors!.supervisor.stats().review.mailboxSize;
       first = apply(1); // taken by the review, which waits on the store
       await until('the review to hold the first application', async () => reached());
       // The mailbox's two places, one after the other so that the refused one is the fourth.
