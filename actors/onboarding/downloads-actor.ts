@@ -18,10 +18,10 @@
  */
 import { ApiError } from '../../src/api/envelope';
 import { downloadRefusal, TOKEN_PATTERN, tokenHash, type ArtifactKind, type TokenRecord } from '../../src/onboarding/tokens';
-import type { ActorBehavior } from '../actor';
+import type { ActorBehavior, ActorRef } from '../actor';
 import type { LaneSpec } from '../inbox';
 import { ONBOARDING_DOWNLOAD_CLAIMS_MSGS, ONBOARDING_DOWNLOAD_FINISHES_MSGS } from './limits';
-import type { Asker, ClaimedDownload, DownloadsMsg, OnboardingStoreMsg } from './messages';
+import type { ClaimedDownload, DownloadsMsg, OnboardingStoreMsg } from './messages';
 import { askBy, expired, isRefusal } from './refusal';
 
 type ClaimMsg = Extract<DownloadsMsg, { type: 'claim' }>;
@@ -35,7 +35,7 @@ export const DOWNLOADS_LANES: Record<DownloadsMsg['type'], LaneSpec> = {
 
 /** The downloads actor's dependencies. */
 export interface DownloadsActorDeps {
-  store: Asker<OnboardingStoreMsg>;
+  store: ActorRef<OnboardingStoreMsg>;
   nowMs: () => number;
   heldMax: number;
   parkedMax: number;

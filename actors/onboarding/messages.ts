@@ -14,7 +14,7 @@ import type { ApplicantRecord, StatusView } from '../../src/onboarding/applicant
 import type { Application } from '../../src/onboarding/fields';
 import type { StoreWrite } from '../../src/onboarding/store';
 import type { ArtifactKind, TokenRecord } from '../../src/onboarding/tokens';
-import type { Reply, SupervisedActor } from '../actor';
+import type { Reply } from '../actor';
 
 /** A request: its fields, the reply, the deadline to begin. */
 export type Request<T, R> = T & { reply: Reply<R>; startByMs: number };
@@ -59,6 +59,3 @@ export type DownloadsMsg =
 
 /** The node-client actor: a registration for the network's node (decision 79). */
 export type NodeClientMsg = Request<{ type: 'register'; endpoint: string; tx: Uint8Array }, { txHash: string; height: number }>;
-
-/** What an actor needs of another to ask it: its `ask` only (a typed dependency, not the actor). */
-export type Asker<M> = Pick<SupervisedActor<M>, 'ask'>;

@@ -6,9 +6,8 @@
  */
 import { ApiError } from '../../src/api/envelope';
 import { TxError } from '../../src/state/errors';
-import { ActorError, type Reply } from '../actor';
+import { ActorError, type ActorRef, type Reply } from '../actor';
 import { ONBOARDING_ASK_TIMEOUT_MS, ONBOARDING_STEP_MS_MAX } from './limits';
-import type { Asker } from './messages';
 
 /** A refusal: the envelope's (the machine's step, a bound, a token's rule, the node's answer), or a dependency busy, stopped or restarting. */
 export function isRefusal(err: unknown): boolean {
@@ -24,7 +23,7 @@ const monotonicMs = (): number => performance.now();
  * more than the deadline leaves, so a request begun in time is answered.
  */
 export function askBy<M, R>(
-  actor: Asker<M>,
+  actor: Pick<ActorRef<M>, 'ask'>,
   make: (reply: Reply<R>, startByMs: number) => M,
   timeoutMs: number = ONBOARDING_ASK_TIMEOUT_MS,
   startWithinMs: number = Math.max(0, timeoutMs - ONBOARDING_STEP_MS_MAX),

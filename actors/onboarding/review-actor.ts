@@ -21,13 +21,13 @@ import type { Application } from '../../src/onboarding/fields';
 import type { StoreWrite } from '../../src/onboarding/store';
 import { newToken, newTokenRecord, tokenHash } from '../../src/onboarding/tokens';
 import { ApiError } from '../../src/api/envelope';
-import type { ActorBehavior } from '../actor';
-import type { Approval, Asker, OnboardingStoreMsg, ReviewMsg } from './messages';
+import type { ActorBehavior, ActorRef } from '../actor';
+import type { Approval, OnboardingStoreMsg, ReviewMsg } from './messages';
 import { askBy, expired, isRefusal } from './refusal';
 
 /** The review actor's dependencies. */
 export interface ReviewActorDeps {
-  store: Asker<OnboardingStoreMsg>;
+  store: ActorRef<OnboardingStoreMsg>;
   /** The service's wall clock (onboarding is off-chain): each step's time. */
   nowMs: () => number;
   tokenLifetimeMs: number;
