@@ -15,10 +15,10 @@ import { ZERO_HASH, type BlockHeader } from '../src/codec/block';
 import type { ChainEvent, ExecContext } from '../src/state/context';
 import { genesisState } from '../src/state/genesis';
 import { setOracleMedian } from '../src/state/oracle';
-import { placeOrder } from '../src/state/order-execution';
-import { endBlockScheduledCancels, scheduleCancel } from '../src/state/scheduled-cancels';
-import { endBlockTwaps, placeTwap } from '../src/state/twap';
-import { credit, mint } from '../src/state/vault';
+import { placeOrder } from '../src/state/orders/execution';
+import { endBlockScheduledCancels, scheduleCancel } from '../src/state/timers/scheduled-cancels';
+import { endBlockTwaps, placeTwap } from '../src/state/timers/twap';
+import { credit, mint } from '../src/state/accounts/vault';
 import type { Address } from '../src/util/bytes';
 import { DEVNET_KEYS, devnetGenesis } from '../test/helpers/devnet';
 

@@ -1,5 +1,5 @@
 /**
- * The type of a route plugin (decision 146): fastify infers each handler's request types
+ * The type of a route plugin (decision 147): fastify infers each handler's request types
  * (`req.body`, `req.query`, `req.params`) and checks what it answers against the route's
  * JSON schemas, read as types by json-schema-to-ts. The schemas stay plain JSON, declared
  * `as const` or made by the builders of ./schemas.ts, which keep their literal types: the

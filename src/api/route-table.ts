@@ -1,5 +1,5 @@
 /**
- * The REST routes by `"METHOD /path"` with their schemas (decision 146): the schemas each
+ * The REST routes by `"METHOD /path"` with their schemas (decision 147): the schemas each
  * route file registers (its `…Schemas` table), gathered. The typed client (src/client)
  * takes its request and reply types from here, so a call with a wrong path, body or
  * query does not compile; test/api/route-table.test.ts checks that every entry is what

@@ -7,7 +7,7 @@
 import { errorSchema } from './envelope';
 
 type Schema = Record<string, unknown>;
-/** A scalar schema as the builders below make it: its literal `type` kept for the types inferred from it (decision 146). */
+/** A scalar schema as the builders below make it: its literal `type` kept for the types inferred from it (decision 147). */
 type Scalar<T extends string, Extra = unknown> = { readonly type: T; readonly description?: string } & Extra;
 
 const described = (description?: string) => (description ? { description } : {});

@@ -1,6 +1,6 @@
 /**
- * The /audit page in a real browser (issue 23 item 2, "Shown by"): Debian's chromium
- * (/usr/bin/chromium, never a downloaded browser) driven by playwright-core opens
+ * The /audit page in a real browser (issue 23 item 2, "Shown by"): the machine's
+ * Chromium (test/helpers/browser.ts, never a downloaded browser) driven by playwright-core opens
  * /audit on an in-process devnet node, finds every machine of machines/index.ts drawn
  * (every state of its model in the SVG), watches a session appear and its state
  * highlighted after a signed SessionCreate, live over the WebSocket (no reload),
@@ -8,16 +8,16 @@
  * filters by address. Screenshots go to test-output/audit/ (gitignored);
  * docs/images/audit-page.png is its session-revoked.png, committed.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MACHINE_ROLES } from '../../machines/index';
 import { ExchangeClient } from '../../src/client';
+import { launchChromium } from '../helpers/browser';
 import { DEVNET_KEYS, ROOT, useDevnetNode } from '../helpers/devnet';
 
-const CHROMIUM = '/usr/bin/chromium';
 const OUT = join(ROOT, 'test-output', 'audit');
 const env = useDevnetNode();
 let browser: Browser;
@@ -26,9 +26,8 @@ const alice = privateKeyToAccount(DEVNET_KEYS.accounts[3].privateKey);
 const shot = (name: string, fullPage = false) => page.screenshot({ path: join(OUT, `${name}.png`), fullPage });
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium)`);
   mkdirSync(OUT, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
 }, 60_000);
 afterAll(async () => {

@@ -20,10 +20,10 @@ import { ExchangeClient } from '../../src/client';
 import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
 import { BridgeClaimKind, signAttestation, signWithdrawalSignatures, WithdrawalVoidReason, type BridgeClaim } from '../../src/codec/txs/bridge';
 import { Secp256k1Signer } from '../../src/consensus/signer';
-import { bridgeWithdrawalSigningHash } from '../../src/crypto/bridge-withdrawal';
+import { bridgeWithdrawalSigningHash } from '../../src/signing/bridge-withdrawal';
 import { genesisHash } from '../../src/genesis/load';
 import { Node } from '../../src/node/node';
-import { withdrawalMessage } from '../../src/state/bridge';
+import { withdrawalMessage } from '../../src/state/bridge/reads';
 import { bytesToHex, hexToBytes, type Address } from '../../src/util/bytes';
 import { createLogger } from '../../src/util/log';
 import { DEVNET_KEYS, devnetGenesis, nodeConfig, startNode, tempDir, waitFor } from '../helpers/devnet';
@@ -85,6 +85,7 @@ afterAll(async () => {
   for (const d of dirs) d.remove();
 });
 
+// Shows contract [C-account-network].
 describe('GET /v1/network bridge', () => {
   it('names the external chain and the contracts checksummed, with the RPC of the node’s deployment file or null', async () => {
     expect((await get(validator, '/v1/network')).body.data.bridge).toEqual({ chainId: 31337, rpcUrl: null, address: BRIDGE, usdc: USDC });

@@ -1,5 +1,5 @@
 /**
- * GET /docs in a real browser (issue 23 item 3): the machine's chromium (/usr/bin/chromium)
+ * GET /docs in a real browser (issue 23 item 3): the machine's Chromium (test/helpers/browser.ts)
  * driven by playwright-core opens the page on an in-process devnet node, finds every
  * route of /openapi.json listed, narrows the list with the filter, opens one route to
  * show its schemas and examples, and checks the page asked nothing of another origin.
@@ -8,12 +8,12 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Node } from '../../src/node/node';
+import { launchChromium } from '../helpers/browser';
 import { ROOT, startNode, tempDir } from '../helpers/devnet';
 
-const CHROMIUM = '/usr/bin/chromium';
 const OUT = join(ROOT, 'test-output');
 const dir = tempDir('exchain-docs-page-');
 let node: Node;
@@ -23,7 +23,7 @@ let browser: Browser;
 beforeAll(async () => {
   mkdirSync(OUT, { recursive: true });
   ({ node, url } = await startNode(dir.path));
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

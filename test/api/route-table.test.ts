@@ -1,5 +1,5 @@
 /**
- * The route table (decision 146, src/api/route-table.ts): every entry is the schema fastify
+ * The route table (decision 147, src/api/route-table.ts): every entry is the schema fastify
  * registered for that method and path, so the typed client, whose request and reply types
  * come from the table, is typed by the routes as they are. And the types bite: a client
  * call with a wrong body, query, path parameter or route does not compile (the

@@ -1,7 +1,9 @@
 /**
  * A small real file system to fill (issue 26's disk-full tests): a tmpfs mounted on a
  * folder (root only: this machine and CI run as root), filled to the last byte by
- * `fill`, and unmounted by `remove`.
+ * `fill`, and unmounted by `remove`. Where mounting is refused (not root) the test fails
+ * with the reason: the full tier (npm run test:all) runs as root, as CI does, and a test
+ * of a full disk that quietly skipped would let a regression through.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -18,7 +20,12 @@ export interface SmallDisk {
 
 export function mountSmallDisk(path: string, size = '64k'): SmallDisk {
   mkdirSync(path, { recursive: true });
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', path]);
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', path], { stdio: 'pipe' });
+  } catch (err) {
+    const why = String((err as { stderr?: Buffer }).stderr ?? (err as Error).message).trim().split('\n')[0];
+    throw new Error(`mounting a ${size} tmpfs on ${path} was refused (${why}): the disk-full tests need root, as CI runs them`);
+  }
   return {
     path,
     fill() {

@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/cli/launcher';
 import { DEVNET_KEYS, ROOT, tempDir, waitFor } from '../helpers/devnet';
 import { NODE_PROGRAM } from '../helpers/node-program';
 
@@ -36,7 +37,7 @@ async function json(url: string, init?: RequestInit): Promise<any> {
 
 describe('crash safety (real process, SIGKILL)', () => {
   it('resumes at its committed height with the same roots and every acknowledged transaction', async () => {
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const first = await startProcess(port);
 

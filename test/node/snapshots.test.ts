@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/cli/launcher';
 import { decodeManifest, verifyChunk, verifyManifest } from '../../src/state/snapshot';
 import { ChainStore } from '../../src/storage/db';
 import { SnapshotStore } from '../../src/storage/snapshot-store';
@@ -52,7 +53,7 @@ describe('node state snapshots', () => {
   }, 90_000);
 
   it('the single-file build, run as a process, writes them too: its worker thread runs the code the build carries', async () => {
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const port = await freePort();
     const args = ['start', '--validators', '1', '--data-dir', built.path, '--port', String(port), '--session-port', '0', '--log-level', 'warn', '--no-rate-limit', '--snapshot-interval', '10', '--snapshot-keep', '2'];
     const proc = spawn(process.execPath, [...NODE_PROGRAM, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     procs.push(proc);

@@ -6,13 +6,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PerpPosition } from '../../src/state/records';
-import type { OrderInput } from '../../src/state/order-execution';
-import { notional, orderLock } from '../../src/state/settlement';
+import type { OrderInput } from '../../src/state/orders/execution';
+import { notional, orderLock } from '../../src/state/orders/settlement';
 import { liquidationPrice, upnl } from '../../src/state/perps/math';
 import { PRICE_ONE, price6, SIZE_ONE, size18, USDC_ONE, usdc6, type Price6, type Size18 } from '../../src/util/fixed';
 
 const OWNER = '0x1111111111111111111111111111111111111111';
 
+// Shows contract [D-envelope-bigint].
 describe('fixed-point scales', () => {
   it('refuses a size where a price is expected, and a USDC amount where a size is', () => {
     const price: Price6 = price6(3000n * PRICE_ONE);

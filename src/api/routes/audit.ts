@@ -151,7 +151,7 @@ export const auditRoutes: RoutePlugin = async (app, { node }) => {
               machineId: 'withdrawal',
               file: 'machines/withdrawal.ts',
               role: 'One bridge withdrawal: requested, signed, submitted, paid or refunded.',
-              executedBy: ['src/state/bridge-withdrawals.ts'],
+              executedBy: ['src/state/bridge/withdrawals.ts'],
               hasInstances: true,
               model: {
                 format: 'exchange-chain/machine-model',
