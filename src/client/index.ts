@@ -77,10 +77,18 @@ export interface RestModify {
   amount: string;
 }
 
+/** The option fields of a request body, as the routes' schemas name them. */
+interface WireOptions {
+  cloid?: string;
+  tif?: string;
+  reduceOnly?: true;
+  expiresAfter?: number;
+}
+
 /** The signed options and their wire fields (absent ones left out; reduceOnly false is absent). */
-function optionParts(o: OrderOptions): { options: ActionOptions; wire: Record<string, unknown> } {
+function optionParts(o: OrderOptions): { options: ActionOptions; wire: WireOptions } {
   const options: ActionOptions = {};
-  const wire: Record<string, unknown> = {};
+  const wire: WireOptions = {};
   if (o.cloid !== undefined) wire.cloid = options.cloid = o.cloid;
   if (o.tif !== undefined) wire.tif = options.tif = o.tif;
   if (o.reduceOnly) {
@@ -277,8 +285,6 @@ export class ExchangeClient {
     return r.body as RouteReply<K>;
   }
 
-  private ok = this.request;
-
   /** The `data` of an answer in the exchange envelope. */
   private async data<K extends RouteKey>(route: K, ...args: RequestArgs<K>): Promise<RouteData<K>> {
     return ((await this.request(route, ...args)) as { data: RouteData<K> }).data;
@@ -348,7 +354,7 @@ export class ExchangeClient {
     const nonce = p.nonce ?? this.nextNonce();
     const { options, wire } = optionParts(p);
     const signature = await this.signOrderTyped(signer, 'ModifyOrder', { owner: p.owner, orderId: p.orderId, price: p.price, size: p.size, nonce }, options);
-    return this.ok('POST /order/modify', { body: {
+    return this.request('POST /order/modify', { body: {
       order_id: String(p.orderId), price: String(p.price), size: String(p.size), owner: p.owner, session_key: signer.address, ...wire, signature, nonce: Number(nonce),
     } });
   }
@@ -357,7 +363,7 @@ export class ExchangeClient {
   async cancelByCloidNative(signer: LocalAccount, owner: `0x${string}`, cloid: `0x${string}`, nonce = this.nextNonce(), opts: { expiresAfter?: number | bigint } = {}) {
     const { options, wire } = optionParts(opts);
     const signature = await this.signOrderTyped(signer, 'CancelByCloid', { owner, cloid, nonce }, options);
-    return this.ok('POST /order/cancel-by-cloid', { body: {
+    return this.request('POST /order/cancel-by-cloid', { body: {
       cloid, owner, session_key: signer.address, ...wire, signature, nonce: Number(nonce),
     } });
   }
@@ -464,7 +470,7 @@ export class ExchangeClient {
     };
     const { options, wire } = optionParts(o);
     const signature = await this.signOrderTyped(signer, 'PlaceOrder', message, options);
-    return this.ok('POST /order/place', { body: {
+    return this.request('POST /order/place', { body: {
       pair_id: o.pairId, side: o.side, size: String(o.size), owner: o.owner, session_key: signer.address, order_type: o.orderType,
       price: String(o.price), leverage: o.leverage ?? 1, ...wire, signature, nonce: Number(nonce),
     } });
@@ -473,7 +479,7 @@ export class ExchangeClient {
   async cancelNative(signer: LocalAccount, owner: `0x${string}`, orderId: bigint, nonce = this.nextNonce(), opts: { expiresAfter?: number | bigint } = {}) {
     const { options, wire } = optionParts(opts);
     const signature = await this.signOrderTyped(signer, 'CancelOrder', { owner, orderId, nonce }, options);
-    return this.ok('POST /order/cancel', { body: {
+    return this.request('POST /order/cancel', { body: {
       order_id: String(orderId), owner, session_key: signer.address, ...wire, signature, nonce: Number(nonce),
     } });
   }
@@ -506,7 +512,7 @@ export class ExchangeClient {
   }
 
   async createSession(signer: LocalAccount, p: SessionCreateParams) {
-    return this.ok('POST /session/create', { body: await this.sessionCreateBody(signer, p) });
+    return this.request('POST /session/create', { body: await this.sessionCreateBody(signer, p) });
   }
 
   async sessionRevokeBody(signer: LocalAccount, p: { owner?: `0x${string}`; nonce?: bigint; expiresAfter?: number } = {}) {
@@ -516,12 +522,12 @@ export class ExchangeClient {
   }
 
   async revokeSession(signer: LocalAccount, p: { owner?: `0x${string}`; nonce?: bigint; expiresAfter?: number } = {}) {
-    return this.ok('POST /session/revoke', { body: await this.sessionRevokeBody(signer, p) });
+    return this.request('POST /session/revoke', { body: await this.sessionRevokeBody(signer, p) });
   }
 
-  sessionValid = (owner: string, sessionKey: string) => this.ok('GET /session/valid', { query: { owner, session_key: sessionKey } });
+  sessionValid = (owner: string, sessionKey: string) => this.request('GET /session/valid', { query: { owner, session_key: sessionKey } });
   getSession = (owner: string) =>
-    this.ok('GET /session/get', { query: { owner } });
+    this.request('GET /session/get', { query: { owner } });
 
   /** The signed JSON body of POST /agent/caps. */
   async agentCapsBody(signer: LocalAccount, c: AgentCapsParams) {
@@ -537,7 +543,7 @@ export class ExchangeClient {
   }
 
   async setAgentCaps(signer: LocalAccount, c: AgentCapsParams) {
-    return this.ok('POST /agent/caps', { body: await this.agentCapsBody(signer, c) });
+    return this.request('POST /agent/caps', { body: await this.agentCapsBody(signer, c) });
   }
 
   async agentModeBody(signer: LocalAccount, mode: number, p: { owner?: `0x${string}`; nonce?: bigint; expiresAfter?: number } = {}) {
@@ -548,12 +554,12 @@ export class ExchangeClient {
 
   /** 0 OFF, 1 REDUCE_ONLY, 2 ACTIVE. */
   async setAgentMode(signer: LocalAccount, mode: number, p: { owner?: `0x${string}`; nonce?: bigint; expiresAfter?: number } = {}) {
-    return this.ok('POST /agent/mode', { body: await this.agentModeBody(signer, mode, p) });
+    return this.request('POST /agent/mode', { body: await this.agentModeBody(signer, mode, p) });
   }
 
   /** agentCaps(owner) as the 0x080B precompile returns it. */
   agentCaps = (owner: string) =>
-    this.ok('GET /agent/caps', { query: { owner } });
+    this.request('GET /agent/caps', { query: { owner } });
   agents = (limit = 100) => this.data('GET /v1/agents', { query: { limit } });
   agent = (address: string) => this.data('GET /v1/agents/:address', { params: { address } });
 
@@ -562,7 +568,7 @@ export class ExchangeClient {
     const owner = p.owner ?? signer.address;
     const nonce = p.nonce ?? this.nextNonce();
     const signature = await this.signTyped(signer, 'Withdraw', { owner, amount: p.amount, destination: p.destination, nonce }, p.expiresAfter);
-    return this.ok('POST /withdraw', { body: {
+    return this.request('POST /withdraw', { body: {
       owner, amount: String(p.amount), destination: p.destination, nonce: Number(nonce), signature, ...expiry(p.expiresAfter),
       ...(signer.address.toLowerCase() !== owner.toLowerCase() ? { session_key: signer.address } : {}),
     } });
@@ -705,12 +711,12 @@ export class ExchangeClient {
 
   // ---- reads ------------------------------------------------------------------------
 
-  health = () => this.ok('GET /health');
+  health = () => this.request('GET /health');
   /** GET /v1/rate-limit: this client's IP budget and, with `address`, that signer's (null: unlimited). */
   rateLimit = (address?: string) => this.data('GET /v1/rate-limit', { query: { address } });
-  price = (symbol: string) => this.ok('GET /v1/price/:symbol', { params: { symbol } });
+  price = (symbol: string) => this.request('GET /v1/price/:symbol', { params: { symbol } });
   prices = () => this.data('GET /v1/price/all');
-  candles = (symbol: string, interval: CandleInterval = '1m', limit = 100) => this.ok('GET /v1/candles/:symbol', { params: { symbol }, query: { interval, limit } });
+  candles = (symbol: string, interval: CandleInterval = '1m', limit = 100) => this.request('GET /v1/candles/:symbol', { params: { symbol }, query: { interval, limit } });
   trades = (symbol: string, limit = 50) => this.data('GET /v1/trades/:symbol', { params: { symbol }, query: { limit } });
   orderbook = (symbol: string, depth = 20) => this.data('GET /v1/orderbook/:symbol', { params: { symbol }, query: { depth } });
   stats = () => this.data('GET /v1/stats');
@@ -722,11 +728,11 @@ export class ExchangeClient {
 
   // ---- histories by page (decision 95) ----------------------------------------------
 
-  tradesPage = (symbol: string, p: PageRequest = {}) => this.ok('GET /v1/trades/:symbol', { params: { symbol }, query: pageQuery(p) });
-  fillsPage = (address: string, p: PageRequest = {}) => this.ok('GET /v1/fills/:address', { params: { address }, query: pageQuery(p) });
-  ordersPage = (address: string, p: PageRequest = {}) => this.ok('GET /v1/orders/:address', { params: { address }, query: pageQuery(p) });
+  tradesPage = (symbol: string, p: PageRequest = {}) => this.request('GET /v1/trades/:symbol', { params: { symbol }, query: pageQuery(p) });
+  fillsPage = (address: string, p: PageRequest = {}) => this.request('GET /v1/fills/:address', { params: { address }, query: pageQuery(p) });
+  ordersPage = (address: string, p: PageRequest = {}) => this.request('GET /v1/orders/:address', { params: { address }, query: pageQuery(p) });
   candlesPage = (symbol: string, interval: CandleInterval = '1m', p: PageRequest = {}) =>
-    this.ok('GET /v1/candles/:symbol', { params: { symbol }, query: { ...pageQuery(p), interval } });
+    this.request('GET /v1/candles/:symbol', { params: { symbol }, query: { ...pageQuery(p), interval } });
 
   /** Every trade of a pair in the range, newest first, page after page. */
   allTrades = (symbol: string, p: Omit<PageRequest, 'cursor'> = {}) => this.pages((cursor) => this.tradesPage(symbol, { ...p, cursor }));
@@ -748,9 +754,9 @@ export class ExchangeClient {
     }
   }
   order = (orderId: string) => this.data('GET /v1/order/:orderId', { params: { orderId } });
-  nativeOrderbook = (pairId: number) => this.ok('GET /orderbook/:pair_id', { params: { pair_id: String(pairId) } });
-  openOrders = (address: string) => this.ok('GET /orders/:address', { params: { address } });
-  balance = (address: string) => this.ok('GET /balance/:address', { params: { address } });
-  reserves = () => this.ok('GET /reserves');
+  nativeOrderbook = (pairId: number) => this.request('GET /orderbook/:pair_id', { params: { pair_id: String(pairId) } });
+  openOrders = (address: string) => this.request('GET /orders/:address', { params: { address } });
+  balance = (address: string) => this.request('GET /balance/:address', { params: { address } });
+  reserves = () => this.request('GET /reserves');
   faucet = (address: string, amount = '1000') => this.data('POST /faucet', { body: { address, amount } });
 }
