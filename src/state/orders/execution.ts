@@ -39,7 +39,7 @@ export interface OrderInput extends OrderTerms {
   reduceOnly?: boolean;
 }
 
-export interface OrderOutcome {
+interface OrderOutcome {
   orderId: bigint;
   status: OrderStatus;
   filled: Size18;
