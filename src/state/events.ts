@@ -178,7 +178,7 @@ export interface WithdrawalRequestedEvent {
   destination: Address;
 }
 
-// ---- the bridge (src/state/ops/bridge-attestation.ts, withdrawal-signatures.ts; src/state/bridge-*.ts) ----
+// ---- the bridge (src/state/ops/bridge-attestation.ts, withdrawal-signatures.ts; src/state/bridge/) ----
 
 /** A validator's attestation was applied: how many claims it carried, how many counted as votes, how many were late (settled or already voted). */
 export interface BridgeAttestationEvent {
