@@ -8,8 +8,10 @@
  *     formats built on them (src/signing): the formats point at the primitives, never back;
  *   - the API (routes, the door, JSON-RPC) sees the node only through src/api/node-api.ts:
  *     nothing of actors/ or src/node;
- *   - an actor's message module is a leaf: it imports no actor behaviour and nothing
- *     of src/node, and the node's context imports only such leaves;
+ *   - nothing in actors/ imports src/node: each actor is handed a typed bundle of what it
+ *     uses (its `…Deps`, built by src/node/node.ts), never the node;
+ *   - an actor's message module is a leaf: it imports no actor behaviour, so another
+ *     actor's bundle can name its mailbox by it;
  *   - the onboarding service's pure part (src/onboarding fields, applicants, book, tokens, operator-auth)
  *     imports no I/O and none of the service's I/O files, and its routes see the
  *     service through OnboardingBook only (decision 75).
@@ -56,17 +58,17 @@ module.exports = {
       to: { path: '^(actors|src/node)/' },
     },
     {
-      name: 'actor-messages-are-leaves',
+      name: 'actors-no-node',
       severity: 'error',
-      comment: "An actor's message module names types only: no actor behaviour, nothing of src/node.",
-      from: { path: '^actors/[^/]+/messages\\.ts$' },
-      to: { path: '^(actors|src/node)/', pathNot: ACTOR_LEAVES },
+      comment: 'An actor receives a typed bundle of what it uses (its …Deps, built by src/node/node.ts): nothing in actors/ imports src/node.',
+      from: { path: '^actors/' },
+      to: { path: '^src/node/' },
     },
     {
-      name: 'node-context-imports-leaves',
+      name: 'actor-messages-are-leaves',
       severity: 'error',
-      comment: "The node's context names each actor's mailbox by its message module, never by its behaviour.",
-      from: { path: '^src/node/context\\.ts$' },
+      comment: "An actor's message module names types only: no actor behaviour.",
+      from: { path: '^actors/[^/]+/messages\\.ts$' },
       to: { path: '^actors/', pathNot: ACTOR_LEAVES },
     },
     {

@@ -85,6 +85,7 @@ afterAll(async () => {
   for (const d of dirs) d.remove();
 });
 
+// Shows contract [C-account-network].
 describe('GET /v1/network bridge', () => {
   it('names the external chain and the contracts checksummed, with the RPC of the node’s deployment file or null', async () => {
     expect((await get(validator, '/v1/network')).body.data.bridge).toEqual({ chainId: 31337, rpcUrl: null, address: BRIDGE, usdc: USDC });

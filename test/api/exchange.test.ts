@@ -42,6 +42,14 @@ async function expectError(p: Promise<unknown>, status: number, code?: string, f
 }
 
 describe('trading through REST', () => {
+  // Shows contract [C-service-orderbook], [C-service-reads], [C-conv-units], [C-conv-hex], [C-conv-routes],
+  //   [C-conv-envelope], [C-version-prefix], [C-trading-place], [C-res-order-request], [C-res-order-result],
+  //   [C-res-orderbook], [C-res-trade], [C-res-fill], [C-res-account], [C-res-price], [C-res-candle],
+  //   [C-res-stats], [C-res-vault-balance], [C-market-price], [C-market-price-all], [C-market-candles],
+  //   [C-market-trades], [C-market-orderbook], [C-account-stats], [C-account-leaderboard], [C-account-pairs],
+  //   [C-account-account], [C-account-orders], [C-account-fills], [C-vault-reads], [C-events-trade],
+  //   [C-auth-reads], [C-auth-rest], [C-state-order], [D-envelope-success], [D-envelope-amounts],
+  //   [D-orders-ids], [D-orders-answer], [D-orders-states], [D-orders-book-positions].
   it('a resting ask, a crossing bid, and every read that shows them', async () => {
     const ask = await client.placeOrder(alice, { symbol: 'ETH', side: 'sell', type: 'limit', price: '2000', amount: '1' });
     expect(ask).toMatchObject({ symbol: 'ETH', side: 'sell', price: '2000', amount: '1', status: 'open' });
@@ -89,6 +97,7 @@ describe('trading through REST', () => {
     expect(typeof reserves.total_usdc_vault).toBe('number');
   });
 
+  // Shows contract [D-orders-market-price].
   it('market orders fill at the makers\' prices and report the average; no liquidity is 422', async () => {
     await client.placeOrder(carol, { symbol: 'BTC', side: 'sell', type: 'limit', price: '60000', amount: '0.01' });
     await client.placeOrder(carol, { symbol: 'BTC', side: 'sell', type: 'limit', price: '60100', amount: '0.01' });
@@ -97,6 +106,7 @@ describe('trading through REST', () => {
     await expectError(client.placeOrder(dave, { symbol: 'BTC', side: 'buy', type: 'market', amount: '1' }), 422, 'NO_LIQUIDITY');
   });
 
+  // Shows contract [C-trading-batch], [C-res-batch-item].
   it('batch: applied in order, each order standing alone', async () => {
     const r = await client.placeBatch(carol, [
       { symbol: 'SOL', side: 'buy', price: '100', amount: '1' },
@@ -109,6 +119,7 @@ describe('trading through REST', () => {
     expect(open.orders.filter((o: any) => o.pair_id === 4)).toHaveLength(2);
   });
 
+  // Shows contract [C-trading-cancel], [C-trading-cancel-all], [C-res-cancel-all].
   it('cancel one, cancel all', async () => {
     const a = await client.placeOrder(dave, { symbol: 'DOGE', side: 'buy', type: 'limit', price: '0.1', amount: '100' });
     const c = await client.cancelOrder(dave, a.orderId);
@@ -122,6 +133,8 @@ describe('trading through REST', () => {
     expect((await client.account(dave.address)).lockedBalance).toBe('0');
   });
 
+  // Shows contract [C-native-place], [C-native-cancel], [C-native-reads], [C-res-native-side],
+  //   [C-auth-sig64].
   it('native place and cancel with EIP-712 typed data', async () => {
     const r = await client64.placeNative(alice, { owner: alice.address, pairId: 9, side: 'Buy', orderType: 'Limit', price: 15_000_000n, size: 10n * 10n ** 18n });
     expect(r).toMatchObject({ success: true, status: 'open' });
@@ -135,6 +148,7 @@ describe('trading through REST', () => {
 });
 
 describe('errors at the door', () => {
+  // Shows contract [C-limits-batch], [C-limits-candles], [C-limits-depth], [C-limits-trades].
   it('limits: 11 orders in a batch, candles 501, depth 51, trades 201 → 400', async () => {
     const eleven = Array.from({ length: 11 }, () => ({ symbol: 'ETH', side: 'buy' as const, price: '1', amount: '1' }));
     await expectError(client.placeBatch(alice, eleven), 400, 'INVALID_REQUEST', 'orders');
@@ -144,6 +158,7 @@ describe('errors at the door', () => {
     await expectError(client.candles('ETH', '2m', 10), 400, undefined, 'interval');
   });
 
+  // Shows contract [C-errors-cancel], [D-nonces-used].
   it('nonce replay 409, wrong signer 401, missing signature 401, not-owner cancel 403, unknown order 404', async () => {
     const nonce = client.nextNonce();
     await client.placeOrder(alice, { symbol: 'ETH', side: 'buy', type: 'limit', price: '1000', amount: '0.01' }, nonce);
@@ -165,6 +180,7 @@ describe('errors at the door', () => {
     expect(wrongNet.body.error.code).toBe('WRONG_NETWORK');
   });
 
+  // Shows contract [D-envelope-error].
   it('malformed fields → 400 naming the field', async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ side: 'up' }, 'side'],
@@ -192,6 +208,7 @@ describe('errors at the door', () => {
     expect(offTick.body.error.message).toContain('price');
   });
 
+  // Shows contract [D-envelope-atomic].
   it('a rejected order changes nothing', async () => {
     await waitFor(() => node.chain().height > 0 || undefined);
     const before = await client.account(carol.address);

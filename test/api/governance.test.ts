@@ -90,6 +90,7 @@ describe('GET /v1/governance/operations', () => {
     expect(after.operations.find((o: { id: string }) => o.id === halt.id)).toMatchObject({ kind: 'Halt', state: 'executed', timelockMs: 0 });
   }, 40_000);
 
+  // Shows contract [C-res-pairs-dynamic], [C-version-pairs].
   it('renders AddPair and SetOwners; an executed pair is listed by the pair routes, an executed limit by /chain-config', async () => {
     const [A, B, C] = OWNERS;
     const pair = { id: 100, symbol: 'PEPE', tickSize: 1_000n, lotSize: 10n ** 16n, minSize: 10n ** 16n, maxLeverage: 10, maintenanceMarginBps: 500, openInterestCapBps: 2_000, initialPrice: 2_000_000n, markets: 3, oracleSource: 'feed:pepe-usd' };

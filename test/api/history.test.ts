@@ -29,6 +29,7 @@ async function get(path: string): Promise<{ status: number; body: any }> {
 }
 
 describe('histories by page through REST', () => {
+  // Shows contract [D-envelope-success].
   it('pages through every fill, order and trade; the un-paged answers keep their shape', async () => {
     const client = clientOf();
     const before = Date.now() - 60_000;
@@ -118,6 +119,7 @@ describe('histories by page through REST', () => {
       [`/v1/fills/${a}?startTime=10&endTime=9`, 'startTime'],
       [`/v1/fills/${a}?startTime=0&limit=0`, 'limit'],
       [`/v1/fills/${a}?startTime=0&limit=201`, 'limit'],
+      // Shows contract [C-limits-orders].
       [`/v1/orders/${a}?startTime=0&limit=51`, 'limit'],
       [`/v1/trades/SOL?startTime=0&limit=201`, 'limit'],
       [`/v1/candles/SOL?startTime=0&limit=501`, 'limit'],

@@ -28,6 +28,7 @@ afterAll(async () => {
   for (const d of dirs) d.remove();
 });
 
+// Shows contract [C-rpc-status].
 describe('GET /status', () => {
   it("shows the node's key with its lifecycle state: active for a validator, observer without a record, null without a key", async () => {
     const [validator, stranger, keyless] = await Promise.all(nodes.map(status));

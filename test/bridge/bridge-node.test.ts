@@ -86,6 +86,7 @@ afterAll(async () => {
 });
 
 describe('the bridge actor on a real external chain (hardhat)', () => {
+  // Shows contract [C-vault-deposit], [C-limits-deposit-time].
   it('credits a deposit to its recipient once, after the confirmations', async () => {
     const [, depositor] = await external(chain.rpcUrl).wallet(getAddress('0x0000000000000000000000000000000000000001')).getAddresses();
     const recipient = '0x00000000000000000000000000000000000de901' as const;
@@ -115,6 +116,7 @@ describe('the bridge actor on a real external chain (hardhat)', () => {
     expect(reserves).toMatchObject({ credited_deposits: String(amount), next_deposit_id: '1', difference: '0' });
   }, 60_000);
 
+  // Shows contract [C-vault-withdraw].
   it('pays a withdrawal on the external chain after the dispute period, the fee staying here; GET /withdrawals shows it paid', async () => {
     const destination = '0x00000000000000000000000000000000000de902' as const;
     const amount = 7n * USDC;

@@ -53,6 +53,7 @@ function next(over: { lastCommit?: Commit | null; round?: number; proposer?: `0x
 }
 
 describe('ChainConsensusApp.validate', () => {
+  // Shows contract [D-time-proposer].
   it('accepts a proper block 1 and refuses each broken rule', async () => {
     const good = next();
     expect(app.validate(encodeBlock(good))?.hash).toEqual(blockHash(good.header));

@@ -2,7 +2,7 @@
  * `npm run node -- gov …` (decision 80): owner key files (written 0600, never
  * overwritten; refused when group or others can read them, tampered, or of an unknown
  * field; init's node key file serves as one), and the real command line against a real
- * in-process devnet node with a 45-second routine timelock: the devnet owners' key files,
+ * in-process devnet node with a one-hour routine timelock, passed by moving the node's clock: the devnet owners' key files,
  * a proposal, its approval by a second owner, `gov list` showing it approved with its
  * ready time, its execution once ready (the fee then in /chain-config); the node's
  * refusals printed with exit 1 (approval by the proposer itself, a non-owner's proposal);
@@ -10,7 +10,7 @@
  */
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeTx, TxKind } from '../../src/codec/tx';
 import { GovOpKind, GovParam, operationIdOf, type GovProposeBody } from '../../src/codec/txs/governance';
 import { operationToJson } from '../../src/codec/txs/governance-json';
@@ -89,21 +89,29 @@ describe("gov propose's operation", () => {
   });
 });
 
-// Long enough for the commands run between the approval and the execution (each a fresh
-// process, seconds apiece on a loaded machine) to see the operation still approved.
-const ROUTINE_MS = 45_000;
+// Far longer than the commands run between the approval and the execution take (each a
+// fresh process, seconds apiece on a loaded machine): they always see the operation still
+// approved. The test then moves the node's clock past it (NodeConfig.clock) instead of
+// waiting.
+const ROUTINE_MS = 3_600_000;
+let clockAheadMs = 0;
 const base = devnetGenesis(1).genesis;
-const genesis: Genesis = { ...base, consensus: { ...base.consensus, timelockRoutineMs: ROUTINE_MS, timelockHighImpactMs: 600_000 } };
+const genesis: Genesis = { ...base, consensus: { ...base.consensus, timelockRoutineMs: ROUTINE_MS, timelockHighImpactMs: 2 * ROUTINE_MS } };
 
 describe('the gov command against a real node', () => {
-  const devnet = useDevnetNode({ genesis, genesisHash: genesisHash(genesis) });
+  const devnet = useDevnetNode({ genesis, genesisHash: genesisHash(genesis), clock: () => Date.now() + clockAheadMs });
   const dir = tempDir('exchain-gov-');
   afterAll(() => dir.remove());
   const owner = (j: number) => join(dir.path, 'owners', `owner-${j}.json`);
   const lines = (out: string) => out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  // Every test below signs with these files: written once, before any of them, by the command itself.
+  let written: Awaited<ReturnType<typeof runCli>>;
+  beforeAll(async () => {
+    written = await runCli(['gov', 'key', 'devnet', '--out', join(dir.path, 'owners')]);
+  }, 120_000);
 
   it('writes the devnet owner key files', async () => {
-    const r = await runCli(['gov', 'key', 'devnet', '--out', join(dir.path, 'owners')]);
+    const r = written;
     expect(r.code, r.stderr).toBe(0);
     expect(lines(r.stdout).map((l) => l.address)).toEqual(OWNER_ADDRESSES);
     for (const j of [1, 2, 3]) expect(statSync(owner(j)).mode & 0o777).toBe(0o600);
@@ -131,7 +139,8 @@ describe('the gov command against a real node', () => {
 
     const l = await runCli(['gov', 'list', '--api', devnet.url]);
     expect(l.code, l.stderr).toBe(0);
-    const listed = lines(l.stdout);
+    // Only this test's operation (another test's may be listed beside it).
+    const listed = lines(l.stdout).filter((o) => o.id === id);
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ id, kind: 'SetParam', state: 'approved', approvals: [OWNER_ADDRESSES[0], OWNER_ADDRESSES[1]], readyAtMs: approved.readyAtMs });
     expect(listed[0].readyAtMs).toBeGreaterThanOrEqual(listed[0].proposedAtMs + ROUTINE_MS);
@@ -148,7 +157,8 @@ describe('the gov command against a real node', () => {
     expect(early.code).toBe(1);
     expect(early.stderr).toMatch(/422 TIMELOCK_NOT_PASSED/);
 
-    await waitFor(async () => ((await (await fetch(`${devnet.url}/v1/governance/operations`)).json()) as any).data.timestampMs >= approved.readyAtMs || undefined, ROUTINE_MS + 20_000, 'a head past the timelock');
+    clockAheadMs += ROUTINE_MS;
+    await waitFor(async () => ((await (await fetch(`${devnet.url}/v1/governance/operations`)).json()) as any).data.timestampMs >= approved.readyAtMs || undefined, 30_000, 'a head past the timelock');
     const x = await runCli(['gov', 'execute', '--key', owner(3), '--api', devnet.url, id]);
     expect(x.code, x.stderr).toBe(0);
     expect(JSON.parse(x.stdout)).toMatchObject({ op: 'GovernanceExecute', operationId: id, owner: OWNER_ADDRESSES[2], state: 'executed' });

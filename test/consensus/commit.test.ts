@@ -23,6 +23,7 @@ function commitOf(signerIdx: number[], blockHash = block, height = 7, round = 1)
 const check = (c: Commit, h = 7, b = block, known?: (v: string, s: Uint8Array) => boolean) => checkCommit(CHAIN_ID, set, secp256k1Verifier, h, b, c, known);
 
 describe('checkCommit', () => {
+  // Shows contract [C-limits-validator-set].
   it('accepts 2/3 of the power or more precommitting the block', () => {
     expect(check(commitOf([0, 1, 2, 3, 4]))).toBeNull();
   });

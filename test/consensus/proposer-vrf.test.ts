@@ -27,6 +27,7 @@ function header(height: number, proposer: Address, vrfProof: Uint8Array, chainId
   return { chainId, height, timestampMs: 1, round: 0, parentHash: z, parentStateRoot: z, validatorsHash: z, proposer, vrfProof, txRoot: z, txCount: 0, lastCommitHash: z };
 }
 
+// Shows contract [D-validators-vrf].
 describe('the VRF seed chain', () => {
   it('is the documented definition, and the same for everyone who follows the same blocks', () => {
     const seed0 = genesisSeed(hash);

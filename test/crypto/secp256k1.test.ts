@@ -143,6 +143,7 @@ describe('native vs noble agreement', () => {
   });
 });
 
+// Shows contract [C-auth-sig64].
 describe('parseSignature and the wire forms', () => {
   const pk = bigintTo32(0xc0ffeen);
   const digest = keccak256(new TextEncoder().encode('wire forms'));

@@ -8,9 +8,9 @@
  *     the map or the docs cite (`[C-…]`, `[D-…]`, a whole section `[C-section-*]`, bare
  *     in the map) is defined;
  *   - no comment in src/, actors/, machines/, sim/, bench/ or test/ cites the contract
- *     in an old form (`DECISIONS`, `spec "…"`, `docs/decisions.md N`, …) or points
+ *     in an old form (`DECISIONS`, `spec "…"`, `docs/decisions.md N`, a decision's file, …) or points
  *     outside the repository: the one form is `contract [C-…]` / `contract [D-…]`, and
- *     `decision N` for docs/decisions.md.
+ *     `decision N` for docs/decisions/ (test/docs/decisions.test.ts checks that N exists).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -83,7 +83,7 @@ const OLD_CITATION_FORMS: ReadonlyArray<{ form: string; re: RegExp }> = [
   { form: 'DECISIONS / DECISIONS.md (now: contract [D-…])', re: /\bDECISIONS\b/ },
   // Not the names of the repository's own pages (docs/spec-map.md, docs/contract/spec.md).
   { form: 'spec, the spec\'s, spec "…", (spec: …) (now: contract [C-…])', re: /(?<![\w/-])spec(?:'s|s)?\b(?![-.]\w)/i },
-  { form: 'docs/decisions.md N (now: decision N)', re: /docs\/decisions\.md/ },
+  { form: 'docs/decisions.md N, docs/decisions/NNN-….md (now: decision N)', re: /docs\/decisions(?:\.md|\/\d)/ },
   { form: 'a path outside the repository (now: the page in docs/ that restates it)', re: /\.\.\/shared\/|\/work\/|exchange-service\.md|ARCHITECTURE\.md|STYLE\.md/ },
 ];
 
@@ -186,6 +186,7 @@ describe('one citation form', () => {
     expect(hits('/** (spec "Agent caps") */')).toBe(1);
     expect(hits('// the spec\'s rate')).toBe(1);
     expect(hits('// docs/decisions.md 53')).toBe(1);
+    expect(hits('// docs/decisions/053-orderbook-positions-liquidated-pool-taking.md')).toBe(1);
     expect(hits('// as ../shared/ARCHITECTURE.md says')).toBe(1);
     expect(hits('// the map, docs/spec-map.md; the rules, docs/contract/spec.md')).toBe(0);
     expect(hits('// contract [C-limits-batch]; decision 58')).toBe(0);

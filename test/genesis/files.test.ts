@@ -9,6 +9,7 @@ const ROOT = join(__dirname, '..', '..');
 const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
 
 describe('committed genesis files', () => {
+  // Shows contract [C-limits-fees], [C-limits-withdraw-fee], [C-limits-validator-set], [D-validators-params].
   it('devnet.json loads and has the agreed shape', () => {
     const g = loadGenesisFile(join(ROOT, 'genesis/devnet.json'));
     expect(g.network).toBe('devnet');
@@ -65,6 +66,7 @@ describe('committed genesis files', () => {
     }
   });
 
+  // Shows contract [D-networks-ids].
   it('testnet.json loads, has chain id 713715, no faucet and no private keys', () => {
     const g = loadGenesisFile(join(ROOT, 'genesis/testnet.json'));
     expect(g.network).toBe('testnet');

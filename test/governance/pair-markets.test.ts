@@ -55,6 +55,7 @@ function withBothPairs(): GovChain {
 }
 
 describe('a pair added with its markets (decision 76)', () => {
+  // Shows contract [C-res-pairs-dynamic].
   it('stores the markets and the oracle source as proposed; genesis pairs keep both markets and the devnet path', () => {
     const g = withBothPairs();
     expect(g.state.pairs.get('100')).toEqual(SPOT_ONLY);

@@ -30,6 +30,7 @@ describe('genesis fees.makerFeeBps', () => {
   });
 });
 
+// Shows contract [C-limits-fees].
 describe('a non-zero maker fee in execution', () => {
   const MAKER_BPS = 2;
   const TAKER_BPS = 3;

@@ -16,6 +16,7 @@ async function get(path: string): Promise<{ status: number; body: any }> {
   return { status: res.status, body: await res.json() };
 }
 
+// Shows contract [C-conv-network], [C-endpoints-network], [D-networks-param].
 describe('network on the read routes', () => {
   it.each(ROUTES)('%s?network=mainnet answers 400 WRONG_NETWORK naming the network', async (route) => {
     const r = await get(`${route}${route.includes('?') ? '&' : '?'}network=mainnet`);

@@ -84,6 +84,7 @@ describe('the door: raw transactions', () => {
   });
 });
 
+// Shows contract [D-faucet-route].
 describe('the door: faucet', () => {
   it('credits through consensus and names the field of a bad request', async () => {
     const before = devnet.node.chain().state.account(to);
@@ -110,6 +111,7 @@ describe('the door: faucet', () => {
     expect(((await res.json()) as any).error.code).toBe('NOT_FOUND');
   });
 
+  // Shows contract [C-market-health].
   it('health answers {status, chain, chainId}', async () => {
     const body = (await (await fetch(`${devnet.url}/health`)).json()) as any;
     expect(body).toMatchObject({ status: 'ok', chain: 'devnet', chainId: 713799 });

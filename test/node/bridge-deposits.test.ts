@@ -50,6 +50,7 @@ describe('deposits against a real external chain', () => {
     }
   });
 
+  // Shows contract [C-service-vault], [C-vault-deposit], [C-limits-deposit-time].
   it('credits a deposit once its block has the confirmations, exactly once', async () => {
     const to = recipient();
     const dep = await b.deposit(to, 100n * USDC);

@@ -49,6 +49,7 @@ async function externalTimePasses(seconds: number): Promise<void> {
 const destination = () => BridgeNetwork.newAccount().address;
 
 describe('withdrawals against a real external chain', () => {
+  // Shows contract [C-service-vault], [C-vault-withdraw].
   it('is signed, queued, paid after the dispute period: the destination gets the amount, the fee stays here', async () => {
     const to = destination();
     const feeAccount = b.genesis.feeAccount;

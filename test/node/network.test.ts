@@ -59,6 +59,7 @@ async function expectAgreement(upTo: number, which = [1, 2, 3, 4, 5, 6], from = 
 describe('a six-validator network of real processes', () => {
   networkPerSuite(N, (started) => (net = started));
 
+  // Shows contract [C-conv-finality].
   it('agrees on every block, and a transaction sent to one validator is final on all', async () => {
     await net.waitHeight(10);
     const to = privateKeyToAccount(DEVNET_KEYS.accounts[5].privateKey).address.toLowerCase();

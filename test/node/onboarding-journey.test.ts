@@ -94,6 +94,7 @@ async function fund(to: string, tokens: bigint): Promise<void> {
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
+// Shows contract [C-service-onboarding].
 describe('a validator joins through the onboarding service, and another through AdminSeedValidator', () => {
   beforeAll(async () => {
     writeGenesis();

@@ -53,8 +53,8 @@ async function submit(tx: { bytes: Uint8Array }, via = 1): Promise<any> {
   return body;
 }
 
-function propose(op: GovOperation): { tx: { bytes: Uint8Array }; id: Hex } {
-  const unsigned = { proposer: OWNERS[0].address, operation: op, nonce: 1n };
+function propose(op: GovOperation, nonce: bigint): { tx: { bytes: Uint8Array }; id: Hex } {
+  const unsigned = { proposer: OWNERS[0].address, operation: op, nonce };
   const signature = signCompact64(proposeDigest(chainId, unsigned), OWNERS[0].priv);
   return { tx: encodeTx(chainId, TxKind.GovernancePropose, { ...unsigned, signature }), id: operationIdOf(chainId, unsigned) };
 }
@@ -88,13 +88,24 @@ describe('a software upgrade across two builds of the node', () => {
   it('old nodes stop at the height naming the version; the new build goes on from the same state', async () => {
     expect((await net.status(1)).version).toBe('0.1.0');
     await net.waitHeight(3);
-    // Far enough that proposal, approval and the 3-s timelock are done before it.
-    const upgradeHeight = (await net.height(1)) + 80;
-    const { tx, id } = propose({ kind: GovOpKind.SoftwareUpgrade, version: '0.2.0', height: upgradeHeight });
-    await submit(tx);
-    await submit(action('GovernanceApprove', 1, id, 1n));
-    await waitFor(async () => ((await operation(id))?.state === 'ready' ? true : undefined), 30_000, 'the upgrade ready');
-    await submit(action('GovernanceExecute', 1, id, 2n));
+    // The upgrade must be executed well before its height. The height is chosen before
+    // the proposal, so how far ahead depends on how fast this machine runs the steps:
+    // when the operation is ready too close to its height (fewer than SAFE_BLOCKS left),
+    // it is left unexecuted and a new one is proposed twice as far ahead. The outcome
+    // depends on the order of events, not on how long they took.
+    const SAFE_BLOCKS = 40;
+    let upgradeHeight = 0;
+    let id: Hex | undefined;
+    for (let attempt = 0, ahead = 80, nonce = 1n; id === undefined; attempt++, ahead *= 2, nonce += 2n) {
+      expect(attempt, 'the upgrade was ready too close to its height three times').toBeLessThan(3);
+      upgradeHeight = (await net.height(1)) + ahead;
+      const proposed = propose({ kind: GovOpKind.SoftwareUpgrade, version: '0.2.0', height: upgradeHeight }, nonce);
+      await submit(proposed.tx);
+      await submit(action('GovernanceApprove', 1, proposed.id, nonce));
+      await waitFor(async () => ((await operation(proposed.id))?.state === 'ready' ? true : undefined), 30_000, 'the upgrade ready');
+      if ((await net.height(1)) + SAFE_BLOCKS < upgradeHeight) id = proposed.id;
+    }
+    await submit(action('GovernanceExecute', 1, id, 100n));
     // Final on validator 1 when answered; validator 2 may apply the block a moment later.
     const status = await waitFor(async () => {
       const s = await net.status(2);

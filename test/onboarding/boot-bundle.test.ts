@@ -122,6 +122,7 @@ describe('buildBootBundle', () => {
 });
 
 describe('the bundle scripts', () => {
+  // Shows contract [C-onboard-token].
   it('start.sh refuses a binary whose sha256 differs, naming it, and runs nothing', () => {
     const dir = unpack(OPTIONS, { binary: `${BINARY}// tampered\n`, genesis: GENESIS });
     const node = fakeNode(dir, 'v22.20.0');

@@ -195,6 +195,7 @@ describe('review', () => {
     await apply(B, 'node-2');
   });
 
+  // Shows contract [C-state-onboarding].
   it('list shows every applicant; approve and reject step the machine', async () => {
     clock += 1_000;
     const approved = await approve(A);
@@ -230,12 +231,15 @@ describe('tokens and downloads', () => {
     await apply(A);
   });
 
+  // Shows contract [C-onboard-token], [D-validators-onboarding].
   it('the checksums are each artifact’s sha256, name and size', async () => {
     const r = await send('GET', '/api/validators/checksums');
     const of = (p: string) => ({ name: p.split('/').pop(), bytes: readFileSync(p).length, sha256: sha256Hex(readFileSync(p)) });
     expect(r.body.data).toEqual({ binary: of(join(files, 'exchange-node.mjs')), genesis: of(GENESIS_FILE), boot_bundle: of(join(files, 'boot-bundle.tar.gz')) });
   });
 
+  // Shows contract [C-onboard-download], [C-onboard-token], [C-limits-onboard-link],
+  //   [D-validators-onboarding].
   it('the token is stored only as its sha256; each artifact downloads once, the file itself, then 410 TOKEN_USED', async () => {
     const token: string = (await approve(A)).body.data.token;
     const tokens = await service.store.tokenRecords();
@@ -274,6 +278,7 @@ describe('tokens and downloads', () => {
     expect(both.map((d) => d.status).sort()).toEqual([200, 410]);
   });
 
+  // Shows contract [C-onboard-token], [C-limits-onboard-link].
   it('an expired token is 410 TOKEN_EXPIRED, for every artifact', async () => {
     const token: string = (await approve(A)).body.data.token;
     clock += TOKEN_LIFETIME_MS_DEFAULT - 1;

@@ -60,6 +60,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+// Shows contract [C-onboard-apply].
 describe('POST /api/validators/apply refuses every bad field, storing nothing', () => {
   const BAD: Array<[string, Record<string, unknown>, string, string]> = [
     ['address without 0x', { address: ADDRESS.slice(2) + '00' }, 'INVALID_VALIDATOR', 'address'],
@@ -101,6 +102,7 @@ describe('POST /api/validators/apply refuses every bad field, storing nothing', 
 });
 
 describe('an application', () => {
+  // Shows contract [C-onboard-status], [D-envelope-not-found].
   it('an unknown address is 200 not_found', async () => {
     const s = await status(ADDRESS);
     expect(s.code).toBe(200);
@@ -113,6 +115,7 @@ describe('an application', () => {
     expectEnvelope(r, 400, 'INVALID_VALIDATOR', 'address');
   });
 
+  // Shows contract [C-onboard-apply], [C-state-onboarding].
   it('apply → pending, stored with the form as given, read back in any case', async () => {
     const r = await apply({ ...GOOD, address: ADDRESS.toUpperCase().replace('0X', '0x') });
     expect(r.statusCode).toBe(200);

@@ -21,6 +21,7 @@ describe('devnet price source', () => {
     }
   });
 
+  // Shows contract [D-orders-oracle].
   it('is deterministic: another instance, any query order, the same prices', () => {
     const forward = path(source, ETH, TODAY_S, 300);
     const other = DevnetPriceSource.fromGenesis(BASE);

@@ -106,6 +106,7 @@ describe('quorum and quorum timestamp', () => {
   });
 });
 
+// Shows contract [D-orders-oracle].
 describe('endBlockOracle over state (powers 1, 2, 3, 4 of 10)', () => {
   const state = freshState([1n, 2n, 3n, 4n]);
   const [v0, v1, v2, v3] = signers;

@@ -31,6 +31,7 @@ beforeAll(async () => {
 }, 30_000);
 
 describe('markets', () => {
+  // Shows contract [C-perp-reads].
   it('GET /api/pairs/perps and /v1/perp/markets list every pair in state with its parameters', async () => {
     const pairs = await client.perpPairs();
     expect(pairs.map((p) => p.pairId)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
@@ -47,6 +48,8 @@ describe('markets', () => {
 });
 
 describe('positions through REST', () => {
+  // Shows contract [C-perp-open], [C-state-position-open], [C-state-position-close], [C-state-position-tpsl],
+  //   [D-orders-perp-positions].
   it('open → positionId; positions show entry, size, margin, leverage, liquidation price, PnL, TP/SL; tpsl; partial and whole close', async () => {
     const free0 = Number((await client.account(alice.address)).freeBalance);
     const opened = await client.perpOpen(alice, { pairId: 1, isLong: true, leverage: 10, margin: '100' });
@@ -121,6 +124,7 @@ describe('positions through REST', () => {
 });
 
 describe('the pool, funding and engine reads', () => {
+  // Shows contract [C-perp-reads].
   it('GET /v1/pool values the pool; deposit mints shares at its value, locked an hour; a session key may not deposit', async () => {
     const pool = await client.pool();
     expect(Number(pool.realPoolValue)).toBeGreaterThan(9_000_000);
@@ -140,6 +144,7 @@ describe('the pool, funding and engine reads', () => {
     expect(typeof reserves.vlp_pool_value).toBe('number');
   });
 
+  // Shows contract [C-perp-reads], [C-limits-funding].
   it('GET /v1/funding gives the current rate per pair (0.00125% an hour without a book) and recent rates', async () => {
     const funding = await client.funding();
     expect(funding).toHaveLength(15);
@@ -152,6 +157,7 @@ describe('the pool, funding and engine reads', () => {
     expect(funding[0].nextFundingTime % 3_600_000).toBe(0);
   });
 
+  // Shows contract [C-perp-reads].
   it('GET /stats reports markets, positions, open interest, liquidations, funding and oracle freshness', async () => {
     await client.perpOpen(alice, { pairId: 1, isLong: false, leverage: 3, margin: '30' });
     const stats = await client.engineStats();

@@ -26,6 +26,7 @@ function fresh(price = 3000n * PRICE): PerpFixture {
   return f;
 }
 
+// Shows contract [C-service-perps].
 describe('open and close', () => {
   it('open and close at the same price return the margin minus two fees; the pool is untouched', () => {
     const f = fresh();
@@ -74,6 +75,7 @@ describe('open and close', () => {
     f.endBlock();
   });
 
+  // Shows contract [C-limits-leverage].
   it('refuses what the rules refuse, changing nothing', () => {
     const f = fresh();
     const open = (o: Partial<Parameters<typeof openPosition>[1]>) =>
@@ -105,6 +107,7 @@ describe('open interest cap', () => {
 });
 
 describe('TP/SL', () => {
+  // Shows contract [C-limits-tpsl], [D-time-block].
   it('checked on each whole second of block time, closing at the oracle price', () => {
     const f = fresh();
     const long = f.open(alice, { isLong: true, leverage: 10, margin: 100n * USDC });
@@ -135,6 +138,7 @@ describe('liquidation', () => {
   // Liquidation price 2,969.696968: there equity 100 − 50.505053 = 49.494947 is below
   // 1% of 4,949.494946. Closed at the oracle price; fee ⌈4,949.494946 × 3 bps⌉ = 1.484849;
   // the owner gets back 100 − 50.505053 − 1.484849 = 48.010098; the pool 50.505053.
+  // Shows contract [C-state-position-liquidate], [C-limits-liquidation], [D-orders-liquidation].
   it('happens in the block whose fresh price reaches the liquidation price, not one unit before', () => {
     const f = fresh();
     const pos = f.open(alice, { isLong: true, leverage: 50, margin: 100n * USDC });
@@ -175,6 +179,7 @@ describe('liquidation', () => {
 describe('funding', () => {
   // 10 ETH long (3,000 USDC at 10x) and 4 ETH short (1,200 at 10x) at 3,000, no book:
   // premium 0, hourly rate 0.00125%, T = 0.00125% × min(30,000, 12,000) = 0.15 USDC.
+  // Shows contract [C-limits-funding], [D-orders-funding].
   it('settles on the first block of the hour: longs pay shorts 0.15 USDC, peer to peer', () => {
     const f = fresh();
     const long = f.open(alice, { isLong: true, leverage: 10, margin: 3_000n * USDC });
@@ -200,6 +205,7 @@ describe('funding', () => {
 });
 
 describe('ADL of a loss beyond margin', () => {
+  // Shows contract [C-state-position-liquidate], [D-orders-liquidation].
   it('the most profitable opposing position covers the shortfall; bystanders pay nothing', () => {
     const f = fresh();
     const short = f.open(bob, { isLong: false, leverage: 10, margin: 1_000n * USDC });
@@ -257,6 +263,7 @@ describe('ADL on the pool threshold', () => {
 describe('the pool', () => {
   // Alice's 1,000,000-notional long is up 5% (+50,000): realPoolValue 9,950,000.
   // 99,500 USDC buy 99,500 × 10,000,000 / 9,950,000 = 100,000 USDC-worth of share units.
+  // Shows contract [C-limits-pool-lockup].
   it('prices shares at realPoolValue, locks them for an hour, and burns them at the value then', () => {
     const f = fresh();
     const pos = f.open(alice, { isLong: true, leverage: 10, margin: 100_000n * USDC });

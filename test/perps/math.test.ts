@@ -40,6 +40,7 @@ describe('margin, size and fee of an open', () => {
   //   initial margin = notional / leverage ≈ 99.9999999 ≤ 100: the margin covers it
   //   fee = ⌈999,999,999 × 3 / 10,000⌉ = ⌈299,999.9997⌉ = 300,000 (0.30 USDC)
   //   maintenance at entry (ETH 100 bps) = ⌊999,999,999 × 100 / 10,000⌋ = 9,999,999
+  // Shows contract [D-orders-maintenance].
   it('gives the hand-computed size, notional, fee and maintenance', () => {
     const size = openSize(100n * U, 10, 3000n * P);
     expect(size).toBe(333_333_333_333_333_333n);

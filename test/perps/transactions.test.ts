@@ -66,6 +66,7 @@ const perp = {
 const opened = (r: Receipt) => r.events.find((e) => e.type === 'PerpOpened') as { positionId: string; isAgent: boolean; size: bigint } | undefined;
 
 describe('the signed JSON', () => {
+  // Shows contract [C-auth-perp], [D-signatures-perp].
   it('is exactly JSON.stringify of the payload in the documented key order', () => {
     fc.assert(
       fc.property(

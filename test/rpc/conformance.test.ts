@@ -80,6 +80,7 @@ describe('results against the execution API schemas', () => {
     calls.push(['eth_sendRawTransaction', [await bob.signTransaction({ chainId, type: 'eip1559', to: alice.address, value: 3n, nonce: bobNonce, gas: 21000n, maxFeePerGas: gasPrice, maxPriorityFeePerGas: 0n })]]);
   }, 30_000);
 
+  // Shows contract [C-rpc-methods].
   it('every served method is called here and has its result schema', () => {
     const called = new Set(calls.map(([m]) => m));
     for (const m of Object.keys(METHODS)) {
@@ -119,6 +120,7 @@ const MALFORMED: Record<ParamKind, unknown[]> = {
   percentiles: ['x', [101], [50, 10], [-1], ['a']],
 };
 
+// Shows contract [C-errors-rpc].
 describe('malformed parameters: -32602 for every method, never a 5xx', () => {
   const cases: [string, string, unknown[]][] = [];
   for (const method of Object.keys(METHODS)) {
@@ -158,6 +160,7 @@ describe('malformed parameters: -32602 for every method, never a 5xx', () => {
   });
 });
 
+// Shows contract [D-rpc-extra].
 describe('eth_syncing', () => {
   it('false while the node does not sync', async () => {
     expect(await result('eth_syncing', [])).toBe(false);

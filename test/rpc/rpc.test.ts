@@ -56,6 +56,7 @@ describe('viem over http', () => {
     expect(await client.getGasPrice()).toBe(node.config.genesis.fees.gasPriceWei);
   });
 
+  // Shows contract [D-rpc-extra].
   it('sends a transfer with walletClient.sendTransaction (no hand-set fields) and finds it by hash', async () => {
     const wallet = createWalletClient({ account: alice, chain, transport: http(url) });
     const client = createPublicClient({ chain, transport: http(url) });
@@ -73,6 +74,7 @@ describe('viem over http', () => {
     expect(await client.getTransactionCount({ address: alice.address })).toBe(1);
   });
 
+  // Shows contract [D-nonces-eth].
   it('legacy and EIP-2930 transfers are accepted too; a replayed nonce is refused', async () => {
     const wallet = createWalletClient({ account: bob, chain, transport: http(url) });
     const client = createPublicClient({ chain, transport: http(url) });
@@ -94,6 +96,7 @@ describe('viem over http', () => {
     expect(receipt.status).toBe('success');
   });
 
+  // Shows contract [C-native-precompile], [C-agent-precompile].
   it('readContract against the orderbook and agent-caps precompiles', async () => {
     const ex = new ExchangeClient(url, { chainId: 713799 });
     await ex.placeOrder(bob, { symbol: 'SOL', side: 'sell', type: 'limit', price: '150', amount: '2' });
@@ -119,6 +122,7 @@ describe('viem over http', () => {
 });
 
 describe('viem over webSocket', () => {
+  // Shows contract [C-service-rpc], [C-rpc-ws], [C-events-newheads].
   it('watchBlocks receives newHeads; requests work over the socket', async () => {
     const client = createPublicClient({ chain, transport: webSocket(url.replace('http', 'ws') + '/ws') });
     expect(await client.getBlockNumber()).toBeGreaterThan(0n);
@@ -190,6 +194,7 @@ describe('errors', () => {
     expect((await rpc({ jsonrpc: '2.0', id: 9, method: 'web3_clientVersion', params: [] })).body.result).toMatch(/exchange-chain/);
   });
 
+  // Shows contract [C-service-venue], [C-rpc-no-evm].
   it('contract creation and calldata are refused: EVM execution is disabled', async () => {
     const wallet = createWalletClient({ account: alice, chain, transport: http(url) });
     await expect(wallet.sendTransaction({ data: '0x6080604052' })).rejects.toThrow(/EVM execution is disabled/);
@@ -205,6 +210,7 @@ describe('errors', () => {
     expect(garbage.body.error.code).toBe(-32602);
   });
 
+  // Shows contract [C-rpc-same-address], [C-rpc-status], [C-account-network].
   it('CORS on every route', async () => {
     for (const path of ['/', '/health', '/v1/pairs', '/status']) {
       const res = await fetch(url + path, { method: 'OPTIONS', headers: { origin: 'http://example.test', 'access-control-request-method': 'POST' } });

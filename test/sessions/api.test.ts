@@ -58,7 +58,9 @@ async function raw(path: string, body: unknown) {
 
 const restingBuy = (owner: `0x${string}`, o: Partial<NativeOrder> = {}): NativeOrder => ({ owner, pairId: ETH, side: 'Buy', orderType: 'Limit', price: usd(1000), size: size(0.01), ...o });
 
+// Shows contract [C-service-sessions], [C-session-api].
 describe('Session table', () => {
+  // Shows contract [C-state-session-create], [C-res-session], [D-envelope-native].
   it('none → active: an owner-signed SessionCreate answers 200 {success, status: submitted} once final; get and valid show it', async () => {
     const sk = newKey();
     const expiresAt = nowS() + 3_600;
@@ -79,6 +81,7 @@ describe('Session table', () => {
     expect(book.bids.find((l: any) => l.id === order.order_id)?.isAgent).toBe(true);
   });
 
+  // Shows contract [C-state-session-unsigned], [C-errors-session-401].
   it('none: a missing or invalid signature is 401 and changes nothing', async () => {
     const sk = newKey();
     const body = await client.sessionCreateBody(bob, { sessionKey: sk.address, expiresAt: nowS() + 600 });
@@ -110,6 +113,7 @@ describe('Session table', () => {
     }
   });
 
+  // Shows contract [C-limits-session].
   it('expires_at not after the block time, or beyond 30 days, is refused by execution (422 INVALID_EXPIRY)', async () => {
     const sk = newKey();
     await expectError(client.createSession(carol, { sessionKey: sk.address, expiresAt: nowS() - 10 }), 422, 'INVALID_EXPIRY', 'expires_at');
@@ -129,6 +133,7 @@ describe('Session table', () => {
     expect(await client.placeNative(k2, restingBuy(dave.address))).toMatchObject({ success: true });
   });
 
+  // Shows contract [C-state-session-revoke], [D-envelope-not-found].
   it('active → no active session: the owner revokes; get is 404 in the envelope; the key is refused; a second revoke is 404', async () => {
     const sk = newKey();
     await client.createSession(erin, { sessionKey: sk.address, expiresAt: nowS() + 600 });
@@ -142,6 +147,7 @@ describe('Session table', () => {
     expect(missing.status).toBe(401);
   });
 
+  // Shows contract [C-state-session-expire], [D-time-block].
   it('active → expired when the block time reaches expires_at: the key is refused 403 SESSION_EXPIRED', async () => {
     const sk = newKey();
     const expiresAt = nowS() + 4;
@@ -155,6 +161,7 @@ describe('Session table', () => {
     await expectError(client.revokeSession(frank), 404, 'NO_ACTIVE_SESSION');
   });
 
+  // Shows contract [C-auth-session-key].
   it('a session key can only trade: its session and agent operations for the owner are refused 403, changing nothing', async () => {
     const sk = newKey();
     await client.createSession(grace, { sessionKey: sk.address, expiresAt: nowS() + 600 });
@@ -181,6 +188,7 @@ describe('Agent mode table', () => {
     await client.createSession(owner, { sessionKey: sk.address, expiresAt: nowS() + 3_600 });
   });
 
+  // Shows contract [C-state-agent-free], [C-res-agent-caps], [D-orders-agent-mode].
   it('defaults to ACTIVE without caps: the session key trades freely; agentCaps reads (mode, caps_set, ...)', async () => {
     expect(await client.agentCaps(owner.address)).toEqual({
       owner: lower(owner.address), mode: 2, mode_name: 'ACTIVE', caps_set: false, max_leverage: '0', allowed_order_types: 0, max_input_per_trade: '0', max_total_position: '0',
@@ -188,6 +196,7 @@ describe('Agent mode table', () => {
     expect(await client.placeNative(sk, restingBuy(owner.address, { leverage: 50 }))).toMatchObject({ success: true });
   });
 
+  // Shows contract [C-state-agent-mode], [C-state-agent-mode-range], [C-errors-mode-400], [C-agent-api].
   it('any mode → mode 0, 1 or 2 (owner-signed); above 2 is 400 and changes nothing', async () => {
     for (const [mode, name] of [[0, 'OFF'], [1, 'REDUCE_ONLY'], [2, 'ACTIVE'], [2, 'ACTIVE'], [0, 'OFF']] as const) {
       expect(await client.setAgentMode(owner, mode)).toMatchObject({ success: true, status: 'submitted' });
@@ -200,6 +209,7 @@ describe('Agent mode table', () => {
     expect((await raw('/agent/mode', unsigned)).status).toBe(401);
   });
 
+  // Shows contract [D-orders-agent-mode].
   it('OFF stops the session key even without caps (403 AGENT_MODE_OFF); the owner still trades', async () => {
     await expectError(client.placeNative(sk, restingBuy(owner.address)), 403, 'AGENT_MODE_OFF');
     expect(await client.placeNative(owner, restingBuy(owner.address))).toMatchObject({ success: true });
@@ -207,6 +217,7 @@ describe('Agent mode table', () => {
     expect(await client.placeNative(sk, restingBuy(owner.address))).toMatchObject({ success: true });
   });
 
+  // Shows contract [C-state-agent-caps], [C-errors-caps-401], [C-agent-api].
   it('caps not set → caps set: 200 submitted; 401 for a missing or invalid signature', async () => {
     const caps = { maxLeverage: 200_000, allowedOrderTypes: 3, maxInputPerTrade: usd(1_000), maxTotalPosition: size(10) };
     const body = await client.agentCapsBody(owner, caps);
@@ -223,6 +234,7 @@ describe('Agent mode table', () => {
     expect((await raw('/agent/caps', { ...(await client.agentCapsBody(owner, caps)), max_input_per_trade: '1.5' })).status).toBe(400);
   });
 
+  // Shows contract [C-res-agent-caps].
   it('caps set: each cap hit exactly at its boundary (at the cap accepted, one unit over refused 403)', async () => {
     const base = { maxLeverage: 50_000, allowedOrderTypes: 3, maxInputPerTrade: 10n ** 15n, maxTotalPosition: 10n ** 30n };
     const caps = (c: Partial<typeof base>) => client.setAgentCaps(owner, { ...base, ...c });
@@ -274,6 +286,7 @@ describe('Agent mode table', () => {
 });
 
 describe('replay', () => {
+  // Shows contract [D-nonces-space].
   it('replaying any signed operation after revoke and re-create fails (409 NONCE_USED)', async () => {
     const o = acct[9];
     const sk = newKey();
@@ -298,6 +311,7 @@ describe('replay', () => {
 });
 
 describe('agent reads', () => {
+  // Shows contract [C-account-agents].
   it('trades, book, account, agents, stats and leaderboard see the session key\'s orders as agent orders', async () => {
     const o = acct[10];
     const sk = newKey();
@@ -329,6 +343,7 @@ describe('agent reads', () => {
 });
 
 describe('the session-and-agent port', () => {
+  // Shows contract [C-session-api], [C-agent-api].
   it('serves /session/* and /agent/* on its own listener (loopback), not the other routes', async () => {
     const address = sessionApiAddress(node.config)!;
     expect(address).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);

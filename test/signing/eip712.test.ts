@@ -39,6 +39,7 @@ describe('EIP-712 types and domain', () => {
     }
   });
 
+  // Shows contract [D-networks-domain], [C-version-eip712].
   it('domain is ExchangeSession / 1 / chainId / 0x…1002', () => {
     expect(eip712Domain(CHAIN_ID_MAINNET)).toEqual({
       name: 'ExchangeSession',

@@ -17,6 +17,7 @@ import { bigintTo32 } from '../crypto/helpers';
 
 const S = 'string' as const;
 
+// Shows contract [C-auth-rest], [D-signatures-rest].
 describe('exchange REST digests', () => {
   it('place: a fixed vector, byte by byte', () => {
     const nonce = 1700000000123n;

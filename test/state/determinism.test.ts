@@ -51,6 +51,7 @@ const txArb = fc.record({
 });
 
 describe('deterministic state transition', () => {
+  // Shows contract [D-envelope-bigint].
   it('two independent instances reach the same state root at every height; a reopened one resumes with it', async () => {
     const blocksArb = fc.array(fc.array(txArb, { maxLength: 6 }), { minLength: 5, maxLength: 15 });
     const stream = fc.sample(blocksArb, { numRuns: 1, seed: 42 })[0];
@@ -83,6 +84,7 @@ describe('deterministic state transition', () => {
     expect(bytesToHex(reopened.stateRoot)).toBe(roots.at(-1));
   });
 
+  // Shows contract [D-nonces-inclusion].
   it('a failing transaction changes nothing but its nonce; an included replay fails with NONCE_USED', async () => {
     const { chain } = await openChain();
     const to = DEVNET_KEYS.accounts[1].address;

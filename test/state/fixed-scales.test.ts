@@ -13,6 +13,7 @@ import { PRICE_ONE, price6, SIZE_ONE, size18, USDC_ONE, usdc6, type Price6, type
 
 const OWNER = '0x1111111111111111111111111111111111111111';
 
+// Shows contract [D-envelope-bigint].
 describe('fixed-point scales', () => {
   it('refuses a size where a price is expected, and a USDC amount where a size is', () => {
     const price: Price6 = price6(3000n * PRICE_ONE);

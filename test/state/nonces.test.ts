@@ -46,6 +46,7 @@ async function nonces(chain: Chain, timeMs: number, list: bigint[]): Promise<(st
 
 const T0 = genesis.genesisTimeMs;
 
+// Shows contract [D-nonces-window], [D-nonces-used].
 describe('nonces (decision 97)', () => {
   it('counters then a timestamp pass (small then large); a counter after the timestamp alone is refused (large then small)', async () => {
     const chain = await openChain();

@@ -102,6 +102,7 @@ describe('orderbook execution over random streams', () => {
     );
   });
 
+  // Shows contract [D-orders-priority], [C-limits-fees].
   it('a limit buy crossing two asks fills at the makers\' prices, charges the taker 3 bps, rests the rest', () => {
     const state = fresh();
     const [a, b] = traders;
