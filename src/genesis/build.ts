@@ -16,6 +16,7 @@
 import { sha512 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { mnemonicToAccount } from 'viem/accounts';
+import { DEVNET_TIMEOUTS } from '../consensus/params';
 import type { Address, Hex } from '../util/bytes';
 import {
   addressFromPrivateKey,
@@ -257,12 +258,7 @@ const VALIDATOR_BOND_WEI = 10_000_000n * NATIVE;
 function consensusParams(): Genesis['consensus'] {
   return {
     blockTimeMs: 22,
-    timeoutProposeMs: 300,
-    timeoutProposeDeltaMs: 100,
-    timeoutPrevoteMs: 100,
-    timeoutPrevoteDeltaMs: 50,
-    timeoutPrecommitMs: 100,
-    timeoutPrecommitDeltaMs: 50,
+    ...DEVNET_TIMEOUTS,
     maxBlockTxs: 10_000,
     maxBlockBytes: 4 * 1024 * 1024,
     maxTxBytes: 16 * 1024,
