@@ -38,7 +38,7 @@ import { Node } from '../node/node';
 import { bytesToHex, hexToBytes } from '../util/bytes';
 import { createLogger } from '../util/log';
 import { NODE_VERSION } from '../util/version';
-import { bridgeConfig, exitWithNode, RATE_LIMIT_FLAGS, serviceConfig, SESSION_HOST_FLAG, SNAPSHOT_FLAGS, STATE_SYNC_FLAGS, stateSyncConfig, STORAGE_FLAGS, storageConfig } from './node-run';
+import { exitWithNode, RATE_LIMIT_FLAGS, SESSION_HOST_FLAG, sharedStartConfig, SNAPSHOT_FLAGS, STATE_SYNC_FLAGS, STORAGE_FLAGS } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
 import { BRIDGE_PORT_DEFAULT, bridgeDevnetLine, DEVNET_DISPUTE_PERIOD_SEC, startBridgeDevnet, type BridgeDevnet } from './bridge-devnet';
 import { startSyncProgress } from './sync-progress';
@@ -138,10 +138,7 @@ async function start(argv: string[]): Promise<void> {
       p2p: multi ? await p2pConfig(genesis, index, f['p2p-host'], f['p2p-port'], f.bootstrap) : undefined,
       faults: { equivocateWithKey: f.equivocate ? key : undefined, forgeSyncBlocks: f['faulty-sync'], stallSync: f['stall-sync'], claimAhead: f['claim-ahead'] },
       blockTimeMs: f['block-time-ms'] ?? genesis.consensus.blockTimeMs,
-      ...serviceConfig(f),
-      ...storageConfig(f, genesis),
-      ...bridgeConfig(f.bridge),
-      ...stateSyncConfig(f),
+      ...sharedStartConfig(f, genesis),
     },
     log,
   );

@@ -130,6 +130,17 @@ export function exitWithNode(node: Node): void {
   });
 }
 
+/**
+ * What every `start` takes from the flags it shares (services, storage, bridge, state
+ * sync), checked in that order, as one part of its node's config.
+ */
+export function sharedStartConfig(
+  f: Parameters<typeof serviceConfig>[0] & StorageFlags & Parameters<typeof stateSyncConfig>[0] & { bridge?: string },
+  genesis: Genesis,
+): ReturnType<typeof serviceConfig> & ReturnType<typeof storageConfig> & ReturnType<typeof bridgeConfig> & ReturnType<typeof stateSyncConfig> {
+  return { ...serviceConfig(f), ...storageConfig(f, genesis), ...bridgeConfig(f.bridge), ...stateSyncConfig(f) };
+}
+
 /** The state-sync flags of every `start` (decision 140; docs/operations.md "Joining by state sync"). */
 export const STATE_SYNC_FLAGS = {
   'state-sync': {

@@ -20,7 +20,7 @@ import { keyFilePath, readKeyFile, type NodeKeys } from '../node/keyfile';
 import { Node } from '../node/node';
 import { hexToBytes } from '../util/bytes';
 import { createLogger } from '../util/log';
-import { bridgeConfig, exitWithNode, RATE_LIMIT_FLAGS, serviceConfig, SESSION_HOST_FLAG, SNAPSHOT_FLAGS, STATE_SYNC_FLAGS, stateSyncConfig, STORAGE_FLAGS, storageConfig } from './node-run';
+import { exitWithNode, RATE_LIMIT_FLAGS, SESSION_HOST_FLAG, sharedStartConfig, SNAPSHOT_FLAGS, STATE_SYNC_FLAGS, STORAGE_FLAGS } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
 import { resolveNetwork } from './init';
 import { startSyncProgress } from './sync-progress';
@@ -107,10 +107,7 @@ export async function startHome(argv: string[]): Promise<void> {
       vrfKey: hexToBytes(keys.vrfPrivateKey),
       p2p: { listen: [`/ip4/${f['p2p-host']}/tcp/${f['p2p-port']}`], bootstrap, peerKey: hexToBytes(keys.peerPrivateKey) },
       blockTimeMs: genesis.consensus.blockTimeMs,
-      ...serviceConfig(f),
-      ...storageConfig(f, genesis),
-      ...bridgeConfig(f.bridge),
-      ...stateSyncConfig(f),
+      ...sharedStartConfig(f, genesis),
     },
     log,
   );
