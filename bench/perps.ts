@@ -64,7 +64,7 @@ function benchWorld() {
 }
 
 /** 100,000 positions on an in-memory state (no disk: the figure is execution's cost). */
-export function benchPerpChecks(positions = 100_000, blocks = 4_000): Record<string, unknown> {
+function benchPerpChecks(positions = 100_000, blocks = 4_000): Record<string, unknown> {
   const { state, pairs, prices, clock, events, ctx, setPrices, walk } = benchWorld();
 
   const owners: Address[] = Array.from({ length: 2_000 }, (_, i) => `0x${(0xbe000000 + i).toString(16).padStart(40, '0')}` as Address);
@@ -142,7 +142,7 @@ export function benchPerpChecks(positions = 100_000, blocks = 4_000): Record<str
  * and entry, so every pair nets to zero), at leverage 2 to the market's maximum, entries within ±0.2% of
  * the start price, so that a ±10 bps random walk keeps liquidating a few every block.
  */
-export function benchBookLiquidation(positions = 100_000, blocks = 2_000): Record<string, unknown> {
+function benchBookLiquidation(positions = 100_000, blocks = 2_000): Record<string, unknown> {
   const { state, pairs, clock, events, ctx, setPrices, walk } = benchWorld();
 
   const rand = rng(7);
@@ -217,7 +217,7 @@ export function benchBookLiquidation(positions = 100_000, blocks = 2_000): Recor
 }
 
 /** Perp opens through REST to final on a node process. */
-export async function benchPerpOpens(opts: { opens?: number; concurrency?: number } = {}): Promise<Record<string, unknown>> {
+async function benchPerpOpens(opts: { opens?: number; concurrency?: number } = {}): Promise<Record<string, unknown>> {
   const total = opts.opens ?? 4000;
   const concurrency = opts.concurrency ?? 256;
   const { base, stop } = await singleNode('bench-perp-');

@@ -134,7 +134,7 @@ export type ConsensusRoundAction =
   | { type: 'rebroadcast'; params: TimeoutParams }
   | { type: 'requestBlock'; params: DecideParams };
 
-export const EFFECT_TYPES = ['scheduleTimeout', 'propose', 'prevote', 'precommit', 'decide', 'rebroadcast', 'requestBlock'] as const;
+const EFFECT_TYPES = ['scheduleTimeout', 'propose', 'prevote', 'precommit', 'decide', 'rebroadcast', 'requestBlock'] as const;
 
 /**
  * CometBFT's staleness rule: a timeout is stale when it belongs to another height, an
@@ -149,7 +149,7 @@ export function isStaleTimeout(current: TimeoutParams, timeout: TimeoutParams): 
 }
 
 /** The paper's prevote rule for a complete proposal (lines 22-33). `undefined`: wait (POL not yet seen). */
-export function prevoteFor(ctx: ConsensusRoundContext, e: Extract<ConsensusRoundEvent, { type: 'PROPOSAL' }>): 'block' | 'nil' | undefined {
+function prevoteFor(ctx: ConsensusRoundContext, e: Extract<ConsensusRoundEvent, { type: 'PROPOSAL' }>): 'block' | 'nil' | undefined {
   if (!e.valid) return 'nil';
   if (e.polRound === -1) return ctx.lockedRound === -1 || ctx.lockedValue === e.blockHash ? 'block' : 'nil';
   // A proof-of-lock must be from an earlier round; anything else is malformed.

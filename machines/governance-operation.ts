@@ -61,12 +61,12 @@ export function expiredAt(ctx: Pick<GovernanceContext, 'expiresAtMs'>, nowMs: nu
 }
 
 /** Guard of TICK to ready: the block time reached the end of the timelock. */
-export function timelockPassed(ctx: Pick<GovernanceContext, 'readyAtMs'>, nowMs: number): boolean {
+function timelockPassed(ctx: Pick<GovernanceContext, 'readyAtMs'>, nowMs: number): boolean {
   return nowMs >= ctx.readyAtMs;
 }
 
 /** The context update each action makes: the machine's `assign` and the stepper both call these. */
-export const GOVERNANCE_UPDATES = {
+const GOVERNANCE_UPDATES = {
   setProposal: (_context, event) => {
     assertEvent(event, 'PROPOSE');
     return { proposedAtMs: event.nowMs, timelockMs: event.timelockMs, readyAtMs: 0, expiresAtMs: event.expiresAtMs, executedAtMs: 0 };

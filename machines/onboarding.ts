@@ -46,7 +46,7 @@ export type OnboardingEvent = { type: 'APPLY'; ts: number } | { type: 'APPROVE';
 export const EMPTY_ONBOARDING_CONTEXT: Readonly<OnboardingContext> = Object.freeze({ appliedTs: 0, approvedTs: null, rejectedTs: null, tokenIssued: false });
 
 /** The context update each action makes: the machine's `assign` and the stepper both call these. */
-export const ONBOARDING_UPDATES = {
+const ONBOARDING_UPDATES = {
   recordApplication: (_context, event) => {
     assertEvent(event, 'APPLY');
     return { appliedTs: event.ts, approvedTs: null, rejectedTs: null, tokenIssued: false };

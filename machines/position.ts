@@ -129,7 +129,7 @@ export function tpslTrigger(c: Pick<PositionContext, 'isLong' | 'takeProfit' | '
 }
 
 /** The context update each action makes: the machine's `assign`s and `stepPosition` both call these. */
-export const POSITION_UPDATES = {
+const POSITION_UPDATES = {
   start: (_context, event) => {
     assertEvent(event, 'OPEN');
     return { ...event.position };

@@ -82,7 +82,7 @@ export function sessionRefusal(value: SessionStateName, ctx: Pick<SessionContext
 }
 
 /** The context update each action makes: the machine's `assign` and `stepSession` both call these. */
-export const SESSION_UPDATES = {
+const SESSION_UPDATES = {
   startSession: (_context, event) => {
     assertEvent(event, 'CREATE');
     return { sessionKey: event.sessionKey, expiresAtMs: event.expiresAtMs, createdAtMs: event.nowMs, nonce: event.nonce };

@@ -55,7 +55,7 @@ export type TwapEvent =
 export const slicesTaken = (c: TwapContext): number => c.slicesDone + c.slicesMissed;
 
 /** The context update each action makes: the machine's `assign` and the stepper both call these. */
-export const TWAP_UPDATES = {
+const TWAP_UPDATES = {
   recordSlice: (context, event) => {
     assertEvent(event, 'SLICE');
     return { slicesDone: context.slicesDone + 1, filled: context.filled + event.filled, notional: context.notional + event.notional, nextSliceMs: event.nextSliceMs, updatedMs: event.nowMs };

@@ -81,7 +81,7 @@ export function jailServed(ctx: Pick<ValidatorContext, 'jailedUntilEpoch'>, epoc
 }
 
 /** Guard of UNBONDING_DONE: the unbonding window has passed. */
-export function unbondingDue(ctx: Pick<ValidatorContext, 'unbondingDoneEpoch'>, epoch: number): boolean {
+function unbondingDue(ctx: Pick<ValidatorContext, 'unbondingDoneEpoch'>, epoch: number): boolean {
   return epoch >= ctx.unbondingDoneEpoch;
 }
 
@@ -97,7 +97,7 @@ export function slashed(ctx: Pick<ValidatorContext, 'bondWei' | 'lockedWei'>, sl
 }
 
 /** The context update each action makes: the machine's `assign` and the stepper both call these. */
-export const VALIDATOR_UPDATES = {
+const VALIDATOR_UPDATES = {
   setBond: (_context, event) => {
     assertEvent(event, 'REGISTER');
     return { bondWei: event.bondWei, lockedWei: event.lockedWei, unbondingDoneEpoch: 0, jailedUntilEpoch: 0 };

@@ -48,7 +48,7 @@ export type WithdrawalEvent =
   | { type: 'VOID'; nowMs: number; reason: number; externalTx: Uint8Array };
 
 /** The context update each action makes: the machine's `assign` and the stepper both call these. */
-export const WITHDRAWAL_UPDATES = {
+const WITHDRAWAL_UPDATES = {
   setSigned: (_context, event) => {
     assertEvent(event, 'SIGNED');
     return { updatedMs: event.nowMs };

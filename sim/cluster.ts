@@ -71,7 +71,7 @@ export {
 /** A genesis validator's bond per unit of SimOptions.powers, wei. */
 const BOND_PER_POWER_WEI = 10n ** 24n;
 
-export class Simulation implements SimWorld {
+class Simulation implements SimWorld {
   readonly opts: SimOptions;
   readonly prng: Prng;
   readonly storagePrng: Prng;

@@ -44,7 +44,7 @@ export const SNAPSHOT_FLAGS = {
 
 type RateLimitFlags = { 'rate-limit': boolean; 'rate-limit-window-ms': number; 'rate-limit-ip-weight': number; 'rate-limit-address-weight': number; 'ws-connections-per-ip': number };
 
-export function rateLimitConfig(f: RateLimitFlags): RateLimitConfig {
+function rateLimitConfig(f: RateLimitFlags): RateLimitConfig {
   if (!f['rate-limit']) return RATE_LIMIT_OFF;
   if (f['rate-limit-window-ms'] < 1) throw new Error('--rate-limit-window-ms must be at least 1');
   return { windowMs: f['rate-limit-window-ms'], ipWeightPerWindow: f['rate-limit-ip-weight'], addressWeightPerWindow: f['rate-limit-address-weight'], wsConnectionsPerIp: f['ws-connections-per-ip'] };
@@ -111,7 +111,7 @@ export function storageConfig(f: StorageFlags, genesis: Genesis): Pick<NodeConfi
 }
 
 /** Exit code of a node that stopped because it halted (a broken invariant). */
-export const EXIT_HALTED = 2;
+const EXIT_HALTED = 2;
 /** Exit code of a node that stopped for a software upgrade (decision 77): install the version named and restart it. */
 export const EXIT_UPGRADE_REQUIRED = 3;
 
