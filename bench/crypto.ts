@@ -11,7 +11,7 @@
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import { CHAIN_ID_MAINNET, hashTypedMessage, type PlaceOrderMessage } from '../src/crypto/eip712';
+import { CHAIN_ID_MAINNET, hashTypedMessage, type PlaceOrderMessage } from '../src/signing/eip712';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { keccak256 } from '../src/crypto/keccak';
 import { vrfProve, vrfPublicKey, vrfVerify } from '../src/crypto/vrf';

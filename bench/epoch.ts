@@ -21,9 +21,9 @@ import { ed25519PublicKey, secp256k1CompressedPublicKey } from '../src/genesis/k
 import type { Genesis } from '../src/genesis/types';
 import { genesisState } from '../src/state/genesis';
 import type { State } from '../src/state/state';
-import { beginBlockDowntime } from '../src/state/validator-downtime';
-import { endBlockValidators } from '../src/state/validator-epoch';
-import { activeValidators } from '../src/state/validators';
+import { beginBlockDowntime } from '../src/state/validators/downtime';
+import { endBlockValidators } from '../src/state/validators/epoch';
+import { activeValidators } from '../src/state/validators/set';
 import { bytesToHex, hexToBytes, type Address } from '../src/util/bytes';
 import { devnetGenesis } from '../test/helpers/devnet';
 import { applyNext } from '../test/validators/harness';

@@ -1,7 +1,7 @@
 /** Shared load generation for the REST benches: pre-signed order bodies, and a closed-loop sender. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Pool } from 'undici';
-import { batchDigest, placeOrderDigest, restSigningHash } from '../src/crypto/exchange-digest';
+import { batchDigest, placeOrderDigest, restSigningHash } from '../src/signing/exchange-digest';
 import { sign } from '../src/crypto/secp256k1';
 import { bytesToHex, hexToBytes } from '../src/util/bytes';
 import { DEVNET_KEYS, ROOT, tempDir, waitFor } from '../test/helpers/devnet';

@@ -20,7 +20,7 @@ import { setOracleMedian } from '../src/state/oracle';
 import { checkTpsl, endBlockPerps, liquidate, openPosition, setTpsl } from '../src/state/perps/engine';
 import { liquidateBook } from '../src/state/perps/book-liquidation';
 import type { State } from '../src/state/state';
-import { credit, mint } from '../src/state/vault';
+import { credit, mint } from '../src/state/accounts/vault';
 import { bytesToHex, hexToBytes, type Address } from '../src/util/bytes';
 import { DEVNET_KEYS, devnetGenesis, waitFor } from '../test/helpers/devnet';
 import { quantiles } from './quantiles';

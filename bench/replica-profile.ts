@@ -21,7 +21,7 @@ import { canonicalCommit, type Block } from '../src/codec/block';
 import { Chain } from '../src/chain/chain';
 import { Indexer } from '../src/indexer/indexer';
 import { TxPool } from '../actors/mempool/pool';
-import { batchDigest, restSigningHash } from '../src/crypto/exchange-digest';
+import { batchDigest, restSigningHash } from '../src/signing/exchange-digest';
 import { sign } from '../src/crypto/secp256k1';
 import { hexToBytes, type Address } from '../src/util/bytes';
 import { DEVNET_KEYS, devnetGenesis, devnetVrfKey, tempDir } from '../test/helpers/devnet';

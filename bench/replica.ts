@@ -19,7 +19,7 @@ import { Chain } from '../src/chain/chain';
 import { Indexer, ORDER_CACHE_MAX } from '../src/indexer/indexer';
 import { BoundedCache } from '../src/util/cache';
 import { TxPool } from '../actors/mempool/pool';
-import { batchDigest, placeOrderDigest, restSigningHash } from '../src/crypto/exchange-digest';
+import { batchDigest, placeOrderDigest, restSigningHash } from '../src/signing/exchange-digest';
 import { sign } from '../src/crypto/secp256k1';
 import { hexToBytes, type Address } from '../src/util/bytes';
 import { DEVNET_KEYS, devnetGenesis, devnetVrfKey, tempDir } from '../test/helpers/devnet';

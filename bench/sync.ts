@@ -41,7 +41,7 @@ import {
 import { knownKeyVerifier } from '../src/consensus/signer';
 import { Libp2pTransport, peerIdOfKey } from '../src/net/libp2p';
 import { TOPICS, type GossipHandlers } from '../src/net/transport';
-import { validatorRecord } from '../src/state/validator-records';
+import { validatorRecord } from '../src/state/validators/records';
 import { bytesToHex, equalBytes, hexToBytes } from '../src/util/bytes';
 import { createLogger } from '../src/util/log';
 import { DEVNET_KEYS, tempDir } from '../test/helpers/devnet';

@@ -19,7 +19,7 @@
  * refused. EXECUTE is taken from ready only; executed, cancelled and expired take no
  * event.
  *
- * Execution (src/state/governance.ts `stepOperation`) steps a stored record (value +
+ * Execution (src/state/governance/operations.ts `stepOperation`) steps a stored record (value +
  * context, TableId.Governance) with `stepGovernanceOperation`, the stepper compiled from
  * this machine (machines/stepper.ts; agreement: test/machines/governance-operation.test.ts):
  * every owner transaction first steps TICK at its block's time, then its own event; an

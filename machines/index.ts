@@ -85,7 +85,7 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
       'compiled from the machine (machines/stepper.ts): a CREATE the machine refuses after its guard allowed it halts ' +
       'the node, a REVOKE it refuses is 404. A session\'s state at the block time is the TICK the machine takes at that ' +
       "time (sessionStateAt); order authorization is the machine's guard function sessionRefusal on that state.",
-    executedBy: ['src/state/sessions.ts', 'src/state/ops/session-keys.ts'],
+    executedBy: ['src/state/accounts/sessions.ts', 'src/state/ops/session-keys.ts'],
     agreementTest: ['test/machines/session.test.ts', 'test/sessions/execution.test.ts'],
   },
   {
@@ -95,11 +95,11 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
     role:
       "SetAgentMode and SetAgentCaps apply SET_MODE and SET_CAPS to the stored snapshot (TableId.Agent) with xstate's " +
       'pure transition() (two parallel regions: outside what the flat stepper covers, and one transaction each, so its ' +
-      'cost does not matter). ORDER never changes the state: every order (placeOrder, src/state/order-execution.ts, through ' +
+      'cost does not matter). ORDER never changes the state: every order (placeOrder, src/state/orders/execution.ts, through ' +
       'requireAgentOrder) or perp open signed by a session key is judged ' +
       "by orderRefusal, which runs the ORDER guards the machine draws for the owner's mode, read from the drawing at " +
       'load (ORDER_GUARDS), with the functions those guards are.',
-    executedBy: ['src/state/agents.ts', 'src/state/ops/agent-settings.ts', 'src/state/perps/engine.ts'],
+    executedBy: ['src/state/accounts/agents.ts', 'src/state/ops/agent-settings.ts', 'src/state/perps/engine.ts'],
     agreementTest: ['test/machines/agent-mode.test.ts', 'test/sessions/execution.test.ts'],
   },
   {
@@ -119,15 +119,15 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
     machine: validatorLifecycleMachine,
     file: 'machines/validator-lifecycle.ts',
     role:
-      "Every change of a validator's status is one stepValidator call (src/state/validator-records.ts), which steps " +
+      "Every change of a validator's status is one stepValidator call (src/state/validators/records.ts), which steps " +
       'the stored record (value + context, TableId.Validator; a genesis validator\'s implicit record until its first ' +
       'change) with stepValidatorLifecycle, the stepper compiled from the machine (machines/stepper.ts), and stores what ' +
       'it leaves; a refused event halts the node (InvariantError). RegisterValidator steps REGISTER, Unbond UNBOND ' +
       '(its error codes from the guard function floorKept first), Unjail UNJAIL (guard jailServed), the epoch boundary ' +
-      '(src/state/validator-epoch.ts) UNBONDING_DONE and EPOCH_BOUNDARY, and the penalty entry points ' +
-      '(src/state/validator-penalties.ts) JAIL_DOWNTIME and DOUBLE_SIGN, called by the downtime count at the start of ' +
-      'each block (src/state/validator-downtime.ts) and by DoubleSignEvidence (src/state/ops/double-sign-evidence.ts).',
-    executedBy: ['src/state/validator-records.ts', 'src/state/ops/validator-unbond.ts', 'src/state/ops/validator-unjail.ts', 'src/state/validator-penalties.ts'],
+      '(src/state/validators/epoch.ts) UNBONDING_DONE and EPOCH_BOUNDARY, and the penalty entry points ' +
+      '(src/state/validators/penalties.ts) JAIL_DOWNTIME and DOUBLE_SIGN, called by the downtime count at the start of ' +
+      'each block (src/state/validators/downtime.ts) and by DoubleSignEvidence (src/state/ops/double-sign-evidence.ts).',
+    executedBy: ['src/state/validators/records.ts', 'src/state/ops/validator-unbond.ts', 'src/state/ops/validator-unjail.ts', 'src/state/validators/penalties.ts'],
     agreementTest: ['test/machines/validator-lifecycle.test.ts', 'test/validators/lifecycle.test.ts', 'test/validators/penalties.test.ts'],
   },
   {
@@ -137,7 +137,8 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
     role:
       "An applicant's status in the onboarding service (not the chain: its own LevelDB, src/onboarding/store.ts) is " +
       'the state value and context stored per address, changed only by stepOnboarding, the stepper compiled from the ' +
-      'machine (machines/stepper.ts), in src/onboarding/applicants.ts: POST /api/validators/apply steps APPLY from the ' +
+      'machine (machines/stepper.ts), in src/onboarding/applicants.ts, which the review actor ' +
+      '(actors/onboarding/review-actor.ts) calls one step at a time: POST /api/validators/apply steps APPLY from the ' +
       "stored state (not_found without a record), and an APPLY the machine refuses is the service's 409 " +
       "VALIDATOR_EXISTS. The operator's review (src/onboarding/operator-routes.ts, decision 78) steps APPROVE or " +
       'REJECT the same way (reviewApplicant), the approval writing its token in the same synced batch; a review the ' +
@@ -150,7 +151,7 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
     machine: governanceOperationMachine,
     file: 'machines/governance-operation.ts',
     role:
-      "Every change of an owner governance operation's state is one stepOperation call (src/state/governance.ts), which " +
+      "Every change of an owner governance operation's state is one stepOperation call (src/state/governance/operations.ts), which " +
       'steps the stored record (value + context, TableId.Governance) with stepGovernanceOperation, the stepper compiled ' +
       'from the machine (machines/stepper.ts), and stores what it leaves. GovernancePropose steps PROPOSE, ' +
       'GovernanceApprove APPROVE (and, for a halt, TICK and EXECUTE at once), GovernanceExecute EXECUTE and ' +
@@ -158,7 +159,7 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
       'makes an approved operation ready once the timelock has passed and a pending one expired; an event the machine ' +
       "refuses is the transaction's refusal (422 OPERATION_STATE). The API's state of an operation is the TICK at the " +
       "head's time (operationStateAt).",
-    executedBy: ['src/state/governance.ts'],
+    executedBy: ['src/state/governance/operations.ts'],
     agreementTest: ['test/machines/governance-operation.test.ts', 'test/governance/operations.test.ts'],
   },
   {
@@ -166,14 +167,14 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
     machine: withdrawalMachine,
     file: 'machines/withdrawal.ts',
     role:
-      "Every change of a bridge withdrawal's status is one stepWithdrawal call (src/state/bridge-withdrawals.ts), which " +
+      "Every change of a bridge withdrawal's status is one stepWithdrawal call (src/state/bridge/withdrawals.ts), which " +
       'steps the stored record (status + context, TableId.Withdrawal) with stepWithdrawalMachine, the stepper compiled ' +
       'from the machine (machines/stepper.ts), stores what it leaves and does what the state entered asks (paid: the lock ' +
       'ends, the fee to the fee account, the amount burned; refunded: the lock back to free). WithdrawalSignatures steps ' +
       'SIGNED once the signers pass 2/3 of the power (src/state/ops/withdrawal-signatures.ts); BridgeAttestation claims ' +
-      'step QUEUED, PAID and VOID at their quorum (src/state/bridge-votes.ts). A claim the machine refuses in the ' +
-      "record's state is late (claimSettled, src/state/bridge.ts asks the same stepper): it changes nothing.",
-    executedBy: ['src/state/bridge-withdrawals.ts', 'src/state/bridge.ts'],
+      'step QUEUED, PAID and VOID at their quorum (src/state/bridge/votes.ts). A claim the machine refuses in the ' +
+      "record's state is late (claimSettled, src/state/bridge/reads.ts asks the same stepper): it changes nothing.",
+    executedBy: ['src/state/bridge/withdrawals.ts', 'src/state/bridge/reads.ts'],
     agreementTest: ['test/machines/withdrawal.test.ts', 'test/bridge-state/withdrawals.test.ts'],
   },
   {
@@ -181,12 +182,12 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
     machine: twapMachine,
     file: 'machines/twap.ts',
     role:
-      "Every change of a TWAP order's state is one stepTwap call (src/state/twap.ts), which steps the stored record " +
+      "Every change of a TWAP order's state is one stepTwap call (src/state/timers/twap.ts), which steps the stored record " +
       '(state + context, TableId.Twap) with stepTwapMachine, the stepper compiled from the machine (machines/stepper.ts), ' +
       'and stores what it leaves. The end-of-block slice step steps SLICE (an IOC slice executed), MISS (not placed: no ' +
       'fresh mark, no liquidity, halted, size) or REFUSED (the trader cannot pay: failed); TwapCancel steps CANCEL, and ' +
       "a CANCEL the machine refuses is the transaction's 422 TWAP_STATE; a refused slice event halts the node.",
-    executedBy: ['src/state/twap.ts'],
+    executedBy: ['src/state/timers/twap.ts'],
     agreementTest: ['test/machines/twap.test.ts', 'test/timers/state.test.ts'],
   },
 ];

@@ -18,7 +18,7 @@
  * chain state (TableId.Session) and applies CREATE and REVOKE with `stepSession`, the
  * fast stepper compiled from this machine (machines/stepper.ts; agreement with
  * `transition()`: test/machines/session.test.ts). No TICK is stored: time passes
- * without transactions, so a read at the block's time (src/state/sessions.ts
+ * without transactions, so a read at the block's time (src/state/accounts/sessions.ts
  * `sessionStateAt`) steps a TICK at that time through `stepSession` and uses the state
  * it leaves. Orders do not transition the machine: their authorization is the guard
  * function `sessionRefusal` on that state.

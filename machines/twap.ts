@@ -11,13 +11,13 @@
  *              └───────── CANCEL (TwapCancel) ─────────────────▶ cancelled
  *
  * A slice is an IOC market order with a worst price 3% from the oracle mark
- * (src/state/twap.ts). SLICE: it executed (a zero fill included: IOC takes what the
+ * (src/state/timers/twap.ts). SLICE: it executed (a zero fill included: IOC takes what the
  * book has within the bound). MISS: it could not be placed for a reason of the market
  * (no fresh mark, no liquidity, a slice below the pair's minimum): the size left is
  * spread over the slices that remain. REFUSED: the trader's balance cannot pay for the
  * slice, and the TWAP stops (`failed`). `completed`, `failed` and `cancelled` are final.
  *
- * Execution (src/state/twap.ts `stepTwap`) steps the stored record's state and context
+ * Execution (src/state/timers/twap.ts `stepTwap`) steps the stored record's state and context
  * with `stepTwapMachine`, the stepper compiled from this machine (machines/stepper.ts;
  * agreement: test/machines/twap.test.ts); what the step leaves is stored, an event the
  * machine refuses is a TwapCancel's 422 TWAP_STATE, or, for a slice, a halt (a bug).

@@ -20,21 +20,21 @@
  * `observer` is a node without a record (a full node of the network): stored records
  * never hold it; a registration steps REGISTER from it. `exited` and `tombstoned` take no
  * event. EPOCH_BOUNDARY is stepped for every registered and active validator at each
- * boundary, `selected` saying whether the ranking (src/state/validator-epoch.ts) put it in
+ * boundary, `selected` saying whether the ranking (src/state/validators/epoch.ts) put it in
  * the active set; an active validator the ranking leaves out goes back to registered.
  * UNJAIL returns to registered, so the unjailed validator joins the set at the next
  * boundary like any candidate (decision 68: the contract's "jailed → active by unjail"
  * passes through the ranking, which alone makes the set).
  *
- * Execution (src/state/validator-records.ts `stepValidator`) stores the state value and
+ * Execution (src/state/validators/records.ts `stepValidator`) stores the state value and
  * context in TableId.Validator and applies every status change through
  * `stepValidatorLifecycle`, the stepper compiled from this machine (machines/stepper.ts;
  * agreement with `transition()`: test/machines/validator-lifecycle.test.ts). An event the
  * machine refuses after execution's own checks passed halts the node (InvariantError).
  * Who steps what: RegisterValidator REGISTER, Unbond UNBOND, Unjail UNJAIL
  * (src/state/ops/validator-*.ts), the epoch boundary EPOCH_BOUNDARY and UNBONDING_DONE
- * (src/state/validator-epoch.ts), the penalty entry points JAIL_DOWNTIME and DOUBLE_SIGN
- * (src/state/validator-penalties.ts; decision 69).
+ * (src/state/validators/epoch.ts), the penalty entry points JAIL_DOWNTIME and DOUBLE_SIGN
+ * (src/state/validators/penalties.ts; decision 69).
  */
 import { assertEvent, assign, setup } from 'xstate';
 import { compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';

@@ -18,7 +18,7 @@
  * claim as late (it changes nothing), so a second VOID or a PAID after a refund cannot
  * move funds twice.
  *
- * Execution (src/state/bridge-withdrawals.ts `stepWithdrawal`) steps the stored record's
+ * Execution (src/state/bridge/withdrawals.ts `stepWithdrawal`) steps the stored record's
  * status and context with `stepWithdrawalMachine`, the stepper compiled from this
  * machine (machines/stepper.ts; agreement: test/machines/withdrawal.test.ts).
  */

@@ -13,7 +13,7 @@ import { trimValidators } from '../src/cli/devnet';
 import { ValidatorSet, type QuorumRule } from '../src/consensus/validator-set';
 import { genesisHash, loadGenesisFile } from '../src/genesis/load';
 import type { ConsensusParams, Genesis, GenesisAccount, GenesisValidator } from '../src/genesis/types';
-import type { ActiveValidator, ValidatorSetView } from '../src/state/validators';
+import type { ActiveValidator, ValidatorSetView } from '../src/state/validators/set';
 
 /** The devnet genesis (genesis/devnet.json, its 6 validators): read once per process. */
 let devnet: { genesis: Genesis; hash: Uint8Array } | undefined;

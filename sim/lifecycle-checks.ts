@@ -19,7 +19,7 @@ import type { ValidatorSet } from '../src/consensus/validator-set';
 import type { Genesis } from '../src/genesis/types';
 import type { BlockResult } from '../src/state/apply';
 import type { State } from '../src/state/state';
-import { validatorAddresses, validatorRecord } from '../src/state/validator-records';
+import { validatorAddresses, validatorRecord } from '../src/state/validators/records';
 import type { Address } from '../src/util/bytes';
 import type { LifecycleCounts, ViolationKind } from './options';
 

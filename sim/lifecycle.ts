@@ -28,8 +28,8 @@ import { registrationDigest, unbondDigest, unjailDigest } from '../src/codec/txs
 import { signCompact64 } from '../src/crypto/secp256k1';
 import { secp256k1CompressedPublicKey } from '../src/genesis/keys';
 import type { ConsensusParams, GenesisAccount } from '../src/genesis/types';
-import { validatorAddresses, validatorRecord } from '../src/state/validator-records';
-import { epochOf } from '../src/state/validator-epoch';
+import { validatorAddresses, validatorRecord } from '../src/state/validators/records';
+import { epochOf } from '../src/state/validators/epoch';
 import { bytesToHex, type Address } from '../src/util/bytes';
 import type { Chain } from '../src/chain/chain';
 import type { SimNode } from './model';

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import '../src/codec/txs'; // registers every transaction kind
 import { encodeTx, TxKind, type Tx } from '../src/codec/tx';
 import { signFaucet } from '../src/codec/txs/faucet';
-import { hashTypedMessage } from '../src/crypto/eip712';
+import { hashTypedMessage } from '../src/signing/eip712';
 import { sign } from '../src/crypto/secp256k1';
 import type { Genesis, PairParams } from '../src/genesis/types';
 import { bytesToHex, hexToBytes, type Address } from '../src/util/bytes';

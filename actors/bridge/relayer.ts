@@ -5,7 +5,7 @@
  * Each poll:
  *   - it signs every withdrawal requested or signed (not yet queued) that it has not
  *     signed and that has not expired (the v2 digest the contract
- *     recovers, src/crypto/bridge-withdrawal.ts) and submits them as one
+ *     recovers, src/signing/bridge-withdrawal.ts) and submits them as one
  *     WithdrawalSignatures transaction (≤ 256 items);
  *   - for each `signed` withdrawal, the designated submitter (the active validators
  *     ascending by address, index withdrawalId mod n) queues it on the bridge at once; any
@@ -24,11 +24,11 @@ import type { BridgeClient } from '../../src/bridge/evm';
 import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
 import { MAX_WITHDRAWAL_SIGNATURES, signWithdrawalSignatures, type WithdrawalSignatureItem } from '../../src/codec/txs/bridge';
 import type { Secp256k1Signer } from '../../src/consensus/signer';
-import { bridgeWithdrawalSigningHash } from '../../src/crypto/bridge-withdrawal';
-import { pendingWithdrawals, withdrawalMessage } from '../../src/state/bridge';
+import { bridgeWithdrawalSigningHash } from '../../src/signing/bridge-withdrawal';
+import { pendingWithdrawals, withdrawalMessage } from '../../src/state/bridge/reads';
 import type { Withdrawal } from '../../src/state/records';
 import type { State } from '../../src/state/state';
-import { activeValidators } from '../../src/state/validators';
+import { activeValidators } from '../../src/state/validators/set';
 import type { Address } from '../../src/util/bytes';
 import type { Logger } from '../../src/util/log';
 import type { BridgeRelayerStats } from './messages';

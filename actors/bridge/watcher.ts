@@ -35,8 +35,8 @@ import {
   type BridgeClaim,
 } from '../../src/codec/txs/bridge';
 import type { Secp256k1Signer } from '../../src/consensus/signer';
-import { bridgeParams, claimKey, hasAttested, hasVoted, MAX_DEPOSITS_AHEAD, nextDepositId, pendingWithdrawals } from '../../src/state/bridge';
-import { isFinalWithdrawal } from '../../src/state/bridge-records';
+import { bridgeParams, claimKey, hasAttested, hasVoted, MAX_DEPOSITS_AHEAD, nextDepositId, pendingWithdrawals } from '../../src/state/bridge/reads';
+import { isFinalWithdrawal } from '../../src/state/bridge/records';
 import type { State } from '../../src/state/state';
 import { bytesToHex, type Address } from '../../src/util/bytes';
 import type { BridgeWatcherStats } from './messages';

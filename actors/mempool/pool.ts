@@ -7,7 +7,7 @@ import { decodeTx, TxKind, type Tx } from '../../src/codec/tx';
 import type { EthTxBody } from '../../src/codec/txs/eth';
 import { parseEthTransfer } from '../../src/state/eth-tx';
 import { TxError } from '../../src/state/errors';
-import { nonceRefusal } from '../../src/state/nonces';
+import { nonceRefusal } from '../../src/state/accounts/nonces';
 import { opFor } from '../../src/state/ops';
 import { requireNotExpired } from '../../src/state/action-expiry';
 import { txKindName } from '../../src/codec/tx';

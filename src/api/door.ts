@@ -9,7 +9,7 @@
  * 400/404 from the state before the transaction is submitted); the nonce (409) is the
  * mempool's, after the door.
  *
- * Who may sign is the operation's signer rule (SIGNER_RULES, src/state/sessions.ts):
+ * Who may sign is the operation's signer rule (SIGNER_RULES, src/state/accounts/sessions.ts):
  * `owner` kinds refuse anyone but the owner in `check` (403 OWNER_ONLY); `trader` kinds
  * are asked here against the head block's time (403 NOT_AUTHORIZED / SESSION_REVOKED /
  * SESSION_EXPIRED), and again by execution at its own block's time.
@@ -29,7 +29,7 @@ import type { SubAccountCreateBody, SubAccountTransferBody } from '../codec/txs/
 import type { ScheduleCancelBody, TwapCancelBody, TwapPlaceBody } from '../codec/txs/timers';
 import { TxError } from '../state/errors';
 import { opFor } from '../state/ops';
-import { activeSession } from '../state/sessions';
+import { activeSession } from '../state/accounts/sessions';
 import type { State } from '../state/state';
 import type { Address } from '../util/bytes';
 import { parseSignatureField } from './common';
@@ -122,7 +122,7 @@ export function admitAtDoor<K extends DoorKind>(state: State, kind: K, req: Door
       continue;
     }
     op.check?.(tx.body, params, signer);
-    // Who may act at the head's time: the signer rule and the kind's own (src/state/sessions.ts withSignerRule).
+    // Who may act at the head's time: the signer rule and the kind's own (src/state/accounts/sessions.ts withSignerRule).
     op.authorize?.(state, tx.body, signer, state.head().timestampMs);
     return { tx, signer };
   }

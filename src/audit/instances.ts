@@ -15,10 +15,10 @@
  */
 import { machines, type MachineName } from '../../machines/index';
 import { GOV_OP_NAMES } from '../codec/txs/governance';
-import { operationStateAt } from '../state/governance';
-import { sessionStateAt } from '../state/sessions';
+import { operationStateAt } from '../state/governance/operations';
+import { sessionStateAt } from '../state/accounts/sessions';
 import type { State } from '../state/state';
-import { validatorAddresses, validatorRecord } from '../state/validator-records';
+import { validatorAddresses, validatorRecord } from '../state/validators/records';
 
 export interface AuditInstance {
   machine: MachineName;

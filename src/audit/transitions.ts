@@ -12,7 +12,7 @@
  */
 import type { ChainEvent } from '../state/events';
 import type { State } from '../state/state';
-import { validatorAddresses, validatorRecord } from '../state/validator-records';
+import { validatorAddresses, validatorRecord } from '../state/validators/records';
 
 /** Transitions the ring holds; the oldest is dropped past it. */
 const AUDIT_RING_TRANSITIONS = 4096;

@@ -8,7 +8,7 @@
  * Message:\n32" ‖ digest), 65 bytes r ‖ s ‖ v with v 27/28 and low s (what viem's
  * signMessage({message: {raw}}) gives). The contract wants them ordered by ascending signer
  * address: `orderedSignatures` does that. The withdrawal digest (v2, with validUntil) is
- * the one src/crypto/bridge-withdrawal.ts computes for execution; here it is written with
+ * the one src/signing/bridge-withdrawal.ts computes for execution; here it is written with
  * viem's ABI encoder, and test/bridge/signatures.test.ts holds the two (and the contract's
  * `withdrawalDigest` view) equal.
  */

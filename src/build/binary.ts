@@ -30,7 +30,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
-import { isVersion } from '../state/upgrade';
+import { isVersion } from '../state/governance/upgrade';
 
 /** The repository's root (this file is src/build/binary.ts). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

@@ -27,7 +27,7 @@ import { bytesToHex, equalBytes, type Address } from '../util/bytes';
 import type { SnapshotOffers } from './state-sync-wire';
 import type { Genesis } from '../genesis/types';
 import { genesisState } from '../state/genesis';
-import { activeValidators } from '../state/validators';
+import { activeValidators } from '../state/validators/set';
 import { consensusSet } from './validator-sets';
 
 /** Chunks asked of one peer at once. */
@@ -296,4 +296,17 @@ export class ChunkPlan {
     if (s !== undefined) s.inFlight--;
     return true;
   }
+}
+
+/** How far a state sync got (the fetcher reports it; the command line prints it: src/cli/sync-progress.ts). */
+export type StateSyncPhase = 'offers' | 'verifying' | 'chunks' | 'restoring' | 'done';
+
+export interface StateSyncProgress {
+  phase: StateSyncPhase;
+  height?: number;
+  chunksDone: number;
+  chunksTotal: number;
+  bytes: number;
+  bytesTotal: number;
+  peers: number;
 }

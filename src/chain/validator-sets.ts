@@ -1,6 +1,6 @@
 /**
  * The validator set that signs each height, as consensus needs it: "the set that signs
- * height h" is activeValidators() of the state after block h − 1 (src/state/validators.ts:
+ * height h" is activeValidators() of the state after block h − 1 (src/state/validators/set.ts:
  * the genesis set until the first epoch boundary, then the `activeSet` record each
  * boundary fixes, from which jailing and tombstoning remove a validator at once).
  *
@@ -14,7 +14,7 @@ import { Reader, Writer } from '../codec/binary';
 import { keccak256 } from '../crypto/keccak';
 import { ValidatorSet } from '../consensus/validator-set';
 import { VALIDATORS_MAX } from '../consensus/limits';
-import type { ValidatorSetView } from '../state/validators';
+import type { ValidatorSetView } from '../state/validators/set';
 
 const SET_VERSION = 1;
 

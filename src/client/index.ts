@@ -6,14 +6,14 @@
  */
 import type { LocalAccount } from 'viem';
 import { bytesToHex } from '../util/bytes';
-import { batchDigest, batchOptionsText, cancelAllDigest, cancelCloidDigest, cancelDigest, modifyDigest, placeOrderDigest } from '../crypto/exchange-digest';
-import { eip712Domain, EIP712_TYPES } from '../crypto/eip712';
-import { subAccountActionDigest, subAccountTypes } from '../crypto/eip712-subaccounts';
-import { orderTypedDataTypes, type OrderPrimaryType } from '../crypto/eip712-orders';
-import { optionsText } from '../crypto/action-options';
+import { batchDigest, batchOptionsText, cancelAllDigest, cancelCloidDigest, cancelDigest, modifyDigest, placeOrderDigest } from '../signing/exchange-digest';
+import { eip712Domain, EIP712_TYPES } from '../signing/eip712';
+import { subAccountActionDigest, subAccountTypes } from '../signing/eip712-subaccounts';
+import { orderTypedDataTypes, type OrderPrimaryType } from '../signing/eip712-orders';
+import { optionsText } from '../signing/action-options';
 import type { ActionOptions, TimeInForce } from '../codec/txs/options';
-import { typedDataTypesWithOptions } from '../crypto/eip712-options';
-import { scheduleCancelDigest, twapCancelDigest, twapPlaceDigest } from '../crypto/timer-digest';
+import { typedDataTypesWithOptions } from '../signing/eip712-options';
+import { scheduleCancelDigest, twapCancelDigest, twapPlaceDigest } from '../signing/timer-digest';
 
 export class ExchangeApiError extends Error {
   constructor(
@@ -708,7 +708,7 @@ export class ExchangeClient {
 
   subAccounts = (master: string) => this.data<SubAccountItem[]>('GET', `/v1/subaccounts/${master}`);
 
-  /** A REST digest signed by the master for its sub-account (bound to it: src/state/subaccounts.ts). */
+  /** A REST digest signed by the master for its sub-account (bound to it: src/state/accounts/subaccounts.ts). */
   private async signFor(master: LocalAccount, subAccount: `0x${string}`, digest: Uint8Array) {
     return this.wire(await master.signMessage({ message: { raw: bytesToHex(subAccountActionDigest(subAccount, digest)) } }));
   }

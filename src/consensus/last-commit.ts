@@ -2,7 +2,7 @@
  * The commit a proposer records for the previous height (its block's lastCommit): every
  * precommit for the decided block it holds when it builds, not only the quorum it
  * decided on. Execution counts a validator's downtime from the lastCommit of each block
- * (src/state/validator-downtime.ts, decision 72), so a commit cut at the quorum would
+ * (src/state/validators/downtime.ts, decision 72), so a commit cut at the quorum would
  * count the slowest honest validators as absent at nearly every height and jail them.
  * CometBFT's LastCommit holds the precommits gathered until the next proposal for the
  * same reason.

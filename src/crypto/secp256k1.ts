@@ -11,6 +11,7 @@
 import type * as Secp256k1Native from 'secp256k1';
 import { secp256k1 as noble } from '@noble/curves/secp256k1.js';
 import { type Address, bytesToHex, isAddress, hexToBytes } from '../util/bytes';
+import { uintWord } from './abi-word';
 import { keccak256 } from './keccak';
 import { secp256k1Native } from '../util/native-addons';
 
@@ -38,16 +39,8 @@ export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd
 /** floor(n/2): EIP-2 rejects s above it (the "high-s" malleable twin of a signature). */
 export const SECP256K1_HALF_N = SECP256K1_N >> 1n;
 
-function bigintTo32(value: bigint): Uint8Array {
-  const out = new Uint8Array(32);
-  for (let i = 31; i >= 0; i--) {
-    out[i] = Number(value & 0xffn);
-    value >>= 8n;
-  }
-  return out;
-}
-const N_BYTES = bigintTo32(SECP256K1_N);
-const HALF_N_BYTES = bigintTo32(SECP256K1_HALF_N);
+const N_BYTES = uintWord(SECP256K1_N);
+const HALF_N_BYTES = uintWord(SECP256K1_HALF_N);
 
 /** Compares the 32-byte big-endian integer at buf[off..off+32] with ref (no bigint: hot path). */
 function cmp32(buf: Uint8Array, off: number, ref: Uint8Array): number {

@@ -35,7 +35,7 @@ export const CHAIN_IDS = { mainnet: 713714, testnet: 713715, devnet: 713799 } as
 
 /** Largest leverage the protocol allows anywhere (contract [C-limits-leverage]: "up to 50x"). */
 export const PROTOCOL_MAX_LEVERAGE = 50;
-/** The ranges of the optional timer limits (decisions 90–91), shared with governance's SetParam (src/state/governance-params.ts). */
+/** The ranges of the optional timer limits (decisions 90–91), shared with governance's SetParam (src/state/governance/params.ts). */
 export const SCHEDULE_CANCELS_PER_DAY_RANGE = [1, 10_000] as const;
 export const TWAP_SLICE_INTERVAL_MS_RANGE = [100, 3_600_000] as const;
 /** The largest active set a genesis (or a governance change) may name. */
@@ -287,7 +287,7 @@ export function parseLimits(value: unknown, path: string): LimitParams {
     poolLockupMs: int(o.poolLockupMs, p('poolLockupMs'), 0, MAX_SAFE),
     tpslCheckIntervalMs: int(o.tpslCheckIntervalMs, p('tpslCheckIntervalMs'), 1, MAX_SAFE),
     fundingIntervalMs: int(o.fundingIntervalMs, p('fundingIntervalMs'), 1, MAX_SAFE),
-    // Optional (decision 93): a genesis without it keeps its bytes; 32 bounds the derivation checks of src/state/subaccounts.ts.
+    // Optional (decision 93): a genesis without it keeps its bytes; 32 bounds the derivation checks of src/state/accounts/subaccounts.ts.
     ...(o.maxSubAccounts === undefined ? {} : { maxSubAccounts: int(o.maxSubAccounts, p('maxSubAccounts'), 1, 32) }),
   };
 }
@@ -306,7 +306,7 @@ export function parsePairs(value: unknown, path: string, limits: LimitParams): P
 
 /**
  * One pair's fields and rules, at path `at`: what a genesis pair must be, and what an
- * AddPair operation's pair must be (src/state/governance-pairs.ts reads it through here,
+ * AddPair operation's pair must be (src/state/governance/pairs.ts reads it through here,
  * so a pair added later is one the genesis could have held).
  */
 export function parsePair(item: unknown, at: string, limits: LimitParams): PairParams {

@@ -95,7 +95,7 @@ export interface ConsensusParams {
   /**
    * Double-sign evidence about a height more than this many blocks below the including
    * block is refused (decision 72). Optional: absent, it is epochLengthBlocks (read it
-   * through evidenceMaxAgeBlocks() of src/state/validator-signing-sets.ts). At most one
+   * through evidenceMaxAgeBlocks() of src/state/validators/signing-sets.ts). At most one
    * epoch keeps it inside the unbonding window, so an offender's bond is still locked
    * when its evidence arrives. Optional so that the genesis files, and their hashes,
    * stay as they were.
@@ -139,7 +139,7 @@ export interface LimitParams {
   poolLockupMs: number;
   tpslCheckIntervalMs: number;
   fundingIntervalMs: number;
-  /** Sub-accounts one master may open (absent: 10; at most 32): src/state/subaccounts.ts, decision 93. */
+  /** Sub-accounts one master may open (absent: 10; at most 32): src/state/accounts/subaccounts.ts, decision 93. */
   maxSubAccounts?: number;
   /** Dead-man switch: schedules a trader may set per UTC day of block time (decision 90). Absent: DEFAULT_SCHEDULE_CANCELS_PER_DAY (10). */
   scheduleCancelsPerDay?: number;

@@ -10,7 +10,7 @@ import { blockHash as hashHeader } from '../codec/block';
 import { decodeTx, encodeTx, TxKind } from '../codec/tx';
 import type { NodeApi } from '../api/node-api';
 import { RPC_FEE_HISTORY_MAX_BLOCKS, RPC_MAX_BATCH_REQUESTS } from '../api/limits';
-import { agentCapsOf } from '../state/agents';
+import { agentCapsOf } from '../state/accounts/agents';
 import { TxError } from '../state/errors';
 import { parseEthTransfer, TRANSFER_GAS } from '../state/eth-tx';
 import { hasSpot } from '../state/pair-markets';

@@ -14,18 +14,18 @@ import { decodeTx, txKindName, type Tx } from '../codec/tx';
 import { bytesToHex, equalBytes, type Address } from '../util/bytes';
 import type { ChainEvent, ExecContext, Receipt } from './context';
 import { TxError } from './errors';
-import { useNonce } from './nonces';
+import { useNonce } from './accounts/nonces';
 import { opFor } from './ops';
-import { endBlockBridge } from './bridge-votes';
+import { endBlockBridge } from './bridge/votes';
 import { endBlockOracle } from './oracle';
-import { endBlockScheduledCancels } from './scheduled-cancels';
-import { endBlockTwaps } from './twap';
+import { endBlockScheduledCancels } from './timers/scheduled-cancels';
+import { endBlockTwaps } from './timers/twap';
 import { endBlockPerps } from './perps/engine';
-import { beginBlockDowntime } from './validator-downtime';
-import { endBlockValidators } from './validator-epoch';
-import { recordSigningSet } from './validator-signing-sets';
+import { beginBlockDowntime } from './validators/downtime';
+import { endBlockValidators } from './validators/epoch';
+import { recordSigningSet } from './validators/signing-sets';
 import { InvariantError, type State, type StateChange } from './state';
-import { activeValidators } from './validators';
+import { activeValidators } from './validators/set';
 
 export interface BlockResult {
   receipts: Receipt[];
@@ -78,7 +78,7 @@ export function applyBlock(state: State, block: Block, verified?: VerifiedCache,
   });
   if (!equalBytes(merkleRoot(txs.map((t) => t.hash)), h.txRoot)) throw new InvariantError(`block ${h.height} tx root mismatch`);
 
-  // Start of block: the parent's commit counts who was to sign it and did not (src/state/validator-downtime.ts).
+  // Start of block: the parent's commit counts who was to sign it and did not (src/state/validators/downtime.ts).
   const blockEvents: ChainEvent[] = [];
   beginBlockDowntime(state, params, h.height, block.lastCommit, (e) => blockEvents.push(e));
 
@@ -95,12 +95,12 @@ export function applyBlock(state: State, block: Block, verified?: VerifiedCache,
   // Then the perp steps, which read this block's prices: funding (hourly), TP/SL (each
   // whole second), liquidation and ADL. They cannot be refused: an exception is a bug.
   endBlockPerps({ state, params, header: h, emit: (e) => blockEvents.push(e) }, head.timestampMs);
-  // Then the validator set: at an epoch boundary, unbonding ends and the set is ranked (src/state/validator-epoch.ts).
+  // Then the validator set: at an epoch boundary, unbonding ends and the set is ranked (src/state/validators/epoch.ts).
   endBlockValidators(state, params, h.height);
   // Then the bridge: deposits whose quorum is met are credited in id order, and when the
-  // set changed, pending withdrawals are judged against the new set (src/state/bridge-votes.ts).
+  // set changed, pending withdrawals are judged against the new set (src/state/bridge/votes.ts).
   endBlockBridge({ state, params, nowMs: h.timestampMs, emit: (e) => blockEvents.push(e) }, h.height, activeValidators(state) !== setAtStart);
-  // Last, the set that signs the next height is recorded if its members changed (src/state/validator-signing-sets.ts).
+  // Last, the set that signs the next height is recorded if its members changed (src/state/validators/signing-sets.ts).
   recordSigningSet(state, params, h.height);
 
   const hash = blockHash(h);

@@ -21,7 +21,7 @@ export type OrderStatus = 'open' | 'partial' | 'filled' | 'cancelled' | 'rejecte
  */
 export type CancelReason = 'market-rest' | 'self-trade' | 'user' | 'liquidation' | 'ioc' | 'reduce-only' | 'scheduled';
 
-// ---- the exchange (src/state/order-execution.ts, ops/rest-orders.ts, ops/native-orders.ts) ----
+// ---- the exchange (src/state/orders/execution.ts, ops/rest-orders.ts, ops/native-orders.ts) ----
 
 /** An order was accepted by execution (before any matching). */
 export interface OrderPlacedEvent {
@@ -436,7 +436,7 @@ export interface BookLiquidatedEvent {
   ordersCancelled: string[];
 }
 
-// ---- validators (src/state/validator-downtime.ts, ops/double-sign-evidence.ts; decision 72) ----
+// ---- validators (src/state/validators/downtime.ts, ops/double-sign-evidence.ts; decision 72) ----
 
 /** An active validator missed more of the downtime window than allowed: jailed and slashed (a block event). */
 export interface ValidatorJailedEvent {
@@ -474,7 +474,7 @@ export interface GovernanceOperationEvent {
   owner: Address;
 }
 
-// ---- timers: the dead-man switch and TWAP orders (src/state/scheduled-cancels.ts, twap.ts; decisions 90–91) ----
+// ---- timers: the dead-man switch and TWAP orders (src/state/timers/scheduled-cancels.ts, twap.ts; decisions 90–91) ----
 
 /** A ScheduleCancel set (timeMs) or cleared (null) the trader's dead-man switch; `count` schedules set this UTC day. */
 export interface CancelScheduledEvent {

@@ -3,7 +3,7 @@ import type { Genesis } from '../genesis/types';
 import { bytesToHex } from '../util/bytes';
 import type { ChainParams } from './records';
 import { State, type StateChange } from './state';
-import { credit, mint } from './vault';
+import { credit, mint } from './accounts/vault';
 
 export function genesisParams(g: Genesis): ChainParams {
   const { privateKey: _secret, ...faucet } = g.faucet ?? ({} as NonNullable<Genesis['faucet']>);
@@ -40,7 +40,7 @@ export function genesisState(g: Genesis, genesisHash: Uint8Array): { state: Stat
     mint(state, initialPool, 0n);
     state.pool.set('pool', { usdc: initialPool, totalShares: initialPool, protocolShares: initialPool });
   }
-  // The reserve check's ledger starts with the USDC genesis issued (src/state/bridge.ts).
+  // The reserve check's ledger starts with the USDC genesis issued (src/state/bridge/reads.ts).
   state.meta.set('bridgeLedger', { genesisUsdc: state.supply().usdc, faucetMinted: 0n, depositsCredited: 0n, withdrawalsPaid: 0n });
   state.checkInvariants();
   const { changes, root } = state.flush();

@@ -16,7 +16,7 @@
 import type { Address } from '../util/bytes';
 import type { OracleObservationRecord } from './records';
 import type { State } from './state';
-import { activeValidators, type ValidatorSetView } from './validators';
+import { activeValidators, type ValidatorSetView } from './validators/set';
 
 /**
  * The pair's current oracle median: `price` ×1e6; `timestampMs` the time by which the

@@ -35,23 +35,23 @@ export enum TableId {
   Pool = 13,
   /** owner address -> PoolShare: an LP's shares and the block time they unlock */
   PoolShare = 14,
-  /** validator address -> ValidatorRecord: the validator-lifecycle machine's state value and context, and the validator's keys (src/state/validator-records.ts) */
+  /** validator address -> ValidatorRecord: the validator-lifecycle machine's state value and context, and the validator's keys (src/state/validators/records.ts) */
   Validator = 15,
-  /** validator address -> DowntimeRecord: the heights an active validator's signature is missing from, as runs within the downtime window (src/state/validator-downtime.ts) */
+  /** validator address -> DowntimeRecord: the heights an active validator's signature is missing from, as runs within the downtime window (src/state/validators/downtime.ts) */
   Downtime = 16,
-  /** operation id (0x hex) -> GovernanceRecord: the governance-operation machine's state value and context, and the operation (src/state/governance.ts) */
+  /** operation id (0x hex) -> GovernanceRecord: the governance-operation machine's state value and context, and the operation (src/state/governance/operations.ts) */
   Governance = 17,
-  /** deposit id (decimal) -> DepositRecord: a bridge deposit credited here, exactly once (src/state/bridge.ts) */
+  /** deposit id (decimal) -> DepositRecord: a bridge deposit credited here, exactly once (src/state/bridge/reads.ts) */
   Deposit = 18,
-  /** claim key (`d:<depositId>` or `w:<withdrawalId>:<claim kind>`) -> BridgeVoteRecord: votes of a pending claim (src/state/bridge-votes.ts) */
+  /** claim key (`d:<depositId>` or `w:<withdrawalId>:<claim kind>`) -> BridgeVoteRecord: votes of a pending claim (src/state/bridge/votes.ts) */
   BridgeVote = 19,
-  /** `${owner}:${cloid}` -> order id: the open order a trader's client order id names (src/state/order-cloids.ts; decision 87) */
+  /** `${owner}:${cloid}` -> order id: the open order a trader's client order id names (src/state/orders/records.ts; decision 87) */
   OrderCloid = 20,
-  /** trader address -> ScheduledCancelRecord: the dead-man switch and its daily count (src/state/scheduled-cancels.ts; decision 90) */
+  /** trader address -> ScheduledCancelRecord: the dead-man switch and its daily count (src/state/timers/scheduled-cancels.ts; decision 90) */
   ScheduledCancel = 21,
-  /** TWAP id (decimal) -> TwapRecord: the twap machine's state and context (src/state/twap.ts; decision 91) */
+  /** TWAP id (decimal) -> TwapRecord: the twap machine's state and context (src/state/timers/twap.ts; decision 91) */
   Twap = 22,
-  /** sub-account address -> SubAccountRecord: its master, name, index and creation time (src/state/subaccounts.ts; decision 93) */
+  /** sub-account address -> SubAccountRecord: its master, name, index and creation time (src/state/accounts/subaccounts.ts; decision 93) */
   SubAccount = 23,
   /** validator address -> OracleObservationRecord: that validator's latest accepted observation (src/state/oracle.ts) */
   OracleObservation = 40,
@@ -299,7 +299,7 @@ function writeOrderTrailer(w: Writer, o: OpenOrder): void {
  * An owner's session: the stored snapshot of machines/session.ts (`state` is its value;
  * `none` is the absence of a record). Written only by SessionCreate and SessionRevoke;
  * a session whose expiry passed without an event is still `active` here and is read as
- * expired at the block time (src/state/sessions.ts).
+ * expired at the block time (src/state/accounts/sessions.ts).
  */
 export interface SessionRecord {
   state: 'active' | 'revoked' | 'expired';
@@ -363,8 +363,8 @@ export const agentCodec: RecordCodec<AgentRecord> = {
   },
 };
 
-// Withdrawal (TableId.Withdrawal), DepositRecord and BridgeVoteRecord live in ./bridge-records.ts.
-export { type Withdrawal, withdrawalCodec } from './bridge-records';
+// Withdrawal (TableId.Withdrawal), DepositRecord and BridgeVoteRecord live in ./bridge/records.ts.
+export { type Withdrawal, withdrawalCodec } from './bridge/records';
 
 /** A validator's latest accepted price observation (TableId.OracleObservation). */
 export interface OracleObservationRecord {

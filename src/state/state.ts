@@ -47,12 +47,12 @@ import { Journal, Table } from './table';
 import { StateTree } from './tree';
 import type { PairParams } from '../genesis/types';
 import { OrderBook } from './orderbook/engine';
-import { downtimeCodec, validatorCodec, type DowntimeRecord, type ValidatorRecord } from './validator-types';
-import { governanceCodec, type GovernanceRecord } from './governance-record';
-import { scheduledCancelCodec, twapCodec, type ScheduledCancelRecord, type TwapRecord } from './timer-records';
-import { DueIndex } from './due-index';
-import { subAccountCodec, type SubAccountRecord } from './subaccount-record';
-import { bridgeVoteCodec, depositCodec, isFinalWithdrawal, withdrawalLock, type BridgeVoteRecord, type DepositRecord } from './bridge-records';
+import { downtimeCodec, validatorCodec, type DowntimeRecord, type ValidatorRecord } from './validators/types';
+import { governanceCodec, type GovernanceRecord } from './governance/record';
+import { scheduledCancelCodec, twapCodec, type ScheduledCancelRecord, type TwapRecord } from './timers/records';
+import { DueIndex } from './timers/due-index';
+import { subAccountCodec, type SubAccountRecord } from './accounts/subaccount-record';
+import { bridgeVoteCodec, depositCodec, isFinalWithdrawal, withdrawalLock, type BridgeVoteRecord, type DepositRecord } from './bridge/records';
 
 /** One state change of a block: value null means deleted. */
 export interface StateChange {
@@ -79,11 +79,11 @@ export class State {
   /** Derived indexes (not state): rebuilt on load, kept by the tables' change hooks. */
   readonly symbolToPair = new Map<string, number>();
   readonly ownerOrders = new Map<string, Set<string>>();
-  /** Resting reduce-only orders per owner: their upkeep (src/state/reduce-only.ts) runs only for owners that have any. */
+  /** Resting reduce-only orders per owner: their upkeep (src/state/orders/reduce-only.ts) runs only for owners that have any. */
   readonly reduceOnlyOrders = new Map<string, number>();
-  /** Withdrawal ids (decimal) per owner, final ones included (GET /withdrawals/{address}: src/state/bridge.ts withdrawalsOf). */
+  /** Withdrawal ids (decimal) per owner, final ones included (GET /withdrawals/{address}: src/state/bridge/reads.ts withdrawalsOf). */
   readonly ownerWithdrawals = new Map<string, Set<string>>();
-  /** Ids (decimal) of the withdrawals not yet paid or refunded (src/state/bridge.ts pendingWithdrawals). */
+  /** Ids (decimal) of the withdrawals not yet paid or refunded (src/state/bridge/reads.ts pendingWithdrawals). */
   readonly pendingWithdrawalIds = new Set<string>();
   /**
    * The matching engines, one per pair: an index over the Order table, rebuilt on load.
@@ -103,7 +103,7 @@ export class State {
   readonly pairs: Table<PairParams>;
   readonly positions: Table<Position>;
   readonly orders: Table<OpenOrder>;
-  /** `${owner}:${cloid}` -> the open order's id (src/state/order-cloids.ts). */
+  /** `${owner}:${cloid}` -> the open order's id (src/state/orders/records.ts). */
   readonly orderCloids: Table<bigint>;
   readonly withdrawals: Table<Withdrawal>;
   /** Session keys, one per owner (machines/session.ts snapshots). */
@@ -121,26 +121,26 @@ export class State {
   readonly oracleObservations: Table<OracleObservationRecord>;
   /** Each pair's latest oracle median (src/state/oracle.ts). */
   readonly oracleMedians: Table<OracleMedianRecord>;
-  /** Validators beyond the implicit genesis records (src/state/validator-records.ts). */
+  /** Validators beyond the implicit genesis records (src/state/validators/records.ts). */
   readonly validators: Table<ValidatorRecord>;
-  /** Missed commits of active validators within the downtime window (src/state/validator-downtime.ts). */
+  /** Missed commits of active validators within the downtime window (src/state/validators/downtime.ts). */
   readonly downtime: Table<DowntimeRecord>;
-  /** Owner governance operations (src/state/governance.ts). */
+  /** Owner governance operations (src/state/governance/operations.ts). */
   readonly governance: Table<GovernanceRecord>;
-  /** Bridge deposits credited here, by deposit id (src/state/bridge.ts). */
+  /** Bridge deposits credited here, by deposit id (src/state/bridge/reads.ts). */
   readonly deposits: Table<DepositRecord>;
-  /** Pending votes per bridge claim key (src/state/bridge-votes.ts). */
+  /** Pending votes per bridge claim key (src/state/bridge/votes.ts). */
   readonly bridgeVotes: Table<BridgeVoteRecord>;
-  /** The dead-man switch per trader (src/state/scheduled-cancels.ts). */
+  /** The dead-man switch per trader (src/state/timers/scheduled-cancels.ts). */
   readonly scheduledCancels: Table<ScheduledCancelRecord>;
-  /** TWAP orders by id (src/state/twap.ts). */
+  /** TWAP orders by id (src/state/timers/twap.ts). */
   readonly twaps: Table<TwapRecord>;
-  /** Derived: scheduled cancels by (time, trader), and running TWAPs by (next slice time, id) (src/state/due-index.ts). */
+  /** Derived: scheduled cancels by (time, trader), and running TWAPs by (next slice time, id) (src/state/timers/due-index.ts). */
   readonly cancelsDue = new DueIndex();
   readonly twapsDue = new DueIndex();
   /** Derived: TWAP ids per owner. */
   readonly ownerTwaps = new Map<string, Set<string>>();
-  /** Sub-accounts by address (src/state/subaccounts.ts). */
+  /** Sub-accounts by address (src/state/accounts/subaccounts.ts). */
   readonly subAccounts: Table<SubAccountRecord>;
   private readonly tables = new Map<number, Table<any>>();
 

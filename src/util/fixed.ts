@@ -8,7 +8,7 @@
  *
  * The brands sit at the boundaries that take more than one scale (the events of
  * src/state/events.ts, the order input of the matching engine and of
- * src/state/order-execution.ts, the settlement and perps math functions, the records of
+ * src/state/orders/execution.ts, the settlement and perps math functions, the records of
  * positions and orders). Arithmetic inside stays plain bigint: `price * size` is a
  * bigint, and a plain bigint (a literal, an arithmetic result, a decoded field) is
  * accepted at a boundary of any scale, so the brands cost no conversion and change no

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { TxPool } from '../../actors/mempool/pool';
 import { encodeTx, TxKind } from '../../src/codec/tx';
-import { hashTypedMessage } from '../../src/crypto/eip712';
+import { hashTypedMessage } from '../../src/signing/eip712';
 import { sign } from '../../src/crypto/secp256k1';
 import { admitAtDoor, ownerOrSessionKey } from '../../src/api/door';
 import { ApiError } from '../../src/api/envelope';

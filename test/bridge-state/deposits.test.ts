@@ -12,7 +12,7 @@ import { refusalCode } from '../helpers/refusal';
 import { encodeTx, TxKind } from '../../src/codec/tx';
 import { signAttestation } from '../../src/codec/txs/bridge';
 import { TxPool } from '../../actors/mempool/pool';
-import { bridgeLedger, hasAttested, MAX_DEPOSITS_AHEAD, nextDepositId, reserveCheck } from '../../src/state/bridge';
+import { bridgeLedger, hasAttested, MAX_DEPOSITS_AHEAD, nextDepositId, reserveCheck } from '../../src/state/bridge/reads';
 import { findEvent } from '../../src/state/events';
 import { TableId } from '../../src/state/records';
 import type { Address } from '../../src/util/bytes';

@@ -11,7 +11,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Tx } from '../../src/codec/tx';
-import { bridgeLedger, nextDepositId } from '../../src/state/bridge';
+import { bridgeLedger, nextDepositId } from '../../src/state/bridge/reads';
 import type { Address } from '../../src/util/bytes';
 import { applyAt, attestation, deposit, freshState, POWER, signers, T0 } from './harness';
 

@@ -15,12 +15,12 @@ import {
   type BridgeClaim,
 } from '../../src/codec/txs/bridge';
 import { Secp256k1Signer } from '../../src/consensus/signer';
-import { bridgeWithdrawalSigningHash } from '../../src/crypto/bridge-withdrawal';
-import { hashTypedMessage } from '../../src/crypto/eip712';
+import { bridgeWithdrawalSigningHash } from '../../src/signing/bridge-withdrawal';
+import { hashTypedMessage } from '../../src/signing/eip712';
 import { sign } from '../../src/crypto/secp256k1';
 import type { Genesis } from '../../src/genesis/types';
 import type { BlockResult } from '../../src/state/apply';
-import { reserveCheck, withdrawalMessage } from '../../src/state/bridge';
+import { reserveCheck, withdrawalMessage } from '../../src/state/bridge/reads';
 import { genesisState } from '../../src/state/genesis';
 import type { State } from '../../src/state/state';
 import { hexToBytes, type Address } from '../../src/util/bytes';

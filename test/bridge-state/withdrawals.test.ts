@@ -17,7 +17,7 @@ import { SECP256K1_N, signCompact64 } from '../../src/crypto/secp256k1';
 import { genesisState } from '../../src/state/genesis';
 import { hexToBytes } from '../../src/util/bytes';
 import { DEVNET_KEYS } from '../helpers/devnet';
-import { bridgeLedger, hasAttested, pendingWithdrawals, reserveCheck, withdrawalsOf } from '../../src/state/bridge';
+import { bridgeLedger, hasAttested, pendingWithdrawals, reserveCheck, withdrawalsOf } from '../../src/state/bridge/reads';
 import { findEvent } from '../../src/state/events';
 import { TableId } from '../../src/state/records';
 import type { State } from '../../src/state/state';

@@ -32,7 +32,7 @@ import { startDevChain, type DevChain } from '../../src/bridge/devchain';
 import { bridgeOwners, bridgeValidatorSet } from '../../src/bridge/deploy';
 import { ownerActionDigest, ownerActions, signAll, withdrawalDigest, type BridgeDomain } from '../../src/bridge/signatures';
 import { freePort } from '../../src/cli/launcher';
-import { bridgeWithdrawalDigest } from '../../src/crypto/bridge-withdrawal';
+import { bridgeWithdrawalDigest } from '../../src/signing/bridge-withdrawal';
 import { bytesToHex, toAddress } from '../../src/util/bytes';
 import { loadGenesisFile } from '../../src/genesis/load';
 import type { Genesis } from '../../src/genesis/types';
@@ -168,7 +168,7 @@ describe('the bridge on a real external chain (hardhat node)', () => {
     expect(await read<bigint>('totalPower', [], written.bridge)).toBe(6n * 10n ** 25n);
   });
 
-  it('the contract computes the same withdrawal (v2) and owner digests as src/bridge/signatures.ts and src/crypto/bridge-withdrawal.ts', async () => {
+  it('the contract computes the same withdrawal (v2) and owner digests as src/bridge/signatures.ts and src/signing/bridge-withdrawal.ts', async () => {
     const recipient = accounts[5];
     for (const [id, amount, validUntil] of [
       [7n, 123n, VALID_UNTIL],

@@ -1,6 +1,6 @@
 /**
  * The withdrawal digest v2 written twice: src/bridge/signatures.ts (viem's ABI encoder,
- * used to sign and in the contract tests) and src/crypto/bridge-withdrawal.ts (pure, what
+ * used to sign and in the contract tests) and src/signing/bridge-withdrawal.ts (pure, what
  * execution checks). Both must give the same bytes for every input, and a validator's
  * signature made here must recover under the pure signing hash; the contract's own
  * `withdrawalDigest` view is compared to both in test/bridge/bridge-contract.test.ts.
@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { getAddress, hashMessage, recoverMessageAddress, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { signDigest, withdrawalDigest } from '../../src/bridge/signatures';
-import { bridgeWithdrawalDigest, bridgeWithdrawalSigningHash, type BridgeWithdrawalMessage } from '../../src/crypto/bridge-withdrawal';
+import { bridgeWithdrawalDigest, bridgeWithdrawalSigningHash, type BridgeWithdrawalMessage } from '../../src/signing/bridge-withdrawal';
 import { bytesToHex } from '../../src/util/bytes';
 
 const MAX = (1n << 256n) - 1n;
@@ -21,7 +21,7 @@ const cases: BridgeWithdrawalMessage[] = [
 const viemDigest = (m: BridgeWithdrawalMessage): Hex =>
   withdrawalDigest({ chainId: m.externalChainId, bridge: getAddress(m.bridge) }, m.withdrawalId, getAddress(m.recipient), m.amount, m.validUntilSec);
 
-describe('the withdrawal digest v2: src/bridge/signatures.ts and src/crypto/bridge-withdrawal.ts agree', () => {
+describe('the withdrawal digest v2: src/bridge/signatures.ts and src/signing/bridge-withdrawal.ts agree', () => {
   it('gives the same digest and EIP-191 signing hash for every case', () => {
     for (const m of cases) {
       expect(viemDigest(m)).toBe(bytesToHex(bridgeWithdrawalDigest(m)));

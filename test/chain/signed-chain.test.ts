@@ -11,7 +11,7 @@ import { blockHash } from '../../src/codec/block';
 import { Chain } from '../../src/chain/chain';
 import { applySyncResponse, checkSyncedProposer, decodeSyncResponse, serveSync, type SyncedBlock } from '../../src/chain/sync';
 import { knownKeyVerifier } from '../../src/consensus/signer';
-import { validatorRecord } from '../../src/state/validator-records';
+import { validatorRecord } from '../../src/state/validators/records';
 import { bytesToHex, hexToBytes } from '../../src/util/bytes';
 import { DEVNET_KEYS, tempDir } from '../helpers/devnet';
 import { buildSignedChain, type SignedChain } from '../helpers/signed-chain';

@@ -1,5 +1,5 @@
 /**
- * The bridge's codecs (src/codec/txs/bridge.ts, src/state/bridge-records.ts): both
+ * The bridge's codecs (src/codec/txs/bridge.ts, src/state/bridge/records.ts): both
  * transaction kinds round-trip and have one encoding (unsorted, duplicate, empty or
  * oversized lists, zero amounts, the zero recipient, v other than 27/28 are refused
  * when encoding and decoding); the signing hashes bind the chain id and every field;
@@ -20,7 +20,7 @@ import {
   type BridgeClaim,
 } from '../../src/codec/txs/bridge';
 import { Secp256k1Signer } from '../../src/consensus/signer';
-import { bridgeVoteCodec, depositCodec, withdrawalCodec, type Withdrawal } from '../../src/state/bridge-records';
+import { bridgeVoteCodec, depositCodec, withdrawalCodec, type Withdrawal } from '../../src/state/bridge/records';
 import type { Address } from '../../src/util/bytes';
 
 const signer = new Secp256k1Signer(Uint8Array.from({ length: 32 }, (_, i) => i + 1));

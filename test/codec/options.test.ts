@@ -1,8 +1,8 @@
-/** Action options (src/codec/txs/options.ts, src/crypto/action-options.ts): the trailer and the signed text. */
+/** Action options (src/codec/txs/options.ts, src/signing/action-options.ts): the trailer and the signed text. */
 import { describe, expect, it } from 'vitest';
 import { Reader, Writer } from '../../src/codec/binary';
 import { hasOptions, readOptions, writeOptions, type ActionOptions } from '../../src/codec/txs/options';
-import { optionsText } from '../../src/crypto/action-options';
+import { optionsText } from '../../src/signing/action-options';
 
 const roundTrip = (o: ActionOptions | undefined) => {
   const w = new Writer().u8(7);

@@ -1,7 +1,7 @@
-/** Shared generators for the crypto tests. */
+/** Shared generators for the crypto and signing tests (test/crypto, test/signing). */
 import fc from 'fast-check';
 import { bytesToHex, type Address, type Hex } from '../../src/util/bytes';
-import { EIP712_TYPES, type Eip712Messages, type Eip712PrimaryType } from '../../src/crypto/eip712';
+import { EIP712_TYPES, type Eip712Messages, type Eip712PrimaryType } from '../../src/signing/eip712';
 import { SECP256K1_N } from '../../src/crypto/secp256k1';
 
 export function bigintTo32(value: bigint): Uint8Array {

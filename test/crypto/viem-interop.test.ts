@@ -17,32 +17,21 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, publicKeyToAddress as viemPublicKeyToAddress, type PrivateKeyAccount } from 'viem/accounts';
 import { bytesToHex, hexToBytes, type Address } from '../../src/util/bytes';
+import { hashPersonalMessage, keccak256, privateKeyToAddress, publicKeyFromPrivate, publicKeyToAddress, recoverSigner, verifySigner } from '../../src/crypto/index';
 import {
   CHAIN_ID_MAINNET,
   CHAIN_ID_TESTNET,
   EIP712_PRIMARY_TYPES,
   EIP712_TYPES,
-  batchDigest,
-  cancelAllDigest,
-  cancelDigest,
   domainSeparator,
   eip712Domain,
-  hashPersonalMessage,
   hashStruct,
   hashTypedMessage,
-  keccak256,
-  placeOrderDigest,
-  privateKeyToAddress,
-  publicKeyFromPrivate,
-  publicKeyToAddress,
-  recoverSigner,
-  restSigningHash,
-  verifyRestSignature,
-  verifySigner,
   verifyTypedSigner,
   type Eip712Messages,
   type Eip712PrimaryType,
-} from '../../src/crypto/index';
+} from '../../src/signing/eip712';
+import { batchDigest, cancelAllDigest, cancelDigest, placeOrderDigest, restSigningHash, verifyRestSignature } from '../../src/signing/exchange-digest';
 import { messageArb, privateKeyHexArb } from './helpers';
 
 const DEVNET_CHAIN_ID = 31337;

@@ -13,11 +13,11 @@
 import { describe, expect, it } from 'vitest';
 import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
 import { GovOpKind, GovParam, type GovOperation } from '../../src/codec/txs/governance';
-import { hashSubAccountMessage } from '../../src/crypto/eip712-subaccounts';
-import { placeOrderDigest, restSigningHash } from '../../src/crypto/exchange-digest';
+import { hashSubAccountMessage } from '../../src/signing/eip712-subaccounts';
+import { placeOrderDigest, restSigningHash } from '../../src/signing/exchange-digest';
 import { sign } from '../../src/crypto/secp256k1';
-import { scheduleCancelDigest, twapPlaceDigest } from '../../src/crypto/timer-digest';
-import { deriveSubAccount, subAccountActionDigest } from '../../src/state/subaccounts';
+import { scheduleCancelDigest, twapPlaceDigest } from '../../src/signing/timer-digest';
+import { deriveSubAccount, subAccountActionDigest } from '../../src/state/accounts/subaccounts';
 import type { Address } from '../../src/util/bytes';
 import { failure, GovChain, OWNERS, TRADER, type Signer } from './harness';
 

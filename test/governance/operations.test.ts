@@ -7,9 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { GovOpKind, GovParam, type GovOperation } from '../../src/codec/txs/governance';
-import { operationStateAt } from '../../src/state/governance';
-import { governanceCodec } from '../../src/state/governance-record';
-import { validatorRecord } from '../../src/state/validator-records';
+import { operationStateAt } from '../../src/state/governance/operations';
+import { governanceCodec } from '../../src/state/governance/record';
+import { validatorRecord } from '../../src/state/validators/records';
 import { bytesToHex } from '../../src/util/bytes';
 import { CANDIDATES, TOKEN } from '../validators/harness';
 import { failure, GovChain, OWNERS, ROUTINE_MS, HIGH_IMPACT_MS, TRADER } from './harness';

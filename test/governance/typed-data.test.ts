@@ -1,5 +1,5 @@
 /**
- * The governance typed data (src/crypto/eip712-governance.ts; decision 74) is EIP-712 as
+ * The governance typed data (src/signing/eip712-governance.ts; decision 74) is EIP-712 as
  * a wallet computes it: each digest equals viem's hashTypedData in the exchange domain,
  * a signature by viem's account recovers to the owner through the transaction codec,
  * and the operation id changes with the chain id, the nonce and every operation field.
@@ -7,8 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { hashTypedData } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { eip712Domain } from '../../src/crypto/eip712';
-import { GOVERNANCE_EIP712_TYPES, hashGovernanceMessage } from '../../src/crypto/eip712-governance';
+import { eip712Domain } from '../../src/signing/eip712';
+import { GOVERNANCE_EIP712_TYPES, hashGovernanceMessage } from '../../src/signing/eip712-governance';
 import { actionDigest, GovOpKind, GovParam, operationIdOf, proposeDigest, proposeMessage } from '../../src/codec/txs/governance';
 import { verifySigner } from '../../src/crypto/secp256k1';
 import { bytesToHex, hexToBytes, type Hex } from '../../src/util/bytes';

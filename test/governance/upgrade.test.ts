@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeTx } from '../../src/codec/tx';
 import { GovOpKind, operationBytes, readOperation, type GovOperation } from '../../src/codec/txs/governance';
 import { Reader } from '../../src/codec/binary';
-import { compareVersions, isVersion, upgradeOf, upgradeStopAt, UPGRADE_VERSION_MAX_CHARS } from '../../src/state/upgrade';
+import { compareVersions, isVersion, upgradeOf, upgradeStopAt, UPGRADE_VERSION_MAX_CHARS } from '../../src/state/governance/upgrade';
 import { failure, GovChain, HIGH_IMPACT_MS, OWNERS } from './harness';
 
 const upgrade = (version: string, height: number): GovOperation => ({ kind: GovOpKind.SoftwareUpgrade, version, height });

@@ -1,7 +1,7 @@
 /**
  * The governance-operation machine's fast stepper (`stepGovernanceOperation`, compiled
  * from the machine by machines/stepper.ts, the function every operation's state change
- * goes through: src/state/governance.ts) agrees with xstate's `transition()`: for every
+ * goes through: src/state/governance/operations.ts) agrees with xstate's `transition()`: for every
  * state × context × event, refused ones included, over a grid that takes every drawn
  * transition, along every xstate/graph shortest path, and for random sequences; and the
  * drawing says what decision 74 says.

@@ -1,7 +1,7 @@
 /**
  * The twap machine's fast stepper (`stepTwapMachine`, compiled from the machine by
  * machines/stepper.ts, the function every TWAP state change goes through:
- * src/state/twap.ts stepTwap) agrees with xstate's `transition()`: for every state ×
+ * src/state/timers/twap.ts stepTwap) agrees with xstate's `transition()`: for every state ×
  * context × event of a grid that takes every drawn transition, along every xstate/graph
  * shortest path, and for random sequences; and the drawing says what decision 91 says.
  */

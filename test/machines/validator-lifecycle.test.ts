@@ -1,7 +1,7 @@
 /**
  * The validator-lifecycle machine's fast stepper (`stepValidatorLifecycle`, compiled from
  * the machine by machines/stepper.ts, the function every validator status change goes
- * through: src/state/validator-records.ts) agrees with xstate's `transition()`: for every
+ * through: src/state/validators/records.ts) agrees with xstate's `transition()`: for every
  * state × every kind of event, refused ones included, over a fixed grid that takes every
  * drawn transition, along every xstate/graph shortest path, and for random sequences.
  */

@@ -1,7 +1,7 @@
 /**
  * The withdrawal machine's fast stepper (`stepWithdrawalMachine`, compiled from the
  * machine by machines/stepper.ts, the function every withdrawal's status change goes
- * through: src/state/bridge-withdrawals.ts) agrees with xstate's `transition()`: for
+ * through: src/state/bridge/withdrawals.ts) agrees with xstate's `transition()`: for
  * every state × context × event, refused ones included, over a grid that takes every
  * drawn transition, along every xstate/graph shortest path, and for random sequences;
  * and the drawing says what decision 83 says.

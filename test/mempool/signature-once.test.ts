@@ -19,7 +19,7 @@ import { canonicalCommit, type Block } from '../../src/codec/block';
 import { encodeTx, TxKind } from '../../src/codec/tx';
 import { Chain } from '../../src/chain/chain';
 import { TxPool } from '../../actors/mempool/pool';
-import { placeOrderDigest, restSigningHash } from '../../src/crypto/exchange-digest';
+import { placeOrderDigest, restSigningHash } from '../../src/signing/exchange-digest';
 import { sign } from '../../src/crypto/secp256k1';
 import { hexToBytes, type Address } from '../../src/util/bytes';
 import { benchOrder } from '../../bench/load';

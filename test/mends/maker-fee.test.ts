@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trimValidators } from '../../src/cli/devnet';
 import { parseGenesis } from '../../src/genesis/load';
 import type { TradeExecutedEvent } from '../../src/state/events';
-import { notional } from '../../src/state/settlement';
+import { notional } from '../../src/state/orders/settlement';
 import { ROOT } from '../helpers/devnet';
 import { accounts, Harness, ok, txs } from '../sessions/harness';
 

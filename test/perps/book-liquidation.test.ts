@@ -8,13 +8,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChainEvent } from '../../src/state/context';
-import { placeOrder } from '../../src/state/order-execution';
+import { placeOrder } from '../../src/state/orders/execution';
 import { oraclePrice } from '../../src/state/oracle';
 import { bookLiquidatable, bookLiquidationKey, bookLiquidationPrice, POOL_BOOK_OWNER } from '../../src/state/perps/book-index';
 import { poolValuation } from '../../src/state/perps/pool';
 import { accountUsdc, type Position } from '../../src/state/records';
 import { State } from '../../src/state/state';
-import { credit, mint } from '../../src/state/vault';
+import { credit, mint } from '../../src/state/accounts/vault';
 import type { Address } from '../../src/util/bytes';
 import { BTC, ETH, PerpFixture, PRICE, USDC } from './fixture';
 

@@ -24,7 +24,7 @@ import { orderbookMarginShortfall } from '../../src/state/perps/margin';
 import { poolDeposit, poolWithdraw } from '../../src/state/perps/pool';
 import { oraclePrice } from '../../src/state/oracle';
 import { accountUsdc } from '../../src/state/records';
-import { placeOrder } from '../../src/state/order-execution';
+import { placeOrder } from '../../src/state/orders/execution';
 import { bookLiquidatable, POOL_BOOK_OWNER } from '../../src/state/perps/book-index';
 import type { Address } from '../../src/util/bytes';
 import { BTC, ETH, genesis, PerpFixture, PRICE, traders, USDC } from './fixture';

@@ -10,7 +10,7 @@ import type { Tx } from '../../src/codec/tx';
 import type { WithdrawBody } from '../../src/codec/txs/withdraw';
 import type { FundingSettledEvent } from '../../src/state/events';
 import { withdrawOp } from '../../src/state/ops/withdrawal-request';
-import { placeOrder } from '../../src/state/order-execution';
+import { placeOrder } from '../../src/state/orders/execution';
 import { closePosition, openPosition, setTpsl } from '../../src/state/perps/engine';
 import { poolValuation } from '../../src/state/perps/pool';
 import type { Address } from '../../src/util/bytes';

@@ -10,11 +10,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeTx, encodeTx, TxKind, type Tx } from '../../src/codec/tx';
 import { perpCloseMessage, perpOpenMessage, perpTpslMessage, type PerpCloseBody, type PerpOpenBody, type PerpTpslBody } from '../../src/codec/txs/perps';
 import { hashPersonalMessage } from '../../src/crypto/eip191';
-import { hashTypedMessage } from '../../src/crypto/eip712';
+import { hashTypedMessage } from '../../src/signing/eip712';
 import { sign, signCompact64 } from '../../src/crypto/secp256k1';
 import type { Receipt } from '../../src/state/context';
 import { setOracleMedian } from '../../src/state/oracle';
-import { SIGNER_RULES } from '../../src/state/sessions';
+import { SIGNER_RULES } from '../../src/state/accounts/sessions';
 import { accounts, chainId, genesis, Harness, ok, refused, seededKey, txs, type Key } from '../sessions/harness';
 
 const P = 1_000_000n;

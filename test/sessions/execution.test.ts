@@ -6,10 +6,10 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TxKind } from '../../src/codec/tx';
-import { agentCapsOf, newMargin } from '../../src/state/agents';
+import { agentCapsOf, newMargin } from '../../src/state/accounts/agents';
 import { OPS } from '../../src/state/ops';
-import { SIGNER_RULES, sessionSnapshot } from '../../src/state/sessions';
-import { agentSnapshot } from '../../src/state/agents';
+import { SIGNER_RULES, sessionSnapshot } from '../../src/state/accounts/sessions';
+import { agentSnapshot } from '../../src/state/accounts/agents';
 import { accounts, genesis, Harness, ok, refused, seededKey, txs, type Key, type PlaceParams } from './harness';
 
 const E18 = 10n ** 18n;

@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import { canonicalCommit, type Block } from '../../src/codec/block';
 import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
 import { Chain } from '../../src/chain/chain';
-import { hashTypedMessage, type Eip712Messages, type Eip712PrimaryType } from '../../src/crypto/eip712';
+import { hashTypedMessage, type Eip712Messages, type Eip712PrimaryType } from '../../src/signing/eip712';
 import { privateKeyToAddress, sign, signCompact64 } from '../../src/crypto/secp256k1';
 import type { Receipt } from '../../src/state/context';
 import type { VerifiedCache } from '../../src/state/apply';

@@ -66,7 +66,7 @@ afterEach((ctx) => {
 });
 
 // A file whose beforeAll failed (a network that never came up) has no test to fail.
-afterAll((_ctx, file) => {
+afterAll(({}, file) => {
   const failed = file.result?.state === 'fail' || (file.result?.errors?.length ?? 0) > 0;
   if (failed && !printed) printTails(`${file.name} (its setup)`);
 });

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PerpPosition } from '../../src/state/records';
-import type { OrderInput } from '../../src/state/order-execution';
-import { notional, orderLock } from '../../src/state/settlement';
+import type { OrderInput } from '../../src/state/orders/execution';
+import { notional, orderLock } from '../../src/state/orders/settlement';
 import { liquidationPrice, upnl } from '../../src/state/perps/math';
 import { PRICE_ONE, price6, SIZE_ONE, size18, USDC_ONE, usdc6, type Price6, type Size18 } from '../../src/util/fixed';
 

@@ -1,5 +1,5 @@
 /**
- * The nonce rule (src/state/nonces.ts; decision 97; docs/api.md "Nonces"): above the
+ * The nonce rule (src/state/accounts/nonces.ts; decision 97; docs/api.md "Nonces"): above the
  * smallest of the signer's (up to) 100 highest accepted nonces, never seen, and a
  * millisecond timestamp within (block time − 2 days, block time + 1 day). Driven through
  * real blocks of a real chain (faucet transactions, whose signer is the faucet), so the
@@ -10,7 +10,7 @@ import { canonicalCommit, type Block, type Commit } from '../../src/codec/block'
 import { encodeTx, TxKind } from '../../src/codec/tx';
 import { signFaucet } from '../../src/codec/txs/faucet';
 import { Chain } from '../../src/chain/chain';
-import { NONCE_MAX_AGE_MS, NONCE_MAX_AHEAD_MS, nonceRefusal, TIMESTAMP_NONCE_MIN } from '../../src/state/nonces';
+import { NONCE_MAX_AGE_MS, NONCE_MAX_AHEAD_MS, nonceRefusal, TIMESTAMP_NONCE_MIN } from '../../src/state/accounts/nonces';
 import { hexToBytes } from '../../src/util/bytes';
 import { DEVNET_KEYS, devnetGenesis, devnetVrfKey, tempDir } from '../helpers/devnet';
 

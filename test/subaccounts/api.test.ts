@@ -9,8 +9,8 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ExchangeApiError, ExchangeClient, type NativeOrder } from '../../src/client';
-import { deriveSubAccount } from '../../src/crypto/eip712-subaccounts';
-import { placeOrderDigest } from '../../src/crypto/exchange-digest';
+import { deriveSubAccount } from '../../src/signing/eip712-subaccounts';
+import { placeOrderDigest } from '../../src/signing/exchange-digest';
 import { genesisHash } from '../../src/genesis/load';
 import { bytesToHex, type Address } from '../../src/util/bytes';
 import { DEVNET_KEYS, devnetGenesis, useDevnetNode, waitFor } from '../helpers/devnet';
@@ -135,7 +135,7 @@ describe('trading as a sub-account', () => {
     const plain = await alice.signMessage({ message: { raw: bytesToHex(digest) } });
     expect(codeOf(await post('/v1/order', { ...order, trader: sub(), signature: plain }))).toEqual([401, 'INVALID_SIGNATURE']);
     // Bob binds to Alice's sub-account: he is not its master.
-    const { subAccountActionDigest } = await import('../../src/crypto/eip712-subaccounts');
+    const { subAccountActionDigest } = await import('../../src/signing/eip712-subaccounts');
     const bobBound = await bob.signMessage({ message: { raw: bytesToHex(subAccountActionDigest(sub(), digest)) } });
     expect(codeOf(await post('/v1/order', { ...order, trader: sub(), signature: bobBound }))).toEqual([401, 'INVALID_SIGNATURE']);
     // Alice's bound signature cannot be replayed as Alice's own order, nor for her other sub-account.

@@ -7,10 +7,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
-import { hashSubAccountMessage } from '../../src/crypto/eip712-subaccounts';
-import { placeOrderDigest, restSigningHash } from '../../src/crypto/exchange-digest';
+import { hashSubAccountMessage } from '../../src/signing/eip712-subaccounts';
+import { placeOrderDigest, restSigningHash } from '../../src/signing/exchange-digest';
 import { sign, signCompact64 } from '../../src/crypto/secp256k1';
-import { deriveSubAccount, subAccountActionDigest, subAccountsOf } from '../../src/state/subaccounts';
+import { deriveSubAccount, subAccountActionDigest, subAccountsOf } from '../../src/state/accounts/subaccounts';
 import type { Address } from '../../src/util/bytes';
 import { accounts, chainId, failure, Harness, ok, refused, type Key } from '../sessions/harness';
 

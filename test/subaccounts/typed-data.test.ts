@@ -10,10 +10,10 @@ import { describe, expect, it } from 'vitest';
 import { decodeTx, encodeTx, TxKind } from '../../src/codec/tx';
 import '../../src/codec/txs';
 import type { SubAccountCreateBody, SubAccountTransferBody } from '../../src/codec/txs/subaccounts';
-import { eip712Domain } from '../../src/crypto/eip712';
-import { deriveSubAccount, hashSubAccountMessage, subAccountActionDigest, subAccountTypes } from '../../src/crypto/eip712-subaccounts';
+import { eip712Domain } from '../../src/signing/eip712';
+import { deriveSubAccount, hashSubAccountMessage, subAccountActionDigest, subAccountTypes } from '../../src/signing/eip712-subaccounts';
 import { parseLimits } from '../../src/genesis/sections';
-import { PROTOCOL_MAX_SUB_ACCOUNTS, isDerivedSubAccount } from '../../src/state/subaccounts';
+import { PROTOCOL_MAX_SUB_ACCOUNTS, isDerivedSubAccount } from '../../src/state/accounts/subaccounts';
 import { bytesToHex } from '../../src/util/bytes';
 import { devnetGenesis } from '../helpers/devnet';
 

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseLimits } from '../../src/genesis/sections';
-import { DEFAULT_SCHEDULE_CANCELS_PER_DAY, scheduleCancelsPerDay } from '../../src/state/scheduled-cancels';
-import { DEFAULT_TWAP_SLICE_INTERVAL_MS, twapSliceIntervalMs } from '../../src/state/twap';
+import { DEFAULT_SCHEDULE_CANCELS_PER_DAY, scheduleCancelsPerDay } from '../../src/state/timers/scheduled-cancels';
+import { DEFAULT_TWAP_SLICE_INTERVAL_MS, twapSliceIntervalMs } from '../../src/state/timers/twap';
 import { GENESIS } from './harness';
 
 const base = GENESIS.limits;

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ChainEvent } from '../../src/state/context';
-import { sliceWorstPrice } from '../../src/state/twap';
+import { sliceWorstPrice } from '../../src/state/timers/twap';
 import { bytesToHex } from '../../src/util/bytes';
 import { T0, TimerChain, traders } from './harness';
 

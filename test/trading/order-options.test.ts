@@ -7,18 +7,18 @@
  */
 import fc from 'fast-check';
 import { encodePacked, hashTypedData, keccak256 } from 'viem';
-import { optionsText } from '../../src/crypto/action-options';
-import { eip712Domain } from '../../src/crypto/eip712';
-import { hashOrderMessage, orderTypedDataTypes } from '../../src/crypto/eip712-orders';
-import { cancelCloidDigest, modifyDigest, placeOrderDigest } from '../../src/crypto/exchange-digest';
+import { optionsText } from '../../src/signing/action-options';
+import { eip712Domain } from '../../src/signing/eip712';
+import { hashOrderMessage, orderTypedDataTypes } from '../../src/signing/eip712-orders';
+import { cancelCloidDigest, modifyDigest, placeOrderDigest } from '../../src/signing/exchange-digest';
 import { bytesToHex } from '../../src/util/bytes';
 import { describe, expect, it } from 'vitest';
 import { ZERO_HASH, type BlockHeader } from '../../src/codec/block';
 import type { ChainEvent, ExecContext } from '../../src/state/context';
 import { TxError } from '../../src/state/errors';
 import { genesisState } from '../../src/state/genesis';
-import { cancelByCloid, cancelOrder, placeOrder, type OrderInput } from '../../src/state/order-execution';
-import { modifyOrder } from '../../src/state/order-modify';
+import { cancelByCloid, cancelOrder, placeOrder, type OrderInput } from '../../src/state/orders/execution';
+import { modifyOrder } from '../../src/state/orders/modify';
 import { orderCodec } from '../../src/state/records';
 import type { State } from '../../src/state/state';
 import type { Hex } from '../../src/util/bytes';

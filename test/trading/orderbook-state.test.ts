@@ -12,7 +12,7 @@ import { ZERO_HASH, type BlockHeader } from '../../src/codec/block';
 import type { ChainEvent, ExecContext } from '../../src/state/context';
 import { TxError } from '../../src/state/errors';
 import { genesisState } from '../../src/state/genesis';
-import { cancelOrder, placeOrder } from '../../src/state/order-execution';
+import { cancelOrder, placeOrder } from '../../src/state/orders/execution';
 import type { State } from '../../src/state/state';
 import { DEVNET_KEYS, devnetGenesis } from '../helpers/devnet';
 

@@ -1,6 +1,6 @@
 /** Settlement arithmetic with hand-computed figures (docs/economics.md). */
 import { describe, expect, it } from 'vitest';
-import { notional, orderLock, settleFill, takerFee } from '../../src/state/settlement';
+import { notional, orderLock, settleFill, takerFee } from '../../src/state/orders/settlement';
 
 const E18 = 10n ** 18n;
 const usd = (n: number) => BigInt(Math.round(n * 1e6));

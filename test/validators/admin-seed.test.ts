@@ -9,9 +9,9 @@
 import { describe, expect, it } from 'vitest';
 import { TxError } from '../../src/state/errors';
 import type { State } from '../../src/state/state';
-import { adminSeedValidator, type AdminSeedValidator } from '../../src/state/validator-admin-seed';
-import { validatorRecord } from '../../src/state/validator-records';
-import { activeValidators } from '../../src/state/validators';
+import { adminSeedValidator, type AdminSeedValidator } from '../../src/state/validators/admin-seed';
+import { validatorRecord } from '../../src/state/validators/records';
+import { activeValidators } from '../../src/state/validators/set';
 import type { Address } from '../../src/util/bytes';
 import { applyNext, applyTo, CANDIDATES, EPOCH, FUNDED_WEI, freshState, register, testGenesis, TOKEN, unbond } from './harness';
 

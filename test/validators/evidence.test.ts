@@ -17,12 +17,12 @@ import { privateKeyToAddress, sign } from '../../src/crypto/secp256k1';
 import { TxError } from '../../src/state/errors';
 import { findEvent } from '../../src/state/events';
 import type { State } from '../../src/state/state';
-import { validatorRecord } from '../../src/state/validator-records';
-import { activeValidators } from '../../src/state/validators';
+import { validatorRecord } from '../../src/state/validators/records';
+import { activeValidators } from '../../src/state/validators/set';
 import { hexToBytes } from '../../src/util/bytes';
 import { buildGenesis } from '../../src/genesis/build';
 import { parseGenesis } from '../../src/genesis/load';
-import { evidenceMaxAgeBlocks } from '../../src/state/validator-signing-sets';
+import { evidenceMaxAgeBlocks } from '../../src/state/validators/signing-sets';
 import { applyNext, applyTo, CANDIDATES, chainId, DEVNET_KEYS, EPOCH, freshState, register, testGenesis, TOKEN } from './harness';
 
 const BOND = 50_000n * TOKEN;

@@ -12,9 +12,9 @@ import { describe, expect, it } from 'vitest';
 import { hexToBytes, type Address } from '../../src/util/bytes';
 import { TableId } from '../../src/state/records';
 import { genesisState } from '../../src/state/genesis';
-import { cappedPowers, rankCandidates } from '../../src/state/validator-epoch';
-import { validatorRecord } from '../../src/state/validator-records';
-import { activeValidators } from '../../src/state/validators';
+import { cappedPowers, rankCandidates } from '../../src/state/validators/epoch';
+import { validatorRecord } from '../../src/state/validators/records';
+import { activeValidators } from '../../src/state/validators/set';
 import type { Tx } from '../../src/codec/tx';
 import { applyNext, applyTo, CANDIDATES, DEVNET_KEYS, EPOCH, FUNDED_WEI, freshState, register, testGenesis, TOKEN, unbond } from './harness';
 

@@ -8,9 +8,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { hexToBytes, type Address } from '../../src/util/bytes';
-import { jailForDowntime, tombstoneForDoubleSign } from '../../src/state/validator-penalties';
-import { validatorRecord } from '../../src/state/validator-records';
-import { activeValidators } from '../../src/state/validators';
+import { jailForDowntime, tombstoneForDoubleSign } from '../../src/state/validators/penalties';
+import { validatorRecord } from '../../src/state/validators/records';
+import { activeValidators } from '../../src/state/validators/set';
 import { applyNext, applyTo, CANDIDATES, DEVNET_KEYS, EPOCH, freshState, register, testGenesis, TOKEN, unbond, unjail } from './harness';
 
 const BOND = 50_000n * TOKEN;

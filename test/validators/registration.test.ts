@@ -12,8 +12,8 @@ import { hashPersonalMessage } from '../../src/crypto/eip191';
 import { privateKeyToAddress, signCompact64 } from '../../src/crypto/secp256k1';
 import { hexToBytes } from '../../src/util/bytes';
 import type { State } from '../../src/state/state';
-import { validatorRecord } from '../../src/state/validator-records';
-import { activeValidators } from '../../src/state/validators';
+import { validatorRecord } from '../../src/state/validators/records';
+import { activeValidators } from '../../src/state/validators/set';
 import { applyNext, CANDIDATES, chainId, DEVNET_KEYS, FUNDED_WEI, freshState as freshAt, keyOf, testGenesis, register, registerBody, registerTampered, SMALL_FUNDED_WEI, TOKEN } from './harness';
 
 const [alice, bob] = CANDIDATES;

@@ -152,7 +152,7 @@ export const auditRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { 
               machineId: 'withdrawal',
               file: 'machines/withdrawal.ts',
               role: 'One bridge withdrawal: requested, signed, submitted, paid or refunded.',
-              executedBy: ['src/state/bridge-withdrawals.ts'],
+              executedBy: ['src/state/bridge/withdrawals.ts'],
               hasInstances: true,
               model: {
                 format: 'exchange-chain/machine-model',

@@ -13,7 +13,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { getAddress } from 'viem';
 import { WithdrawalVoidReason } from '../../codec/txs/bridge';
-import { bridgeLedger, bridgeParams, nextDepositId, pendingWithdrawals, reserveCheck, withdrawalsOf } from '../../state/bridge';
+import { bridgeLedger, bridgeParams, nextDepositId, pendingWithdrawals, reserveCheck, withdrawalsOf } from '../../state/bridge/reads';
 import type { Withdrawal } from '../../state/records';
 import { poolValuation } from '../../state/perps/pool';
 import { bytesToHex, toAddress } from '../../util/bytes';

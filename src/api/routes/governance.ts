@@ -10,7 +10,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { GOV_OP_NAMES, type GovOperation } from '../../codec/txs/governance';
 import { operationToJson } from '../../codec/txs/governance-json';
-import { haltOf, operationIds, operationStateAt } from '../../state/governance';
+import { haltOf, operationIds, operationStateAt } from '../../state/governance/operations';
 import { checkNetwork } from '../common';
 import { errorSchema, ok } from '../envelope';
 import type { NodeApi } from '../node-api';

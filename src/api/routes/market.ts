@@ -4,14 +4,14 @@
  */
 import { refusePrunedTime } from '../pruned';
 import type { RetainedKind } from '../../indexer/retention';
-import { subAccountMaster } from '../../state/subaccounts';
+import { subAccountMaster } from '../../state/accounts/subaccounts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { IndexReader, NodeApi } from '../node-api';
 import { CANDLE_INTERVAL_NAMES, isCandleInterval } from '../../indexer/candles';
 import { AGENTS_LIMIT_MAX, CANDLES_LIMIT_MAX, checkPageQuery, CURSOR_MAX_CHARS, CursorKind, FILLS_LIMIT_MAX, ORDERS_LIMIT_MAX, PageQueryError, TRADES_LIMIT_MAX, type AgentItem, type PageQuery } from '../../indexer/indexer';
 import { AGENT_MODES, AGENT_MODE_WIRE } from '../../../machines/agent-mode';
-import { agentCapsOf, hasAgentSettings } from '../../state/agents';
-import { activeSession } from '../../state/sessions';
+import { agentCapsOf, hasAgentSettings } from '../../state/accounts/agents';
+import { activeSession } from '../../state/accounts/sessions';
 import { hasSpot, marketNames, oracleSourceOf } from '../../state/pair-markets';
 import { agentCapsExample, agentCapsObject, agentCapsSchema } from './sessions';
 import type { Address } from '../../util/bytes';
@@ -335,7 +335,7 @@ export const marketRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, {
         inPositions: usdc(a.usdcInPositions),
         totalBalance: usdc(a.usdcFree + a.usdcLocked + a.usdcInPositions),
         isAgent: await isRegisteredAgent(toAddress(req.params.address)),
-        // A sub-account names its master (src/state/subaccounts.ts).
+        // A sub-account names its master (src/state/accounts/subaccounts.ts).
         ...subAccountMaster(state(), toAddress(req.params.address)),
       });
     },

@@ -24,7 +24,7 @@ import { ApiError, errorSchema } from '../envelope';
 import { address, nonceSchema, parseNonce, signatureSchema } from '../common';
 import { addr, arr, dec, EX, hex, int, num as jsonNumber, obj, reply, str } from '../schemas';
 import { actionOptionProps, cloidSchema, optionEcho, parseOrderOptions, placeOptionProps, type OptionFields } from '../order-options';
-import { orderIdByCloid } from '../../state/order-records';
+import { orderIdByCloid } from '../../state/orders/records';
 import type { Hex } from '../../util/bytes';
 
 const errors = { '4xx': errorSchema, '5xx': errorSchema };

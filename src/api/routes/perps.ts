@@ -461,7 +461,7 @@ export const perpRoutes: FastifyPluginAsync<{ node: NodeApi }> = async (app, { n
       const amount = parseDecimal(b.amount, 6);
       if (amount === null || amount === 0n) throw new ApiError(400, 'INVALID_AMOUNT', 'amount: must be a positive USDC decimal string with at most 6 decimals');
       const nonce = parseNonce(b.nonce);
-      // Owner-only (src/state/sessions.ts): the owner's live session key is refused 403 OWNER_ONLY, anyone else 401.
+      // Owner-only (src/state/accounts/sessions.ts): the owner's live session key is refused 403 OWNER_ONLY, anyone else 401.
       const { tx, signer } = admitAtDoor(state(), TxKind.PoolDeposit, {
         signature: b.signature,
         signers: ownerOrSessionKey(state(), owner),

@@ -11,7 +11,7 @@ import type { NodeApi } from '../node-api';
 import { bytesToHex } from '../../util/bytes';
 import { ok } from '../envelope';
 import { lowestHeight } from '../pruned';
-import { upgradeOf } from '../../state/upgrade';
+import { upgradeOf } from '../../state/governance/upgrade';
 import { bridgeStatus, bridgeStatusSchema } from './bridge';
 import { addr, arr, bool, envelope, errorResponses, EX, hex, int, nullable, num, obj, openObj, str } from '../schemas';
 

@@ -1,11 +1,11 @@
 /**
  * Sub-account routes (issue 24, decisions 93–94): open a sub-account, move USDC between a
  * master and its sub-account, list a master's sub-accounts. Writes are the master's
- * EIP-712 typed data (src/crypto/eip712-subaccounts.ts) and answer in the envelope once
+ * EIP-712 typed data (src/signing/eip712-subaccounts.ts) and answer in the envelope once
  * final; the door (src/api/door.ts) asks the operations (src/state/ops/subaccount-actions.ts):
  * shape 400 (naming the field) before the signature 401. Trading as a sub-account needs no
  * route of its own: the order routes take the sub-account as `trader` / `owner` / `wallet`
- * and its master's signature (src/state/subaccounts.ts).
+ * and its master's signature (src/state/accounts/subaccounts.ts).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { NodeApi } from '../node-api';
@@ -13,7 +13,7 @@ import { admitAtDoor } from '../door';
 import { eventOf, throwIfFailed } from '../final';
 import { TxKind } from '../../codec/tx';
 import type { ActionOptions } from '../../codec/txs/options';
-import { subAccountsOf } from '../../state/subaccounts';
+import { subAccountsOf } from '../../state/accounts/subaccounts';
 import { toAddress } from '../../util/bytes';
 import { parseDecimal } from '../../util/decimal';
 import { address, checkNetwork, decimalString, networkSchema, nonceSchema, parseNonce, signatureSchema, usdc } from '../common';

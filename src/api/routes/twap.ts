@@ -6,16 +6,16 @@
  *   POST /v1/twap/cancel             stop a running TWAP
  *   GET  /v1/twap/{address}          a trader's TWAPs with their progress, newest first
  *   GET  /v1/twap/id/{id}            one TWAP
- * Trader-signed like the exchange REST orders (src/crypto/timer-digest.ts); the door asks
+ * Trader-signed like the exchange REST orders (src/signing/timer-digest.ts); the door asks
  * the operations (src/state/ops/timers.ts) in the order of contract [D-envelope-order],
  * then the nonce (409) at the mempool; answers once final.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { TxKind } from '../../codec/tx';
 import { findEvent } from '../../state/events';
-import { scheduleOf } from '../../state/scheduled-cancels';
-import { twapView } from '../../state/twap';
-import type { TwapRecord } from '../../state/timer-records';
+import { scheduleOf } from '../../state/timers/scheduled-cancels';
+import { twapView } from '../../state/timers/twap';
+import type { TwapRecord } from '../../state/timers/records';
 import { toAddress } from '../../util/bytes';
 import { admitAtDoor } from '../door';
 import { ApiError, errorSchema, ok } from '../envelope';
@@ -23,7 +23,7 @@ import { expiresAfterSchema, expiryOptions } from '../expires-after';
 import { eventOf, throwIfFailed } from '../final';
 import type { NodeApi } from '../node-api';
 import { address, checkNetwork, decimalString, networkSchema, nonceSchema, parseNonce, price6, signatureSchema, size18 } from '../common';
-import { SIZE_ONE } from '../../state/settlement';
+import { SIZE_ONE } from '../../state/orders/settlement';
 import { addr, arr, bool, dec, envelope, EX, hex, int, nullable, obj, str } from '../schemas';
 
 const errors = { '4xx': errorSchema, '5xx': errorSchema };

@@ -3,14 +3,14 @@
  * validators, registered, active, jailed, unbonding, exited, tombstoned), by address
  * ascending, each with its name, endpoint, bond and voting power (wei, decimal strings;
  * power 0 outside the active set), lifecycle status, the heights it missed within the
- * downtime window (src/state/validator-downtime.ts) and the epoch its jail ends (null
+ * downtime window (src/state/validators/downtime.ts) and the epoch its jail ends (null
  * when not jailed). Read from the executed state at the head.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { epochOf } from '../../state/validator-epoch';
-import { missedBlocks } from '../../state/validator-downtime';
-import { validatorAddresses, validatorRecord } from '../../state/validator-records';
-import { activeValidators } from '../../state/validators';
+import { epochOf } from '../../state/validators/epoch';
+import { missedBlocks } from '../../state/validators/downtime';
+import { validatorAddresses, validatorRecord } from '../../state/validators/records';
+import { activeValidators } from '../../state/validators/set';
 import { checkNetwork } from '../common';
 import { errorSchema, ok } from '../envelope';
 import type { NodeApi } from '../node-api';

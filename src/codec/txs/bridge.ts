@@ -14,7 +14,7 @@
  *   recipient not the zero address.
  *
  * WithdrawalSignatures: a validator's signatures over withdrawals' v2 digests
- * (src/crypto/bridge-withdrawal.ts), which the contract recovers.
+ * (src/signing/bridge-withdrawal.ts), which the contract recovers.
  *   `address validator | u32 n | n × (big withdrawalId | 65 signature) | 65 tx signature`
  *   Items strictly ascending by withdrawalId, 1..MAX_WITHDRAWAL_SIGNATURES of them.
  *
@@ -145,7 +145,7 @@ export function readClaim(r: Reader): BridgeClaim {
   }
 }
 
-/** A claim's content as bytes: votes of equal content count together (src/state/bridge-votes.ts). */
+/** A claim's content as bytes: votes of equal content count together (src/state/bridge/votes.ts). */
 export function claimContent(c: BridgeClaim): Uint8Array {
   return writeClaim(new Writer(96), c).finish();
 }

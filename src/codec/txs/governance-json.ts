@@ -8,7 +8,7 @@
  * refused with a message naming it. Big integers are decimal strings (JSON numbers lose
  * precision past 2^53); addresses and keys are 0x hex, read in any case, written in lower
  * case. What the values mean (bond bounds, a name's characters, an address the key derives
- * to) is the node's to check (operationShape in src/state/governance.ts, 400
+ * to) is the node's to check (operationShape in src/state/governance/operations.ts, 400
  * INVALID_OPERATION): this is only the form.
  *
  * One table entry per kind (KINDS): its JSON field names, the operation's member each

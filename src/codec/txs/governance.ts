@@ -1,7 +1,7 @@
 /**
  * Owner governance transactions (contract [C-auth-governance], [C-limits-timelock];
  * decision 74): GovernancePropose, GovernanceApprove, GovernanceExecute and
- * GovernanceCancel, each an owner's EIP-712 signature (src/crypto/eip712-governance.ts).
+ * GovernanceCancel, each an owner's EIP-712 signature (src/signing/eip712-governance.ts).
  *
  * Propose layout: `address proposer | operation | big nonce | signature`, where an
  * operation is `u8 kind | fields of the kind`:
@@ -24,7 +24,7 @@
  * signature`, signing `GovernanceApprove|Execute|Cancel(owner, operationId, nonce)`.
  */
 import { keccak256 } from '../../crypto/keccak';
-import { hashGovernanceMessage } from '../../crypto/eip712-governance';
+import { hashGovernanceMessage } from '../../signing/eip712-governance';
 import { bytesToHex, hexToBytes, type Address, type Hex } from '../../util/bytes';
 import { CodecError, Reader, Writer } from '../binary';
 import { registerTxKind, TxKind } from '../tx';
@@ -98,7 +98,7 @@ export const GOV_PARAM_NAMES: Readonly<Record<GovParam, string>> = {
   [GovParam.TwapSliceIntervalMs]: 'limits.twapSliceIntervalMs',
 };
 
-/** AdminSeedValidator's fields: what governance proposes and execution seeds (src/state/validator-admin-seed.ts). */
+/** AdminSeedValidator's fields: what governance proposes and execution seeds (src/state/validators/admin-seed.ts). */
 export interface AdminSeedValidator {
   /** The validator's address; its ECDSA key must derive to it. */
   validator: Address;
@@ -128,7 +128,7 @@ export type AddedPair = PairParams & Required<Pick<PairParams, 'markets' | 'orac
 /** The longest oracle source the codec reads (execution allows fewer: src/state/pair-markets.ts). */
 export const ORACLE_SOURCE_BYTES_MAX = 256;
 
-/** The longest version string the codec reads (execution allows fewer: src/state/upgrade.ts). */
+/** The longest version string the codec reads (execution allows fewer: src/state/governance/upgrade.ts). */
 export const UPGRADE_VERSION_BYTES_MAX = 256;
 
 export const GOV_OP_NAMES: Readonly<Record<GovOpKind, string>> = {

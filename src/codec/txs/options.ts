@@ -6,7 +6,7 @@
  * decode unchanged), and the trailer, when present, is one flags byte then the fields
  * the flags name, in flag order. Which options a kind accepts is its `shape` rule's
  * business (400 INVALID_OPTIONS); the signed text of the options is
- * src/crypto/action-options.ts.
+ * src/signing/action-options.ts.
  */
 import { bytesToHex, hexToBytes, type Hex } from '../../util/bytes';
 import { CodecError, type Reader, type Writer } from '../binary';

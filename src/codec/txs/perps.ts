@@ -14,7 +14,7 @@ import type { Reader, Writer } from '../binary';
 import { registerTxKind, TxKind } from '../tx';
 import { writeOptions, type ActionOptions } from './options';
 import { optionsField } from './options-field';
-import { optionsText } from '../../crypto/action-options';
+import { optionsText } from '../../signing/action-options';
 
 const MAX_FIELD = 80;
 

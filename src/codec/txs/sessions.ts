@@ -2,7 +2,7 @@
  * Session and agent transactions: the EIP-712 members of SessionCreate, SessionRevoke,
  * SetAgentCaps and SetAgentMode (contract [C-auth-eip712], [D-signatures-native]), plus the account acted for
  * (`owner`) and the key that signed (`signer`). The signature is checked against
- * `signer`; who may sign for `owner` is one central rule (src/state/sessions.ts:
+ * `signer`; who may sign for `owner` is one central rule (src/state/accounts/sessions.ts:
  * these kinds are owner-only, so a session key's signature is refused with 403).
  */
 import type { Address } from '../../util/bytes';

@@ -1,9 +1,9 @@
 /**
  * Sub-account transactions (issue 24, decision 93): SubAccountCreate and
- * SubAccountTransfer, each the members of its EIP-712 type (src/crypto/eip712-subaccounts.ts)
+ * SubAccountTransfer, each the members of its EIP-712 type (src/signing/eip712-subaccounts.ts)
  * plus the signature, then the optional action-options trailer (src/codec/txs/options.ts;
  * only expiresAfter is accepted, the kinds' shape rule says so). Both are signed by the
- * owner (the master) itself: the signer rule is `owner` (src/state/sessions.ts).
+ * owner (the master) itself: the signer rule is `owner` (src/state/accounts/sessions.ts).
  */
 import type { Address } from '../../util/bytes';
 import { registerTxKind, TxKind } from '../tx';

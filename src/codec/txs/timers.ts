@@ -1,7 +1,7 @@
 /**
  * Timer transactions (issue 24, decisions 90–92): the dead-man switch (ScheduleCancel)
  * and TWAP orders (TwapPlace, TwapCancel). Exchange REST style: the trader signs a
- * keccak256 of the packed fields as an EIP-191 message (src/crypto/timer-digest.ts),
+ * keccak256 of the packed fields as an EIP-191 message (src/signing/timer-digest.ts),
  * fields kept as the trader sent them where they are text, so every validator
  * re-derives the digest itself. Each body ends with the action-options trailer
  * (src/codec/txs/options.ts): only `expiresAfter` is accepted on these kinds.

@@ -1,6 +1,6 @@
 /**
  * Execution rules of the agent settings kinds: SetAgentCaps and SetAgentMode. Both are
- * owner-only (SIGNER_RULES in src/state/sessions.ts, applied to every kind in
+ * owner-only (SIGNER_RULES in src/state/accounts/sessions.ts, applied to every kind in
  * ops/index.ts) and change state only through the agent-mode machine's pure
  * `transition()` (machines/agent-mode.ts, through agentTransition): what the drawn
  * machine allows is what execution does.
@@ -9,7 +9,7 @@ import { verifyTyped } from './signature-checks';
 import type { SetAgentCapsBody, SetAgentModeBody } from '../../codec/txs/sessions';
 import { AGENT_MODES, AGENT_MODE_WIRE, type AgentStateValue } from '../../../machines/agent-mode';
 import type { TxOp } from '../context';
-import { agentRecord, agentRecordOf, agentTransition } from '../agents';
+import { agentRecord, agentRecordOf, agentTransition } from '../accounts/agents';
 import { badRequest } from '../errors';
 import { InvariantError } from '../state';
 

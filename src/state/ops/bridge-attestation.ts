@@ -7,14 +7,14 @@
  *     in the current active set (403 NOT_VALIDATOR), no deposit claim MAX_DEPOSITS_AHEAD
  *     past the next (422 DEPOSIT_TOO_FAR_AHEAD), no unknown withdrawal (422
  *     UNKNOWN_WITHDRAWAL), and at least one claim not late (409 ATTESTATION_STALE).
- * Apply records the votes and credits / steps what reaches a quorum (src/state/bridge-votes.ts).
+ * Apply records the votes and credits / steps what reaches a quorum (src/state/bridge/votes.ts).
  * No nonce, no fee: the per-(validator, claim) vote is the replay protection.
  */
 import { attestationSigningHash, claimListProblem, type BridgeAttestationBody } from '../../codec/txs/bridge';
 import { verifySigner } from '../../crypto/secp256k1';
 import type { TxOp } from '../context';
 import { badRequest, unauthorized } from '../errors';
-import { applyAttestation, countedClaims } from '../bridge-votes';
+import { applyAttestation, countedClaims } from '../bridge/votes';
 
 export const bridgeAttestationOp: TxOp<BridgeAttestationBody> = {
   shape(b) {

@@ -2,7 +2,7 @@
  * DoubleSignEvidence (contract [D-validators-evidence], [C-state-validator] → tombstoned,
  * [C-limits-slashing]; decision 72): two conflicting votes signed by one validator
  * tombstone it for good with slashDoubleSignBps of its bond slashed (the locked part
- * burned), through tombstoneForDoubleSign (src/state/validator-penalties.ts).
+ * burned), through tombstoneForDoubleSign (src/state/validators/penalties.ts).
  *
  * Refusals, in order, each changing nothing (there is no nonce to consume):
  *   - the votes do not conflict by their content: different signers, different
@@ -13,7 +13,7 @@
  *     than consensus.evidenceMaxAgeBlocks (by default one
  *     epoch) below it (422 EVIDENCE_TOO_OLD);
  *   - the signer was not in the set that signs that height as execution recorded it
- *     (src/state/validator-signing-sets.ts; 403 NOT_VALIDATOR);
+ *     (src/state/validators/signing-sets.ts; 403 NOT_VALIDATOR);
  *   - the signer is already tombstoned (409 ALREADY_TOMBSTONED: the same or other
  *     evidence was executed before), or has exited with its bond (422 VALIDATOR_STATE).
  * The door (the mempool) makes the same state checks against the last committed block,
@@ -29,9 +29,9 @@ import type { TxOp } from '../context';
 import type { ChainParams } from '../records';
 import { badRequest, forbidden, rejected, TxError, unauthorized } from '../errors';
 import type { State } from '../state';
-import { tombstoneForDoubleSign } from '../validator-penalties';
-import { validatorRecord } from '../validator-records';
-import { evidenceMaxAgeBlocks, signingSetAt } from '../validator-signing-sets';
+import { tombstoneForDoubleSign } from '../validators/penalties';
+import { validatorRecord } from '../validators/records';
+import { evidenceMaxAgeBlocks, signingSetAt } from '../validators/signing-sets';
 
 /** The state's refusal of evidence executed in block `blockHeight`, or null. */
 export function evidenceRefusal(state: State, params: ChainParams, b: DoubleSignEvidenceBody, blockHeight: number): TxError | null {

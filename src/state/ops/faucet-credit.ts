@@ -4,8 +4,8 @@ import { faucetSigningHash } from '../../codec/txs/faucet';
 import { recoverSigner } from '../../crypto/secp256k1';
 import type { TxOp } from '../context';
 import { badRequest, forbidden, rejected, unauthorized } from '../errors';
-import { credit, mint } from '../vault';
-import { addToLedger } from '../bridge';
+import { credit, mint } from '../accounts/vault';
+import { addToLedger } from '../bridge/reads';
 import { formatDecimal, USDC_DECIMALS } from '../../util/decimal';
 
 export const faucetOp: TxOp<FaucetBody> = {
@@ -34,7 +34,7 @@ export const faucetOp: TxOp<FaucetBody> = {
     }
     ctx.state.faucetClaims.set(b.to, claimed + b.usdc);
     mint(ctx.state, b.usdc, b.nativeWei);
-    // The reserve check's ledger (src/state/bridge.ts): faucet USDC is issuance too.
+    // The reserve check's ledger (src/state/bridge/reads.ts): faucet USDC is issuance too.
     addToLedger(ctx.state, 'faucetMinted', b.usdc);
     credit(ctx.state, b.to, b.usdc, b.nativeWei);
     ctx.emit({ type: 'FaucetCredit', to: b.to, usdc: b.usdc, nativeWei: b.nativeWei });

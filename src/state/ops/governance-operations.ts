@@ -4,7 +4,7 @@
  * GovernanceCancel. Each is an EIP-712 signature of one of the genesis owners over a
  * message bound to the chain id (the domain) and the operation id, and each moves the
  * operation through machines/governance-operation.ts (stepOperation in
- * src/state/governance.ts), stepping TICK at the block's time first so the timelock and
+ * src/state/governance/operations.ts), stepping TICK at the block's time first so the timelock and
  * the expiry are the block time's.
  *
  * Refusals, all before anything is written: the operation's shape (400
@@ -39,8 +39,8 @@ import {
 import type { GovernanceEvent } from '../../../machines/governance-operation';
 import type { ExecContext, TxOp } from '../context';
 import { forbidden, rejected, TxError, unauthorized } from '../errors';
-import { executeOperation, isOwner, operationAtHeight, operationShape, stepOperation, timelockOf, unknownOperation, type GovernanceRecord } from '../governance';
-import { pairIsNew } from '../governance-pairs';
+import { executeOperation, isOwner, operationAtHeight, operationShape, stepOperation, timelockOf, unknownOperation, type GovernanceRecord } from '../governance/operations';
+import { pairIsNew } from '../governance/pairs';
 import type { ChainParams } from '../records';
 import { verifySigner } from '../../crypto/secp256k1';
 import type { Address, Hex } from '../../util/bytes';

@@ -26,8 +26,8 @@ import { doubleSignEvidenceOp } from './double-sign-evidence';
 import { governanceApproveOp, governanceCancelOp, governanceExecuteOp, governanceProposeOp } from './governance-operations';
 import { scheduleCancelOp, twapCancelOp, twapPlaceOp } from './timers';
 import { withExpiryOption } from './expiry-option';
-import { withSignerRule } from '../sessions';
-import { withHaltRule } from '../governance';
+import { withSignerRule } from '../accounts/sessions';
+import { withHaltRule } from '../governance/operations';
 import { withExpiryRule } from '../action-expiry';
 import { txKindName } from '../../codec/tx';
 
@@ -78,12 +78,12 @@ export function opFor(kind: TxKind): TxOp {
   return op;
 }
 
-// Who may sign (src/state/sessions.ts SIGNER_RULES): every kind gets its signer rule in
+// Who may sign (src/state/accounts/sessions.ts SIGNER_RULES): every kind gets its signer rule in
 // front of its own check/apply here, once, so no kind can skip "a session key can only
 // trade". A kind without a rule fails to compile (mapped type) and, failing that, here.
 for (const [kind, op] of OPS) (OPS as Map<TxKind, TxOp>).set(kind, withSignerRule(kind, op, txKindName(kind)));
 
-// An owner halt (src/state/governance.ts HALTED_KINDS; decision 74) stops trading, perps
+// An owner halt (src/state/governance/operations.ts HALTED_KINDS; decision 74) stops trading, perps
 // and withdrawals: those kinds are refused 422 CHAIN_HALTED, in execution at the block's
 // state, so a halt executed earlier in a block stops the orders after it in that block.
 for (const [kind, op] of OPS) (OPS as Map<TxKind, TxOp>).set(kind, withHaltRule(kind, op, txKindName(kind)));

@@ -2,27 +2,27 @@
  * Execution rules of the native order kinds (NativePlace, NativeCancel, NativeModify,
  * NativeCancelByCloid): EIP-712 PlaceOrder / CancelOrder / ModifyOrder / CancelByCloid
  * signed by the owner or its session key; with options the type gains a trailing
- * `string options` member (src/crypto/eip712-orders.ts). All go through
- * src/state/order-execution.ts (modify: src/state/order-modify.ts), as the REST order
+ * `string options` member (src/signing/eip712-orders.ts). All go through
+ * src/state/orders/execution.ts (modify: src/state/orders/modify.ts), as the REST order
  * kinds do (rest-orders.ts).
  */
 import { verifyTyped } from './signature-checks';
 import type { NativeCancelBody, NativeCancelByCloidBody, NativeModifyBody, NativePlaceBody } from '../../codec/txs/orders';
-import { optionsText } from '../../crypto/action-options';
-import { hashOrderMessage, type OrderPrimaryType } from '../../crypto/eip712-orders';
+import { optionsText } from '../../signing/action-options';
+import { hashOrderMessage, type OrderPrimaryType } from '../../signing/eip712-orders';
 import { verifySigner } from '../../crypto/secp256k1';
 import type { ActionOptions } from '../../codec/txs/options';
 import type { Address } from '../../util/bytes';
 import type { TxOp } from '../context';
-import { requireAgentMayOrder } from '../agents';
+import { requireAgentMayOrder } from '../accounts/agents';
 import { badRequest, unauthorized } from '../errors';
-import { cancelByCloid, cancelOrder, placeOrder, validateOrder } from '../order-execution';
-import { modifyOrder } from '../order-modify';
+import { cancelByCloid, cancelOrder, placeOrder, validateOrder } from '../orders/execution';
+import { modifyOrder } from '../orders/modify';
 import { ACTION_OPTIONS, orderOptions, PLACE_OPTIONS, requireOptions } from './rest-orders';
-import { authorityOf, isAgentSigner } from '../subaccounts';
+import { authorityOf, isAgentSigner } from '../accounts/subaccounts';
 
 /*
- * Who may sign a native order or cancel is the `trader` signer rule (src/state/sessions.ts,
+ * Who may sign a native order or cancel is the `trader` signer rule (src/state/accounts/sessions.ts,
  * applied to every kind in ops/index.ts): the owner, or the owner's session key while it
  * is live at the block's time. An order signed by the session key is an agent order:
  * isAgent = signer ≠ owner, and placeOrder checks it against the owner's agent mode and caps.

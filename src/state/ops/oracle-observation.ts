@@ -14,7 +14,7 @@ import type { Address } from '../../util/bytes';
 import type { TxOp } from '../context';
 import { badRequest, forbidden, rejected, TxError, unauthorized } from '../errors';
 import type { State } from '../state';
-import { activeValidators } from '../validators';
+import { activeValidators } from '../validators/set';
 
 /**
  * The state-dependent checks. `blockTimeMs` is the including block's time in

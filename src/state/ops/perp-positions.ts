@@ -4,7 +4,7 @@
  *
  * The signature is the personal signature (EIP-191) of the JSON payload,
  * rebuilt here from the body (src/codec/txs/perps.ts), by `signer`: the owner (`wallet`)
- * or the owner's live session key (the `trader` signer rule, src/state/sessions.ts). An
+ * or the owner's live session key (the `trader` signer rule, src/state/accounts/sessions.ts). An
  * open by the session key answers to the owner's agent mode and caps.
  */
 import { verifyPersonal } from './signature-checks';
@@ -21,9 +21,9 @@ import type { Address } from '../../util/bytes';
 import { parseDecimal } from '../../util/decimal';
 import type { TxOp } from '../context';
 import { badRequest } from '../errors';
-import { requireAgentMayOrder } from '../agents';
+import { requireAgentMayOrder } from '../accounts/agents';
 import { closePosition, openPosition, setTpsl } from '../perps/engine';
-import { authorityOf, isAgentSigner } from '../subaccounts';
+import { authorityOf, isAgentSigner } from '../accounts/subaccounts';
 
 const POSITION_ID_RE = /^[1-9][0-9]{0,15}$/;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);

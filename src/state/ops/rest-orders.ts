@@ -1,24 +1,24 @@
 /**
  * Execution rules of the exchange REST order kinds (RestOrder, RestBatch, RestCancel,
  * RestCancelAll, RestCancelByCloid, RestModify): the trader signs a keccak256 digest of
- * the packed fields as an EIP-191 message (src/crypto/exchange-digest.ts), with the
+ * the packed fields as an EIP-191 message (src/signing/exchange-digest.ts), with the
  * action options' text after the nonce when there are options. All go through
- * src/state/order-execution.ts (modify: src/state/order-modify.ts).
+ * src/state/orders/execution.ts (modify: src/state/orders/modify.ts).
  */
 import type { ModifyItem, RestBatchBody, RestCancelAllBody, RestCancelBody, RestCancelByCloidBody, RestModifyBody, RestOrderBody } from '../../codec/txs/orders';
 import { MAX_BATCH_ORDERS } from '../../codec/txs/orders';
 import { CLOID_RE, type ActionOptions } from '../../codec/txs/options';
-import { optionsText } from '../../crypto/action-options';
-import { batchDigest, batchOptionsText, cancelAllDigest, cancelCloidDigest, cancelDigest, modifyDigest, placeOrderDigest } from '../../crypto/exchange-digest';
+import { optionsText } from '../../signing/action-options';
+import { batchDigest, batchOptionsText, cancelAllDigest, cancelCloidDigest, cancelDigest, modifyDigest, placeOrderDigest } from '../../signing/exchange-digest';
 import type { Hex } from '../../util/bytes';
 import type { Address } from '../../util/bytes';
 import { parseDecimal } from '../../util/decimal';
 import { PRICE_DECIMALS, price6, SIZE_DECIMALS, size18, type Price6, type Size18 } from '../../util/fixed';
 import type { ExecContext, TxOp } from '../context';
 import { badRequest, TxError } from '../errors';
-import { cancelAll, cancelByCloid, cancelOrder, pairOrThrow, placeOrder, validateOrder, type OrderInput } from '../order-execution';
-import { modifyOrder } from '../order-modify';
-import { restSigner } from '../subaccounts';
+import { cancelAll, cancelByCloid, cancelOrder, pairOrThrow, placeOrder, validateOrder, type OrderInput } from '../orders/execution';
+import { modifyOrder } from '../orders/modify';
+import { restSigner } from '../accounts/subaccounts';
 
 type OptionKey = keyof ActionOptions;
 /** Placement takes every option; every other order kind only expiresAfter (decision 87). */

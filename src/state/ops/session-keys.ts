@@ -1,7 +1,7 @@
 /**
  * Execution rules of the session-key kinds: SessionCreate and SessionRevoke (the agent
  * settings are agent-settings.ts). Both are owner-only (SIGNER_RULES in
- * src/state/sessions.ts, applied to every kind in ops/index.ts), and both change state
+ * src/state/accounts/sessions.ts, applied to every kind in ops/index.ts), and both change state
  * only through the session machine's compiled stepper (`stepSession`, through
  * sessionTransition): what the drawn machine allows is what execution does.
  */
@@ -10,7 +10,7 @@ import type { SessionCreateBody, SessionRevokeBody } from '../../codec/txs/sessi
 import { createRefusal } from '../../../machines/session';
 import type { TxOp } from '../context';
 import { badRequest, rejected, TxError } from '../errors';
-import { sessionRecordOf, sessionStateAt, sessionTransition } from '../sessions';
+import { sessionRecordOf, sessionStateAt, sessionTransition } from '../accounts/sessions';
 import { InvariantError } from '../state';
 
 /** expires_at is Unix seconds; in milliseconds it must stay a safe integer. */

@@ -3,8 +3,8 @@
  * authorized for the operation) or throws 401 naming the claimed signer.
  */
 import { hashPersonalMessage } from '../../crypto/eip191';
-import { type Eip712Messages, type Eip712PrimaryType } from '../../crypto/eip712';
-import { hashTypedWithOptions } from '../../crypto/eip712-options';
+import { type Eip712Messages, type Eip712PrimaryType } from '../../signing/eip712';
+import { hashTypedWithOptions } from '../../signing/eip712-options';
 import type { ActionOptions } from '../../codec/txs/options';
 import { verifySigner } from '../../crypto/secp256k1';
 import type { Address } from '../../util/bytes';
@@ -14,7 +14,7 @@ import { badRequest, unauthorized } from '../errors';
 /** Largest u64: the bound of the validator operations' nonces (contract [C-res-validator-fields]). */
 export const U64_MAX = (1n << 64n) - 1n;
 
-/** An EIP-712 message of the exchange domain signed by `signer`, with its action options when it has any (src/crypto/eip712-options.ts). */
+/** An EIP-712 message of the exchange domain signed by `signer`, with its action options when it has any (src/signing/eip712-options.ts). */
 export function verifyTyped<P extends Eip712PrimaryType>(chainId: number, type: P, message: Eip712Messages[P], signature: Uint8Array, signer: Address, options?: ActionOptions): Address {
   if (!verifySigner(hashTypedWithOptions(chainId, type, message, options), signature, signer)) throw unauthorized(`signature: does not recover to ${signer}`);
   return signer;

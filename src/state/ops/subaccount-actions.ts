@@ -1,19 +1,19 @@
 /**
  * Execution rules of the sub-account kinds (issue 24, decision 93): SubAccountCreate opens
  * the master's next sub-account (address derived from master and index,
- * src/state/subaccounts.ts), SubAccountTransfer moves free USDC between the master and one
- * of its sub-accounts. Both are owner-only (SIGNER_RULES, src/state/sessions.ts): the
+ * src/state/accounts/subaccounts.ts), SubAccountTransfer moves free USDC between the master and one
+ * of its sub-accounts. Both are owner-only (SIGNER_RULES, src/state/accounts/sessions.ts): the
  * master signs, never its session key. Both take the options trailer with expiresAfter
  * only (src/codec/txs/options.ts), whose expiry the rule of src/state/action-expiry.ts checks.
  */
 import type { ActionOptions } from '../../codec/txs/options';
 import type { SubAccountCreateBody, SubAccountTransferBody } from '../../codec/txs/subaccounts';
-import { hashSubAccountMessage } from '../../crypto/eip712-subaccounts';
+import { hashSubAccountMessage } from '../../signing/eip712-subaccounts';
 import { verifySigner } from '../../crypto/secp256k1';
 import type { TxOp } from '../context';
 import { badRequest, forbidden, rejected, TxError, unauthorized } from '../errors';
-import { deriveSubAccount, maxSubAccounts, subAccountsOf, SUB_ACCOUNT_NAME_RE } from '../subaccounts';
-import { credit, debitFree } from '../vault';
+import { deriveSubAccount, maxSubAccounts, subAccountsOf, SUB_ACCOUNT_NAME_RE } from '../accounts/subaccounts';
+import { credit, debitFree } from '../accounts/vault';
 
 /** USDC amounts fit a u128 (the largest any balance field takes on the wire). */
 const MAX_TRANSFER_USDC = (1n << 128n) - 1n;

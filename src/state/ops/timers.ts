@@ -1,20 +1,20 @@
 /**
  * Execution rules of the timer kinds (issue 24, decisions 90–91): ScheduleCancel (the
- * dead-man switch, src/state/scheduled-cancels.ts), TwapPlace and TwapCancel (TWAP
- * orders, src/state/twap.ts). Exchange REST signatures: the trader signs the packed
- * digest of src/crypto/timer-digest.ts as an EIP-191 message, or, for a sub-account, its
+ * dead-man switch, src/state/timers/scheduled-cancels.ts), TwapPlace and TwapCancel (TWAP
+ * orders, src/state/timers/twap.ts). Exchange REST signatures: the trader signs the packed
+ * digest of src/signing/timer-digest.ts as an EIP-191 message, or, for a sub-account, its
  * master signs the digest bound to it (restSigner, as every REST trading kind: decision
  * 94). Only `expiresAfter` is accepted as an option.
  */
 import type { ScheduleCancelBody, TwapCancelBody, TwapPlaceBody } from '../../codec/txs/timers';
-import { scheduleCancelDigest, twapCancelDigest, twapPlaceDigest } from '../../crypto/timer-digest';
+import { scheduleCancelDigest, twapCancelDigest, twapPlaceDigest } from '../../signing/timer-digest';
 import { parseDecimal } from '../../util/decimal';
 import { SIZE_DECIMALS } from '../../util/fixed';
 import type { TxOp } from '../context';
 import { badRequest } from '../errors';
-import { scheduleCancel } from '../scheduled-cancels';
-import { restSigner } from '../subaccounts';
-import { cancelTwap, placeTwap, TWAP_MAX_MINUTES, TWAP_MIN_MINUTES } from '../twap';
+import { scheduleCancel } from '../timers/scheduled-cancels';
+import { restSigner } from '../accounts/subaccounts';
+import { cancelTwap, placeTwap, TWAP_MAX_MINUTES, TWAP_MIN_MINUTES } from '../timers/twap';
 import { requireExpiryOnly } from './expiry-option';
 
 const SYMBOL_RE = /^[A-Z0-9]{1,12}$/;

@@ -2,7 +2,7 @@
  * RegisterValidator (contract [C-state-validator] observer → registered,
  * [C-res-validator-fields], [C-auth-register], [C-limits-bond]; decision 68): a candidate
  * bonds native tokens from its own balance and becomes a registered validator, active
- * from the next epoch boundary that ranks it into the set (src/state/validator-epoch.ts).
+ * from the next epoch boundary that ranks it into the set (src/state/validators/epoch.ts).
  *
  * Refusals, in order (each changes nothing but the nonce, consumed once included):
  *   - every field's format, before the signature (400): INVALID_VALIDATOR naming the
@@ -24,7 +24,7 @@ import type { ChainParams } from '../records';
 import type { TxOp } from '../context';
 import { badRequest, rejected, TxError, unauthorized } from '../errors';
 import type { State } from '../state';
-import { stepValidator, validatorAddresses, validatorRecord } from '../validator-records';
+import { stepValidator, validatorAddresses, validatorRecord } from '../validators/records';
 import { U64_MAX } from './signature-checks';
 
 const WEI_PER_TOKEN = 10n ** 18n;

@@ -3,7 +3,7 @@
  * validator leaves. It steps UNBOND at once (no longer a candidate, so the next epoch
  * boundary leaves it out of the set; until then the set fixed at the last boundary
  * stands), and its locked bond returns to its native balance at the boundary of epoch
- * (current epoch + unbondingEpochs) (src/state/validator-epoch.ts).
+ * (current epoch + unbondingEpochs) (src/state/validators/epoch.ts).
  *
  * Refusals: signature not recovering to `validator` over unbondText (401); not a
  * validator (403 NOT_VALIDATOR); unbonding, exited or tombstoned already (422
@@ -16,8 +16,8 @@ import { unbondDigest, type UnbondBody } from '../../codec/txs/validators';
 import type { TxOp } from '../context';
 import { forbidden, rejected } from '../errors';
 import { signedByValidator } from './signature-checks';
-import { epochOf } from '../validator-epoch';
-import { candidateCount, isCandidate, stepValidator, validatorRecord } from '../validator-records';
+import { epochOf } from '../validators/epoch';
+import { candidateCount, isCandidate, stepValidator, validatorRecord } from '../validators/records';
 
 export const unbondOp: TxOp<UnbondBody> = {
   ...signedByValidator(unbondDigest),

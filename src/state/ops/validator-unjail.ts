@@ -13,8 +13,8 @@ import { unjailDigest, type UnjailBody } from '../../codec/txs/validators';
 import type { TxOp } from '../context';
 import { forbidden, rejected } from '../errors';
 import { signedByValidator } from './signature-checks';
-import { epochOf } from '../validator-epoch';
-import { stepValidator, validatorRecord } from '../validator-records';
+import { epochOf } from '../validators/epoch';
+import { stepValidator, validatorRecord } from '../validators/records';
 
 export const unjailOp: TxOp<UnjailBody> = {
   ...signedByValidator(unjailDigest),

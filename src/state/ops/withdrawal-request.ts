@@ -3,7 +3,7 @@
  * Withdraw; `amount` is what the destination receives, at least the minimum withdrawal;
  * amount + fee move from free to locked when the request is final, where they stay until
  * the withdrawal is paid on the external chain or refunded (machines/withdrawal.ts,
- * src/state/bridge-withdrawals.ts; decision 83). On a network with a bridge it carries
+ * src/state/bridge/withdrawals.ts; decision 83). On a network with a bridge it carries
  * validUntilSec = floor((block time + bridge.withdrawalWindowMs) / 1000): the last
  * second the contract queues or pays it; without a bridge 0 (it stays requested).
  */

@@ -1,6 +1,6 @@
 /**
  * WithdrawalSignatures (issue 22 item 3; decision 83): a current validator's signatures
- * over withdrawals' v2 digests (src/crypto/bridge-withdrawal.ts), kept on the records
+ * over withdrawals' v2 digests (src/signing/bridge-withdrawal.ts), kept on the records
  * for the relayer to pass to the bridge contract.
  *   - shape: canonical item list (400 INVALID_ATTESTATION);
  *   - verify: the transaction's signature recovers to `validator` (401);
@@ -14,13 +14,13 @@
  * signers pass 2/3 of the current power steps SIGNED (machines/withdrawal.ts).
  */
 import { itemListProblem, withdrawalSignaturesSigningHash, type WithdrawalSignaturesBody } from '../../codec/txs/bridge';
-import { bridgeWithdrawalSigningHash } from '../../crypto/bridge-withdrawal';
+import { bridgeWithdrawalSigningHash } from '../../signing/bridge-withdrawal';
 import { verifySigner } from '../../crypto/secp256k1';
 import type { Address } from '../../util/bytes';
-import { withdrawalMessage } from '../bridge';
-import { isFinalWithdrawal, type Withdrawal } from '../bridge-records';
-import { requireBridgeValidator } from '../bridge-votes';
-import { signIfQuorum, withSignature } from '../bridge-withdrawals';
+import { withdrawalMessage } from '../bridge/reads';
+import { isFinalWithdrawal, type Withdrawal } from '../bridge/records';
+import { requireBridgeValidator } from '../bridge/votes';
+import { signIfQuorum, withSignature } from '../bridge/withdrawals';
 import type { TxOp } from '../context';
 import { badRequest, rejected, TxError, unauthorized } from '../errors';
 import type { State } from '../state';

@@ -373,7 +373,7 @@ export class OrderBook {
   /**
    * The fills a taker would get, without changing the book. `caps` (maker id → the most
    * it may still trade, 0 = skip it) plans the reduce-only makers the caller will shrink
-   * or cancel before matching (src/state/reduce-only.ts).
+   * or cancel before matching (src/state/orders/reduce-only.ts).
    */
   simulate(side: Side, size: bigint, limitPrice: bigint | null, owner: Address, caps?: ReadonlyMap<bigint, bigint>): SimulationResult {
     checkSide(side);

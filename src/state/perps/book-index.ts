@@ -1,5 +1,5 @@
 /**
- * Orderbook positions (the Position table, settled by src/state/settlement.ts) seen by
+ * Orderbook positions (the Position table, settled by src/state/orders/settlement.ts) seen by
  * the liquidation step (src/state/perps/book-liquidation.ts; docs/economics.md
  * "Orderbook positions: liquidation"; decision 53).
  *
@@ -30,7 +30,7 @@
  */
 import type { Address } from '../../util/bytes';
 import type { Position } from '../records';
-import { SIZE_ONE } from '../settlement';
+import { SIZE_ONE } from '../orders/settlement';
 import { absBig, BPS, ceilDiv, floorDiv, notional } from './math';
 import { SortedIndex } from './sorted-index';
 

@@ -25,9 +25,9 @@
 import type { Address } from '../../util/bytes';
 import type { ExecContext } from '../context';
 import { oraclePrice } from '../oracle';
-import { cancelPairOrders } from '../order-execution';
+import { cancelPairOrders } from '../orders/execution';
 import type { Position } from '../records';
-import { takerFee } from '../settlement';
+import { takerFee } from '../orders/settlement';
 import type { State } from '../state';
 import { absBig, notional } from './math';
 import { bookLiquidatable, bookUpnl, POOL_BOOK_OWNER } from './book-index';

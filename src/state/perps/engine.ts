@@ -25,7 +25,7 @@
  * shortfall that ADL recovers from the most profitable opposing positions.
  */
 import { openRefusal, closesAll, tpslRefusal, tpslTrigger, type OpenFacts } from '../../../machines/position';
-import { agentRefusalMessage } from '../agents';
+import { agentRefusalMessage } from '../accounts/agents';
 import { orderRefusal, ordersAllowedWithoutFacts, type OrderFacts } from '../../../machines/agent-mode';
 import type { Address } from '../../util/bytes';
 import type { ExecContext } from '../context';
@@ -35,7 +35,7 @@ import { oraclePrice } from '../oracle';
 import { hasPerp, requirePerp } from '../pair-markets';
 import type { PerpPosition } from '../records';
 import type { State } from '../state';
-import { authorityOf, isAgentSigner } from '../subaccounts';
+import { authorityOf, isAgentSigner } from '../accounts/subaccounts';
 import {
   adlScore,
   ceilDiv,
@@ -91,7 +91,7 @@ export function positionView(state: State, p: PerpPosition, nowMs: number) {
 
 /**
  * A perp open signed by the owner's session key answers to the owner's agent mode and
- * caps, as an order does (src/state/agents.ts): a market order (type 0) at the given
+ * caps, as an order does (src/state/accounts/agents.ts): a market order (type 0) at the given
  * leverage, committing `margin` of new margin, and taking the owner's total size in this
  * pair and direction from `before` to `before + size` (REDUCE_ONLY refuses every open:
  * an isolated position never reduces another).

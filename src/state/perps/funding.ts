@@ -8,7 +8,7 @@
 import type { ExecContext } from '../context';
 import { oraclePrice } from '../oracle';
 import { PERP_RECENT_RATES } from '../records';
-import { credit } from '../vault';
+import { credit } from '../accounts/vault';
 import { fundingRate, fundingSettlement, premiumPpb } from './math';
 import { perpPairIds, bumpStats, perpMarket, setMarket } from './markets';
 import { payFromPool } from './pool';
