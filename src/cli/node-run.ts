@@ -28,7 +28,7 @@ const FINALITY_TIMEOUT_MS = 10_000;
 export const SESSION_HOST_FLAG = { type: 'string', default: '127.0.0.1', help: 'session and agent API host (loopback unless you opt in, e.g. 0.0.0.0)' } as const;
 
 /** The rate-limit flags of every `start` (decision 98; docs/operations.md). */
-export const RATE_LIMIT_FLAGS = {
+const RATE_LIMIT_FLAGS = {
   'rate-limit': { type: 'bool', default: true, help: 'rate-limit the API per IP and per signer (--no-rate-limit: none, for tests and benches on loopback)' },
   'rate-limit-window-ms': { type: 'int', default: RATE_LIMIT_DEFAULTS.windowMs, help: 'length of one rate-limit window' },
   'rate-limit-ip-weight': { type: 'int', default: RATE_LIMIT_DEFAULTS.ipWeightPerWindow, help: 'weight one IP may spend per window on every route (0: no limit)' },
@@ -37,7 +37,7 @@ export const RATE_LIMIT_FLAGS = {
 } satisfies FlagSpec;
 
 /** Overrides of the genesis `storage` section's snapshot settings (issue 27, decision 136). */
-export const SNAPSHOT_FLAGS = {
+const SNAPSHOT_FLAGS = {
   'snapshot-interval': { type: 'int', help: 'write a state snapshot every N blocks (default: the genesis storage.snapshotIntervalBlocks; 0: none)' },
   'snapshot-keep': { type: 'int', help: 'state snapshots kept (default: the genesis storage.snapshotKeep, else 2)' },
 } satisfies FlagSpec;
@@ -76,7 +76,7 @@ export function bridgeConfig(file: string | undefined): Pick<NodeConfig, 'bridge
 }
 
 /** What a node keeps on disk (issue 27, decisions 132 and 134; docs/operations.md "Pruning"). */
-export const STORAGE_FLAGS = {
+const STORAGE_FLAGS = {
   'retain-blocks': { type: 'int', help: `keep the newest N blocks (commits, receipts, tx index), at least ${RETAIN_BLOCKS_MIN}; default: the genesis storage.retainBlocks (none: every block)` },
   archive: { type: 'bool', default: false, help: 'keep every block, whatever the genesis default (an archive node: full history for the API and for peers)' },
   'index-retain-trades-days': { type: 'int', default: INDEX_RETENTION_DEFAULTS.tradesMs / DAY_MS, help: 'days of block time the index keeps trades and fills (0: all)' },
@@ -130,17 +130,6 @@ export function exitWithNode(node: Node): void {
   });
 }
 
-/**
- * What every `start` takes from the flags it shares (services, storage, bridge, state
- * sync), checked in that order, as one part of its node's config.
- */
-export function sharedStartConfig(
-  f: Parameters<typeof serviceConfig>[0] & StorageFlags & Parameters<typeof stateSyncConfig>[0] & { bridge?: string },
-  genesis: Genesis,
-): ReturnType<typeof serviceConfig> & ReturnType<typeof storageConfig> & ReturnType<typeof bridgeConfig> & ReturnType<typeof stateSyncConfig> {
-  return { ...serviceConfig(f), ...storageConfig(f, genesis), ...bridgeConfig(f.bridge), ...stateSyncConfig(f) };
-}
-
 /** The state-sync flags of every `start` (decision 140; docs/operations.md "Joining by state sync"). */
 export const STATE_SYNC_FLAGS = {
   'state-sync': {
@@ -159,4 +148,25 @@ export function stateSyncConfig(f: { 'state-sync'?: boolean; 'trust-height'?: nu
     trust = { height: f['trust-height']!, hash: hexToBytes(f['trust-hash']) };
   }
   return { stateSync: { forced: f['state-sync'] === true, off: f['state-sync'] === false, trust, onProgress: stateSyncProgressWriter() } };
+}
+
+/** The flags every `start` has alike, after its own (in this order in its help). */
+export const SHARED_START_FLAGS = {
+  'log-level': { type: 'string', default: 'info', help: 'trace|debug|info|warn|error|fatal|silent' },
+  fsync: { type: 'bool', default: true, help: 'fsync every block (--no-fsync to trade durability for speed)' },
+  ...RATE_LIMIT_FLAGS,
+  ...SNAPSHOT_FLAGS,
+  ...STORAGE_FLAGS,
+  ...STATE_SYNC_FLAGS,
+} satisfies FlagSpec;
+
+/**
+ * What every `start` takes from the flags it shares (services, storage, bridge, state
+ * sync), checked in that order, as one part of its node's config.
+ */
+export function sharedStartConfig(
+  f: Parameters<typeof serviceConfig>[0] & StorageFlags & Parameters<typeof stateSyncConfig>[0] & { bridge?: string },
+  genesis: Genesis,
+): ReturnType<typeof serviceConfig> & ReturnType<typeof storageConfig> & ReturnType<typeof bridgeConfig> & ReturnType<typeof stateSyncConfig> {
+  return { ...serviceConfig(f), ...storageConfig(f, genesis), ...bridgeConfig(f.bridge), ...stateSyncConfig(f) };
 }
