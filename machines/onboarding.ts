@@ -24,8 +24,8 @@
  * test/machines/onboarding.test.ts). APPLY is stepped by POST /api/validators/apply,
  * APPROVE and REJECT by the operator's review (`reviewApplicant`, decision 78).
  */
-import { assertEvent, assign, setup } from 'xstate';
-import { compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
+import { assertEvent, setup } from 'xstate';
+import { assignUpdates, compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
 
 export type OnboardingStateName = 'not_found' | 'pending' | 'approved' | 'rejected';
 export const ONBOARDING_STATES: readonly OnboardingStateName[] = ['not_found', 'pending', 'approved', 'rejected'];
@@ -66,11 +66,7 @@ export const onboardingMachine = setup({
     context: {} as OnboardingContext,
     events: {} as OnboardingEvent,
   },
-  actions: {
-    recordApplication: assign(({ context, event }) => ONBOARDING_UPDATES.recordApplication(context, event)),
-    approve: assign(({ context, event }) => ONBOARDING_UPDATES.approve(context, event)),
-    reject: assign(({ context, event }) => ONBOARDING_UPDATES.reject(context, event)),
-  },
+  actions: assignUpdates(ONBOARDING_UPDATES),
 }).createMachine({
   id: 'onboarding',
   initial: 'not_found',

@@ -23,8 +23,8 @@
  * it leaves. Orders do not transition the machine: their authorization is the guard
  * function `sessionRefusal` on that state.
  */
-import { assertEvent, assign, setup } from 'xstate';
-import { compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
+import { assertEvent, setup } from 'xstate';
+import { assignUpdates, compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
 
 type Addr = `0x${string}`;
 
@@ -94,9 +94,7 @@ export const sessionMachine = setup({
     context: {} as SessionContext,
     events: {} as SessionEvent,
   },
-  actions: {
-    startSession: assign(({ context, event }) => SESSION_UPDATES.startSession(context, event)),
-  },
+  actions: assignUpdates(SESSION_UPDATES),
   guards: {
     createAllowed: ({ event }) => {
       assertEvent(event, 'CREATE');

@@ -36,8 +36,8 @@
  * (src/state/validators/epoch.ts), the penalty entry points JAIL_DOWNTIME and DOUBLE_SIGN
  * (src/state/validators/penalties.ts; decision 69).
  */
-import { assertEvent, assign, setup } from 'xstate';
-import { compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
+import { assertEvent, setup } from 'xstate';
+import { assignUpdates, compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
 
 export type ValidatorStateName = 'observer' | 'registered' | 'active' | 'jailed' | 'unbonding' | 'exited' | 'tombstoned';
 export const VALIDATOR_STATES: readonly ValidatorStateName[] = ['observer', 'registered', 'active', 'jailed', 'unbonding', 'exited', 'tombstoned'];
@@ -132,14 +132,7 @@ export const validatorLifecycleMachine = setup({
     context: {} as ValidatorContext,
     events: {} as ValidatorEvent,
   },
-  actions: {
-    setBond: assign(({ context, event }) => VALIDATOR_UPDATES.setBond(context, event)),
-    startUnbonding: assign(({ context, event }) => VALIDATOR_UPDATES.startUnbonding(context, event)),
-    jail: assign(({ context, event }) => VALIDATOR_UPDATES.jail(context, event)),
-    clearJail: assign(({ context, event }) => VALIDATOR_UPDATES.clearJail(context, event)),
-    slashDoubleSign: assign(({ context, event }) => VALIDATOR_UPDATES.slashDoubleSign(context, event)),
-    release: assign(({ context, event }) => VALIDATOR_UPDATES.release(context, event)),
-  },
+  actions: assignUpdates(VALIDATOR_UPDATES),
   guards: {
     selected: ({ event }) => {
       assertEvent(event, 'EPOCH_BOUNDARY');
