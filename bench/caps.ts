@@ -40,6 +40,7 @@ import { applyBlock } from '../src/state/apply';
 import type { Receipt } from '../src/state/context';
 import { genesisState } from '../src/state/genesis';
 import { accounts, genesis, genesisHashBytes, Harness, seededKey, txs, type Key, type PlaceParams } from '../test/sessions/harness';
+import { mulberry32 } from './rng';
 
 const proposer = genesis.validators[0].address;
 
@@ -55,17 +56,6 @@ const TICK = 10_000n; // ETH tick: 0.01 USDC
 const LOT = 10n ** 15n; // ETH lot: 0.001
 const MID_TICKS = 300_000n; // 3000 USDC
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Spec {
   owner: number;
   p: Omit<PlaceParams, 'nonce'>;
@@ -73,7 +63,7 @@ interface Spec {
 
 /** ~70% resting limits around the mid, ~20% crossing limits, ~10% market orders; 5..40 lots. */
 function stream(n: number, owners: number, seed: number): Spec[] {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const out: Spec[] = [];
   for (let i = 0; i < n; i++) {
     const side = r() < 0.5 ? 0 : 1;

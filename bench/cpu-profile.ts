@@ -161,7 +161,7 @@ function unbundle(p: Profile): void {
 }
 
 /** The breakdown of `file` between `fromUs` and `toUs` (the profile's clock, CLOCK_MONOTONIC µs). */
-export function profileBreakdown(file: string, fromUs = -Infinity, toUs = Infinity, topN = 30): ProfileBreakdown {
+function profileBreakdown(file: string, fromUs = -Infinity, toUs = Infinity, topN = 30): ProfileBreakdown {
   const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   unbundle(p);
   const byId = new Map<number, ProfileNode>();

@@ -4,7 +4,7 @@
  * no I/O, so test/bench/disk-growth.test.ts checks it on hand-worked figures.
  */
 
-export const SECONDS_PER_DAY = 86_400;
+const SECONDS_PER_DAY = 86_400;
 
 /** Bytes a run added to a folder, per block: (after − genesis) / blocks. */
 export function bytesPerBlock(afterBytes: number, genesisBytes: number, blocks: number): number {

@@ -45,6 +45,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { OrderBook as NobOrderBook, SelfTradePreventionMode, Side as NobSide } from 'nodejs-order-book';
 import { BUY, OrderBook, SELL, type Side } from '../src/state/orderbook/engine';
 import type { Address } from '../src/util/bytes';
+import { mulberry32 } from './rng';
 
 export interface OrderbookBenchOptions {
   ops?: number;
@@ -63,18 +64,6 @@ const MID0_TICKS = 300_000; // 3000 USDC
 const OWNERS = 100;
 /** Market order size: 1 + uniform(0, nearLots / MARKET_DIVISOR) lots. */
 const MARKET_DIVISOR = 2000;
-
-/** mulberry32: small, seeded, deterministic. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function ownerAddress(i: number): Address {
   return `0x${i.toString(16).padStart(40, '0')}` as Address;
@@ -102,7 +91,7 @@ const OWNER_ADDRS: Address[] = Array.from({ length: OWNERS }, (_, i) => ownerAdd
 const isAgentOwner = (ownerIx: number) => (ownerIx & 3) === 0;
 
 function buildStream(n: number, seed: number): Stream {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const st: Stream = {
     n,
     kind: new Uint8Array(n),
@@ -219,6 +208,21 @@ function threadCpu(): number {
   return (u.user + u.system) / 1e6;
 }
 
+type Clocks = Pick<RunResult, 'secs' | 'cpuSecs' | 'mainCpuSecs'>;
+
+/** Starts the wall, process-CPU and main-thread-CPU clocks; the function returned reads them. */
+function startClocks(): () => Clocks {
+  const c0 = process.cpuUsage();
+  const m0 = threadCpu();
+  const t0 = process.hrtime.bigint();
+  return () => {
+    const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+    const mainCpuSecs = threadCpu() - m0;
+    const cpu = process.cpuUsage(c0);
+    return { secs, cpuSecs: (cpu.user + cpu.system) / 1e6, mainCpuSecs };
+  };
+}
+
 /** Our engine. Each op builds the call's input from the columns (as a decoded
  *  transaction would be) and makes one call. */
 function runOurs(st: Stream): RunResult {
@@ -227,9 +231,7 @@ function runOurs(st: Stream): RunResult {
   let filled = 0n;
   let stpExpired = 0;
   let cancelled = 0;
-  const c0 = process.cpuUsage();
-  const m0 = threadCpu();
-  const t0 = process.hrtime.bigint();
+  const stop = startClocks();
   for (let i = 0; i < n; i++) {
     const k = kind[i];
     if (k === 0) {
@@ -247,10 +249,8 @@ function runOurs(st: Stream): RunResult {
       stpExpired += r.selfTradeCancelled.length;
     }
   }
-  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-  const mainCpuSecs = threadCpu() - m0;
-  const cpu = process.cpuUsage(c0);
-  return { secs, cpuSecs: (cpu.user + cpu.system) / 1e6, mainCpuSecs, filledLots: Number(filled / LOT), stpExpired, cancelled, resting: book.size };
+  const clocks = stop();
+  return { ...clocks, filledLots: Number(filled / LOT), stpExpired, cancelled, resting: book.size };
 }
 
 /** nodejs-order-book on the same columns: numbers, string ids, accountId + EXPIRE_MAKER. */
@@ -261,9 +261,7 @@ function runNob(st: Stream): RunResult {
   let filled = 0;
   let stpExpired = 0;
   let cancelled = 0;
-  const c0 = process.cpuUsage();
-  const m0 = threadCpu();
-  const t0 = process.hrtime.bigint();
+  const stop = startClocks();
   for (let i = 0; i < n; i++) {
     const k = kind[i];
     if (k === 1) {
@@ -284,14 +282,12 @@ function runNob(st: Stream): RunResult {
     filled += size - r.quantityLeft;
     if (r.stpExpired) stpExpired += r.stpExpired.length;
   }
-  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-  const mainCpuSecs = threadCpu() - m0;
-  const cpu = process.cpuUsage(c0);
+  const clocks = stop();
   let resting = 0;
   const snap = book.snapshot();
   for (const l of snap.bids) resting += l.orders.length;
   for (const l of snap.asks) resting += l.orders.length;
-  return { secs, cpuSecs: (cpu.user + cpu.system) / 1e6, mainCpuSecs, filledLots: filled, stpExpired, cancelled, resting };
+  return { ...clocks, filledLots: filled, stpExpired, cancelled, resting };
 }
 
 function gc(): void {

@@ -23,6 +23,7 @@ import type { State } from '../src/state/state';
 import { credit, mint } from '../src/state/accounts/vault';
 import { bytesToHex, hexToBytes, type Address } from '../src/util/bytes';
 import { DEVNET_KEYS, devnetGenesis, waitFor } from '../test/helpers/devnet';
+import { quantiles } from './quantiles';
 
 const USDC = 1_000_000n;
 
@@ -32,12 +33,6 @@ function rng(seed: number) {
     s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
     return s / 2 ** 32;
   };
-}
-
-function quantiles(xs: number[]) {
-  const s = [...xs].sort((a, b) => a - b);
-  const q = (p: number) => +s[Math.min(s.length - 1, Math.floor(s.length * p))].toFixed(3);
-  return { p50: q(0.5), p99: q(0.99), max: +s[s.length - 1].toFixed(3) };
 }
 
 /**
@@ -69,7 +64,7 @@ function benchWorld() {
 }
 
 /** 100,000 positions on an in-memory state (no disk: the figure is execution's cost). */
-export function benchPerpChecks(positions = 100_000, blocks = 4_000): Record<string, unknown> {
+function benchPerpChecks(positions = 100_000, blocks = 4_000): Record<string, unknown> {
   const { state, pairs, prices, clock, events, ctx, setPrices, walk } = benchWorld();
 
   const owners: Address[] = Array.from({ length: 2_000 }, (_, i) => `0x${(0xbe000000 + i).toString(16).padStart(40, '0')}` as Address);
@@ -131,9 +126,9 @@ export function benchPerpChecks(positions = 100_000, blocks = 4_000): Record<str
     markets: pairs.length,
     blocks,
     closedByTpslOrLiquidationDuringRun: closed,
-    endOfBlockMs: quantiles(perBlock),
-    endOfBlockMsBlocksWithNothingTriggered: quiet.length ? quantiles(quiet) : null,
-    scanOnlyMsTpslPlusLiquidation: quantiles(scanOnly),
+    endOfBlockMs: quantiles(perBlock, 3),
+    endOfBlockMsBlocksWithNothingTriggered: quiet.length ? quantiles(quiet, 3) : null,
+    scanOnlyMsTpslPlusLiquidation: quantiles(scanOnly, 3),
     fundingBlockMs: +fundingBlockMs.toFixed(1),
     setupOpensPerSec: Math.round(positions / (setupMs / 1000)),
     conditions: `in-process state, no disk; ${positions} positions (half with TP and SL) on ${pairs.length} markets, 1-50 USDC margin at 1x to each market's maximum; each block 1 s later with prices on a ±10 bps random walk, so TP/SL and liquidation run every block; state flush excluded`,
@@ -147,7 +142,7 @@ export function benchPerpChecks(positions = 100_000, blocks = 4_000): Record<str
  * and entry, so every pair nets to zero), at leverage 2 to the market's maximum, entries within ±0.2% of
  * the start price, so that a ±10 bps random walk keeps liquidating a few every block.
  */
-export function benchBookLiquidation(positions = 100_000, blocks = 2_000): Record<string, unknown> {
+function benchBookLiquidation(positions = 100_000, blocks = 2_000): Record<string, unknown> {
   const { state, pairs, clock, events, ctx, setPrices, walk } = benchWorld();
 
   const rand = rng(7);
@@ -212,17 +207,17 @@ export function benchBookLiquidation(positions = 100_000, blocks = 2_000): Recor
     blocks,
     liquidatedDuringRun: liquidated,
     mostLiquidatedInOneBlock: mostInABlock,
-    msPerLiquidation: busy.length ? quantiles(busy) : null,
-    checkMsPerBlock: quantiles(perBlock),
-    checkMsBlocksWithNothingLiquidated: quiet.length ? quantiles(quiet) : null,
-    scanOnlyMs: quantiles(scanOnly),
+    msPerLiquidation: busy.length ? quantiles(busy, 3) : null,
+    checkMsPerBlock: quantiles(perBlock, 3),
+    checkMsBlocksWithNothingLiquidated: quiet.length ? quantiles(quiet, 3) : null,
+    scanOnlyMs: quantiles(scanOnly, 3),
     setupMs: Math.round(setupMs),
     conditions: `in-process state, no disk; ${positions} orderbook positions (opposite pairs) on ${pairs.length} markets, leverage 2 to each market's maximum, entries ±0.2% of start (none liquidatable at the start); blocks 22 ms apart with every oracle on a ±10 bps random walk; liquidateBook alone timed (cancels, takeover, events included), invariants and flush excluded; load avg ${os.loadavg()[0].toFixed(1)}`,
   };
 }
 
 /** Perp opens through REST to final on a node process. */
-export async function benchPerpOpens(opts: { opens?: number; concurrency?: number } = {}): Promise<Record<string, unknown>> {
+async function benchPerpOpens(opts: { opens?: number; concurrency?: number } = {}): Promise<Record<string, unknown>> {
   const total = opts.opens ?? 4000;
   const concurrency = opts.concurrency ?? 256;
   const { base, stop } = await singleNode('bench-perp-');
@@ -244,7 +239,7 @@ export async function benchPerpOpens(opts: { opens?: number; concurrency?: numbe
     const pool = new Pool(base, { connections: 32, pipelining: 8 });
     const { seconds: secs, latencies, statuses } = await closedLoop([pool], '/v1/perp/open', bodies, concurrency);
     await pool.close();
-    const lat = quantiles(latencies);
+    const lat = quantiles(latencies, 3);
     return {
       opens: total,
       concurrency,

@@ -21,16 +21,11 @@ import { endBlockTwaps, placeTwap } from '../src/state/timers/twap';
 import { credit, mint } from '../src/state/accounts/vault';
 import type { Address } from '../src/util/bytes';
 import { DEVNET_KEYS, devnetGenesis } from '../test/helpers/devnet';
+import { quantiles } from './quantiles';
 
 const USDC = 1_000_000n;
 const ETH = 1;
 const ONE = 10n ** 18n;
-
-function quantiles(xs: number[]) {
-  const s = [...xs].sort((a, b) => a - b);
-  const q = (p: number) => +s[Math.min(s.length - 1, Math.floor(s.length * p))].toFixed(4);
-  return { p50: q(0.5), p99: q(0.99), max: +s[s.length - 1].toFixed(4) };
-}
 
 function world() {
   const { genesis, hash } = devnetGenesis(1);
@@ -91,7 +86,7 @@ function benchScheduledCancels(active = 10_000, blocks = 600): Record<string, un
     endBlockScheduledCancels(c);
     firing.push(performance.now() - t0);
   }
-  return { active, idleBlockMs: quantiles(idle), oneDueBlockMs: quantiles(firing), stillScheduled: w.state.cancelsDue.size };
+  return { active, idleBlockMs: quantiles(idle, 4), oneDueBlockMs: quantiles(firing, 4), stillScheduled: w.state.cancelsDue.size };
 }
 
 function benchTwaps(active = 10_000, blocks = 120): Record<string, unknown> {
@@ -119,7 +114,7 @@ function benchTwaps(active = 10_000, blocks = 120): Record<string, unknown> {
     w.next();
   }
   const total = perBlock.reduce((s, x) => s + x, 0);
-  return { active, blocks, slicesPerBlock: Math.round(slices / blocks), blockMs: quantiles(perBlock), perSliceUs: +((total * 1000) / slices).toFixed(1) };
+  return { active, blocks, slicesPerBlock: Math.round(slices / blocks), blockMs: quantiles(perBlock, 4), perSliceUs: +((total * 1000) / slices).toFixed(1) };
 }
 
 export async function benchTimers(): Promise<Record<string, unknown>> {

@@ -134,7 +134,7 @@ export type ConsensusRoundAction =
   | { type: 'rebroadcast'; params: TimeoutParams }
   | { type: 'requestBlock'; params: DecideParams };
 
-export const EFFECT_TYPES = ['scheduleTimeout', 'propose', 'prevote', 'precommit', 'decide', 'rebroadcast', 'requestBlock'] as const;
+const EFFECT_TYPES = ['scheduleTimeout', 'propose', 'prevote', 'precommit', 'decide', 'rebroadcast', 'requestBlock'] as const;
 
 /**
  * CometBFT's staleness rule: a timeout is stale when it belongs to another height, an
@@ -149,7 +149,7 @@ export function isStaleTimeout(current: TimeoutParams, timeout: TimeoutParams): 
 }
 
 /** The paper's prevote rule for a complete proposal (lines 22-33). `undefined`: wait (POL not yet seen). */
-export function prevoteFor(ctx: ConsensusRoundContext, e: Extract<ConsensusRoundEvent, { type: 'PROPOSAL' }>): 'block' | 'nil' | undefined {
+function prevoteFor(ctx: ConsensusRoundContext, e: Extract<ConsensusRoundEvent, { type: 'PROPOSAL' }>): 'block' | 'nil' | undefined {
   if (!e.valid) return 'nil';
   if (e.polRound === -1) return ctx.lockedRound === -1 || ctx.lockedValue === e.blockHash ? 'block' : 'nil';
   // A proof-of-lock must be from an earlier round; anything else is malformed.
@@ -163,6 +163,41 @@ const sameRound = (ctx: ConsensusRoundContext, e: { height: number; round: numbe
 const timeoutParams =
   (step: Step) =>
   ({ context }: { context: ConsensusRoundContext }): TimeoutParams => ({ height: context.height, round: context.round, step });
+
+// Pieces of the step states below that several steps share, written once. They stay
+// listed in each state's own `on` (not hoisted to a parent state) so the drawn graph
+// shows every transition where it applies and EVENTS_BY_STATE reads it per state.
+const scheduleTimeout = (step: Step) => ({ type: 'scheduleTimeout', params: timeoutParams(step) }) as const;
+const rebroadcast = (step: Step) => ({ type: 'rebroadcast', params: timeoutParams(step) }) as const;
+const timeoutIs = (step: Step) => ({ type: 'timeoutIs', params: { step } }) as const;
+
+/** +2/3 precommits for anything in the current round (paper line 47), from Propose to Precommit. */
+const precommitsAny = { guard: 'currentRound', target: 'PrecommitWait' } as const;
+
+/** f+1 voting power at a higher round (line 55): skip to it. */
+const higherRound = { guard: 'higherRound', target: 'Propose', actions: 'enterRound' } as const;
+
+/** Transitions of every step of a live height (all but Commit): the decision and round skips. */
+const heightWide = {
+  NEW_ROUND: higherRound,
+  PRECOMMIT_QUORUM_BLOCK: [
+    { guard: 'commitWithBlock', target: 'Commit', actions: ['recordCommit', { type: 'decide', params: decideFromEvent }] },
+    { guard: 'commitWithoutBlock', target: 'Commit', actions: ['recordCommit', { type: 'requestBlock', params: decideFromEvent }] },
+  ],
+} as const;
+
+/** Prevote and PrevoteWait: a polka for a block locks and precommits it (line 36), a nil polka precommits nil (line 44). */
+const polkas = {
+  PREVOTE_QUORUM_BLOCK: {
+    guard: 'polkaForBlock',
+    target: 'Precommit',
+    actions: ['lock', 'updateValid', { type: 'precommit', params: voteFromPolka }],
+  },
+  PREVOTE_QUORUM_NIL: { guard: 'currentRound', target: 'Precommit', actions: { type: 'precommit', params: nilVote } },
+} as const;
+
+/** Precommit and PrecommitWait: no new lock, but the valid value follows the polka. */
+const polkaUpdatesValid = { guard: 'polkaUpdatesValid', actions: 'updateValid' } as const;
 
 export const consensusRoundMachine = setup({
   types: {
@@ -252,23 +287,17 @@ export const consensusRoundMachine = setup({
       decided: false,
     };
   },
-  // Transitions shared by every step of a live height, listed per state below so the
-  // drawn graph shows them where they apply.
   states: {
     NewHeight: {
-      entry: { type: 'scheduleTimeout', params: timeoutParams(Step.NewHeight) },
+      entry: scheduleTimeout(Step.NewHeight),
       on: {
-        TIMEOUT: { guard: { type: 'timeoutIs', params: { step: Step.NewHeight } }, target: 'Propose' },
-        NEW_ROUND: { guard: 'higherRound', target: 'Propose', actions: 'enterRound' },
-        PRECOMMIT_QUORUM_BLOCK: [
-          { guard: 'commitWithBlock', target: 'Commit', actions: ['recordCommit', { type: 'decide', params: decideFromEvent }] },
-          { guard: 'commitWithoutBlock', target: 'Commit', actions: ['recordCommit', { type: 'requestBlock', params: decideFromEvent }] },
-        ],
+        TIMEOUT: { guard: timeoutIs(Step.NewHeight), target: 'Propose' },
+        ...heightWide,
       },
     },
     Propose: {
       entry: [
-        { type: 'scheduleTimeout', params: timeoutParams(Step.Propose) },
+        scheduleTimeout(Step.Propose),
         {
           type: 'propose',
           params: ({ context }) => ({
@@ -284,102 +313,56 @@ export const consensusRoundMachine = setup({
           { guard: 'proposalAcceptable', target: 'Prevote', actions: { type: 'prevote', params: voteFromProposal } },
           { guard: 'proposalRejected', target: 'Prevote', actions: { type: 'prevote', params: nilVote } },
         ],
-        TIMEOUT: {
-          guard: { type: 'timeoutIs', params: { step: Step.Propose } },
-          target: 'Prevote',
-          actions: [{ type: 'rebroadcast', params: timeoutParams(Step.Propose) }, { type: 'prevote', params: nilVote }],
-        },
-        PRECOMMIT_QUORUM_ANY: { guard: 'currentRound', target: 'PrecommitWait' },
-        NEW_ROUND: { guard: 'higherRound', target: 'Propose', reenter: true, actions: 'enterRound' },
-        PRECOMMIT_QUORUM_BLOCK: [
-          { guard: 'commitWithBlock', target: 'Commit', actions: ['recordCommit', { type: 'decide', params: decideFromEvent }] },
-          { guard: 'commitWithoutBlock', target: 'Commit', actions: ['recordCommit', { type: 'requestBlock', params: decideFromEvent }] },
-        ],
+        TIMEOUT: { guard: timeoutIs(Step.Propose), target: 'Prevote', actions: [rebroadcast(Step.Propose), { type: 'prevote', params: nilVote }] },
+        PRECOMMIT_QUORUM_ANY: precommitsAny,
+        ...heightWide,
+        // Re-entered: a new round of the same step schedules its timeout and proposes again.
+        NEW_ROUND: { ...higherRound, reenter: true },
       },
     },
     Prevote: {
-      entry: { type: 'scheduleTimeout', params: timeoutParams(Step.Prevote) },
+      entry: scheduleTimeout(Step.Prevote),
       on: {
-        PREVOTE_QUORUM_BLOCK: {
-          guard: 'polkaForBlock',
-          target: 'Precommit',
-          actions: ['lock', 'updateValid', { type: 'precommit', params: voteFromPolka }],
-        },
-        PREVOTE_QUORUM_NIL: { guard: 'currentRound', target: 'Precommit', actions: { type: 'precommit', params: nilVote } },
+        ...polkas,
         PREVOTE_QUORUM_ANY: { guard: 'currentRound', target: 'PrevoteWait' },
-        TIMEOUT: {
-          guard: { type: 'timeoutIs', params: { step: Step.Prevote } },
-          target: 'Prevote',
-          reenter: true,
-          actions: { type: 'rebroadcast', params: timeoutParams(Step.Prevote) },
-        },
-        PRECOMMIT_QUORUM_ANY: { guard: 'currentRound', target: 'PrecommitWait' },
-        NEW_ROUND: { guard: 'higherRound', target: 'Propose', actions: 'enterRound' },
-        PRECOMMIT_QUORUM_BLOCK: [
-          { guard: 'commitWithBlock', target: 'Commit', actions: ['recordCommit', { type: 'decide', params: decideFromEvent }] },
-          { guard: 'commitWithoutBlock', target: 'Commit', actions: ['recordCommit', { type: 'requestBlock', params: decideFromEvent }] },
-        ],
+        TIMEOUT: { guard: timeoutIs(Step.Prevote), target: 'Prevote', reenter: true, actions: rebroadcast(Step.Prevote) },
+        PRECOMMIT_QUORUM_ANY: precommitsAny,
+        ...heightWide,
       },
     },
     PrevoteWait: {
-      entry: { type: 'scheduleTimeout', params: timeoutParams(Step.PrevoteWait) },
+      entry: scheduleTimeout(Step.PrevoteWait),
       on: {
-        PREVOTE_QUORUM_BLOCK: {
-          guard: 'polkaForBlock',
-          target: 'Precommit',
-          actions: ['lock', 'updateValid', { type: 'precommit', params: voteFromPolka }],
-        },
-        PREVOTE_QUORUM_NIL: { guard: 'currentRound', target: 'Precommit', actions: { type: 'precommit', params: nilVote } },
+        ...polkas,
         TIMEOUT: {
-          guard: { type: 'timeoutIs', params: { step: Step.PrevoteWait } },
+          guard: timeoutIs(Step.PrevoteWait),
           target: 'Precommit',
-          actions: [{ type: 'rebroadcast', params: timeoutParams(Step.PrevoteWait) }, { type: 'precommit', params: nilVote }],
+          actions: [rebroadcast(Step.PrevoteWait), { type: 'precommit', params: nilVote }],
         },
-        PRECOMMIT_QUORUM_ANY: { guard: 'currentRound', target: 'PrecommitWait' },
-        NEW_ROUND: { guard: 'higherRound', target: 'Propose', actions: 'enterRound' },
-        PRECOMMIT_QUORUM_BLOCK: [
-          { guard: 'commitWithBlock', target: 'Commit', actions: ['recordCommit', { type: 'decide', params: decideFromEvent }] },
-          { guard: 'commitWithoutBlock', target: 'Commit', actions: ['recordCommit', { type: 'requestBlock', params: decideFromEvent }] },
-        ],
+        PRECOMMIT_QUORUM_ANY: precommitsAny,
+        ...heightWide,
       },
     },
     Precommit: {
-      entry: { type: 'scheduleTimeout', params: timeoutParams(Step.Precommit) },
+      entry: scheduleTimeout(Step.Precommit),
       on: {
         // Line 36 at step Precommit: no new lock, but the valid value follows the polka.
-        PREVOTE_QUORUM_BLOCK: { guard: 'polkaUpdatesValid', actions: 'updateValid' },
-        PRECOMMIT_QUORUM_ANY: { guard: 'currentRound', target: 'PrecommitWait' },
-        TIMEOUT: {
-          guard: { type: 'timeoutIs', params: { step: Step.Precommit } },
-          target: 'Precommit',
-          reenter: true,
-          actions: { type: 'rebroadcast', params: timeoutParams(Step.Precommit) },
-        },
-        NEW_ROUND: { guard: 'higherRound', target: 'Propose', actions: 'enterRound' },
-        PRECOMMIT_QUORUM_BLOCK: [
-          { guard: 'commitWithBlock', target: 'Commit', actions: ['recordCommit', { type: 'decide', params: decideFromEvent }] },
-          { guard: 'commitWithoutBlock', target: 'Commit', actions: ['recordCommit', { type: 'requestBlock', params: decideFromEvent }] },
-        ],
+        PREVOTE_QUORUM_BLOCK: polkaUpdatesValid,
+        PRECOMMIT_QUORUM_ANY: precommitsAny,
+        TIMEOUT: { guard: timeoutIs(Step.Precommit), target: 'Precommit', reenter: true, actions: rebroadcast(Step.Precommit) },
+        ...heightWide,
       },
     },
     PrecommitWait: {
-      entry: { type: 'scheduleTimeout', params: timeoutParams(Step.PrecommitWait) },
+      entry: scheduleTimeout(Step.PrecommitWait),
       on: {
-        PREVOTE_QUORUM_BLOCK: { guard: 'polkaUpdatesValid', actions: 'updateValid' },
-        TIMEOUT: {
-          guard: { type: 'timeoutIs', params: { step: Step.PrecommitWait } },
-          target: 'Propose',
-          actions: [{ type: 'rebroadcast', params: timeoutParams(Step.PrecommitWait) }, 'nextRound'],
-        },
-        NEW_ROUND: { guard: 'higherRound', target: 'Propose', actions: 'enterRound' },
-        PRECOMMIT_QUORUM_BLOCK: [
-          { guard: 'commitWithBlock', target: 'Commit', actions: ['recordCommit', { type: 'decide', params: decideFromEvent }] },
-          { guard: 'commitWithoutBlock', target: 'Commit', actions: ['recordCommit', { type: 'requestBlock', params: decideFromEvent }] },
-        ],
+        PREVOTE_QUORUM_BLOCK: polkaUpdatesValid,
+        TIMEOUT: { guard: timeoutIs(Step.PrecommitWait), target: 'Propose', actions: [rebroadcast(Step.PrecommitWait), 'nextRound'] },
+        ...heightWide,
       },
     },
     Commit: {
-      entry: { type: 'scheduleTimeout', params: timeoutParams(Step.Commit) },
+      entry: scheduleTimeout(Step.Commit),
       on: {
         BLOCK_RECEIVED: {
           guard: 'committedBlockArrived',

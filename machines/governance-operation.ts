@@ -27,8 +27,8 @@
  * TIMELOCK_NOT_PASSED for EXECUTE from approved). The operations' state as shown (the
  * API) is the TICK at the head's time of the stored record (operationStateAt).
  */
-import { assertEvent, assign, setup } from 'xstate';
-import { compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
+import { assertEvent, setup } from 'xstate';
+import { assignUpdates, compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
 
 export type GovernanceStateName = 'none' | 'proposed' | 'approved' | 'ready' | 'executed' | 'cancelled' | 'expired';
 export const GOVERNANCE_STATES: readonly GovernanceStateName[] = ['none', 'proposed', 'approved', 'ready', 'executed', 'cancelled', 'expired'];
@@ -61,12 +61,12 @@ export function expiredAt(ctx: Pick<GovernanceContext, 'expiresAtMs'>, nowMs: nu
 }
 
 /** Guard of TICK to ready: the block time reached the end of the timelock. */
-export function timelockPassed(ctx: Pick<GovernanceContext, 'readyAtMs'>, nowMs: number): boolean {
+function timelockPassed(ctx: Pick<GovernanceContext, 'readyAtMs'>, nowMs: number): boolean {
   return nowMs >= ctx.readyAtMs;
 }
 
 /** The context update each action makes: the machine's `assign` and the stepper both call these. */
-export const GOVERNANCE_UPDATES = {
+const GOVERNANCE_UPDATES = {
   setProposal: (_context, event) => {
     assertEvent(event, 'PROPOSE');
     return { proposedAtMs: event.nowMs, timelockMs: event.timelockMs, readyAtMs: 0, expiresAtMs: event.expiresAtMs, executedAtMs: 0 };
@@ -89,11 +89,7 @@ export const governanceOperationMachine = setup({
     context: {} as GovernanceContext,
     events: {} as GovernanceEvent,
   },
-  actions: {
-    setProposal: assign(({ context, event }) => GOVERNANCE_UPDATES.setProposal(context, event)),
-    startTimelock: assign(({ context, event }) => GOVERNANCE_UPDATES.startTimelock(context, event)),
-    setExecuted: assign(({ context, event }) => GOVERNANCE_UPDATES.setExecuted(context, event)),
-  },
+  actions: assignUpdates(GOVERNANCE_UPDATES),
   guards: {
     expired: ({ context, event }) => {
       assertEvent(event, 'TICK');

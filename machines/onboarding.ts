@@ -24,8 +24,8 @@
  * test/machines/onboarding.test.ts). APPLY is stepped by POST /api/validators/apply,
  * APPROVE and REJECT by the operator's review (`reviewApplicant`, decision 78).
  */
-import { assertEvent, assign, setup } from 'xstate';
-import { compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
+import { assertEvent, setup } from 'xstate';
+import { assignUpdates, compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
 
 export type OnboardingStateName = 'not_found' | 'pending' | 'approved' | 'rejected';
 export const ONBOARDING_STATES: readonly OnboardingStateName[] = ['not_found', 'pending', 'approved', 'rejected'];
@@ -46,7 +46,7 @@ export type OnboardingEvent = { type: 'APPLY'; ts: number } | { type: 'APPROVE';
 export const EMPTY_ONBOARDING_CONTEXT: Readonly<OnboardingContext> = Object.freeze({ appliedTs: 0, approvedTs: null, rejectedTs: null, tokenIssued: false });
 
 /** The context update each action makes: the machine's `assign` and the stepper both call these. */
-export const ONBOARDING_UPDATES = {
+const ONBOARDING_UPDATES = {
   recordApplication: (_context, event) => {
     assertEvent(event, 'APPLY');
     return { appliedTs: event.ts, approvedTs: null, rejectedTs: null, tokenIssued: false };
@@ -66,11 +66,7 @@ export const onboardingMachine = setup({
     context: {} as OnboardingContext,
     events: {} as OnboardingEvent,
   },
-  actions: {
-    recordApplication: assign(({ context, event }) => ONBOARDING_UPDATES.recordApplication(context, event)),
-    approve: assign(({ context, event }) => ONBOARDING_UPDATES.approve(context, event)),
-    reject: assign(({ context, event }) => ONBOARDING_UPDATES.reject(context, event)),
-  },
+  actions: assignUpdates(ONBOARDING_UPDATES),
 }).createMachine({
   id: 'onboarding',
   initial: 'not_found',

@@ -29,8 +29,8 @@
  * checks `stepPosition` against xstate's `transition()` for every (state, event) and
  * that every position change of the engine went through it.
  */
-import { assertEvent, assign, setup } from 'xstate';
-import { compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
+import { assertEvent, setup } from 'xstate';
+import { assignUpdates, compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
 
 export type PositionStateName = 'none' | 'open' | 'closed' | 'liquidated';
 
@@ -129,7 +129,7 @@ export function tpslTrigger(c: Pick<PositionContext, 'isLong' | 'takeProfit' | '
 }
 
 /** The context update each action makes: the machine's `assign`s and `stepPosition` both call these. */
-export const POSITION_UPDATES = {
+const POSITION_UPDATES = {
   start: (_context, event) => {
     assertEvent(event, 'OPEN');
     return { ...event.position };
@@ -149,11 +149,7 @@ export const positionMachine = setup({
     context: {} as PositionContext,
     events: {} as PositionEvent,
   },
-  actions: {
-    start: assign(({ context, event }) => POSITION_UPDATES.start(context, event)),
-    reduce: assign(({ context, event }) => POSITION_UPDATES.reduce(context, event)),
-    setTargets: assign(({ context, event }) => POSITION_UPDATES.setTargets(context, event)),
-  },
+  actions: assignUpdates(POSITION_UPDATES),
   guards: {
     openAllowed: ({ event }) => {
       assertEvent(event, 'OPEN');

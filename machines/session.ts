@@ -23,8 +23,8 @@
  * it leaves. Orders do not transition the machine: their authorization is the guard
  * function `sessionRefusal` on that state.
  */
-import { assertEvent, assign, setup } from 'xstate';
-import { compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
+import { assertEvent, setup } from 'xstate';
+import { assignUpdates, compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
 
 type Addr = `0x${string}`;
 
@@ -82,7 +82,7 @@ export function sessionRefusal(value: SessionStateName, ctx: Pick<SessionContext
 }
 
 /** The context update each action makes: the machine's `assign` and `stepSession` both call these. */
-export const SESSION_UPDATES = {
+const SESSION_UPDATES = {
   startSession: (_context, event) => {
     assertEvent(event, 'CREATE');
     return { sessionKey: event.sessionKey, expiresAtMs: event.expiresAtMs, createdAtMs: event.nowMs, nonce: event.nonce };
@@ -94,9 +94,7 @@ export const sessionMachine = setup({
     context: {} as SessionContext,
     events: {} as SessionEvent,
   },
-  actions: {
-    startSession: assign(({ context, event }) => SESSION_UPDATES.startSession(context, event)),
-  },
+  actions: assignUpdates(SESSION_UPDATES),
   guards: {
     createAllowed: ({ event }) => {
       assertEvent(event, 'CREATE');

@@ -21,7 +21,7 @@
  * outgrows the stepper cannot run with a stepper that no longer matches it; each
  * machine's agreement test walks every (state, event) against `transition()`.
  */
-import type { AnyStateMachine } from 'xstate';
+import { assign, type AnyStateMachine, type EventObject, type MachineContext } from 'xstate';
 
 export interface FlatStep<V extends string, C> {
   value: V;
@@ -30,6 +30,16 @@ export interface FlatStep<V extends string, C> {
 
 /** A context update: what one named `assign` action of the machine returns. */
 export type ContextUpdate<C, E> = (context: C, event: E) => Partial<C>;
+
+/**
+ * The machine's `assign` actions, one per update of the table, under the update's name:
+ * what `setup({ actions })` takes, so the machine and its stepper apply the same table.
+ */
+export function assignUpdates<C extends MachineContext, E extends EventObject, K extends string>(updates: Readonly<Record<K, ContextUpdate<C, E>>>) {
+  const out = {} as Record<K, ReturnType<typeof assign<C, E, undefined, E, never>>>;
+  for (const name of Object.keys(updates) as K[]) out[name] = assign<C, E, undefined, E, never>(({ context, event }) => updates[name](context, event));
+  return out;
+}
 
 export type FlatStepper<V extends string, C, E extends { type: string }> = (value: V, context: C, event: E) => FlatStep<V, C> | undefined;
 

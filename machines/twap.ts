@@ -22,8 +22,8 @@
  * agreement: test/machines/twap.test.ts); what the step leaves is stored, an event the
  * machine refuses is a TwapCancel's 422 TWAP_STATE, or, for a slice, a halt (a bug).
  */
-import { assertEvent, assign, setup } from 'xstate';
-import { compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
+import { assertEvent, setup } from 'xstate';
+import { assignUpdates, compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
 
 export type TwapStateName = 'running' | 'completed' | 'failed' | 'cancelled';
 export const TWAP_STATES: readonly TwapStateName[] = ['running', 'completed', 'failed', 'cancelled'];
@@ -55,7 +55,7 @@ export type TwapEvent =
 export const slicesTaken = (c: TwapContext): number => c.slicesDone + c.slicesMissed;
 
 /** The context update each action makes: the machine's `assign` and the stepper both call these. */
-export const TWAP_UPDATES = {
+const TWAP_UPDATES = {
   recordSlice: (context, event) => {
     assertEvent(event, 'SLICE');
     return { slicesDone: context.slicesDone + 1, filled: context.filled + event.filled, notional: context.notional + event.notional, nextSliceMs: event.nextSliceMs, updatedMs: event.nowMs };
@@ -80,13 +80,7 @@ export const twapMachine = setup({
     context: {} as TwapContext,
     events: {} as TwapEvent,
   },
-  actions: {
-    recordSlice: assign(({ context, event }) => TWAP_UPDATES.recordSlice(context, event)),
-    recordMiss: assign(({ context, event }) => TWAP_UPDATES.recordMiss(context, event)),
-    recordRefusal: assign(({ context, event }) => TWAP_UPDATES.recordRefusal(context, event)),
-    recordCancel: assign(({ context, event }) => TWAP_UPDATES.recordCancel(context, event)),
-    stop: assign(() => TWAP_UPDATES.stop()),
-  },
+  actions: assignUpdates(TWAP_UPDATES),
   guards: {
     /** This slice is the last one, or fills what was left. */
     finishes: ({ context, event }) => {

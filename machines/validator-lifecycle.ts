@@ -36,8 +36,8 @@
  * (src/state/validators/epoch.ts), the penalty entry points JAIL_DOWNTIME and DOUBLE_SIGN
  * (src/state/validators/penalties.ts; decision 69).
  */
-import { assertEvent, assign, setup } from 'xstate';
-import { compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
+import { assertEvent, setup } from 'xstate';
+import { assignUpdates, compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
 
 export type ValidatorStateName = 'observer' | 'registered' | 'active' | 'jailed' | 'unbonding' | 'exited' | 'tombstoned';
 export const VALIDATOR_STATES: readonly ValidatorStateName[] = ['observer', 'registered', 'active', 'jailed', 'unbonding', 'exited', 'tombstoned'];
@@ -81,7 +81,7 @@ export function jailServed(ctx: Pick<ValidatorContext, 'jailedUntilEpoch'>, epoc
 }
 
 /** Guard of UNBONDING_DONE: the unbonding window has passed. */
-export function unbondingDue(ctx: Pick<ValidatorContext, 'unbondingDoneEpoch'>, epoch: number): boolean {
+function unbondingDue(ctx: Pick<ValidatorContext, 'unbondingDoneEpoch'>, epoch: number): boolean {
   return epoch >= ctx.unbondingDoneEpoch;
 }
 
@@ -97,7 +97,7 @@ export function slashed(ctx: Pick<ValidatorContext, 'bondWei' | 'lockedWei'>, sl
 }
 
 /** The context update each action makes: the machine's `assign` and the stepper both call these. */
-export const VALIDATOR_UPDATES = {
+const VALIDATOR_UPDATES = {
   setBond: (_context, event) => {
     assertEvent(event, 'REGISTER');
     return { bondWei: event.bondWei, lockedWei: event.lockedWei, unbondingDoneEpoch: 0, jailedUntilEpoch: 0 };
@@ -132,14 +132,7 @@ export const validatorLifecycleMachine = setup({
     context: {} as ValidatorContext,
     events: {} as ValidatorEvent,
   },
-  actions: {
-    setBond: assign(({ context, event }) => VALIDATOR_UPDATES.setBond(context, event)),
-    startUnbonding: assign(({ context, event }) => VALIDATOR_UPDATES.startUnbonding(context, event)),
-    jail: assign(({ context, event }) => VALIDATOR_UPDATES.jail(context, event)),
-    clearJail: assign(({ context, event }) => VALIDATOR_UPDATES.clearJail(context, event)),
-    slashDoubleSign: assign(({ context, event }) => VALIDATOR_UPDATES.slashDoubleSign(context, event)),
-    release: assign(({ context, event }) => VALIDATOR_UPDATES.release(context, event)),
-  },
+  actions: assignUpdates(VALIDATOR_UPDATES),
   guards: {
     selected: ({ event }) => {
       assertEvent(event, 'EPOCH_BOUNDARY');

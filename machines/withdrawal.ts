@@ -22,8 +22,8 @@
  * status and context with `stepWithdrawalMachine`, the stepper compiled from this
  * machine (machines/stepper.ts; agreement: test/machines/withdrawal.test.ts).
  */
-import { assertEvent, assign, setup } from 'xstate';
-import { compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
+import { assertEvent, setup } from 'xstate';
+import { assignUpdates, compileFlatStepper, type ContextUpdate, type FlatStep } from './stepper';
 
 export type WithdrawalStateName = 'requested' | 'signed' | 'submitted' | 'paid' | 'refunded';
 export const WITHDRAWAL_STATES: readonly WithdrawalStateName[] = ['requested', 'signed', 'submitted', 'paid', 'refunded'];
@@ -48,7 +48,7 @@ export type WithdrawalEvent =
   | { type: 'VOID'; nowMs: number; reason: number; externalTx: Uint8Array };
 
 /** The context update each action makes: the machine's `assign` and the stepper both call these. */
-export const WITHDRAWAL_UPDATES = {
+const WITHDRAWAL_UPDATES = {
   setSigned: (_context, event) => {
     assertEvent(event, 'SIGNED');
     return { updatedMs: event.nowMs };
@@ -75,12 +75,7 @@ export const withdrawalMachine = setup({
     context: {} as WithdrawalContext,
     events: {} as WithdrawalEvent,
   },
-  actions: {
-    setSigned: assign(({ context, event }) => WITHDRAWAL_UPDATES.setSigned(context, event)),
-    setQueued: assign(({ context, event }) => WITHDRAWAL_UPDATES.setQueued(context, event)),
-    setPaid: assign(({ context, event }) => WITHDRAWAL_UPDATES.setPaid(context, event)),
-    setVoid: assign(({ context, event }) => WITHDRAWAL_UPDATES.setVoid(context, event)),
-  },
+  actions: assignUpdates(WITHDRAWAL_UPDATES),
 }).createMachine({
   id: 'withdrawal',
   initial: 'requested',

@@ -8,14 +8,13 @@ import { performance } from 'node:perf_hooks';
 import { Step } from '../machines/consensus-round';
 import { ConsensusCore, type ConsensusApp, type ConsensusInput } from '../src/consensus/core';
 import { proposalSigningHash, voteSigningHash, type Vote } from '../src/consensus/messages';
-import { timeoutConfig } from '../src/consensus/params';
+import { DEVNET_TIMEOUTS, timeoutConfig } from '../src/consensus/params';
 import { LocalPrivValidator } from '../src/consensus/privval';
 import { Secp256k1Signer, secp256k1Verifier, type Signer, type SignatureVerifier } from '../src/consensus/signer';
 import { ValidatorSet } from '../src/consensus/validator-set';
 import { keccak256 } from '../src/crypto/keccak';
 import { utf8 } from '../src/util/bytes';
 import { FastSigner, FastVerifier } from './fast-signer';
-import { SIM_TIMEOUTS } from './cluster';
 
 const heights = Number(process.argv[2] ?? 2000);
 const crypto = process.argv[3] === 'fast' ? 'fast' : 'real';
@@ -37,7 +36,7 @@ const core = new ConsensusCore({
   privValidator: new LocalPrivValidator(me, async () => {}, null),
   verifier,
   app,
-  timeouts: timeoutConfig(SIM_TIMEOUTS),
+  timeouts: timeoutConfig(DEVNET_TIMEOUTS),
   height: 1,
 });
 

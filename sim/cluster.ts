@@ -27,7 +27,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Secp256k1Signer, secp256k1Verifier, type SignatureVerifier, type Signer } from '../src/consensus/signer';
-import { timeoutConfig, type TimeoutConfig } from '../src/consensus/params';
+import { DEVNET_TIMEOUTS, timeoutConfig, type TimeoutConfig } from '../src/consensus/params';
 import type { VrfScheme } from '../src/consensus/proposer-vrf';
 import { ValidatorSet } from '../src/consensus/validator-set';
 import type { Tx } from '../src/codec/tx';
@@ -49,7 +49,7 @@ import { planFaults } from './faults';
 import type { SimNode } from './model';
 import { SimNetwork, US, type SimEvent } from './network';
 import { NodeModel } from './node';
-import { DEFAULT_SIM_OPTIONS, FAULT_KINDS, SIM_TIMEOUTS, type FaultCounts, type SimOptions, type SimResult, type SyncCounts, type TxCounts, type Violation } from './options';
+import { DEFAULT_SIM_OPTIONS, FAULT_KINDS, type FaultCounts, type SimOptions, type SimResult, type SyncCounts, type TxCounts, type Violation } from './options';
 import { Prng } from './prng';
 import { Workload } from './workload';
 import type { SimWorld } from './world';
@@ -57,7 +57,6 @@ import type { SimWorld } from './world';
 export {
   DEFAULT_SIM_OPTIONS,
   FAULT_KINDS,
-  SIM_TIMEOUTS,
   type FaultCounts,
   type FaultKind,
   type LifecycleCounts,
@@ -72,7 +71,7 @@ export {
 /** A genesis validator's bond per unit of SimOptions.powers, wei. */
 const BOND_PER_POWER_WEI = 10n ** 24n;
 
-export class Simulation implements SimWorld {
+class Simulation implements SimWorld {
   readonly opts: SimOptions;
   readonly prng: Prng;
   readonly storagePrng: Prng;
@@ -106,7 +105,7 @@ export class Simulation implements SimWorld {
     const n = opts.validators;
     if (!Number.isInteger(n) || n < 1) throw new RangeError('validators must be >= 1');
     if (opts.faultPhaseMs > opts.durationMs) throw new RangeError('faultPhaseMs must not exceed durationMs');
-    this.timeouts = timeoutConfig(SIM_TIMEOUTS, opts.timeouts);
+    this.timeouts = timeoutConfig(DEVNET_TIMEOUTS, opts.timeouts);
     // The genesis validators, then (lifecycle scenario) the joiners, observers at the start.
     // Every key is a secp256k1 key whose address is the validator's, so that its
     // transactions (RegisterValidator, Unbond, Unjail) are signed for real; with --crypto

@@ -24,7 +24,7 @@ import type { Address } from '../src/util/bytes';
 import type { LifecycleCounts, ViolationKind } from './options';
 
 /** A validator seated this many heights before the top must have signed since. */
-export const SIGN_WITHIN_HEIGHTS = 20;
+const SIGN_WITHIN_HEIGHTS = 20;
 
 export class LifecycleChecks {
   readonly counts: LifecycleCounts = { joins: 0, jails: 0, unjails: 0, tombstones: 0, unbonds: 0 };

@@ -131,16 +131,6 @@ export const DEFAULT_SIM_OPTIONS: Omit<SimOptions, 'seed'> = {
   traceLines: 0,
 };
 
-/** Genesis-like timeouts (genesis/devnet.json). */
-export const SIM_TIMEOUTS = {
-  timeoutProposeMs: 300,
-  timeoutProposeDeltaMs: 100,
-  timeoutPrevoteMs: 100,
-  timeoutPrevoteDeltaMs: 50,
-  timeoutPrecommitMs: 100,
-  timeoutPrecommitDeltaMs: 50,
-};
-
 export interface TxCounts {
   /** Drawn by the workload and sent to a node. */
   submitted: number;

@@ -67,7 +67,7 @@ function one(machine: MachineName, id: string, label: string, state: string, add
 }
 
 /** Every instance of `machine`, in a defined order (actors in start order, then table key order). */
-export function* instancesOf(machine: MachineName, state: State, live: LiveFacts): Generator<AuditInstance> {
+function* instancesOf(machine: MachineName, state: State, live: LiveFacts): Generator<AuditInstance> {
   const headMs = state.head().timestampMs;
   const lc = (a: string) => a.toLowerCase();
   switch (machine) {

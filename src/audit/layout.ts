@@ -109,7 +109,7 @@ function edgeLabel(lines: string[], id: string): ElkLabel {
 }
 
 /** The ELK graph of a model (exported for tests and for callers with their own ELK). */
-export function modelToElkGraph(model: MachineModel): ElkNode {
+function modelToElkGraph(model: MachineModel): ElkNode {
   const node = (s: StateModel): ElkNode => {
     const lines = stateLines(s);
     const label = labelOf(lines, `${s.id}#label`);
@@ -168,7 +168,7 @@ export function modelToElkGraph(model: MachineModel): ElkNode {
 }
 
 /** Absolute positions from ELK's result (node positions are relative to the parent, edge points to the edge's container). */
-export function readLayout(model: MachineModel, graph: ElkNode): LaidOutMachine {
+function readLayout(model: MachineModel, graph: ElkNode): LaidOutMachine {
   const abs = new Map<string, { x: number; y: number; node: ElkNode }>();
   const walk = (n: ElkNode, ox: number, oy: number) => {
     const x = ox + (n.x ?? 0);

@@ -15,8 +15,8 @@
  */
 import type { AnyStateMachine } from 'xstate';
 
-export const MACHINE_MODEL_FORMAT = 'exchange-chain/machine-model';
-export const MACHINE_MODEL_VERSION = 1;
+const MACHINE_MODEL_FORMAT = 'exchange-chain/machine-model';
+const MACHINE_MODEL_VERSION = 1;
 
 /** A JSON value (what static guard and action params may hold). */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };

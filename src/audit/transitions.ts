@@ -15,7 +15,7 @@ import type { State } from '../state/state';
 import { validatorAddresses, validatorRecord } from '../state/validators/records';
 
 /** Transitions the ring holds; the oldest is dropped past it. */
-export const AUDIT_RING_TRANSITIONS = 4096;
+const AUDIT_RING_TRANSITIONS = 4096;
 
 /** What caused a transition: the transaction (hash and kind) and the event, or the block's own step, or an actor runtime's event. */
 export interface AuditCause {

@@ -50,7 +50,7 @@ interface SolcOutput {
 let memo: Artifacts | undefined;
 
 /** The standard JSON input solc compiles: each contract's source, read from contracts/. */
-export function standardInput(): { language: 'Solidity'; sources: Record<string, { content: string }>; settings: typeof SETTINGS } {
+function standardInput(): { language: 'Solidity'; sources: Record<string, { content: string }>; settings: typeof SETTINGS } {
   const sources: Record<string, { content: string }> = {};
   for (const name of CONTRACT_NAMES) sources[`${name}.sol`] = { content: readFileSync(join(CONTRACTS_DIR, `${name}.sol`), 'utf8') };
   return { language: 'Solidity', sources, settings: SETTINGS };

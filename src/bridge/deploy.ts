@@ -46,9 +46,9 @@ export interface DeployOptions {
   validatorFundingWei?: bigint;
 }
 
-export const DEFAULT_DISPUTE_PERIOD_SEC = 86_400n;
-export const DEFAULT_MINT_PER_ACCOUNT = 1_000_000n * 10n ** 6n;
-export const DEFAULT_VALIDATOR_FUNDING_WEI = parseEther('100');
+const DEFAULT_DISPUTE_PERIOD_SEC = 86_400n;
+const DEFAULT_MINT_PER_ACCOUNT = 1_000_000n * 10n ** 6n;
+const DEFAULT_VALIDATOR_FUNDING_WEI = parseEther('100');
 
 /**
  * The genesis `bridge` section the deploy checks against (decision 82; the loader

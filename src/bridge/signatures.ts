@@ -70,7 +70,7 @@ export async function signDigest(privateKey: Hex, digest: Hex): Promise<SignedDi
 }
 
 /** The signatures ordered by ascending signer address, as the contract requires (a signer counts once). */
-export function orderedSignatures(signed: readonly SignedDigest[]): Hex[] {
+function orderedSignatures(signed: readonly SignedDigest[]): Hex[] {
   return [...signed]
     .sort((a, b) => (BigInt(a.signer) < BigInt(b.signer) ? -1 : BigInt(a.signer) > BigInt(b.signer) ? 1 : 0))
     .map((s) => s.signature);

@@ -34,7 +34,7 @@ import { isVersion } from '../state/governance/upgrade';
 
 /** The repository's root (this file is src/build/binary.ts). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const DEFAULT_BINARY = join(REPO_ROOT, 'dist', 'exchange-node.mjs');
+const DEFAULT_BINARY = join(REPO_ROOT, 'dist', 'exchange-node.mjs');
 
 /** The addons embedded, in this order (the bundle's bytes depend on it). */
 const ADDONS = ['classic-level', 'secp256k1', 'keccak', 'sodium-native'] as const;
@@ -92,7 +92,7 @@ export function embeddedAddonsModule(): string {
 }
 
 /** The source of module `exchange-build:genesis`: the repository's genesis files' text. */
-export function embeddedGenesisModule(): string {
+function embeddedGenesisModule(): string {
   const text = (network: string) => JSON.stringify(readFileSync(join(REPO_ROOT, 'genesis', `${network}.json`), 'utf8'));
   return `export const genesis = { devnet: ${text('devnet')}, testnet: ${text('testnet')} };\n`;
 }
@@ -113,7 +113,7 @@ const SNAPSHOT_WORKER_ENTRY = join(REPO_ROOT, 'src', 'storage', 'snapshot-worker
  * imports as one CommonJS script (a worker evaluates it: `new Worker(source, { eval: true })`).
  * `inputs` receives the files it was made from (the build's stamp lists them).
  */
-export async function embeddedSnapshotWorkerModule(inputs: string[] = []): Promise<string> {
+async function embeddedSnapshotWorkerModule(inputs: string[] = []): Promise<string> {
   const { build } = await import('esbuild');
   const result = await build({
     absWorkingDir: REPO_ROOT,
@@ -182,7 +182,7 @@ function embedAddonsPlugin(workerInputs: string[]): Plugin {
  * the module's export becomes a function that builds the real module once and returns
  * `new Real(...args)` (a constructor returning an object makes `new` give that object).
  */
-export function lazyCommonJsModule(source: string): string {
+function lazyCommonJsModule(source: string): string {
   return [
     `const source = ${JSON.stringify(source)};`,
     'let Real;',

@@ -105,7 +105,7 @@ const SET_BYTES_MAX = 8 + 54 * VALIDATORS_MAX;
 /** The fewest bytes an anchor encodes to (two headers, two empty commits, an empty set, the length prefixes). */
 const ANCHOR_BYTES_MIN = 1 + 4 * 5 + 2 * 300 + 2 * 48 + 5;
 /** A proof is refused past this size before it is read (a set change per block over 20,000 blocks of 6 validators fits). */
-export const LIGHT_PROOF_BYTES_MAX = 64 << 20;
+const LIGHT_PROOF_BYTES_MAX = 64 << 20;
 /** Anchors one proof carries at most. */
 export const LIGHT_PROOF_ANCHORS_MAX = 100_000;
 

@@ -19,9 +19,9 @@ import type { Logger } from '../util/log';
 /** The fewest blocks a node may keep (flag and genesis): peers a little behind still sync from it, and the API serves recent blocks. */
 export const RETAIN_BLOCKS_MIN = 100;
 /** Heights one pruner run deletes at most before it yields to the next kick (bounds one run's time). */
-export const PRUNE_RUN_HEIGHTS = 4_096;
+const PRUNE_RUN_HEIGHTS = 4_096;
 /** Heights pruned between two compactions of the pruned range. */
-export const COMPACT_EVERY_HEIGHTS = 10_000;
+const COMPACT_EVERY_HEIGHTS = 10_000;
 
 /** The base to prune up to (exclusive of what stays): the lowest height to keep, at least the current base. Pure. */
 export function pruneTarget(head: number, retainBlocks: number, floor: number | undefined, base: number): number {

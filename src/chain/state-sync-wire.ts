@@ -23,7 +23,7 @@
 import { Reader, Writer } from '../codec/binary';
 import type { SnapshotInfo } from '../storage/snapshot-store';
 
-export const SNAPSHOT_WIRE_VERSION = 1;
+const SNAPSHOT_WIRE_VERSION = 1;
 
 export function snapshotProtocol(chainId: number): string {
   return `/exchange/${chainId}/snapshot/1`;
@@ -68,11 +68,11 @@ export const SNAPSHOT_CHUNK_BYTES_MAX = 48 * 1024 * 1024;
  */
 export const SNAPSHOT_LIGHT_PROOF_BYTES_MAX = 16 * 1024 * 1024;
 /** Bytes of a TRUSTED answer: one header and one encoded set. */
-export const SNAPSHOT_TRUSTED_BYTES_MAX = 1024 * 1024;
+const SNAPSHOT_TRUSTED_BYTES_MAX = 1024 * 1024;
 /** Characters of a NOT_FOUND or REFUSED reason. */
-export const SNAPSHOT_REASON_CHARS_MAX = 512;
+const SNAPSHOT_REASON_CHARS_MAX = 512;
 /** Bytes of an answer besides its payload: version, status, the payload's length. */
-export const SNAPSHOT_ANSWER_HEADER_BYTES = 6;
+const SNAPSHOT_ANSWER_HEADER_BYTES = 6;
 /** The largest answer a server sends (a chunk): what the transport's frame must hold. */
 export const SNAPSHOT_ANSWER_BYTES_MAX = SNAPSHOT_CHUNK_BYTES_MAX + SNAPSHOT_ANSWER_HEADER_BYTES;
 
@@ -86,7 +86,7 @@ export const SNAPSHOT_TIMEOUT_MS: Record<SnapshotRequestKind, number> = {
 };
 
 /** The bound of an OK answer's payload, by the request it answers. */
-export function payloadBytesMax(kind: SnapshotRequestKind): number {
+function payloadBytesMax(kind: SnapshotRequestKind): number {
   switch (kind) {
     case SnapshotRequestKind.Offers:
       return 20 + SNAPSHOT_OFFERS_MAX * 88;

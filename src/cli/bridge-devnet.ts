@@ -27,7 +27,7 @@ export const BRIDGE_PORT_DEFAULT = 8645;
 /** The devnet's dispute period: long enough to pause the bridge by hand, short enough to see a withdrawal paid while watching. */
 export const DEVNET_DISPUTE_PERIOD_SEC = 60;
 /** A block every second on the idle devchain. */
-export const DEVNET_MINING_INTERVAL_MS = 1_000;
+const DEVNET_MINING_INTERVAL_MS = 1_000;
 
 /** Where the launcher writes the deployment in a network's data folder. */
 export function bridgeDeploymentPath(base: string): string {

@@ -12,7 +12,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 
 /** How long a failed log waits before the launcher tries to open it again. */
-export const LOG_REOPEN_MS = 10_000;
+const LOG_REOPEN_MS = 10_000;
 
 export class ChildLog {
   private stream: WriteStream | undefined;

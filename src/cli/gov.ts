@@ -97,7 +97,7 @@ const ACTIONS = {
 } as const satisfies Record<string, { type: GovActionType; kind: TxKind }>;
 
 /** The signed GovernanceApprove, GovernanceExecute or GovernanceCancel transaction. */
-export function actionTx(key: OwnerKey, action: keyof typeof ACTIONS, operationId: Hex, nonce: bigint): Uint8Array {
+function actionTx(key: OwnerKey, action: keyof typeof ACTIONS, operationId: Hex, nonce: bigint): Uint8Array {
   const { type, kind } = ACTIONS[action];
   const body = { owner: key.address, operationId, nonce };
   return encodeTx(key.chainId, kind, { ...body, signature: sign(actionDigest(key.chainId, type, body), hexToBytes(key.privateKey)) }).bytes;

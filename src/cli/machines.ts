@@ -15,7 +15,7 @@ const FLAGS = {
   help: { type: 'bool', default: false, help: 'print this help' },
 } satisfies FlagSpec;
 
-export function parseFormats(text: string): ExportFormat[] {
+function parseFormats(text: string): ExportFormat[] {
   if (text === 'all') return [...EXPORT_FORMATS];
   const formats = text.split(',').map((f) => f.trim());
   for (const f of formats) if (!(EXPORT_FORMATS as readonly string[]).includes(f)) throw new Error(`unknown format ${f} (known: ${EXPORT_FORMATS.join(', ')}, all)`);

@@ -38,7 +38,7 @@ import { Node } from '../node/node';
 import { bytesToHex, hexToBytes } from '../util/bytes';
 import { createLogger } from '../util/log';
 import { NODE_VERSION } from '../util/version';
-import { bridgeConfig, exitWithNode, RATE_LIMIT_FLAGS, serviceConfig, SESSION_HOST_FLAG, SNAPSHOT_FLAGS, STATE_SYNC_FLAGS, stateSyncConfig, STORAGE_FLAGS, storageConfig } from './node-run';
+import { exitWithNode, SESSION_HOST_FLAG, SHARED_START_FLAGS, sharedStartConfig } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
 import { BRIDGE_PORT_DEFAULT, bridgeDevnetLine, DEVNET_DISPUTE_PERIOD_SEC, startBridgeDevnet, type BridgeDevnet } from './bridge-devnet';
 import { startSyncProgress } from './sync-progress';
@@ -66,12 +66,7 @@ const START_FLAGS = {
   'claim-ahead': { type: 'bool', default: false, help: 'devnet fault injection: this validator follows each vote with a status message 1,000 heights ahead (tests of the sync trigger)' },
   'exit-with-parent': { type: 'bool', default: false, help: 'stop when the parent process goes away (set by the local-network launcher)' },
   'block-time-ms': { type: 'int', help: 'block interval (default: the genesis value)' },
-  'log-level': { type: 'string', default: 'info', help: 'trace|debug|info|warn|error|fatal|silent' },
-  fsync: { type: 'bool', default: true, help: 'fsync every block (--no-fsync to trade durability for speed)' },
-  ...RATE_LIMIT_FLAGS,
-  ...SNAPSHOT_FLAGS,
-  ...STORAGE_FLAGS,
-  ...STATE_SYNC_FLAGS,
+  ...SHARED_START_FLAGS,
   onboarding: { type: 'bool', default: true, help: 'a local network also runs the validator onboarding service (--no-onboarding: not)' },
   'onboarding-port': { type: 'int', default: 8080, help: 'the onboarding service port, 127.0.0.1 (0: any free port)' },
   'onboarding-binary': { type: 'string', default: ONBOARDING_BINARY_DEFAULT, help: 'the node binary the onboarding service serves (npm run build makes it; the default is built when absent)' },
@@ -138,10 +133,7 @@ async function start(argv: string[]): Promise<void> {
       p2p: multi ? await p2pConfig(genesis, index, f['p2p-host'], f['p2p-port'], f.bootstrap) : undefined,
       faults: { equivocateWithKey: f.equivocate ? key : undefined, forgeSyncBlocks: f['faulty-sync'], stallSync: f['stall-sync'], claimAhead: f['claim-ahead'] },
       blockTimeMs: f['block-time-ms'] ?? genesis.consensus.blockTimeMs,
-      ...serviceConfig(f),
-      ...storageConfig(f, genesis),
-      ...bridgeConfig(f.bridge),
-      ...stateSyncConfig(f),
+      ...sharedStartConfig(f, genesis),
     },
     log,
   );

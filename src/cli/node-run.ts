@@ -28,7 +28,7 @@ const FINALITY_TIMEOUT_MS = 10_000;
 export const SESSION_HOST_FLAG = { type: 'string', default: '127.0.0.1', help: 'session and agent API host (loopback unless you opt in, e.g. 0.0.0.0)' } as const;
 
 /** The rate-limit flags of every `start` (decision 98; docs/operations.md). */
-export const RATE_LIMIT_FLAGS = {
+const RATE_LIMIT_FLAGS = {
   'rate-limit': { type: 'bool', default: true, help: 'rate-limit the API per IP and per signer (--no-rate-limit: none, for tests and benches on loopback)' },
   'rate-limit-window-ms': { type: 'int', default: RATE_LIMIT_DEFAULTS.windowMs, help: 'length of one rate-limit window' },
   'rate-limit-ip-weight': { type: 'int', default: RATE_LIMIT_DEFAULTS.ipWeightPerWindow, help: 'weight one IP may spend per window on every route (0: no limit)' },
@@ -37,14 +37,14 @@ export const RATE_LIMIT_FLAGS = {
 } satisfies FlagSpec;
 
 /** Overrides of the genesis `storage` section's snapshot settings (issue 27, decision 136). */
-export const SNAPSHOT_FLAGS = {
+const SNAPSHOT_FLAGS = {
   'snapshot-interval': { type: 'int', help: 'write a state snapshot every N blocks (default: the genesis storage.snapshotIntervalBlocks; 0: none)' },
   'snapshot-keep': { type: 'int', help: 'state snapshots kept (default: the genesis storage.snapshotKeep, else 2)' },
 } satisfies FlagSpec;
 
 type RateLimitFlags = { 'rate-limit': boolean; 'rate-limit-window-ms': number; 'rate-limit-ip-weight': number; 'rate-limit-address-weight': number; 'ws-connections-per-ip': number };
 
-export function rateLimitConfig(f: RateLimitFlags): RateLimitConfig {
+function rateLimitConfig(f: RateLimitFlags): RateLimitConfig {
   if (!f['rate-limit']) return RATE_LIMIT_OFF;
   if (f['rate-limit-window-ms'] < 1) throw new Error('--rate-limit-window-ms must be at least 1');
   return { windowMs: f['rate-limit-window-ms'], ipWeightPerWindow: f['rate-limit-ip-weight'], addressWeightPerWindow: f['rate-limit-address-weight'], wsConnectionsPerIp: f['ws-connections-per-ip'] };
@@ -76,7 +76,7 @@ export function bridgeConfig(file: string | undefined): Pick<NodeConfig, 'bridge
 }
 
 /** What a node keeps on disk (issue 27, decisions 132 and 134; docs/operations.md "Pruning"). */
-export const STORAGE_FLAGS = {
+const STORAGE_FLAGS = {
   'retain-blocks': { type: 'int', help: `keep the newest N blocks (commits, receipts, tx index), at least ${RETAIN_BLOCKS_MIN}; default: the genesis storage.retainBlocks (none: every block)` },
   archive: { type: 'bool', default: false, help: 'keep every block, whatever the genesis default (an archive node: full history for the API and for peers)' },
   'index-retain-trades-days': { type: 'int', default: INDEX_RETENTION_DEFAULTS.tradesMs / DAY_MS, help: 'days of block time the index keeps trades and fills (0: all)' },
@@ -111,7 +111,7 @@ export function storageConfig(f: StorageFlags, genesis: Genesis): Pick<NodeConfi
 }
 
 /** Exit code of a node that stopped because it halted (a broken invariant). */
-export const EXIT_HALTED = 2;
+const EXIT_HALTED = 2;
 /** Exit code of a node that stopped for a software upgrade (decision 77): install the version named and restart it. */
 export const EXIT_UPGRADE_REQUIRED = 3;
 
@@ -148,4 +148,25 @@ export function stateSyncConfig(f: { 'state-sync'?: boolean; 'trust-height'?: nu
     trust = { height: f['trust-height']!, hash: hexToBytes(f['trust-hash']) };
   }
   return { stateSync: { forced: f['state-sync'] === true, off: f['state-sync'] === false, trust, onProgress: stateSyncProgressWriter() } };
+}
+
+/** The flags every `start` has alike, after its own (in this order in its help). */
+export const SHARED_START_FLAGS = {
+  'log-level': { type: 'string', default: 'info', help: 'trace|debug|info|warn|error|fatal|silent' },
+  fsync: { type: 'bool', default: true, help: 'fsync every block (--no-fsync to trade durability for speed)' },
+  ...RATE_LIMIT_FLAGS,
+  ...SNAPSHOT_FLAGS,
+  ...STORAGE_FLAGS,
+  ...STATE_SYNC_FLAGS,
+} satisfies FlagSpec;
+
+/**
+ * What every `start` takes from the flags it shares (services, storage, bridge, state
+ * sync), checked in that order, as one part of its node's config.
+ */
+export function sharedStartConfig(
+  f: Parameters<typeof serviceConfig>[0] & StorageFlags & Parameters<typeof stateSyncConfig>[0] & { bridge?: string },
+  genesis: Genesis,
+): ReturnType<typeof serviceConfig> & ReturnType<typeof storageConfig> & ReturnType<typeof bridgeConfig> & ReturnType<typeof stateSyncConfig> {
+  return { ...serviceConfig(f), ...storageConfig(f, genesis), ...bridgeConfig(f.bridge), ...stateSyncConfig(f) };
 }

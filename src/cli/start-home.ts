@@ -20,7 +20,7 @@ import { keyFilePath, readKeyFile, type NodeKeys } from '../node/keyfile';
 import { Node } from '../node/node';
 import { hexToBytes } from '../util/bytes';
 import { createLogger } from '../util/log';
-import { bridgeConfig, exitWithNode, RATE_LIMIT_FLAGS, serviceConfig, SESSION_HOST_FLAG, SNAPSHOT_FLAGS, STATE_SYNC_FLAGS, stateSyncConfig, STORAGE_FLAGS, storageConfig } from './node-run';
+import { exitWithNode, SESSION_HOST_FLAG, SHARED_START_FLAGS, sharedStartConfig } from './node-run';
 import { parseFlags, usage, type FlagSpec } from './args';
 import { resolveNetwork } from './init';
 import { startSyncProgress } from './sync-progress';
@@ -40,12 +40,7 @@ export const START_HOME_FLAGS = {
   'session-port': { type: 'int', default: 9001, help: 'session and agent API port (0: any free port)' },
   'p2p-host': { type: 'string', default: '127.0.0.1', help: 'libp2p listen host' },
   'p2p-port': { type: 'int', default: 9000, help: 'libp2p port (0: any free port)' },
-  'log-level': { type: 'string', default: 'info', help: 'trace|debug|info|warn|error|fatal|silent' },
-  fsync: { type: 'bool', default: true, help: 'fsync every block (--no-fsync to trade durability for speed)' },
-  ...RATE_LIMIT_FLAGS,
-  ...SNAPSHOT_FLAGS,
-  ...STORAGE_FLAGS,
-  ...STATE_SYNC_FLAGS,
+  ...SHARED_START_FLAGS,
 } satisfies FlagSpec;
 
 /** The key file of `home` and the genesis of its network, or an error saying why they do not go together. */
@@ -107,10 +102,7 @@ export async function startHome(argv: string[]): Promise<void> {
       vrfKey: hexToBytes(keys.vrfPrivateKey),
       p2p: { listen: [`/ip4/${f['p2p-host']}/tcp/${f['p2p-port']}`], bootstrap, peerKey: hexToBytes(keys.peerPrivateKey) },
       blockTimeMs: genesis.consensus.blockTimeMs,
-      ...serviceConfig(f),
-      ...storageConfig(f, genesis),
-      ...bridgeConfig(f.bridge),
-      ...stateSyncConfig(f),
+      ...sharedStartConfig(f, genesis),
     },
     log,
   );

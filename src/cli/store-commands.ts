@@ -29,9 +29,9 @@ const CHECK_FLAGS = { ...FOLDER_FLAGS, json: { type: 'bool', default: false, hel
 const RESET_FLAGS = { ...FOLDER_FLAGS, height: { type: 'int', help: 'the lowest height this validator may sign again: above any height it may have signed' } } satisfies FlagSpec;
 
 /** Exit codes of `check`. */
-export const CHECK_SOUND = 0;
-export const CHECK_NOT_SOUND = 1;
-export const CHECK_NOT_CHECKED = 2;
+const CHECK_SOUND = 0;
+const CHECK_NOT_SOUND = 1;
+const CHECK_NOT_CHECKED = 2;
 
 function dataDirOf(f: { home?: string; 'data-dir'?: string }): string {
   if (f['data-dir'] !== undefined) return resolve(f['data-dir']);

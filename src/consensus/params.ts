@@ -29,6 +29,20 @@ export interface TimeoutConfig extends GenesisTimeouts {
 
 export const DEFAULT_TIMEOUT_MAX_MS = 60_000;
 
+/**
+ * The timeouts of the devnet and testnet genesis (src/genesis/build.ts writes them into
+ * genesis/*.json). The simulator and the consensus tests run on them too, so what they
+ * exercise is the timing the devnet runs with.
+ */
+export const DEVNET_TIMEOUTS: Readonly<GenesisTimeouts> = Object.freeze({
+  timeoutProposeMs: 300,
+  timeoutProposeDeltaMs: 100,
+  timeoutPrevoteMs: 100,
+  timeoutPrevoteDeltaMs: 50,
+  timeoutPrecommitMs: 100,
+  timeoutPrecommitDeltaMs: 50,
+});
+
 export function timeoutConfig(params: GenesisTimeouts, extra: Partial<Pick<TimeoutConfig, 'timeoutCommitMs' | 'timeoutMaxMs'>> = {}): TimeoutConfig {
   const cfg: TimeoutConfig = {
     timeoutProposeMs: params.timeoutProposeMs,

@@ -16,6 +16,7 @@
 import { sha512 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { mnemonicToAccount } from 'viem/accounts';
+import { DEVNET_TIMEOUTS } from '../consensus/params';
 import type { Address, Hex } from '../util/bytes';
 import {
   addressFromPrivateKey,
@@ -57,12 +58,12 @@ const DAY = 24 * HOUR;
 // Seeds and derivation
 // ---------------------------------------------------------------------------------------
 
-export const DEVNET_MNEMONIC = 'test test test test test test test test test test test junk';
-export const DEVNET_ACCOUNT_COUNT = 20;
-export const VALIDATOR_COUNT = 6;
-export const DEVNET_ORACLE_SEED = 'exchange-devnet-oracle-v1';
-export const TESTNET_ORACLE_SEED = 'exchange-testnet-oracle-v1';
-export const FEE_ACCOUNT: Address = '0x00000000000000000000000000000000000fee01';
+const DEVNET_MNEMONIC = 'test test test test test test test test test test test junk';
+const DEVNET_ACCOUNT_COUNT = 20;
+const VALIDATOR_COUNT = 6;
+const DEVNET_ORACLE_SEED = 'exchange-devnet-oracle-v1';
+const TESTNET_ORACLE_SEED = 'exchange-testnet-oracle-v1';
+const FEE_ACCOUNT: Address = '0x00000000000000000000000000000000000fee01';
 
 /** The devnet's bridge (decision 82): hardhat's deterministic deployments by its first dev account on chain 31337 (nonce 0 TestUSDC, nonce 1 ExchangeBridge). */
 export const DEVNET_BRIDGE = {
@@ -73,9 +74,9 @@ export const DEVNET_BRIDGE = {
   withdrawalWindowMs: 600_000,
 };
 /** 2025-01-01T00:00:00Z */
-export const DEVNET_GENESIS_TIME_MS = 1_735_689_600_000;
+const DEVNET_GENESIS_TIME_MS = 1_735_689_600_000;
 /** 2025-11-01T00:00:00Z */
-export const TESTNET_GENESIS_TIME_MS = 1_761_955_200_000;
+const TESTNET_GENESIS_TIME_MS = 1_761_955_200_000;
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 const hexOf = (b: Uint8Array): Hex => `0x${Buffer.from(b).toString('hex')}`;
@@ -147,7 +148,7 @@ export function deriveDevnetKeys(): NetworkKeys {
 }
 
 /** The devnet faucet signer (public knowledge: devnet only). */
-export function deriveDevnetFaucetKey(): KeyPair {
+function deriveDevnetFaucetKey(): KeyPair {
   const privateKey = ecdsaKey(new Uint8Array(0), 'exchange-devnet-faucet');
   return { address: addressFromPrivateKey(privateKey), privateKey };
 }
@@ -155,7 +156,7 @@ export function deriveDevnetFaucetKey(): KeyPair {
 let devnetAccountsCache: KeyPair[] | undefined;
 
 /** The 20 Hardhat/Anvil development accounts (public knowledge: devnet only). */
-export function deriveDevnetAccounts(): KeyPair[] {
+function deriveDevnetAccounts(): KeyPair[] {
   // BIP-39 seed stretching is slow (PBKDF2 per account); the result never changes, so cache it.
   devnetAccountsCache ??= computeDevnetAccounts();
   return devnetAccountsCache.map((a) => ({ ...a }));
@@ -257,12 +258,7 @@ const VALIDATOR_BOND_WEI = 10_000_000n * NATIVE;
 function consensusParams(): Genesis['consensus'] {
   return {
     blockTimeMs: 22,
-    timeoutProposeMs: 300,
-    timeoutProposeDeltaMs: 100,
-    timeoutPrevoteMs: 100,
-    timeoutPrevoteDeltaMs: 50,
-    timeoutPrecommitMs: 100,
-    timeoutPrecommitDeltaMs: 50,
+    ...DEVNET_TIMEOUTS,
     maxBlockTxs: 10_000,
     maxBlockBytes: 4 * 1024 * 1024,
     maxTxBytes: 16 * 1024,
@@ -398,8 +394,8 @@ function validator(v: { name: string; address: Address; ecdsaPubkey: Hex; vrfPub
 /** The devnet's default block window (genesis.storage.retainBlocks). */
 export const DEVNET_RETAIN_BLOCKS = 100_000;
 /** The devnet's state snapshots (genesis.storage.snapshotIntervalBlocks, snapshotKeep): every few minutes at its block rate, the newest two kept. */
-export const DEVNET_SNAPSHOT_INTERVAL_BLOCKS = 10_000;
-export const DEVNET_SNAPSHOT_KEEP = 2;
+const DEVNET_SNAPSHOT_INTERVAL_BLOCKS = 10_000;
+const DEVNET_SNAPSHOT_KEEP = 2;
 
 function buildDevnet(): Genesis {
   const keys = deriveDevnetKeys();

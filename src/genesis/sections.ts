@@ -419,8 +419,8 @@ export function parseFaucet(value: unknown, path: string, network: Genesis['netw
 }
 
 /** Bounds of bridge.withdrawalWindowMs: a minute (the external chain must confirm a queueing in time) to 30 days. */
-export const BRIDGE_WINDOW_MIN_MS = 60_000;
-export const BRIDGE_WINDOW_MAX_MS = 30 * 24 * 3_600_000;
+const BRIDGE_WINDOW_MIN_MS = 60_000;
+const BRIDGE_WINDOW_MAX_MS = 30 * 24 * 3_600_000;
 
 /** The optional bridge section (decision 82): absent, the network has no bridge. */
 export function parseBridge(value: unknown, path: string): BridgeParams | undefined {

@@ -11,11 +11,11 @@
 import { int, MAX_SAFE, object } from './fields';
 import type { StorageParams } from './types';
 
-export const SNAPSHOT_INTERVAL_MIN_BLOCKS = 10;
-export const SNAPSHOT_INTERVAL_MAX_BLOCKS = 10_000_000;
-export const SNAPSHOT_KEEP_MAX = 100;
+const SNAPSHOT_INTERVAL_MIN_BLOCKS = 10;
+const SNAPSHOT_INTERVAL_MAX_BLOCKS = 10_000_000;
+const SNAPSHOT_KEEP_MAX = 100;
 /** The fewest blocks genesis may make a node keep by default (src/chain/prune.ts RETAIN_BLOCKS_MIN, restated: the core imports no chain module). */
-export const GENESIS_RETAIN_BLOCKS_MIN = 100;
+const GENESIS_RETAIN_BLOCKS_MIN = 100;
 
 export function parseStorage(value: unknown, path: string): StorageParams | undefined {
   if (value === undefined) return undefined;

@@ -30,11 +30,10 @@ export interface IndexRetention {
 export const DAY_MS = 86_400_000;
 /** The defaults of `start` (docs/operations.md): a month of trades, fills and order history; every candle (they are few). */
 export const INDEX_RETENTION_DEFAULTS: IndexRetention = { tradesMs: 30 * DAY_MS, candlesMs: 0, ordersMs: 30 * DAY_MS };
-export const INDEX_RETAIN_ALL: IndexRetention = { tradesMs: 0, candlesMs: 0, ordersMs: 0 };
 /** Block time between two pruning runs of the index: a run scans the fills and the order history whole. */
 export const INDEX_PRUNE_EVERY_MS = 3_600_000;
-export const INDEX_PRUNE_KEYS_PER_BATCH = 1_000;
-export const INDEX_PRUNE_KEYS_PER_RUN = 100_000;
+const INDEX_PRUNE_KEYS_PER_BATCH = 1_000;
+const INDEX_PRUNE_KEYS_PER_RUN = 100_000;
 
 export type RetainedKind = 'trades' | 'fills' | 'candles' | 'orders';
 /** Per kind, the oldest block time (ms) still kept, or null: nothing pruned. */

@@ -16,9 +16,9 @@ import { keccak256 } from '../crypto/keccak';
 import { privateKeyToAddress, recoverAddress, sign } from '../crypto/secp256k1';
 import { utf8, type Address } from '../util/bytes';
 
-export const HELLO_VERSION = 1;
+const HELLO_VERSION = 1;
 /** The domain of the signed digest: nothing else this chain signs starts so. */
-export const HELLO_DOMAIN = 'exchange-chain/p2p-hello/v1';
+const HELLO_DOMAIN = 'exchange-chain/p2p-hello/v1';
 const DOMAIN_BYTES = utf8.encode(HELLO_DOMAIN);
 /** A peer id is a base58 multihash of a few dozen characters; anything far longer is not one. */
 const PEER_ID_CHARS_MAX = 128;
@@ -34,7 +34,7 @@ export interface Hello {
 }
 
 /** keccak256(HELLO_DOMAIN ‖ u64 chainId ‖ peerId as UTF-8): what the validator key signs. */
-export function helloDigest(chainId: number, peerId: string): Uint8Array {
+function helloDigest(chainId: number, peerId: string): Uint8Array {
   return keccak256(new Writer(128).fixed(DOMAIN_BYTES, DOMAIN_BYTES.length).u64(chainId).string(peerId).finish());
 }
 

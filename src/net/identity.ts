@@ -13,7 +13,7 @@ import { Reader, Writer } from '../codec/binary';
 import { bytesToHex, equalBytes } from '../util/bytes';
 
 export const IDENTITY_PROTOCOL = '/exchange/identity/1';
-export const IDENTITY_VERSION = 1;
+const IDENTITY_VERSION = 1;
 /** Network names are short words (devnet, testnet, mainnet, a `genesis new` name). */
 const NETWORK_CHARS_MAX = 64;
 export const IDENTITY_BYTES_MAX = 1 + 8 + 32 + 4 + NETWORK_CHARS_MAX;

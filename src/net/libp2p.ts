@@ -86,7 +86,7 @@ const REJECT = 'reject';
 const MAX_REQUEST_BYTES = NET_FRAME_BYTES_MAX;
 const MAX_DIRECT_QUEUE_BYTES = DIRECT_QUEUE_BYTES_MAX;
 
-export function topicName(chainId: number, topic: Topic): string {
+function topicName(chainId: number, topic: Topic): string {
   return `/exchange/${chainId}/${topic}/1`;
 }
 

@@ -536,11 +536,11 @@ export function decodeReceipts(bytes: Uint8Array): Receipt[] {
 }
 
 /** A block's own events as stored: the shaped receipts encoding of one receipt `{events}` (bigints kept, shapes and strings shared). */
-export function encodeBlockEvents(events: ChainEvent[]): Uint8Array {
+function encodeBlockEvents(events: ChainEvent[]): Uint8Array {
   return encodeReceipts([{ events } as unknown as Receipt]);
 }
 
-export function decodeBlockEvents(bytes: Uint8Array): ChainEvent[] {
+function decodeBlockEvents(bytes: Uint8Array): ChainEvent[] {
   const [one] = decodeReceipts(bytes);
   if (one === undefined || !Array.isArray(one.events)) throw new Error('stored block events: not one receipt of events');
   return one.events;

@@ -58,7 +58,7 @@ export interface SnapshotStoreOptions {
   log?: Log;
 }
 
-export const DEFAULT_SNAPSHOT_KEEP = 2;
+const DEFAULT_SNAPSHOT_KEEP = 2;
 const DEFAULT_SLICE_MS = 4;
 const TMP_SUFFIX = '.tmp';
 /** Records read from the view per batch: one read of the store, one message to the worker (~50 KB of records here). */

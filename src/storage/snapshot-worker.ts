@@ -83,7 +83,7 @@ function finish(builder: SnapshotBuilder, dir: string, storedRoot: Uint8Array | 
 }
 
 /** The worker's loop: one snapshot, then the thread ends (the main thread ends it). */
-export function runSnapshotWorker(port: MessagePort, data: SnapshotWorkerData): void {
+function runSnapshotWorker(port: MessagePort, data: SnapshotWorkerData): void {
   const builder = new SnapshotBuilder(data.height);
   const post = (m: FromSnapshotWorker) => port.postMessage(m);
   let failed = false;

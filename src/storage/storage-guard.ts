@@ -21,7 +21,7 @@ import type { Logger } from '../util/log';
 /** How often the probe retries a failed writer (and the Retry-After the API sends, rounded up to seconds). */
 export const STORAGE_PROBE_MS = 2_000;
 /** Free bytes a failed folder needs before its retry runs: a LevelDB reopen writes a log and a manifest. */
-export const STORAGE_RESUME_FREE_BYTES = 1024 * 1024;
+const STORAGE_RESUME_FREE_BYTES = 1024 * 1024;
 
 /** The node's writers that can find their disk full. */
 export type StoragePart = 'chain' | 'privval' | 'index';

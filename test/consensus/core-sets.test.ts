@@ -11,7 +11,7 @@ import { Step } from '../../machines/consensus-round';
 import { checkCommit } from '../../src/consensus/commit';
 import { ConsensusCore, inputFromMessage, type ConsensusApp, type ConsensusInput, type ConsensusOutput } from '../../src/consensus/core';
 import { LocalPrivValidator } from '../../src/consensus/privval';
-import { timeoutConfig } from '../../src/consensus/params';
+import { DEVNET_TIMEOUTS, timeoutConfig } from '../../src/consensus/params';
 import { secp256k1Verifier, type Secp256k1Signer } from '../../src/consensus/signer';
 import { ValidatorSet } from '../../src/consensus/validator-set';
 import type { Commit } from '../../src/codec/block';
@@ -20,14 +20,7 @@ import type { Address } from '../../src/util/bytes';
 import { bytesToHex, utf8 } from '../../src/util/bytes';
 import { CHAIN_ID, proposal, signers, vote } from './helpers';
 
-const TIMEOUTS = timeoutConfig({
-  timeoutProposeMs: 300,
-  timeoutProposeDeltaMs: 100,
-  timeoutPrevoteMs: 100,
-  timeoutPrevoteDeltaMs: 50,
-  timeoutPrecommitMs: 100,
-  timeoutPrecommitDeltaMs: 50,
-});
+const TIMEOUTS = timeoutConfig(DEVNET_TIMEOUTS);
 
 /** K0..K4 take turns in the set; K5 is a key that is never in it. */
 const K = signers(6, 'core-sets');

@@ -5,7 +5,7 @@ import { ConsensusCore, inputFromMessage, type ConsensusApp, type ConsensusInput
 import { checkEvidence } from '../../src/consensus/evidence';
 import { encodePrivValState, decodePrivValState, LocalPrivValidator, type PrivValState } from '../../src/consensus/privval';
 import type { Certificate, Proposal, Vote } from '../../src/consensus/messages';
-import { timeoutConfig } from '../../src/consensus/params';
+import { DEVNET_TIMEOUTS, timeoutConfig } from '../../src/consensus/params';
 import { secp256k1Verifier } from '../../src/consensus/signer';
 import { keccak256 } from '../../src/crypto/keccak';
 import { verifySigner } from '../../src/crypto/secp256k1';
@@ -15,14 +15,7 @@ import type { ProposalRefusal } from '../../src/consensus/core-types';
 import { createMemoryLogger, LOG_LEVEL } from '../../src/util/log';
 import { proposalRefusalLog } from '../../actors/consensus/refusal-log';
 
-const TIMEOUTS = timeoutConfig({
-  timeoutProposeMs: 300,
-  timeoutProposeDeltaMs: 100,
-  timeoutPrevoteMs: 100,
-  timeoutPrevoteDeltaMs: 50,
-  timeoutPrecommitMs: 100,
-  timeoutPrecommitDeltaMs: 50,
-});
+const TIMEOUTS = timeoutConfig(DEVNET_TIMEOUTS);
 const SEED = new Uint8Array(32);
 
 /** Four validators of equal power (quorum: 3). The core under test is validator `me`. */

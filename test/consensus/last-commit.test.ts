@@ -11,7 +11,7 @@ import { canonicalCommit } from '../../src/codec/block';
 import { ConsensusCore, type ConsensusOutput } from '../../src/consensus/core';
 import { LastCommitCollector } from '../../src/consensus/last-commit';
 import { LocalPrivValidator } from '../../src/consensus/privval';
-import { timeoutConfig } from '../../src/consensus/params';
+import { DEVNET_TIMEOUTS, timeoutConfig } from '../../src/consensus/params';
 import { keccak256 } from '../../src/crypto/keccak';
 import { utf8 } from '../../src/util/bytes';
 import { CHAIN_ID, CountingVerifier, fixture, hash, vote } from './helpers';
@@ -48,7 +48,7 @@ describe('LastCommitCollector', () => {
 
 describe('a core records the precommits that came after its decision', () => {
   const f = fixture([10n, 10n, 10n, 10n], 'core');
-  const TIMEOUTS = timeoutConfig({ timeoutProposeMs: 300, timeoutProposeDeltaMs: 100, timeoutPrevoteMs: 100, timeoutPrevoteDeltaMs: 50, timeoutPrecommitMs: 100, timeoutPrecommitDeltaMs: 50 });
+  const TIMEOUTS = timeoutConfig(DEVNET_TIMEOUTS);
 
   /** Validator `me` of four proposes height 1 and decides on its own precommit and two others'. */
   async function decided(me: number) {
