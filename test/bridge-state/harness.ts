@@ -38,7 +38,7 @@ export const signers = DEVNET_KEYS.validators.map((v) => new Secp256k1Signer(hex
 export const outsider = new Secp256k1Signer(Uint8Array.from({ length: 32 }, (_, i) => (i === 0 ? 0x42 : i)));
 
 /** A funded devnet account (1,000,000 USDC at genesis) that requests withdrawals. */
-export const ownerKey = hexToBytes(DEVNET_KEYS.accounts[7].privateKey);
+const ownerKey = hexToBytes(DEVNET_KEYS.accounts[7].privateKey);
 export const owner = DEVNET_KEYS.accounts[7].address.toLowerCase() as Address;
 export const destination = '0x00000000000000000000000000000000000000d5' as Address;
 

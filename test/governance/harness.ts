@@ -28,7 +28,7 @@ import { freshState, testGenesis } from '../validators/harness';
 export const ROUTINE_MS = 10_000;
 export const HIGH_IMPACT_MS = 60_000;
 
-export function govGenesis(): Genesis {
+function govGenesis(): Genesis {
   return testGenesis({ timelockRoutineMs: ROUTINE_MS, timelockHighImpactMs: HIGH_IMPACT_MS });
 }
 

@@ -18,7 +18,7 @@ export function showFileOnFailure(label: string, path: string, bytes = 8_192): v
   shownOnFailure.push({ label, read: () => fileTail(path, bytes) });
 }
 
-export function fileTail(path: string, bytes: number): string {
+function fileTail(path: string, bytes: number): string {
   if (!existsSync(path)) return '(no such file)';
   const size = statSync(path).size;
   const length = Math.min(size, bytes);

@@ -63,7 +63,7 @@ export interface SignedChain {
 }
 
 /** The address of the i-th faucet recipient (no key: a credit needs none). */
-export function recipientAddress(i: number): Address {
+function recipientAddress(i: number): Address {
   return `0x${(0xb0000000 + i).toString(16).padStart(40, '0')}` as Address;
 }
 

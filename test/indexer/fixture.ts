@@ -46,8 +46,8 @@ export const B = addr('bb'); // agent
 export const C = addr('cc'); // agent
 export const H1 = addr('11'); // human
 export const H2 = addr('22'); // human
-export const SESSION = addr('5e');
-export const ADDRESSES = [A, B, C, H1, H2];
+const SESSION = addr('5e');
+const ADDRESSES = [A, B, C, H1, H2];
 
 export const p = (s: string): bigint => parseDecimal(s, 6)!; // price / USDC units
 export const q = (s: string): bigint => parseDecimal(s, 18)!; // size units

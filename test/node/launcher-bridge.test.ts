@@ -15,10 +15,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, defineChain, getAddress, http, type Address } from 'viem';
 import { contractArtifacts } from '../../src/bridge/contracts';
 import { ROOT, tempDir, waitFor } from '../helpers/devnet';
+import { showFileOnFailure } from '../helpers/failure-output';
 import { BridgeNetwork, usdcUnits, USDC } from '../helpers/bridge-network';
 import { NODE_PROGRAM } from '../helpers/node-program';
 
 const dir = tempDir('exchain-launch-bridge-');
+// The launcher's validators log to files, not to the test's pipes: shown when a test fails.
+for (let i = 1; i <= 4; i++) showFileOnFailure(`validator ${i} node.log`, join(dir.path, `validator-${i}`, 'node.log'));
 afterAll(() => dir.remove());
 
 const ARGS = ['--validators', '4', '--data-dir', dir.path, '--port', '0', '--session-port', '0', '--p2p-port', '0', '--no-onboarding', '--bridge-port', '0', '--log-level', 'warn', '--no-rate-limit'];

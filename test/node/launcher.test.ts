@@ -11,10 +11,13 @@ import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir, waitFor } from '../helpers/devnet';
+import { showFileOnFailure } from '../helpers/failure-output';
 import { mountSmallDisk } from '../helpers/full-disk';
 import { NODE_PROGRAM } from '../helpers/node-program';
 
 const dir = tempDir('exchain-launch-');
+// The launcher's validators log to files, not to the test's pipes: shown when a test fails.
+for (let i = 1; i <= 6; i++) showFileOnFailure(`validator ${i} node.log`, join(dir.path, `validator-${i}`, 'node.log'));
 const logDisk = tempDir('exchain-launch-disk-');
 const disk = mountSmallDisk(logDisk.path);
 afterAll(() => {
