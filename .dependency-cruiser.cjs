@@ -8,11 +8,14 @@
  *     formats built on them (src/signing): the formats point at the primitives, never back;
  *   - the API (routes, the door, JSON-RPC) sees the node only through src/api/node-api.ts:
  *     nothing of actors/ or src/node;
- *   - an actor's message module is a leaf: it imports no actor behaviour and nothing
- *     of src/node, and the node's context imports only such leaves;
+ *   - nothing in actors/ imports src/node: each actor is handed a typed bundle of what it
+ *     uses (its `…Deps`, built by src/node/node.ts), never the node;
+ *   - an actor's message module is a leaf: it imports no actor behaviour, so another
+ *     actor's bundle can name its mailbox by it;
  *   - the onboarding service's pure part (src/onboarding fields, applicants, book, tokens, operator-auth)
- *     imports no I/O and none of the service's I/O files, and its routes see the
- *     service through OnboardingBook only (decision 75).
+ *     imports no I/O and none of the service's other files, its routes (register's too)
+ *     see the service through the interfaces of book.ts only, never an actor (decision 75),
+ *     and its actors (actors/onboarding) see neither the routes nor the app that wires them.
  * Type-only imports count (tsPreCompilationDeps): a type is a dependency too.
  * test/arch/imports.test.ts shows each rule failing on a tree built to break it.
  */
@@ -24,6 +27,8 @@ const ioPackage = `(^|/)node_modules/(${IO_PACKAGES.join('|')})(/|$)|^(${IO_PACK
 const PURE_CORE = '^(src/(state|codec|crypto|signing)|machines)/';
 /** An actor's leaf module (its messages) and the generic actor runtime they may name (Reply, LaneStats). */
 const ACTOR_LEAVES = '^actors/([^/]+/messages\\.ts|actor\\.ts|mailbox\\.ts|inbox\\.ts)$';
+/** The onboarding service's pure files: no I/O, importing only each other (and the pure core). */
+const ONBOARDING_PURE = '^src/onboarding/(fields|applicants|book|tokens|operator-auth)\\.ts$';
 
 module.exports = {
   forbidden: [
@@ -56,32 +61,42 @@ module.exports = {
       to: { path: '^(actors|src/node)/' },
     },
     {
-      name: 'actor-messages-are-leaves',
+      name: 'actors-no-node',
       severity: 'error',
-      comment: "An actor's message module names types only: no actor behaviour, nothing of src/node.",
-      from: { path: '^actors/[^/]+/messages\\.ts$' },
-      to: { path: '^(actors|src/node)/', pathNot: ACTOR_LEAVES },
+      comment: 'An actor receives a typed bundle of what it uses (its …Deps, built by src/node/node.ts): nothing in actors/ imports src/node.',
+      from: { path: '^actors/' },
+      to: { path: '^src/node/' },
     },
     {
-      name: 'node-context-imports-leaves',
+      name: 'actor-messages-are-leaves',
       severity: 'error',
-      comment: "The node's context names each actor's mailbox by its message module, never by its behaviour.",
-      from: { path: '^src/node/context\\.ts$' },
+      comment: "An actor's message module names types only: no actor behaviour.",
+      from: { path: '^actors/[^/]+/messages\\.ts$' },
       to: { path: '^actors/', pathNot: ACTOR_LEAVES },
     },
     {
       name: 'onboarding-pure-no-io',
       severity: 'error',
-      comment: "The onboarding service's pure part (field checks, applicant records, the book interface, tokens, the operator's signed text) imports no I/O: no fastify, classic-level, node or API, none of the service's store, app or command line.",
-      from: { path: '^src/onboarding/(fields|applicants|book|tokens|operator-auth)\\.ts$' },
-      to: { path: [`^(actors|src/api|src/node|src/cli)/`, '^src/onboarding/(store|service|routes|operator-routes|download-routes|artifacts|cli|main|operator-cli|operator-key|operator-main)\\.ts$', ioPackage] },
+      comment: "The onboarding service's pure part (field checks, applicant records, the book interface, tokens, the operator's signed text) imports no I/O: no fastify, classic-level, actor, node or API, and none of the service's other files (store, actors' wiring, routes, app, command line).",
+      from: { path: ONBOARDING_PURE },
+      to: { path: [`^(actors|src/api|src/node|src/cli)/`, '^src/onboarding/', ioPackage], pathNot: ONBOARDING_PURE },
     },
     {
       name: 'onboarding-routes-see-book-only',
       severity: 'error',
-      comment: "The onboarding routes (apply and status, the operator's, the downloads) see the service through the interfaces of src/onboarding/book.ts: not its LevelDB store, app or command line.",
-      from: { path: '^src/onboarding/(routes|operator-routes|download-routes)\\.ts$' },
-      to: { path: ['^src/onboarding/(store|service|cli|main|operator-cli|operator-main)\\.ts$', '(^|/)node_modules/classic-level(/|$)|^classic-level$'] },
+      comment: "The onboarding routes (apply, status, the operator's, the downloads, register) see the service through the interfaces of src/onboarding/book.ts: no actor, not its LevelDB store, node client, app or command line (the pure files and the artifacts' types they may).",
+      from: { path: '^src/onboarding/(routes|operator-routes|download-routes|register)\\.ts$' },
+      to: {
+        path: ['^actors/', '^src/onboarding/', '(^|/)node_modules/classic-level(/|$)|^classic-level$'],
+        pathNot: '^src/onboarding/(fields|applicants|book|tokens|operator-auth|artifacts)\\.ts$',
+      },
+    },
+    {
+      name: 'onboarding-actors-below-app',
+      severity: 'error',
+      comment: "The onboarding service's actors (actors/onboarding) use the service's parts (the store's format, the pure records and rules, the node client) through their typed dependencies: never the routes, the app that wires them, or a command line.",
+      from: { path: '^actors/onboarding/' },
+      to: { path: ['^src/onboarding/(routes|operator-routes|download-routes|register|service|service-actors|cli|main|operator-cli|operator-key|operator-main)\\.ts$', '^src/cli/'] },
     },
   ],
   options: {

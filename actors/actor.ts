@@ -44,6 +44,16 @@ export interface Reply<R> {
   reject(e: unknown): void;
 }
 
+/**
+ * Another actor as an actor's dependency bundle names it: its mailbox, to send to or ask,
+ * and nothing of its behaviour (SupervisedActor satisfies it). The message type comes
+ * from that actor's leaf `messages.ts`.
+ */
+export interface ActorRef<M> {
+  send(msg: M): boolean;
+  ask<R>(make: (reply: Reply<R>) => M, timeoutMs?: number): Promise<R>;
+}
+
 export interface ActorStats {
   /** Messages accepted into the mailbox. */
   enqueued: number;

@@ -137,7 +137,8 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
     role:
       "An applicant's status in the onboarding service (not the chain: its own LevelDB, src/onboarding/store.ts) is " +
       'the state value and context stored per address, changed only by stepOnboarding, the stepper compiled from the ' +
-      'machine (machines/stepper.ts), in src/onboarding/applicants.ts: POST /api/validators/apply steps APPLY from the ' +
+      'machine (machines/stepper.ts), in src/onboarding/applicants.ts, which the review actor ' +
+      '(actors/onboarding/review-actor.ts) calls one step at a time: POST /api/validators/apply steps APPLY from the ' +
       "stored state (not_found without a record), and an APPLY the machine refuses is the service's 409 " +
       "VALIDATOR_EXISTS. The operator's review (src/onboarding/operator-routes.ts, decision 78) steps APPROVE or " +
       'REJECT the same way (reviewApplicant), the approval writing its token in the same synced batch; a review the ' +

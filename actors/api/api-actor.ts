@@ -1,7 +1,7 @@
 /**
  * The API concern: serves REST, JSON-RPC and the WebSocket on {base_url} (and the
  * session-and-agent routes on their own port). It builds the node's face the routes see
- * (src/api/node-api.ts: NodeApi) from the node's context and registers the routes with
+ * (src/api/node-api.ts: NodeApi) from its dependencies (ApiDeps) and registers the routes with
  * it; the routes import nothing of actors or src/node. Requests that submit a
  * transaction wait until the block carrying it is final; the chain actor's 'applied'
  * and 'committed' messages arrive in this actor's mailbox and release them.
@@ -40,28 +40,69 @@ import { subAccountRoutes } from '../../src/api/routes/subaccounts';
 import { metricsRoutes } from '../../src/api/routes/metrics';
 import { auditRoutes } from '../../src/api/routes/audit';
 import { AuditLog } from '../../src/audit/transitions';
-import { PROMETHEUS_CONTENT_TYPE, type NodeMetrics } from '../../src/node/metrics';
+import { PROMETHEUS_CONTENT_TYPE, type NodeMetrics } from '../../src/metrics/node-metrics';
 import type { Logger } from '../../src/util/log';
+import type { NodeConfig } from '../../src/config/node-config';
+import type { Chain } from '../../src/chain/chain';
+import type { Indexer } from '../../src/indexer/indexer';
 import { TxError } from '../../src/state/errors';
 import { validatorRecord } from '../../src/state/validators/records';
-import type { NodeContext } from '../../src/node/context';
-import { freeBytesOf } from '../../src/node/storage-guard';
+import { freeBytesOf, type StorageGuard } from '../../src/storage/storage-guard';
 import { bytesToHex, type Address } from '../../src/util/bytes';
 import { privateKeyToAddress } from '../../src/crypto/secp256k1';
 import type { FinalTx } from '../../src/api/final';
 import { BODY_LIMIT_BYTES, BRIDGE_BALANCE_WAIT_MS, INDEX_WAIT_MS, WS_MAX_PAYLOAD_BYTES } from '../../src/api/limits';
 import { BridgeClient } from '../../src/bridge/evm';
 import type { NodeApi } from '../../src/api/node-api';
-import type { ActorBehavior } from '../actor';
-import type { PoolEntry } from '../mempool/messages';
+import type { ActorBehavior, ActorRef } from '../actor';
+import type { BridgeStats } from '../bridge/messages';
+import type { ConsensusInfo } from '../consensus/messages';
+import type { MempoolMsg, PoolEntry } from '../mempool/messages';
+import type { P2PInfo, P2PPeer } from '../p2p/messages';
 import { pendingDuplicate } from '../mempool/pool';
 import type { ApiMsg } from './messages';
 import { CodecError } from '../../src/codec/binary';
 import { rateLimitRoutes } from '../../src/api/routes/rate-limit';
-import { NO_SIGNATURES } from '../../src/state/signer-cache';
+import { NO_SIGNATURES, type SignatureCounts } from '../../src/state/signer-cache';
 import { actionWeight, RATE_LIMIT_DEFAULTS, RateLimiter } from '../../src/api/rate-limit';
 
-export function apiBehavior(node: () => NodeContext, onListening?: (address: string) => void): ActorBehavior<ApiMsg> {
+/**
+ * What the API uses of the node (built by src/node/node.ts): what NodeApi serves is read
+ * from these. The views of other actors are getters, read per request (the p2p actor's
+ * transport, consensus's view and the bridge's counters exist once those actors run).
+ */
+export interface ApiDeps {
+  /** Its listeners and rate limits, the finality wait, and what the routes show of the node (genesis, key, bridge file, data folder). */
+  config: Pick<NodeConfig, 'api' | 'sessionApi' | 'rateLimit' | 'finalityTimeoutMs' | 'genesis' | 'genesisHash' | 'blockTimeMs' | 'validatorKey' | 'bridge' | 'dataDir'>;
+  log: Logger;
+  /** The node's software version (GET /status, /openapi.json). */
+  version: string;
+  /** The executed chain, read-only (the chain actor's; open before the actors start). */
+  chain: () => Chain;
+  /** The open index; undefined while it (re)starts. */
+  indexer: () => Indexer | undefined;
+  /** The mempool, which takes every transaction submitted. */
+  actors: { mempool: ActorRef<MempoolMsg> };
+  /** GET /metrics and the API's latency observed into it; absent in tests (an empty text). */
+  metrics?: Pick<NodeMetrics, 'apiRequest' | 'text'>;
+  /** GET /v1/audit/transitions and the `audit` topic; absent in tests (an empty log). */
+  audit?: AuditLog;
+  /** The disk as the node's writers found it (decision 121): writes refused while full; absent in tests. */
+  storage?: Pick<StorageGuard, 'full' | 'report' | 'retryAfterSec' | 'onChange'>;
+  /** Consensus's view (a solo node, or one without p2p: none). */
+  consensusInfo?(): ConsensusInfo | undefined;
+  /** The p2p transport's identity, peers and counters, and the peers with their heads (none without p2p). */
+  p2pInfo?(): P2PInfo | undefined;
+  p2pPeers?(): Promise<P2PPeer[] | undefined>;
+  /** The bridge actor's counters (a node that runs none: none). */
+  bridgeStats?(): BridgeStats | undefined;
+  /** Each actor's lifecycle state and mailbox counters. */
+  actorStats(): Record<string, unknown>;
+  /** Transaction signatures recovered and reused (the mempool's cache). */
+  signatureStats?(): SignatureCounts;
+}
+
+export function apiBehavior(deps: ApiDeps, onListening?: (address: string) => void): ActorBehavior<ApiMsg> {
   let app: FastifyInstance | undefined;
   let api: NodeApi | undefined;
   const wsHub = new WsHub();
@@ -73,21 +114,20 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
   let unsubscribeStorage: (() => void) | undefined;
 
   /** Refuses a write while the disk is full (decision 121). */
-  const checkWritable = (n: NodeContext) => {
-    const g = n.storage;
+  const checkWritable = () => {
+    const g = deps.storage;
     if (g?.full) throw storageUnavailable(g.report().folder, g.retryAfterSec);
   };
 
   const submitAndWait = async (input: Uint8Array | Tx, signer?: Address): Promise<FinalTx> => {
-    const n = node();
-    checkWritable(n);
+    checkWritable();
     let tx: Tx;
     try {
-      tx = input instanceof Uint8Array ? decodeTx(input, n.config.genesis.consensus.maxTxBytes) : input;
+      tx = input instanceof Uint8Array ? decodeTx(input, deps.config.genesis.consensus.maxTxBytes) : input;
     } catch (err) {
       const bytes = input as Uint8Array;
       if (err instanceof CodecError) {
-        n.log.info({ code: err.code, reason: err.message, bytes: bytes.length }, 'malformed transaction refused at the door');
+        deps.log.info({ code: err.code, reason: err.message, bytes: bytes.length }, 'malformed transaction refused at the door');
         throw new TxError(400, err.code === 'TOO_LARGE' ? 'PAYLOAD_TOO_LARGE' : 'MALFORMED_TX', `tx: ${err.message}`);
       }
       throw err;
@@ -101,14 +141,14 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
     const final = new Promise<FinalTx>((resolve, reject) => {
       const timer = setTimeout(() => {
         waiters.delete(hashHex);
-        reject(new ApiError(504, 'NOT_FINAL_YET', `transaction ${hashHex} accepted but not final within ${n.config.finalityTimeoutMs} ms; query it by hash`));
-      }, n.config.finalityTimeoutMs);
+        reject(new ApiError(504, 'NOT_FINAL_YET', `transaction ${hashHex} accepted but not final within ${deps.config.finalityTimeoutMs} ms; query it by hash`));
+      }, deps.config.finalityTimeoutMs);
       waiters.set(hashHex, { resolve, reject, timer });
     });
     try {
-      await n.actors.mempool.ask<PoolEntry>((reply) => ({ type: 'submit', tx, signer, reply }));
+      await deps.actors.mempool.ask<PoolEntry>((reply) => ({ type: 'submit', tx, signer, reply }));
     } catch (err) {
-      if (err instanceof TxError) n.log.info({ txHash: hashHex, code: err.code, reason: err.message }, 'transaction refused at the door');
+      if (err instanceof TxError) deps.log.info({ txHash: hashHex, code: err.code, reason: err.message }, 'transaction refused at the door');
       const w = waiters.get(hashHex);
       if (w) clearTimeout(w.timer);
       waiters.delete(hashHex);
@@ -126,29 +166,27 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
    * put the index on every order's path to its answer.)
    */
   const indexAt = async (height?: number) => {
-    const n = node();
-    const ix = n.indexer();
+    const ix = deps.indexer();
     // The head as applied in memory: an answer may go out before its block is on disk.
     // With the disk full the index waits for the probe: answer from what it holds.
-    if (ix && !n.storage?.full && ix.indexedHeight() < (height ??= n.chain().state.head().height)) await ix.waitForHeight(height, INDEX_WAIT_MS);
-    return n.indexer();
+    if (ix && !deps.storage?.full && ix.indexedHeight() < (height ??= deps.chain().state.head().height)) await ix.waitForHeight(height, INDEX_WAIT_MS);
+    return deps.indexer();
   };
 
   return {
     async start(ctx) {
-      const n = node();
-      if (!n.config.api) return;
+      if (!deps.config.api) return;
       app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, return503OnClosing: true });
       installErrorHandling(app, ctx.log);
       installValidation(app);
-      installLatencyMetrics(app, n.metrics);
-      limiter = new RateLimiter(n.config.rateLimit ?? RATE_LIMIT_DEFAULTS);
+      installLatencyMetrics(app, deps.metrics);
+      limiter = new RateLimiter(deps.config.rateLimit ?? RATE_LIMIT_DEFAULTS);
       await limiter.install(app);
-      const served = nodeApi(n, submitAndWait, indexAt, checkWritable);
+      const served = nodeApi(deps, submitAndWait, indexAt, checkWritable);
       // The disk filled: the requests waiting for finality get 503 now, not 504 later.
-      unsubscribeStorage = n.storage?.onChange((full) => {
-        if (!full || !n.storage) return;
-        const e = storageUnavailable(n.storage.report().folder, n.storage.retryAfterSec, true);
+      unsubscribeStorage = deps.storage?.onChange((full) => {
+        if (!full || !deps.storage) return;
+        const e = storageUnavailable(deps.storage.report().folder, deps.storage.retryAfterSec, true);
         for (const w of waiters.values()) {
           clearTimeout(w.timer);
           w.reject(e);
@@ -182,11 +220,11 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
       await app.register(metricsRoutes, { node: served });
       await app.register(rateLimitRoutes, { limiter });
       await app.register(auditRoutes, { node: served });
-      if (n.config.genesis.faucet) await app.register(faucetRoutes, { node: served });
-      const address = await app.listen({ host: n.config.api.host, port: n.config.api.port });
+      if (deps.config.genesis.faucet) await app.register(faucetRoutes, { node: served });
+      const address = await app.listen({ host: deps.config.api.host, port: deps.config.api.port });
       ctx.log.info({ address }, 'API listening');
       onListening?.(address);
-      if (n.config.sessionApi) sessionApp = await listenSessionApi(n.config, served, ctx.log, n.metrics, limiter);
+      if (deps.config.sessionApi) sessionApp = await listenSessionApi(deps.config, served, ctx.log, deps.metrics, limiter);
     },
     handle(msg) {
       const height = msg.block.header.height;
@@ -216,10 +254,6 @@ export function apiBehavior(node: () => NodeContext, onListening?: (address: str
   };
 }
 
-/**
- * The node as the routes see it (src/api/node-api.ts): built here, from the node's
- * context, so that no route reaches an actor or the context itself.
- */
 /** 503 STORAGE_UNAVAILABLE with Retry-After: the write was not taken (or, `waiting`, taken but its finality cannot be followed here). */
 function storageUnavailable(folder: string, retryAfterSec: number, waiting = false): ApiError {
   const message = waiting
@@ -228,11 +262,15 @@ function storageUnavailable(folder: string, retryAfterSec: number, waiting = fal
   return new ApiError(503, 'STORAGE_UNAVAILABLE', message, retryAfterSec);
 }
 
-function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexAt: NodeApi['indexAt'], checkWritable: (n: NodeContext) => void): NodeApi {
+/**
+ * The node as the routes see it (src/api/node-api.ts): built here, from this actor's
+ * dependencies, so that no route reaches an actor or the node itself.
+ */
+function nodeApi(n: ApiDeps, submitAndWait: NodeApi['submitAndWait'], indexAt: NodeApi['indexAt'], checkWritable: () => void): NodeApi {
   const address = n.config.validatorKey ? privateKeyToAddress(n.config.validatorKey) : undefined;
   const deployment = n.config.bridge;
   // Reads only (the bridge's balance for /reserves); the bridge actor has its own client.
-  // A partial context of a test has no audit log: an empty one, never fed.
+  // A test's bundle without an audit log: an empty one, never fed.
   const audit = n.audit ?? new AuditLog();
   const external =
     deployment && n.config.genesis.bridge
@@ -248,7 +286,7 @@ function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexA
     indexAt,
     submitAndWait,
     async submit(tx) {
-      checkWritable(n);
+      checkWritable();
       await n.actors.mempool.ask<PoolEntry>((reply) => ({ type: 'submit', tx, reply }));
     },
     status() {
@@ -311,7 +349,7 @@ function nodeApi(n: NodeContext, submitAndWait: NodeApi['submitAndWait'], indexA
  * bounded), its method and status class. fastify's elapsedTime runs from the request's
  * arrival (its onRequest) to the end of the answer (onResponse).
  */
-function installLatencyMetrics(app: FastifyInstance, metrics: NodeMetrics | undefined): void {
+function installLatencyMetrics(app: FastifyInstance, metrics: ApiDeps['metrics']): void {
   if (!metrics) return;
   app.addHook('onResponse', async (request, reply) => {
     metrics.apiRequest(request.routeOptions.url, request.method, reply.statusCode, reply.elapsedTime / 1000);
@@ -319,9 +357,9 @@ function installLatencyMetrics(app: FastifyInstance, metrics: NodeMetrics | unde
 }
 
 /** Where each node's session-and-agent listener is bound (tests bind port 0), by config. */
-const sessionApiAddresses = new WeakMap<NodeContext['config'], string>();
+const sessionApiAddresses = new WeakMap<ApiDeps['config'], string>();
 
-export function sessionApiAddress(config: NodeContext['config']): string | undefined {
+export function sessionApiAddress(config: ApiDeps['config']): string | undefined {
   return sessionApiAddresses.get(config);
 }
 
@@ -330,7 +368,7 @@ export function sessionApiAddress(config: NodeContext['config']): string | undef
  * on each validator's port 9001, bound to 127.0.0.1 by default): only the /session/* and /agent/* routes, with the
  * same envelope, validation and submission as {base_url}.
  */
-export async function listenSessionApi(config: NodeContext['config'], node: NodeApi, log: Logger, metrics?: NodeMetrics, limiter?: RateLimiter): Promise<FastifyInstance> {
+export async function listenSessionApi(config: ApiDeps['config'], node: NodeApi, log: Logger, metrics?: ApiDeps['metrics'], limiter?: RateLimiter): Promise<FastifyInstance> {
   const { host, port } = config.sessionApi!;
   const sessionApp = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, return503OnClosing: true });
   installErrorHandling(sessionApp, log);

@@ -19,10 +19,12 @@ import type { BridgeDeploymentFile } from '../../src/bridge/evm';
 import { BridgeClient } from '../../src/bridge/evm';
 import type { Tx } from '../../src/codec/tx';
 import { Secp256k1Signer } from '../../src/consensus/signer';
-import type { NodeContext } from '../../src/node/context';
+import type { NodeConfig } from '../../src/config/node-config';
+import type { Chain } from '../../src/chain/chain';
 import { TxError } from '../../src/state/errors';
 import { activeValidators } from '../../src/state/validators/set';
-import { ActorError, type ActorBehavior, type ActorContext } from '../actor';
+import { ActorError, type ActorBehavior, type ActorContext, type ActorRef } from '../actor';
+import type { MempoolMsg } from '../mempool/messages';
 import type { BridgeMsg, BridgeStats } from './messages';
 import { Relayer, RELAYER_TAKEOVER_MS_DEFAULT, type RelayerExternal } from './relayer';
 import { Watcher, type WatcherExternal } from './watcher';
@@ -38,6 +40,18 @@ export interface BridgeActorOptions {
   takeoverMs?: number;
   /** The external chain; default a BridgeClient of the deployment file (tests may hand one in). */
   external?: WatcherExternal & RelayerExternal & Pick<BridgeClient, 'chainId' | 'head'>;
+}
+
+/** What the bridge actor uses of the node (built by src/node/node.ts). */
+export interface BridgeDeps {
+  /** The deployment file, its key, and genesis (the chain id, the bridge's external chain id). */
+  config: Pick<NodeConfig, 'bridge' | 'validatorKey' | 'genesis'>;
+  /** The executed chain, read-only: its state, height and last block time. */
+  chain: () => Pick<Chain, 'state' | 'height' | 'lastTimestampMs'>;
+  /** Stops the node: an endpoint of another chain than genesis names. */
+  halt(reason: string): void;
+  /** The mempool, which takes its attestations and withdrawal signatures. */
+  actors: { mempool: ActorRef<MempoolMsg> };
 }
 
 export function newBridgeStats(deployment: BridgeDeploymentFile): BridgeStats {
@@ -69,7 +83,7 @@ function codeOf(err: unknown): string {
 }
 
 export function bridgeBehavior(
-  node: () => NodeContext,
+  deps: BridgeDeps,
   self: () => { send(m: BridgeMsg): boolean },
   stats: BridgeStats,
   opts: BridgeActorOptions = {},
@@ -95,7 +109,7 @@ export function bridgeBehavior(
   };
 
   const submit = async (tx: Tx) => {
-    await node().actors.mempool.ask((reply) => ({ type: 'submit', tx, signer: signer!.address, reply }));
+    await deps.actors.mempool.ask((reply) => ({ type: 'submit', tx, signer: signer!.address, reply }));
   };
 
   const refuse = (reason: string, log: ActorContext['log']) => {
@@ -113,14 +127,13 @@ export function bridgeBehavior(
   };
 
   const poll = async (ctx: ActorContext) => {
-    const n = node();
-    const genesisBridge = n.config.genesis.bridge!;
+    const genesisBridge = deps.config.genesis.bridge!;
     if (!chainChecked) {
       const id = await external!.chainId();
       if (id !== genesisBridge.externalChainId) {
         const reason = `the external endpoint ${stats.rpcUrl} is chain ${id}, but genesis bridge.externalChainId is ${genesisBridge.externalChainId}: the --bridge deployment file names another chain`;
         refuse(reason, ctx.log);
-        n.halt(`bridge: ${reason}`);
+        deps.halt(`bridge: ${reason}`);
         return;
       }
       chainChecked = true;
@@ -129,7 +142,7 @@ export function bridgeBehavior(
     if (stats.external !== 'ok') ctx.log.info({ rpcUrl: stats.rpcUrl, head: String(head.number) }, 'bridge: external chain reachable, watching the bridge');
     stats.external = 'ok';
     lastUnreachable = undefined;
-    const active = activeValidators(n.chain().state).byAddress.has(signer!.address);
+    const active = activeValidators(deps.chain().state).byAddress.has(signer!.address);
     if (active !== stats.active) {
       ctx.log.info({ validator: signer!.address, active }, active ? 'bridge: in the active set, attesting and relaying' : 'bridge: not in the active set, neither attesting nor relaying');
     }
@@ -147,10 +160,10 @@ export function bridgeBehavior(
 
   return {
     start(ctx) {
-      const n = node();
-      const deployment = n.config.bridge;
-      const key = n.config.validatorKey;
-      const genesisBridge = n.config.genesis.bridge;
+      const { config } = deps;
+      const deployment = config.bridge;
+      const key = config.validatorKey;
+      const genesisBridge = config.genesis.bridge;
       if (!deployment || !key || !genesisBridge) {
         // Which one is missing, and whether that is the operator's to fix: a network without
         // a bridge, or a node without a validator key, has nothing to watch.
@@ -163,9 +176,9 @@ export function bridgeBehavior(
       external =
         opts.external ??
         new BridgeClient({ rpcUrl: deployment.rpcUrl, bridge: deployment.bridge, usdc: deployment.usdc, expectedChainId: genesisBridge.externalChainId });
-      const chainId = n.config.genesis.chainId;
-      const state = () => node().chain().state;
-      const height = () => node().chain().height;
+      const chainId = config.genesis.chainId;
+      const state = () => deps.chain().state;
+      const height = () => deps.chain().height;
       watcher = new Watcher({ external, signer, deployBlock: BigInt(deployment.deployBlock), state, height, chainId, submit, stats: stats.watcher });
       relayer = new Relayer({
         external,
@@ -173,7 +186,7 @@ export function bridgeBehavior(
         privateKey: key,
         state,
         height,
-        blockTimeMs: () => node().chain().lastTimestampMs,
+        blockTimeMs: () => deps.chain().lastTimestampMs,
         chainId,
         takeoverMs,
         submit,

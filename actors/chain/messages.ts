@@ -1,8 +1,8 @@
 /**
  * What the chain actor (executor and store, actors/chain/chain-actor.ts) accepts in its
  * mailbox. A leaf module: types only, no actor behaviour and nothing of src/node, so
- * the node's context (src/node/context.ts) can name every mailbox without an import
- * circle.
+ * another actor's dependency bundle (ConsensusDeps, ProducerDeps, …) can name this
+ * mailbox without an import circle.
  */
 import type { Block, Commit } from '../../src/codec/block';
 import type { Tx } from '../../src/codec/tx';

@@ -56,17 +56,22 @@ import { sign } from '../../src/crypto/secp256k1';
 import { openPrivValState, privvalMissing, PRIVVAL_RESET_HINT, PrivValFileError, type PrivValFile } from '../../src/storage/privval-file';
 import { CodecError } from '../../src/codec/binary';
 import { Topic } from '../../src/net/transport';
-import type { NodeContext } from '../../src/node/context';
+import type { NodeConfig } from '../../src/config/node-config';
+import type { Chain } from '../../src/chain/chain';
+import type { StorageGuard } from '../../src/storage/storage-guard';
+import type { Logger } from '../../src/util/log';
 import type { BlockResult, VerifiedCache } from '../../src/state/apply';
 import { validatorRecord } from '../../src/state/validators/records';
 import type { Address } from '../../src/util/bytes';
 import { bytesToHex } from '../../src/util/bytes';
-import type { ActorBehavior } from '../actor';
+import type { ActorBehavior, ActorRef } from '../actor';
+import type { ChainMsg } from '../chain/messages';
+import type { P2PMsg } from '../p2p/messages';
 import { isNoSpace, StorageUnavailableError } from '../../src/storage/no-space';
 import { storesMovedAside } from '../../src/storage/corruption';
 import type { LaneStats } from '../inbox';
 import { EVIDENCE_KEPT_MAX } from '../limits';
-import type { Batch } from '../mempool/messages';
+import type { Batch, MempoolMsg } from '../mempool/messages';
 import type { SignerCache } from '../../src/state/signer-cache';
 import { sentKey } from '../p2p/sent-ledger';
 import type { ConsensusInfo, ConsensusMsg, EvidenceRecord } from './messages';
@@ -82,7 +87,24 @@ export interface ConsensusSelf {
   lanes(): Record<string, LaneStats> | undefined;
 }
 
-export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, info: { current?: () => ConsensusInfo }): ActorBehavior<ConsensusMsg> {
+/** What BFT consensus uses of the node (built by src/node/node.ts). */
+export interface ConsensusDeps {
+  /** Its keys, the block time, genesis, where its privval files live, its bootstrap peers, the devnet's faults, its clock. */
+  config: Pick<NodeConfig, 'validatorKey' | 'vrfKey' | 'blockTimeMs' | 'genesis' | 'dataDir' | 'p2p' | 'faults' | 'clock'>;
+  log: Logger;
+  /** The executed chain, read-only (the chain actor's; open before the actors start). */
+  chain: () => Chain;
+  /** Set once a scheduled upgrade names a newer version (decision 77): nothing more leaves it. */
+  upgradeRequired: () => string | undefined;
+  /** Connected peers now (the p2p actor's transport; 0 before it started): a starting node waits for them. */
+  peerCount: () => number;
+  /** Whether the chain and privval folders take writes, and their faults (decision 121); absent in tests without one. */
+  storage?: Pick<StorageGuard, 'writable' | 'fault' | 'onChange'>;
+  /** The p2p actor (its messages out, block sync), the mempool (batches, evidence), the chain actor (decided blocks). */
+  actors: { p2p?: ActorRef<P2PMsg>; mempool: ActorRef<MempoolMsg>; chain: ActorRef<ChainMsg> };
+}
+
+export function bftBehavior(deps: ConsensusDeps, self: () => ConsensusSelf, info: { current?: () => ConsensusInfo }): ActorBehavior<ConsensusMsg> {
   let core: ConsensusCore | undefined;
   let app: ChainConsensusApp | undefined;
   let privval: LocalPrivValidator | undefined;
@@ -137,7 +159,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
 
   // Read on demand (GET /status), not rebuilt after every message.
   info.current = () => ({
-    height: core?.height ?? node().chain().height + 1,
+    height: core?.height ?? deps.chain().height + 1,
     round: core?.round ?? 0,
     step: core ? Step[core.step] : 'Syncing',
     syncing: syncing || starting,
@@ -146,7 +168,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     syncPeersUnanswered: syncPeers.unanswered,
     syncsStarted,
     messagesAheadIgnored,
-    syncTarget: Math.max(node().chain().height, peerHeadSeen, (core?.height ?? 1) - 1, aheadClaims ? aheadClaims.shown() - 1 : 0),
+    syncTarget: Math.max(deps.chain().height, peerHeadSeen, (core?.height ?? 1) - 1, aheadClaims ? aheadClaims.shown() - 1 : 0),
     syncBlocksPerSecond,
     syncStartHeight,
     evidence: [...evidence.values()],
@@ -159,12 +181,12 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
 
   /** The set that signs the node's next height. */
   const validatorsNow = () => {
-    const chain = node().chain();
+    const chain = deps.chain();
     return chain.validatorsAt(chain.height + 1);
   };
 
   const p2p = () => {
-    const a = node().actors.p2p;
+    const a = deps.actors.p2p;
     if (!a) throw new Error('the consensus actor needs the p2p actor');
     return a;
   };
@@ -172,14 +194,14 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
   const schedule = (o: Extract<ConsensusOutput, { type: 'scheduleTimeout' }>) => {
     let delay = o.delayMs;
     // Pacing: the next height's round 0 starts one block time after this one's.
-    if (o.step === Step.NewHeight) delay = Math.max(0, roundZeroAt + node().config.blockTimeMs - performance.now());
+    if (o.step === Step.NewHeight) delay = Math.max(0, roundZeroAt + deps.config.blockTimeMs - performance.now());
     const gen = generation;
     clearTimer();
     const handle = setTimeout(() => {
       if (timer?.handle === handle) timer = undefined;
       // The timeout lane never refuses while the actor accepts messages: false means it is stopping.
       if (!self().send({ type: 'timer', generation: gen, height: o.height, round: o.round, step: o.step })) {
-        node().log.warn({ height: o.height, round: o.round, step: Step[o.step] }, 'consensus timeout not delivered: the actor is stopping');
+        deps.log.warn({ height: o.height, round: o.round, step: Step[o.step] }, 'consensus timeout not delivered: the actor is stopping');
       }
     }, delay);
     timer = { handle, height: o.height };
@@ -190,23 +212,23 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     if (evidence.has(hash)) return false;
     if (evidence.size >= EVIDENCE_KEPT_MAX) evidence.delete(evidence.keys().next().value!);
     evidence.set(hash, { kind: e.kind, offender: evidenceOffender(e), height: evidenceHeight(e), hash, observed });
-    node().log.warn(
+    deps.log.warn(
       { kind: e.kind, offender: evidenceOffender(e), height: evidenceHeight(e), observed },
       'double-sign evidence: the validator `offender` signed two conflicting messages at this height; conflicting votes go into a block and tombstone it (if it is yours: two nodes run its key, stop one)',
     );
     // Into a block through the pool (decision 72): execution tombstones the signer. Conflicting proposals are not punished.
-    const tx = e.kind === 'duplicateVote' ? encodeTx(node().config.genesis.chainId, TxKind.DoubleSignEvidence, { evidence: e }) : undefined;
-    if (tx) node().actors.mempool.send({ type: 'submit', tx, reply: { resolve() {}, reject: (err) => node().log.info({ err: String(err) }, 'evidence refused by the mempool') } });
+    const tx = e.kind === 'duplicateVote' ? encodeTx(deps.config.genesis.chainId, TxKind.DoubleSignEvidence, { evidence: e }) : undefined;
+    if (tx) deps.actors.mempool.send({ type: 'submit', tx, reply: { resolve() {}, reject: (err) => deps.log.info({ err: String(err) }, 'evidence refused by the mempool') } });
     return true;
   };
 
   /** Devnet fault injection: a second, conflicting vote after each real one (tests of evidence). */
   const equivocate = (v: Vote) => {
-    const key = node().config.faults?.equivocateWithKey;
+    const key = deps.config.faults?.equivocateWithKey;
     if (!key) return;
     const blockHash = randomBytes(32);
     const conflicting = { type: v.type, height: v.height, round: v.round, blockHash, validator: v.validator };
-    const signature = sign(voteSigningHash(node().config.genesis.chainId, conflicting), key);
+    const signature = sign(voteSigningHash(deps.config.genesis.chainId, conflicting), key);
     p2p().send({ type: 'consensus', topic: Topic.Votes, data: encodeMessage({ kind: 'vote', vote: { ...conflicting, signature } }) });
   };
 
@@ -215,15 +237,14 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
    * ahead, to every validator (tests of the sync trigger, decision 66).
    */
   const claimAhead = (v: Vote) => {
-    if (!node().config.faults?.claimAhead) return;
+    if (!deps.config.faults?.claimAhead) return;
     p2p().send({ type: 'consensus', topic: Topic.Votes, data: encodeMessage(claimAheadStatus(v.height, validatorsNow().size)) });
   };
 
   const applyDecision = async (d: Extract<ConsensusOutput, { type: 'decide' }>) => {
-    const n = node();
     const v = app!.take(d.blockHash) ?? app!.validate(d.block);
     if (v === null) throw new Error(`decided block ${bytesToHex(d.blockHash)} at ${d.height} does not validate here`);
-    await n.actors.chain.ask<BlockResult>((reply) => ({ type: 'commit', block: v.block, commit: d.commit, verified, decoded: v.decoded, ackAtApply: true, reply }));
+    await deps.actors.chain.ask<BlockResult>((reply) => ({ type: 'commit', block: v.block, commit: d.commit, verified, decoded: v.decoded, ackAtApply: true, reply }));
     app!.committed(d.height, d.block, d.commit);
     lastCommit = d.commit;
     // The core would drop it as stale; clearing saves a wakeup and a trip through the inbox.
@@ -231,12 +252,11 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
   };
 
   const build = async (height: number, round: number): Promise<ConsensusInput | null> => {
-    const n = node();
-    const chain = n.chain();
+    const chain = deps.chain();
     if (height !== chain.height + 1) return null;
-    const { consensus } = n.config.genesis;
-    const batch = await n.actors.mempool.ask<Batch>((reply) => ({ type: 'batch', maxTxs: consensus.maxBlockTxs, maxBytes: consensus.maxBlockBytes, reply }));
-    const block = chain.buildBlock({ txs: batch.txs, decoded: batch.decoded, timestampMs: Date.now(), proposer: privval!.address, round, lastCommit: core?.lastCommitFor(height - 1) ?? lastCommit, vrfKey: vrfKey! });
+    const { consensus } = deps.config.genesis;
+    const batch = await deps.actors.mempool.ask<Batch>((reply) => ({ type: 'batch', maxTxs: consensus.maxBlockTxs, maxBytes: consensus.maxBlockBytes, reply }));
+    const block = chain.buildBlock({ txs: batch.txs, decoded: batch.decoded, timestampMs: (deps.config.clock ?? Date.now)(), proposer: privval!.address, round, lastCommit: core?.lastCommitFor(height - 1) ?? lastCommit, vrfKey: vrfKey! });
     const bytes = encodeBlock(block, consensus.maxBlockBytes);
     const hash = blockHash(block.header);
     app!.built({ block, decoded: batch.decoded, hash });
@@ -248,7 +268,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     const queue = [...first];
     for (;;) {
       // A software upgrade this node is too old for (decision 77): nothing more leaves it.
-      if (node().upgradeRequired) return;
+      if (deps.upgradeRequired()) return;
       const o = queue.shift();
       if (o === undefined) {
         const req = buildRequests.shift();
@@ -288,22 +308,21 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
   };
 
   const newCore = async () => {
-    const n = node();
-    const chain = n.chain();
+    const chain = deps.chain();
     generation++;
     clearTimer();
     buildRequests.length = 0;
     lastCommit = chain.height > 0 ? ((await chain.store.getCommit(chain.height)) ?? null) : null;
     // The set of each height from the executed chain: the next height's, and the head's
     // (the next block's lastCommit), read when asked, after the previous block is applied.
-    const validators = (height: number) => node().chain().validatorsAt(height);
-    app = new ChainConsensusApp(() => node().chain(), {
+    const validators = (height: number) => deps.chain().validatorsAt(height);
+    app = new ChainConsensusApp(() => deps.chain(), {
       validators,
       verifier,
-      vrfKeyOf: (v) => node().chain().vrfKeyOf(v),
+      vrfKeyOf: (v) => deps.chain().vrfKeyOf(v),
       requestBlock: (height, round) => buildRequests.push({ height, round }),
-      now: Date.now,
-      onRefused: (r) => logBlockRefusal(node().log, r),
+      now: deps.config.clock ?? Date.now,
+      onRefused: (r) => logBlockRefusal(deps.log, r),
     });
     core = new ConsensusCore({
       chainId: chain.chainId,
@@ -311,7 +330,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
       privValidator: privval ?? null,
       verifier,
       app,
-      timeouts: timeoutConfig(n.config.genesis.consensus),
+      timeouts: timeoutConfig(deps.config.genesis.consensus),
       height: chain.height + 1,
       onProposalRefused: (r) => logProposalRefusal(r),
     });
@@ -325,7 +344,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
    * seed, and its proposer must be the one drawn for its round from the height's set.
    */
   const syncedBlockCheck = (b: SyncedBlock): string | null => {
-    const chain = node().chain();
+    const chain = deps.chain();
     return checkSyncedProposer(chain, chain.vrfKeyOf, chain.validatorsAt(b.block.header.height), b);
   };
 
@@ -341,16 +360,15 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
    * supervisor restarted consensus, which asked the same peer first again).
    */
   const syncToHead = async (): Promise<boolean> => {
-    const n = node();
     syncing = true;
     let moved = false;
     const startedAt = performance.now();
-    const heightBefore = n.chain().height;
+    const heightBefore = deps.chain().height;
     syncStartHeight = heightBefore;
     try {
       for (;;) {
         if (stopRequested()) break;
-        const chain = n.chain();
+        const chain = deps.chain();
         const from = chain.height + 1;
         let attempt: SyncAttempt;
         try {
@@ -358,7 +376,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
           attempt = await p2p().ask<SyncAttempt>((reply) => ({ type: 'sync', fromHeight: from, exclude: syncPeers.excluded(), reply }), SYNC_BUDGET_MS + 5_000);
         } catch (err) {
           // Not a reason to restart consensus: the next message that shows us behind syncs again.
-          n.log.warn({ err: (err as Error).message, fromHeight: from }, 'block sync: no answer from the p2p actor; the next consensus message that shows this node behind syncs again');
+          deps.log.warn({ err: (err as Error).message, fromHeight: from }, 'block sync: no answer from the p2p actor; the next consensus message that shows this node behind syncs again');
           break;
         }
         for (const peer of attempt.unanswered) syncPeers.noAnswer(peer);
@@ -367,7 +385,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
           if (attempt.pruned !== undefined && prunedWarnedFrom !== from) {
             // Said once per height: no peer served a block, and these have pruned the ones this node needs next.
             prunedWarnedFrom = from;
-            n.log.warn(
+            deps.log.warn(
               { fromHeight: from, peers: attempt.pruned },
               'block sync: no peer served the blocks after this node\'s head, and the peers listed have pruned them (their base is past it): block sync cannot catch up from them; state sync from a snapshot can, or a peer started with --archive',
             );
@@ -375,15 +393,15 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
           break;
         }
         // Each block is checked against its own height's set, read after the one before it is applied.
-        const { applied, refused: why } = await applySyncResponse(chain.chainId, (h) => n.chain().validatorsAt(h), verifier, from, answer.response, async (b) => {
-          await n.actors.chain.ask<BlockResult>((reply) => ({ type: 'commit', block: b.block, commit: b.commit, reply }), 60_000);
+        const { applied, refused: why } = await applySyncResponse(chain.chainId, (h) => deps.chain().validatorsAt(h), verifier, from, answer.response, async (b) => {
+          await deps.actors.chain.ask<BlockResult>((reply) => ({ type: 'commit', block: b.block, commit: b.commit, reply }), 60_000);
           blocksSynced++;
           moved = true;
         }, syncedBlockCheck);
         if (why === null) peerHeadSeen = Math.max(peerHeadSeen, answer.response.peerHead);
         if (why !== null) {
           syncPeers.refuse(answer.peer);
-          n.log.warn(
+          deps.log.warn(
             { peer: answer.peer, why, fromHeight: from, ignoredForMs: SYNC_REFUSAL_MS },
             'block sync: refused a peer that sent a block without a valid commit or VRF proof; it is not asked again for a while and the next peer is asked (nothing to do here: that peer runs another chain or forged the block)',
           );
@@ -396,15 +414,15 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
     }
     if (moved) {
       const seconds = (performance.now() - startedAt) / 1000;
-      syncBlocksPerSecond = seconds > 0 ? (n.chain().height - heightBefore) / seconds : 0;
-      n.log.info({ height: n.chain().height, blocksSynced, blocksPerSecond: Math.round(syncBlocksPerSecond) }, 'caught up by block sync');
+      syncBlocksPerSecond = seconds > 0 ? (deps.chain().height - heightBefore) / seconds : 0;
+      deps.log.info({ height: deps.chain().height, blocksSynced, blocksPerSecond: Math.round(syncBlocksPerSecond) }, 'caught up by block sync');
     }
     return moved;
   };
 
   /** The chain store and the privval files take writes (no fault pending in the storage guard). */
   const canWrite = () => {
-    const g = node().storage;
+    const g = deps.storage;
     return !g || (g.writable('chain') && g.writable('privval'));
   };
 
@@ -415,12 +433,11 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
    */
   const pauseOn = (err: unknown): boolean => {
     if (!(err instanceof StorageUnavailableError) && !isNoSpace(err)) return false;
-    const n = node();
     if (!(err instanceof StorageUnavailableError)) {
       // The privval files: nothing to write again (the signature never left); the probe waits for space.
-      if (!n.storage?.fault('privval', join(n.config.dataDir, 'privval'), err, async () => {})) return false;
+      if (!deps.storage?.fault('privval', join(deps.config.dataDir, 'privval'), err, async () => {})) return false;
     }
-    if (!paused) n.log.warn({ height: core?.height, err: (err as Error).message }, 'consensus paused: a write failed for lack of space; nothing is signed until the disk takes writes again');
+    if (!paused) deps.log.warn({ height: core?.height, err: (err as Error).message }, 'consensus paused: a write failed for lack of space; nothing is signed until the disk takes writes again');
     paused = true;
     core = undefined;
     generation++;
@@ -442,22 +459,21 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
   return {
     async start(ctx) {
       signal = ctx.signal;
-      const n = node();
       paused = false;
       unsubscribeStorage?.();
       // Wake a paused consensus when the disk takes writes again (peers' messages would too, later).
-      unsubscribeStorage = n.storage?.onChange((full) => {
+      unsubscribeStorage = deps.storage?.onChange((full) => {
         if (!full) self().send({ type: 'storageBack' });
       });
-      const key = n.config.validatorKey;
-      vrfKey = n.config.vrfKey;
+      const key = deps.config.validatorKey;
+      vrfKey = deps.config.vrfKey;
       // A key proposes where its set holds it, and each block it proposes carries its VRF proof.
       if (key && !vrfKey) throw new Error('the consensus actor needs a VRF key (it proves the seed of each block it proposes)');
       // Claims count from the validators of the node's next height.
       aheadClaims = new AheadClaims(validatorsNow);
-      logProposalRefusal = proposalRefusalLog(n.log);
+      logProposalRefusal = proposalRefusalLog(deps.log);
       // Keys of every validator with a record (genesis and registered): unknown signers fall back to recovery.
-      verifier = knownKeyVerifier((address) => validatorRecord(node().chain().state, address)?.ecdsaPubkey);
+      verifier = knownKeyVerifier((address) => validatorRecord(deps.chain().state, address)?.ecdsaPubkey);
       privvalFile?.close();
       privvalFile = undefined;
       privval = undefined;
@@ -465,11 +481,11 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
       if (key) {
         // A key signs only at heights whose set holds it; its privval state is kept all the same.
         // Lost or damaged, it is never rebuilt: the node follows without signing until the operator resets it.
-        const dir = join(n.config.dataDir, 'privval');
-        signingRefused = privvalMissing(dir, n.chain().height, storesMovedAside(join(n.config.dataDir, 'chain')));
+        const dir = join(deps.config.dataDir, 'privval');
+        signingRefused = privvalMissing(dir, deps.chain().height, storesMovedAside(join(deps.config.dataDir, 'chain')));
         if (signingRefused === null) {
           try {
-            const { file, saved } = await openPrivValState(dir, n.chain().store);
+            const { file, saved } = await openPrivValState(dir, deps.chain().store);
             privvalFile = file;
             privval = new LocalPrivValidator(new Secp256k1Signer(key), (state) => file.write(encodePrivValState(state)), saved ? decodePrivValState(saved) : null);
           } catch (err) {
@@ -477,9 +493,9 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
             signingRefused = `the double-sign protection files in ${dir} are damaged (${err.message})`;
           }
         }
-        if (signingRefused !== null) n.log.error({ privval: dir }, `SIGNING REFUSED: ${signingRefused}; this node follows the chain but signs nothing. ${PRIVVAL_RESET_HINT}`);
+        if (signingRefused !== null) deps.log.error({ privval: dir }, `SIGNING REFUSED: ${signingRefused}; this node follows the chain but signs nothing. ${PRIVVAL_RESET_HINT}`);
       }
-      verified = await n.actors.mempool.ask<SignerCache>((reply) => ({ type: 'verifiedCache', reply }));
+      verified = await deps.actors.mempool.ask<SignerCache>((reply) => ({ type: 'verifiedCache', reply }));
       // The catch-up is the actor's first message, not part of its start: the actors
       // started after this one (the oracle, the API) come up meanwhile, so /status and
       // /health answer while a node syncs a long chain.
@@ -492,18 +508,17 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
       if (starting) {
         // Catch up before taking part: wait briefly for a first peer, and a little longer for
         // the rest of the bootstrap peers (the sync's fallbacks when the first is slow or lies), then sync.
-        const n = node();
-        const peersNow = () => n.p2pInfo?.()?.peers.length ?? 0;
+        const peersNow = deps.peerCount;
         const deadline = Date.now() + FIRST_PEER_WAIT_MS;
         while (Date.now() < deadline && peersNow() === 0 && !stopRequested()) await new Promise((r) => setTimeout(r, 50));
-        const all = n.config.p2p?.bootstrap.length ?? 0;
+        const all = deps.config.p2p?.bootstrap.length ?? 0;
         const rest = Math.min(deadline, Date.now() + OTHER_PEERS_WAIT_MS);
         while (Date.now() < rest && peersNow() > 0 && peersNow() < all && !stopRequested()) await new Promise((r) => setTimeout(r, 50));
         starting = false;
         if (stopRequested()) return;
         if (!canWrite()) {
           paused = true;
-          n.log.warn('consensus waits: the disk is full (see the storage lines); it catches up and takes part once it takes writes again');
+          deps.log.warn('consensus waits: the disk is full (see the storage lines); it catches up and takes part once it takes writes again');
           return;
         }
         await catchUpAndStart();
@@ -513,7 +528,7 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
       if (paused) {
         if (!canWrite()) return;
         paused = false;
-        node().log.info({ height: node().chain().height }, 'consensus resumes: the disk takes writes again; catching up from peers');
+        deps.log.info({ height: deps.chain().height }, 'consensus resumes: the disk takes writes again; catching up from peers');
         await catchUpAndStart();
         return;
       }
@@ -544,9 +559,9 @@ export function bftBehavior(node: () => NodeContext, self: () => ConsensusSelf, 
         if (msg.step === Step.NewHeight) roundZeroAt = performance.now();
         return run(await core.handle({ type: 'timeout', height: msg.height, round: msg.round, step: msg.step }));
       case 'evidence': {
-        const why = checkEvidence(node().config.genesis.chainId, validatorsNow(), verifier, msg.evidence);
+        const why = checkEvidence(deps.config.genesis.chainId, validatorsNow(), verifier, msg.evidence);
         if (why !== null) {
-          node().log.warn({ why, kind: msg.evidence.kind }, 'evidence refused: it does not prove a double-sign by a validator of this height (nothing to do; a peer relayed a bad or stale proof)');
+          deps.log.warn({ why, kind: msg.evidence.kind }, 'evidence refused: it does not prove a double-sign by a validator of this height (nothing to do; a peer relayed a bad or stale proof)');
           return;
         }
         recordEvidence(msg.evidence, false);

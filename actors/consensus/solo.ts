@@ -13,22 +13,42 @@
 import { StorageUnavailableError } from '../../src/storage/no-space';
 import { canonicalCommit, precommitSigningHash, blockHash, type Commit } from '../../src/codec/block';
 import { privateKeyToAddress, sign } from '../../src/crypto/secp256k1';
-import type { NodeContext } from '../../src/node/context';
-import type { ActorBehavior } from '../actor';
-import type { Batch } from '../mempool/messages';
+import type { NodeConfig } from '../../src/config/node-config';
+import type { Chain } from '../../src/chain/chain';
+import type { StorageGuard } from '../../src/storage/storage-guard';
+import type { ActorBehavior, ActorRef } from '../actor';
+import type { ChainMsg } from '../chain/messages';
+import type { Batch, MempoolMsg } from '../mempool/messages';
 import type { ProducerMsg } from './messages';
 
-export function hasSoloMajority(node: NodeContext): boolean {
-  const key = node.config.validatorKey;
+/** What the solo producer uses of the node (built by src/node/node.ts). */
+export interface ProducerDeps {
+  /** Its keys (checked at start) and the block time; the block limits of genesis; the clock its blocks' times come from. */
+  config: Pick<NodeConfig, 'validatorKey' | 'vrfKey' | 'blockTimeMs' | 'genesis' | 'clock'>;
+  /** The executed chain, read-only (the chain actor's; open before the actors start). */
+  chain: () => Chain;
+  /** Set once a scheduled upgrade names a newer version (decision 77): it produces nothing more. */
+  upgradeRequired: () => string | undefined;
+  /** Whether the chain's folder takes writes (decision 121); absent in tests without one. */
+  storage?: Pick<StorageGuard, 'writable'>;
+  /** The mailboxes it asks: the mempool for batches, the chain actor to commit its blocks. */
+  actors: { mempool: ActorRef<MempoolMsg>; chain: ActorRef<ChainMsg> };
+  /** Its own mailbox, for its ticks. */
+  self: () => { send(m: ProducerMsg): boolean };
+}
+
+export function hasSoloMajority(config: Pick<NodeConfig, 'validatorKey' | 'genesis'>): boolean {
+  const key = config.validatorKey;
   if (!key) return false;
   const me = privateKeyToAddress(key);
-  const vals = node.config.genesis.validators;
+  const vals = config.genesis.validators;
   const total = vals.reduce((s, v) => s + v.bondWei, 0n);
   const mine = vals.find((v) => v.address === me)?.bondWei ?? 0n;
   return mine * 3n > total * 2n;
 }
 
-export function soloProducerBehavior(node: () => NodeContext, self: () => { send(m: ProducerMsg): boolean }): ActorBehavior<ProducerMsg> {
+export function soloProducerBehavior(deps: ProducerDeps): ActorBehavior<ProducerMsg> {
+  const { config, self } = deps;
   let timer: NodeJS.Timeout | undefined;
   let lastCommit: Commit | null = null;
   let nextAt = 0;
@@ -40,44 +60,42 @@ export function soloProducerBehavior(node: () => NodeContext, self: () => { send
 
   return {
     async start() {
-      const n = node();
-      if (!n.config.vrfKey) throw new Error('the block producer needs a VRF key (each block carries its proof)');
-      const chain = n.chain();
+      if (!config.vrfKey) throw new Error('the block producer needs a VRF key (each block carries its proof)');
+      const chain = deps.chain();
       lastCommit = chain.height > 0 ? ((await chain.store.getCommit(chain.height)) ?? null) : null;
-      nextAt = performance.now() + n.config.blockTimeMs;
+      nextAt = performance.now() + config.blockTimeMs;
       schedule();
     },
     async handle() {
-      const n = node();
       // A software upgrade this node is too old for (decision 77): it produces nothing more.
-      if (n.upgradeRequired) return;
-      const { consensus } = n.config.genesis;
-      const key = n.config.validatorKey!;
-      const vrfKey = n.config.vrfKey!;
+      if (deps.upgradeRequired()) return;
+      const { consensus } = config.genesis;
+      const key = config.validatorKey!;
+      const vrfKey = config.vrfKey!;
       // A fixed cadence: the next slot is one block time after this one's, not after the work.
-      nextAt = Math.max(nextAt + n.config.blockTimeMs, performance.now());
+      nextAt = Math.max(nextAt + config.blockTimeMs, performance.now());
       try {
         // The disk is full: sign nothing until the block held in memory is written.
-        if (n.storage && !n.storage.writable('chain')) return;
-        const { txs, decoded, verified } = await n.actors.mempool.ask<Batch>((reply) => ({
+        if (deps.storage && !deps.storage.writable('chain')) return;
+        const { txs, decoded, verified } = await deps.actors.mempool.ask<Batch>((reply) => ({
           type: 'batch',
           maxTxs: consensus.maxBlockTxs,
           maxBytes: consensus.maxBlockBytes,
           reply,
         }));
-        const chain = n.chain();
+        const chain = deps.chain();
         const proposer = privateKeyToAddress(key);
         // The proposer's clock sets the time (contract [D-time-proposer]); it must move forward.
-        const block = chain.buildBlock({ txs, decoded, timestampMs: Date.now(), proposer, lastCommit, vrfKey });
+        const block = chain.buildBlock({ txs, decoded, timestampMs: (deps.config.clock ?? Date.now)(), proposer, lastCommit, vrfKey });
         const hash = blockHash(block.header);
         const signature = sign(precommitSigningHash(chain.chainId, block.header.height, 0, hash), key);
         const commit = canonicalCommit({ height: block.header.height, round: 0, blockHash: hash, signatures: [{ validator: proposer, signature }] });
         try {
-          await n.actors.chain.ask((reply) => ({ type: 'commit', block, commit, verified, decoded, reply }));
+          await deps.actors.chain.ask((reply) => ({ type: 'commit', block, commit, verified, decoded, reply }));
         } catch (err) {
           if (!(err instanceof StorageUnavailableError)) throw err;
           // Applied in memory, written by the storage probe's retry: the next block builds on it.
-          if (n.chain().height === block.header.height) lastCommit = commit;
+          if (deps.chain().height === block.header.height) lastCommit = commit;
           return;
         }
         lastCommit = commit;

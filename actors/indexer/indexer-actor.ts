@@ -28,7 +28,8 @@ export interface IndexerHolder {
   current?: Indexer;
 }
 
-export interface IndexerBehaviorOptions {
+/** What the indexer uses of the node (built by src/node/node.ts). */
+export interface IndexerDeps {
   /** The index's own folder (deletable: it is rebuilt from the chain store). */
   dir: string;
   /** The chain store, read-only (read when the behaviour starts, so it may open later). */
@@ -46,7 +47,7 @@ export interface IndexerBehaviorOptions {
   retention?: IndexRetention;
 }
 
-export function indexerBehavior(opts: IndexerBehaviorOptions): ActorBehavior<IndexerMsg> {
+export function indexerBehavior(opts: IndexerDeps): ActorBehavior<IndexerMsg> {
   const { dir, holder, log } = opts;
   let indexer: Indexer | undefined;
   /** A write failed for lack of space: nothing is indexed until 'reopen' succeeds. */

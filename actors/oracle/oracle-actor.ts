@@ -27,12 +27,24 @@ import { encodeTx, TxKind } from '../../src/codec/tx';
 import { signObservation, type ObservedPrice } from '../../src/codec/txs/oracle';
 import { Secp256k1Signer } from '../../src/consensus/signer';
 import { DevnetPriceSource, type DevnetPair } from '../../src/oracle/devnet-source';
-import type { NodeContext } from '../../src/node/context';
+import type { NodeConfig } from '../../src/config/node-config';
+import type { State } from '../../src/state/state';
 import { TxError } from '../../src/state/errors';
 import { DEVNET_ORACLE_SOURCE, oracleSourceOf } from '../../src/state/pair-markets';
 import { activeValidators } from '../../src/state/validators/set';
-import { ActorError, type ActorBehavior, type ActorContext } from '../actor';
+import { ActorError, type ActorBehavior, type ActorContext, type ActorRef } from '../actor';
+import type { MempoolMsg } from '../mempool/messages';
 import type { OracleMsg } from './messages';
+
+/** What the oracle uses of the node (built by src/node/node.ts). */
+export interface OracleDeps {
+  /** Its key, and the network and pairs of genesis (the devnet's price source). */
+  config: Pick<NodeConfig, 'validatorKey' | 'genesis'>;
+  /** The executed state, read-only: the pairs, the active set, its last stored observation. */
+  state: () => State;
+  /** The mempool, which takes its observations like any transaction. */
+  actors: { mempool: ActorRef<MempoolMsg> };
+}
 
 /** Where prices come from: a price ×1e6 for a pair during a whole Unix second. */
 export interface PriceSource {
@@ -64,7 +76,7 @@ export const ORACLE_LAG_SECONDS_DEFAULT = 1;
 const TICK_OFFSET_MS = 5;
 
 export function oracleBehavior(
-  node: () => NodeContext,
+  deps: OracleDeps,
   self: () => { send(m: OracleMsg): boolean },
   opts: OracleOptions = {},
   stats: OracleStats = { submitted: 0, refused: 0, lastTimestampMs: 0, lastError: undefined },
@@ -91,7 +103,7 @@ export function oracleBehavior(
 
   /** The observation's prices, ascending by pair id: the pairs whose oracle source this node implements. */
   const pricesAt = (second: number, log: ActorContext['log']): ObservedPrice[] => {
-    const state = node().chain().state;
+    const state = deps.state();
     const out: ObservedPrice[] = [];
     for (const p of state.pairs
       .sortedKeys()
@@ -110,27 +122,27 @@ export function oracleBehavior(
 
   return {
     start(ctx) {
-      const n = node();
-      const key = n.config.validatorKey;
+      const { config } = deps;
+      const key = config.validatorKey;
       if (!key) {
         ctx.log.warn('oracle: this node has no validator key; it signs no observations');
         return;
       }
-      source = opts.source ?? (n.config.genesis.network === 'devnet' ? DevnetPriceSource.fromGenesis(n.config.genesis) : undefined);
+      source = opts.source ?? (config.genesis.network === 'devnet' ? DevnetPriceSource.fromGenesis(config.genesis) : undefined);
       if (!source) {
-        ctx.log.warn({ network: n.config.genesis.network }, 'oracle: no price source for this network yet; it signs no observations');
+        ctx.log.warn({ network: config.genesis.network }, 'oracle: no price source for this network yet; it signs no observations');
         return;
       }
       signer = new Secp256k1Signer(key);
       // After a restart: never sign a timestamp the chain already holds for us.
-      const stored = n.chain().state.oracleObservations.get(signer.address);
+      const stored = deps.state().oracleObservations.get(signer.address);
       stats.lastTimestampMs = Math.max(stats.lastTimestampMs, stored?.timestampMs ?? 0);
       schedule();
     },
     async handle(msg, ctx) {
       if (msg.type !== 'tick' || !signer) return;
       try {
-        const active = activeValidators(node().chain().state).byAddress.has(signer.address);
+        const active = activeValidators(deps.state()).byAddress.has(signer.address);
         if (active !== inSet) ctx.log.info({ validator: signer.address, active }, active ? 'oracle: in the active set, signing observations' : 'oracle: not in the active set, signing no observations');
         inSet = active;
         if (!active) return;
@@ -139,13 +151,12 @@ export function oracleBehavior(
         if (timestampMs <= stats.lastTimestampMs) return;
         const prices = pricesAt(second, ctx.log);
         if (prices.length === 0) return;
-        const n = node();
-        const chainId = n.config.genesis.chainId;
+        const chainId = deps.config.genesis.chainId;
         const body = signObservation(chainId, { validator: signer.address, timestampMs, prices }, signer);
         const tx = encodeTx(chainId, TxKind.OracleObservation, body);
         stats.lastTimestampMs = timestampMs;
         try {
-          await n.actors.mempool.ask((reply) => ({ type: 'submit', tx, signer: signer!.address, reply }));
+          await deps.actors.mempool.ask((reply) => ({ type: 'submit', tx, signer: signer!.address, reply }));
           stats.submitted++;
           lastCode = undefined;
         } catch (err) {

@@ -45,21 +45,24 @@ import { decodeMessage, type ConsensusMessage } from '../../src/consensus/messag
 import { encodeHello, signHello } from '../../src/net/hello';
 import { Libp2pTransport, peerIdOfKey, peerIdOfPublicKey } from '../../src/net/libp2p';
 import { GossipError, Topic, type GossipHandlers } from '../../src/net/transport';
-import type { NodeContext } from '../../src/node/context';
+import type { NodeConfig } from '../../src/config/node-config';
+import type { Chain } from '../../src/chain/chain';
+import type { Logger } from '../../src/util/log';
 import { privateKeyToAddress } from '../../src/crypto/secp256k1';
 import { validatorRecord } from '../../src/state/validators/records';
 import type { Address } from '../../src/util/bytes';
 import { hexToBytes } from '../../src/util/bytes';
-import type { ActorBehavior, Reply } from '../actor';
+import type { ActorBehavior, ActorRef, Reply } from '../actor';
+import type { ConsensusMsg } from '../consensus/messages';
 import { BUNDLE_ITEMS_MAX, bundleBytesMax, TX_BATCH_BYTES_MAX, TX_BATCH_HEADROOM_BYTES } from '../limits';
 import { CONSENSUS_MESSAGE_OVERHEAD_BYTES } from '../../src/consensus/limits';
-import type { GossipTally } from '../mempool/messages';
+import type { GossipTally, MempoolMsg } from '../mempool/messages';
 import type { P2PMsg } from './messages';
 import { PeerHeights, probePeerHeights } from './peer-heights';
 import { PeerIdentityCheck } from './peer-identity';
 import { SentLedger } from './sent-ledger';
 import { SERVE_STATS, serveSnapshotRequest, servedChain, type ServeStats } from './snapshot-serve';
-import { snapshotProtocol } from '../../src/chain/state-sync-wire';
+import { snapshotProtocol, type SnapshotSource } from '../../src/chain/state-sync-wire';
 import { encodeHelloAnswer, HELLO_TIMEOUT_MS, HelloSender, helloProtocol, ValidatorPeers } from './validator-peers';
 
 export interface P2PHolder {
@@ -133,7 +136,20 @@ export function decodeTxBatch(bytes: Uint8Array, maxTxBytes: number): Uint8Array
   return decodeBundle(bytes, maxTxBytes, MAX_TX_BATCH_BYTES);
 }
 
-export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: () => { send(m: P2PMsg): boolean }): ActorBehavior<P2PMsg> {
+/** What the p2p actor uses of the node (built by src/node/node.ts). */
+export interface P2PDeps {
+  /** Where to listen and whom to dial, its key, genesis (chain id, validators, limits) and the devnet's faults. */
+  config: Pick<NodeConfig, 'p2p' | 'genesis' | 'genesisHash' | 'validatorKey' | 'faults'>;
+  log: Logger;
+  /** The executed chain, read-only: blocks it serves to syncing peers, validators it binds hellos to. */
+  chain: () => Chain;
+  /** The node's state snapshots, served to peers that join by state sync (decision 136); undefined before the node opened them. */
+  snapshots: () => SnapshotSource | undefined;
+  /** Where what arrives goes: consensus messages and evidence, transactions. */
+  actors: { consensus?: ActorRef<ConsensusMsg>; mempool: ActorRef<MempoolMsg> };
+}
+
+export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send(m: P2PMsg): boolean }): ActorBehavior<P2PMsg> {
   let transport: Libp2pTransport | undefined;
   let helloSender: HelloSender | undefined;
   let identity: PeerIdentityCheck | undefined;
@@ -164,20 +180,20 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
 
   /** Validators that may take part in consensus now or soon: their peers are bound by a hello (decision 71). */
   const isValidator = (address: Address): boolean => {
-    const status = validatorRecord(node().chain().state, address)?.status;
+    const status = validatorRecord(deps.chain().state, address)?.status;
     return status === 'registered' || status === 'active' || status === 'jailed';
   };
 
-  const maxConsensusBytes = () => node().config.genesis.consensus.maxBlockBytes + CONSENSUS_MESSAGE_OVERHEAD_BYTES;
+  const maxConsensusBytes = () => deps.config.genesis.consensus.maxBlockBytes + CONSENSUS_MESSAGE_OVERHEAD_BYTES;
 
   /** Into the consensus actor's lane for the message's kind (actors/consensus/inbox.ts): a full lane drops by its own policy and counts it. */
   const toConsensus = (message: ConsensusMessage, from: string) => {
-    node().actors.consensus?.send({ type: 'message', message, from: validatorPeers.address(from) });
+    deps.actors.consensus?.send({ type: 'message', message, from: validatorPeers.address(from) });
   };
 
   const decodeConsensus = (data: Uint8Array): ConsensusMessage => {
     try {
-      return decodeMessage(data, { maxBlockBytes: node().config.genesis.consensus.maxBlockBytes });
+      return decodeMessage(data, { maxBlockBytes: deps.config.genesis.consensus.maxBlockBytes });
     } catch (err) {
       throw new GossipError('reject', 'MALFORMED', (err as Error).message);
     }
@@ -187,11 +203,11 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
     [Topic.Txs]: async (data) => {
       let txs: Uint8Array[];
       try {
-        txs = decodeTxBatch(data, node().config.genesis.consensus.maxTxBytes);
+        txs = decodeTxBatch(data, deps.config.genesis.consensus.maxTxBytes);
       } catch (err) {
         throw new GossipError('reject', 'MALFORMED', (err as Error).message);
       }
-      const tally = await node().actors.mempool.ask<GossipTally>((reply) => ({ type: 'submitGossip', txs, reply }));
+      const tally = await deps.actors.mempool.ask<GossipTally>((reply) => ({ type: 'submitGossip', txs, reply }));
       // Forward only what was new here; refusals that depend on state are nobody's fault.
       if (tally.added === 0) throw new GossipError('ignore', 'NOTHING_NEW');
     },
@@ -212,7 +228,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
       } catch (err) {
         throw new GossipError('reject', 'MALFORMED', (err as Error).message);
       }
-      node().actors.consensus?.send({ type: 'evidence', evidence, gossiped: true });
+      deps.actors.consensus?.send({ type: 'evidence', evidence, gossiped: true });
     },
     // Oracle observations travel as transactions (src/state/ops/oracle-observation.ts); the topic is reserved.
     [Topic.Oracle]: () => {
@@ -236,7 +252,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
   /** The gossip topic's copy, for full nodes; validators do not subscribe, so usually nobody. */
   const publishToSubscribers = (topic: Topic, data: Uint8Array) => {
     const t = transport!;
-    if (t.subscribers(topic) > 0) void t.publish(topic, data).catch((err) => node().log.debug({ err, topic }, 'publish failed'));
+    if (t.subscribers(topic) > 0) void t.publish(topic, data).catch((err) => deps.log.debug({ err, topic }, 'publish failed'));
   };
 
   /** To every connected validator (one that is not connected catches up from the status exchange, block sync, or the admitting validator's proposal). */
@@ -254,7 +270,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
     // subscribed to the topic get it by gossip.
     if (relayTxs) {
       const t = transport;
-      const protocol = relayProtocol(node().config.genesis.chainId);
+      const protocol = relayProtocol(deps.config.genesis.chainId);
       for (const peer of t.peers()) {
         if (!validatorPeers.isValidatorPeer(peer)) continue;
         t.sendDirect(peer, protocol, data);
@@ -268,7 +284,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
     const t = transport;
     if (t) {
       flushTxs();
-      const protocol = directProtocol(node().config.genesis.chainId);
+      const protocol = directProtocol(deps.config.genesis.chainId);
       for (const [peer, items] of pendingDirect) {
         t.sendDirect(peer, protocol, encodeBundle(items));
         directStats.bundlesSent++;
@@ -292,7 +308,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
       items = decodeBundle(data, max, bundleBytesMax(max));
     } catch (err) {
       directStats.malformed++;
-      node().log.debug({ err: (err as Error).message, from }, 'malformed direct bundle');
+      deps.log.debug({ err: (err as Error).message, from }, 'malformed direct bundle');
       return;
     }
     directStats.bundlesReceived++;
@@ -306,9 +322,9 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
             break;
           }
           case DirectItem.Txs: {
-            const txs = decodeTxBatch(item.subarray(1), node().config.genesis.consensus.maxTxBytes);
+            const txs = decodeTxBatch(item.subarray(1), deps.config.genesis.consensus.maxTxBytes);
             directStats.txBatchesReceived++;
-            node().actors.mempool.send({ type: 'submitGossip', txs, reply: IGNORED_REPLY });
+            deps.actors.mempool.send({ type: 'submitGossip', txs, reply: IGNORED_REPLY });
             break;
           }
           default:
@@ -324,19 +340,19 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
   const receiveRelay = (data: Uint8Array) => {
     let txs: Uint8Array[];
     try {
-      txs = decodeTxBatch(data, node().config.genesis.consensus.maxTxBytes);
+      txs = decodeTxBatch(data, deps.config.genesis.consensus.maxTxBytes);
     } catch {
       relayStats.malformed++;
       return;
     }
     relayStats.batchesReceived++;
-    node().actors.mempool.send({ type: 'submitGossip', txs, reply: IGNORED_REPLY });
+    deps.actors.mempool.send({ type: 'submitGossip', txs, reply: IGNORED_REPLY });
   };
 
   /** Asks the connected validators (but `exclude`) in turn for the blocks from `fromHeight`. */
   const sync = async (fromHeight: number, exclude: ReadonlySet<string> = new Set()): Promise<SyncAttempt> => {
     const t = transport!;
-    const { genesis } = node().config;
+    const { genesis } = deps.config;
     const peers = t.peers().filter((p) => validatorPeers.isValidatorPeer(p) && !exclude.has(p));
     const request = encodeSyncRequest({ fromHeight, maxBlocks: SYNC_MAX_BLOCKS });
     return askPeersInTurn(
@@ -345,15 +361,14 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
       async (peer, timeoutMs) => decodeSyncResponse(await t.request(peer, syncProtocol(genesis.chainId), request, timeoutMs), genesis.consensus.maxBlockBytes),
       {
         onFailure: (peer, err) =>
-          node().log.warn({ err: (err as Error).message, peer, fromHeight }, 'block sync: a peer did not answer in time; the next peer is asked (nothing to do unless no peer ever answers: then check the bootstrap peers and the network)'),
+          deps.log.warn({ err: (err as Error).message, peer, fromHeight }, 'block sync: a peer did not answer in time; the next peer is asked (nothing to do unless no peer ever answers: then check the bootstrap peers and the network)'),
       },
     );
   };
 
   return {
     async start() {
-      const n = node();
-      const { config } = n;
+      const { config } = deps;
       if (!config.p2p) throw new Error('the p2p actor needs config.p2p');
       const { chainId } = config.genesis;
       for (const v of config.genesis.validators) validatorPeers.bind(v.address, await peerIdOfPublicKey(hexToBytes(v.ecdsaPubkey)));
@@ -370,7 +385,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
         privateKey: config.p2p.peerKey === undefined ? key : undefined,
         listen: config.p2p.listen,
         bootstrap: config.p2p.bootstrap,
-        log: n.log,
+        log: deps.log,
         maxMessageBytes: maxConsensusBytes(),
         subscribe: genesisValidator ? [Topic.Oracle, Topic.Evidence] : undefined,
         extraStats: () => ({ snapshots: snapshotStats === undefined ? undefined : { ...snapshotStats }, bundles: { ...directStats }, relay: { ...relayStats }, hello: { ...validatorPeers.stats, hellosRefused: { ...validatorPeers.stats.hellosRefused } }, identity: identity === undefined ? undefined : { ...identity.stats, refused: { ...identity.stats.refused } } }),
@@ -385,7 +400,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
         },
       });
       // Before the first dial completes its check: a peer of another genesis is refused on connect.
-      identity = new PeerIdentityCheck({ network: config.genesis.network, chainId, genesisHash: config.genesisHash }, transport, n.log);
+      identity = new PeerIdentityCheck({ network: config.genesis.network, chainId, genesisHash: config.genesisHash }, transport, deps.log);
       await transport.start(handlers);
       const t = transport;
       await identity.serve();
@@ -393,15 +408,15 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
       await t.handleDirect(directProtocol(chainId), receiveBundle);
       await t.handleDirect(relayProtocol(chainId), receiveRelay);
       await t.handle(syncProtocol(chainId), async (data) => {
-        const faults = node().config.faults;
+        const faults = deps.config.faults;
         if (faults?.stallSync) return stalled;
-        const chain = node().chain();
+        const chain = deps.chain();
         const served = await serveSync(chain.store, chain.height, decodeSyncRequest(data));
         return faults?.forgeSyncBlocks ? forgeSyncResponse(served, config.genesis.consensus.maxBlockBytes) : served;
       });
       const served = SERVE_STATS();
       snapshotStats = served;
-      await t.handle(snapshotProtocol(chainId), async (data) => serveSnapshotRequest(data, node().snapshots, servedChain(node().chain()), served));
+      await t.handle(snapshotProtocol(chainId), async (data) => serveSnapshotRequest(data, deps.snapshots(), servedChain(deps.chain()), served));
       // Every node learns validators' peers from their hellos (a full node relays writes to them and syncs from them).
       await t.handle(helloProtocol(chainId), async (data, from) => encodeHelloAnswer(validatorPeers.receiveHello(data, from, chainId, isValidator)));
       // A validator whose peer id does not follow from its key proves which validator it is.
@@ -415,7 +430,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
             const seen = `${peer} ${reason}`;
             if (helloRefusalsLogged.has(seen) || helloRefusalsLogged.size >= HELLO_REFUSALS_LOGGED_MAX) return;
             helloRefusalsLogged.add(seen);
-            node().log.warn(
+            deps.log.warn(
               { peer, reason, address: privateKeyToAddress(key) },
               reason.startsWith('NOT_A_VALIDATOR')
                 ? "a peer refused this node's validator hello: its chain state has no such validator yet (register with `validator register`, or wait for the peer to sync); retried every few seconds"
@@ -441,7 +456,7 @@ export function p2pBehavior(node: () => NodeContext, holder: P2PHolder, self: ()
           scheduleFlush();
           return;
         case 'publish':
-          void t.publish(msg.topic, msg.data).catch((err) => node().log.debug({ err, topic: msg.topic }, 'publish failed'));
+          void t.publish(msg.topic, msg.data).catch((err) => deps.log.debug({ err, topic: msg.topic }, 'publish failed'));
           return;
         case 'consensus': {
           toValidators(tagged(DirectItem.Consensus, msg.data), msg.key);

@@ -2,10 +2,10 @@
  * What a route may see of the node: the chain's identity and parameters, the executed
  * chain at its head (read only), the index, submission, and what /status shows. This is
  * the whole of the routes' (and JSON-RPC's) dependency on the node: nothing here names
- * an actor, a mailbox or the node's context, so the same routes serve a validator, a
+ * an actor, a mailbox or the node, so the same routes serve a validator, a
  * node of a BFT network that follows the chain (outside the set, or without a key), the
  * solo producer and a node without a consensus actor (its `status().consensus` is null). The API actor (actors/api/api-actor.ts) builds it from
- * the node and registers the routes with it; fastify's habit: a plugin imports nothing
+ * its dependency bundle and registers the routes with it; fastify's habit: a plugin imports nothing
  * from the app that registers it.
  */
 import type { Block } from '../codec/block';

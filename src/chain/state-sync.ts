@@ -297,3 +297,16 @@ export class ChunkPlan {
     return true;
   }
 }
+
+/** How far a state sync got (the fetcher reports it; the command line prints it: src/cli/sync-progress.ts). */
+export type StateSyncPhase = 'offers' | 'verifying' | 'chunks' | 'restoring' | 'done';
+
+export interface StateSyncProgress {
+  phase: StateSyncPhase;
+  height?: number;
+  chunksDone: number;
+  chunksTotal: number;
+  bytes: number;
+  bytesTotal: number;
+  peers: number;
+}

@@ -7,7 +7,7 @@
 import { MEMPOOL_BYTES_MAX_DEFAULT, MEMPOOL_TXS_MAX_DEFAULT } from '../../actors/limits';
 import { resolve } from 'node:path';
 import { readDeploymentFile } from '../bridge/evm';
-import type { NodeConfig } from '../node/context';
+import type { NodeConfig } from '../config/node-config';
 import type { Node } from '../node/node';
 import { RATE_LIMIT_DEFAULTS, RATE_LIMIT_OFF, type RateLimitConfig } from '../api/rate-limit';
 import type { FlagSpec } from './args';

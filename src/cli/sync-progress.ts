@@ -6,7 +6,7 @@
  * PLAIN_LINE_MS instead, so logs are not flooded with redraws. A line says when the node
  * has caught up. A /status without `sync` (a node that does not report it) shows nothing.
  */
-import type { StateSyncProgress } from '../node/state-sync-join';
+import type { StateSyncProgress } from '../chain/state-sync';
 
 export interface SyncNumbers {
   height: number;

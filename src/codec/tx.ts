@@ -90,7 +90,7 @@ export enum TxKind {
   WithdrawalSignatures = 71,
 }
 
-export interface TxKindCodec<B> {
+interface TxKindCodec<B> {
   kind: TxKind;
   name: string;
   encodeBody(w: Writer, body: B): void;
@@ -115,7 +115,7 @@ export function registerTxKind<B>(codec: TxKindCodec<B>): void {
   registry.set(codec.kind, codec);
 }
 
-export function txKindCodec(kind: TxKind): TxKindCodec<unknown> {
+function txKindCodec(kind: TxKind): TxKindCodec<unknown> {
   const codec = registry.get(kind);
   if (!codec) throw new CodecError('UNKNOWN_KIND', `unknown transaction kind ${kind}`);
   return codec;

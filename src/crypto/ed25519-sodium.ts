@@ -34,7 +34,6 @@ function loadSodium(): SodiumBinding {
 const sodium = loadSodium();
 
 export const POINT_BYTES = 32;
-export const SCALAR_BYTES = 32;
 export const SHA512_BYTES = 64;
 
 /**

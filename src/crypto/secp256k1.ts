@@ -77,7 +77,7 @@ export class SignatureError extends Error {
 
 export type RecoveryId = 0 | 1;
 
-export interface ParsedSignature {
+interface ParsedSignature {
   /** 64 bytes r‖s (a copy: the caller's buffer may be reused). */
   rs: Uint8Array;
   /** From v for the 65-byte form; undefined for the 64-byte form (verifier tries both). */

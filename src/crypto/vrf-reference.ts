@@ -111,7 +111,7 @@ export function vrfEncodeToCurve(publicKey: Uint8Array, alpha: Uint8Array): { po
 
 /** §5.4.2.2 nonce generation: k = SHA-512(SHA-512(SK)[32..63] ‖ h_string) mod q, from the
  *  key's prefix (the second half of SHA-512(SK), as RFC 8032 signing uses it). */
-export function nonceFromPrefix(prefix: Uint8Array, hString: Uint8Array): bigint {
+function nonceFromPrefix(prefix: Uint8Array, hString: Uint8Array): bigint {
   return leToInt(sha512(concatBytes(prefix, hString))) % Q;
 }
 
@@ -156,7 +156,7 @@ function verifiedKey(publicKey: Uint8Array): EdPoint | null {
 }
 
 /** §5.2 steps 3–6: beta = SHA-512(suite ‖ 0x03 ‖ point_to_string(cofactor·Gamma) ‖ 0x00). */
-export function hashGamma(gamma: EdPoint): Uint8Array {
+function hashGamma(gamma: EdPoint): Uint8Array {
   return sha512(concatBytes(Uint8Array.of(SUITE, PROOF_TO_HASH_FRONT), gamma.clearCofactor().toBytes(), Uint8Array.of(DS_BACK)));
 }
 

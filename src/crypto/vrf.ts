@@ -66,9 +66,6 @@ import {
 export {
   VRF_OUTPUT_BYTES,
   VRF_PROOF_BYTES,
-  VRF_PUBLIC_KEY_BYTES,
-  VRF_SEED_BYTES,
-  type VrfProofSteps,
   vrfEncodeToCurve,
   vrfProofToHashReference,
   vrfProveStepsReference,

@@ -1,9 +1,14 @@
 /**
  * One node, wired in a fixed order and stopped in reverse (Lodestar's habit):
  * store+executor (chain) → mempool → consensus → api. Every concern is a supervised
- * actor with a bounded mailbox; they talk only through mailboxes. Every capacity is a
- * named limit (actors/limits.ts), and their relations are checked before anything is
- * built: a node whose limits do not fit together does not start.
+ * actor with a bounded mailbox; they talk only through mailboxes. Each actor is handed a
+ * typed bundle of exactly what it uses (ChainDeps, MempoolDeps, ConsensusDeps, …, declared
+ * beside each behaviour): the mailboxes it sends to, the node's config values it reads,
+ * the logger, the metrics and storage guard it reports to, and narrow getters for what
+ * exists only once another actor runs (the open chain, the index, the p2p transport);
+ * never the node itself. Every capacity is a named limit (actors/limits.ts), and their
+ * relations are checked before anything is built: a node whose limits do not fit
+ * together does not start.
  */
 import { SupervisedActor } from '../../actors/actor';
 import { apiBehavior } from '../../actors/api/api-actor';
@@ -50,11 +55,11 @@ import { NODE_VERSION } from '../util/version';
 import { bytesToHex } from '../util/bytes';
 import { join } from 'node:path';
 import type { Logger } from '../util/log';
-import type { NodeConfig, NodeContext } from './context';
-import { NodeMetrics } from './metrics';
+import type { NodeConfig } from '../config/node-config';
+import { NodeMetrics } from '../metrics/node-metrics';
 import { AuditLog } from '../audit/transitions';
 import { NO_SIGNATURES, type SignatureCounts } from '../state/signer-cache';
-import { StorageGuard } from './storage-guard';
+import { StorageGuard } from '../storage/storage-guard';
 import { SnapshotStore } from '../storage/snapshot-store';
 import { discardFolder, stateSyncJoin } from './state-sync-join';
 import { freshPeerKey } from '../net/libp2p';
@@ -74,9 +79,21 @@ export interface NodeStopped {
   upgrade?: string | undefined;
 }
 
-export class Node implements NodeContext {
+/** The node's mailboxes, for its own wiring and for tests that drive an actor directly. */
+export interface NodeActors {
+  chain: SupervisedActor<ChainMsg>;
+  indexer: SupervisedActor<IndexerMsg>;
+  mempool: SupervisedActor<MempoolMsg>;
+  api: SupervisedActor<ApiMsg>;
+  /** Present on a node of a multi-validator network. */
+  p2p?: SupervisedActor<P2PMsg>;
+  /** BFT consensus, on every node of a multi-validator network (it signs where its key is in the set). */
+  consensus?: SupervisedActor<ConsensusMsg>;
+}
+
+export class Node {
   readonly supervisor: Supervisor;
-  readonly actors: NodeContext['actors'];
+  readonly actors: NodeActors;
   private readonly holder: ChainHolder = {};
   private readonly pool: { pool?: TxPool } = {};
   readonly indexerHolder: IndexerHolder = {};
@@ -110,7 +127,6 @@ export class Node implements NodeContext {
     this.stopped = new Promise((r) => (this.resolveStopped = r));
     this.supervisor = new Supervisor({ log });
     this.storage = new StorageGuard({ dataDir: config.dataDir, log, probeMs: config.storageProbeMs });
-    const self = () => this as NodeContext;
     const giveUp = (name: string) => (err: unknown) => this.halt(`actor ${name} kept failing`, err);
     const supervision = (name: string) => ({
       log,
@@ -119,7 +135,30 @@ export class Node implements NodeContext {
       onGiveUp: giveUp(name),
     });
     const opts = (name: string, capacity: number) => ({ capacity, ...supervision(name) });
-    const chain = new SupervisedActor<ChainMsg>('chain', () => chainBehavior(self, this.holder), opts('chain', CHAIN_MAILBOX_MSGS));
+    // Each actor's bundle is built when it starts (each incarnation), after every mailbox
+    // below exists: the bundles name mailboxes of actors made after their own.
+    const chainRead = () => this.chain();
+    const halt = (reason: string, err?: unknown) => this.halt(reason, err);
+    const upgradeRequired = () => this.upgradeMessage;
+    const chain: SupervisedActor<ChainMsg> = new SupervisedActor<ChainMsg>(
+      'chain',
+      () =>
+        chainBehavior({
+          config,
+          log,
+          holder: this.holder,
+          version: this.version,
+          indexer: () => this.indexer(),
+          snapshots: () => this.snapshots,
+          metrics: this.metrics,
+          audit: this.audit,
+          storage: this.storage,
+          halt,
+          requireUpgrade: (message) => this.requireUpgrade(message),
+          actors: { indexer, mempool, api, chain },
+        }),
+      opts('chain', CHAIN_MAILBOX_MSGS),
+    );
     const indexDir = join(config.dataDir, 'index');
     const indexer: SupervisedActor<IndexerMsg> = new SupervisedActor<IndexerMsg>(
       'indexer',
@@ -135,32 +174,78 @@ export class Node implements NodeContext {
         }),
       opts('indexer', INDEXER_MAILBOX_MSGS),
     );
-    const mempool = new SupervisedActor<MempoolMsg>('mempool', () => mempoolBehavior(self, this.pool), opts('mempool', MEMPOOL_MAILBOX_MSGS));
-    const api = new SupervisedActor<ApiMsg>('api', () => apiBehavior(self, (a) => (this.apiAddress = a)), opts('api', API_MAILBOX_MSGS));
+    const mempool = new SupervisedActor<MempoolMsg>(
+      'mempool',
+      () => mempoolBehavior({ config, state: () => this.chain().state, holder: this.pool, actors: { p2p: this.actors.p2p } }),
+      opts('mempool', MEMPOOL_MAILBOX_MSGS),
+    );
+    const api = new SupervisedActor<ApiMsg>(
+      'api',
+      () =>
+        apiBehavior(
+          {
+            config,
+            log,
+            version: this.version,
+            chain: chainRead,
+            indexer: () => this.indexer(),
+            actors: { mempool },
+            metrics: this.metrics,
+            audit: this.audit,
+            storage: this.storage,
+            consensusInfo: () => this.consensusInfo(),
+            p2pInfo: () => this.p2pInfo(),
+            p2pPeers: () => this.p2pPeers(),
+            bridgeStats: () => this.bridgeStats(),
+            actorStats: () => this.actorStats(),
+            signatureStats: () => this.signatureStats(),
+          },
+          (a) => (this.apiAddress = a),
+        ),
+      opts('api', API_MAILBOX_MSGS),
+    );
     this.actors = { chain, indexer, mempool, api };
     this.supervisor.add(chain);
     this.supervisor.add(indexer);
     this.supervisor.add(mempool);
-    this.healsFromPeers = config.p2p !== undefined && config.p2p.bootstrap.length > 0 && !hasSoloMajority(this);
-    if (config.p2p && !hasSoloMajority(this)) {
+    const soloMajority = hasSoloMajority(config);
+    this.healsFromPeers = config.p2p !== undefined && config.p2p.bootstrap.length > 0 && !soloMajority;
+    if (config.p2p && !soloMajority) {
       // A multi-validator network: gossip, sync and BFT consensus.
-      const p2p: SupervisedActor<P2PMsg> = new SupervisedActor<P2PMsg>('p2p', () => p2pBehavior(self, this.p2pHolder, () => p2p), opts('p2p', P2P_MAILBOX_MSGS));
+      const p2p: SupervisedActor<P2PMsg> = new SupervisedActor<P2PMsg>(
+        'p2p',
+        () => p2pBehavior({ config, log, chain: chainRead, snapshots: () => this.snapshots, actors: { consensus: this.actors.consensus, mempool } }, this.p2pHolder, () => p2p),
+        opts('p2p', P2P_MAILBOX_MSGS),
+      );
       this.actors.p2p = p2p;
       this.supervisor.add(p2p);
       // Every node runs consensus: it signs at the heights whose set holds its key (if it
       // has one) and follows the chain at every other.
       const consensus: SupervisedActor<ConsensusMsg> = new SupervisedActor<ConsensusMsg>(
         'consensus',
-        () => bftBehavior(self, () => consensus, this.consensusHolder),
+        () =>
+          bftBehavior(
+            {
+              config,
+              log,
+              chain: chainRead,
+              upgradeRequired,
+              peerCount: () => this.p2pHolder.transport?.peers().length ?? 0,
+              storage: this.storage,
+              actors: { p2p, mempool, chain },
+            },
+            () => consensus,
+            this.consensusHolder,
+          ),
         // One bounded lane per message kind; the actor's own timeouts in a lane that never refuses.
         { inbox: consensusInbox, ...supervision('consensus') },
       );
       this.actors.consensus = consensus;
       this.supervisor.add(consensus);
-    } else if (hasSoloMajority(this)) {
+    } else if (soloMajority) {
       const producer: SupervisedActor<ProducerMsg> = new SupervisedActor<ProducerMsg>(
         'consensus',
-        () => soloProducerBehavior(self, () => producer),
+        () => soloProducerBehavior({ config, chain: chainRead, upgradeRequired, storage: this.storage, actors: { mempool, chain }, self: () => producer }),
         opts('consensus', SOLO_PRODUCER_MAILBOX_MSGS),
       );
       this.supervisor.add(producer);
@@ -169,7 +254,11 @@ export class Node implements NodeContext {
     }
     if (config.validatorKey) {
       // Signs this validator's price observation every second while it is in the active set (docs/oracle.md).
-      const oracle: SupervisedActor<OracleMsg> = new SupervisedActor<OracleMsg>('oracle', () => oracleBehavior(self, () => oracle), opts('oracle', ORACLE_MAILBOX_MSGS));
+      const oracle: SupervisedActor<OracleMsg> = new SupervisedActor<OracleMsg>(
+        'oracle',
+        () => oracleBehavior({ config, state: () => this.chain().state, actors: { mempool } }, () => oracle),
+        opts('oracle', ORACLE_MAILBOX_MSGS),
+      );
       this.supervisor.add(oracle);
     }
     if (config.validatorKey && config.bridge) {
@@ -177,7 +266,7 @@ export class Node implements NodeContext {
       const stats = (this.bridge = newBridgeStats(config.bridge));
       const bridge: SupervisedActor<BridgeMsg> = new SupervisedActor<BridgeMsg>(
         'bridge',
-        () => bridgeBehavior(self, () => bridge, stats, config.bridgeTiming),
+        () => bridgeBehavior({ config, chain: chainRead, halt, actors: { mempool } }, () => bridge, stats, config.bridgeTiming),
         opts('bridge', BRIDGE_MAILBOX_MSGS),
       );
       this.supervisor.add(bridge);

@@ -29,7 +29,7 @@ import { rmSync } from 'node:fs';
 import { blockHash, decodeHeader, type Block, type Commit } from '../codec/block';
 import { secp256k1Verifier, type SignatureVerifier } from '../consensus/signer';
 import { decodeLightProof, verifyLightProof, type LightAnchor, type LightTrust, type VerifiedHeight } from '../chain/light';
-import { candidates, checkRestoredHead, ChunkPlan, enoughOfferedPower, genesisSigningSet, joinMode, offeredPower, snapshotRootMatches, type Candidate } from '../chain/state-sync';
+import { candidates, checkRestoredHead, ChunkPlan, enoughOfferedPower, genesisSigningSet, joinMode, offeredPower, snapshotRootMatches, type Candidate, type StateSyncProgress } from '../chain/state-sync';
 import { decodeOffers, decodeTrustedPayload, SNAPSHOT_TIMEOUT_MS, SnapshotAnswerError, SnapshotRequestKind, SnapshotStatus, type SnapshotOffers, type SnapshotRequest } from '../chain/state-sync-wire';
 import { decodeValidatorSet, encodeValidatorSet, validatorsHash } from '../chain/validator-sets';
 import type { Genesis } from '../genesis/types';
@@ -54,18 +54,6 @@ export interface RestoreTarget {
   putStateRecords(records: ReadonlyArray<readonly [Uint8Array, Uint8Array]>): Promise<void>;
   putLightAnchors(anchors: LightAnchor[]): Promise<void>;
   writeRestoredHead(r: { genesisHash: Uint8Array; block: Block; commit: Commit; blockHash: Uint8Array; stateRoot: Uint8Array; signers: Uint8Array }): Promise<void>;
-}
-
-export type StateSyncPhase = 'offers' | 'verifying' | 'chunks' | 'restoring' | 'done';
-
-export interface StateSyncProgress {
-  phase: StateSyncPhase;
-  height?: number;
-  chunksDone: number;
-  chunksTotal: number;
-  bytes: number;
-  bytesTotal: number;
-  peers: number;
 }
 
 export interface StateSyncOptions {

@@ -18,7 +18,7 @@ import { PeerIdentityCheck } from '../../actors/p2p/peer-identity';
 import { encodeHelloAnswer, helloProtocol } from '../../actors/p2p/validator-peers';
 import { hexToBytes, type Address } from '../util/bytes';
 import type { Logger } from '../util/log';
-import type { NodeConfig } from './context';
+import type { NodeConfig } from '../config/node-config';
 import type { StateSyncNet } from './state-sync-join';
 
 /** Gossip is not followed while the store fills: every topic's message is ignored. */

@@ -1,8 +1,9 @@
 /**
- * What the onboarding routes need of the service's state: the narrow interfaces
- * src/onboarding/routes.ts, operator-routes.ts and download-routes.ts depend on. The
- * LevelDB store (src/onboarding/store.ts) implements them; the routes see nothing else
- * of the service.
+ * What the onboarding routes need of the service: the narrow interfaces
+ * src/onboarding/routes.ts, operator-routes.ts, download-routes.ts and register.ts depend
+ * on. The service's actors (actors/onboarding/) implement them, over their mailboxes
+ * (src/onboarding/service-actors.ts); the routes see nothing else of the service, and no
+ * actor.
  */
 import type { ApplicantRecord, ApplicantView, StatusView } from './applicants';
 import type { Application } from './fields';
@@ -40,4 +41,23 @@ export interface DownloadBook {
    * `finish`, so a second download of it with the same token waits and then sees it used.
    */
   claimDownload(token: string, artifact: ArtifactKind): Promise<DownloadClaim>;
+}
+
+/** The network's node as register needs it (decision 79): the node-client actor in the service. */
+export interface NodeRegistrar {
+  /**
+   * Refuses 409 NOT_SYNCED unless the node sees a synced node at `endpoint`, then submits
+   * `tx` (an encoded RegisterValidator) and resolves once it is final; the node's refusal
+   * is passed on with its status and code, a node that cannot be reached is 503 NOT_SYNCED.
+   */
+  register(endpoint: string, tx: Uint8Array): Promise<{ txHash: string; height: number }>;
+}
+
+/**
+ * What GET /status reads: each actor's lifecycle state and mailbox counters by name, in
+ * start order (the shape the node's /status gives its actors, `NodeApi.status().actors`;
+ * the route's schema names the fields, so this file need not name the actors' runtime).
+ */
+export interface ServiceHealth {
+  actors(): Record<string, unknown>;
 }

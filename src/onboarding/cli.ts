@@ -65,7 +65,12 @@ export function parseOperator(value: string | undefined): Address | undefined {
 }
 
 /** Starts the service from command-line flags; resolves once it listens (the READY line written). */
-export async function onboardingCommand(argv: string[], out: (line: string) => void = (l) => process.stdout.write(l)): Promise<OnboardingService | undefined> {
+export async function onboardingCommand(
+  argv: string[],
+  out: (line: string) => void = (l) => process.stdout.write(l),
+  /** Called once the service closed because an actor gave up (src/onboarding/main.ts exits 1). */
+  onHalt?: (err: unknown) => void,
+): Promise<OnboardingService | undefined> {
   if (argv.includes('--help') || argv.includes('-h')) {
     out(`usage: npm run onboarding -- --network devnet|testnet|GENESIS_FILE [flags]\n${usage(ONBOARDING_FLAGS)}\n`);
     return undefined;
@@ -97,7 +102,7 @@ export async function onboardingCommand(argv: string[], out: (line: string) => v
       onboardingUrl: f['public-url'] ?? `http://${f.host}:${port}`,
     });
   }
-  const service = await startOnboardingService({ dataDir, binding, log, host: f.host, port, operator, artifacts, register });
+  const service = await startOnboardingService({ dataDir, binding, log, host: f.host, port, operator, artifacts, register, onHalt });
   log.info({ address: service.address, dataDir }, 'onboarding service listening');
   out(`READY onboarding ${binding.network} chainId=${binding.chainId} genesis=${binding.genesisHash} api=${service.address} data=${dataDir} operator=${service.operator}\n`);
   return service;

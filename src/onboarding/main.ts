@@ -1,11 +1,17 @@
 /**
  * The onboarding service's process entry (`npm run onboarding -- …`; flags in
- * src/onboarding/cli.ts): starts the service and closes it (server, then LevelDB) on
- * SIGINT or SIGTERM.
+ * src/onboarding/cli.ts): starts the service and closes it (server, then its actors in
+ * reverse order, the LevelDB last) on SIGINT or SIGTERM. An actor that gave up (its
+ * restarts exceeded) closes the service and the process exits 1.
  */
 import { onboardingCommand } from './cli';
 
-onboardingCommand(process.argv.slice(2))
+const halt = (err: unknown) => {
+  process.stderr.write(`error: an onboarding actor gave up: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+};
+
+onboardingCommand(process.argv.slice(2), undefined, halt)
   .then((service) => {
     if (service === undefined) return;
     let closing = false;

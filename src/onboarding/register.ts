@@ -22,6 +22,10 @@
  *      NOT_SYNCED saying which;
  *   5. the node's own answer: its refusal (a duplicate 409, funds 422, …) is passed on as
  *      it came; a node that cannot be reached is 503 NOT_SYNCED.
+ * Steps 4 and 5 are the node client's (`NodeRegistrar`, src/onboarding/book.ts): in the
+ * service the node-client actor (actors/onboarding/node-client-actor.ts), one
+ * registration at a time, trying again with backoff while the node cannot be reached;
+ * this file reads nothing over the network.
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError, errorSchema, ok } from '../api/envelope';
@@ -32,17 +36,14 @@ import { verifySigner } from '../crypto/secp256k1';
 import { badRequest, unauthorized } from '../state/errors';
 import { registrationShape } from '../state/ops/validator-registration';
 import type { ChainParams } from '../state/records';
-import { bytesToHex, hexToBytes, type Address, type Hex } from '../util/bytes';
-import type { OnboardingBook } from './book';
+import { hexToBytes, type Address, type Hex } from '../util/bytes';
+import type { NodeRegistrar, OnboardingBook } from './book';
 import { ADDRESS } from './fields';
 
 /** How far behind the network node's head a candidate's node may be and count as synced. */
 export const SYNC_LAG_BLOCKS_MAX = 5;
 /** How old the node's last probe of the candidate's head may be (the node probes every 2 s). */
 export const PEER_HEIGHT_FRESH_MS = 30_000;
-/** How long the node has to answer a read, and to make a submitted transaction final. */
-const NODE_READ_TIMEOUT_MS = 10_000;
-const NODE_SUBMIT_TIMEOUT_MS = 60_000;
 
 export interface RegisterRequest {
   op: 'RegisterValidator';
@@ -102,26 +103,20 @@ export function listensAt(multiaddr: string, endpoint: string): boolean {
   return a !== null && a[2].toLowerCase() === host && a[3] === m[2];
 }
 
-interface PeersView {
+/** What GET /v1/network/peers answers (the part the sync check reads). */
+export interface PeersView {
   blockHeight: number;
   peers: { peerId: string; listen: string[]; height: number | null; heightAtMs: number | null }[];
 }
 
-async function nodeJson<T>(url: string, init: RequestInit & { timeoutMs: number }): Promise<{ status: number; body: { success?: boolean; data?: T; error?: { code: string; message: string } } | null }> {
-  let res: Response;
-  try {
-    res = await fetch(url, { ...init, signal: AbortSignal.timeout(init.timeoutMs) });
-  } catch (err) {
-    throw new ApiError(503, 'NOT_SYNCED', `the network's node at ${url} did not answer (${err instanceof Error ? err.message : String(err)}); try again`);
-  }
-  return { status: res.status, body: (await res.json().catch(() => null)) as never };
-}
-
-/** Refuses (409 NOT_SYNCED) unless the node sees a peer at `endpoint` within SYNC_LAG_BLOCKS_MAX of its head, probed recently. */
-export async function checkSynced(nodeUrl: string, endpoint: string, nowMs: number, blockTimeMs: number): Promise<{ peerId: string; height: number; head: number }> {
-  const { status, body } = await nodeJson<PeersView>(`${nodeUrl}/v1/network/peers`, { timeoutMs: NODE_READ_TIMEOUT_MS });
-  if (status !== 200 || !body?.data) throw new ApiError(503, 'NOT_SYNCED', `the network's node answered ${status} to GET /v1/network/peers`);
-  const { blockHeight: head, peers } = body.data;
+/**
+ * The sync check over the node's peers view: the freshest peer listening at `endpoint`,
+ * at most SYNC_LAG_BLOCKS_MAX behind the node's head (plus the blocks made since its
+ * probe); otherwise 409 NOT_SYNCED saying which. Pure: the node client
+ * (src/onboarding/node-client.ts) reads the view and calls it.
+ */
+export function syncedPeer(view: PeersView, endpoint: string, nowMs: number, blockTimeMs: number): { peerId: string; height: number; head: number } {
+  const { blockHeight: head, peers } = view;
   const at = peers.filter((p) => p.listen.some((a) => listensAt(a, endpoint)));
   if (at.length === 0) {
     throw new ApiError(409, 'NOT_SYNCED', `endpoint: no node listening at ${endpoint} is connected to the network; start it (start.sh of the boot bundle) and let it sync, then register`);
@@ -135,19 +130,6 @@ export async function checkSynced(nodeUrl: string, endpoint: string, nowMs: numb
     throw new ApiError(409, 'NOT_SYNCED', `endpoint: the node at ${endpoint} is at height ${best.height}, ${head - best.height!} blocks behind the network's ${head} (at most ${allowed}: ${SYNC_LAG_BLOCKS_MAX} and the blocks since it was asked); wait until it has synced`);
   }
   return { peerId: best.peerId, height: best.height!, head };
-}
-
-/** Submits the transaction to the node's POST /tx; its refusal is passed on with its status and code. */
-async function submitTx(nodeUrl: string, tx: Uint8Array): Promise<{ txHash: string; height: number }> {
-  const { status, body } = await nodeJson<{ txHash: string; height: number }>(`${nodeUrl}/tx`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ tx: bytesToHex(tx) }),
-    timeoutMs: NODE_SUBMIT_TIMEOUT_MS,
-  });
-  if (status === 200 && body?.success && body.data) return body.data;
-  const e = body?.error;
-  throw new ApiError(status >= 400 && status < 600 ? status : 502, (e?.code ?? 'INTERNAL') as never, e?.message ?? `the network's node answered ${status} to POST /tx`);
 }
 
 const hexField = { type: 'string', maxLength: 200 } as const;
@@ -174,9 +156,8 @@ const answerSchema = {
   properties: { op: { type: 'string' }, candidate: { type: 'string' }, txHash: { type: 'string' }, height: { type: 'integer' } },
 } as const;
 
-export function registerRegisterRoute(app: FastifyInstance, book: Pick<OnboardingBook, 'status'>, network: RegisterNetwork): void {
-  const nodeUrl = network.nodeUrl.replace(/\/$/, '');
-  const now = network.nowMs ?? Date.now;
+/** The route; `node` is the network's node as the service reaches it (the node-client actor, or a direct client). */
+export function registerRegisterRoute(app: FastifyInstance, book: Pick<OnboardingBook, 'status'>, network: Pick<RegisterNetwork, 'chainId' | 'params'>, node: NodeRegistrar): void {
   app.post<{ Body: RegisterRequest }>(
     '/api/validators/register',
     {
@@ -194,8 +175,7 @@ export function registerRegisterRoute(app: FastifyInstance, book: Pick<Onboardin
       if (status !== 'approved') {
         throw new ApiError(403, 'NOT_AUTHORIZED', `candidate: ${body.candidate} is ${status === 'not_found' ? 'not an applicant' : status}; only an approved applicant registers`);
       }
-      await checkSynced(nodeUrl, body.endpoint, now(), network.blockTimeMs);
-      const r = await submitTx(nodeUrl, encodeTx(network.chainId, TxKind.RegisterValidator, body).bytes);
+      const r = await node.register(body.endpoint, encodeTx(network.chainId, TxKind.RegisterValidator, body).bytes);
       return ok({ op: 'RegisterValidator', candidate: body.candidate, txHash: r.txHash, height: r.height });
     },
   );

@@ -6,6 +6,7 @@
  *
  *   POST /api/validators/apply            JSON address, name, endpoint, email → the status view (pending)
  *   GET  /api/onboarding/status/:address  → address, status, token_issued, approved_ts
+ *   GET  /status                          → {service, actors}: each actor's lifecycle state and mailbox counters
  *
  * Refusals are the project's error envelope (src/api/envelope.ts): a missing, extra or
  * non-string field 400 INVALID_REQUEST (the JSON schema), a field of the wrong format 400
@@ -17,7 +18,7 @@
 import type { FastifyInstance } from 'fastify';
 import { errorSchema, ok } from '../api/envelope';
 import { okSchema } from '../api/common';
-import type { OnboardingBook } from './book';
+import type { OnboardingBook, ServiceHealth } from './book';
 import { applicantAddress, checkApplication } from './fields';
 
 /** Longer than any valid value, so a too-long field is refused by its own check, naming it. */
@@ -65,5 +66,44 @@ export function registerOnboardingRoutes(app: FastifyInstance, book: OnboardingB
       },
     },
     async (request) => ok(await book.status(applicantAddress(request.params.address))),
+  );
+}
+
+const actorSchema = {
+  type: 'object',
+  required: ['status', 'enqueued', 'dropped', 'processed', 'failed', 'restarts', 'mailboxSize'],
+  properties: {
+    status: { type: 'string' },
+    enqueued: { type: 'integer' },
+    dropped: { type: 'integer' },
+    processed: { type: 'integer' },
+    failed: { type: 'integer' },
+    restarts: { type: 'integer' },
+    mailboxSize: { type: 'integer' },
+    lastError: { type: 'string' },
+  },
+} as const;
+
+/**
+ * GET /status: the service's actors by name, in start order, each its lifecycle state
+ * (machines/actor-lifecycle.ts: running, backoff while restarting, …) and its mailbox
+ * counters, as the node's /status shows its own. Read without a mailbox, so it answers
+ * while an actor is busy or restarting.
+ */
+export function registerStatusRoute(app: FastifyInstance, health: ServiceHealth): void {
+  app.get(
+    '/status',
+    {
+      schema: {
+        response: {
+          200: okSchema({
+            type: 'object',
+            required: ['service', 'actors'],
+            properties: { service: { type: 'string', const: 'onboarding' }, actors: { type: 'object', additionalProperties: actorSchema } },
+          }),
+        },
+      },
+    },
+    async () => ok({ service: 'onboarding', actors: health.actors() }),
   );
 }

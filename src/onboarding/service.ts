@@ -1,8 +1,10 @@
 /**
  * The onboarding service (contract [C-service-onboarding]; decision 75): its own fastify
  * app on its own port, over its own LevelDB, separate from any node. `buildOnboardingApp`
- * makes the app over any `OnboardingBook`; `startOnboardingService` opens the store in the
- * data folder, listens (default 127.0.0.1:8080) and closes both in order.
+ * makes the app over any `OnboardingBook`; `startOnboardingService` starts the service's
+ * actors over the data folder (src/onboarding/service-actors.ts: store, review, downloads,
+ * node client, supervised as the node's are), listens (default 127.0.0.1:8080) and closes
+ * the server, then the actors in reverse order. GET /status shows each actor's state.
  * src/onboarding/main.ts runs it as a process (`npm run onboarding`); `npm start` runs it
  * beside the devnet (src/cli/launcher.ts).
  *
@@ -19,13 +21,15 @@ import { deriveDevnetKeys, TESTNET_PUBLIC } from '../genesis/build';
 import type { Address } from '../util/bytes';
 import type { Logger } from '../util/log';
 import { loadArtifacts, type Artifacts, type ArtifactSources } from './artifacts';
-import type { DownloadBook, OnboardingBook, OperatorBook } from './book';
+import type { DownloadBook, NodeRegistrar, OnboardingBook, OperatorBook, ServiceHealth } from './book';
 import { registerDownloadRoutes } from './download-routes';
+import { httpNodeRegistrar } from './node-client';
 import { OPERATOR_WINDOW_MS_DEFAULT } from './operator-auth';
 import { registerOperatorRoutes, type OperatorRouteConfig } from './operator-routes';
 import { registerRegisterRoute, type RegisterNetwork } from './register';
-import { registerOnboardingRoutes } from './routes';
-import { OnboardingStore, type NetworkBinding } from './store';
+import { registerOnboardingRoutes, registerStatusRoute } from './routes';
+import { startOnboardingActors, type OnboardingActorName, type StoreReader } from './service-actors';
+import type { NetworkBinding } from './store';
 
 export const ONBOARDING_HOST_DEFAULT = '127.0.0.1';
 export const ONBOARDING_PORT_DEFAULT = 8080;
@@ -41,10 +45,17 @@ export interface ReviewOptions {
 
 /**
  * `review`: the operator's routes and the downloads (decision 78); `register`: the network
- * and node POST /api/validators/register submits to (decision 79). Without either, its
- * routes are not served.
+ * and node POST /api/validators/register submits to (decision 79), through `register.node`
+ * (the node-client actor; absent: straight over HTTP, one attempt); `health`: GET /status.
+ * Without one, its routes are not served.
  */
-export async function buildOnboardingApp(book: OnboardingBook, log: Logger, review?: ReviewOptions, register?: RegisterNetwork): Promise<FastifyInstance> {
+export async function buildOnboardingApp(
+  book: OnboardingBook,
+  log: Logger,
+  review?: ReviewOptions,
+  register?: RegisterNetwork & { node?: NodeRegistrar },
+  health?: ServiceHealth,
+): Promise<FastifyInstance> {
   const app = Fastify({ logger: false, bodyLimit: ONBOARDING_BODY_LIMIT_BYTES, return503OnClosing: true });
   installErrorHandling(app, log);
   installValidation(app);
@@ -54,7 +65,8 @@ export async function buildOnboardingApp(book: OnboardingBook, log: Logger, revi
     registerOperatorRoutes(app, review.book, review.operator);
     registerDownloadRoutes(app, review.book, review.artifacts);
   }
-  if (register !== undefined) registerRegisterRoute(app, book, register);
+  if (register !== undefined) registerRegisterRoute(app, book, register, register.node ?? httpNodeRegistrar(register));
+  if (health !== undefined) registerStatusRoute(app, health);
   await app.ready();
   return app;
 }
@@ -73,7 +85,10 @@ export function defaultOperator(network: string): Address | undefined {
 
 export interface OnboardingService {
   app: FastifyInstance;
-  store: OnboardingStore;
+  /** What the store holds, read through the store actor. */
+  store: StoreReader;
+  /** Each actor's state (GET /status). */
+  health: ServiceHealth;
   /** `http://host:port` as listened. */
   address: string;
   /** The operator address the review routes accept. */
@@ -96,35 +111,61 @@ export async function startOnboardingService(p: {
   /** Token lifetime (default 24 hours) and the operator request window (default 5 minutes). */
   tokenLifetimeMs?: number;
   operatorWindowMs?: number;
+  /**
+   * Called when an actor gave up (its restarts exceeded), after the service closed: the
+   * process exits (src/onboarding/main.ts). Default: nothing more than the close.
+   */
+  onHalt?: (err: unknown) => void;
 }): Promise<OnboardingService> {
   const operator = p.operator ?? defaultOperator(p.binding.network);
   if (operator === undefined) throw new Error(`network ${p.binding.network} has no default operator: give its address (--operator 0x…)`);
   const artifacts = await loadArtifacts(p.artifacts ?? {});
   const nowMs = p.nowMs ?? Date.now;
   const windowMs = p.operatorWindowMs ?? OPERATOR_WINDOW_MS_DEFAULT;
-  const store = await OnboardingStore.open(p.dataDir, p.binding, nowMs, { tokenLifetimeMs: p.tokenLifetimeMs, operatorWindowMs: windowMs });
+  let service: OnboardingService | undefined;
+  const actors = await startOnboardingActors({
+    dataDir: p.dataDir,
+    binding: p.binding,
+    log: p.log,
+    nowMs,
+    tokenLifetimeMs: p.tokenLifetimeMs,
+    operatorWindowMs: windowMs,
+    node: p.register === undefined ? undefined : httpNodeRegistrar(p.register),
+    // An actor that keeps failing: the service halts rather than limp on, as the node does.
+    onGiveUp: (actor: OnboardingActorName, err: unknown) => {
+      p.log.fatal({ err, actor }, 'onboarding actor gave up: closing the service');
+      void (service?.close() ?? Promise.resolve()).finally(() => p.onHalt?.(err));
+    },
+  });
   let app: FastifyInstance;
   let address: string;
   try {
     const review = {
-      book: store,
+      book: actors.book,
       operator: { network: p.binding.network, chainId: p.binding.chainId, genesisHash: p.binding.genesisHash, operator, nowMs, windowMs },
       artifacts,
     };
-    app = await buildOnboardingApp(store, p.log, review, p.register);
+    const register = p.register === undefined ? undefined : { ...p.register, node: actors.node };
+    app = await buildOnboardingApp(actors.book, p.log, review, register, actors.health);
     address = await app.listen({ host: p.host ?? ONBOARDING_HOST_DEFAULT, port: p.port ?? ONBOARDING_PORT_DEFAULT });
   } catch (err) {
-    await store.close();
+    await actors.stop();
     throw err;
   }
-  return {
+  let closing: Promise<void> | undefined;
+  service = {
     app,
-    store,
+    store: actors.reader,
+    health: actors.health,
     address,
     operator,
-    async close() {
-      await app.close();
-      await store.close();
+    close() {
+      closing ??= (async () => {
+        await app.close();
+        await actors.stop();
+      })();
+      return closing;
     },
   };
+  return service;
 }

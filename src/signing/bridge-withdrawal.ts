@@ -18,7 +18,7 @@ import { addressWord, uintWord } from '../crypto/abi-word';
 import { hashPersonalMessage } from '../crypto/eip191';
 import { keccak256 } from '../crypto/keccak';
 
-export const WITHDRAWAL_TAG_TEXT = 'ExchangeBridge.Withdrawal.v2';
+const WITHDRAWAL_TAG_TEXT = 'ExchangeBridge.Withdrawal.v2';
 const WITHDRAWAL_TAG = keccak256(utf8.encode(WITHDRAWAL_TAG_TEXT));
 
 export interface BridgeWithdrawalMessage {

@@ -14,7 +14,7 @@ import { EIP712_TYPES, hashTypedMessage, type Eip712Messages, type Eip712Primary
 import { typedDigest, viemTypes, withOptionsMember, type Eip712Member } from './eip712-struct';
 
 /** The members signed: the type's own, plus `string options` when there are options. */
-export function typeMembersWithOptions(primaryType: Eip712PrimaryType, options: ActionOptions | undefined): readonly Eip712Member[] {
+function typeMembersWithOptions(primaryType: Eip712PrimaryType, options: ActionOptions | undefined): readonly Eip712Member[] {
   return withOptionsMember(EIP712_TYPES[primaryType], optionsText(options));
 }
 

@@ -13,13 +13,12 @@
  * (keccak256 of its UTF-8); test/trading/order-options.test.ts checks the digests
  * against viem's hashTypedData, and test/api/order-features.test.ts signs with viem.
  */
-import type { Address, Hex } from '../util/bytes';
 import { EIP712_TYPES } from './eip712';
 import { typedDigest, viemTypes, withOptionsMember, type Eip712Member } from './eip712-struct';
 
 type Member = Eip712Member;
 
-export const ORDER_EIP712_TYPES = {
+const ORDER_EIP712_TYPES = {
   PlaceOrder: EIP712_TYPES.PlaceOrder,
   CancelOrder: EIP712_TYPES.CancelOrder,
   ModifyOrder: [
@@ -38,21 +37,8 @@ export const ORDER_EIP712_TYPES = {
 
 export type OrderPrimaryType = keyof typeof ORDER_EIP712_TYPES;
 
-export interface ModifyOrderMessage {
-  owner: Address;
-  orderId: bigint;
-  price: bigint;
-  size: bigint;
-  nonce: bigint;
-}
-export interface CancelByCloidMessage {
-  owner: Address;
-  cloid: Hex;
-  nonce: bigint;
-}
-
 /** The members signed: the type's own, plus `string options` when `optionsText` is not empty. */
-export function orderTypeMembers(primaryType: OrderPrimaryType, optionsText: string): readonly Member[] {
+function orderTypeMembers(primaryType: OrderPrimaryType, optionsText: string): readonly Member[] {
   return withOptionsMember(ORDER_EIP712_TYPES[primaryType], optionsText);
 }
 

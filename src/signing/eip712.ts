@@ -13,9 +13,9 @@ import { writeAddressWord, writeUintWord } from '../crypto/abi-word';
 import { keccak256 } from '../crypto/keccak';
 import { verifySigner } from '../crypto/secp256k1';
 
-export const EIP712_DOMAIN_NAME = 'ExchangeSession';
-export const EIP712_DOMAIN_VERSION = '1';
-export const EIP712_VERIFYING_CONTRACT = '0x0000000000000000000000000000000000001002' as const;
+const EIP712_DOMAIN_NAME = 'ExchangeSession';
+const EIP712_DOMAIN_VERSION = '1';
+const EIP712_VERIFYING_CONTRACT = '0x0000000000000000000000000000000000001002' as const;
 export const CHAIN_ID_MAINNET = 713714;
 export const CHAIN_ID_TESTNET = 713715;
 

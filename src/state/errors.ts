@@ -172,6 +172,8 @@ export type NodeErrorCode =
   | 'INTERNAL'
   | 'ARTIFACT_UNAVAILABLE'
   | 'APPLICATIONS_FULL'
+  /** 503: an onboarding service's actor has its mailbox full (or did not answer in time); with Retry-After. */
+  | 'SERVICE_BUSY'
   /** 503: the node's disk is full; every write is refused until space returns, with Retry-After (decision 121). */
   | 'STORAGE_UNAVAILABLE';
 
@@ -247,7 +249,7 @@ const CODES: { readonly [C in ErrorCode]: true } = {
   // Sub-accounts (decision 93).
   INVALID_NAME: true, NOT_MASTER: true, UNKNOWN_SUB_ACCOUNT: true, SUB_ACCOUNT_LIMIT: true, SUB_ACCOUNT_NAME_TAKEN: true, SUB_ACCOUNT_NESTED: true,
   RATE_LIMITED: true,
-  MEMPOOL_FULL: true, NOT_SYNCED: true, SHUTTING_DOWN: true, NOT_FINAL_YET: true, INTERNAL: true, ARTIFACT_UNAVAILABLE: true, APPLICATIONS_FULL: true,
+  MEMPOOL_FULL: true, NOT_SYNCED: true, SHUTTING_DOWN: true, NOT_FINAL_YET: true, INTERNAL: true, ARTIFACT_UNAVAILABLE: true, APPLICATIONS_FULL: true, SERVICE_BUSY: true,
   STORAGE_UNAVAILABLE: true,
 };
 

@@ -9,6 +9,7 @@
  */
 import type { Address, Hex } from '../util/bytes';
 import type { Price6, Size18, Usdc6 } from '../util/fixed';
+import type { TimeInForce } from '../codec/txs/options';
 import type { ErrorCode, RejectionStatus } from './errors';
 
 export type OrderStatus = 'open' | 'partial' | 'filled' | 'cancelled' | 'rejected';
@@ -23,26 +24,34 @@ export type CancelReason = 'market-rest' | 'self-trade' | 'user' | 'liquidation'
 
 // ---- the exchange (src/state/orders/execution.ts, ops/rest-orders.ts, ops/native-orders.ts) ----
 
-/** An order was accepted by execution (before any matching). */
-export interface OrderPlacedEvent {
-  type: 'OrderPlaced';
-  orderId: string;
+/**
+ * An order's terms as signed: what placeOrder takes (OrderInput, src/state/orders/execution.ts)
+ * and what OrderPlaced reports, one shape so the two cannot drift apart.
+ */
+export interface OrderTerms {
   owner: Address;
   /** The session key that signed, or the owner itself. */
   signer: Address;
   pairId: number;
-  symbol: string;
   side: 0 | 1; // 0 Buy, 1 Sell
   orderType: 0 | 1; // 0 Market, 1 Limit
   /** Limit price, or a market order's worst price (0 when none). */
   price: Price6;
   size: Size18;
   leverage: number;
+  /** Signed by the owner's session key (signer ≠ owner). */
   isAgent: boolean;
-  /** Client order id, when the order carries one (decision 87). */
+  /** Client order id (0x + 32 lower-case hex), when the order carries one (decision 87). */
   cloid?: Hex;
-  /** Time in force when not the default Gtc. */
-  tif?: 'Gtc' | 'Ioc' | 'Alo';
+  /** Time in force; absent: the default Gtc. */
+  tif?: TimeInForce;
+}
+
+/** An order was accepted by execution (before any matching); `size` is the size it entered with (a reduce-only order's, capped). */
+export interface OrderPlacedEvent extends OrderTerms {
+  type: 'OrderPlaced';
+  orderId: string;
+  symbol: string;
   reduceOnly?: true;
 }
 
@@ -169,7 +178,7 @@ export interface WithdrawalRequestedEvent {
   destination: Address;
 }
 
-// ---- the bridge (src/state/ops/bridge-attestation.ts, withdrawal-signatures.ts; src/state/bridge-*.ts) ----
+// ---- the bridge (src/state/ops/bridge-attestation.ts, withdrawal-signatures.ts; src/state/bridge/) ----
 
 /** A validator's attestation was applied: how many claims it carried, how many counted as votes, how many were late (settled or already voted). */
 export interface BridgeAttestationEvent {

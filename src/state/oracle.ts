@@ -75,7 +75,7 @@ export function endBlockOracle(state: State, blockTimeMs: number): void {
 
 // ---- the rules, pure ---------------------------------------------------------------
 
-export function isFresh(timestampMs: number, nowMs: number, maxStalenessMs: number): boolean {
+function isFresh(timestampMs: number, nowMs: number, maxStalenessMs: number): boolean {
   return nowMs - timestampMs <= maxStalenessMs;
 }
 
@@ -173,7 +173,7 @@ function mediansOf(pairKeys: string[], { set, fresh }: FreshObservations): { pai
 }
 
 /** Binary search in an observation's ascending price list. */
-export function priceOf(obs: OracleObservationRecord, pairId: number): bigint | undefined {
+function priceOf(obs: OracleObservationRecord, pairId: number): bigint | undefined {
   let lo = 0;
   let hi = obs.prices.length - 1;
   while (lo <= hi) {

@@ -20,9 +20,9 @@ export const ORACLE_SOURCE_CHARS_MAX = 64;
 /** Lower-case letters and digits first, then also `.`, `_`, `:`, `/`, `-` (a feed id such as `chainlink:eth-usd`). */
 export const ORACLE_SOURCE_PATTERN = /^[a-z0-9][a-z0-9._:/-]{0,63}$/;
 
-export type MarketName = 'spot' | 'perp';
+type MarketName = 'spot' | 'perp';
 
-export function marketsOf(p: PairParams): number {
+function marketsOf(p: PairParams): number {
   return p.markets ?? PAIR_MARKETS_BOTH;
 }
 

@@ -482,7 +482,7 @@ export const perpPositionCodec: RecordCodec<PerpPosition> = {
 };
 
 /** One settled funding rate: the hourly rate in parts per billion (signed; positive: longs pay). */
-export interface FundingRecord {
+interface FundingRecord {
   timeMs: number;
   rateHourlyPpb: bigint;
   /** USDC units that moved from the paying side to the receiving side. */

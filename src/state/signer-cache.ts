@@ -21,7 +21,7 @@ import type { Address } from '../util/bytes';
 import type { VerifiedCache } from './apply';
 
 /** Signers kept after their transaction left the mempool: a few blocks' worth at the largest block. */
-export const RECENT_SIGNERS_MAX = 16_384;
+const RECENT_SIGNERS_MAX = 16_384;
 
 export interface SignatureCounts {
   /** Transaction signatures this node recovered (door, mempool and execution). */

@@ -25,11 +25,11 @@ import { hash } from 'node:crypto';
 import { Reader, Writer } from '../codec/binary';
 import { DIGEST_BYTES, recordDigest, rootOfSubtrees, subtreeHash, subtreeHashOfDigests, subtreeOf, SUBTREES } from './tree';
 
-export const SNAPSHOT_VERSION = 1;
+const SNAPSHOT_VERSION = 1;
 /** Chunks are grouped up to this many bytes (a single subtree may exceed it: it is never split). */
-export const CHUNK_TARGET_BYTES = 1 << 20;
+const CHUNK_TARGET_BYTES = 1 << 20;
 /** The largest chunk a manifest may announce: a bound for whoever fetches it. */
-export const MAX_CHUNK_BYTES = 256 << 20;
+const MAX_CHUNK_BYTES = 256 << 20;
 /** Bounds of one record in a chunk (a state key is a table id and a short key; values are small records). */
 const MAX_KEY_BYTES = 1 << 12;
 const MAX_VALUE_BYTES = 1 << 24;
@@ -40,7 +40,7 @@ const CHUNK_HEADER_BYTES = 9;
 export type StateRecord = [key: Uint8Array, value: Uint8Array];
 
 /** A chunk: subtree range [first, end) of the tree's 256 level-2 nodes, its bytes' sha256 and size. */
-export interface SnapshotChunkRef {
+interface SnapshotChunkRef {
   first: number;
   end: number;
   hash: Uint8Array;
@@ -134,12 +134,12 @@ export function verifyManifest(m: SnapshotManifest, stateRoot: Uint8Array): void
 }
 
 /** The bytes one record takes in a chunk. */
-export function recordBytes(r: StateRecord): number {
+function recordBytes(r: StateRecord): number {
   return RECORD_FRAME_BYTES + r[0].length + r[1].length;
 }
 
 /** Encodes the records of subtrees [first, end), `records[i]` those of subtree first + i, each in key order. */
-export function encodeChunk(first: number, end: number, records: readonly (readonly StateRecord[])[]): Uint8Array {
+function encodeChunk(first: number, end: number, records: readonly (readonly StateRecord[])[]): Uint8Array {
   let size = CHUNK_HEADER_BYTES;
   let count = 0;
   for (const list of records) {
@@ -156,7 +156,7 @@ export function encodeChunk(first: number, end: number, records: readonly (reado
  * A chunk from its subtrees' records already framed as the chunk frames them (a writer
  * that builds them outside the JS heap): `count` records in `parts`, in order.
  */
-export function encodeChunkParts(first: number, end: number, count: number, parts: readonly Uint8Array[]): Uint8Array {
+function encodeChunkParts(first: number, end: number, count: number, parts: readonly Uint8Array[]): Uint8Array {
   let size = CHUNK_HEADER_BYTES;
   for (const p of parts) size += p.length;
   const out = new Uint8Array(size);
@@ -188,7 +188,7 @@ export function frameRecord(key: Uint8Array, value: Uint8Array, out: Uint8Array,
  * Groups the 256 subtrees into chunk ranges: consecutive subtrees while the chunk stays
  * within `targetBytes`, at least one subtree each. `sizes[i]`: subtree i's record bytes.
  */
-export function groupChunks(sizes: readonly number[], targetBytes = CHUNK_TARGET_BYTES): Array<[first: number, end: number]> {
+function groupChunks(sizes: readonly number[], targetBytes = CHUNK_TARGET_BYTES): Array<[first: number, end: number]> {
   const out: Array<[number, number]> = [];
   let first = 0;
   let bytes = CHUNK_HEADER_BYTES;
@@ -402,5 +402,5 @@ export function verifyChunk(m: SnapshotManifest, index: number, bytes: Uint8Arra
   return records;
 }
 
-/** Re-exported for the writer: which subtree a key falls in, and a subtree's hash. */
-export { DIGEST_BYTES, recordDigest, subtreeHash, subtreeHashOfDigests, subtreeOf, SUBTREES } from './tree';
+/** Re-exported for the writer: which subtree a key falls in. */
+export { subtreeOf } from './tree';

@@ -130,7 +130,7 @@ export function jsonCodec<T>(toJson: (v: T) => unknown, fromJson: (j: any) => T)
   };
 }
 
-export function canonicalStringify(value: unknown): string {
+function canonicalStringify(value: unknown): string {
   if (value === null || typeof value !== 'object') {
     if (typeof value === 'bigint') return JSON.stringify(value.toString());
     if (typeof value === 'number' && !Number.isSafeInteger(value)) throw new Error('canonical JSON holds integers only');

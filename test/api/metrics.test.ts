@@ -13,7 +13,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExchangeClient } from '../../src/client';
 import type { Node } from '../../src/node/node';
-import { NodeMetrics } from '../../src/node/metrics';
+import { NodeMetrics } from '../../src/metrics/node-metrics';
 import { newBridgeStats } from '../../actors/bridge/bridge-actor';
 import { DEVNET_KEYS, ROOT, startNode, tempDir, waitFor } from '../helpers/devnet';
 

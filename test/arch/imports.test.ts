@@ -53,7 +53,7 @@ describe('import rules', () => {
     expect(await cruise(repo, ['src', 'actors', 'machines', 'sim', 'bench', 'test'])).toEqual([]);
   });
 
-  it('fail on a tree with a circle, I/O in the pure core, crypto primitives that import the codec or the signing formats, an actor in a route, a message module that imports behaviour, and onboarding routes or pure files that reach into I/O', async () => {
+  it('fail on a tree with a circle, I/O in the pure core, crypto primitives that import the codec or the signing formats, an actor in a route, an actor that imports the node, a message module that imports behaviour, onboarding routes or pure files that reach into I/O, and an onboarding actor that reaches into the app', async () => {
     // The real packages, so that 'classic-level' resolves as it would in the repository.
     symlinkSync(join(repo, 'node_modules'), join(bad, 'node_modules'), 'dir');
     write('tsconfig.json', JSON.stringify({ compilerOptions: { module: 'ESNext', moduleResolution: 'Bundler', strict: true } }));
@@ -71,16 +71,22 @@ describe('import rules', () => {
     // A circle of two.
     write('src/chain/a.ts', "import { b } from './b';\nexport const a = () => b();\n");
     write('src/chain/b.ts', "import { a } from './a';\nexport const b = (): unknown => a;\n");
-    // A route that reaches into an actor, and an actor's message module that imports behaviour.
+    // A route that reaches into an actor, an actor's message module that imports behaviour,
+    // and an actor that takes the whole node (a type counts) instead of its bundle.
     write('src/api/routes/orders.ts', "import type { ApiMsg } from '../../../actors/api/messages';\nexport type M = ApiMsg;\n");
-    write('actors/api/messages.ts', "import type { Node } from '../../src/node/node';\nexport type ApiMsg = { node: Node };\n");
-    write('src/node/node.ts', 'export class Node {}\n');
-    write('src/node/context.ts', "import type { Behaviour } from '../../actors/api/api-actor';\nexport type Ctx = Behaviour;\n");
+    write('actors/api/messages.ts', "import type { Behaviour } from './api-actor';\nexport type ApiMsg = { behaviour: Behaviour };\n");
     write('actors/api/api-actor.ts', 'export type Behaviour = { start(): void };\n');
+    write('actors/mempool/mempool-actor.ts', "import type { Node } from '../../src/node/node';\nexport const mempoolBehavior = (node: () => Node) => node;\n");
+    write('src/node/node.ts', 'export class Node {}\n');
     // The onboarding service: a pure file that opens the database, and routes that reach past the book into the store.
     write('src/onboarding/applicants.ts', "import { ClassicLevel } from 'classic-level';\nexport const Db = ClassicLevel;\n");
     write('src/onboarding/routes.ts', "import type { OnboardingStore } from './store';\nexport type S = OnboardingStore;\n");
     write('src/onboarding/store.ts', 'export class OnboardingStore {}\n');
+    // Register (a route) reaching the node client, and an onboarding actor reaching the app that wires it.
+    write('src/onboarding/register.ts', "import { httpNodeRegistrar } from './node-client';\nexport const r = httpNodeRegistrar;\n");
+    write('src/onboarding/node-client.ts', 'export const httpNodeRegistrar = () => undefined;\n');
+    write('actors/onboarding/review-actor.ts', "import { startOnboardingService } from '../../src/onboarding/service';\nexport const s = startOnboardingService;\n");
+    write('src/onboarding/service.ts', 'export const startOnboardingService = () => undefined;\n');
 
     // Each rule, by the file that breaks it and what it imports (a package by name, or by
     // its resolved file: node_modules may be a link elsewhere). A circle is reported once.
@@ -88,13 +94,15 @@ describe('import rules', () => {
       .map((v) => `${v.rule.name}: ${v.from} → ${v.to.replace(/^.*node_modules\/((@[^/]+\/)?[^/]+).*$/, '$1')}`)
       .sort();
     expect(found).toEqual([
-      'actor-messages-are-leaves: actors/api/messages.ts → src/node/node.ts',
+      'actor-messages-are-leaves: actors/api/messages.ts → actors/api/api-actor.ts',
+      'actors-no-node: actors/mempool/mempool-actor.ts → src/node/node.ts',
       'api-sees-node-api-only: src/api/routes/orders.ts → actors/api/messages.ts',
       'crypto-is-primitives: src/crypto/digest.ts → src/signing/typed.ts',
       'crypto-is-primitives: src/crypto/options.ts → src/codec/options.ts',
       'no-circular: src/chain/a.ts → src/chain/b.ts',
-      'node-context-imports-leaves: src/node/context.ts → actors/api/api-actor.ts',
+      'onboarding-actors-below-app: actors/onboarding/review-actor.ts → src/onboarding/service.ts',
       'onboarding-pure-no-io: src/onboarding/applicants.ts → classic-level',
+      'onboarding-routes-see-book-only: src/onboarding/register.ts → src/onboarding/node-client.ts',
       'onboarding-routes-see-book-only: src/onboarding/routes.ts → src/onboarding/store.ts',
       'pure-core-no-io: machines/net.ts → libp2p',
       'pure-core-no-io: src/codec/api.ts → src/api/envelope.ts',

@@ -7,13 +7,13 @@
  *    for it (ackAtApply), and 'committed' to the API, indexer and mempool after it.
  */
 import { describe, expect, it } from 'vitest';
-import { chainBehavior } from '../../actors/chain/chain-actor';
+import { chainBehavior, type ChainDeps } from '../../actors/chain/chain-actor';
 import type { ChainMsg } from '../../actors/chain/messages';
 import type { ActorContext } from '../../actors/actor';
-import type { NodeContext } from '../../src/node/context';
 import type { BlockResult } from '../../src/state/apply';
 import { bytesToHex } from '../../src/util/bytes';
 import { createLogger } from '../../src/util/log';
+import { NODE_VERSION } from '../../src/util/version';
 import { commitOf, faucetTxs, useTempChains } from './fixture';
 
 describe('answers at apply time (decision 63)', () => {
@@ -61,9 +61,20 @@ describe('answers at apply time (decision 63)', () => {
       const { chain, block, release } = await setup();
       const sent: string[] = [];
       const actor = (name: string) => ({ send: (m: { type: string }) => (sent.push(`${name}:${m.type}`), true) });
-      const node = { actors: { api: actor('api'), indexer: actor('indexer'), mempool: actor('mempool') }, halt: () => undefined } as unknown as NodeContext;
-      const behavior = chainBehavior(() => node, { current: chain });
-      const ctx: ActorContext = { log: createLogger({ destination: 'silent' }), name: 'chain', signal: new AbortController().signal };
+      const log = createLogger({ destination: 'silent' });
+      const deps = {
+        config: {},
+        log,
+        holder: { current: chain },
+        version: NODE_VERSION,
+        indexer: () => undefined,
+        snapshots: () => undefined,
+        halt: () => undefined,
+        requireUpgrade: () => undefined,
+        actors: { api: actor('api'), indexer: actor('indexer'), mempool: actor('mempool'), chain: actor('chain') },
+      } as unknown as ChainDeps;
+      const behavior = chainBehavior(deps);
+      const ctx: ActorContext = { log, name: 'chain', signal: new AbortController().signal };
       let answered = false;
       const reply = { resolve: () => (answered = true), reject: (e: unknown) => Promise.reject(e) };
       const handled = behavior.handle({ type: 'commit', block, commit: commitOf(block), ackAtApply, reply } as ChainMsg, ctx);

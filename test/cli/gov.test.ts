@@ -2,7 +2,7 @@
  * `npm run node -- gov …` (decision 80): owner key files (written 0600, never
  * overwritten; refused when group or others can read them, tampered, or of an unknown
  * field; init's node key file serves as one), and the real command line against a real
- * in-process devnet node with a 45-second routine timelock: the devnet owners' key files,
+ * in-process devnet node with a one-hour routine timelock, passed by moving the node's clock: the devnet owners' key files,
  * a proposal, its approval by a second owner, `gov list` showing it approved with its
  * ready time, its execution once ready (the fee then in /chain-config); the node's
  * refusals printed with exit 1 (approval by the proposer itself, a non-owner's proposal);
@@ -89,14 +89,17 @@ describe("gov propose's operation", () => {
   });
 });
 
-// Long enough for the commands run between the approval and the execution (each a fresh
-// process, seconds apiece on a loaded machine) to see the operation still approved.
-const ROUTINE_MS = 45_000;
+// Far longer than the commands run between the approval and the execution take (each a
+// fresh process, seconds apiece on a loaded machine): they always see the operation still
+// approved. The test then moves the node's clock past it (NodeConfig.clock) instead of
+// waiting.
+const ROUTINE_MS = 3_600_000;
+let clockAheadMs = 0;
 const base = devnetGenesis(1).genesis;
-const genesis: Genesis = { ...base, consensus: { ...base.consensus, timelockRoutineMs: ROUTINE_MS, timelockHighImpactMs: 600_000 } };
+const genesis: Genesis = { ...base, consensus: { ...base.consensus, timelockRoutineMs: ROUTINE_MS, timelockHighImpactMs: 2 * ROUTINE_MS } };
 
 describe('the gov command against a real node', () => {
-  const devnet = useDevnetNode({ genesis, genesisHash: genesisHash(genesis) });
+  const devnet = useDevnetNode({ genesis, genesisHash: genesisHash(genesis), clock: () => Date.now() + clockAheadMs });
   const dir = tempDir('exchain-gov-');
   afterAll(() => dir.remove());
   const owner = (j: number) => join(dir.path, 'owners', `owner-${j}.json`);
@@ -154,7 +157,8 @@ describe('the gov command against a real node', () => {
     expect(early.code).toBe(1);
     expect(early.stderr).toMatch(/422 TIMELOCK_NOT_PASSED/);
 
-    await waitFor(async () => ((await (await fetch(`${devnet.url}/v1/governance/operations`)).json()) as any).data.timestampMs >= approved.readyAtMs || undefined, ROUTINE_MS + 20_000, 'a head past the timelock');
+    clockAheadMs += ROUTINE_MS;
+    await waitFor(async () => ((await (await fetch(`${devnet.url}/v1/governance/operations`)).json()) as any).data.timestampMs >= approved.readyAtMs || undefined, 30_000, 'a head past the timelock');
     const x = await runCli(['gov', 'execute', '--key', owner(3), '--api', devnet.url, id]);
     expect(x.code, x.stderr).toBe(0);
     expect(JSON.parse(x.stdout)).toMatchObject({ op: 'GovernanceExecute', operationId: id, owner: OWNER_ADDRESSES[2], state: 'executed' });

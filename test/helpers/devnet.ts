@@ -7,7 +7,7 @@ import { trimValidators } from '../../src/cli/devnet';
 import { genesisHash, loadGenesisFile } from '../../src/genesis/load';
 import type { Genesis } from '../../src/genesis/types';
 import { Node } from '../../src/node/node';
-import type { NodeConfig } from '../../src/node/context';
+import type { NodeConfig } from '../../src/config/node-config';
 import { hexToBytes } from '../../src/util/bytes';
 import { createLogger } from '../../src/util/log';
 import { RATE_LIMIT_OFF } from '../../src/api/rate-limit';

@@ -13,8 +13,9 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { OnboardingStateName } from '../../machines/onboarding';
-import type { StatusView } from '../../src/onboarding/applicants';
+import type { ApplicantRecord, StatusView } from '../../src/onboarding/applicants';
 import { buildOnboardingApp, startOnboardingService } from '../../src/onboarding/service';
+import { startOnboardingActors, type OnboardingActors } from '../../src/onboarding/service-actors';
 import { OnboardingStore, type NetworkBinding } from '../../src/onboarding/store';
 import { silentLogger } from '../../src/util/log';
 
@@ -23,17 +24,20 @@ const ADDRESS = '0x' + '1234567890abcdef'.repeat(2) + '12345678';
 const GOOD = { address: ADDRESS, name: 'node-1', endpoint: 'node1.example.org:9000', email: 'ops@example.org' };
 
 let dir: string;
-let store: OnboardingStore;
+let actors: OnboardingActors;
+/** What the store holds (read through the store actor), and the operator's reject (through the review actor). */
+let store: { records(): Promise<ApplicantRecord[]>; reject(address: string): Promise<StatusView> };
 let app: FastifyInstance;
 let clock = 1_700_000_000_000;
 
-async function open(): Promise<void> {
-  store = await OnboardingStore.open(dir, BINDING, () => clock);
-  app = await buildOnboardingApp(store, silentLogger());
+async function open(pendingMax?: number): Promise<void> {
+  actors = await startOnboardingActors({ dataDir: dir, binding: BINDING, log: silentLogger(), nowMs: () => clock, pendingMax });
+  store = { records: () => actors.reader.records(), reject: (address) => actors.book.reject(address) };
+  app = await buildOnboardingApp(actors.book, silentLogger());
 }
 async function close(): Promise<void> {
   await app.close();
-  await store.close();
+  await actors.stop();
 }
 
 const apply = (body: unknown) => app.inject({ method: 'POST', url: '/api/validators/apply', payload: body as object });
@@ -146,10 +150,7 @@ describe('an application', () => {
 describe('the bound on applications waiting for review', () => {
   it('past pendingMax, apply is 503 APPLICATIONS_FULL storing nothing, also after a restart; a review makes room', async () => {
     await close();
-    const reopen = async () => {
-      store = await OnboardingStore.open(dir, BINDING, () => clock, { pendingMax: 2 });
-      app = await buildOnboardingApp(store, silentLogger());
-    };
+    const reopen = () => open(2);
     await reopen();
     const addr = (i: number) => '0x' + i.toString(16).padStart(2, '0').repeat(20);
     expect((await apply({ ...GOOD, address: addr(1) })).statusCode).toBe(200);
@@ -186,6 +187,7 @@ describe('restart', () => {
     await close();
     await expect(OnboardingStore.open(dir, { ...BINDING, network: 'testnet', chainId: 713715 })).rejects.toThrow(/belongs to devnet/);
     await expect(OnboardingStore.open(dir, { ...BINDING, genesisHash: `0x${'cd'.repeat(32)}` })).rejects.toThrow(/belongs to devnet/);
+    await expect(startOnboardingActors({ dataDir: dir, binding: { ...BINDING, chainId: 1 }, log: silentLogger(), nowMs: () => clock })).rejects.toThrow(/belongs to devnet/);
     await open();
     expect((await status(ADDRESS)).body.data.status).toBe('pending');
   });

@@ -1,11 +1,10 @@
-/** The oracle actor's behaviour against a stand-in node: what it signs, when, and what it does when refused. */
+/** The oracle actor's behaviour against a stand-in of its dependencies: what it signs, when, and what it does when refused. */
 import { describe, expect, it } from 'vitest';
-import { oracleBehavior, type OracleStats } from '../../actors/oracle/oracle-actor';
+import { oracleBehavior, type OracleDeps, type OracleStats } from '../../actors/oracle/oracle-actor';
 import type { Reply } from '../../actors/actor';
 import type { Tx } from '../../src/codec/tx';
 import { observationSigningHash, type OracleObservationBody } from '../../src/codec/txs/oracle';
 import { recoverSigner } from '../../src/crypto/secp256k1';
-import type { NodeContext } from '../../src/node/context';
 import { DevnetPriceSource } from '../../src/oracle/devnet-source';
 import { TxError } from '../../src/state/errors';
 import type { State } from '../../src/state/state';
@@ -19,9 +18,9 @@ const actorCtx = { log, name: 'oracle', signal: new AbortController().signal };
 
 function standIn(state: State, opts: { network?: 'devnet' | 'testnet'; refuse?: TxError } = {}) {
   const submitted: Tx<OracleObservationBody>[] = [];
-  const node = {
+  const deps = {
     config: { validatorKey: hexToBytes(DEVNET_KEYS.validators[0].ecdsaPrivateKey), genesis: { ...BASE, network: opts.network ?? 'devnet' } },
-    chain: () => ({ state }),
+    state: () => state,
     actors: {
       mempool: {
         ask: async (make: (r: Reply<unknown>) => { tx: Tx<OracleObservationBody> }) =>
@@ -35,17 +34,17 @@ function standIn(state: State, opts: { network?: 'devnet' | 'testnet'; refuse?: 
           }),
       },
     },
-  } as unknown as NodeContext;
-  return { node, submitted };
+  } as unknown as OracleDeps;
+  return { deps, submitted };
 }
 
 describe('oracle actor', () => {
   it('signs one observation per whole second (the one just completed), of every pair in state at the devnet source price, and submits it', async () => {
     const state = freshState([10n ** 25n]);
-    const { node, submitted } = standIn(state);
+    const { deps, submitted } = standIn(state);
     let nowMs = 1_795_000_000_123;
     const stats: OracleStats = { submitted: 0, refused: 0, lastTimestampMs: 0, lastError: undefined };
-    const b = oracleBehavior(() => node, () => ({ send: () => true }), { now: () => nowMs }, stats);
+    const b = oracleBehavior(deps, () => ({ send: () => true }), { now: () => nowMs }, stats);
     await b.start!(actorCtx);
     try {
       await b.handle({ type: 'tick' }, actorCtx);
@@ -71,11 +70,11 @@ describe('oracle actor', () => {
     // Pairs as governance adds them: one on the devnet path, one on an external feed this node has no implementation of.
     state.pairs.set('100', { ...first, id: 100, symbol: 'ONPATH', markets: 1, oracleSource: 'devnet-path' });
     state.pairs.set('101', { ...first, id: 101, symbol: 'ONFEED', markets: 2, oracleSource: 'chainlink:onfeed-usd' });
-    const { node, submitted } = standIn(state);
+    const { deps, submitted } = standIn(state);
     const memory = createMemoryLogger();
     const ctx = { ...actorCtx, log: memory.log };
     let nowMs = 1_795_000_000_123;
-    const b = oracleBehavior(() => node, () => ({ send: () => true }), { now: () => nowMs });
+    const b = oracleBehavior(deps, () => ({ send: () => true }), { now: () => nowMs });
     await b.start!(ctx);
     try {
       await b.handle({ type: 'tick' }, ctx);
@@ -101,9 +100,9 @@ describe('oracle actor', () => {
 
   it('signs only while its address is in the active set, switching as the set changes (no restart)', async () => {
     const state = freshState([10n ** 25n, 10n ** 25n]);
-    const { node, submitted } = standIn(state);
+    const { deps, submitted } = standIn(state);
     let nowMs = 1_795_000_000_123;
-    const b = oracleBehavior(() => node, () => ({ send: () => true }), { now: () => nowMs });
+    const b = oracleBehavior(deps, () => ({ send: () => true }), { now: () => nowMs });
     await b.start!(actorCtx);
     try {
       // Out of the set (as a jailing leaves it, decision 69): the set record without validator 0.
@@ -126,9 +125,9 @@ describe('oracle actor', () => {
   it('after a restart it never signs a timestamp the chain already holds for it', async () => {
     const state = freshState([10n ** 25n]);
     applyAt(state, [observation(signers[0], T0 + 5000, px([1, 7n]))], T0 + 5100);
-    const { node, submitted } = standIn(state);
+    const { deps, submitted } = standIn(state);
     let nowMs = T0 + 6500;
-    const b = oracleBehavior(() => node, () => ({ send: () => true }), { now: () => nowMs });
+    const b = oracleBehavior(deps, () => ({ send: () => true }), { now: () => nowMs });
     await b.start!(actorCtx);
     await b.handle({ type: 'tick' }, actorCtx);
     nowMs = T0 + 7000;
@@ -139,10 +138,10 @@ describe('oracle actor', () => {
 
   it('a refusal is counted and the actor carries on', async () => {
     const state = freshState([10n ** 25n]);
-    const { node } = standIn(state, { refuse: new TxError(403, 'NOT_VALIDATOR', 'no') });
+    const { deps } = standIn(state, { refuse: new TxError(403, 'NOT_VALIDATOR', 'no') });
     const stats: OracleStats = { submitted: 0, refused: 0, lastTimestampMs: 0, lastError: undefined };
     let nowMs = T0 + 10_000;
-    const b = oracleBehavior(() => node, () => ({ send: () => true }), { now: () => nowMs }, stats);
+    const b = oracleBehavior(deps, () => ({ send: () => true }), { now: () => nowMs }, stats);
     await b.start!(actorCtx);
     await b.handle({ type: 'tick' }, actorCtx);
     nowMs += 1000;
@@ -153,8 +152,8 @@ describe('oracle actor', () => {
 
   it('with lagSeconds 0 it observes the current second', async () => {
     const state = freshState([10n ** 25n]);
-    const { node, submitted } = standIn(state);
-    const b = oracleBehavior(() => node, () => ({ send: () => true }), { now: () => T0 + 42_999, lagSeconds: 0 });
+    const { deps, submitted } = standIn(state);
+    const b = oracleBehavior(deps, () => ({ send: () => true }), { now: () => T0 + 42_999, lagSeconds: 0 });
     await b.start!(actorCtx);
     await b.handle({ type: 'tick' }, actorCtx);
     await b.stop!(actorCtx);
@@ -163,9 +162,9 @@ describe('oracle actor', () => {
 
   it('stays idle on a network without a price source', async () => {
     const state = freshState([10n ** 25n]);
-    const { node, submitted } = standIn(state, { network: 'testnet' });
+    const { deps, submitted } = standIn(state, { network: 'testnet' });
     let sends = 0;
-    const b = oracleBehavior(() => node, () => ({ send: () => (sends++, true) }), { now: () => T0 + 1000 });
+    const b = oracleBehavior(deps, () => ({ send: () => (sends++, true) }), { now: () => T0 + 1000 });
     await b.start!(actorCtx);
     await b.handle({ type: 'tick' }, actorCtx);
     await b.stop!(actorCtx);

@@ -5,7 +5,7 @@
 import { keccak256 } from '../../crypto/keccak';
 import { registerTxKind, TxKind } from '../tx';
 
-export const MAX_ETH_TX_BYTES = 4096;
+const MAX_ETH_TX_BYTES = 4096;
 
 export interface EthTxBody {
   raw: Uint8Array;

@@ -126,10 +126,10 @@ export type GovOperation =
 export type AddedPair = PairParams & Required<Pick<PairParams, 'markets' | 'oracleSource'>>;
 
 /** The longest oracle source the codec reads (execution allows fewer: src/state/pair-markets.ts). */
-export const ORACLE_SOURCE_BYTES_MAX = 256;
+const ORACLE_SOURCE_BYTES_MAX = 256;
 
 /** The longest version string the codec reads (execution allows fewer: src/state/governance/upgrade.ts). */
-export const UPGRADE_VERSION_BYTES_MAX = 256;
+const UPGRADE_VERSION_BYTES_MAX = 256;
 
 export const GOV_OP_NAMES: Readonly<Record<GovOpKind, string>> = {
   [GovOpKind.SetParam]: 'SetParam',
@@ -157,7 +157,7 @@ export interface GovActionBody {
   signature: Uint8Array;
 }
 
-export function writeOperation(w: Writer, op: GovOperation): void {
+function writeOperation(w: Writer, op: GovOperation): void {
   w.u8(op.kind);
   switch (op.kind) {
     case GovOpKind.SetParam:

@@ -111,7 +111,7 @@ export interface NativeCancelByCloidBody {
 }
 
 /** First byte of a batch trailer holding per-item options (options flags never reach it). */
-export const ITEM_OPTIONS_TAG = 0xff;
+const ITEM_OPTIONS_TAG = 0xff;
 
 /** EIP-712 PlaceOrder, signed by `signer` (the owner, or its session key). */
 export interface NativePlaceBody {

@@ -10,7 +10,7 @@ import { registerTxKind, TxKind } from '../tx';
 import { readOptions, writeOptions, type ActionOptions } from './options';
 
 /** Longest sub-account name in bytes the codec reads (the shape rule allows 1–32 safe characters). */
-export const SUB_ACCOUNT_NAME_MAX_BYTES = 64;
+const SUB_ACCOUNT_NAME_MAX_BYTES = 64;
 
 /** EIP-712 SubAccountCreate {owner, name, nonce}: the owner opens its next sub-account. */
 export interface SubAccountCreateBody {

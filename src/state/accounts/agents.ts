@@ -17,7 +17,6 @@ import {
   orderRefusal,
   ordersAllowedWithoutFacts,
   type AgentEvent,
-  type AgentModeName,
   type AgentRefusal,
   type AgentStateValue,
   type OrderFacts,
@@ -28,10 +27,10 @@ import type { AgentCapsRecord, AgentRecord, Position } from '../records';
 import { abs, ceilDiv, notional } from '../orders/settlement';
 import type { State } from '../state';
 
-export type AgentSnapshot = SnapshotFrom<typeof agentModeMachine>;
+type AgentSnapshot = SnapshotFrom<typeof agentModeMachine>;
 
 /** The machine's initial state, which an owner without a record is in. */
-export const DEFAULT_AGENT: Readonly<AgentRecord> = Object.freeze({ mode: 'active', caps: null });
+const DEFAULT_AGENT: Readonly<AgentRecord> = Object.freeze({ mode: 'active', caps: null });
 
 export function agentRecord(state: State, owner: Address): AgentRecord {
   return state.agents.get(owner) ?? DEFAULT_AGENT;
@@ -56,7 +55,7 @@ export function agentTransition(rec: AgentRecord, event: Exclude<AgentEvent, { t
 
 // ---- the 0x080B read ---------------------------------------------------------------
 
-export interface AgentCapsView {
+interface AgentCapsView {
   /** 0 OFF, 1 REDUCE_ONLY, 2 ACTIVE. */
   mode: 0 | 1 | 2;
   capsSet: boolean;
@@ -93,7 +92,7 @@ export function hasAgentSettings(state: State, owner: Address): boolean {
 // ---- the order check -------------------------------------------------------------
 
 /** The part of an order the agent rules read. */
-export interface AgentOrder {
+interface AgentOrder {
   side: 0 | 1;
   orderType: 0 | 1;
   price: bigint;
@@ -123,7 +122,7 @@ export function newMargin(o: AgentOrder, positionSize: bigint, fills: readonly {
 }
 
 /** The facts the machine's ORDER guards read. */
-export function orderFacts(o: AgentOrder, position: Position, fills: readonly { price: bigint; size: bigint }[], withMargin: boolean): OrderFacts {
+function orderFacts(o: AgentOrder, position: Position, fills: readonly { price: bigint; size: bigint }[], withMargin: boolean): OrderFacts {
   const before = position.size;
   return {
     orderType: o.orderType,
@@ -179,5 +178,3 @@ export function requireAgentOrder(state: State, owner: Address, o: AgentOrder, p
   const r = agentOrderRefusal(rec, o, position, fills);
   if (r) throw forbidden(r.code, agentRefusalMessage(r.code, rec?.caps ?? null, r.facts, owner));
 }
-
-export type { AgentModeName };

@@ -18,7 +18,7 @@ import type { Address } from '../../util/bytes';
 import { TxError } from '../errors';
 import type { State } from '../state';
 
-export const NONCE_WINDOW = 100;
+const NONCE_WINDOW = 100;
 
 /** Nonces from here up are read as milliseconds since the Unix epoch (2001-09-09T01:46:40Z). */
 export const TIMESTAMP_NONCE_MIN = 1_000_000_000_000n;

@@ -51,7 +51,7 @@ import type { SessionRecord } from '../records';
 import type { State } from '../state';
 import { isDerivedSubAccount, masterOf, PROTOCOL_MAX_SUB_ACCOUNTS, requireMasterSigner } from './subaccounts';
 
-export type SessionSnapshot = SnapshotFrom<typeof sessionMachine>;
+type SessionSnapshot = SnapshotFrom<typeof sessionMachine>;
 
 // ---- the stored snapshot ---------------------------------------------------------
 
@@ -110,11 +110,11 @@ const REFUSAL_TEXT: Record<SessionRefusal, string> = {
   SESSION_EXPIRED: 'is an expired session key of',
 };
 
-export function traderRefusalMessage(code: SessionRefusal, owner: Address, signer: Address): string {
+function traderRefusalMessage(code: SessionRefusal, owner: Address, signer: Address): string {
   return code === 'NOT_AUTHORIZED' ? `signer ${signer} may not act for ${owner}: it ${REFUSAL_TEXT[code]}` : `signer ${signer} ${REFUSAL_TEXT[code]} ${owner}`;
 }
 
-export type SignerRule =
+type SignerRule =
   /** orMaster: the owner's master may sign too (a sub-account's REST trading; src/state/accounts/subaccounts.ts). */
   | { who: 'owner'; owner(body: any): Address; orMaster?: true }
   | { who: 'trader'; owner(body: any): Address }
@@ -191,7 +191,7 @@ export const SIGNER_RULES: { readonly [K in TxKind]: SignerRule } = {
   [TxKind.WithdrawalSignatures]: { who: 'owner', owner: (b: { validator: Address }) => b.validator },
 };
 
-export function signerRule(kind: TxKind): SignerRule {
+function signerRule(kind: TxKind): SignerRule {
   const rule = (SIGNER_RULES as Partial<Record<TxKind, SignerRule>>)[kind];
   if (!rule) throw new Error(`transaction kind ${kind} has no signer rule (SIGNER_RULES in src/state/accounts/sessions.ts)`);
   return rule;

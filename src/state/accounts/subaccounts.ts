@@ -35,10 +35,9 @@ import type { SubAccountRecord } from './subaccount-record';
 import type { State } from '../state';
 
 export { deriveSubAccount, subAccountActionDigest };
-export type { SubAccountRecord };
 
 /** Sub-accounts a master may open when the genesis says nothing (limits.maxSubAccounts). */
-export const DEFAULT_MAX_SUB_ACCOUNTS = 10;
+const DEFAULT_MAX_SUB_ACCOUNTS = 10;
 /** The largest limits.maxSubAccounts a genesis may set: bounds the stateless derivation checks. */
 export const PROTOCOL_MAX_SUB_ACCOUNTS = 32;
 /** 1–32 characters: letters, digits, `_`, `-`, `.`; unique per master ignoring letter case. */
@@ -51,10 +50,6 @@ export function maxSubAccounts(params: Pick<ChainParams, 'limits'>): number {
 /** Whether `account` is the derived address of one of `master`'s first `limit` indexes (stateless). */
 export function isDerivedSubAccount(master: Address, account: Address, limit: number): boolean {
   return master !== account && derivedIndexOf(master, account, limit) >= 0;
-}
-
-export function subAccountOf(state: State, account: Address): SubAccountRecord | undefined {
-  return state.subAccounts.get(account);
 }
 
 /** The master of a sub-account, else undefined. */

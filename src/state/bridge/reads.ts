@@ -57,7 +57,7 @@ export function withdrawalContext(w: Withdrawal): WithdrawalContext {
 }
 
 /** Whether the withdrawal machine takes `event` in the record's state (machines/withdrawal.ts decides, nothing else). */
-export function withdrawalAccepts(w: Withdrawal, event: WithdrawalEvent): boolean {
+function withdrawalAccepts(w: Withdrawal, event: WithdrawalEvent): boolean {
   return stepWithdrawalMachine(w.status, withdrawalContext(w), event) !== undefined;
 }
 

@@ -11,11 +11,11 @@ import type { Usdc6 } from '../../util/fixed';
 import type { RecordCodec } from '../table';
 
 /** The withdrawal machine's states (machines/withdrawal.ts); `paid` and `refunded` are final. */
-export type WithdrawalStatus = 'requested' | 'signed' | 'submitted' | 'paid' | 'refunded';
-export const WITHDRAWAL_STATUSES: readonly WithdrawalStatus[] = ['requested', 'signed', 'submitted', 'paid', 'refunded'];
+type WithdrawalStatus = 'requested' | 'signed' | 'submitted' | 'paid' | 'refunded';
+const WITHDRAWAL_STATUSES: readonly WithdrawalStatus[] = ['requested', 'signed', 'submitted', 'paid', 'refunded'];
 
 /** One validator's signature over the withdrawal's v2 digest (src/signing/bridge-withdrawal.ts). */
-export interface WithdrawalSignature {
+interface WithdrawalSignature {
   validator: Address;
   /** 65 bytes r‖s‖v, v 27/28: what the contract recovers. */
   signature: Uint8Array;

@@ -107,7 +107,7 @@ function settleWithdrawalKey(ctx: BridgeStepContext, key: string): void {
 }
 
 /** Credits deposits from nextDepositId on while each has a quorum variant; returns how many. */
-export function creditDeposits(ctx: BridgeStepContext, height: number): number {
+function creditDeposits(ctx: BridgeStepContext, height: number): number {
   const { state } = ctx;
   let credited = 0;
   for (;;) {

@@ -40,7 +40,7 @@ import type { ChainParams } from '../records';
 import type { GovernanceRecord, HaltRecord } from './record';
 import { InvariantError, type State } from '../state';
 
-export type { GovernanceRecord, HaltRecord } from './record';
+export type { GovernanceRecord } from './record';
 
 export function haltOf(state: State): HaltRecord | undefined {
   return state.meta.get('halt') as HaltRecord | undefined;

@@ -24,7 +24,7 @@ import { PROTOCOL_MAX_SUB_ACCOUNTS } from '../accounts/subaccounts';
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const BPS = 10_000n;
 /** The active set's floor a governance change may not go under: BFT needs 3f + 1 with f ≥ 1. */
-export const ACTIVE_SET_MIN_FLOOR = 4;
+const ACTIVE_SET_MIN_FLOOR = 4;
 
 type Section = 'fees' | 'limits' | 'consensus';
 

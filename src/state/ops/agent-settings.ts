@@ -17,7 +17,7 @@ export const U64_MAX = (1n << 64n) - 1n;
 export const U128_MAX = (1n << 128n) - 1n;
 
 /** Shape of SetAgentCaps (400, naming the field), shared with the API route. */
-export function agentCapsShape(b: Pick<SetAgentCapsBody, 'maxLeverage' | 'maxInputPerTrade' | 'maxTotalPosition'>): void {
+function agentCapsShape(b: Pick<SetAgentCapsBody, 'maxLeverage' | 'maxInputPerTrade' | 'maxTotalPosition'>): void {
   if (b.maxLeverage > U64_MAX) throw badRequest('INVALID_CAPS', 'max_leverage: must fit in 64 bits');
   if (b.maxInputPerTrade > U128_MAX) throw badRequest('INVALID_CAPS', 'max_input_per_trade: must fit in 128 bits');
   if (b.maxTotalPosition > U128_MAX) throw badRequest('INVALID_CAPS', 'max_total_position: must fit in 128 bits');
@@ -46,7 +46,7 @@ export const setAgentCapsOp: TxOp<SetAgentCapsBody> = {
 };
 
 /** Shape of SetAgentMode: 0, 1 or 2, else 400 (contract [C-errors-mode-400]). */
-export function agentModeShape(b: Pick<SetAgentModeBody, 'mode'>): void {
+function agentModeShape(b: Pick<SetAgentModeBody, 'mode'>): void {
   if (!Number.isInteger(b.mode) || b.mode < 0 || b.mode > 2) throw badRequest('INVALID_MODE', `mode: must be 0 (OFF), 1 (REDUCE_ONLY) or 2 (ACTIVE), got ${b.mode}`);
 }
 

@@ -34,7 +34,7 @@ import { validatorRecord } from '../validators/records';
 import { evidenceMaxAgeBlocks, signingSetAt } from '../validators/signing-sets';
 
 /** The state's refusal of evidence executed in block `blockHeight`, or null. */
-export function evidenceRefusal(state: State, params: ChainParams, b: DoubleSignEvidenceBody, blockHeight: number): TxError | null {
+function evidenceRefusal(state: State, params: ChainParams, b: DoubleSignEvidenceBody, blockHeight: number): TxError | null {
   const { validator, height } = b.evidence.voteA;
   if (height > blockHeight) return rejected('EVIDENCE_IN_FUTURE', `evidence: votes for height ${height}, above this block ${blockHeight}`);
   const maxAge = evidenceMaxAgeBlocks(params);

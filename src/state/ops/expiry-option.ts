@@ -10,7 +10,7 @@ import type { ActionOptions } from '../../codec/txs/options';
 import type { TxOp } from '../context';
 import { badRequest } from '../errors';
 
-export const MAX_EXPIRES_AFTER_MS = BigInt(Number.MAX_SAFE_INTEGER);
+const MAX_EXPIRES_AFTER_MS = BigInt(Number.MAX_SAFE_INTEGER);
 
 export function requireExpiryOnly(o: ActionOptions | undefined, kindName: string): void {
   if (!o) return;

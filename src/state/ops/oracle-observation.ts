@@ -21,7 +21,7 @@ import { activeValidators } from '../validators/set';
  * execution; at the door (mempool) it is null and the future bound is left to
  * execution, while staleness is judged against the last committed block's time.
  */
-export function checkObservation(state: State, b: OracleObservationBody, signer: Address, blockTimeMs: number | null): void {
+function checkObservation(state: State, b: OracleObservationBody, signer: Address, blockTimeMs: number | null): void {
   if (!activeValidators(state).byAddress.has(signer)) throw forbidden('NOT_VALIDATOR', `validator: ${signer} is not in the current validator set`);
   for (const p of b.prices) {
     if (!state.pairs.has(String(p.pairId))) throw badRequest('UNKNOWN_PAIR', `prices: no pair ${p.pairId}`);

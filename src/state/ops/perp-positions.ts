@@ -30,7 +30,7 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 /** Leverage beyond any pair's (≤ 50 by genesis) is a shape error before the pair is looked up. */
 const MAX_LEVERAGE_FIELD = 1000;
 
-export const walletOwner = (wallet: string) => wallet.toLowerCase() as Address;
+const walletOwner = (wallet: string) => wallet.toLowerCase() as Address;
 
 function checkWallet(wallet: string): void {
   if (!isWalletText(wallet)) throw badRequest('INVALID_WALLET', 'wallet: must be a 0x address of 20 bytes');
@@ -40,7 +40,7 @@ function checkNonce(b: { nonce: bigint; nonceQuoted: boolean }): void {
   if (!b.nonceQuoted && b.nonce > MAX_SAFE) throw badRequest('INVALID_NONCE', 'nonce: a JSON number nonce must be at most 2^53 − 1 (send a string beyond)');
 }
 
-export function parsePositionId(id: string, quoted: boolean): bigint {
+function parsePositionId(id: string, quoted: boolean): bigint {
   if (!POSITION_ID_RE.test(id) || (!quoted && BigInt(id) > MAX_SAFE)) throw badRequest('INVALID_POSITION_ID', 'positionId: must be a decimal position id');
   return BigInt(id);
 }
@@ -53,14 +53,14 @@ export function parseMargin(margin: string): bigint {
 }
 
 /** Close size: a decimal string with at most 18 decimals; "0" closes the whole position. */
-export function parseCloseSize(size: string): bigint {
+function parseCloseSize(size: string): bigint {
   const v = parseDecimal(size, 18);
   if (v === null) throw badRequest('INVALID_AMOUNT', 'size: must be a decimal string with at most 18 decimals ("0" closes the whole position)');
   return v;
 }
 
 /** A TP/SL price: "" unsets it (0); otherwise a positive decimal with at most 6 decimals. */
-export function parseTarget(value: string, field: 'takeProfit' | 'stopLoss'): bigint {
+function parseTarget(value: string, field: 'takeProfit' | 'stopLoss'): bigint {
   if (value === '') return 0n;
   const v = parseDecimal(value, 6);
   if (v === null || v === 0n || v > MAX_SAFE) throw badRequest('INVALID_TPSL', `${field}: must be "" (unset) or a positive decimal price with at most 6 decimals`);

@@ -23,7 +23,7 @@ import { restSigner } from '../accounts/subaccounts';
 type OptionKey = keyof ActionOptions;
 /** Placement takes every option; every other order kind only expiresAfter (decision 87). */
 export const PLACE_OPTIONS: readonly OptionKey[] = ['cloid', 'tif', 'reduceOnly', 'expiresAfter'];
-export const ITEM_OPTIONS: readonly OptionKey[] = ['cloid', 'tif', 'reduceOnly'];
+const ITEM_OPTIONS: readonly OptionKey[] = ['cloid', 'tif', 'reduceOnly'];
 export const ACTION_OPTIONS: readonly OptionKey[] = ['expiresAfter'];
 
 /** 400 INVALID_OPTIONS naming the first option the kind does not take, or a market order with tif Alo. */
@@ -45,7 +45,7 @@ export function orderOptions(o: ActionOptions | undefined): Pick<OrderInput, 'cl
 const SYMBOL_RE = /^[A-Z0-9]{1,12}$/;
 const ORDER_ID_RE = /^[1-9][0-9]{0,17}$/;
 
-export interface ParsedRestOrder {
+interface ParsedRestOrder {
   symbol: string;
   side: 0 | 1;
   orderType: 0 | 1;
@@ -54,7 +54,7 @@ export interface ParsedRestOrder {
 }
 
 /** Shape of one REST order (400 naming the field). `type` absent means limit (batch items). */
-export function parseRestOrder(o: { symbol: string; side: string; type?: string; price: string; amount: string }, field = ''): ParsedRestOrder {
+function parseRestOrder(o: { symbol: string; side: string; type?: string; price: string; amount: string }, field = ''): ParsedRestOrder {
   const f = (name: string) => `${field}${name}`;
   if (!SYMBOL_RE.test(o.symbol)) throw badRequest('INVALID_SYMBOL', `${f('symbol')}: must be an upper-case pair symbol such as ETH`);
   if (o.side !== 'buy' && o.side !== 'sell') throw badRequest('INVALID_SIDE', `${f('side')}: must be "buy" or "sell"`);
@@ -193,14 +193,14 @@ export const restCancelByCloidOp: TxOp<RestCancelByCloidBody> = {
   },
 };
 
-export interface ParsedModify {
+interface ParsedModify {
   orderId: bigint;
   price: Price6;
   size: Size18;
 }
 
 /** Shape of one REST modify (400 naming the field). */
-export function parseModify(o: ModifyItem, field = ''): ParsedModify {
+function parseModify(o: ModifyItem, field = ''): ParsedModify {
   if (!ORDER_ID_RE.test(o.orderId)) throw badRequest('INVALID_ORDER_ID', `${field}orderId: must be a decimal order id`);
   const p = parseDecimal(o.price, PRICE_DECIMALS);
   if (p === null || p === 0n) throw badRequest('INVALID_PRICE', `${field}price: must be a positive decimal string with at most 6 decimals`);

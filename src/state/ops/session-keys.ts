@@ -14,11 +14,11 @@ import { sessionRecordOf, sessionStateAt, sessionTransition } from '../accounts/
 import { InvariantError } from '../state';
 
 /** expires_at is Unix seconds; in milliseconds it must stay a safe integer. */
-export const MAX_EXPIRES_AT_S = BigInt(Math.floor(Number.MAX_SAFE_INTEGER / 1000));
+const MAX_EXPIRES_AT_S = BigInt(Math.floor(Number.MAX_SAFE_INTEGER / 1000));
 export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 /** Shape of a SessionCreate (400), shared with the API route. */
-export function sessionCreateShape(b: Pick<SessionCreateBody, 'owner' | 'sessionKey' | 'expiresAt'>): void {
+function sessionCreateShape(b: Pick<SessionCreateBody, 'owner' | 'sessionKey' | 'expiresAt'>): void {
   if (b.sessionKey === ZERO_ADDRESS) throw badRequest('INVALID_SESSION_KEY', 'session_key: must not be the zero address');
   if (b.sessionKey === b.owner) throw badRequest('INVALID_SESSION_KEY', 'session_key: must differ from the owner');
   if (b.expiresAt < 1n || b.expiresAt > MAX_EXPIRES_AT_S) throw badRequest('INVALID_EXPIRY', `expires_at: must be Unix seconds from 1 to ${MAX_EXPIRES_AT_S}`);

@@ -19,7 +19,7 @@ import { credit, debitFree } from '../accounts/vault';
 const MAX_TRANSFER_USDC = (1n << 128n) - 1n;
 
 /** Only expiresAfter: a sub-account action places no order (400 INVALID_OPTIONS naming the option). */
-export function expiresAfterOnly(o: ActionOptions | undefined): void {
+function expiresAfterOnly(o: ActionOptions | undefined): void {
   if (!o) return;
   for (const key of ['cloid', 'tif', 'reduceOnly'] as const) {
     if (o[key] !== undefined) throw badRequest('INVALID_OPTIONS', `${key}: a sub-account action takes expiresAfter only`);
@@ -27,13 +27,13 @@ export function expiresAfterOnly(o: ActionOptions | undefined): void {
 }
 
 /** Shape of a SubAccountCreate (400), shared with the API route. */
-export function subAccountCreateShape(b: Pick<SubAccountCreateBody, 'name' | 'options'>): void {
+function subAccountCreateShape(b: Pick<SubAccountCreateBody, 'name' | 'options'>): void {
   if (!SUB_ACCOUNT_NAME_RE.test(b.name)) throw badRequest('INVALID_NAME', 'name: 1 to 32 characters of A-Z a-z 0-9 _ - .');
   expiresAfterOnly(b.options);
 }
 
 /** Shape of a SubAccountTransfer (400), shared with the API route. */
-export function subAccountTransferShape(b: Pick<SubAccountTransferBody, 'owner' | 'subAccount' | 'usdc' | 'options'>): void {
+function subAccountTransferShape(b: Pick<SubAccountTransferBody, 'owner' | 'subAccount' | 'usdc' | 'options'>): void {
   if (b.subAccount === b.owner) throw badRequest('INVALID_WALLET', 'subAccount: must differ from the owner');
   if (b.usdc <= 0n || b.usdc > MAX_TRANSFER_USDC) throw badRequest('INVALID_AMOUNT', 'usdc: must be a positive amount of USDC units (6 decimals)');
   expiresAfterOnly(b.options);

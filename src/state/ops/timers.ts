@@ -22,7 +22,7 @@ const TWAP_ID_RE = /^[1-9][0-9]{0,17}$/;
 const MAX_TIME_MS = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Shape of a ScheduleCancel (400): a block time in ms within the safe integers, or null. */
-export function scheduleCancelShape(b: Pick<ScheduleCancelBody, 'timeMs' | 'options'>): void {
+function scheduleCancelShape(b: Pick<ScheduleCancelBody, 'timeMs' | 'options'>): void {
   if (b.timeMs !== null && (b.timeMs < 1n || b.timeMs > MAX_TIME_MS)) throw badRequest('INVALID_TIME', `time: must be null or a block time in ms from 1 to ${MAX_TIME_MS}`);
   requireExpiryOnly(b.options, 'ScheduleCancel');
 }
@@ -37,13 +37,13 @@ export const scheduleCancelOp: TxOp<ScheduleCancelBody> = {
   },
 };
 
-export interface ParsedTwap {
+interface ParsedTwap {
   side: 0 | 1;
   size: bigint;
 }
 
 /** Shape of a TwapPlace (400 naming the field). */
-export function parseTwap(b: Pick<TwapPlaceBody, 'symbol' | 'side' | 'amount' | 'minutes' | 'options'>): ParsedTwap {
+function parseTwap(b: Pick<TwapPlaceBody, 'symbol' | 'side' | 'amount' | 'minutes' | 'options'>): ParsedTwap {
   if (!SYMBOL_RE.test(b.symbol)) throw badRequest('INVALID_SYMBOL', 'symbol: must be an upper-case pair symbol such as ETH');
   if (b.side !== 'buy' && b.side !== 'sell') throw badRequest('INVALID_SIDE', 'side: must be "buy" or "sell"');
   const size = parseDecimal(b.amount, SIZE_DECIMALS);
@@ -82,7 +82,7 @@ export const twapPlaceOp: TxOp<TwapPlaceBody> = {
   },
 };
 
-export function twapCancelShape(b: Pick<TwapCancelBody, 'twapId' | 'options'>): void {
+function twapCancelShape(b: Pick<TwapCancelBody, 'twapId' | 'options'>): void {
   if (!TWAP_ID_RE.test(b.twapId)) throw badRequest('INVALID_TWAP', 'twapId: must be a decimal TWAP id');
   requireExpiryOnly(b.options, 'TwapCancel');
 }

@@ -65,7 +65,7 @@ export function registrationShape(b: RegisterValidatorBody, params: ChainParams)
 }
 
 /** The state's refusals: duplicates (409) and funds (422). */
-export function registrationRefusal(state: State, b: RegisterValidatorBody): TxError | null {
+function registrationRefusal(state: State, b: RegisterValidatorBody): TxError | null {
   const duplicate = duplicateValidatorRefusal(state, b);
   if (duplicate) return duplicate;
   const balance = state.account(b.candidate).nativeWei;

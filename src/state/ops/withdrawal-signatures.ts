@@ -26,7 +26,7 @@ import { badRequest, rejected, TxError, unauthorized } from '../errors';
 import type { State } from '../state';
 
 /** The items that count, with their withdrawals, in order; throws what refuses the whole transaction. */
-export function countedSignatures(state: State, b: WithdrawalSignaturesBody, signer: Address): { w: Withdrawal; signature: Uint8Array }[] {
+function countedSignatures(state: State, b: WithdrawalSignaturesBody, signer: Address): { w: Withdrawal; signature: Uint8Array }[] {
   requireBridgeValidator(state, signer, 'withdrawal signatures');
   const counted: { w: Withdrawal; signature: Uint8Array }[] = [];
   for (const it of b.items) {

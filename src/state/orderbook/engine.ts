@@ -89,7 +89,7 @@ export interface TakerResult {
   selfTradeCancelled: RestingOrder[];
 }
 
-export interface SimulatedFill {
+interface SimulatedFill {
   makerId: bigint;
   price: Price6;
   size: Size18;
@@ -101,13 +101,13 @@ export interface SimulationResult {
   notional: Usdc6;
 }
 
-export interface DepthLevel {
+interface DepthLevel {
   price: Price6;
   size: Size18;
   orders: number;
 }
 
-export interface LimitOrderInput {
+interface LimitOrderInput {
   id: bigint;
   owner: Address;
   side: Side;
@@ -116,7 +116,7 @@ export interface LimitOrderInput {
   isAgent: boolean;
 }
 
-export interface MarketOrderInput {
+interface MarketOrderInput {
   id: bigint;
   owner: Address;
   side: Side;
@@ -132,7 +132,7 @@ const NO_FILLS: readonly Fill[] = Object.freeze([]);
 const NO_ORDERS: readonly RestingOrder[] = Object.freeze([]);
 
 /** Prices are ×1e6 integers; sizes ×1e18. */
-export const SIZE_SCALE = 10n ** 18n;
+const SIZE_SCALE = 10n ** 18n;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 class Level {

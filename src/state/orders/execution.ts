@@ -21,7 +21,7 @@ import type { ExecContext } from '../context';
 import type { Hex } from '../../util/bytes';
 import type { TimeInForce } from '../../codec/txs/options';
 import { badRequest, conflict, forbidden, rejected, TxError } from '../errors';
-import type { CancelReason, OrderStatus } from '../events';
+import type { CancelReason, OrderStatus, OrderTerms } from '../events';
 import type { OpenOrder, Position } from '../records';
 import { dropOrder, orderIdByCloid, removeOrder, writeOrder } from './records';
 import { applyMakerCaps, enforceReduceOnly, makerCaps, reduceOnlyAllowance } from './reduce-only';
@@ -33,27 +33,13 @@ import { authorityOf, isAgentSigner } from '../accounts/subaccounts';
 import type { State } from '../state';
 import type { Price6, Size18, Usdc6 } from '../../util/fixed';
 
-export interface OrderInput {
-  owner: Address;
-  signer: Address;
-  pairId: number;
-  side: 0 | 1;
-  orderType: 0 | 1; // 0 Market, 1 Limit
-  /** Limit price; for a market order the worst acceptable price, 0n for none. */
-  price: Price6;
-  size: Size18;
-  leverage: number;
-  /** Signed by the owner's session key: must equal signer ≠ owner (asserted). */
-  isAgent: boolean;
-  /** Client order id (0x + 32 lower-case hex). */
-  cloid?: Hex;
-  /** Default 'Gtc'. */
-  tif?: TimeInForce;
+/** An order to place: its signed terms (the shape OrderPlaced reports), isAgent asserted against signer ≠ owner. */
+export interface OrderInput extends OrderTerms {
   /** Default false. */
   reduceOnly?: boolean;
 }
 
-export interface OrderOutcome {
+interface OrderOutcome {
   orderId: bigint;
   status: OrderStatus;
   filled: Size18;

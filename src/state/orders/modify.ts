@@ -25,7 +25,7 @@ import { reduceOnlyAllowance } from './reduce-only';
 import { restingLock } from './settlement';
 import { InvariantError } from '../state';
 
-export interface ModifyInput {
+interface ModifyInput {
   owner: Address;
   signer: Address;
   orderId: bigint;
@@ -34,7 +34,7 @@ export interface ModifyInput {
   size: Size18;
 }
 
-export interface ModifyOutcome {
+interface ModifyOutcome {
   orderId: bigint;
   price: Price6;
   remaining: Size18;

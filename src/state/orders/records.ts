@@ -12,7 +12,7 @@ import type { CancelReason } from '../events';
 import type { OpenOrder } from '../records';
 import { InvariantError, type State } from '../state';
 
-export const cloidKey = (owner: Address, cloid: Hex) => `${owner}:${cloid}`;
+const cloidKey = (owner: Address, cloid: Hex) => `${owner}:${cloid}`;
 
 /** The open order a trader's client order id names, if any. */
 export function orderIdByCloid(state: State, owner: Address, cloid: Hex): bigint | undefined {

@@ -33,7 +33,7 @@ export interface Wallet {
   inPositions: Usdc6;
 }
 
-export interface FillSettlement {
+interface FillSettlement {
   position: Position;
   wallet: Wallet;
   /** Realized PnL of the closing part (0 when only opening). */

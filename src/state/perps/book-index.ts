@@ -44,11 +44,11 @@ export function bookUpnl(p: Position, price: bigint): bigint {
   return (p.size > 0n ? v : -v) - p.cost;
 }
 
-export function bookEquity(p: Position, price: bigint): bigint {
+function bookEquity(p: Position, price: bigint): bigint {
   return p.margin + bookUpnl(p, price);
 }
 
-export function bookMaintenance(p: Position, price: bigint, mmBps: number): bigint {
+function bookMaintenance(p: Position, price: bigint, mmBps: number): bigint {
   return (notional(price, absBig(p.size)) * BigInt(mmBps)) / BPS;
 }
 
@@ -107,7 +107,7 @@ interface Entry {
   id: number;
 }
 
-export interface BookMarket {
+interface BookMarket {
   /** Longs by key: scanned from the top down to the price. */
   long: SortedIndex;
   /** Shorts by key: scanned from the bottom up to the price. */

@@ -34,7 +34,7 @@ import { bookLiquidatable, bookUpnl, POOL_BOOK_OWNER } from './book-index';
 import { payFromPool, payToPool } from './pool';
 import type { Price6, Size18, Usdc6 } from '../../util/fixed';
 
-export interface BookLiquidation {
+interface BookLiquidation {
   owner: Address;
   pairId: number;
   /** Signed size taken over by the pool. */
@@ -52,13 +52,13 @@ export interface BookLiquidation {
   ordersCancelled: bigint[];
 }
 
-export interface BookLiqStats {
+interface BookLiqStats {
   liquidations: number;
   badDebt: bigint;
   last: { owner: Address; pairId: number; size: bigint; price: bigint; timeMs: number; shortfall: bigint } | null;
 }
 
-export const EMPTY_BOOK_LIQ_STATS: BookLiqStats = { liquidations: 0, badDebt: 0n, last: null };
+const EMPTY_BOOK_LIQ_STATS: BookLiqStats = { liquidations: 0, badDebt: 0n, last: null };
 
 export function bookLiqStats(state: State): BookLiqStats {
   return (state.meta.get('bookLiqStats') as BookLiqStats | undefined) ?? EMPTY_BOOK_LIQ_STATS;
@@ -77,7 +77,7 @@ function writePosition(state: State, owner: Address, pairId: number, p: Position
  * rest opens at the price. `debt` is a loss the pool also pays (a liquidated position's
  * shortfall). What its USDC cannot pay stays in the position's cost.
  */
-export function poolTakeOver(state: State, pairId: number, signedSize: Size18, price: Price6, debt: Usdc6): { realized: Usdc6; paid: Usdc6; unpaid: Usdc6 } {
+function poolTakeOver(state: State, pairId: number, signedSize: Size18, price: Price6, debt: Usdc6): { realized: Usdc6; paid: Usdc6; unpaid: Usdc6 } {
   const held = state.position(POOL_BOOK_OWNER, pairId);
   const dir = signedSize > 0n ? 1n : -1n;
   const qty = absBig(signedSize);
@@ -114,7 +114,7 @@ export function poolTakeOver(state: State, pairId: number, signedSize: Size18, p
 }
 
 /** Liquidates one orderbook position at `price` (the caller confirmed the rule). */
-export function liquidateBookPosition(ctx: ExecContext, owner: Address, pairId: number, price: Price6): BookLiquidation {
+function liquidateBookPosition(ctx: ExecContext, owner: Address, pairId: number, price: Price6): BookLiquidation {
   const { state, params } = ctx;
   const ordersCancelled = cancelPairOrders(ctx, owner, pairId, 'liquidation');
   const pos = state.position(owner, pairId);

@@ -15,7 +15,7 @@ import type { PerpPosition } from '../records';
 import { liquidationKey, notional } from './math';
 import { SortedIndex } from './sorted-index';
 
-export interface SideAgg {
+interface SideAgg {
   size: bigint;
   /** Σ entry notional (⌊entry × size / 1e18⌋ per position). */
   entryNotional: bigint;
@@ -24,7 +24,7 @@ export interface SideAgg {
   ids: Set<number>;
 }
 
-export interface MarketBook {
+interface MarketBook {
   long: SideAgg;
   short: SideAgg;
   liqLong: SortedIndex;
@@ -44,7 +44,7 @@ interface Entry {
 const newSide = (): SideAgg => ({ size: 0n, entryNotional: 0n, margin: 0n, count: 0, ids: new Set() });
 
 /** The TP/SL levels of a position as (up, down) trigger prices. */
-export function triggerLevels(p: Pick<PerpPosition, 'isLong' | 'takeProfit' | 'stopLoss'>): { up: bigint; down: bigint } {
+function triggerLevels(p: Pick<PerpPosition, 'isLong' | 'takeProfit' | 'stopLoss'>): { up: bigint; down: bigint } {
   return p.isLong ? { up: p.takeProfit, down: p.stopLoss } : { up: p.stopLoss, down: p.takeProfit };
 }
 

@@ -113,7 +113,7 @@ function requirePerpAgent(state: State, owner: Address, settingsOwner: Address, 
 
 // ---- open -----------------------------------------------------------------------------
 
-export interface OpenInput {
+interface OpenInput {
   owner: Address;
   signer: Address;
   pairId: number;
@@ -183,12 +183,10 @@ function credit(state: State, to: Address, usdc: bigint): void {
 
 // ---- close ----------------------------------------------------------------------------
 
-export type { CloseReason } from '../events';
-
 /** Prices the indexes hold as numbers: exact below 2^53. */
 const MAX_PRICE = BigInt(Number.MAX_SAFE_INTEGER);
 
-export interface Settled {
+interface Settled {
   positionId: bigint;
   /** Size closed. */
   size: Size18;
@@ -388,7 +386,7 @@ export function coverShortfall(ctx: ExecContext, pairId: number, lossWasLong: bo
  * (markets with a fresh price, ranked as above) are closed at the oracle price, their
  * profit paid, until it is back within the threshold. So the pool cannot be drained.
  */
-export function adlForPool(ctx: ExecContext): number {
+function adlForPool(ctx: ExecContext): number {
   const { state, params, header } = ctx;
   let v = poolValuation(state, header.timestampMs);
   if (v.traderProfit <= profitLimit(params.perps.adlPoolPnlThresholdBps, v.usdc)) return 0;
@@ -446,7 +444,7 @@ const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const toKey = (v: bigint) => Number(v > SAFE ? SAFE : v < -SAFE ? -SAFE : v);
 
 /** Candidates of a market's liquidation scan: the index entries the price reaches, ascending id. */
-export function liquidationCandidates(state: State, pairId: number, price: Price6): number[] {
+function liquidationCandidates(state: State, pairId: number, price: Price6): number[] {
   const m = state.perp.markets.get(pairId);
   if (!m) return [];
   const mm = maintenanceBps(state, pairId);

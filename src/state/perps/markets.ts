@@ -44,7 +44,7 @@ export interface PerpStats {
   lastFundingMs: number | null;
 }
 
-export const EMPTY_PERP_STATS: PerpStats = { liquidations: 0, adlEvents: 0, lastLiquidation: null, lastFundingMs: null };
+const EMPTY_PERP_STATS: PerpStats = { liquidations: 0, adlEvents: 0, lastLiquidation: null, lastFundingMs: null };
 
 export function perpStats(state: State): PerpStats {
   return (state.meta.get('perpStats') as PerpStats | undefined) ?? EMPTY_PERP_STATS;

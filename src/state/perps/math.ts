@@ -9,11 +9,11 @@
 import { SIZE_ONE, type Price6, type Size18, type Usdc6 } from '../../util/fixed';
 
 export const BPS = 10_000n;
-export const PPB = 1_000_000_000n;
+const PPB = 1_000_000_000n;
 /** Funding index scale: owed = ⌈size × Δindex / FUNDING_SCALE⌉ USDC units. */
 export const FUNDING_SCALE = 10n ** 30n;
 /** 8 hours: the period contract [C-limits-funding] quotes the interest rate and clamp for. */
-export const FUNDING_PERIOD_MS = 8n * 3_600_000n;
+const FUNDING_PERIOD_MS = 8n * 3_600_000n;
 /** Smallest margin of a perp open, USDC units (1 USDC). */
 export const MIN_PERP_MARGIN: Usdc6 = 1_000_000n;
 
@@ -63,7 +63,7 @@ export function maintenanceMargin(price: Price6, size: Size18, mmBps: number): U
   return (notional(price, size) * BigInt(mmBps)) / BPS;
 }
 
-export interface PositionTerms {
+interface PositionTerms {
   isLong: boolean;
   entryPrice: Price6;
   size: Size18;
@@ -176,7 +176,7 @@ export function liquidationKey(p: { isLong: boolean; entryPrice: Price6; size: S
 
 // ---- funding ---------------------------------------------------------------------------
 
-export interface FundingParams {
+interface FundingParams {
   /** Interest per 8 hours, ppm (100 = 0.01%). */
   interestRatePer8hPpm: number;
   /** Clamp on (interest − premium), ppm (500 = 0.05%). */

@@ -22,7 +22,7 @@ import { BPS, notional, sharesForDeposit, usdcForShares } from './math';
 import { bookUpnl } from './book-index';
 import type { Price6, Size18, Usdc6 } from '../../util/fixed';
 
-export interface MarketMark {
+interface MarketMark {
   pairId: number;
   /** Oracle price ×1e6 (the last median, fresh or not). */
   price: Price6;
@@ -35,7 +35,7 @@ export interface MarketMark {
 }
 
 /** Every market with open positions, ascending pair id, marked at the oracle price. */
-export function marketMarks(state: State, nowMs: number): MarketMark[] {
+function marketMarks(state: State, nowMs: number): MarketMark[] {
   const out: MarketMark[] = [];
   const ids = [...state.perp.markets.keys()].sort((a, b) => a - b);
   for (const pairId of ids) {
@@ -59,7 +59,7 @@ export function marketMarks(state: State, nowMs: number): MarketMark[] {
 }
 
 /** An orderbook position the pool holds (taken over in a liquidation), marked at the oracle price. */
-export interface BookMark {
+interface BookMark {
   pairId: number;
   price: Price6;
   fresh: boolean;
@@ -82,7 +82,7 @@ export function bookMarks(state: State, nowMs: number): BookMark[] {
   return out;
 }
 
-export interface PoolValuation {
+interface PoolValuation {
   usdc: Usdc6;
   totalShares: bigint;
   /** Traders' net unrealized PnL against the pool. */
@@ -129,7 +129,7 @@ export function profitLimit(thresholdBps: number, poolUsdc: Usdc6): Usdc6 {
   return poolUsdc > 0n ? (poolUsdc * BigInt(thresholdBps)) / BPS : 0n;
 }
 
-export function setPool(state: State, p: PoolRecord): void {
+function setPool(state: State, p: PoolRecord): void {
   if (p.usdc < 0n) throw new Error(`pool USDC would be negative: ${p.usdc}`);
   state.pool.set('pool', p);
 }

@@ -9,7 +9,7 @@
 
 const TIME_DIGITS = 16; // block times in ms stay below 10^16 (year 318857)
 
-export function dueKey(timeMs: number, id: string): string {
+function dueKey(timeMs: number, id: string): string {
   if (!Number.isSafeInteger(timeMs) || timeMs < 0) throw new RangeError(`due time ${timeMs}`);
   return `${String(timeMs).padStart(TIME_DIGITS, '0')}:${id}`;
 }

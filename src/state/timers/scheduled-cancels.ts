@@ -19,7 +19,7 @@ import { cancelPairOrders } from '../orders/execution';
 import type { ScheduledCancelRecord } from './records';
 import type { State } from '../state';
 
-export const MIN_SCHEDULE_LEAD_MS = 5_000;
+const MIN_SCHEDULE_LEAD_MS = 5_000;
 export const DEFAULT_SCHEDULE_CANCELS_PER_DAY = 10;
 export const DAY_MS = 86_400_000;
 

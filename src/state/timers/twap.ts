@@ -37,13 +37,13 @@ export const DEFAULT_TWAP_SLICE_INTERVAL_MS = 30_000;
 export const TWAP_MIN_MINUTES = 5;
 export const TWAP_MAX_MINUTES = 24 * 60;
 /** A slice's worst price: 3% (300 bps) from the mark. */
-export const TWAP_SLIPPAGE_BPS = 300n;
+const TWAP_SLIPPAGE_BPS = 300n;
 
 export function twapSliceIntervalMs(params: ExecContext['params']): number {
   return params.limits.twapSliceIntervalMs ?? DEFAULT_TWAP_SLICE_INTERVAL_MS;
 }
 
-export function twapSlicesTotal(minutes: number, intervalMs: number): number {
+function twapSlicesTotal(minutes: number, intervalMs: number): number {
   return Math.max(1, Math.ceil((minutes * 60_000) / intervalMs));
 }
 
@@ -59,7 +59,7 @@ export function stepTwap(rec: TwapRecord, event: TwapEvent): TwapRecord | undefi
   return next && { ...rec, state: next.value, context: next.context };
 }
 
-export interface TwapInput {
+interface TwapInput {
   owner: Address;
   pairId: number;
   side: 0 | 1;
@@ -100,7 +100,7 @@ export function cancelTwap(ctx: ExecContext, owner: Address, id: string): TwapRe
 }
 
 /** The size of slice number `k` (0-based), before the pair's bounds. */
-export function sliceSize(rec: TwapRecord, lotSize: bigint, minSize: bigint): bigint {
+function sliceSize(rec: TwapRecord, lotSize: bigint, minSize: bigint): bigint {
   const c = rec.context;
   const k = slicesTaken(c);
   const remaining = c.size - c.filled;

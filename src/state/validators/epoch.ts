@@ -28,7 +28,7 @@ export function epochOf(height: number, epochLengthBlocks: number): number {
   return Math.floor(height / epochLengthBlocks);
 }
 
-export function isEpochBoundary(height: number, epochLengthBlocks: number): boolean {
+function isEpochBoundary(height: number, epochLengthBlocks: number): boolean {
   return height > 0 && height % epochLengthBlocks === 0;
 }
 

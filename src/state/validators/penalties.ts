@@ -20,9 +20,9 @@ import { candidateCount, stepValidator, validatorRecord, type ValidatorRecord } 
 import { activeValidators } from './set';
 
 /** Why a penalty was not applied: nothing to punish in that state, or the floor. */
-export type PenaltyRefusal = 'NOT_PUNISHABLE' | 'ACTIVE_SET_FLOOR';
+type PenaltyRefusal = 'NOT_PUNISHABLE' | 'ACTIVE_SET_FLOOR';
 
-export interface PenaltyResult {
+interface PenaltyResult {
   /** The record after the penalty, or the refusal. */
   record: ValidatorRecord | null;
   refusal: PenaltyRefusal | null;

@@ -21,12 +21,12 @@ import type { Address, Hex } from '../../util/bytes';
 import { InvariantError, type State } from '../state';
 import type { ValidatorIdentity, ValidatorRecord, ValidatorStatus } from './types';
 
-export type { ValidatorIdentity, ValidatorRecord, ValidatorStatus } from './types';
+export type { ValidatorRecord } from './types';
 
 const genesisRecords = new WeakMap<object, ReadonlyMap<Address, ValidatorRecord>>();
 
 /** The genesis validators as records (status active, nothing locked), by lower-case address. */
-export function genesisValidatorRecords(state: State): ReadonlyMap<Address, ValidatorRecord> {
+function genesisValidatorRecords(state: State): ReadonlyMap<Address, ValidatorRecord> {
   const list = state.meta.get('validators') as readonly GenesisValidator[] | undefined;
   if (!list) return new Map();
   let map = genesisRecords.get(list);

@@ -27,7 +27,7 @@ export function evidenceMaxAgeBlocks(params: ChainParams): number {
 }
 
 /** The set that signs from `fromHeight` until the next entry's height: addresses ascending. */
-export interface SigningSetEntry {
+interface SigningSetEntry {
   fromHeight: number;
   validators: readonly Address[];
 }

@@ -15,7 +15,7 @@
  * its peers.
  */
 import { statfsSync } from 'node:fs';
-import { isNoSpace } from '../storage/no-space';
+import { isNoSpace } from './no-space';
 import type { Logger } from '../util/log';
 
 /** How often the probe retries a failed writer (and the Retry-After the API sends, rounded up to seconds). */
