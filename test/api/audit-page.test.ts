@@ -22,6 +22,10 @@ const OUT = join(ROOT, 'test-output', 'audit');
 const env = useDevnetNode();
 let browser: Browser;
 let page: Page;
+/** Errors the page threw, from its load on. */
+const errors: string[] = [];
+/** Playwright waits with no window of their own: what they wait for comes when it comes, bounded by the test's timeout. */
+const NO_WINDOW = { timeout: 0 };
 const alice = privateKeyToAccount(DEVNET_KEYS.accounts[3].privateKey);
 const shot = (name: string, fullPage = false) => page.screenshot({ path: join(OUT, `${name}.png`), fullPage });
 
@@ -29,6 +33,10 @@ beforeAll(async () => {
   mkdirSync(OUT, { recursive: true });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
+  page.on('pageerror', (e) => errors.push(e.message));
+  // Every test works on the page as loaded and subscribed to the audit topic.
+  await page.goto(`${env.url}/audit`);
+  await page.waitForSelector('#conn.on', NO_WINDOW);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -36,10 +44,6 @@ afterAll(async () => {
 
 describe('/audit in chromium', () => {
   it('draws every machine, each state of its model in the drawing', async () => {
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${env.url}/audit`);
-    await page.waitForSelector('#conn.on', { timeout: 20_000 }); // subscribed to the audit topic
     for (const r of MACHINE_ROLES) {
       const svg = page.locator(`section.machine[data-machine="${r.id}"] svg[data-machine="${r.id}"]`);
       await expect(svg.count(), `${r.id} drawn`).resolves.toBe(1);
@@ -89,7 +93,7 @@ describe('/audit in chromium', () => {
     const id = alice.address.toLowerCase();
     // No reload: the WebSocket push brings it.
     const row = page.locator(`tr.instance[data-machine="session"][data-id="${id}"]`);
-    await row.waitFor({ timeout: 10_000 });
+    await row.waitFor(NO_WINDOW);
     expect(await page.locator('tr.instance[data-machine="session"]').count()).toBe(before + 1);
     expect(await row.getAttribute('data-state')).toBe('active');
     await expect(page.locator(`#feed li[data-machine="session"][data-id="${id}"]`).count()).resolves.toBe(1);
@@ -106,9 +110,9 @@ describe('/audit in chromium', () => {
 
     // Revoked, live: the highlight moves to revoked.
     await client.revokeSession(alice);
-    await page.waitForSelector(`tr.instance[data-machine="session"][data-id="${id}"][data-state="revoked"]`, { timeout: 10_000 });
-    await page.waitForFunction(() => (globalThis as any).document.querySelector('section[data-machine="session"] g.state.current')?.getAttribute('data-state') === 'session.revoked', undefined, { timeout: 10_000 });
-    await page.locator('section[data-machine="session"] .transitions tbody tr', { hasText: 'active → revoked' }).waitFor({ timeout: 10_000 });
+    await page.waitForSelector(`tr.instance[data-machine="session"][data-id="${id}"][data-state="revoked"]`, NO_WINDOW);
+    await page.waitForFunction(() => (globalThis as any).document.querySelector('section[data-machine="session"] g.state.current')?.getAttribute('data-state') === 'session.revoked', undefined, NO_WINDOW);
+    await page.locator('section[data-machine="session"] .transitions tbody tr', { hasText: 'active → revoked' }).waitFor(NO_WINDOW);
     expect(await page.locator('section[data-machine="session"] g.edge.last').count()).toBe(1);
     await shot('session-revoked');
   });
@@ -119,7 +123,7 @@ describe('/audit in chromium', () => {
     await client.setAgentMode(alice, 1);
     const id = alice.address.toLowerCase();
     const row = page.locator(`tr.instance[data-machine="agent-mode"][data-id="${id}"]`);
-    await row.waitFor({ timeout: 10_000 });
+    await row.waitFor(NO_WINDOW);
     expect(await row.getAttribute('data-state')).toBe('mode.reduceOnly caps.notSet');
     await row.click();
     await page.waitForSelector('section[data-machine="agent-mode"] .transitions tr[data-seq]');
@@ -129,15 +133,23 @@ describe('/audit in chromium', () => {
   });
 
   it('filters by address: only what belongs to it', async () => {
+    // An account of its own: a session created and revoked, an agent mode set, each seen live on the page.
+    const bob = privateKeyToAccount(DEVNET_KEYS.accounts[4].privateKey);
+    const client = new ExchangeClient(env.url, { chainId: env.node.config.genesis.chainId });
+    const id = bob.address.toLowerCase();
+    await client.createSession(bob, { sessionKey: privateKeyToAccount(generatePrivateKey()).address, expiresAt: Math.floor(Date.now() / 1000) + 3_600 });
+    await client.revokeSession(bob);
+    await client.setAgentMode(bob, 1);
+    await page.locator(`#feed li[data-machine="agent-mode"][data-id="${id}"]`).waitFor({ state: 'attached', ...NO_WINDOW });
     await page.click('#machine-list li:first-child button');
-    await page.fill('#address', alice.address);
-    await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('tr.instance[data-machine="actor-lifecycle"]').length === 0, undefined, { timeout: 10_000 });
+    await page.fill('#address', bob.address);
+    await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('tr.instance[data-machine="actor-lifecycle"]').length === 0, undefined, NO_WINDOW);
     expect(await page.locator('tr.instance[data-machine="session"]').count()).toBe(1);
     const feed = page.locator('#feed li:visible');
     expect(await feed.count()).toBe(3); // its session's creation and revocation, its agent mode
     await page.fill('#address', '');
     expect(await feed.count()).toBeGreaterThan(2); // the actors' steps again
-    await page.locator('tr.instance[data-machine="actor-lifecycle"]').first().waitFor({ timeout: 10_000 });
+    await page.locator('tr.instance[data-machine="actor-lifecycle"]').first().waitFor(NO_WINDOW);
     await page.click('#machine-list button[data-machine="session"]');
     await shot('after-filter');
   });

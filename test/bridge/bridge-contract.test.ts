@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   createPublicClient,
   createWalletClient,
@@ -37,7 +37,7 @@ import { bytesToHex, toAddress } from '../../src/util/bytes';
 import { loadGenesisFile } from '../../src/genesis/load';
 import type { Genesis } from '../../src/genesis/types';
 import { ROOT, tempDir } from '../helpers/devnet';
-import { compileFixture } from './fixtures';
+import { compileFixture, revertEachTest } from './fixtures';
 
 const DISPUTE_SEC = 3_600n;
 /** The validUntil of the withdrawals that are not about expiry: far after any time these tests reach (2096). */
@@ -127,6 +127,22 @@ afterAll(async () => {
   dir.remove();
 });
 
+// Every test starts from the bridge as deployed: no deposit, no withdrawal, not paused,
+// the genesis validators, owner nonce 0. What a test needs beyond that it makes itself.
+revertEachTest(() => chain.rpcUrl);
+
+const DEPOSIT_RECIPIENT = getAddress('0x00000000000000000000000000000000000a11ce');
+
+/** Alice deposits 100 and 200 USDC for 0x…a11ce, Bob 50 for himself (ids 0, 1, 2): the bridge holds 350 USDC. */
+async function depositThree(): Promise<void> {
+  const [, alice, bob] = accounts;
+  await usdcCall(alice, 'approve', [dep.bridge, 300n * USDC]);
+  await usdcCall(bob, 'approve', [dep.bridge, 50n * USDC]);
+  await bridgeCall(alice, 'deposit', [DEPOSIT_RECIPIENT, 100n * USDC]);
+  await bridgeCall(bob, 'deposit', [bob, 50n * USDC]);
+  await bridgeCall(alice, 'deposit', [DEPOSIT_RECIPIENT, 200n * USDC]);
+}
+
 describe('the bridge on a real external chain (hardhat node)', () => {
   it('is deployed with the genesis validators and owners, and the dev accounts hold test USDC', async () => {
     expect(dep.chainId).toBe(31337);
@@ -186,13 +202,9 @@ describe('the bridge on a real external chain (hardhat node)', () => {
 
   it('approve + deposit pulls the USDC and emits Deposit with sequential ids from 0', async () => {
     const [, alice, bob] = accounts;
-    const recipient = getAddress('0x00000000000000000000000000000000000a11ce');
-    await usdcCall(alice, 'approve', [dep.bridge, 300n * USDC]);
-    await usdcCall(bob, 'approve', [dep.bridge, 50n * USDC]);
+    const recipient = DEPOSIT_RECIPIENT;
     const before = await usdcBalance(alice);
-    await bridgeCall(alice, 'deposit', [recipient, 100n * USDC]);
-    await bridgeCall(bob, 'deposit', [bob, 50n * USDC]);
-    await bridgeCall(alice, 'deposit', [recipient, 200n * USDC]);
+    await depositThree();
     expect(await usdcBalance(alice)).toBe(before - 300n * USDC);
     expect(await usdcBalance(dep.bridge)).toBe(350n * USDC);
     expect(await read<bigint>('nextDepositId')).toBe(3n);
@@ -208,53 +220,6 @@ describe('the bridge on a real external chain (hardhat node)', () => {
     await expect(bridgeCall(alice, 'deposit', ['0x0000000000000000000000000000000000000000', 1n])).rejects.toThrow(/ZeroAddress/);
     expect(await read<bigint>('nextDepositId')).toBe(3n);
     expect(await usdcBalance(dep.bridge)).toBe(350n * USDC);
-  });
-
-  it('a Deposit of the same shape from another contract shows only at that address: filtering by the bridge ignores it', async () => {
-    const { pub, wallet } = clients();
-    const mallory = accounts[3];
-    const [validators, powers] = await read<[Address[], bigint[]]>('validatorSet');
-    const hash = await wallet(mallory).deployContract({
-      abi: ExchangeBridge.abi,
-      bytecode: ExchangeBridge.bytecode,
-      args: [dep.usdc, 0n, validators, powers, [mallory], 1n],
-    });
-    const fake = getAddress((await pub.waitForTransactionReceipt({ hash })).contractAddress!);
-    await usdcCall(mallory, 'approve', [fake, 1_000n * USDC]);
-    await bridgeCall(mallory, 'deposit', [mallory, 1_000n * USDC], fake);
-    const any = await pub.getContractEvents({ abi: ExchangeBridge.abi, eventName: 'Deposit', fromBlock: BigInt(dep.deployBlock) });
-    const fromFake = any.filter((l) => getAddress(l.address) === fake);
-    expect(fromFake.length).toBe(1);
-    expect((fromFake[0] as unknown as { args: { depositId: bigint } }).args.depositId).toBe(0n); // same id as the bridge's first
-    const fromBridge = await pub.getContractEvents({ address: dep.bridge, abi: ExchangeBridge.abi, eventName: 'Deposit', fromBlock: BigInt(dep.deployBlock) });
-    expect(fromBridge.length).toBe(3);
-    expect(fromBridge.every((l) => getAddress(l.address) === dep.bridge)).toBe(true);
-    expect(await usdcBalance(dep.bridge)).toBe(350n * USDC);
-  });
-
-  it('a payout signed by more than 2/3 of the power is paid after the dispute period, once', async () => {
-    const relayer = accounts[9];
-    const recipient = getAddress('0x000000000000000000000000000000000000b0b0');
-    const id = 1n;
-    const sigs = await signAll(validatorKeys.slice(0, 5), withdrawalDigest(domain, id, recipient, 40n * USDC, VALID_UNTIL)); // 5/6 > 2/3
-    await bridgeCall(relayer, 'queueWithdrawal', [id, recipient, 40n * USDC, VALID_UNTIL, sigs]);
-    const [rec, readyAt, state, amount, validUntil] = await read<[Address, bigint, number, bigint, bigint]>('withdrawals', [id]);
-    expect([rec, state, amount, validUntil]).toEqual([recipient, 1, 40n * USDC, VALID_UNTIL]);
-    const now = (await clients().pub.getBlock()).timestamp;
-    expect(readyAt).toBe(now + DISPUTE_SEC);
-    // Before the period: refused, up to the last second before readyAt (the transaction mined in a block of that time).
-    await expect(bridgeCall(relayer, 'executeWithdrawal', [id])).rejects.toThrow(/DisputePeriodActive/);
-    await expect(executeInBlockAt(relayer, id, readyAt - 1n)).rejects.toThrow(/DisputePeriodActive|reverted/);
-    expect((await clients().pub.getBlock()).timestamp).toBe(readyAt - 1n);
-    expect(await usdcBalance(recipient)).toBe(0n);
-    await executeInBlockAt(relayer, id, readyAt);
-    expect(await usdcBalance(recipient)).toBe(40n * USDC);
-    expect(await usdcBalance(dep.bridge)).toBe(310n * USDC);
-    expect((await read<[Address, bigint, number, bigint, bigint]>('withdrawals', [id]))[2]).toBe(2); // Paid
-    // Paid once: executing again, or queueing the same id again (even with fresh signatures), is refused.
-    await expect(bridgeCall(relayer, 'executeWithdrawal', [id])).rejects.toThrow(/WithdrawalNotQueued/);
-    await expect(bridgeCall(relayer, 'queueWithdrawal', [id, recipient, 40n * USDC, VALID_UNTIL, sigs])).rejects.toThrow(/WithdrawalExists/);
-    expect(await usdcBalance(recipient)).toBe(40n * USDC);
   });
 
   it('refuses signatures short of 2/3, over another chain id, another bridge or another payout, duplicated or not validators', async () => {
@@ -288,86 +253,139 @@ describe('the bridge on a real external chain (hardhat node)', () => {
     expect((await read<[Address, bigint, number, bigint, bigint]>('withdrawals', [id]))[2]).toBe(1); // Queued
   });
 
-  it('validUntil: nothing is queued or paid after it (up to that second inclusive), and it is kept and announced', async () => {
-    const relayer = accounts[9];
-    const recipient = getAddress('0x000000000000000000000000000000000000e0e0');
-    const sign = (id: bigint, amount: bigint, validUntil: bigint) => signAll(validatorKeys, withdrawalDigest(domain, id, recipient, amount, validUntil));
+  describe('with the three deposits made (350 USDC in the bridge)', () => {
+    beforeEach(depositThree);
 
-    // Queueing after validUntil: refused, even with a full quorum over exactly that validUntil.
-    const past = (await latestTime()) - 1n;
-    await expect(bridgeCall(relayer, 'queueWithdrawal', [10n, recipient, USDC, past, await sign(10n, USDC, past)])).rejects.toThrow(/WithdrawalExpired/);
-    // Mined in a block one second after validUntil: reverted; in a block at validUntil exactly: queued.
-    const soon = (await latestTime()) + 5n;
-    await expect(callInBlockAt(relayer, 'queueWithdrawal', [10n, recipient, USDC, soon, await sign(10n, USDC, soon)], soon + 1n)).rejects.toThrow(/reverted/);
-    expect((await read<[Address, bigint, number, bigint, bigint]>('withdrawals', [10n]))[2]).toBe(0); // None
-    const atEdge = (await latestTime()) + 5n;
-    await callInBlockAt(relayer, 'queueWithdrawal', [10n, recipient, USDC, atEdge, await sign(10n, USDC, atEdge)], atEdge);
-    const [, readyAt10, state10, , validUntil10] = await read<[Address, bigint, number, bigint, bigint]>('withdrawals', [10n]);
-    expect([state10, validUntil10, readyAt10]).toEqual([1, atEdge, atEdge + DISPUTE_SEC]);
-    // Its dispute period ends after its validUntil: it can never be paid.
-    await increaseTime(DISPUTE_SEC);
-    await expect(bridgeCall(relayer, 'executeWithdrawal', [10n])).rejects.toThrow(/WithdrawalExpired/);
+    it('a Deposit of the same shape from another contract shows only at that address: filtering by the bridge ignores it', async () => {
+      const { pub, wallet } = clients();
+      const mallory = accounts[3];
+      const [validators, powers] = await read<[Address[], bigint[]]>('validatorSet');
+      const hash = await wallet(mallory).deployContract({
+        abi: ExchangeBridge.abi,
+        bytecode: ExchangeBridge.bytecode,
+        args: [dep.usdc, 0n, validators, powers, [mallory], 1n],
+      });
+      const fake = getAddress((await pub.waitForTransactionReceipt({ hash })).contractAddress!);
+      await usdcCall(mallory, 'approve', [fake, 1_000n * USDC]);
+      await bridgeCall(mallory, 'deposit', [mallory, 1_000n * USDC], fake);
+      const any = await pub.getContractEvents({ abi: ExchangeBridge.abi, eventName: 'Deposit', fromBlock: BigInt(dep.deployBlock) });
+      const fromFake = any.filter((l) => getAddress(l.address) === fake);
+      expect(fromFake.length).toBe(1);
+      expect((fromFake[0] as unknown as { args: { depositId: bigint } }).args.depositId).toBe(0n); // same id as the bridge's first
+      const fromBridge = await pub.getContractEvents({ address: dep.bridge, abi: ExchangeBridge.abi, eventName: 'Deposit', fromBlock: BigInt(dep.deployBlock) });
+      expect(fromBridge.length).toBe(3);
+      expect(fromBridge.every((l) => getAddress(l.address) === dep.bridge)).toBe(true);
+      expect(await usdcBalance(dep.bridge)).toBe(350n * USDC);
+    });
 
-    // Queued in time, due, but paid after validUntil: refused, nothing moves; one paid at validUntil exactly goes through.
-    const t = await latestTime();
-    const until11 = t + DISPUTE_SEC + 100n;
-    await bridgeCall(relayer, 'queueWithdrawal', [11n, recipient, 2n * USDC, until11, await sign(11n, 2n * USDC, until11)]);
-    const until12 = t + DISPUTE_SEC + 50n;
-    await bridgeCall(relayer, 'queueWithdrawal', [12n, recipient, 3n * USDC, until12, await sign(12n, 3n * USDC, until12)]);
-    const queued = await clients().pub.getContractEvents({ address: dep.bridge, abi: ExchangeBridge.abi, eventName: 'WithdrawalQueued', fromBlock: BigInt(dep.deployBlock) });
-    const args = queued.map((l) => (l as unknown as { args: { withdrawalId: bigint; validUntil: bigint } }).args);
-    expect(args.filter((a) => a.withdrawalId >= 10n).map((a) => [a.withdrawalId, a.validUntil])).toEqual([[10n, atEdge], [11n, until11], [12n, until12]]);
+    it('a payout signed by more than 2/3 of the power is paid after the dispute period, once', async () => {
+      const relayer = accounts[9];
+      const recipient = getAddress('0x000000000000000000000000000000000000b0b0');
+      const id = 1n;
+      const sigs = await signAll(validatorKeys.slice(0, 5), withdrawalDigest(domain, id, recipient, 40n * USDC, VALID_UNTIL)); // 5/6 > 2/3
+      await bridgeCall(relayer, 'queueWithdrawal', [id, recipient, 40n * USDC, VALID_UNTIL, sigs]);
+      const [rec, readyAt, state, amount, validUntil] = await read<[Address, bigint, number, bigint, bigint]>('withdrawals', [id]);
+      expect([rec, state, amount, validUntil]).toEqual([recipient, 1, 40n * USDC, VALID_UNTIL]);
+      const now = (await clients().pub.getBlock()).timestamp;
+      expect(readyAt).toBe(now + DISPUTE_SEC);
+      // Before the period: refused, up to the last second before readyAt (the transaction mined in a block of that time).
+      await expect(bridgeCall(relayer, 'executeWithdrawal', [id])).rejects.toThrow(/DisputePeriodActive/);
+      await expect(executeInBlockAt(relayer, id, readyAt - 1n)).rejects.toThrow(/DisputePeriodActive|reverted/);
+      expect((await clients().pub.getBlock()).timestamp).toBe(readyAt - 1n);
+      expect(await usdcBalance(recipient)).toBe(0n);
+      await executeInBlockAt(relayer, id, readyAt);
+      expect(await usdcBalance(recipient)).toBe(40n * USDC);
+      expect(await usdcBalance(dep.bridge)).toBe(310n * USDC);
+      expect((await read<[Address, bigint, number, bigint, bigint]>('withdrawals', [id]))[2]).toBe(2); // Paid
+      // Paid once: executing again, or queueing the same id again (even with fresh signatures), is refused.
+      await expect(bridgeCall(relayer, 'executeWithdrawal', [id])).rejects.toThrow(/WithdrawalNotQueued/);
+      await expect(bridgeCall(relayer, 'queueWithdrawal', [id, recipient, 40n * USDC, VALID_UNTIL, sigs])).rejects.toThrow(/WithdrawalExists/);
+      expect(await usdcBalance(recipient)).toBe(40n * USDC);
+    });
 
-    const bridgeBefore = await usdcBalance(dep.bridge);
-    await expect(executeInBlockAt(relayer, 12n, until12 + 1n)).rejects.toThrow(/reverted/);
-    await expect(bridgeCall(relayer, 'executeWithdrawal', [12n])).rejects.toThrow(/WithdrawalExpired/);
-    expect((await read<[Address, bigint, number, bigint, bigint]>('withdrawals', [12n]))[2]).toBe(1); // still Queued, never payable
-    expect(await usdcBalance(recipient)).toBe(0n);
-    await executeInBlockAt(relayer, 11n, until11);
-    expect(await usdcBalance(recipient)).toBe(2n * USDC);
-    expect(await usdcBalance(dep.bridge)).toBe(bridgeBefore - 2n * USDC);
-  });
+    it('validUntil: nothing is queued or paid after it (up to that second inclusive), and it is kept and announced', async () => {
+      const relayer = accounts[9];
+      const recipient = getAddress('0x000000000000000000000000000000000000e0e0');
+      const sign = (id: bigint, amount: bigint, validUntil: bigint) => signAll(validatorKeys, withdrawalDigest(domain, id, recipient, amount, validUntil));
 
-  it('a validator pauses; paused, nothing is deposited, queued or paid; only the owners unpause', async () => {
-    const { pub } = clients();
-    const relayer = accounts[9];
-    const locker = privateKeyToAccount(validatorKeys[2]);
-    await pub.request({ method: 'hardhat_setBalance', params: [locker.address, `0x${parseEther('10').toString(16)}`] } as never);
-    // Not a validator or owner: cannot pause.
-    await expect(bridgeCall(relayer, 'pause', [])).rejects.toThrow(/NotLocker/);
-    await bridgeCall(locker, 'pause', []);
-    expect(await read<boolean>('paused')).toBe(true);
+      // Queueing after validUntil: refused, even with a full quorum over exactly that validUntil.
+      const past = (await latestTime()) - 1n;
+      await expect(bridgeCall(relayer, 'queueWithdrawal', [10n, recipient, USDC, past, await sign(10n, USDC, past)])).rejects.toThrow(/WithdrawalExpired/);
+      // Mined in a block one second after validUntil: reverted; in a block at validUntil exactly: queued.
+      const soon = (await latestTime()) + 5n;
+      await expect(callInBlockAt(relayer, 'queueWithdrawal', [10n, recipient, USDC, soon, await sign(10n, USDC, soon)], soon + 1n)).rejects.toThrow(/reverted/);
+      expect((await read<[Address, bigint, number, bigint, bigint]>('withdrawals', [10n]))[2]).toBe(0); // None
+      const atEdge = (await latestTime()) + 5n;
+      await callInBlockAt(relayer, 'queueWithdrawal', [10n, recipient, USDC, atEdge, await sign(10n, USDC, atEdge)], atEdge);
+      const [, readyAt10, state10, , validUntil10] = await read<[Address, bigint, number, bigint, bigint]>('withdrawals', [10n]);
+      expect([state10, validUntil10, readyAt10]).toEqual([1, atEdge, atEdge + DISPUTE_SEC]);
+      // Its dispute period ends after its validUntil: it can never be paid.
+      await increaseTime(DISPUTE_SEC);
+      await expect(bridgeCall(relayer, 'executeWithdrawal', [10n])).rejects.toThrow(/WithdrawalExpired/);
 
-    const recipient = getAddress('0x000000000000000000000000000000000000cafe');
-    await increaseTime(DISPUTE_SEC); // withdrawal 2 is due, but paused
-    await expect(bridgeCall(relayer, 'executeWithdrawal', [2n])).rejects.toThrow(/IsPaused/);
-    const d3 = withdrawalDigest(domain, 3n, recipient, USDC, VALID_UNTIL);
-    await expect(bridgeCall(relayer, 'queueWithdrawal', [3n, recipient, USDC, VALID_UNTIL, await signAll(validatorKeys, d3)])).rejects.toThrow(/IsPaused/);
-    await usdcCall(accounts[4], 'approve', [dep.bridge, USDC]);
-    await expect(bridgeCall(accounts[4], 'deposit', [accounts[4], USDC])).rejects.toThrow(/IsPaused/);
+      // Queued in time, due, but paid after validUntil: refused, nothing moves; one paid at validUntil exactly goes through.
+      const t = await latestTime();
+      const until11 = t + DISPUTE_SEC + 100n;
+      await bridgeCall(relayer, 'queueWithdrawal', [11n, recipient, 2n * USDC, until11, await sign(11n, 2n * USDC, until11)]);
+      const until12 = t + DISPUTE_SEC + 50n;
+      await bridgeCall(relayer, 'queueWithdrawal', [12n, recipient, 3n * USDC, until12, await sign(12n, 3n * USDC, until12)]);
+      const queued = await clients().pub.getContractEvents({ address: dep.bridge, abi: ExchangeBridge.abi, eventName: 'WithdrawalQueued', fromBlock: BigInt(dep.deployBlock) });
+      const args = queued.map((l) => (l as unknown as { args: { withdrawalId: bigint; validUntil: bigint } }).args);
+      expect(args.filter((a) => a.withdrawalId >= 10n).map((a) => [a.withdrawalId, a.validUntil])).toEqual([[10n, atEdge], [11n, until11], [12n, until12]]);
 
-    // Unpausing: one owner is short of the threshold; validators are not owners; two owners over another chain id do not count.
-    await expect(bridgeCall(relayer, 'unpause', [await ownerSigs(ownerKeys.slice(0, 1), ownerActions.unpause())])).rejects.toThrow(/OwnerThresholdNotReached/);
-    await expect(bridgeCall(relayer, 'unpause', [await ownerSigs(validatorKeys.slice(0, 4), ownerActions.unpause())])).rejects.toThrow(/UnknownSigner/);
-    await expect(
-      bridgeCall(relayer, 'unpause', [await ownerSigs(ownerKeys.slice(0, 2), ownerActions.unpause(), { ...domain, chainId: 1n })]),
-    ).rejects.toThrow(/UnknownSigner/);
-    // A validator cannot unpause by calling it either.
-    await expect(bridgeCall(locker, 'unpause', [[]])).rejects.toThrow(/OwnerThresholdNotReached/);
-    expect(await read<boolean>('paused')).toBe(true);
+      const bridgeBefore = await usdcBalance(dep.bridge);
+      await expect(executeInBlockAt(relayer, 12n, until12 + 1n)).rejects.toThrow(/reverted/);
+      await expect(bridgeCall(relayer, 'executeWithdrawal', [12n])).rejects.toThrow(/WithdrawalExpired/);
+      expect((await read<[Address, bigint, number, bigint, bigint]>('withdrawals', [12n]))[2]).toBe(1); // still Queued, never payable
+      expect(await usdcBalance(recipient)).toBe(0n);
+      await executeInBlockAt(relayer, 11n, until11);
+      expect(await usdcBalance(recipient)).toBe(2n * USDC);
+      expect(await usdcBalance(dep.bridge)).toBe(bridgeBefore - 2n * USDC);
+    });
 
-    const sigs = await ownerSigs(ownerKeys.slice(1, 3), ownerActions.unpause());
-    await bridgeCall(relayer, 'unpause', [sigs]);
-    expect(await read<boolean>('paused')).toBe(false);
-    expect(await read<bigint>('ownerNonce')).toBe(1n);
-    // The same owner signatures cannot be replayed: the nonce is spent.
-    await bridgeCall(locker, 'pause', []);
-    await expect(bridgeCall(relayer, 'unpause', [sigs])).rejects.toThrow(/UnknownSigner/);
-    await bridgeCall(relayer, 'unpause', [await ownerSigs(ownerKeys.slice(0, 2), ownerActions.unpause())]);
+    it('a validator pauses; paused, nothing is deposited, queued or paid; only the owners unpause', async () => {
+      const { pub } = clients();
+      const relayer = accounts[9];
+      const locker = privateKeyToAccount(validatorKeys[2]);
+      const recipient = getAddress('0x000000000000000000000000000000000000cafe');
+      // Withdrawal 2 (10 USDC to 0x…cafe), queued by a full quorum before the pause.
+      await bridgeCall(relayer, 'queueWithdrawal', [2n, recipient, 10n * USDC, VALID_UNTIL, await signAll(validatorKeys, withdrawalDigest(domain, 2n, recipient, 10n * USDC, VALID_UNTIL))]);
+      await pub.request({ method: 'hardhat_setBalance', params: [locker.address, `0x${parseEther('10').toString(16)}`] } as never);
+      // Not a validator or owner: cannot pause.
+      await expect(bridgeCall(relayer, 'pause', [])).rejects.toThrow(/NotLocker/);
+      await bridgeCall(locker, 'pause', []);
+      expect(await read<boolean>('paused')).toBe(true);
 
-    // Unpaused, the due withdrawal pays.
-    await bridgeCall(relayer, 'executeWithdrawal', [2n]);
-    expect(await usdcBalance(recipient)).toBe(10n * USDC);
+      await increaseTime(DISPUTE_SEC); // withdrawal 2 is due, but paused
+      await expect(bridgeCall(relayer, 'executeWithdrawal', [2n])).rejects.toThrow(/IsPaused/);
+      const d3 = withdrawalDigest(domain, 3n, recipient, USDC, VALID_UNTIL);
+      await expect(bridgeCall(relayer, 'queueWithdrawal', [3n, recipient, USDC, VALID_UNTIL, await signAll(validatorKeys, d3)])).rejects.toThrow(/IsPaused/);
+      await usdcCall(accounts[4], 'approve', [dep.bridge, USDC]);
+      await expect(bridgeCall(accounts[4], 'deposit', [accounts[4], USDC])).rejects.toThrow(/IsPaused/);
+
+      // Unpausing: one owner is short of the threshold; validators are not owners; two owners over another chain id do not count.
+      await expect(bridgeCall(relayer, 'unpause', [await ownerSigs(ownerKeys.slice(0, 1), ownerActions.unpause())])).rejects.toThrow(/OwnerThresholdNotReached/);
+      await expect(bridgeCall(relayer, 'unpause', [await ownerSigs(validatorKeys.slice(0, 4), ownerActions.unpause())])).rejects.toThrow(/UnknownSigner/);
+      await expect(
+        bridgeCall(relayer, 'unpause', [await ownerSigs(ownerKeys.slice(0, 2), ownerActions.unpause(), { ...domain, chainId: 1n })]),
+      ).rejects.toThrow(/UnknownSigner/);
+      // A validator cannot unpause by calling it either.
+      await expect(bridgeCall(locker, 'unpause', [[]])).rejects.toThrow(/OwnerThresholdNotReached/);
+      expect(await read<boolean>('paused')).toBe(true);
+
+      const sigs = await ownerSigs(ownerKeys.slice(1, 3), ownerActions.unpause());
+      await bridgeCall(relayer, 'unpause', [sigs]);
+      expect(await read<boolean>('paused')).toBe(false);
+      expect(await read<bigint>('ownerNonce')).toBe(1n);
+      // The same owner signatures cannot be replayed: the nonce is spent.
+      await bridgeCall(locker, 'pause', []);
+      await expect(bridgeCall(relayer, 'unpause', [sigs])).rejects.toThrow(/UnknownSigner/);
+      await bridgeCall(relayer, 'unpause', [await ownerSigs(ownerKeys.slice(0, 2), ownerActions.unpause())]);
+
+      // Unpaused, the due withdrawal pays.
+      await bridgeCall(relayer, 'executeWithdrawal', [2n]);
+      expect(await usdcBalance(recipient)).toBe(10n * USDC);
+    });
   });
 
   it('changing the validator set and cancelling a queued withdrawal need the owners', async () => {

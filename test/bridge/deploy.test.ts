@@ -16,6 +16,7 @@ import { freePort } from '../../src/cli/launcher';
 import { loadGenesisFile } from '../../src/genesis/load';
 import type { Genesis } from '../../src/genesis/types';
 import { ROOT } from '../helpers/devnet';
+import { revertEachTest } from './fixtures';
 
 /** Hardhat's deterministic addresses for the first development account's nonces 0 and 1 (the design's devnet bridge). */
 const DEVNET_USDC = '0x5fbdb2315678afecb367f032d93f642f64180aa3';
@@ -38,6 +39,8 @@ describe('deploying against a genesis that names the bridge', () => {
     chain = await startDevChain({ port: await freePort() });
     chains.push(chain);
   }, 60_000);
+  // Each test starts from the fresh chain (deployer nonce 0): a snapshot reverted to after it.
+  revertEachTest(() => chain.rpcUrl);
 
   const pub = () => createPublicClient({ transport: http(chain.rpcUrl) });
   const deployerNonce = async () => pub().getTransactionCount({ address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266' });
@@ -72,6 +75,8 @@ describe('deploying against a genesis that names the bridge', () => {
   });
 
   it('refuses a chain already used: the next contracts would not land at the genesis addresses', async () => {
+    // Used: the bridge deployed once already.
+    await deployBridge({ rpcUrl: chain.rpcUrl, genesis: withBridge({}) });
     const nonce = await deployerNonce();
     await expect(deployBridge({ rpcUrl: chain.rpcUrl, genesis: withBridge({}) })).rejects.toThrow(
       new RegExp(`refusing to deploy: the genesis names USDC ${getAddress(DEVNET_USDC)} and the bridge ${getAddress(DEVNET_BRIDGE)}, but deployer 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 \\(nonce ${nonce}\\) .*this chain has been used already`),
@@ -91,8 +96,12 @@ describe('the devchain with interval mining', () => {
     expect(chain.miningIntervalMs).toBe(250);
     const client = createPublicClient({ transport: http(chain.rpcUrl) });
     const first = await client.getBlock();
-    await new Promise((r) => setTimeout(r, 2_300));
-    const later = await client.getBlock();
+    // Waits for four blocks and a later second on the chain's clock, however long the machine takes (the test's timeout bounds it).
+    let later = first;
+    while (later.number - first.number < 4n || later.timestamp <= first.timestamp) {
+      await new Promise((r) => setTimeout(r, 100));
+      later = await client.getBlock();
+    }
     expect(later.number - first.number).toBeGreaterThanOrEqual(4n);
     expect(later.timestamp).toBeGreaterThan(first.timestamp);
     expect(later.transactions.length).toBe(0);

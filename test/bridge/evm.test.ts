@@ -11,7 +11,7 @@
 import { createServer, type Server } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPublicClient, createWalletClient, defineChain, getAddress, http, toEventSelector, type Address as ViemAddress, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { contractArtifacts } from '../../src/bridge/contracts';
@@ -24,7 +24,7 @@ import { loadGenesisFile } from '../../src/genesis/load';
 import type { Genesis } from '../../src/genesis/types';
 import { bytesToHex, hexToBytes, toAddress, type Address } from '../../src/util/bytes';
 import { ROOT, tempDir } from '../helpers/devnet';
-import { compileFixture } from './fixtures';
+import { compileFixture, revertEachTest } from './fixtures';
 
 const USDC = 10n ** 6n;
 const DISPUTE_SEC = 600n;
@@ -103,7 +103,6 @@ beforeAll(async () => {
   chain = await startDevChain({ port: await freePort() });
   dep = await deployBridge({ rpcUrl: chain.rpcUrl, genesis, disputePeriodSec: DISPUTE_SEC });
   domain = { chainId: BigInt(dep.chainId), bridge: dep.bridge };
-  client = new BridgeClient({ rpcUrl: chain.rpcUrl, bridge: toAddress(dep.bridge), usdc: toAddress(dep.usdc), expectedChainId: 31337 });
   accounts = await viem().wallet('0x0000000000000000000000000000000000000001').getAddresses();
   // Three deposits on the bridge, and a look-alike Deposit (id 0, like the bridge's first) from another contract.
   const recipients = ['0x00000000000000000000000000000000000a11ce', '0x000000000000000000000000000000000000b0b0', '0x00000000000000000000000000000000000a11ce'] as const;
@@ -124,6 +123,23 @@ afterAll(async () => {
   await chain?.stop();
   dir.remove();
 });
+
+// Every test starts from the three deposits and the look-alike above: no withdrawal, not
+// paused, and a client of its own (its counters at zero).
+revertEachTest(() => chain.rpcUrl);
+beforeEach(() => {
+  client = new BridgeClient({ rpcUrl: chain.rpcUrl, bridge: toAddress(dep.bridge), usdc: toAddress(dep.usdc), expectedChainId: 31337 });
+});
+
+/** Queues withdrawals `ids` of 1 USDC each to `recipient`, all signed, sent at once from one key. */
+async function queueFromOneKey(key: Hex, ids: bigint[], recipient: Address) {
+  const validUntil = (await client.head()).timestampSec + 2n * DISPUTE_SEC;
+  return Promise.all(
+    ids.map(async (id) =>
+      client.queueWithdrawal(hexToBytes(key), { withdrawalId: id, recipient, amount: USDC, validUntil, signatures: (await signAll(validatorKeys, withdrawalDigest(domain, id, recipient, USDC, validUntil))).map(hexToBytes) }),
+    ),
+  );
+}
 
 const depositFields = (l: BridgeLog) => ({ depositId: l.depositId, depositor: l.depositor, recipient: l.recipient, amount: l.amount, txHash: bytesToHex(l.txHash) });
 
@@ -286,15 +302,8 @@ describe('BridgeClient on a real hardhat node', () => {
   });
 
   it('sends from one key one after the other (each takes the next nonce)', async () => {
-    const key = hexToBytes(validatorKeys[1]);
-    const recipient = toAddress('0x000000000000000000000000000000000000f00d');
-    const validUntil = (await client.head()).timestampSec + 2n * DISPUTE_SEC;
     const ids = [10n, 11n, 12n];
-    const sent = await Promise.all(
-      ids.map(async (id) =>
-        client.queueWithdrawal(key, { withdrawalId: id, recipient, amount: USDC, validUntil, signatures: (await signAll(validatorKeys, withdrawalDigest(domain, id, recipient, USDC, validUntil))).map(hexToBytes) }),
-      ),
-    );
+    const sent = await queueFromOneKey(validatorKeys[1], ids, toAddress('0x000000000000000000000000000000000000f00d'));
     expect(new Set(sent.map((s) => bytesToHex(s.txHash))).size).toBe(3);
     for (const id of ids) expect((await client.withdrawal(id)).state).toBe('queued');
   });
@@ -313,9 +322,8 @@ describe('BridgeClient on a real hardhat node', () => {
           (err: unknown) => ({ err }),
         ),
       );
-      for (let i = 0; i < 100; i++) {
-        const pending = (await pub.request({ method: 'eth_getBlockByNumber', params: ['pending', false] } as never)) as { transactions: unknown[] };
-        if (pending.transactions.length === 2) break;
+      // Both in the pool before the block is mined (however long the two take to be sent; the test's timeout bounds it).
+      while (((await pub.request({ method: 'eth_getBlockByNumber', params: ['pending', false] } as never)) as { transactions: unknown[] }).transactions.length < 2) {
         await new Promise((r) => setTimeout(r, 50));
       }
       await pub.request({ method: 'evm_mine', params: [] } as never);
@@ -338,6 +346,8 @@ describe('BridgeClient on a real hardhat node', () => {
 
   it("a cancelled withdrawal reads 'cancelled' and logs WithdrawalCancelled; paused() follows a locker's pause, and paused refuses", async () => {
     const { pub } = viem();
+    // Its own two queued withdrawals: 10 to cancel, 11 to find unpayable while paused.
+    await queueFromOneKey(validatorKeys[1], [10n, 11n], toAddress('0x000000000000000000000000000000000000f00d'));
     const nonce = (await pub.readContract({ address: dep.bridge, abi: ExchangeBridge.abi, functionName: 'ownerNonce' })) as bigint;
     const ownerSigs = await signAll(keys.owners.slice(0, 2).map((o) => o.privateKey), ownerActionDigest(domain, nonce, ownerActions.cancelWithdrawal(10n)));
     const cancelTx = await send(accounts[9], dep.bridge, ExchangeBridge.abi, 'cancelWithdrawal', [10n, ownerSigs]);

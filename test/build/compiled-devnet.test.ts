@@ -1,8 +1,9 @@
 /**
  * The production path without tsx (decision 104): `src/build/run.mjs --if-stale` (what
  * `npm start` runs first) builds with plain Node, builds again only when an input it
- * recorded changed; the file it builds, alone in a folder with no node_modules up the
- * tree, starts the 6-validator devnet: the launcher and its six validator processes all
+ * recorded changed; the file it builds (the run's own, made that way by
+ * test/global-setup.ts), alone in a folder with no node_modules up the tree, starts the
+ * 6-validator devnet: the launcher and its six validator processes all
  * run that file, every validator answers /health and the chain makes blocks, the audit
  * view's drawings are laid out (elkjs, carried in the build as text), and Ctrl-C stops
  * them all.
@@ -12,6 +13,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, tempDir, waitFor } from '../helpers/devnet';
+import { NODE_BUILD } from '../helpers/node-program';
 
 const dir = tempDir('exchain-compiled-');
 afterAll(() => dir.remove());
@@ -71,7 +73,8 @@ describe('the compiled build', () => {
     const alone = join(dir.path, 'alone');
     mkdirSync(join(alone, 'genesis'), { recursive: true });
     const binary = join(alone, 'exchange-node.mjs');
-    copyFileSync(out, binary);
+    // The run's build (test/global-setup.ts made it fresh), not the test above's: this test stands alone.
+    copyFileSync(NODE_BUILD, binary);
     for (const f of ['devnet.json', 'devnet-keys.json']) copyFileSync(join(ROOT, 'genesis', f), join(alone, 'genesis', f));
     const proc = spawn(
       process.execPath,

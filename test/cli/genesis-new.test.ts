@@ -7,7 +7,7 @@
  * refused with the field and the --validator named, and no file is written. `bind`
  * moves an operator's keys to the new genesis of their chain, and to no other chain.
  */
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { genesisHashHex, loadGenesisFile } from '../../src/genesis/load';
@@ -90,18 +90,26 @@ describe('genesis new', { timeout: 180_000 }, () => {
   });
 
   it("bind moves an operator's keys to the new genesis (same chain), never to another chain", async () => {
-    const out = join(dir.path, 'testnet-a.json'); // built by the test above
-    const before = readKeyFile(keyFile(0));
+    // Its own new genesis, and its own copy of operator 1's home, so the other tests' files stay as init wrote them.
+    const out = join(dir.path, 'bind-target.json');
+    const built = await runCli(['genesis', 'new', ...validatorArgs(sources()), '--out', out]);
+    expect(built.code, built.stderr).toBe(0);
+    const own = join(dir.path, 'bind-v1');
+    mkdirSync(own, { mode: 0o700 });
+    const ownKey = join(own, KEY_FILE_NAME);
+    copyFileSync(keyFile(0), ownKey);
+    chmodSync(ownKey, 0o600);
+    const before = readKeyFile(ownKey);
     const [bound, otherChain] = await Promise.all([
-      runCli(['bind', '--home', home(0), '--network', out]),
+      runCli(['bind', '--home', own, '--network', out]),
       runCli(['bind', '--home', home(1), '--network', 'devnet']),
     ]);
     expect(bound.stderr).toBe('');
     expect(JSON.parse(bound.stdout)).toEqual(pubs[0]);
-    const after = readKeyFile(keyFile(0));
+    const after = readKeyFile(ownKey);
     expect(after).toEqual({ ...before, genesisHash: genesisHashHex(loadGenesisFile(out)) });
-    expect(statSync(keyFile(0)).mode & 0o777).toBe(0o600);
-    expect(readdirSync(home(0))).toEqual([KEY_FILE_NAME]);
+    expect(statSync(ownKey).mode & 0o777).toBe(0o600);
+    expect(readdirSync(own)).toEqual([KEY_FILE_NAME]);
     expect(otherChain.code).not.toBe(0);
     expect(otherChain.stderr).toMatch(/made for testnet \(chain id 713715\); a key is never moved to another network \(devnet, chain id 713799\)/);
     expect(readKeyFile(keyFile(1)).genesisHash).toBe(genesisHashHex(loadGenesisFile(join(ROOT, 'genesis/testnet.json'))));

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeTx, TxKind } from '../../src/codec/tx';
 import { signFaucet } from '../../src/codec/txs/faucet';
 import { keccak256 } from '../../src/crypto/keccak';
-import { bytesToHex, hexToBytes } from '../../src/util/bytes';
+import { bytesToHex, hexToBytes, toAddress } from '../../src/util/bytes';
 import { DEVNET_KEYS, useDevnetNode } from '../helpers/devnet';
 
 const devnet = useDevnetNode();
@@ -31,10 +31,16 @@ const chainId = () => devnet.node.config.genesis.chainId;
 const faucetKey = hexToBytes(DEVNET_KEYS.faucet.privateKey);
 const to = DEVNET_KEYS.accounts[5].address;
 const unsigned = (nonce: bigint) => ({ to, usdc: 1_000_000n, nativeWei: 0n, nonce });
+/**
+ * A nonce above every one the faucet's key has used on this node's chain (the faucet
+ * route's own, when its test ran first, are millisecond timestamps), so the transaction
+ * is refused or accepted for what the test means, never for a nonce another test spent.
+ */
+const freshFaucetNonce = () => (devnet.node.chain().state.nonces.get(toAddress(DEVNET_KEYS.faucet.address)) ?? []).reduce((a, n) => (n > a ? n : a), 0n) + 1n;
 
 describe('the door: raw transactions', () => {
   it('accepts a valid signed transaction and answers once final', async () => {
-    const tx = encodeTx(chainId(), TxKind.Faucet, signFaucet(chainId(), unsigned(1n), faucetKey));
+    const tx = encodeTx(chainId(), TxKind.Faucet, signFaucet(chainId(), unsigned(freshFaucetNonce()), faucetKey));
     const r = await post('/tx', { tx: bytesToHex(tx.bytes) });
     expect(r.status).toBe(200);
     expect(r.body.data.txHash).toBe(bytesToHex(tx.hash));
@@ -45,7 +51,8 @@ describe('the door: raw transactions', () => {
 
   it('refuses malformed bytes, wrong chain id, bad signatures and oversized payloads, storing nothing', async () => {
     const freeBefore = devnet.node.chain().state.account(to).usdcFree;
-    const good = encodeTx(chainId(), TxKind.Faucet, signFaucet(chainId(), unsigned(2n), faucetKey)).bytes;
+    const nonce = freshFaucetNonce();
+    const good = encodeTx(chainId(), TxKind.Faucet, signFaucet(chainId(), unsigned(nonce), faucetKey)).bytes;
 
     expectEnvelope(await post('/tx', { tx: bytesToHex(good.subarray(0, good.length - 3)) }), 400, 'MALFORMED_TX', 'tx');
     expectEnvelope(await post('/tx', { tx: bytesToHex(Uint8Array.of(...good, 0)) }), 400, 'MALFORMED_TX', 'trailing');
@@ -53,16 +60,16 @@ describe('the door: raw transactions', () => {
     expectEnvelope(await post('/tx', {}), 400, 'INVALID_REQUEST', 'tx');
     expectEnvelope(await post('/tx', '{"tx": ', true), 400, 'INVALID_REQUEST');
 
-    const wrongChain = encodeTx(chainId() + 1, TxKind.Faucet, signFaucet(chainId() + 1, unsigned(3n), faucetKey));
+    const wrongChain = encodeTx(chainId() + 1, TxKind.Faucet, signFaucet(chainId() + 1, unsigned(nonce + 1n), faucetKey));
     expectEnvelope(await post('/tx', { tx: bytesToHex(wrongChain.bytes) }), 400, 'WRONG_CHAIN');
 
-    const tampered = signFaucet(chainId(), unsigned(4n), faucetKey);
+    const tampered = signFaucet(chainId(), unsigned(nonce + 2n), faucetKey);
     const badSig = encodeTx(chainId(), TxKind.Faucet, { ...tampered, usdc: tampered.usdc + 1n }); // signature no longer matches
     const r = await post('/tx', { tx: bytesToHex(badSig.bytes) });
     // Recovery yields some other address: not the faucet (403), never a credit.
     expect([401, 403]).toContain(r.status);
     expect(r.body.success).toBe(false);
-    const highS = signFaucet(chainId(), unsigned(5n), faucetKey);
+    const highS = signFaucet(chainId(), unsigned(nonce + 3n), faucetKey);
     const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
     const s = BigInt(bytesToHex(highS.signature.subarray(32, 64)));
     const sig = highS.signature.slice();

@@ -53,8 +53,9 @@ describe('deposits against a real external chain', () => {
   // Shows contract [C-service-vault], [C-vault-deposit], [C-limits-deposit-time].
   it('credits a deposit once its block has the confirmations, exactly once', async () => {
     const to = recipient();
+    // Numbered after every deposit the file made before it (none when it runs first).
     const dep = await b.deposit(to, 100n * USDC);
-    expect(dep.depositId).toBe(0n);
+    expect(dep.depositId).toBe(BigInt(expected.size));
     const confirmations = BigInt(b.genesis.bridge!.confirmations);
     // Watch the credit appear, and the external head read just after seeing it: the head
     // when it was credited was at most that, so a credit before the depth shows below it.
@@ -116,8 +117,15 @@ describe('deposits against a real external chain', () => {
       const snapshot = await b.rpc<string>('evm_snapshot');
       const gone = await b.deposit(lost, 50n * USDC);
       revertedId = gone.depositId;
-      // Its block is the head: one confirmation of the two needed. Watchers poll meanwhile.
-      await new Promise((r) => setTimeout(r, 1_500));
+      // Its block is the head: one confirmation of the two needed. Every watcher sees it as the head (and votes nothing).
+      await waitFor(
+        async () => {
+          for (const n of b.net.nodes) if (BigInt((await b.net.status(n.index)).bridge.actor.watcher.headBlock) < gone.blockNumber) return undefined;
+          return true;
+        },
+        30_000,
+        'every watcher to see the doomed deposit at the head',
+      );
       expect((await b.head()).number).toBe(gone.blockNumber);
       expect(await b.rpc<boolean>('evm_revert', [snapshot])).toBe(true);
       const survivor = await b.deposit(kept, 70n * USDC);
@@ -138,10 +146,15 @@ describe('deposits against a real external chain', () => {
     const from = b.freshAccount();
     const fake = await b.deployContract(from, fixture.abi, fixture.bytecode);
     const thief = recipient();
+    // A deposit of its own, credited: the id the fake repeats below.
+    const earlier = recipient();
+    const credited = await b.deposit(earlier, 2n * USDC);
+    expected.set(earlier, 2n * USDC);
+    await expectAllCreditedOnce();
     // The id the bridge numbers next, and one already credited, both to the thief.
     const nextId = BigInt(expected.size);
     await b.send(from, fake, fixture.abi, 'emitDeposit', [nextId, getAddress(thief), 1_000_000n * USDC]);
-    await b.send(from, fake, fixture.abi, 'emitDeposit', [0n, getAddress(thief), 1_000_000n * USDC]);
+    await b.send(from, fake, fixture.abi, 'emitDeposit', [credited.depositId, getAddress(thief), 1_000_000n * USDC]);
     // A real deposit after them takes that id and is the one credited.
     const honest = recipient();
     const dep = await b.deposit(honest, 5n * USDC);

@@ -26,8 +26,14 @@ const DISPUTE_SEC = 60;
 let b: BridgeNetwork;
 const owner = BridgeNetwork.newAccount();
 const DEPOSIT = 1_000n * USDC;
-/** What the owner has paid out so far (amount + fee of each paid withdrawal). */
+/**
+ * The file's ledger of what its tests did, so each test's expectations follow from it in
+ * whatever order they run: what the owner has paid out (amount + fee of each paid
+ * withdrawal), what the bridge paid, and each withdrawal's final status, newest first.
+ */
 let spent = 0n;
+let paidOut = 0n;
+const outcomes: ('paid' | 'refunded')[] = [];
 let fee: bigint;
 
 beforeAll(async () => {
@@ -56,7 +62,7 @@ describe('withdrawals against a real external chain', () => {
     const feesBefore = await b.free(feeAccount);
     const res = await b.withdraw(owner, 100n * USDC, to);
     expect(res).toMatchObject({ success: true, status: 'requested', amount: String(100n * USDC), fee: String(fee) });
-    expect(await b.balances(owner.address)).toEqual({ free: DEPOSIT - 100n * USDC - fee, locked: 100n * USDC + fee });
+    expect(await b.balances(owner.address)).toEqual({ free: DEPOSIT - spent - 100n * USDC - fee, locked: 100n * USDC + fee });
     const queued = await b.waitWithdrawal(owner.address, res.withdrawal_id, 'submitted');
     expect(queued.signatures).toBeGreaterThanOrEqual(3);
     expect(queued.queued_tx).toMatch(/^0x[0-9a-f]{64}$/);
@@ -66,6 +72,8 @@ describe('withdrawals against a real external chain', () => {
     await externalTimePasses(DISPUTE_SEC + 1);
     const paid = await b.waitWithdrawal(owner.address, res.withdrawal_id, 'paid');
     spent += 100n * USDC + fee;
+    paidOut += 100n * USDC;
+    outcomes.unshift('paid');
     expect(await b.usdcBalance(to)).toBe(100n * USDC);
     // paid_tx is the external transaction that paid it: the bridge's WithdrawalPaid is in it.
     const receipt = await b.pub.getTransactionReceipt({ hash: paid.paid_tx as Hex });
@@ -93,6 +101,8 @@ describe('withdrawals against a real external chain', () => {
     await b.unpause();
     await b.waitWithdrawal(owner.address, res.withdrawal_id, 'paid');
     spent += 50n * USDC + fee;
+    paidOut += 50n * USDC;
+    outcomes.unshift('paid');
     expect(await b.usdcBalance(to)).toBe(50n * USDC);
     await b.waitFree(owner.address, DEPOSIT - spent);
   }, 120_000);
@@ -105,6 +115,7 @@ describe('withdrawals against a real external chain', () => {
     const { txHash } = await b.cancelWithdrawal(BigInt(res.withdrawal_id));
     const refunded = await b.waitWithdrawal(owner.address, res.withdrawal_id, 'refunded');
     expect(refunded).toMatchObject({ refund_reason: 'cancelled', paid_tx: null });
+    outcomes.unshift('refunded');
     await b.waitFree(owner.address, DEPOSIT - spent);
     // Past its dispute period nothing pays it, and the refund is not repeated.
     await externalTimePasses(DISPUTE_SEC + 1);
@@ -127,6 +138,7 @@ describe('withdrawals against a real external chain', () => {
     await externalTimePasses(Number(BigInt(signed.valid_until) - now) + 5);
     const refunded = await b.waitWithdrawal(owner.address, res.withdrawal_id, 'refunded');
     expect(refunded).toMatchObject({ refund_reason: 'expired', queued_tx: null, paid_tx: null });
+    outcomes.unshift('refunded');
     await b.waitFree(owner.address, DEPOSIT - spent);
     await b.unpause();
     await b.waitExternalBlock((await b.head()).number + 4n);
@@ -136,13 +148,13 @@ describe('withdrawals against a real external chain', () => {
   }, 120_000);
 
   it('GET /reserves: the bridge holds credited deposits minus paid withdrawals, difference 0', async () => {
-    const paidOut = 150n * USDC;
+    // After the file's other tests, in file order: 150 USDC paid out, two refunded, two paid.
     expect(await b.usdcBalance(b.deployment.bridge)).toBe(DEPOSIT - paidOut);
     for (const n of b.net.nodes) {
       const r = await b.reserves(n.index);
       expect(r).toMatchObject({ credited_deposits: String(DEPOSIT), paid_withdrawals: String(paidOut), pending_withdrawals: '0', difference: '0' });
       expect(r.external.balance).toBe(String(DEPOSIT - paidOut));
-      expect((await b.withdrawals(owner.address, n.index)).map((w) => w.status)).toEqual(['refunded', 'refunded', 'paid', 'paid']);
+      expect((await b.withdrawals(owner.address, n.index)).map((w) => w.status)).toEqual(outcomes);
     }
   });
 });

@@ -80,14 +80,18 @@ describe('a full disk under one validator\'s chain store', () => {
         return [faucetWorker(), orderWorker()];
       });
 
-      await sleep(3_000);
+      // The load under way (acknowledged, validator 2 among those answering) before the disk fills.
+      await waitFor(() => (acked.length > 10 && statusesOfFull.includes(200) ? true : undefined), 60_000, 'the load acknowledged, by validator 2 too');
       const filler = disk.fill();
       await waitFor(async () => ((await get(full, '/health')).storage === 'full' ? true : undefined), 60_000, 'validator 2 to say storage full');
       const stuck = await height(full);
       const othersBefore = await Promise.all(nodes.filter((u) => u !== full).map(height));
-      await sleep(8_000);
-      // The other five keep producing; the full node does not move.
-      const othersAfter = await Promise.all(nodes.filter((u) => u !== full).map(height));
+      // The other five keep producing; the full node does not move. The window is counted in
+      // heights, not seconds (a busy machine only makes it longer): three more on each of the five.
+      const othersAfter = await waitFor(async () => {
+        const now = await Promise.all(nodes.filter((u) => u !== full).map(height));
+        return now.every((h, i) => h >= othersBefore[i] + 3) ? now : undefined;
+      }, 120_000, 'three more heights on each of the other five');
       for (let i = 0; i < othersAfter.length; i++) expect(othersAfter[i]).toBeGreaterThanOrEqual(othersBefore[i] + 3);
       expect(await height(full)).toBe(stuck);
       expect((await get(full, '/status')).data.storage).toBe('full');
@@ -98,7 +102,8 @@ describe('a full disk under one validator\'s chain store', () => {
       await waitFor(async () => ((await get(full, '/health')).storage === 'ok' ? true : undefined), 30_000, 'validator 2 to say storage ok');
       const target = Math.max(...(await Promise.all(nodes.filter((u) => u !== full).map(height))));
       await waitFor(async () => ((await height(full)) >= target ? true : undefined), 60_000, `validator 2 to catch up to ${target}`);
-      await sleep(2_000);
+      // It takes writes again: an answer of 200 after its first 503.
+      await waitFor(() => (statusesOfFull.lastIndexOf(200) > statusesOfFull.indexOf(503) ? true : undefined), 60_000, 'validator 2 to take writes again');
       loading = false;
       await Promise.all(workers);
 

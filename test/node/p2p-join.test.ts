@@ -39,6 +39,9 @@ async function balance(base: string, address: string): Promise<string> {
   return ((await res.json()) as { total: string }).total;
 }
 
+/** The joiner connected to every validator (what relaying a write needs first). */
+const connectedToEveryValidator = () => waitFor(async () => ((await get(url, '/status')).p2p.peers.length === N ? true : undefined), 30_000, 'connected to every validator');
+
 beforeAll(async () => {
   net = await LocalNetwork.start(N);
   const genesisFile = join(dir.path, 'devnet-3v.json');
@@ -80,7 +83,7 @@ describe('a node started from a key file joins a running devnet', () => {
   });
 
   it('connects to every validator, which verify its hello and refuse it as no validator', async () => {
-    await waitFor(async () => ((await get(url, '/status')).p2p.peers.length === N ? true : undefined), 30_000, 'connected to every validator');
+    await connectedToEveryValidator();
     for (let i = 1; i <= N; i++) {
       const refused = await waitFor(async () => (await net.status(i)).p2p.stats.hello.hellosRefused.NOT_A_VALIDATOR, 30_000, `validator ${i} judged the hello`);
       expect(refused).toBeGreaterThan(0);
@@ -101,6 +104,7 @@ describe('a node started from a key file joins a running devnet', () => {
   });
 
   it('relays a write posted to it to the validators, which commit it', async () => {
+    await connectedToEveryValidator();
     const to = privateKeyToAccount(DEVNET_KEYS.accounts[7].privateKey).address.toLowerCase();
     const before = await balance(net.nodes[0].url, to);
     // The answer waits for finality on the joining node's own chain, which is the follow

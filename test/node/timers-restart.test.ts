@@ -47,7 +47,8 @@ describe('timers across a restart (real processes)', () => {
     const from = (await one.call('GET', `/tx/${twap.txHash}`)).body.data.height as number;
 
     await net.kill(4);
-    await new Promise((r) => setTimeout(r, 4_000));
+    // Down while the others commit (and run slices): three heights, however long they take here.
+    await net.waitHeight((await net.height(1)) + 3, [1, 2, 3]);
     await net.launch(4);
 
     const done = await waitFor(async () => {

@@ -17,6 +17,7 @@ import { freePort } from '../../src/cli/launcher';
 import { runCli, tempDir } from '../cli/run-cli';
 import { DEVNET_KEYS, ROOT, waitFor } from '../helpers/devnet';
 import { LocalNetwork } from '../helpers/network';
+import { step } from '../helpers/steps';
 
 const N = 6;
 const TOKEN = 10n ** 18n;
@@ -72,59 +73,64 @@ describe('a validator joins the running devnet over libp2p', () => {
     dir.remove();
   }, 60_000);
 
-  it('an observer made with init follows the chain to the same state root', async () => {
-    await net.waitHeight(5);
-    const made = await cli(['init', '--home', home, '--network', genesisFile]);
-    seventhAddress = made.address;
-    const [api, p2p] = [await freePort(), await freePort()];
-    seventh = await net.addNode(['--home', home, '--network', genesisFile, '--bootstrap', net.p2pAddrs.join(','), '--p2p-port', String(p2p), '--session-port', '0', '--log-level', 'warn'], api);
-    const head = await net.height(1);
-    await net.waitHeight(head, [seventh]);
-    const [a, b] = await Promise.all([net.block(1, head), net.block(seventh, head)]);
-    expect(b.hash).toBe(a.hash);
-    expect(b.stateRoot).toBe(a.stateRoot);
-    const status = await net.status(seventh);
-    expect(status.validator).toEqual({ address: seventhAddress, status: 'observer' });
-    expect(status.sync.height).toBeGreaterThanOrEqual(head);
-    const network = (await (await fetch(`${net.nodes[seventh - 1].url}/v1/network`)).json()) as any;
-    expect(network.data.p2p.multiaddrs.every((m: string) => m.includes(`/tcp/${p2p}/p2p/${made.peer_id}`))).toBe(true);
-  }, 120_000);
+  // One journey of the seventh node, in order: it is made and follows, then registers and
+  // signs, then is jailed and unjails; each step needs what the one before did. A failing
+  // step names itself (test/helpers/steps.ts) and the steps after it do not run.
+  it('the seventh node: made with init and following, registered and signing, jailed and back', async () => {
+    await step('an observer made with init follows the chain to the same state root', async () => {
+      await net.waitHeight(5);
+      const made = await cli(['init', '--home', home, '--network', genesisFile]);
+      seventhAddress = made.address;
+      const [api, p2p] = [await freePort(), await freePort()];
+      seventh = await net.addNode(['--home', home, '--network', genesisFile, '--bootstrap', net.p2pAddrs.join(','), '--p2p-port', String(p2p), '--session-port', '0', '--log-level', 'warn'], api);
+      const head = await net.height(1);
+      await net.waitHeight(head, [seventh]);
+      const [a, b] = await Promise.all([net.block(1, head), net.block(seventh, head)]);
+      expect(b.hash).toBe(a.hash);
+      expect(b.stateRoot).toBe(a.stateRoot);
+      const status = await net.status(seventh);
+      expect(status.validator).toEqual({ address: seventhAddress, status: 'observer' });
+      expect(status.sync.height).toBeGreaterThanOrEqual(head);
+      const network = (await (await fetch(`${net.nodes[seventh - 1].url}/v1/network`)).json()) as any;
+      expect(network.data.p2p.multiaddrs.every((m: string) => m.includes(`/tcp/${p2p}/p2p/${made.peer_id}`))).toBe(true);
+    });
 
-  it('registers through itself, is active from the next epoch boundary and signs commits', async () => {
-    const rich = privateKeyToAccount(DEVNET_KEYS.accounts[0].privateKey);
-    const chain = defineChain({ id: 713799, name: 'devnet', nativeCurrency: { name: 'EXC', symbol: 'EXC', decimals: 18 }, rpcUrls: { default: { http: [net.nodes[seventh - 1].url] } } });
-    const wallet = createWalletClient({ account: rich, chain, transport: http(net.nodes[seventh - 1].url) });
-    const gasPrice = BigInt(JSON.parse(readFileSync(genesisFile, 'utf8')).fees.gasPriceWei);
-    await wallet.sendTransaction({ to: seventhAddress as `0x${string}`, value: (BOND_TOKENS + 10n) * TOKEN, type: 'legacy', gasPrice });
-    const one = createPublicClient({ chain, transport: http(net.nodes[0].url) });
-    await waitFor(async () => ((await one.getBalance({ address: seventhAddress as `0x${string}` }).catch(() => 0n)) >= BOND_TOKENS * TOKEN ? true : undefined), 30_000, 'the bond funded');
-    const reg = await cli(['validator', 'register', '--home', home, '--api', net.nodes[seventh - 1].url, '--bond', String(BOND_TOKENS), '--name', 'seventh', '--endpoint', '127.0.0.1:9999']);
-    expect(reg.height).toBeGreaterThan(0);
-    expect((await validator(1, seventhAddress)).status).toMatch(/registered|active/);
-    const active = await waitStatus(seventhAddress, 'active');
-    expect(BigInt(active.bond)).toBe(BOND_TOKENS * TOKEN);
-    await net.waitForSigner(seventhAddress, reg.height, 1, 60_000);
-    expect((await net.status(seventh)).validator.status).toBe('active');
-  }, 180_000);
+    await step('registers through itself, is active from the next epoch boundary and signs commits', async () => {
+      const rich = privateKeyToAccount(DEVNET_KEYS.accounts[0].privateKey);
+      const chain = defineChain({ id: 713799, name: 'devnet', nativeCurrency: { name: 'EXC', symbol: 'EXC', decimals: 18 }, rpcUrls: { default: { http: [net.nodes[seventh - 1].url] } } });
+      const wallet = createWalletClient({ account: rich, chain, transport: http(net.nodes[seventh - 1].url) });
+      const gasPrice = BigInt(JSON.parse(readFileSync(genesisFile, 'utf8')).fees.gasPriceWei);
+      await wallet.sendTransaction({ to: seventhAddress as `0x${string}`, value: (BOND_TOKENS + 10n) * TOKEN, type: 'legacy', gasPrice });
+      const one = createPublicClient({ chain, transport: http(net.nodes[0].url) });
+      await waitFor(async () => ((await one.getBalance({ address: seventhAddress as `0x${string}` }).catch(() => 0n)) >= BOND_TOKENS * TOKEN ? true : undefined), 30_000, 'the bond funded');
+      const reg = await cli(['validator', 'register', '--home', home, '--api', net.nodes[seventh - 1].url, '--bond', String(BOND_TOKENS), '--name', 'seventh', '--endpoint', '127.0.0.1:9999']);
+      expect(reg.height).toBeGreaterThan(0);
+      expect((await validator(1, seventhAddress)).status).toMatch(/registered|active/);
+      const active = await waitStatus(seventhAddress, 'active');
+      expect(BigInt(active.bond)).toBe(BOND_TOKENS * TOKEN);
+      await net.waitForSigner(seventhAddress, reg.height, 1, 60_000);
+      expect((await net.status(seventh)).validator.status).toBe('active');
+    });
 
-  it('stopped, it is jailed with 0.1% slashed while the chain commits; restarted, it unjails after the window and signs again', async () => {
-    await net.kill(seventh);
-    const jailed = await waitStatus(seventhAddress, 'jailed');
-    expect(BigInt(jailed.bond)).toBe((BOND_TOKENS * TOKEN * 999n) / 1000n);
-    const at = await net.height(1);
-    await net.waitHeight(at + 10, [1, 2, 3, 4, 5, 6]);
-    await net.launch(seventh);
-    // Unjail is refused until the jail has been served, then accepted.
-    await waitFor(async () => {
-      const r = await runCli(['validator', 'unjail', '--home', home, '--api', net.nodes[seventh - 1].url]);
-      if (r.code === 0) return true;
-      expect(r.stderr).toMatch(/JAIL_NOT_SERVED|not final|TIMEOUT/);
-      await new Promise((res) => setTimeout(res, 1_000));
-      return undefined;
-    }, 120_000, 'unjail accepted');
-    await waitStatus(seventhAddress, 'active');
-    await net.waitForSigner(seventhAddress, await net.height(1), 1, 90_000);
-  }, 300_000);
+    await step('stopped, it is jailed with 0.1% slashed while the chain commits; restarted, it unjails after the window and signs again', async () => {
+      await net.kill(seventh);
+      const jailed = await waitStatus(seventhAddress, 'jailed');
+      expect(BigInt(jailed.bond)).toBe((BOND_TOKENS * TOKEN * 999n) / 1000n);
+      const at = await net.height(1);
+      await net.waitHeight(at + 10, [1, 2, 3, 4, 5, 6]);
+      await net.launch(seventh);
+      // Unjail is refused until the jail has been served, then accepted.
+      await waitFor(async () => {
+        const r = await runCli(['validator', 'unjail', '--home', home, '--api', net.nodes[seventh - 1].url]);
+        if (r.code === 0) return true;
+        expect(r.stderr).toMatch(/JAIL_NOT_SERVED|not final|TIMEOUT/);
+        await new Promise((res) => setTimeout(res, 1_000));
+        return undefined;
+      }, 120_000, 'unjail accepted');
+      await waitStatus(seventhAddress, 'active');
+      await net.waitForSigner(seventhAddress, await net.height(1), 1, 90_000);
+    });
+  }, 600_000);
 
   it('a validator that double-signs is tombstoned with 5% slashed and never signs again', async () => {
     const six = DEVNET_KEYS.validators[5].address.toLowerCase();
