@@ -245,9 +245,9 @@ export class ExchangeClient {
   /**
    * Raw call: the HTTP status and parsed body, never throws for HTTP errors. The way to
    * send what no route's types allow (the tests' malformed and refused requests), so its
-   * answer is untyped; `request` is the typed way.
+   * answer is `unknown` unless the caller names a type; `request` is the typed way.
    */
-  async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; retryAfterSec?: number }> {
+  async call<Body = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: Body; retryAfterSec?: number }> {
     const res = await fetch(`${this.baseUrl}${path}`, {
       method,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
@@ -261,7 +261,9 @@ export class ExchangeClient {
       parsed = text;
     }
     const retryAfter = res.headers.get('retry-after');
-    return retryAfter === null ? { status: res.status, body: parsed } : { status: res.status, body: parsed, retryAfterSec: Number(retryAfter) };
+    // The caller's claim of the body's type (unknown by default); nothing checks it here.
+    const answer = parsed as Body;
+    return retryAfter === null ? { status: res.status, body: answer } : { status: res.status, body: answer, retryAfterSec: Number(retryAfter) };
   }
 
   /**

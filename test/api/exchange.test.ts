@@ -166,17 +166,17 @@ describe('errors at the door', () => {
     await expectError(client.placeOrder(alice, { symbol: 'ETH', side: 'buy', type: 'limit', price: '1000', amount: '0.01' }, nonce), 409, 'NONCE_USED');
 
     const signed = await client.signOrder(alice, { symbol: 'ETH', side: 'buy', type: 'limit', price: '1000', amount: '0.01' });
-    const asBob = await client.call('POST', '/v1/order', { ...signed, trader: bob.address });
+    const asBob = await client.call<any>('POST', '/v1/order', { ...signed, trader: bob.address });
     expect(asBob.status).toBe(401);
     expect(asBob.body.error.code).toBe('INVALID_SIGNATURE');
     const { signature: _s, ...unsigned } = await client.signOrder(alice, { symbol: 'ETH', side: 'buy', type: 'limit', price: '1000', amount: '0.01' });
-    const missing = await client.call('POST', '/v1/order', unsigned);
+    const missing = await client.call<any>('POST', '/v1/order', unsigned);
     expect(missing.status).toBe(401);
 
     const mine = await client.placeOrder(alice, { symbol: 'ETH', side: 'buy', type: 'limit', price: '1000', amount: '0.01' });
     await expectError(client.cancelOrder(bob, mine.orderId), 403, 'NOT_OWNER');
     await expectError(client.cancelOrder(bob, '999999999'), 404, 'UNKNOWN_ORDER');
-    const wrongNet = await client.call('POST', '/v1/order', { ...(await client.signOrder(alice, { symbol: 'ETH', side: 'buy', type: 'limit', price: '1', amount: '1' })), network: 'mainnet' });
+    const wrongNet = await client.call<any>('POST', '/v1/order', { ...(await client.signOrder(alice, { symbol: 'ETH', side: 'buy', type: 'limit', price: '1', amount: '1' })), network: 'mainnet' });
     expect(wrongNet.status).toBe(400);
     expect(wrongNet.body.error.code).toBe('WRONG_NETWORK');
   });
@@ -199,12 +199,12 @@ describe('errors at the door', () => {
     ];
     for (const [patch, field] of cases) {
       const body = { ...(await client.signOrder(alice, { symbol: 'ETH', side: 'buy', type: 'limit', price: '1000', amount: '0.01' })), ...patch };
-      const r = await client.call('POST', '/v1/order', body);
+      const r = await client.call<any>('POST', '/v1/order', body);
       expect(r.status, JSON.stringify(patch)).toBe(400);
       expect(r.body.error.message, JSON.stringify(patch)).toContain(field);
     }
     // A price off the tick grid is refused by execution rules before anything is stored.
-    const offTick = await client.call('POST', '/v1/order', await client.signOrder(alice, { symbol: 'ETH', side: 'buy', type: 'limit', price: '1000.001', amount: '0.01' }));
+    const offTick = await client.call<any>('POST', '/v1/order', await client.signOrder(alice, { symbol: 'ETH', side: 'buy', type: 'limit', price: '1000.001', amount: '0.01' }));
     expect(offTick.status).toBe(400);
     expect(offTick.body.error.message).toContain('price');
   });

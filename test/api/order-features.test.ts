@@ -43,7 +43,7 @@ describe('client order ids through REST', () => {
     const read = await client.orderByCloid(alice.address, cloid(1));
     expect(read).toMatchObject({ orderId: placed.orderId, symbol: 'SOL', side: 'sell', price: '150', amount: '1', remaining: '1', status: 'open', cloid: cloid(1), tif: 'Gtc', reduceOnly: false });
     await expectError(client.placeOrder(alice, { symbol: 'SOL', side: 'sell', type: 'limit', price: '151', amount: '1', cloid: cloid(1) }), 409, 'DUPLICATE_CLOID', 'cloid');
-    const native = await client.call('GET', `/orders/${alice.address}`);
+    const native = await client.call<any>('GET', `/orders/${alice.address}`);
     expect(native.body.orders.find((o: any) => o.order_id === placed.orderId)).toMatchObject({ cloid: cloid(1), tif: 'Gtc', reduceOnly: false });
     const cancelled = await client.cancelByCloid(alice, cloid(1));
     expect(cancelled).toMatchObject({ orderId: placed.orderId, cloid: cloid(1), status: 'cancelled' });
@@ -61,7 +61,7 @@ describe('client order ids through REST', () => {
     expect(batch.orders[1]).not.toHaveProperty('cloid');
     const taker = await client.placeOrder(carol, { symbol: 'SOL', side: 'buy', type: 'limit', price: '160', amount: '1', cloid: cloid(3) });
     expect(taker.status).toBe('filled');
-    const receipt = await client.call('GET', `/tx/${taker.txHash}`);
+    const receipt = await client.call<any>('GET', `/tx/${taker.txHash}`);
     const events = JSON.stringify(receipt.body);
     expect(events).toContain(cloid(2));
     expect(events).toContain(cloid(3));
@@ -79,7 +79,7 @@ describe('time in force and reduce-only through REST and native', () => {
     // bob is long 1 AVAX: a reduce-only sell of 5 is shrunk to 1
     const ro = await client.placeOrder(bob, { symbol: 'AVAX', side: 'sell', type: 'limit', price: '45', amount: '5', reduceOnly: true });
     expect(ro).toMatchObject({ status: 'open', reduceOnly: true });
-    expect(await client.call('GET', `/orders/${bob.address}`).then((r) => r.body.orders.find((o: any) => o.order_id === ro.orderId))).toMatchObject({ size: '1000000000000000000', reduceOnly: true });
+    expect(await client.call<any>('GET', `/orders/${bob.address}`).then((r) => r.body.orders.find((o: any) => o.order_id === ro.orderId))).toMatchObject({ size: '1000000000000000000', reduceOnly: true });
     // a modify re-applies reduce-only: 5 asked, 1 allowed, at a new price
     const m = await client.modifyOrders(bob, [{ orderId: ro.orderId, price: '46', amount: '5' }]);
     expect(m.orders[0]).toMatchObject({ orderId: ro.orderId, amount: '1', requeued: true, status: 'open' });
@@ -164,40 +164,40 @@ describe('bad input per new field: 400 naming the field, before the signature', 
     ['expiresAfter', { expiresAfter: -5 }],
     ['expiresAfter', { expiresAfter: 'soon' }],
   ])('POST /v1/order %s %j', async (field, bad) => {
-    const r = await client.call('POST', '/v1/order', { ...base, ...bad });
+    const r = await client.call<any>('POST', '/v1/order', { ...base, ...bad });
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('INVALID_OPTIONS');
     expect(r.body.error.message).toContain(field);
   });
 
   it('reduceOnly must be a boolean; Alo on a market order is refused', async () => {
-    const r1 = await client.call('POST', '/v1/order', { ...base, reduceOnly: 'yes' });
+    const r1 = await client.call<any>('POST', '/v1/order', { ...base, reduceOnly: 'yes' });
     expect(r1.status).toBe(400);
     expect(JSON.stringify(r1.body)).toContain('reduceOnly');
-    const r2 = await client.call('POST', '/v1/order', { ...base, type: 'market', tif: 'Alo' });
+    const r2 = await client.call<any>('POST', '/v1/order', { ...base, type: 'market', tif: 'Alo' });
     expect(r2.status).toBe(400);
     expect(r2.body.error).toMatchObject({ code: 'INVALID_OPTIONS' });
     expect(r2.body.error.message).toContain('tif');
   });
 
   it('batch items name their index; modify and cancel-by-cloid fields', async () => {
-    const b = await client.call('POST', '/v1/order/batch', { orders: [{ symbol: 'SOL', side: 'sell', price: '1', amount: '1' }, { symbol: 'SOL', side: 'sell', price: '1', amount: '1', tif: 'X' }], trader: base.trader, nonce: 1, signature: base.signature });
+    const b = await client.call<any>('POST', '/v1/order/batch', { orders: [{ symbol: 'SOL', side: 'sell', price: '1', amount: '1' }, { symbol: 'SOL', side: 'sell', price: '1', amount: '1', tif: 'X' }], trader: base.trader, nonce: 1, signature: base.signature });
     expect(b.status).toBe(400);
     expect(b.body.error.message).toContain('orders[1].tif');
-    const m = await client.call('POST', '/v1/order/modify', { orders: [{ orderId: 'x', price: '1', amount: '1' }], trader: base.trader, nonce: 1, signature: base.signature });
+    const m = await client.call<any>('POST', '/v1/order/modify', { orders: [{ orderId: 'x', price: '1', amount: '1' }], trader: base.trader, nonce: 1, signature: base.signature });
     expect(m.body.error).toMatchObject({ code: 'INVALID_ORDER_ID' });
     expect(m.status).toBe(400);
-    const m2 = await client.call('POST', '/v1/order/modify', { orders: [{ orderId: '5', price: '0', amount: '1' }], trader: base.trader, nonce: 1, signature: base.signature });
+    const m2 = await client.call<any>('POST', '/v1/order/modify', { orders: [{ orderId: '5', price: '0', amount: '1' }], trader: base.trader, nonce: 1, signature: base.signature });
     expect(m2.body.error).toMatchObject({ code: 'INVALID_PRICE' });
-    const m3 = await client.call('POST', '/v1/order/modify', { orders: [{ orderId: '5', price: '1', amount: '0' }], trader: base.trader, nonce: 1, signature: base.signature });
+    const m3 = await client.call<any>('POST', '/v1/order/modify', { orders: [{ orderId: '5', price: '1', amount: '0' }], trader: base.trader, nonce: 1, signature: base.signature });
     expect(m3.body.error).toMatchObject({ code: 'INVALID_AMOUNT' });
-    const c = await client.call('DELETE', '/v1/order/by-cloid/0xzz', { trader: base.trader, nonce: 1, signature: base.signature });
+    const c = await client.call<any>('DELETE', '/v1/order/by-cloid/0xzz', { trader: base.trader, nonce: 1, signature: base.signature });
     expect(c.status).toBe(400);
     expect(c.body.error.code).toBe('INVALID_ORDER_ID');
-    const n = await client.call('POST', '/order/cancel-by-cloid', { cloid: '0x12', owner: base.trader, nonce: 1, signature: base.signature });
+    const n = await client.call<any>('POST', '/order/cancel-by-cloid', { cloid: '0x12', owner: base.trader, nonce: 1, signature: base.signature });
     expect(n.status).toBe(400);
     expect(n.body.error.code).toBe('INVALID_OPTIONS');
-    const nm = await client.call('POST', '/order/modify', { order_id: '5', price: '0', size: '1', owner: base.trader, nonce: 1, signature: base.signature });
+    const nm = await client.call<any>('POST', '/order/modify', { order_id: '5', price: '0', size: '1', owner: base.trader, nonce: 1, signature: base.signature });
     expect(nm.status).toBe(400);
     expect(nm.body.error.code).toBe('INVALID_PRICE');
   });

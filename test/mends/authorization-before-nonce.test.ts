@@ -61,10 +61,10 @@ describe('through the routes', () => {
 
   it('the same signed caps request sent again while the first is pending: 409 NONCE_USED', async () => {
     const body = await client.agentCapsBody(owner, { maxLeverage: 100_000, allowedOrderTypes: 3, maxInputPerTrade: 10n ** 9n, maxTotalPosition: 10n ** 19n });
-    const [first, second] = await Promise.all([client.call('POST', '/agent/caps', body), client.call('POST', '/agent/caps', body)]);
+    const [first, second] = await Promise.all([client.call<any>('POST', '/agent/caps', body), client.call<any>('POST', '/agent/caps', body)]);
     expect(first.status).toBe(200);
     expect([second.status, second.body.error?.code]).toEqual([409, 'NONCE_USED']);
-    const again = await client.call('POST', '/agent/caps', body);
+    const again = await client.call<any>('POST', '/agent/caps', body);
     expect([again.status, again.body.error?.code]).toEqual([409, 'NONCE_USED']);
   });
 

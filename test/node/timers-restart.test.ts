@@ -44,7 +44,7 @@ describe('timers across a restart (real processes)', () => {
     const scheduled = await one.scheduleCancel(carol, head + 12_000);
     // 0.05 ETH over 300 one-second slices, each raised to the 0.005 minimum: ten slices.
     const twap = await one.placeTwap(bob, { symbol: 'ETH', side: 'buy', amount: '0.05', minutes: 5 });
-    const from = (await one.call('GET', `/tx/${twap.txHash}`)).body.data.height as number;
+    const from = (await one.call<any>('GET', `/tx/${twap.txHash}`)).body.data.height as number;
 
     await net.kill(4);
     // Down while the others commit (and run slices): three heights, however long they take here.

@@ -96,7 +96,7 @@ describe('positions through REST', () => {
 
   it('errors in the contract order: 400 shape, 401 signature, 403 signer, 409 nonce, 404 unknown, 422 execution', async () => {
     const body = await client.perpOpenBody(alice, { pairId: 1, isLong: true, leverage: 10, margin: '20' });
-    const post = (b: unknown) => client.call('POST', '/v1/perp/open', b);
+    const post = (b: unknown) => client.call<any>('POST', '/v1/perp/open', b);
     const code = async (b: unknown) => {
       const r = await post(b);
       return [r.status, r.body.error?.code];

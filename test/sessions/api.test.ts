@@ -53,7 +53,7 @@ async function expectError(p: Promise<unknown>, status: number, code?: string, f
 }
 
 async function raw(path: string, body: unknown) {
-  return client.call('POST', path, body);
+  return client.call<any>('POST', path, body);
 }
 
 const restingBuy = (owner: `0x${string}`, o: Partial<NativeOrder> = {}): NativeOrder => ({ owner, pairId: ETH, side: 'Buy', orderType: 'Limit', price: usd(1000), size: size(0.01), ...o });
@@ -67,7 +67,7 @@ describe('Session table', () => {
     const r = await client.createSession(alice, { sessionKey: sk.address, expiresAt });
     expect(r).toMatchObject({ success: true, status: 'submitted' });
     expect(r.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
-    expect((await client.call('GET', `/tx/${r.tx_hash}`)).status).toBe(200); // final when answered
+    expect((await client.call<any>('GET', `/tx/${r.tx_hash}`)).status).toBe(200); // final when answered
     const s = await client.getSession(alice.address);
     expect(s).toMatchObject({ owner: lower(alice.address), session_key: lower(sk.address), expires_at: expiresAt, state: 'active' });
     expect(s.created_at).toBeLessThanOrEqual(nowS());
@@ -97,7 +97,7 @@ describe('Session table', () => {
     expect(tampered.status).toBe(401);
     const malformed = await raw('/session/create', { ...body, signature: '0x1234' });
     expect([malformed.status, malformed.body.error.code]).toEqual([400, 'INVALID_SIGNATURE_FORMAT']);
-    expect((await client.call('GET', `/session/get?owner=${bob.address}`)).status).toBe(404);
+    expect((await client.call<any>('GET', `/session/get?owner=${bob.address}`)).status).toBe(404);
     // The 65-byte form is accepted too.
     expect(await client65.createSession(bob, { sessionKey: sk.address, expiresAt: nowS() + 600 })).toMatchObject({ success: true });
     void signature;
@@ -118,7 +118,7 @@ describe('Session table', () => {
     const sk = newKey();
     await expectError(client.createSession(carol, { sessionKey: sk.address, expiresAt: nowS() - 10 }), 422, 'INVALID_EXPIRY', 'expires_at');
     await expectError(client.createSession(carol, { sessionKey: sk.address, expiresAt: nowS() + 30 * 86_400 + 60 }), 422, 'INVALID_EXPIRY', '30 days');
-    expect((await client.call('GET', `/session/get?owner=${carol.address}`)).status).toBe(404);
+    expect((await client.call<any>('GET', `/session/get?owner=${carol.address}`)).status).toBe(404);
     // 30 days exactly (from a second at or before the block time) is accepted.
     expect(await client.createSession(carol, { sessionKey: sk.address, expiresAt: nowS() + 30 * 86_400 })).toMatchObject({ success: true });
   });
@@ -173,7 +173,7 @@ describe('Session table', () => {
     await expectError(client.setAgentMode(sk, 2, { owner: grace.address }), 403, 'OWNER_ONLY');
     // There is no withdrawal or transfer route yet; REST trading (the other signed kinds) recovers the trader itself.
     const rest = await client.signOrder(sk, { symbol: 'ETH', side: 'buy', type: 'limit', price: '1000', amount: '0.01' });
-    expect((await client.call('POST', '/v1/order', { ...rest, trader: grace.address })).status).toBe(401);
+    expect((await client.call<any>('POST', '/v1/order', { ...rest, trader: grace.address })).status).toBe(401);
     expect(await client.getSession(grace.address)).toEqual(before);
     expect(await client.agentCaps(grace.address)).toEqual(capsBefore);
     // ...and on the session port the same.
@@ -357,12 +357,12 @@ describe('the session-and-agent port', () => {
     expect(await port9001.setAgentMode(o, 1)).toMatchObject({ success: true });
     expect(await port9001.agentCaps(o.address)).toMatchObject({ mode: 1, caps_set: true });
     await expectError(port9001.setAgentMode(o, 7), 400, 'INVALID_MODE');
-    const missing = await port9001.call('POST', '/session/create', { owner: o.address, session_key: sk.address, expires_at: nowS() + 60, nonce: 1 });
+    const missing = await port9001.call<any>('POST', '/session/create', { owner: o.address, session_key: sk.address, expires_at: nowS() + 60, nonce: 1 });
     expect(missing.status).toBe(401);
     expect(await port9001.revokeSession(o)).toMatchObject({ success: true });
     const cors = await fetch(`${address}/session/valid?owner=${o.address}&session_key=${sk.address}`, { headers: { origin: 'https://example.org' } });
     expect(cors.headers.get('access-control-allow-origin')).toBe('*');
-    expect((await port9001.call('GET', '/v1/stats')).status).toBe(404);
-    expect((await port9001.call('POST', '/order/place', {})).status).toBe(404);
+    expect((await port9001.call<any>('GET', '/v1/stats')).status).toBe(404);
+    expect((await port9001.call<any>('POST', '/order/place', {})).status).toBe(404);
   });
 });

@@ -25,7 +25,7 @@ describe('withdrawals', () => {
     expect(after.locked - before.locked).toBe(11_000_000);
 
     await client.createSession(owner, { sessionKey: sessionKey.address, expiresAt: Math.floor(Date.now() / 1000) + 3600 });
-    expect((await client.call('GET', `/session/valid?owner=${owner.address}&session_key=${sessionKey.address}`)).body.valid).toBe(true);
+    expect((await client.call<any>('GET', `/session/valid?owner=${owner.address}&session_key=${sessionKey.address}`)).body.valid).toBe(true);
     const err = await client.withdraw(sessionKey, { owner: owner.address, amount: 5_000_000n, destination }).catch((e) => e);
     expect(err).toBeInstanceOf(ExchangeApiError);
     expect(err.status).toBe(403);
@@ -63,7 +63,7 @@ describe('withdrawals', () => {
       { ...good, extra: 1 },
       { owner: owner.address, amount: '2000000' },
     ]) {
-      const r = await client.call('POST', '/withdraw', body);
+      const r = await client.call<any>('POST', '/withdraw', body);
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.success).toBe(false);
       expect(typeof r.body.error.code).toBe('string');

@@ -32,7 +32,7 @@ async function expectError(p: Promise<unknown>, status: number, code: string) {
   expect(err.body).toMatchObject({ success: false, error: { code } });
 }
 
-const post = (path: string, body: unknown) => client.call('POST', path, body);
+const post = (path: string, body: unknown) => client.call<any>('POST', path, body);
 const codeOf = (r: { status: number; body: any }) => [r.status, r.body?.error?.code];
 
 beforeAll(() => {

@@ -127,7 +127,7 @@ describe('through the routes and the typed client', () => {
     expect(placed.status).toBe('open');
     expect(await failed(client.placeOrder(master, order, nonce))).toEqual([409, 'NONCE_USED']);
     const t = await client.scheduleCancelFor(master, sub(), headMs() + 60_000);
-    const final = await client.call('GET', `/tx/${t.txHash}`);
+    const final = await client.call<any>('GET', `/tx/${t.txHash}`);
     expect(final.body.data.receipt.signer).toBe(lower(master.address));
     await client.cancelOrderFor(master, sub(), placed.orderId);
   });

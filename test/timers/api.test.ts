@@ -87,7 +87,7 @@ describe('scheduled cancel (dead-man switch)', () => {
 
   it('bad input per field: time, signature, expiresAfter', async () => {
     const good = await client.scheduleCancelBody(dave, headMs() + 60_000);
-    const post = (body: unknown) => client.call('POST', '/v1/order/schedule-cancel', body);
+    const post = (body: unknown) => client.call<any>('POST', '/v1/order/schedule-cancel', body);
     for (const time of ['soon', 1.5, -1, 0, Number.MAX_SAFE_INTEGER + 2]) {
       const r = await post({ ...good, time });
       expect([r.status, r.body.error.code], `time ${time}`).toEqual([400, 'INVALID_REQUEST']);
@@ -183,7 +183,7 @@ describe('TWAP orders', () => {
 
   it('bad input per field, the 404 and 403 answers, and expiresAfter', async () => {
     const place = async (over: Record<string, unknown>, sign: Record<string, unknown> = {}) =>
-      client.call('POST', '/v1/twap', { ...(await client.twapBody(dave, { symbol: 'ETH', side: 'buy', amount: '1', minutes: 5, ...sign } as any)), ...over });
+      client.call<any>('POST', '/v1/twap', { ...(await client.twapBody(dave, { symbol: 'ETH', side: 'buy', amount: '1', minutes: 5, ...sign } as any)), ...over });
     const cases: [Record<string, unknown>, number, string][] = [
       [{ minutes: 4 }, 400, 'INVALID_TWAP'],
       [{ minutes: 1441 }, 400, 'INVALID_TWAP'],
@@ -208,11 +208,11 @@ describe('TWAP orders', () => {
     const t = await client.placeTwap(dave, { symbol: 'ETH', side: 'buy', amount: '0.01', minutes: 5, expiresAfter: headMs() + 60_000 });
     await expectError(client.cancelTwap(carol, t.twapId), 403, 'NOT_OWNER');
     await expectError(client.cancelTwap(dave, '999999'), 404, 'UNKNOWN_TWAP');
-    const bad = await client.call('POST', '/v1/twap/cancel', { twapId: 'x1', trader: dave.address, nonce: 1, signature: '0x' + 'ab'.repeat(65) });
+    const bad = await client.call<any>('POST', '/v1/twap/cancel', { twapId: 'x1', trader: dave.address, nonce: 1, signature: '0x' + 'ab'.repeat(65) });
     expect([bad.status, bad.body.error.code]).toEqual([400, 'INVALID_TWAP']);
-    expect((await client.call('GET', '/v1/twap/id/999999')).status).toBe(404);
-    expect((await client.call('GET', '/v1/twap/id/abc')).status).toBe(400);
-    expect((await client.call('GET', '/v1/twap/not-an-address')).status).toBe(400);
+    expect((await client.call<any>('GET', '/v1/twap/id/999999')).status).toBe(404);
+    expect((await client.call<any>('GET', '/v1/twap/id/abc')).status).toBe(400);
+    expect((await client.call<any>('GET', '/v1/twap/not-an-address')).status).toBe(400);
   }, 30_000);
 });
 

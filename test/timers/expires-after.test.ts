@@ -116,12 +116,12 @@ describe('through REST and the typed client', () => {
   it('a malformed expiresAfter is 400 on every route; an expiresAfter not signed breaks the signature (401)', async () => {
     const body = await client.agentModeBody(alice, 1);
     for (const expiresAfter of ['soon', -5, 0, 1.5]) {
-      const r = await client.call('POST', '/agent/mode', { ...body, expiresAfter });
+      const r = await client.call<any>('POST', '/agent/mode', { ...body, expiresAfter });
       expect([r.status, r.body.error?.code], String(expiresAfter)).toEqual([400, 'INVALID_REQUEST']);
     }
-    expect((await client.call('POST', '/agent/mode', { ...body, expiresAfter: headMs() + 60_000 })).status).toBe(401);
+    expect((await client.call<any>('POST', '/agent/mode', { ...body, expiresAfter: headMs() + 60_000 })).status).toBe(401);
     const perp = await client.perpOpenBody(bob, { pairId: 1, isLong: true, leverage: 2, margin: '50' });
-    expect((await client.call('POST', '/v1/perp/open', { ...perp, expiresAfter: 'x' })).status).toBe(400);
-    expect((await client.call('POST', '/v1/perp/open', { ...perp, expiresAfter: headMs() + 60_000 })).status).toBe(401);
+    expect((await client.call<any>('POST', '/v1/perp/open', { ...perp, expiresAfter: 'x' })).status).toBe(400);
+    expect((await client.call<any>('POST', '/v1/perp/open', { ...perp, expiresAfter: headMs() + 60_000 })).status).toBe(401);
   });
 });
