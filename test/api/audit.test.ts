@@ -24,7 +24,7 @@ import { DEVNET_KEYS, useDevnetNode, waitFor } from '../helpers/devnet';
 
 const env = useDevnetNode();
 let client: ExchangeClient;
-const [alice, bob, carol] = DEVNET_KEYS.accounts.slice(0, 3).map((a) => privateKeyToAccount(a.privateKey));
+const [alice, bob, carol, dave] = DEVNET_KEYS.accounts.slice(0, 4).map((a) => privateKeyToAccount(a.privateKey));
 const lc = (a: string) => a.toLowerCase();
 
 const get = async (path: string) => {
@@ -134,12 +134,20 @@ describe('instances and transitions', () => {
   });
 
   it('filters by address: instances and transitions of that address only', async () => {
-    const mine = await instances(`address=${bob.address}`);
+    // Records of its own, by an account no other test signs with: dave's agent settings and session.
+    const set = await client.setAgentMode(dave, 0);
+    const sessionKey = privateKeyToAccount(generatePrivateKey());
+    const created = await client.createSession(dave, { sessionKey: sessionKey.address, expiresAt: Math.floor(Date.now() / 1000) + 3_600 });
+    const mine = await instances(`address=${dave.address}`);
     expect(mine.total).toBeGreaterThan(0);
-    for (const i of mine.items) expect(i.addresses).toContain(lc(bob.address));
-    const ts = await transitions(`address=${bob.address}`);
+    expect(mine.items.map((i: any) => [i.machine, i.id])).toEqual(expect.arrayContaining([['agent-mode', lc(dave.address)], ['session', lc(dave.address)]]));
+    for (const i of mine.items) expect(i.addresses).toContain(lc(dave.address));
+    // The filter leaves the others out: the genesis validator's instance, at least.
+    expect((await instances('limit=500')).total).toBeGreaterThan(mine.total);
+    const ts = await transitions(`address=${dave.address}`);
     expect(ts.length).toBeGreaterThan(0);
-    for (const t of ts) expect(t.addresses).toContain(lc(bob.address));
+    expect(ts.map((t) => t.cause?.txHash)).toEqual(expect.arrayContaining([set.tx_hash, created.tx_hash]));
+    for (const t of ts) expect(t.addresses).toContain(lc(dave.address));
     expect((await instances(`address=${lc(privateKeyToAccount(generatePrivateKey()).address)}`)).total).toBe(0);
   });
 

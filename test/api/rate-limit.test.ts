@@ -4,7 +4,8 @@
  * the per-IP budget on every route (429 RATE_LIMITED, the envelope, Retry-After), route
  * weights, the per-signer budget (charged after the signature: a forged request naming
  * an address spends nothing of it), sockets per IP, and a signed order posted over the
- * socket that fills and is pushed to a fills subscription.
+ * socket that fills and is pushed to a fills subscription. Each per-IP test has a node of
+ * its own: one IP's budget and socket count, spent by one test, never reach another's.
  */
 import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
@@ -15,7 +16,10 @@ import { DEVNET_KEYS, useDevnetNode, waitFor } from '../helpers/devnet';
 
 const [alice, bob, carol] = DEVNET_KEYS.accounts.slice(0, 3).map((a) => privateKeyToAccount(a.privateKey));
 
-const ipLimited = useDevnetNode({ rateLimit: { windowMs: 60_000, ipWeightPerWindow: 30, addressWeightPerWindow: 0, wsConnectionsPerIp: 2 } });
+const IP_LIMITED = { rateLimit: { windowMs: 60_000, ipWeightPerWindow: 30, addressWeightPerWindow: 0, wsConnectionsPerIp: 2 } };
+const socketLimited = useDevnetNode(IP_LIMITED);
+const ipLimited = useDevnetNode(IP_LIMITED);
+const wsLimited = useDevnetNode(IP_LIMITED);
 const addressLimited = useDevnetNode({ rateLimit: { ...RATE_LIMIT_OFF, addressWeightPerWindow: 3 } });
 const open = useDevnetNode({ rateLimit: RATE_LIMIT_OFF });
 
@@ -35,23 +39,22 @@ function socket(url: string): { ws: WebSocket; messages: any[]; opened: Promise<
 }
 
 describe('per-IP budget (every route) and sockets per IP', () => {
-  let held: ReturnType<typeof socket> | undefined;
-
   it('holds at most the configured sockets per IP; the next is closed 1008 at once, a freed slot is taken again', async () => {
-    const s1 = socket(ipLimited.url);
-    const s2 = socket(ipLimited.url);
+    const s1 = socket(socketLimited.url);
+    const s2 = socket(socketLimited.url);
     await Promise.all([s1.opened, s2.opened]);
-    const s3 = socket(ipLimited.url);
+    const s3 = socket(socketLimited.url);
     expect(await s3.closed).toEqual({ code: 1008, reason: 'at most 2 WebSocket connections per IP' });
     s1.ws.close();
     await s1.closed;
     // The server counts the close when its side sees it: retry until the slot is free.
-    held = await waitFor(async () => {
-      const s = socket(ipLimited.url);
+    const held = await waitFor(async () => {
+      const s = socket(socketLimited.url);
       const r = await Promise.race([s.opened.then(() => 'open'), s.closed.then(() => 'closed')]);
       return r === 'open' ? s : undefined;
     });
     s2.ws.close();
+    held.ws.close();
   });
 
   it('counts each route by its weight and answers 429 RATE_LIMITED in the envelope with Retry-After once spent', async () => {
@@ -92,7 +95,12 @@ describe('per-IP budget (every route) and sockets per IP', () => {
   });
 
   it('a WebSocket message spends the same IP budget: once spent, it is answered with the limit error, not served', async () => {
-    const s = held!;
+    // A socket opened while the budget lasts, then the whole budget spent over HTTP from the same IP.
+    const s = socket(wsLimited.url);
+    await s.opened;
+    let status = 200;
+    for (let i = 0; i <= IP_LIMITED.rateLimit.ipWeightPerWindow && status === 200; i++) status = (await fetch(`${wsLimited.url}/health`)).status;
+    expect(status).toBe(429);
     s.ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }));
     const limited = await waitFor(() => s.messages.find((m) => m.id === null || m.id === 1));
     expect(limited.error).toMatchObject({ code: -32005, data: { code: 'RATE_LIMITED' } });

@@ -1,8 +1,9 @@
 /**
  * ChainConsensusApp.validate: what a validator accepts as the next block of a proposal.
- * Each rule is shown by a block that breaks only that rule.
+ * Each rule is shown by a block that breaks only that rule. Every test starts from its
+ * own chain at genesis (height 0) in a folder of its own, and commits what it needs.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { blockHash, canonicalCommit, encodeBlock, encodeHeader, type Block, type Commit } from '../../src/codec/block';
 import { Chain } from '../../src/chain/chain';
 import { ChainConsensusApp, logBlockRefusal } from '../../src/chain/consensus-app';
@@ -20,17 +21,19 @@ const { genesis, hash: gHash } = devnetGenesis(6);
 const validators = ValidatorSet.fromGenesis(genesis.validators);
 const signers = new Map(DEVNET_KEYS.validators.slice(0, 6).map((v) => [v.address.toLowerCase(), new Secp256k1Signer(hexToBytes(v.ecdsaPrivateKey))]));
 const vrfKeys = new Map(DEVNET_KEYS.validators.slice(0, 6).map((v, i) => [v.address.toLowerCase(), devnetVrfKey(i)]));
-const dir = tempDir('exchain-capp-');
+let dir: ReturnType<typeof tempDir>;
 let chain: Chain;
 let now = 0;
 let app: ChainConsensusApp;
 
-beforeAll(async () => {
+// A fresh chain at genesis for each test: no test sees a block another committed.
+beforeEach(async () => {
+  dir = tempDir('exchain-capp-');
   chain = await Chain.open({ dataDir: dir.path, genesis, genesisHash: gHash, syncWrites: false });
   now = Date.now();
   app = new ChainConsensusApp(() => chain, { validators, verifier: secp256k1Verifier, vrfKeyOf: chain.vrfKeyOf, requestBlock: () => undefined, now: () => now });
 });
-afterAll(async () => {
+afterEach(async () => {
   await chain.close();
   dir.remove();
 });
@@ -55,6 +58,7 @@ function next(over: { lastCommit?: Commit | null; round?: number; proposer?: `0x
 describe('ChainConsensusApp.validate', () => {
   // Shows contract [D-time-proposer].
   it('accepts a proper block 1 and refuses each broken rule', async () => {
+    expect(chain.height).toBe(0);
     const good = next();
     expect(app.validate(encodeBlock(good))?.hash).toEqual(blockHash(good.header));
     // Proposer of another round or a stranger.
