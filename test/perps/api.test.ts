@@ -11,6 +11,8 @@ import { DEVNET_KEYS, useDevnetNode, waitFor } from '../helpers/devnet';
 
 const env = useDevnetNode();
 let client: ExchangeClient;
+/** ETH's market as read before any test deposits or trades: the pool still holds its genesis 10,000,000 USDC. */
+let ethAtGenesis: Awaited<ReturnType<ExchangeClient['perpMarkets']>>[number] | undefined;
 const [alice, bob, carol] = DEVNET_KEYS.accounts.slice(0, 3).map((a) => privateKeyToAccount(a.privateKey));
 const lower = (a: string) => a.toLowerCase();
 
@@ -24,10 +26,11 @@ async function expectError(p: Promise<unknown>, status: number, code: string) {
 beforeAll(async () => {
   client = new ExchangeClient(env.url, { chainId: env.node.config.genesis.chainId });
   // The oracle actor's first medians: wait until ETH and BTC have a fresh price.
-  await waitFor(async () => {
+  const markets = await waitFor(async () => {
     const m = await client.perpMarkets();
-    return m.filter((x: any) => x.oracleFresh && (x.symbol === 'ETH' || x.symbol === 'BTC')).length === 2 || undefined;
+    return m.filter((x: any) => x.oracleFresh && (x.symbol === 'ETH' || x.symbol === 'BTC')).length === 2 ? m : undefined;
   }, 20_000, 'fresh oracle prices');
+  ethAtGenesis = markets.find((m) => m.symbol === 'ETH');
 }, 30_000);
 
 describe('markets', () => {
@@ -40,9 +43,12 @@ describe('markets', () => {
       expect(p.maintenanceMarginBps).toBe(10_000 / p.maxLeverage / 2);
     }
     expect(pairs[0]).toMatchObject({ symbol: 'ETH', pair: 'ETH-PERP', maxLeverage: 50, maintenanceMarginBps: 100, openInterestCapBps: 5000 });
+    // The open-interest cap is 50% of the pool's value, which deposits, fees and open
+    // positions move: the 5,000,000 is read from the genesis pool of 10,000,000, before any test ran.
+    expect(ethAtGenesis).toMatchObject({ pairId: 1, maxLeverage: 50, oracleFresh: true, openInterestCap: '5000000' });
     const markets = await client.perpMarkets();
     const eth = markets.find((m) => m.symbol === 'ETH')!;
-    expect(eth).toMatchObject({ pairId: 1, maxLeverage: 50, oracleFresh: true, openInterestCap: '5000000' });
+    expect(eth).toMatchObject({ pairId: 1, maxLeverage: 50, oracleFresh: true, openInterestCapBps: 5000 });
     expect(Number(eth.oraclePrice)).toBeGreaterThan(0);
   });
 });

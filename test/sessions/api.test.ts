@@ -182,14 +182,17 @@ describe('Session table', () => {
 });
 
 describe('Agent mode table', () => {
-  const owner = acct[7];
-  const sk = newKey();
+  // Each test has its own owner (acct[7], acct[13]–acct[16]), so a mode or caps one test
+  // sets is never the state another starts from; the session keys are made in beforeAll.
+  const owners = { free: acct[7], modes: acct[13], off: acct[14], caps: acct[15], bounds: acct[16] };
+  const keys = { free: newKey(), off: newKey(), bounds: newKey() };
   beforeAll(async () => {
-    await client.createSession(owner, { sessionKey: sk.address, expiresAt: nowS() + 3_600 });
+    for (const k of ['free', 'off', 'bounds'] as const) await client.createSession(owners[k], { sessionKey: keys[k].address, expiresAt: nowS() + 3_600 });
   });
 
   // Shows contract [C-state-agent-free], [C-res-agent-caps], [D-orders-agent-mode].
   it('defaults to ACTIVE without caps: the session key trades freely; agentCaps reads (mode, caps_set, ...)', async () => {
+    const [owner, sk] = [owners.free, keys.free];
     expect(await client.agentCaps(owner.address)).toEqual({
       owner: lower(owner.address), mode: 2, mode_name: 'ACTIVE', caps_set: false, max_leverage: '0', allowed_order_types: 0, max_input_per_trade: '0', max_total_position: '0',
     });
@@ -198,6 +201,7 @@ describe('Agent mode table', () => {
 
   // Shows contract [C-state-agent-mode], [C-state-agent-mode-range], [C-errors-mode-400], [C-agent-api].
   it('any mode → mode 0, 1 or 2 (owner-signed); above 2 is 400 and changes nothing', async () => {
+    const owner = owners.modes;
     for (const [mode, name] of [[0, 'OFF'], [1, 'REDUCE_ONLY'], [2, 'ACTIVE'], [2, 'ACTIVE'], [0, 'OFF']] as const) {
       expect(await client.setAgentMode(owner, mode)).toMatchObject({ success: true, status: 'submitted' });
       expect((await client.agentCaps(owner.address)).mode_name).toBe(name);
@@ -211,6 +215,9 @@ describe('Agent mode table', () => {
 
   // Shows contract [D-orders-agent-mode].
   it('OFF stops the session key even without caps (403 AGENT_MODE_OFF); the owner still trades', async () => {
+    const [owner, sk] = [owners.off, keys.off];
+    expect(await client.setAgentMode(owner, 0)).toMatchObject({ success: true });
+    expect(await client.agentCaps(owner.address)).toMatchObject({ mode_name: 'OFF', caps_set: false });
     await expectError(client.placeNative(sk, restingBuy(owner.address)), 403, 'AGENT_MODE_OFF');
     expect(await client.placeNative(owner, restingBuy(owner.address))).toMatchObject({ success: true });
     await client.setAgentMode(owner, 2);
@@ -219,6 +226,7 @@ describe('Agent mode table', () => {
 
   // Shows contract [C-state-agent-caps], [C-errors-caps-401], [C-agent-api].
   it('caps not set → caps set: 200 submitted; 401 for a missing or invalid signature', async () => {
+    const owner = owners.caps;
     const caps = { maxLeverage: 200_000, allowedOrderTypes: 3, maxInputPerTrade: usd(1_000), maxTotalPosition: size(10) };
     const body = await client.agentCapsBody(owner, caps);
     const { signature: _s, ...unsigned } = body;
@@ -236,6 +244,8 @@ describe('Agent mode table', () => {
 
   // Shows contract [C-res-agent-caps].
   it('caps set: each cap hit exactly at its boundary (at the cap accepted, one unit over refused 403)', async () => {
+    const [owner, sk] = [owners.bounds, keys.bounds];
+    expect((await client.agentCaps(owner.address)).mode_name).toBe('ACTIVE');
     const base = { maxLeverage: 50_000, allowedOrderTypes: 3, maxInputPerTrade: 10n ** 15n, maxTotalPosition: 10n ** 30n };
     const caps = (c: Partial<typeof base>) => client.setAgentCaps(owner, { ...base, ...c });
     const place = (o: Partial<NativeOrder>) => client.placeNative(sk, restingBuy(owner.address, o));

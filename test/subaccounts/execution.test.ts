@@ -14,7 +14,8 @@ import { deriveSubAccount, subAccountActionDigest, subAccountsOf } from '../../s
 import type { Address } from '../../src/util/bytes';
 import { accounts, chainId, failure, Harness, ok, refused, type Key } from '../sessions/harness';
 
-const [alice] = accounts;
+// One master per test: each opens and funds the sub-accounts it reads.
+const [alice, bob, carol] = accounts;
 let h: Harness;
 let nonce = 1n;
 
@@ -59,22 +60,32 @@ describe('sub-accounts in execution', () => {
   });
 
   it('a derived address not yet opened passes the stateless check and is refused in execution (403 OWNER_ONLY, nonce spent)', async () => {
-    const next = deriveSubAccount(alice.address, 1);
-    const tx = restBuyFor(alice, next);
+    // Bob's first sub-account (index 0) is open; the next derived address (index 1) is not.
+    ok(await h.one(create(bob, 'first')));
+    const next = deriveSubAccount(bob.address, 1);
+    const tx = restBuyFor(bob, next);
     refused(await h.one(tx), 403, 'OWNER_ONLY');
     // Once opened, the same kind of order passes.
-    ok(await h.one(create(alice, 'second')));
-    ok(await h.one(transfer(alice, next, true, 1_000_000_000n)));
-    ok(await h.one(restBuyFor(alice, next)));
+    ok(await h.one(create(bob, 'second')));
+    ok(await h.one(transfer(bob, next, true, 1_000_000_000n)));
+    ok(await h.one(restBuyFor(bob, next)));
     // The spent nonce stays spent.
     expect(failure(await h.one(tx)).status).toBe(409);
   });
 
   it('a transfer back larger than the sub-account\u2019s free balance is refused (422), all of it is allowed', async () => {
-    const sub = deriveSubAccount(alice.address, 0);
+    // Carol's sub-account, funded, with part of its balance locked by a resting order.
+    const sub = deriveSubAccount(carol.address, 0);
+    ok(await h.one(create(carol, 'desk')));
+    ok(await h.one(transfer(carol, sub, true, 10_000_000_000n)));
+    ok(await h.one(restBuyFor(carol, sub)));
+    const locked = h.state.account(sub).usdcLocked;
+    expect(locked).toBeGreaterThan(0n);
     const free = h.state.account(sub).usdcFree;
-    refused(await h.one(transfer(alice, sub, false, free + 1n)), 422, 'INSUFFICIENT_BALANCE');
-    ok(await h.one(transfer(alice, sub, false, free)));
+    refused(await h.one(transfer(carol, sub, false, free + 1n)), 422, 'INSUFFICIENT_BALANCE');
+    ok(await h.one(transfer(carol, sub, false, free)));
     expect(h.state.account(sub).usdcFree).toBe(0n);
+    // Free balance only: what the order locks stays locked.
+    expect(h.state.account(sub).usdcLocked).toBe(locked);
   });
 });

@@ -18,11 +18,9 @@ const base = devnetGenesis(1).genesis;
 const genesis = { ...base, limits: { ...base.limits, twapSliceIntervalMs: 1000, scheduleCancelsPerDay: 3 } };
 const env = useDevnetNode({ genesis, genesisHash: genesisHash(genesis) });
 let client: ExchangeClient;
-const [alice, bob, carol, dave] = DEVNET_KEYS.accounts.slice(0, 4).map((a) => privateKeyToAccount(a.privateKey));
+// erin, frank and grace serve only the restart's own schedule and TWAP.
+const [alice, bob, carol, dave, erin, frank, grace] = DEVNET_KEYS.accounts.slice(0, 7).map((a) => privateKeyToAccount(a.privateKey));
 let mark = 0;
-/** Kept for the restart at the end: the orders a schedule cancelled, and a TWAP whose slices filled. */
-const scheduledIds: string[] = [];
-let twapFills: any[] = [];
 const NO_TX_HASH = `0x${'0'.repeat(64)}`;
 
 async function expectError(p: Promise<unknown>, status: number, code?: string, field?: string) {
@@ -35,11 +33,22 @@ async function expectError(p: Promise<unknown>, status: number, code?: string, f
 }
 
 const headMs = () => env.node.chain().state.head().timestampMs;
+/** A fresh ETH mark (the oracle actor signs every second; after a restart it needs a moment). */
+const freshMark = async () => Number((await waitFor(async () => (await client.perpMarkets()).find((m: any) => m.symbol === 'ETH' && m.oracleFresh), 20_000, 'a fresh ETH price')).oraclePrice);
+/** An ETH ask at the mark, rounded down to the cent: the liquidity a TWAP buy slices against. */
+const askAtMark = async (seller: typeof alice, amount: string) => {
+  const price = (Math.floor((await freshMark()) * 100) / 100).toFixed(2);
+  const { orderId } = await client.placeOrder(seller, { symbol: 'ETH', side: 'sell', type: 'limit', price, amount });
+  return { price, orderId };
+};
+/** Cancels what is left of a resting order, so that no test finds another's liquidity in the book. */
+const cancelRest = async (trader: typeof alice, orderId: string) => {
+  if (env.node.chain().state.orders.get(orderId) !== undefined) await client.cancelOrder(trader, orderId);
+};
 
 beforeAll(async () => {
   client = new ExchangeClient(env.url, { chainId: env.node.config.genesis.chainId });
-  const eth = await waitFor(async () => (await client.perpMarkets()).find((m: any) => m.symbol === 'ETH' && m.oracleFresh), 20_000, 'a fresh ETH price');
-  mark = Number(eth.oraclePrice);
+  mark = await freshMark();
 }, 30_000);
 
 describe('scheduled cancel (dead-man switch)', () => {
@@ -57,7 +66,6 @@ describe('scheduled cancel (dead-man switch)', () => {
     // reads the block's own events after its receipts, shows them cancelled.
     expect((await client.openOrders(alice.address)).orders).toEqual([]);
     const ids = [a.orderId, b.orderId];
-    scheduledIds.push(...ids);
     for (const id of ids) expect(await waitFor(async () => ((await client.order(id)).status === 'cancelled' ? client.order(id) : undefined), 5_000, `order ${id} cancelled in the index`)).toMatchObject({ status: 'cancelled', reason: 'scheduled' });
     const listed = (await client.orders(alice.address)).filter((o: any) => ids.includes(o.orderId));
     expect(listed.map((o: any) => [o.status, o.reason])).toEqual([['cancelled', 'scheduled'], ['cancelled', 'scheduled']]);
@@ -112,8 +120,7 @@ describe('scheduled cancel (dead-man switch)', () => {
 
 describe('TWAP orders', () => {
   it('slices buy against the book every interval as IOC at most 3% from the mark; progress is readable; cancel stops it', async () => {
-    const ask = (Math.floor(mark * 100) / 100).toFixed(2);
-    await client.placeOrder(alice, { symbol: 'ETH', side: 'sell', type: 'limit', price: ask, amount: '5' });
+    const { price: ask, orderId: askId } = await askAtMark(alice, '5');
     const placed = await client.placeTwap(bob, { symbol: 'ETH', side: 'buy', amount: '3', minutes: 5 });
     expect(placed).toMatchObject({ symbol: 'ETH', side: 'buy', amount: '3', state: 'running', slicesTotal: 300, minutes: 5, randomize: false });
     expect(placed.twapId).toMatch(/^[0-9]+$/);
@@ -140,7 +147,6 @@ describe('TWAP orders', () => {
     expect(sliceTrades.every((t: any) => t.takerSide === 'buy' && t.seller === alice.address.toLowerCase())).toBe(true);
     const sliceOrder = await client.order(sliceFills[0].orderId);
     expect(sliceOrder).toMatchObject({ side: 'buy', type: 'market', txHash: NO_TX_HASH });
-    twapFills = sliceFills;
     const after = await client.twap(placed.twapId);
     expect(after).toMatchObject({ state: 'cancelled', nextSliceMs: null, filled: cancelled.filled });
     await new Promise((r) => setTimeout(r, 2_000));
@@ -148,10 +154,12 @@ describe('TWAP orders', () => {
     const list = await client.twaps(bob.address);
     expect(list.twaps[0].twapId).toBe(placed.twapId);
     await expectError(client.cancelTwap(bob, placed.twapId), 422, 'TWAP_STATE');
+    await cancelRest(alice, askId);
   }, 30_000);
 
   it('completes once its size is filled (slices raised to the pair minimum), randomized or not', async () => {
     // 0.015 ETH over 300 slices: each slice is raised to the 0.005 minimum, so three fill it.
+    const { orderId: askId } = await askAtMark(alice, '1');
     for (const randomize of [false, true]) {
       const t = await client.placeTwap(carol, { symbol: 'ETH', side: 'buy', amount: '0.015', minutes: 5, randomize });
       const done = await waitFor(async () => {
@@ -160,16 +168,20 @@ describe('TWAP orders', () => {
       }, 15_000, 'completion');
       expect(done).toMatchObject({ state: 'completed', filled: '0.015', remaining: '0', slicesDone: 3, slicesMissed: 0, randomize });
     }
+    await cancelRest(alice, askId);
   }, 30_000);
 
   it('a slice the trader cannot pay for ends the TWAP in "failed"; a slice with no liquidity is missed and the TWAP goes on', async () => {
     const poor = privateKeyToAccount(generatePrivateKey());
+    // An ask to buy from: without one the slice would miss for liquidity before any balance rule.
+    const { orderId: askId } = await askAtMark(alice, '1');
     const t = await client.placeTwap(poor, { symbol: 'ETH', side: 'buy', amount: '1', minutes: 5 });
     const failed = await waitFor(async () => {
       const p = await client.twap(t.twapId);
       return p.state !== 'running' ? p : undefined;
     }, 15_000, 'the refusal');
     expect(failed).toMatchObject({ state: 'failed', filled: '0', lastCode: 'INSUFFICIENT_BALANCE', nextSliceMs: null });
+    await cancelRest(alice, askId);
     // No bids on BNB: a sell slice misses with NO_LIQUIDITY (once BNB has a fresh mark).
     const s = await client.placeTwap(dave, { symbol: 'BNB', side: 'sell', amount: '1', minutes: 5 });
     const missed = await waitFor(async () => {
@@ -207,6 +219,8 @@ describe('TWAP orders', () => {
     await expectError(client.placeTwap(dave, { symbol: 'ETH', side: 'buy', amount: '1', minutes: 5, expiresAfter: headMs() - 1 }), 422, 'ACTION_EXPIRED');
     const t = await client.placeTwap(dave, { symbol: 'ETH', side: 'buy', amount: '0.01', minutes: 5, expiresAfter: headMs() + 60_000 });
     await expectError(client.cancelTwap(carol, t.twapId), 403, 'NOT_OWNER');
+    // Its owner may (unless it already filled): it takes no liquidity another test placed.
+    await client.cancelTwap(dave, t.twapId).catch((e) => expect(e.code).toBe('TWAP_STATE'));
     await expectError(client.cancelTwap(dave, '999999'), 404, 'UNKNOWN_TWAP');
     const bad = await client.call<any>('POST', '/v1/twap/cancel', { twapId: 'x1', trader: dave.address, nonce: 1, signature: '0x' + 'ab'.repeat(65) });
     expect([bad.status, bad.body.error.code]).toEqual([400, 'INVALID_TWAP']);
@@ -217,6 +231,29 @@ describe('TWAP orders', () => {
 });
 
 describe('after a restart', () => {
+  /** Made here, not by the tests above: the orders a schedule cancelled, and a TWAP whose slices filled. */
+  const scheduledIds: string[] = [];
+  let twapFills: any[] = [];
+  beforeAll(async () => {
+    // Erin's two orders and a cancel scheduled 5.5 s ahead; meanwhile frank's TWAP buys from grace's ask.
+    const a = await client.placeOrder(erin, { symbol: 'ETH', side: 'buy', type: 'limit', price: String(Math.floor(mark / 2)), amount: '0.01' });
+    const b = await client.placeOrder(erin, { symbol: 'BTC', side: 'buy', type: 'limit', price: '1000', amount: '0.001' });
+    await client.scheduleCancel(erin, headMs() + 5_500);
+    const ask = await askAtMark(grace, '1');
+    const twap = await client.placeTwap(frank, { symbol: 'ETH', side: 'buy', amount: '1', minutes: 5 });
+    twapFills = await waitFor(async () => {
+      const f = (await client.fills(frank.address)).filter((x: any) => x.txHash === NO_TX_HASH && x.symbol === 'ETH');
+      return f.length >= 3 ? f : undefined;
+    }, 15_000, 'three slice fills in /v1/fills');
+    await client.cancelTwap(frank, twap.twapId);
+    await cancelRest(grace, ask.orderId);
+    twapFills = (await client.fills(frank.address)).filter((x: any) => x.txHash === NO_TX_HASH && x.symbol === 'ETH');
+    for (const id of [a.orderId, b.orderId]) {
+      await waitFor(async () => ((await client.order(id).catch(() => undefined))?.reason === 'scheduled' || undefined), 15_000, `order ${id} cancelled by the schedule in the index`);
+      scheduledIds.push(id);
+    }
+  }, 40_000);
+
   it('the index rebuilt from the data folder still shows the scheduled cancels and the slice fills: the block events were stored with their blocks', async () => {
     expect(scheduledIds.length).toBe(2);
     expect(twapFills.length).toBeGreaterThanOrEqual(3);
@@ -230,7 +267,7 @@ describe('after a restart', () => {
       const o = await waitFor(async () => client.order(id).catch(() => undefined), 15_000, `order ${id} in the rebuilt index`);
       expect(o).toMatchObject({ status: 'cancelled', reason: 'scheduled' });
     }
-    const fills = (await client.fills(bob.address)).filter((x: any) => x.txHash === NO_TX_HASH && x.symbol === 'ETH');
+    const fills = (await client.fills(frank.address)).filter((x: any) => x.txHash === NO_TX_HASH && x.symbol === 'ETH');
     for (const f of twapFills) expect(fills).toContainEqual(f);
     const trades = (await client.trades('ETH', 200)).filter((t: any) => t.txHash === NO_TX_HASH);
     expect(trades.length).toBeGreaterThanOrEqual(twapFills.length);
