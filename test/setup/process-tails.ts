@@ -1,7 +1,8 @@
 /**
  * Setup of the full tier's process tests (vitest project `processes`): every child
- * process a test starts, through any helper or directly (node processes, the command
- * line, hardhat, Chromium), has the tail of its output kept; when a test fails, by an
+ * process a test starts with spawn or execFile, through any helper or directly (node
+ * processes, the command line, hardhat, Chromium: every starter the tests use; the Sync
+ * forms return their output to the test itself), has the tail of its output kept; when a test fails, by an
  * assertion or by its timeout, the tails of the processes it started are printed, so a
  * multi-process failure in CI says what each node was doing. Output is observed beside
  * the test's own listeners (a 'data' listener added at spawn, before anything is read).
