@@ -94,7 +94,7 @@ export class StorageGuard {
     this.faults.set(part, { folder, error: err instanceof Error ? err.message : String(err), sinceMs: Date.now(), retry });
     this.opts.log.error(
       { part, folder, freeBytes: freeBytesOf(folder), err: err instanceof Error ? err.message : String(err), probeMs: this.probeMs },
-      `storage: ${storageRefusal(err, folder, `the ${part} write failed in`)}. This node stops taking part (it signs and acknowledges nothing it cannot write), answers writes 503 STORAGE_UNAVAILABLE and keeps serving reads. It retries every few seconds and resumes by itself once space is freed on that folder's disk`,
+      `storage: the disk is full: ${storageRefusal(err, folder, `the ${part} write failed in`)}. This node stops taking part (it signs and acknowledges nothing it cannot write), answers writes 503 STORAGE_UNAVAILABLE and keeps serving reads. It retries every few seconds and resumes by itself once space is freed on that folder's disk`,
     );
     if (!wasFull) for (const l of this.listeners) l(true);
     this.timer ??= setInterval(() => void this.probe(), this.probeMs);
