@@ -2,13 +2,14 @@
  * A damaged store set aside inside its own folder (issue 41, decisions 166 and 167), on a
  * store a real Chain wrote: a plain folder and a symlink to a folder elsewhere (the mount
  * point is the process tier's, test/storage/set-aside-mount.test.ts: mounting needs root);
- * a move a crash interrupted is finished, into the same copy, with nothing lost or doubled;
+ * an index to rebuild is emptied in place; a move a crash interrupted is finished, into the same copy, with nothing lost or doubled;
  * a volume without room for the copy beside a fresh store drops it and keeps its record.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkChainStore } from '../../src/chain/check';
+import { Indexer } from '../../src/indexer/indexer';
 import { storesMovedAside } from '../../src/storage/corruption';
 import {
   DROPPED_RECORD,
@@ -123,6 +124,16 @@ describe('setting a damaged store aside', () => {
     await writeChain(dir, 1, 1);
     emptyStoreFolder(dir);
     expect(readdirSync(dir)).toEqual([r.to.slice(dir.length + 1)]);
+  });
+
+  it('an index to rebuild is emptied in place: its folder (a mount point, a symlink) and lost+found stay', async () => {
+    const dir = join(temp(), 'index');
+    const idx = await Indexer.open(dir);
+    await idx.close();
+    mkdirSync(join(dir, 'lost+found'));
+    expect(storeEntries(dir).length).toBeGreaterThan(0);
+    await Indexer.destroy(dir);
+    expect(readdirSync(dir)).toEqual(['lost+found']);
   });
 
   it('privval files replaced are kept whatever the room (never dropped)', () => {
