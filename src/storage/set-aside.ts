@@ -20,7 +20,8 @@
  * fills grows to about its size. When the volume's free space after the move is less than
  * the copy's size plus FRESH_STORE_HEADROOM_BYTES, the copy is dropped: a record of what
  * was found and of each file (name and size) is written into its folder first, then the
- * files are deleted. Dropping, not waiting, because everything in the copy is on the
+ * files are deleted; a volume with no room even for the marker (a full disk) has its store
+ * deleted in place and the record written into the room that frees. Dropping, not waiting, because everything in the copy is on the
  * peers: a validator that waited for a person would sit out (and miss its blocks) to keep
  * bytes nobody needs to rebuild anything.
  */
@@ -29,6 +30,7 @@ import { join } from 'node:path';
 import { storeLocked } from './corruption';
 import { StorageRefusalError, storageRefusal } from './storage-errors';
 import { freeBytesOf } from './storage-guard';
+import { isNoSpace } from './no-space';
 
 /** The prefix of a store's damaged copy inside its folder. */
 export const CORRUPT_PREFIX = '.corrupt-';
@@ -157,9 +159,30 @@ export function setStoreAside(dir: string, opts: SetAsideOptions = {}): SetAside
     fsyncDir(dir);
   } catch (err) {
     rmSync(join(dir, `${MARKER}.tmp`), { force: true });
+    // No room even for the marker: the copy cannot be kept (decision 167), so the store is
+    // deleted in place and its record written into the room that frees. A crash meanwhile
+    // leaves part of a store, which the next start finds damaged and sets aside again.
+    if (isNoSpace(err) && (opts.mayDrop ?? true)) return dropInPlace(dir, name, opts);
     throw refused(dir, err);
   }
   return finish(dir, name, opts, false);
+}
+
+function dropInPlace(dir: string, name: string, opts: SetAsideOptions): SetAside {
+  const files = storeEntries(dir).map((f) => ({ name: f, bytes: bytesUnder(join(dir, f)) }));
+  const bytes = files.reduce((a, f) => a + f.bytes, 0);
+  const freeBytes = (opts.freeBytes ?? freeBytesOf)(dir);
+  const needBytes = bytes + (opts.headroomBytes ?? FRESH_STORE_HEADROOM_BYTES);
+  const to = join(dir, name);
+  try {
+    emptyStoreFolder(dir);
+    mkdirSync(to);
+    writeSynced(join(to, DROPPED_RECORD), droppedRecord(files, { found: opts.found, freeBytes, needBytes }));
+    fsyncDir(dir);
+  } catch (err) {
+    throw refused(dir, err);
+  }
+  return { folder: dir, to, files, bytes, freeBytes, needBytes, dropped: true, resumed: false };
 }
 
 /**
@@ -206,18 +229,20 @@ function finish(dir: string, name: string, opts: SetAsideOptions, resumed: boole
   return { folder: dir, to, files, bytes, freeBytes, needBytes, dropped, resumed };
 }
 
+function droppedRecord(files: { name: string; bytes: number }[], why: { found?: string; freeBytes: number | null; needBytes: number }): string {
+  const lines = [
+    `The damaged store set aside here was dropped for lack of room (decision 167): ${why.freeBytes} bytes free on its volume, ${why.needBytes} needed to keep it beside a fresh store.`,
+    ...(why.found ? [`Found: ${why.found}`] : []),
+    'Its files (name, bytes):',
+    ...files.map((f) => `${f.name} ${f.bytes}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
 /** Writes the copy's record, then deletes its files. */
 function dropCopy(to: string, files: { name: string; bytes: number }[], why: { found?: string; freeBytes: number | null; needBytes: number }): void {
   const record = join(to, DROPPED_RECORD);
-  if (!existsSync(record)) {
-    const lines = [
-      `The damaged store set aside here was dropped for lack of room (decision 167): ${why.freeBytes} bytes free on its volume, ${why.needBytes} needed to keep it beside a fresh store.`,
-      ...(why.found ? [`Found: ${why.found}`] : []),
-      'Its files (name, bytes):',
-      ...files.map((f) => `${f.name} ${f.bytes}`),
-    ];
-    writeSynced(record, `${lines.join('\n')}\n`);
-  }
+  if (!existsSync(record)) writeSynced(record, droppedRecord(files, why));
   for (const f of readdirSync(to)) if (f !== DROPPED_RECORD) rmSync(join(to, f), { recursive: true, force: true });
   fsyncDir(to);
 }

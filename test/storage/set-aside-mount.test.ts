@@ -3,10 +3,11 @@
  * tmpfs volumes (root only, as the disk-full tests: without root this fails, it does not
  * skip): the chain's `chain` folder is the mount point, the heal sets its store aside
  * inside the mount and opens a fresh one there, the folder staying the mount point; a
- * volume with no room for the copy beside a fresh store drops the copy (its record kept)
- * and one with room keeps it, read from the volume's real free space.
+ * volume with no room for the copy beside a fresh store drops the copy (its record kept),
+ * one already full deletes the store in place and then writes the record, and one with
+ * room keeps the copy, read from the volume's real free space.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openChainHealing } from '../../src/node/store-heal';
@@ -71,6 +72,24 @@ describe('a store on its own volume', () => {
     expect(storeFolderEmpty(store)).toBe(true);
     await writeChain(store, 3, 5);
     expect(mountPoint(store)).toBe(true);
+  });
+
+  it('on a volume already full (no room even for the marker): deletes the store in place, then writes its record', async () => {
+    const store = mountedChain('full', '8m');
+    await writeChain(store, 10, 5);
+    const files = readdirSync(store).sort();
+    // The filler file sits in the store's folder (the mount's root): part of what is deleted.
+    disks[disks.length - 1].fill();
+    // Not even a marker's few bytes fit.
+    expect(() => writeFileSync(join(store, '.probe'), 'x')).toThrow(/ENOSPC/);
+    rmSync(join(store, '.probe'), { force: true });
+    const r = setStoreAside(store, { found: 'bad block' });
+    expect(r.dropped).toBe(true);
+    expect(readdirSync(r.to)).toEqual([DROPPED_RECORD]);
+    const record = readFileSync(join(r.to, DROPPED_RECORD), 'utf8');
+    for (const f of files) expect(record).toContain(`\n${f} `);
+    expect(storeFolderEmpty(store)).toBe(true);
+    expect(readdirSync(store).filter((f) => f.startsWith('.set-aside'))).toEqual([]);
   });
 
   it('with room: keeps the copy whole', async () => {
