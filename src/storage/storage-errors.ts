@@ -73,10 +73,12 @@ export function storageWords(err: unknown, folder = 'the folder'): StorageWords 
   return code === undefined ? undefined : { code, cause: WORDS[code].cause, next: WORDS[code].next.replaceAll('FOLDER', folder) };
 }
 
-/** The path a node fs error names (`path`, the first of a rename), if any. */
+/** The path a node fs error names (`path`, the first of a rename), in `err` or its `cause` chain, if any. */
 function pathOf(err: unknown): string | undefined {
-  const p = (err as { path?: unknown } | undefined)?.path;
-  return typeof p === 'string' ? p : undefined;
+  for (let e = err as { path?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.path === 'string') return e.path;
+  }
+  return undefined;
 }
 
 /**
@@ -105,13 +107,17 @@ export class StorageRefusalError extends Error {
 
 /**
  * The message the command line prints for an error that ends the process: a node fs error
- * (an errno code and a path) in words, anything else as it is.
+ * (an errno code and a path), or one in its cause chain, in words; anything else as it is.
  */
 export function describeFailure(err: unknown): string {
   if (err instanceof StorageRefusalError) return err.message;
-  const e = err as { code?: unknown; syscall?: unknown } | undefined;
-  if (typeof e?.code === 'string' && typeof e.syscall === 'string' && pathOf(err) !== undefined && storageWords(err)) {
-    return storageRefusal(err, pathOf(err), `${e.syscall} failed on`);
+  const message = err instanceof Error ? err.message : String(err);
+  // The fs error itself, or the cause of one that wraps it (an actor that gave up on it).
+  for (let e = err as { code?: unknown; syscall?: unknown; path?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && typeof e.syscall === 'string' && typeof e.path === 'string' && storageWords(e)) {
+      const words = storageRefusal(e, e.path, `${e.syscall} failed on`);
+      return depth === 0 ? words : `${message}: ${words}`;
+    }
   }
-  return err instanceof Error ? err.message : String(err);
+  return message;
 }
