@@ -185,6 +185,12 @@ function dropInPlace(dir: string, name: string, opts: SetAsideOptions): SetAside
   return { folder: dir, to, files, bytes, freeBytes, needBytes, dropped: true, resumed: false };
 }
 
+/** The copy folder a move a crash interrupted was filling (its marker is in `dir`), or undefined. */
+export function setAsideInterrupted(dir: string): string | undefined {
+  const marker = join(dir, MARKER);
+  return existsSync(marker) ? join(dir, readFileSync(marker, 'utf8').trim()) : undefined;
+}
+
 /**
  * Finishes a move a crash interrupted (the marker is there), into the folder the marker
  * names; returns what it did, or undefined when no move was in progress. Called before

@@ -137,5 +137,10 @@ describe('npm run node -- check', () => {
     const none = await runCli(['check', '--data-dir', join(dataDir, 'nothing-here')]);
     expect(none.code).toBe(2);
     expect(existsSync(join(dataDir, 'nothing-here'))).toBe(false);
+    // A move aside a crash interrupted (decision 166): half a store is not checked.
+    writeFileSync(join(dataDir, 'chain', '.set-aside'), '.corrupt-2026-11-29T06-13-26-130Z');
+    const moving = await runCli(['check', '--data-dir', dataDir]);
+    expect(moving.code).toBe(2);
+    expect(moving.stderr).toMatch(/^not checked: .*chain is being set aside as corrupted \(into .*chain\/\.corrupt-2026-11-29T06-13-26-130Z\), a move a crash interrupted: start the node to finish it/);
   });
 });

@@ -17,6 +17,7 @@ import {
   FRESH_STORE_HEADROOM_BYTES,
   resumeSetAside,
   roomLine,
+  setAsideInterrupted,
   setStoreAside,
   storeEntries,
   storeFolderEmpty,
@@ -102,8 +103,10 @@ describe('setting a damaged store aside', () => {
     mkdirSync(join(dir, name));
     const moved = files.slice(0, Math.ceil(files.length / 2));
     for (const f of moved) renameSync(join(dir, f), join(dir, name, f));
+    expect(setAsideInterrupted(dir)).toBe(join(dir, name));
     const r = resumeSetAside(dir, { freeBytes: plenty });
     expect(r?.resumed).toBe(true);
+    expect(setAsideInterrupted(dir)).toBeUndefined();
     expect(r?.to).toBe(join(dir, name));
     expect(readdirSync(join(dir, name)).sort()).toEqual(files);
     expect(readdirSync(dir)).toEqual([name]);
