@@ -2,7 +2,7 @@
  * The operator's commands on a stopped node's data folder (issue 26; decisions 123, 125):
  *   check --home DIR | --data-dir DIR [--json]
  *       reads the chain store end to end (src/chain/check.ts) and says whether it is
- *       sound: exit 0 sound, 1 not sound, 2 not checked (the node is running, no store).
+ *       sound: exit 0 sound, 1 not sound, 2 not checked (the node is running, no store, a move aside unfinished).
  *   privval-reset --home DIR | --data-dir DIR --height H
  *       lets a validator whose double-sign protection files were lost or damaged sign
  *       again, from height H on: the old files are moved aside into privval/.replaced-<time>/ (never deleted) and new
