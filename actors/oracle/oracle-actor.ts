@@ -20,6 +20,12 @@
  * median from this validator; it gets one once validators holding more than 2/3 of the
  * power observe it, and until then perp opens and TP/SL on it wait as on a stale market.
  *
+ * On any network, the operator's price sources (`--price-sources FILE`; decision 168;
+ * src/oracle/feeds/) price the pairs whose symbols they list, whatever source the pair
+ * names: each second the reader reads them all (each within its timeout), refuses stale
+ * and outlying values and takes the median; a market left with too few sources is left
+ * out of that second's observation. The devnet path prices the devnet's other pairs.
+ *
  * Wall-clock time is fine here: this is the validator's own observation, not execution;
  * the chain judges it against the block's time.
  */
@@ -27,6 +33,7 @@ import { encodeTx, TxKind } from '../../src/codec/tx';
 import { signObservation, type ObservedPrice } from '../../src/codec/txs/oracle';
 import { Secp256k1Signer } from '../../src/consensus/signer';
 import { DevnetPriceSource, type DevnetPair } from '../../src/oracle/devnet-source';
+import { FeedReader, newFeedStats, type FeedStats } from '../../src/oracle/feeds/reader';
 import type { NodeConfig } from '../../src/config/node-config';
 import type { State } from '../../src/state/state';
 import { TxError } from '../../src/state/errors';
@@ -39,7 +46,7 @@ import type { OracleMsg } from './messages';
 /** What the oracle uses of the node (built by src/node/node.ts). */
 export interface OracleDeps {
   /** Its key, and the network and pairs of genesis (the devnet's price source). */
-  config: Pick<NodeConfig, 'validatorKey' | 'genesis'>;
+  config: Pick<NodeConfig, 'validatorKey' | 'genesis' | 'priceSources'>;
   /** The executed state, read-only: the pairs, the active set, its last stored observation. */
   state: () => State;
   /** The mempool, which takes its observations like any transaction. */
@@ -54,12 +61,14 @@ export interface PriceSource {
 export interface OracleOptions {
   /** Time between observations; default 1000 ms. Shorter intervals still sign at most one per second. */
   intervalMs?: number;
-  /** Default: the devnet source from genesis on a devnet, none elsewhere. */
+  /** Default: the devnet source from genesis on a devnet, none elsewhere (the configured price sources come first). */
   source?: PriceSource;
   /** Observe the second this many seconds before the current one; default 1 (see above). */
   lagSeconds?: number;
   /** Wall clock in ms; default Date.now (tests may drive it). */
   now?: () => number;
+  /** Where the price sources reader keeps its states (the node's, for /metrics); default a fresh one. */
+  feedStats?: FeedStats;
 }
 
 /** Counters for status pages and tests. */
@@ -89,6 +98,7 @@ export function oracleBehavior(
   let timer: NodeJS.Timeout | undefined;
   let signer: Secp256k1Signer | undefined;
   let source: PriceSource | undefined;
+  let feeds: FeedReader | undefined;
   let lastCode: string | undefined;
   /** Whether the last tick found the key in the active set (logged when it changes). */
   let inSet: boolean | undefined;
@@ -100,22 +110,35 @@ export function oracleBehavior(
 
   /** Pairs already reported as naming a source this node does not implement (said once each). */
   const unsupported = new Set<number>();
+  let fedSymbols = new Set<string>();
 
   /** The observation's prices, ascending by pair id: the pairs whose oracle source this node implements. */
-  const pricesAt = (second: number, log: ActorContext['log']): ObservedPrice[] => {
+  const pricesAt = (second: number, fed: Map<string, bigint> | undefined, log: ActorContext['log']): ObservedPrice[] => {
     const state = deps.state();
     const out: ObservedPrice[] = [];
     for (const p of state.pairs
       .sortedKeys()
       .map((k) => state.pairs.get(k)!)
       .sort((a, b) => a.id - b.id)) {
+      if (feeds && fedSymbols.has(p.symbol)) {
+        // The reader said it once already if the market has no price this second.
+        const price = fed?.get(p.symbol);
+        if (price !== undefined) out.push({ pairId: p.id, price });
+        continue;
+      }
       const named = oracleSourceOf(p);
-      if (named !== DEVNET_ORACLE_SOURCE) {
-        if (!unsupported.has(p.id)) log.warn({ pairId: p.id, symbol: p.symbol, oracleSource: named }, `oracle: no implementation of the oracle source ${named}; pair ${p.symbol} is left out of this validator's observations`);
+      if (named !== DEVNET_ORACLE_SOURCE || !source) {
+        if (!unsupported.has(p.id))
+          log.warn(
+            { pairId: p.id, symbol: p.symbol, oracleSource: named },
+            named !== DEVNET_ORACLE_SOURCE
+              ? `oracle: no implementation of the oracle source ${named} and no price source configured for ${p.symbol}; pair ${p.symbol} is left out of this validator's observations`
+              : `oracle: no price source configured for ${p.symbol} (--price-sources); pair ${p.symbol} is left out of this validator's observations`,
+          );
         unsupported.add(p.id);
         continue;
       }
-      out.push({ pairId: p.id, price: source!.price(p, second) });
+      out.push({ pairId: p.id, price: source.price(p, second) });
     }
     return out;
   };
@@ -129,8 +152,13 @@ export function oracleBehavior(
         return;
       }
       source = opts.source ?? (config.genesis.network === 'devnet' ? DevnetPriceSource.fromGenesis(config.genesis) : undefined);
-      if (!source) {
-        ctx.log.warn({ network: config.genesis.network }, 'oracle: no price source for this network yet; it signs no observations');
+      if (config.priceSources) {
+        feeds = new FeedReader(config.priceSources, opts.feedStats ?? newFeedStats(), { now });
+        fedSymbols = new Set(feeds.symbols);
+        ctx.log.info({ markets: feeds.symbols }, `oracle: reading the configured price sources of ${feeds.symbols.length} markets`);
+      }
+      if (!source && !feeds) {
+        ctx.log.warn({ network: config.genesis.network }, 'oracle: no price source for this network (give the node --price-sources FILE, docs/operations.md); it signs no observations');
         return;
       }
       signer = new Secp256k1Signer(key);
@@ -149,7 +177,8 @@ export function oracleBehavior(
         const second = Math.floor(now() / 1000) - lagSeconds;
         const timestampMs = second * 1000;
         if (timestampMs <= stats.lastTimestampMs) return;
-        const prices = pricesAt(second, ctx.log);
+        const fed = feeds ? await feeds.read(ctx.log) : undefined;
+        const prices = pricesAt(second, fed, ctx.log);
         if (prices.length === 0) return;
         const chainId = deps.config.genesis.chainId;
         const body = signObservation(chainId, { validator: signer.address, timestampMs, prices }, signer);

@@ -16,6 +16,7 @@ import { RETAIN_BLOCKS_MIN } from '../chain/prune';
 import { DAY_MS, INDEX_RETENTION_DEFAULTS, type IndexRetention } from '../indexer/retention';
 import { hexToBytes } from '../util/bytes';
 import { stateSyncProgressWriter } from './sync-progress';
+import { readPriceSourcesFile } from '../oracle/feeds/config';
 
 /** How long a write posted to the API waits for its block before it answers with a timeout. */
 const FINALITY_TIMEOUT_MS = 10_000;
@@ -73,6 +74,15 @@ export function serviceConfig(
  */
 export function bridgeConfig(file: string | undefined): Pick<NodeConfig, 'bridge'> {
   return file === undefined ? {} : { bridge: readDeploymentFile(resolve(file)) };
+}
+
+/**
+ * `--price-sources FILE`: the price sources a validator's oracle reads (decision 168;
+ * docs/operations.md "Price sources"), read and checked now so a bad file stops the start
+ * with its reason rather than leaving an oracle that reports nothing.
+ */
+export function priceSourcesConfig(file: string | undefined): Pick<NodeConfig, 'priceSources'> {
+  return file === undefined ? {} : { priceSources: readPriceSourcesFile(resolve(file)) };
 }
 
 /** What a node keeps on disk (issue 27, decisions 132 and 134; docs/operations.md "Pruning"). */
@@ -158,15 +168,16 @@ export const SHARED_START_FLAGS = {
   ...SNAPSHOT_FLAGS,
   ...STORAGE_FLAGS,
   ...STATE_SYNC_FLAGS,
+  'price-sources': { type: 'string', help: "a validator's price sources file (docs/operations.md \"Price sources\"): per market, the exchange tickers or fixed-price file its oracle reads" },
 } satisfies FlagSpec;
 
 /**
  * What every `start` takes from the flags it shares (services, storage, bridge, state
- * sync), checked in that order, as one part of its node's config.
+ * sync, price sources), checked in that order, as one part of its node's config.
  */
 export function sharedStartConfig(
-  f: Parameters<typeof serviceConfig>[0] & StorageFlags & Parameters<typeof stateSyncConfig>[0] & { bridge?: string },
+  f: Parameters<typeof serviceConfig>[0] & StorageFlags & Parameters<typeof stateSyncConfig>[0] & { bridge?: string; 'price-sources'?: string },
   genesis: Genesis,
-): ReturnType<typeof serviceConfig> & ReturnType<typeof storageConfig> & ReturnType<typeof bridgeConfig> & ReturnType<typeof stateSyncConfig> {
-  return { ...serviceConfig(f), ...storageConfig(f, genesis), ...bridgeConfig(f.bridge), ...stateSyncConfig(f) };
+): ReturnType<typeof serviceConfig> & ReturnType<typeof storageConfig> & ReturnType<typeof bridgeConfig> & ReturnType<typeof stateSyncConfig> & ReturnType<typeof priceSourcesConfig> {
+  return { ...serviceConfig(f), ...storageConfig(f, genesis), ...bridgeConfig(f.bridge), ...stateSyncConfig(f), ...priceSourcesConfig(f['price-sources']) };
 }

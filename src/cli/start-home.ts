@@ -25,6 +25,9 @@ import { parseFlags, usage, type FlagSpec } from './args';
 import { resolveNetwork } from './init';
 import { startSyncProgress } from './sync-progress';
 
+/** The price sources file `start --home` reads when no --price-sources is given (docs/operations.md "Price sources"). */
+export const PRICE_SOURCES_FILE = 'price-sources.json';
+
 export const START_HOME_FLAGS = {
   home: { type: 'string', help: 'the node folder made by init (its key file: <home>/node-key.json)' },
   network: {
@@ -92,6 +95,8 @@ export async function startHome(argv: string[]): Promise<void> {
   else if (genesis.network === 'devnet') bootstrap = await devnetBootstrap(genesis);
   else throw new Error(`--bootstrap is required on ${genesis.network}: the multiaddrs (with /p2p/<peer id>) of nodes of the network`);
   const dataDir = resolve(f['data-dir'] ?? join(home, 'data'));
+  // A validator's price sources (decision 168): the flag's file, else the home's if it has one.
+  if (f['price-sources'] === undefined && existsSync(join(home, PRICE_SOURCES_FILE))) f['price-sources'] = join(home, PRICE_SOURCES_FILE);
   const log = createLogger({ level: f['log-level'], name: `${genesis.network}-${keys.address.slice(0, 10)}` });
   const node = new Node(
     {

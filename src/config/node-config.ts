@@ -9,6 +9,7 @@ import type { IndexRetention } from '../indexer/retention';
 import type { Genesis } from '../genesis/types';
 import type { RateLimitConfig } from '../api/rate-limit';
 import type { StateSyncProgress } from '../chain/state-sync';
+import type { PriceSourcesConfig } from '../oracle/feeds/config';
 
 export interface NodeConfig {
   dataDir: string;
@@ -65,6 +66,12 @@ export interface NodeConfig {
    * GET /v1/network and lets /reserves read the bridge's balance. Absent: none of these.
    */
   bridge?: BridgeDeploymentFile;
+  /**
+   * The price sources a validator's oracle reads (`--price-sources FILE`, or
+   * `<home>/price-sources.json`; src/oracle/feeds/config.ts, decision 168). Absent: the
+   * devnet path on a devnet, no prices elsewhere.
+   */
+  priceSources?: PriceSourcesConfig;
   /** The bridge actor's poll interval and relayer takeover step (tests shorten them); defaults 500 ms and 15 000 ms. */
   bridgeTiming?: { pollMs?: number; takeoverMs?: number };
   /** State snapshots (decision 136): overrides of the genesis `storage` section (`--snapshot-interval`, `--snapshot-keep`; interval 0: none). */

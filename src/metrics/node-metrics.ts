@@ -15,6 +15,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ActorStats } from '../../actors/actor';
 import type { BridgeStats } from '../../actors/bridge/messages';
+import type { FeedStats } from '../oracle/feeds/reader';
 import type { Block, Commit } from '../codec/block';
 import type { BlockResult } from '../state/apply';
 
@@ -48,6 +49,8 @@ export interface MetricSources {
   sync(): { syncing: boolean; target: number } | undefined;
   /** The bridge actor's counters; undefined on a node that runs none. */
   bridge(): BridgeStats | undefined;
+  /** The oracle's price sources (src/oracle/feeds/reader.ts); undefined on a node given none. */
+  feeds?(): FeedStats | undefined;
 }
 
 export class NodeMetrics {
@@ -173,6 +176,8 @@ export class NodeMetrics {
 
     // Only on a node that runs the bridge actor: a node without one shows none of these.
     if (sources.bridge()) bridgeMetrics(sources, name, registers);
+    const feeds = sources.feeds?.();
+    if (feeds) feedMetrics(feeds, name, registers);
   }
 
   /** A block committed: called once per block by the chain actor, in height order. */
@@ -249,4 +254,46 @@ function bridgeMetrics(sources: MetricSources, name: (n: string) => string, regi
   counter('bridge_relayer_external_txs_total', 'External transactions this validator sent that were mined successfully, by call (queue, execute).', (s) => ({ queue: s.relayer.queued, execute: s.relayer.executed }), ['call']);
   counter('bridge_relayer_send_failures_total', 'External sends that failed (reverted, timed out, unreachable).', (s) => s.relayer.sendFailures);
   gauge('bridge_relayer_in_flight', 'External sends waiting for their receipt.', (s) => s.relayer.inFlight);
+}
+
+/** The oracle's price sources (docs/oracle.md "Price sources"), read at scrape time. */
+function feedMetrics(s: FeedStats, name: (n: string) => string, registers: Registry[]): void {
+  new Gauge({
+    name: name('oracle_market_priced'),
+    help: "1 while the last read of a market's price sources gave it a price (enough fresh, agreeing sources), else 0: this validator reports nothing for it.",
+    labelNames: ['market'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [market, priced] of s.markets) this.set({ market }, priced ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: name('oracle_source_ok'),
+    help: '1 while a price source\'s last read was used, else 0 (timed out, unreachable, a bad answer, stale or an outlier).',
+    labelNames: ['source', 'market'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [source, st] of s.sources) this.set({ source, market: st.market }, st.status === 'ok' ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: name('oracle_source_failures_total'),
+    help: 'Reads of a price source that were not used, of any cause.',
+    labelNames: ['source', 'market'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [source, st] of s.sources) this.inc({ source, market: st.market }, st.failures);
+    },
+  });
+  new Gauge({
+    name: name('oracle_sources_read_seconds'),
+    help: 'Wall time of the last round of price source reads (all in parallel, each within its timeout).',
+    registers,
+    collect() {
+      this.set(s.lastRoundMs / 1000);
+    },
+  });
 }

@@ -26,6 +26,7 @@ import type { IndexerMsg } from '../../actors/indexer/messages';
 import { Supervisor } from '../../actors/supervisor';
 import { oracleBehavior } from '../../actors/oracle/oracle-actor';
 import type { OracleMsg } from '../../actors/oracle/messages';
+import { newFeedStats, type FeedStats } from '../oracle/feeds/reader';
 import { bridgeBehavior, newBridgeStats } from '../../actors/bridge/bridge-actor';
 import { checkBridgeDeployment } from '../../actors/bridge/deployment';
 import type { BridgeMsg, BridgeStats } from '../../actors/bridge/messages';
@@ -96,6 +97,8 @@ export class Node {
   private readonly p2pHolder: P2PHolder = {};
   private readonly consensusHolder: { current?: () => ConsensusInfo } = {};
   private bridge: BridgeStats | undefined;
+  /** The oracle's price sources (decision 168), on a validator given some: /metrics shows them. */
+  private feeds: FeedStats | undefined;
   private haltReason: string | undefined;
   private upgradeMessage: string | undefined;
   private stopping: Promise<void> | undefined;
@@ -250,9 +253,10 @@ export class Node {
     }
     if (config.validatorKey) {
       // Signs this validator's price observation every second while it is in the active set (docs/oracle.md).
+      if (config.priceSources) this.feeds = newFeedStats();
       const oracle: SupervisedActor<OracleMsg> = new SupervisedActor<OracleMsg>(
         'oracle',
-        () => oracleBehavior({ config, state: () => this.chain().state, actors: { mempool } }, () => oracle),
+        () => oracleBehavior({ config, state: () => this.chain().state, actors: { mempool } }, () => oracle, { feedStats: this.feeds }),
         opts('oracle', ORACLE_MAILBOX_MSGS),
       );
       this.supervisor.add(oracle);
@@ -286,6 +290,7 @@ export class Node {
           return { syncing: consensus?.syncing ?? false, target: Math.max(height, consensus?.syncTarget ?? 0) };
         },
         bridge: () => this.bridge,
+        feeds: () => this.feeds,
       },
       { version: this.version, chainId: config.genesis.chainId, network: config.genesis.network },
     );
