@@ -45,15 +45,25 @@ export function priceUnits(value: unknown): bigint | null {
   return units !== null && units > 0n ? units : null;
 }
 
-/** A short name for logs and metrics: the kind and what it reads (never a secret: the sources file holds none). */
+/** A short name for logs and metrics: the kind, what it reads and, for a base of its own, its host (never a secret: the sources file holds none). */
 export function describeSource(s: SourceSpec): string {
   switch (s.kind) {
     case 'binance':
-      return `binance:${s.symbol}`;
+      return `binance:${s.symbol}${at(s.base)}`;
     case 'coinbase':
-      return `coinbase:${s.product}`;
+      return `coinbase:${s.product}${at(s.base)}`;
     case 'file':
       return `file:${s.path}#${s.key}`;
+  }
+}
+
+/** `@host[:port]` of a base URL other than the exchange's own, so two servers of one format keep apart. */
+function at(base: string | undefined): string {
+  if (base === undefined) return '';
+  try {
+    return `@${new URL(base).host}`;
+  } catch {
+    return `@${base}`;
   }
 }
 

@@ -5,8 +5,10 @@
  * 1. A reading older than `maxAgeMs` (by the source's own time) is stale and refused; a
  *    source that did not answer within its timeout has no reading at all.
  * 2. With two readings or more, a reading more than `maxDeviationBps` from the median of
- *    the others is an outlier and refused (with exactly two that disagree, both are: there
- *    is no telling which is wrong).
+ *    all the fresh readings is an outlier and refused (with exactly two that disagree by
+ *    more than twice the bound, both are: there is no telling which is wrong). Not the
+ *    median of the others: with three sources and one liar, an honest source's "others"
+ *    are the other honest one and the liar, whose mean would put the honest source off.
  * 3. The median of the rest (even count: the lower-rounded mean of the middle two) is the
  *    price, if at least `minSources` remain; otherwise the market has no price this round.
  */
@@ -53,16 +55,12 @@ export function aggregate(readings: readonly SourceReading[], rules: AggregateRu
     else fresh.push(r);
   }
   const accepted: SourceReading[] = [];
-  for (let i = 0; i < fresh.length; i++) {
-    if (fresh.length < 2) {
-      accepted.push(fresh[i]);
-      continue;
-    }
-    const others = medianPrice(fresh.filter((_, j) => j !== i).map((r) => r.price));
-    const diff = fresh[i].price > others ? fresh[i].price - others : others - fresh[i].price;
-    if (diff * 10_000n > BigInt(rules.maxDeviationBps) * others) {
-      refused.push({ source: fresh[i].source, reason: 'outlier', detail: `${fmtBps((diff * 10_000n) / others)} from the median of the others (bound ${fmtBps(BigInt(rules.maxDeviationBps))})` });
-    } else accepted.push(fresh[i]);
+  const centre = fresh.length >= 2 ? medianPrice(fresh.map((r) => r.price)) : undefined;
+  for (const r of fresh) {
+    const diff = centre === undefined ? 0n : r.price > centre ? r.price - centre : centre - r.price;
+    if (centre !== undefined && diff * 10_000n > BigInt(rules.maxDeviationBps) * centre) {
+      refused.push({ source: r.source, reason: 'outlier', detail: `${fmtBps((diff * 10_000n) / centre)} from the median of the sources (bound ${fmtBps(BigInt(rules.maxDeviationBps))})` });
+    } else accepted.push(r);
   }
   const price = accepted.length >= rules.minSources && accepted.length > 0 ? medianPrice(accepted.map((r) => r.price)) : undefined;
   return { price, accepted: accepted.map((r) => r.source), refused };
