@@ -14,6 +14,8 @@
  *   exchange-<network>/start.sh     verifies both files and Node >= 22, then starts an
  *                                   observer: `start --home ./home --network ./genesis.json
  *                                   --bootstrap … --port … --p2p-port …`
+ *   exchange-<network>/price-sources.template.json  the price sources a validator's oracle
+ *                                   may read for the network's markets (decision 170)
  *   exchange-<network>/README.md
  *
  * The scripts are plain POSIX sh (`set -eu`, sha256sum): a file whose sha256 differs from
@@ -22,6 +24,7 @@
  * same bytes, so the sha256 published at GET /api/validators/checksums is stable. Pure but
  * for the zlib call: no files, no network.
  */
+import { PRICE_SOURCES_TEMPLATE_NAME, priceSourcesTemplate } from '../oracle/feeds/template';
 import { tarGz, type TarEntry } from './tar';
 
 export interface BootPorts {
@@ -55,6 +58,8 @@ export interface BootBundleOptions {
   ports?: Partial<BootPorts>;
   /** libp2p listen host default (the node's default, loopback, unless the operator gives another). */
   p2pHost?: string;
+  /** The network's market symbols (its genesis pairs'): the price sources template names each. */
+  markets?: readonly string[];
 }
 
 export interface BootBundle {
@@ -190,6 +195,10 @@ export function bootReadme(o: BootBundleOptions): string {
 4. Once it is synced, register at ${o.onboardingUrl} (\`POST /api/validators/register\`)
    with the endpoint \`<public host>:<libp2p port>\` it listens on: the service checks
    that the network sees a node at that endpoint within a few blocks of the head.
+5. A validator reports the markets' prices from the sources its operator names: copy
+   \`${PRICE_SOURCES_TEMPLATE_NAME}\` to \`home/price-sources.json\` (the node reads it at
+   start), check that each exchange lists each market, and edit to taste (docs/operations.md
+   "Price sources"). Without it, the node reports no prices.
 
 Network API: ${o.apiUrl}
 `;
@@ -203,6 +212,7 @@ export function buildBootBundle(o: BootBundleOptions): BootBundle {
     { path: `${dir}/network.env`, bytes: text(bootEnvFile(o)), mode: 0o644 },
     { path: `${dir}/keygen.sh`, bytes: text(keygenScript()), mode: 0o755 },
     { path: `${dir}/start.sh`, bytes: text(startScript()), mode: 0o755 },
+    { path: `${dir}/${PRICE_SOURCES_TEMPLATE_NAME}`, bytes: text(priceSourcesTemplate(o.markets ?? [])), mode: 0o644 },
     { path: `${dir}/README.md`, bytes: text(bootReadme(o)), mode: 0o644 },
   ];
   return { bytes: tarGz(entries), name: `exchange-boot-${o.network}.tar.gz` };

@@ -100,6 +100,7 @@ export async function onboardingCommand(
       bootstrap: f.bootstrap.split(',').map((a: string) => a.trim()).filter((a: string) => a !== ''),
       apiUrl: f.node,
       onboardingUrl: f['public-url'] ?? `http://${f.host}:${port}`,
+      markets: genesis.pairs.map((p) => p.symbol),
     });
   }
   const service = await startOnboardingService({ dataDir, binding, log, host: f.host, port, operator, artifacts, register, onHalt });

@@ -15,6 +15,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildBootBundle, type BootBundleOptions } from '../../src/onboarding/boot-bundle';
 import { tar, tarGz } from '../../src/onboarding/tar';
+import { parsePriceSources } from '../../src/oracle/feeds/config';
 
 const BINARY = '// a stand-in for exchange-node.mjs\nconsole.log("node");\n';
 const GENESIS = '{"network":"devnet","chainId":713714}\n';
@@ -23,6 +24,7 @@ const sha256 = (s: string | Uint8Array) => createHash('sha256').update(s).digest
 const OPTIONS: BootBundleOptions = {
   network: 'devnet',
   chainId: 713714,
+  markets: ['ETH', 'BTC'],
   genesisHash: `0x${'ab'.repeat(32)}`,
   binarySha256: sha256(BINARY),
   genesisSha256: sha256(GENESIS),
@@ -83,10 +85,11 @@ describe('buildBootBundle', () => {
       'exchange-devnet/README.md',
       'exchange-devnet/keygen.sh',
       'exchange-devnet/network.env',
+      'exchange-devnet/price-sources.template.json',
       'exchange-devnet/start.sh',
     ]);
     const long = execFileSync('tar', ['--numeric-owner', '--utc', '-tvzf', 'b.tar.gz'], { cwd: root, encoding: 'utf8' }).trim().split('\n');
-    expect(long.map((l) => l.split(/\s+/)[0])).toEqual(['-rw-r--r--', '-rwxr-xr-x', '-rw-r--r--', '-rwxr-xr-x']);
+    expect(long.map((l) => l.split(/\s+/)[0])).toEqual(['-rw-r--r--', '-rwxr-xr-x', '-rw-r--r--', '-rw-r--r--', '-rwxr-xr-x']);
     for (const l of long) expect(l).toMatch(/ 0\/0 .* 2024-01-01 00:00 /);
     execFileSync('tar', ['-xzf', 'b.tar.gz'], { cwd: root });
     const env = readFileSync(join(root, 'exchange-devnet/network.env'), 'utf8');
@@ -97,6 +100,12 @@ describe('buildBootBundle', () => {
     expect(env).toContain('EXCHANGE_CHAIN_ID=713714\n');
     expect(env).toContain("EXCHANGE_ONBOARDING_URL='http://127.0.0.1:8080'\n");
     expect(statSync(join(root, 'exchange-devnet/start.sh')).mode & 0o777).toBe(0o755);
+    // The price sources template (decision 170): a file the node reads as it is, naming each market's two tickers.
+    const template = parsePriceSources(JSON.parse(readFileSync(join(root, 'exchange-devnet/price-sources.template.json'), 'utf8')), root);
+    expect(template.markets.map((m) => [m.symbol, m.minSources, m.sources])).toEqual([
+      ['ETH', 2, [{ kind: 'binance', symbol: 'ETHUSDT' }, { kind: 'coinbase', product: 'ETH-USD' }]],
+      ['BTC', 2, [{ kind: 'binance', symbol: 'BTCUSDT' }, { kind: 'coinbase', product: 'BTC-USD' }]],
+    ]);
   });
 
   it('is a tar the system tar reads byte for byte (a file of 512 bytes and one past it)', () => {

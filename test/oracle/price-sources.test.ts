@@ -19,6 +19,9 @@ import { parseBinance, parseCoinbase, parseFixedFile, priceUnits, SourceError } 
 import { aggregate, medianPrice } from '../../src/oracle/feeds/aggregate';
 import { parsePriceSources, readPriceSourcesFile } from '../../src/oracle/feeds/config';
 import { FeedReader } from '../../src/oracle/feeds/reader';
+import { priceSourcesTemplate } from '../../src/oracle/feeds/template';
+import { loadGenesisFile } from '../../src/genesis/load';
+import { hasPerp } from '../../src/state/pair-markets';
 import { NodeMetrics } from '../../src/metrics/node-metrics';
 import { hexToBytes } from '../../src/util/bytes';
 import { createMemoryLogger } from '../../src/util/log';
@@ -77,6 +80,17 @@ describe('the median of the sources', () => {
     expect(aggregate([r('a', 3000n)], { ...rules, minSources: 1 }, 1_000_000).price).toBe(3000n);
     // At the bound exactly (1 % of the others' median): kept.
     expect(aggregate([r('a', 10_000n), r('b', 10_000n), r('c', 10_100n)], rules, 1_000_000).accepted).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('the testnet and its template', () => {
+  it("lists perp markets, and the boot bundle's template names two exchange tickers for each", () => {
+    const testnet = loadGenesisFile(join(__dirname, '../../genesis/testnet.json'));
+    expect(testnet.pairs.length).toBeGreaterThan(0);
+    for (const p of testnet.pairs) expect(hasPerp(p), p.symbol).toBe(true);
+    const template = parsePriceSources(JSON.parse(priceSourcesTemplate(testnet.pairs.map((p) => p.symbol))), '/');
+    expect(template.markets.map((m) => m.symbol)).toEqual(testnet.pairs.map((p) => p.symbol));
+    for (const m of template.markets) expect(m.sources.map((x) => x.kind)).toEqual(['binance', 'coinbase']);
   });
 });
 

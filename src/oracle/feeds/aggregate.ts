@@ -13,6 +13,14 @@
  *    price, if at least `minSources` remain; otherwise the market has no price this round.
  */
 
+/** Each source's bound on one read (the price sources file's default): below the oracle's one-second interval. */
+export const PRICE_SOURCE_TIMEOUT_MS_DEFAULT = 800;
+/** A source's price older than this is stale: ten seconds, twice the chain's own staleness bound for the median. */
+export const PRICE_SOURCE_MAX_AGE_MS_DEFAULT = 10_000;
+/** 1 %: exchanges quoting the same market agree far closer (USD against USDT included); a source this far off is broken or lying. */
+export const PRICE_SOURCE_MAX_DEVIATION_BPS_DEFAULT = 100;
+export const PRICE_SOURCE_MIN_DEFAULT = 2;
+
 export interface AggregateRules {
   maxAgeMs: number;
   maxDeviationBps: number;

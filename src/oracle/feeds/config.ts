@@ -20,7 +20,13 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { SourceSpec } from './adapters';
-import type { AggregateRules } from './aggregate';
+import {
+  PRICE_SOURCE_MAX_AGE_MS_DEFAULT,
+  PRICE_SOURCE_MAX_DEVIATION_BPS_DEFAULT,
+  PRICE_SOURCE_MIN_DEFAULT,
+  PRICE_SOURCE_TIMEOUT_MS_DEFAULT,
+  type AggregateRules,
+} from './aggregate';
 
 export interface MarketSources {
   symbol: string;
@@ -36,12 +42,6 @@ export interface PriceSourcesConfig {
   markets: MarketSources[];
 }
 
-export const PRICE_SOURCE_TIMEOUT_MS_DEFAULT = 800;
-/** A source's price older than this is stale: ten seconds, twice the chain's own staleness bound for the median. */
-export const PRICE_SOURCE_MAX_AGE_MS_DEFAULT = 10_000;
-/** 1 %: exchanges quoting the same market agree far closer (USD against USDT included); a source this far off is broken or lying. */
-export const PRICE_SOURCE_MAX_DEVIATION_BPS_DEFAULT = 100;
-export const PRICE_SOURCE_MIN_DEFAULT = 2;
 
 export function rulesOf(c: PriceSourcesConfig, m: MarketSources): AggregateRules {
   return { maxAgeMs: c.maxAgeMs, maxDeviationBps: c.maxDeviationBps, minSources: m.minSources };
