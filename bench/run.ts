@@ -28,6 +28,7 @@ import { benchDisk } from './disk';
 import { benchSnapshot } from './snapshot';
 import { benchJoin } from './join';
 import { benchNodeStart } from './node-start';
+import { benchPriceSources } from './price-sources';
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   crypto: () => benchCrypto(),
@@ -55,6 +56,7 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   snapshot: () => benchSnapshot(),
   join: () => benchJoin(),
   'node-start': () => benchNodeStart(),
+  'price-sources': () => benchPriceSources(),
 };
 
 async function main() {
