@@ -119,6 +119,7 @@ async function priceServer(answer: (path: string) => Answer): Promise<{ server: 
   return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
+// Shows contract [D-orders-oracle]: on a network without the devnet path, validators' prices come from their sources.
 describe('the price sources reader, against HTTP price servers on loopback', () => {
   const servers: Server[] = [];
   let honestBinance: string, honestCoinbase: string, liar: string, stale: string, broken: string, closed: string;
