@@ -16,7 +16,7 @@
  * so the typecheck points here.
  */
 import { PAIR_MARKET_PERP, PAIR_MARKET_SPOT } from '../../genesis/types';
-import { bytesToHex, hexToBytes, isHex, type Address, type Hex } from '../../util/bytes';
+import { isHex, type Address, type Hex } from '../../util/bytes';
 import { GOV_OP_NAMES, GOV_PARAM_NAMES, GovOpKind, type AddedPair, type GovOperation, type GovParam } from './governance';
 
 export class GovJsonError extends Error {
@@ -62,12 +62,12 @@ const bytes = (n: number): FieldForm<Hex> => ({
 });
 
 /** A secp256k1 signature, 64 or 65 bytes, as hex (0x optional); written with 0x. */
-const signature: FieldForm<Uint8Array> = {
+const signature: FieldForm<Hex> = {
   from: (v, where) => {
     const hex = typeof v === 'string' && !v.startsWith('0x') ? `0x${v}` : v;
-    return isHex(hex, 64) || isHex(hex, 65) ? hexToBytes(hex as Hex) : fail(where, `must be 128 or 130 hex digits (0x optional), got ${show(v)}`);
+    return isHex(hex, 64) || isHex(hex, 65) ? ((hex as string).toLowerCase() as Hex) : fail(where, `must be 128 or 130 hex digits (0x optional), got ${show(v)}`);
   },
-  to: (v) => bytesToHex(v).toLowerCase(),
+  to: (v) => v.toLowerCase(),
 };
 
 /** A non-negative safe integer as a JSON number (heights), as the route shows it. */

@@ -115,8 +115,12 @@ export interface AdminSeedValidator {
   bondWei: bigint;
   /** Whose native balance pays the bond: the validator's own, or an owner's (decision 160). */
   funder: Address;
-  /** The validator's EIP-191 signature over seedingText (src/codec/txs/validators.ts): it consents to its seeding, on this chain. */
-  candidateSignature: Uint8Array;
+  /**
+   * The validator's EIP-191 signature over seedingText (src/codec/txs/validators.ts): it
+   * consents to its seeding, on this chain. Hex (0x, 128 or 130 lower-case digits): the
+   * governance record stores operations as JSON.
+   */
+  candidateSignature: Hex;
 }
 
 export type GovOperation =
@@ -176,7 +180,7 @@ function writeOperation(w: Writer, op: GovOperation): void {
     case GovOpKind.Resume:
       return;
     case GovOpKind.AdminSeedValidator:
-      w.address(op.validator).string(op.name).string(op.endpoint).fixed(hexToBytes(op.ecdsaPubkey), 33).fixed(hexToBytes(op.vrfPubkey), 32).big(op.bondWei).address(op.funder).bytes(op.candidateSignature);
+      w.address(op.validator).string(op.name).string(op.endpoint).fixed(hexToBytes(op.ecdsaPubkey), 33).fixed(hexToBytes(op.vrfPubkey), 32).big(op.bondWei).address(op.funder).bytes(hexToBytes(op.candidateSignature));
       return;
     case GovOpKind.AddPair: {
       const p = op.pair;
@@ -216,7 +220,7 @@ export function readOperation(r: Reader): GovOperation {
         vrfPubkey: bytesToHex(r.fixed(32)),
         bondWei: r.big(),
         funder: r.address(),
-        candidateSignature: r.signature(),
+        candidateSignature: bytesToHex(r.signature()).toLowerCase() as Hex,
       };
     case GovOpKind.AddPair:
       return {

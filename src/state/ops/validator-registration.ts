@@ -103,6 +103,8 @@ export const registerValidatorOp: TxOp<RegisterValidatorBody> = {
   nonce: (b) => b.nonce,
   // The operator gate (decision 159): who may register is the operator's to say, before the nonce.
   authorize(state, b, _signer, timeMs) {
+    // A validator already (its approval consumed by its registration) hears why in apply: 409 VALIDATOR_EXISTS.
+    if (validatorRecord(state, b.candidate)) return;
     const refusal = approvalRefusal(state, b.candidate, timeMs);
     if (refusal !== null) throw forbidden('NOT_AUTHORIZED', refusal);
   },

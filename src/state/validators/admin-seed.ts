@@ -23,7 +23,7 @@
 import type { AdminSeedValidator } from '../../codec/txs/governance';
 import { seedingDigest } from '../../codec/txs/validators';
 import { verifySigner } from '../../crypto/secp256k1';
-import type { Address, Hex } from '../../util/bytes';
+import { hexToBytes, type Address, type Hex } from '../../util/bytes';
 import { badRequest, rejected, unauthorized } from '../errors';
 import { duplicateValidatorRefusal, registrationShape } from '../ops/validator-registration';
 import type { ChainParams } from '../records';
@@ -44,7 +44,7 @@ export function seedShape(seed: AdminSeedValidator, params: ChainParams): void {
   if (funder !== validator && !owners.includes(funder)) {
     throw badRequest('INVALID_OPERATION', `operation.funder: ${funder} is neither the validator nor an owner; a seeded bond comes from one of them`);
   }
-  if (!verifySigner(seedingDigest(params.chainId, seed), seed.candidateSignature, validator)) {
+  if (!verifySigner(seedingDigest(params.chainId, seed), hexToBytes(seed.candidateSignature), validator)) {
     throw unauthorized(`operation.candidateSignature: does not recover to the validator ${validator} over chain ${params.chainId}'s seeding text; the validator signs its seeding (npm run node -- validator seed-sign)`);
   }
 }

@@ -7,15 +7,17 @@
  * block (./ops/double-sign-evidence.ts); this file decides what, through the machine
  * (`stepValidator`).
  *
- * A slashed validator leaves the fixed set at once (the `activeSet` record loses it, the
- * others keep their powers until the next boundary), and the slashed locked tokens are
- * burned: the supply shrinks by them.
+ * A slashed validator leaves the fixed set at once (the `activeSet` record loses it), and
+ * the slashed locked tokens are burned: the supply shrinks by them. The others' powers
+ * are capped again over what they held (decision 158: cappedPowers with their powers as
+ * bonds), so a smaller set keeps the cap's share until the next boundary: no power rises,
+ * and one that would now exceed the share comes down.
  */
 import { floorKept } from '../../../machines/validator-lifecycle';
 import type { Address } from '../../util/bytes';
 import type { ChainParams } from '../records';
 import type { State } from '../state';
-import { epochOf } from './epoch';
+import { cappedPowers, epochOf } from './epoch';
 import { candidateCount, stepValidator, validatorRecord, type ValidatorRecord } from './records';
 import { activeValidators } from './set';
 
@@ -37,7 +39,10 @@ function burnAndUnseat(state: State, address: Address, before: ValidatorRecord, 
     state.meta.set('supply', { usdc: s.usdc, nativeWei: s.nativeWei - burned });
   }
   const set = activeValidators(state);
-  if (set.byAddress.has(address)) state.meta.set('activeSet', set.validators.filter((v) => v.address !== address));
+  if (set.byAddress.has(address)) {
+    const rest = set.validators.filter((v) => v.address !== address).map((v) => ({ address: v.address, bondWei: v.power }));
+    state.meta.set('activeSet', cappedPowers(rest, state.params().consensus.votingPowerCapBps));
+  }
   return burned;
 }
 
