@@ -19,10 +19,11 @@
  */
 import { resolve } from 'node:path';
 import { encodeTx, TxKind } from '../codec/tx';
-import { approvalDigest, registrationDigest, seedingDigest, unbondDigest, unjailDigest, type RegisterValidatorBody, type UnbondBody } from '../codec/txs/validators';
+import { registrationDigest, seedingDigest, unbondDigest, unjailDigest, type RegisterValidatorBody, type UnbondBody } from '../codec/txs/validators';
 import { sign } from '../crypto/secp256k1';
 import { keyFilePath, readKeyFile, type NodeKeys } from '../node/keyfile';
-import { devnetOperatorKey, readOperatorKey, type OperatorKey } from '../onboarding/operator-key';
+import { APPROVAL_LIFETIME_MS, approvalTx } from '../onboarding/approval';
+import { devnetOperatorKey, readOperatorKey } from '../onboarding/operator-key';
 import { bytesToHex, hexToBytes, isAddress, type Address } from '../util/bytes';
 import { resolveNetwork } from './init';
 import { parseFlags, usage, type FlagSpec } from './args';
@@ -43,11 +44,13 @@ const REGISTER_FLAGS = {
   onboarding: { type: 'string', help: "the onboarding service's address: register through its POST /api/validators/register (approved applicants) instead of a node's POST /tx" },
 } satisfies FlagSpec;
 
+const DAY_MS = 86_400_000;
+
 const APPROVE_FLAGS = {
   api: COMMON_FLAGS.api,
   network: { type: 'string', default: 'devnet', help: 'devnet, testnet or a genesis file: the chain id the approval is signed for' },
   key: { type: 'string', help: "the operator's key file (npm run operator -- keygen, or a node key file); default on devnet: owner-1, the devnet's operator" },
-  days: { type: 'int', default: 7, help: 'how long the approval admits a registration, in days of block time (at most 30)' },
+  days: { type: 'int', default: APPROVAL_LIFETIME_MS / DAY_MS, help: 'how long the approval admits a registration, in days of block time (at most 30)' },
 } satisfies FlagSpec;
 
 const SEED_FLAGS = {
@@ -58,15 +61,6 @@ const SEED_FLAGS = {
   funder: { type: 'string', help: "who pays the bond: this validator's address (default) or an owner's" },
 } satisfies FlagSpec;
 
-/** How long an approval sent from here lasts by default: a week of block time (execution allows 30 days). */
-export const APPROVAL_DAYS_DEFAULT = 7;
-const DAY_MS = 86_400_000;
-
-/** ApproveValidator of `candidate` signed by the operator key, valid until `expiresAtMs` (decision 159). */
-export function approvalTx(chainId: number, key: OperatorKey, candidate: Address, expiresAtMs: number, nonce: bigint): Uint8Array {
-  const body = { operator: key.address, candidate: candidate.toLowerCase() as Address, expiresAtMs, nonce };
-  return encodeTx(chainId, TxKind.ApproveValidator, { ...body, signature: sign(approvalDigest(chainId, body), hexToBytes(key.privateKey)) }).bytes;
-}
 
 /** The AdminSeedValidator operation's JSON for `gov propose --op`, signed by the validator's own key (decision 160). */
 export function seedOperationJson(keys: NodeKeys, b: { bondWei: bigint; name: string; endpoint: string; funder: Address }): Record<string, string> {

@@ -2,7 +2,8 @@
  * `npm run node -- validator register|unbond|unjail`: the transactions it signs with a
  * key file are the ones execution admits (shape, signature over the key's chain id, the
  * candidate as signer), and against a real node it prints the node's refusal and exits 1
- * (a fresh key has no native tokens to bond, and is no validator to unjail).
+ * (a fresh key has no operator's approval to register — 403 at the node's door before
+ * its funds are looked at, decision 159 — and is no validator to unjail).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodeTx, TxKind } from '../../src/codec/tx';
@@ -61,7 +62,7 @@ describe('the validator command against a real node', () => {
     expect(made.code, made.stderr).toBe(0);
     const reg = await runCli(['validator', 'register', '--home', home.path, '--api', devnet.url, '--bond', '1000000', '--name', 'seventh', '--endpoint', '127.0.0.1:9060']);
     expect(reg.code).toBe(1);
-    expect(reg.stderr).toMatch(/422 INSUFFICIENT_FUNDS: bond/);
+    expect(reg.stderr).toMatch(/403 NOT_AUTHORIZED: candidate: 0x[0-9a-f]{40} has no approval by the network's operator/);
     const unjail = await runCli(['validator', 'unjail', '--home', home.path, '--api', devnet.url]);
     expect(unjail.code).toBe(1);
     expect(unjail.stderr).toMatch(/403 NOT_VALIDATOR: validator: 0x[0-9a-f]{40} is not a validator/);
