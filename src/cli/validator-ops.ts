@@ -19,6 +19,8 @@
  */
 import { resolve } from 'node:path';
 import { encodeTx, TxKind } from '../codec/tx';
+import { GovOpKind } from '../codec/txs/governance';
+import { operationToJson } from '../codec/txs/governance-json';
 import { registrationDigest, seedingDigest, unbondDigest, unjailDigest, type RegisterValidatorBody, type UnbondBody } from '../codec/txs/validators';
 import { sign } from '../crypto/secp256k1';
 import { keyFilePath, readKeyFile, type NodeKeys } from '../node/keyfile';
@@ -61,22 +63,11 @@ const SEED_FLAGS = {
   funder: { type: 'string', help: "who pays the bond: this validator's address (default) or an owner's" },
 } satisfies FlagSpec;
 
-
 /** The AdminSeedValidator operation's JSON for `gov propose --op`, signed by the validator's own key (decision 160). */
-export function seedOperationJson(keys: NodeKeys, b: { bondWei: bigint; name: string; endpoint: string; funder: Address }): Record<string, string> {
+export function seedOperationJson(keys: NodeKeys, b: { bondWei: bigint; name: string; endpoint: string; funder: Address }): Record<string, unknown> {
   const fields = { validator: keys.address, vrfPubkey: keys.vrfPubkey, ecdsaPubkey: keys.ecdsaPubkey, name: b.name, endpoint: b.endpoint, bondWei: b.bondWei, funder: b.funder };
   const signature = sign(seedingDigest(keys.chainId, fields), hexToBytes(keys.ecdsaPrivateKey));
-  return {
-    kind: 'AdminSeedValidator',
-    validator: keys.address,
-    name: b.name,
-    endpoint: b.endpoint,
-    ecdsaPubkey: keys.ecdsaPubkey,
-    vrfPubkey: keys.vrfPubkey,
-    bond: b.bondWei.toString(),
-    funder: b.funder,
-    candidateSignature: bytesToHex(signature),
-  };
+  return operationToJson({ kind: GovOpKind.AdminSeedValidator, ...fields, candidateSignature: bytesToHex(signature) });
 }
 
 let lastNonce = 0n;

@@ -8,7 +8,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodeTx, TxKind } from '../../src/codec/tx';
 import type { RegisterValidatorBody, UnbondBody } from '../../src/codec/txs/validators';
-import { registerTx, leaveOrReturnTx, tokensToWei } from '../../src/cli/validator-ops';
+import { registerTx, leaveOrReturnTx, seedOperationJson, tokensToWei } from '../../src/cli/validator-ops';
+import { operationFromJson } from '../../src/codec/txs/governance-json';
+import { approvalTx } from '../../src/onboarding/approval';
+import { devnetOperatorKey } from '../../src/onboarding/operator-key';
+import { operationShape } from '../../src/state/governance/operations';
+import { approveValidatorOp } from '../../src/state/ops/validator-approval';
 import { generateNodeKeys } from '../../src/node/keyfile';
 import { registerValidatorOp } from '../../src/state/ops/validator-registration';
 import { unbondOp } from '../../src/state/ops/validator-unbond';
@@ -19,6 +24,7 @@ import { runCli, tempDir } from './run-cli';
 
 const { genesis } = devnetGenesis(1);
 const binding = { network: genesis.network, chainId: genesis.chainId, genesisHash: genesisHashHex(genesis) };
+const keyAddress = '0x00000000000000000000000000000000000000aa' as const;
 
 describe('validator transactions signed from a key file', () => {
   it('RegisterValidator passes the shape checks and recovers to the candidate over the key file chain id', async () => {
@@ -44,6 +50,23 @@ describe('validator transactions signed from a key file', () => {
       expect((tx.body as UnbondBody).validator).toBe(keys.address);
       expect(op.verify(tx as never, genesis.chainId)).toBe(keys.address);
     }
+  });
+
+  it('seed-sign: the operation printed reads back through the governance JSON and passes the seeding checks, signature included', async () => {
+    const keys = await generateNodeKeys(binding);
+    const json = seedOperationJson(keys, { bondWei: tokensToWei('1000000'), name: 'seeded', endpoint: '127.0.0.1:9070', funder: keys.address });
+    const op = operationFromJson(JSON.parse(JSON.stringify(json)));
+    expect(() => operationShape(op, genesis)).not.toThrow();
+    // Another chain's params: the signature no longer recovers to the validator.
+    expect(() => operationShape(op, { ...genesis, chainId: genesis.chainId + 1 })).toThrow(/candidateSignature/);
+  });
+
+  it('approve: ApproveValidator signed by the operator key recovers to it', () => {
+    const key = devnetOperatorKey();
+    const tx = decodeTx(approvalTx(genesis.chainId, key, keyAddress, 2_000_000_000_000, 7n), 1 << 20);
+    expect(tx.kind).toBe(TxKind.ApproveValidator);
+    expect(approveValidatorOp.verify(tx as never, genesis.chainId)).toBe(key.address);
+    expect(key.address).toBe(genesis.owners.operator);
   });
 
   it('refuses a bond that is not a whole number of tokens', () => {
