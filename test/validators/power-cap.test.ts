@@ -4,13 +4,17 @@
  * reaches 1/3 of the total, with 7 or more none exceeds 15 % (the genesis capBps), every
  * power is positive, a bond below the level keeps its power, the result does not depend
  * on the bonds' order, and no smaller level would do (the level is the highest that keeps
- * the share). Plus the small sets' rule for four equal bonds and the whale of issue 37.
+ * the share). Plus the small sets' rule for four equal bonds, the whale of issue 37, and
+ * the cap kept when a jail shrinks a set between boundaries.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cappedPowers } from '../../src/state/validators/epoch';
 import { VOTING_POWER_CAP_BPS_MAX } from '../../src/genesis/sections';
 import type { Address } from '../../src/util/bytes';
+import { jailForDowntime } from '../../src/state/validators/penalties';
+import { activeValidators } from '../../src/state/validators/set';
+import { applyNext, applyTo, CANDIDATES, EPOCH, freshState, register, testGenesis, TOKEN } from './harness';
 
 const CAP_BPS = 1500;
 const addr = (i: number) => `0x${i.toString(16).padStart(40, '0')}` as Address;
@@ -79,5 +83,26 @@ describe('cappedPowers (water-filling)', () => {
     expect(powers[0].power).toBe(1_588_235n);
     expect(powers[0].power * 10_000n <= t * 1500n).toBe(true);
     for (const p of powers.slice(1)) expect(p.power).toBe(1_000_000n);
+  });
+});
+
+describe('the cap between boundaries', () => {
+  it('a jail in a set fixed by a boundary caps the rest again: a whale at 15 % of eight stays at 15 % of seven', () => {
+    // Four genesis validators of 10,000, three candidates of 10,000 and a whale of 200,000: eight at the first boundary.
+    const state = freshState(testGenesis({ activeSetMax: 21, activeSetMin: 4 }));
+    const whale = CANDIDATES[0];
+    applyNext(state, [register(whale, { bond: 200_000n * TOKEN }), ...[1, 2, 3].map((i) => register(CANDIDATES[i], { bond: 10_000n * TOKEN }))]);
+    applyTo(state, EPOCH);
+    const before = activeValidators(state);
+    expect(before.validators.length).toBe(8);
+    const share = (v: ReturnType<typeof activeValidators>) => Number((v.byAddress.get(whale.address)!.power * 10_000n) / v.totalPower);
+    expect(share(before)).toBeLessThanOrEqual(1500);
+    const jailed = jailForDowntime(state, state.params(), CANDIDATES[1].address, EPOCH + 1);
+    expect(jailed.refusal).toBeNull();
+    const after = activeValidators(state);
+    expect(after.validators.length).toBe(7);
+    expect(share(after)).toBeLessThanOrEqual(1500);
+    // Nobody's power rose.
+    for (const v of after.validators) expect(v.power <= before.byAddress.get(v.address)!.power).toBe(true);
   });
 });

@@ -11,7 +11,8 @@
  * the slashed locked tokens are burned: the supply shrinks by them. The others' powers
  * are capped again over what they held (decision 158: cappedPowers with their powers as
  * bonds), so a smaller set keeps the cap's share until the next boundary: no power rises,
- * and one that would now exceed the share comes down.
+ * and one that would now exceed the share comes down. The genesis set, before the first
+ * boundary, keeps the genesis powers (the genesis is trusted as it is: decision 68).
  */
 import { floorKept } from '../../../machines/validator-lifecycle';
 import type { Address } from '../../util/bytes';
@@ -40,8 +41,11 @@ function burnAndUnseat(state: State, address: Address, before: ValidatorRecord, 
   }
   const set = activeValidators(state);
   if (set.byAddress.has(address)) {
-    const rest = set.validators.filter((v) => v.address !== address).map((v) => ({ address: v.address, bondWei: v.power }));
-    state.meta.set('activeSet', cappedPowers(rest, state.params().consensus.votingPowerCapBps));
+    const rest = set.validators.filter((v) => v.address !== address);
+    // The genesis set votes with the genesis bonds until the first boundary (decision 68): it loses the member only.
+    const fixedByBoundary = state.meta.get('activeSet') !== undefined;
+    const powers = fixedByBoundary ? cappedPowers(rest.map((v) => ({ address: v.address, bondWei: v.power })), state.params().consensus.votingPowerCapBps) : rest;
+    state.meta.set('activeSet', powers);
   }
   return burned;
 }
