@@ -14,7 +14,7 @@ import { verifyTyped } from './signature-checks';
 import type { WithdrawBody } from '../../codec/txs/withdraw';
 import type { TxOp } from '../context';
 import { badRequest, rejected } from '../errors';
-import { orderbookMarginShortfall } from '../perps/margin';
+import { requireMarginAfter } from '../perps/margin';
 
 export const withdrawOp: TxOp<WithdrawBody> = {
   shape(b, params) {
@@ -35,10 +35,7 @@ export const withdrawOp: TxOp<WithdrawBody> = {
       throw rejected('INSUFFICIENT_BALANCE', `free balance ${a.usdcFree} is below amount + fee = ${b.amount + fee} USDC units`);
     }
     // Never below the margin requirement: what orderbook positions' losses may still take from free balance.
-    const required = orderbookMarginShortfall(state, b.owner, ctx.header.timestampMs);
-    if (a.usdcFree - b.amount - fee < required) {
-      throw rejected('MARGIN_REQUIRED', `amount: free balance after the withdrawal would be ${a.usdcFree - b.amount - fee}, below the ${required} USDC units the account's orderbook positions require`);
-    }
+    requireMarginAfter(state, b.owner, b.amount + fee, ctx.header.timestampMs, 'amount');
     const id = (state.meta.get('nextWithdrawalId') as bigint | undefined) ?? 1n;
     state.meta.set('nextWithdrawalId', id + 1n);
     state.accounts.set(b.owner, { ...a, usdcFree: a.usdcFree - b.amount - fee, usdcLocked: a.usdcLocked + b.amount + fee });
