@@ -92,7 +92,7 @@ describe('POST /api/validators/register', () => {
     nodes.push(f.node);
     const port = /\/tcp\/([0-9]+)/.exec(f.node.p2pInfo()!.listen[0])![1];
     endpoint = `127.0.0.1:${port}`;
-    app = await buildOnboardingApp(book, createLogger({ destination: 'silent' }), undefined, { chainId: genesis.chainId, params: genesisParams(genesis), blockTimeMs: genesis.consensus.blockTimeMs, nodeUrl: validatorUrl });
+    app = await buildOnboardingApp(book, createLogger({ destination: 'silent' }), { chainId: genesis.chainId }, undefined, { chainId: genesis.chainId, params: genesisParams(genesis), blockTimeMs: genesis.consensus.blockTimeMs, nodeUrl: validatorUrl });
     await book.apply({ address: candidate.address, name: 'cand', endpoint, email: 'c@example.org' });
     await book.apply({ address: other.address, name: 'other', endpoint: '127.0.0.1:1', email: 'o@example.org' });
   }, 60_000);

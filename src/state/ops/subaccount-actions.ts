@@ -86,7 +86,7 @@ export const subAccountTransferOp: TxOp<SubAccountTransferBody> = {
     if (rec.master !== owner) throw forbidden('NOT_MASTER', `subAccount: ${subAccount} is not a sub-account of ${owner}`);
     const [from, to] = deposit ? [owner, subAccount] : [subAccount, owner];
     debitFree(ctx.state, from, usdc);
-    // Collateral leaving an account keeps the withdrawal's margin rule (issue 37): its
+    // Collateral leaving an account keeps the withdrawal's margin rule (decision 163): its
     // orderbook positions' losses may still draw on the free balance it leaves (a refusal
     // rolls the debit back with the transaction).
     requireMarginAfter(ctx.state, from, 0n, ctx.header.timestampMs, 'usdc');

@@ -7,7 +7,7 @@
  * validUntilSec = floor((block time + bridge.withdrawalWindowMs) / 1000): the last
  * second the contract queues or pays it. A network without a bridge (no genesis `bridge`
  * section) has nobody to pay it and no contract to expire it, so a request there is
- * refused 422 BRIDGE_DISABLED before anything is locked (issue 37): it would otherwise
+ * refused 422 BRIDGE_DISABLED before anything is locked (decision 163): it would otherwise
  * lock amount + fee forever.
  */
 import { verifyTyped } from './signature-checks';

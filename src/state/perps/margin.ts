@@ -9,7 +9,8 @@
  * Mark: the oracle price, else the book's mid, else the position's entry (PnL 0).
  *
  * The same rule holds for every way collateral leaves an account: a withdrawal, and a
- * SubAccountTransfer out of the master or out of a sub-account (requireMarginAfter).
+ * SubAccountTransfer out of the master or out of a sub-account (requireMarginAfter;
+ * decision 163).
  */
 import type { Address } from '../../util/bytes';
 import { rejected } from '../errors';
