@@ -1,5 +1,5 @@
 /**
- * `npm run node -- validator register|unbond|unjail --home DIR [--api URL] …`: the
+ * `npm run node -- validator apply|register|unbond|unjail --home DIR [--api URL] …`: the
  * validator's own lifecycle transactions (contract [C-auth-register]; decisions 68, 69),
  * signed with the key file `init` made and posted to a node's `POST /tx`, which answers
  * once the transaction is final. Prints one JSON line: the transaction hash and height.
