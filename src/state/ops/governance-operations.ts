@@ -162,11 +162,10 @@ function cancelCloses(params: ChainParams, rec: GovernanceRecord, owner: Address
 export const governanceCancelOp = actionOp('GovernanceCancel', (ctx, rec, owner) => {
   // The machine's answer first: cancelling an executed, cancelled or expired operation
   // reads OPERATION_STATE whoever sends it. stepGovernanceOperation is pure: nothing is written yet.
-  const closes = cancelCloses(ctx.params, rec, owner);
-  if (!closes) {
-    if (!stepGovernanceOperation(rec.state, rec.context, { type: 'CANCEL', nowMs: ctx.header.timestampMs })) {
-      throw rejected('OPERATION_STATE', `operation ${rec.id} is ${rec.state}: CANCEL is not taken there`);
-    }
+  if (!stepGovernanceOperation(rec.state, rec.context, { type: 'CANCEL', nowMs: ctx.header.timestampMs })) {
+    throw rejected('OPERATION_STATE', `operation ${rec.id} is ${rec.state}: CANCEL is not taken there`);
+  }
+  if (!cancelCloses(ctx.params, rec, owner)) {
     const requested = { ...rec, cancelRequestedBy: owner };
     ctx.state.governance.set(rec.id, requested);
     ctx.emit({ type: 'GovernanceCancelRequested', operationId: rec.id, kind: GOV_OP_NAMES[rec.operation.kind], owner });
