@@ -42,6 +42,7 @@ import { exitWithNode, SESSION_HOST_FLAG, SHARED_START_FLAGS, sharedStartConfig 
 import { parseFlags, usage, type FlagSpec } from './args';
 import { BRIDGE_PORT_DEFAULT, bridgeDevnetLine, DEVNET_DISPUTE_PERIOD_SEC, startBridgeDevnet, type BridgeDevnet } from './bridge-devnet';
 import { startSyncProgress } from './sync-progress';
+import { describeFailure } from '../storage/storage-errors';
 
 const START_FLAGS = {
   genesis: { type: 'string', default: 'genesis/devnet.json', help: 'genesis file' },
@@ -243,6 +244,7 @@ ${usage(START_FLAGS)}
 }
 
 main().catch((err) => {
-  process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+  // A file system's refusal in words (the folder, the cause, the next step), never a bare errno line.
+  process.stderr.write(`error: ${describeFailure(err)}\n`);
   process.exit(1);
 });
