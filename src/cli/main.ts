@@ -7,7 +7,7 @@
  *   genesis new  build a new network's genesis from its validators' public values (genesis-new.ts)
  *   init    make a node's key file for a network (init.ts)
  *   bind    bind a key file to the genesis `genesis new` built (init.ts)
- *   validator register|unbond|unjail  a validator's own lifecycle transactions (validator-ops.ts)
+ *   validator apply|register|unbond|unjail  the application and a validator's own lifecycle transactions (validator-ops.ts)
  *   gov key|propose|approve|execute|cancel|list  owner governance, signed with an owner key file (gov.ts)
  *   check   read a stopped node's chain store end to end: sound or not (store-commands.ts)
  *   privval-reset  let a validator whose double-sign protection files were lost sign again from a height (store-commands.ts)
@@ -235,7 +235,7 @@ async function main(): Promise<void> {
     }
     default:
       process.stdout.write(
-        `usage: node dist/exchange-node.mjs start [flags] | start --home DIR --help | init --help | bind --help | validator register|unbond|unjail --help | gov key|propose|approve|execute|cancel|list --help | check --help | privval-reset --help | genesis [FILE] | genesis new --help | onboarding --help | operator --help | bridge chain|deploy --help | --version
+        `usage: node dist/exchange-node.mjs start [flags] | start --home DIR --help | init --help | bind --help | validator apply|register|unbond|unjail --help | gov key|propose|approve|execute|cancel|list --help | check --help | privval-reset --help | genesis [FILE] | genesis new --help | onboarding --help | operator --help | bridge chain|deploy --help | --version
 ${usage(START_FLAGS)}
 `,
       );
