@@ -276,13 +276,13 @@ describe('GET /metrics', () => {
       expect(m.get(P + name)?.type, P + name).toBe(type);
       expect(m.get(P + name)?.help, P + name).toBeTruthy();
     }
-    // No bridge on this node: none of the bridge's families.
-    expect([...m.keys()].filter((n) => n.startsWith(`${P}bridge_`))).toEqual([]);
-    // The operators' page names exactly these (and the bridge's).
+    // No bridge and no price sources on this node: none of their families.
+    expect([...m.keys()].filter((n) => n.startsWith(`${P}bridge_`) || n.startsWith(`${P}oracle_`))).toEqual([]);
+    // The operators' page names exactly these (and the bridge's and the price sources').
     const page = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
     const section = page.slice(page.indexOf('## Metrics'), page.indexOf('\n## ', page.indexOf('## Metrics') + 1));
     const documented = new Set([...section.matchAll(/`(exchange_chain_[a-z_]+)/g)].map((x) => x[1]));
-    expect([...documented].filter((n) => !n.startsWith(`${P}bridge_`)).sort()).toEqual([...m.keys()].sort());
+    expect([...documented].filter((n) => !n.startsWith(`${P}bridge_`) && !n.startsWith(`${P}oracle_`)).sort()).toEqual([...m.keys()].sort());
     expect(value(m, `${P}info`, { version: nodes[0].version, chain_id: String(nodes[0].config.genesis.chainId) })).toBe(1);
     for (const actor of ['chain', 'indexer', 'mempool', 'consensus', 'oracle', 'api']) {
       expect(value(m, `${P}actor_restarts_total`, { actor })).toBe(0);
