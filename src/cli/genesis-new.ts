@@ -12,12 +12,17 @@ import { resolve } from 'node:path';
 import { composeGenesis, newNetworkTemplate, type NewValidator } from '../genesis/compose';
 import { genesisToJson, renderJson } from '../genesis/build';
 import { CHAIN_IDS, GenesisError, genesisHashHex, NETWORKS } from '../genesis/load';
-import type { Genesis } from '../genesis/types';
+import type { BridgeParams, Genesis } from '../genesis/types';
 import { parsePublicValues, publicValues, readKeyFile, type PublicValues } from '../node/keyfile';
 import type { Address } from '../util/bytes';
+import { readDeploymentFile } from '../bridge/evm';
 import { parseFlags, usage, type FlagSpec } from './args';
 
 const WEI_PER_TOKEN = 10n ** 18n;
+/** A real chain's reorgs are shallower than this many blocks; the devnet's hardhat chain uses 2. */
+const BRIDGE_CONFIRMATIONS_DEFAULT = 12;
+/** An hour: room for the relayer to pay within the window on a congested chain. */
+const BRIDGE_WITHDRAWAL_WINDOW_MS_DEFAULT = 3_600_000;
 /** Fields a public-values JSON may carry besides the four `init` prints. */
 const EXTRA_FIELDS = ['name', 'endpoint', 'bond'] as const;
 const VALIDATOR_OPTIONS = /^(.*?)((?:,(?:name|endpoint|bond)=[^,]*)*)$/s;
@@ -32,6 +37,12 @@ const NEW_FLAGS = {
   'genesis-time-ms': { type: 'int', help: "block 0's time, Unix ms (default the template's: testnet 1761955200000, 2025-11-01)" },
   owners: { type: 'string', help: "three comma-separated owner addresses (2-of-3 governance); default the template's (genesis/testnet.json's); required on mainnet" },
   operator: { type: 'string', help: "the operator's address, whose ApproveValidator admits a candidate's registration; default the template's (testnet's operator-1); required on mainnet" },
+  bridge: {
+    type: 'string',
+    help: "a bridge deployment file (npm run bridge:deploy's): the genesis's bridge section names its external chain, contract and USDC, so the network takes its deposits (default: the template's, none on testnet and mainnet)",
+  },
+  'bridge-confirmations': { type: 'int', default: BRIDGE_CONFIRMATIONS_DEFAULT, help: 'with --bridge: external blocks a deposit waits for (1 to 1000)' },
+  'bridge-withdrawal-window-ms': { type: 'int', default: BRIDGE_WITHDRAWAL_WINDOW_MS_DEFAULT, help: 'with --bridge: how long a withdrawal signature stays valid on the external chain, ms (60000 to 30 days)' },
 } satisfies FlagSpec;
 
 const HELP = `usage: npm run node -- genesis new --validator SOURCE[,name=N,endpoint=HOST:PORT,bond=TOKENS] [--validator …] --out FILE [flags]
@@ -43,7 +54,9 @@ endpoint and bond; the ,name=… options after SOURCE take precedence. Defaults 
 order given): name validator-i, endpoint 127.0.0.1:9000+10(i-1) (one machine's layout: give real endpoints for a
 network of several machines), bond 10000000 (whole native tokens, 1000000 to 200000000).
 Every other parameter (consensus, fees, limits, pairs, perps, oracle, the funded operator account) is
-genesis/testnet.json's; --network devnet starts from genesis/devnet.json's instead (its faucet and accounts).
+genesis/testnet.json's; --network devnet starts from genesis/devnet.json's instead (its faucet, accounts and bridge).
+--bridge FILE (a deployment file, npm run bridge:deploy's) writes the bridge section: the network then takes that
+bridge's deposits once its validators run with --bridge FILE.
 At least consensus.activeSetMin (4) validators; a repeated address, ecdsa_pubkey, vrf_pubkey, peer_id, name or
 endpoint is refused.
 Each operator then runs \`npm run node -- bind --home DIR --network FILE\` so that the key file names this genesis.
@@ -158,6 +171,13 @@ function parseOwners(value: string): [Address, Address, Address] {
   }) as [Address, Address, Address];
 }
 
+/** `--bridge FILE`: the deployment's chain, contract and token, with the two timing flags; nothing without it. */
+function bridgeSection(f: { bridge?: string; 'bridge-confirmations': number; 'bridge-withdrawal-window-ms': number }): BridgeParams | undefined {
+  if (f.bridge === undefined) return undefined;
+  const d = readDeploymentFile(resolve(f.bridge));
+  return { externalChainId: d.chainId, address: d.bridge, usdc: d.usdc, confirmations: f['bridge-confirmations'], withdrawalWindowMs: f['bridge-withdrawal-window-ms'] };
+}
+
 export function genesisNew(argv: string[]): void {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(HELP);
@@ -196,6 +216,7 @@ export function genesisNew(argv: string[]): void {
       owners: f.owners === undefined ? undefined : parseOwners(f.owners),
       operator: f.operator === undefined ? undefined : (f.operator.toLowerCase() as Address),
       validators,
+      bridge: bridgeSection(f),
     });
   } catch (err) {
     // Name the --validator a validator's error is about, not only its place in the file.

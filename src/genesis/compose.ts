@@ -10,7 +10,7 @@
 import type { Address, Hex } from '../util/bytes';
 import { buildGenesis, validatorEndpoint } from './build';
 import { CHAIN_IDS, parseGenesis } from './load';
-import type { Genesis } from './types';
+import type { BridgeParams, Genesis } from './types';
 
 export interface NewValidator {
   /** Default `validator-<i>` (1-based). */
@@ -35,6 +35,8 @@ export interface NewNetworkOptions {
   /** The operator who approves validators (decision 159); default the template's (the testnet's operator account, devnet's owner-1). */
   operator?: Address;
   validators: NewValidator[];
+  /** The external bridge this network honours; default the template's (the devnet's hardhat bridge; none on testnet and mainnet). */
+  bridge?: BridgeParams;
 }
 
 /** The genesis a new network starts from, before the caller's values replace its own. */
@@ -60,6 +62,7 @@ export function composeGenesis(opts: NewNetworkOptions): Genesis {
       bondWei: v.bondWei ?? bondWei,
       endpoint: v.endpoint ?? validatorEndpoint(i + 1),
     })),
+    ...(opts.bridge ? { bridge: opts.bridge } : {}),
   };
   return parseGenesis(genesis);
 }

@@ -137,6 +137,24 @@ describe('genesis new', { timeout: 180_000 }, () => {
     expect(existsSync(join(dir.path, 'bad-chain.json'))).toBe(false);
   });
 
+  it('writes the bridge section from a deployment file (issue 39 item 5), and refuses a bad one', async () => {
+    const deployment = join(dir.path, 'bridge.json');
+    const bridge = '0x' + 'ab'.repeat(20);
+    const usdc = '0x' + 'CD'.repeat(20);
+    writeFileSync(deployment, JSON.stringify({ chainId: 11155111, rpcUrl: 'https://rpc.example.org', bridge, usdc, deployBlock: 7 }));
+    writeFileSync(join(dir.path, 'bad-bridge.json'), JSON.stringify({ chainId: 1, bridge }));
+    const out = join(dir.path, 'testnet-bridge.json');
+    const [ok, bad] = await Promise.all([
+      runCli(['genesis', 'new', ...validatorArgs(sources()), '--bridge', deployment, '--bridge-confirmations', '6', '--out', out]),
+      runCli(['genesis', 'new', ...validatorArgs(sources()), '--bridge', join(dir.path, 'bad-bridge.json'), '--out', join(dir.path, 'none.json')]),
+    ]);
+    expect(ok.stderr).toBe('');
+    expect(loadGenesisFile(out).bridge).toEqual({ externalChainId: 11155111, address: bridge, usdc: usdc.toLowerCase(), confirmations: 6, withdrawalWindowMs: 3_600_000 });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/bridge deployment file .*bad-bridge\.json/);
+    expect(existsSync(join(dir.path, 'none.json'))).toBe(false);
+  });
+
   it('refuses a repeated address, vrf_pubkey, peer_id, name or endpoint, naming the field and both inputs', async () => {
     const [a, b, c, d] = sources();
     const forged = (i: number, field: keyof Pub, from: number) => JSON.stringify({ ...pubs[i], [field]: pubs[from][field] });
