@@ -75,7 +75,8 @@ export function parsePriceSources(json: unknown, baseDir: string, name = 'price 
     if (!Number.isSafeInteger(v) || (v as number) < min || (v as number) > max) fail(`${key} must be an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
     return v as number;
   };
-  const timeoutMs = int('timeoutMs', PRICE_SOURCE_TIMEOUT_MS_DEFAULT, 1, 60_000);
+  // At most 5 s: the chain's staleness bound; a read that long already delays this validator's observations past it.
+  const timeoutMs = int('timeoutMs', PRICE_SOURCE_TIMEOUT_MS_DEFAULT, 1, 5_000);
   const maxAgeMs = int('maxAgeMs', PRICE_SOURCE_MAX_AGE_MS_DEFAULT, 1, 86_400_000);
   const maxDeviationBps = int('maxDeviationBps', PRICE_SOURCE_MAX_DEVIATION_BPS_DEFAULT, 1, 10_000);
   const minDefault = int('minSources', PRICE_SOURCE_MIN_DEFAULT, 1, 100);
