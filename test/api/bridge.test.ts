@@ -88,8 +88,8 @@ afterAll(async () => {
 // Shows contract [C-account-network].
 describe('GET /v1/network bridge', () => {
   it('names the external chain and the contracts checksummed, with the RPC of the node’s deployment file or null', async () => {
-    expect((await get(validator, '/v1/network')).body.data.bridge).toEqual({ chainId: 31337, rpcUrl: null, address: BRIDGE, usdc: USDC });
-    expect((await get(follower, '/v1/network')).body.data.bridge).toEqual({ chainId: 31337, rpcUrl: DEAD_RPC, address: BRIDGE, usdc: USDC });
+    expect((await get(validator, '/v1/network')).body.data.bridge).toEqual({ chainId: 31337, rpcUrl: null, address: BRIDGE, usdc: USDC, alerts: 0 });
+    expect((await get(follower, '/v1/network')).body.data.bridge).toEqual({ chainId: 31337, rpcUrl: DEAD_RPC, address: BRIDGE, usdc: USDC, alerts: 0 });
   });
 
   it('is null on a network without a bridge', async () => {
