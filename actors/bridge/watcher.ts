@@ -112,8 +112,8 @@ export class Watcher {
   /** Queues and payouts of ids this state does not hold, by claim key, with where and when (wall ms) they were first seen. */
   private readonly suspects = new Map<string, { seen: AlertClaim; log: BridgeLog; seenAtMs: number }>();
   private readonly pauser: Pauser;
-  /** Alert keys counted in alertsDetected already. */
-  private readonly pauserKnows = new Set<string>();
+  /** Alert logs (claim key @ block:logIndex) counted in alertsDetected already. */
+  private readonly alertsSeen = new Set<string>();
 
   constructor(private readonly d: WatcherDeps) {
     this.cursor = d.deployBlock;
@@ -196,11 +196,13 @@ export class Watcher {
     const key = claimKey(claim);
     if (!this.pending.has(key) && !this.done(claim)) this.pending.set(key, claim);
     const what = `${alertName(claim.alert.kind)} ${claim.id} (external tx ${bytesToHex(claim.externalTx)}): ${why}`;
-    if (!this.pauserKnows.has(key)) {
-      this.pauserKnows.add(key);
+    // Per log, not per claim key: a second forged event about the same id is a new reason to pause.
+    const seen = `${key}@${log.blockNumber}:${log.logIndex}`;
+    if (!this.alertsSeen.has(seen)) {
+      this.alertsSeen.add(seen);
       this.d.stats.alertsDetected++;
     }
-    this.pauser.request(key, log, what);
+    this.pauser.request(seen, log, what);
   }
 
   /**
