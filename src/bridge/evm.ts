@@ -15,7 +15,8 @@
  *     contract's custom error (`WithdrawalExpired(1767225600)`), read before sending (a
  *     simulation) or, for a transaction mined reverted (another transaction got in first),
  *     by replaying it on the state its block left;
- *   - `checkChain()` refuses an endpoint on another chain or without the bridge's code.
+ *   - `checkChain()` refuses an endpoint on another chain or without the bridge's code;
+ *     `binding()` reads the exchange chain the contract is bound to.
  * A validator's raw secp256k1 private key is also its external account (it pays the gas).
  */
 import { readFileSync } from 'node:fs';
@@ -210,6 +211,15 @@ export class BridgeClient {
     }
     const code = await this.pub.getCode({ address: this.bridge });
     if (!code || code === '0x') throw new Error(`no contract at the bridge address ${this.bridge} on chain ${id} (${this.rpcUrl}): not deployed, or another chain`);
+  }
+
+  /**
+   * The exchange chain the bridge is bound to (its constructor's exchangeChainId and
+   * exchangeGenesisHash, decision 150): a node whose genesis differs must not watch it.
+   */
+  async binding(): Promise<{ exchangeChainId: bigint; genesisHash: Uint8Array }> {
+    const [exchangeChainId, genesisHash] = await Promise.all([this.readBridge<bigint>('exchangeChainId', []), this.readBridge<Hex>('exchangeGenesisHash', [])]);
+    return { exchangeChainId, genesisHash: hexToBytes(genesisHash) };
   }
 
   /** The latest block's number and timestamp. */
