@@ -77,7 +77,7 @@ export function newBridgeStats(deployment: BridgeDeploymentFile): BridgeStats {
       claimsPending: 0,
       expiriesDetected: 0,
     },
-    relayer: { signatureTxsSubmitted: 0, signaturesSubmitted: 0, signatureTxsRefused: 0, queued: 0, executed: 0, sendFailures: 0, inFlight: 0 },
+    relayer: { signatureTxsSubmitted: 0, signaturesSubmitted: 0, signatureTxsRefused: 0, queued: 0, executed: 0, sendFailures: 0, inFlight: 0, setSignaturesSubmitted: 0, setsSubmitted: 0, setsActivated: 0 },
   };
 }
 
@@ -170,6 +170,9 @@ export function bridgeBehavior(
       const r = await relayer!.poll(head);
       if (r.refusedError) lastSignatureRefusal = logRefusal('withdrawal signatures', r.refusedError, lastSignatureRefusal, ctx.log);
     }
+    // The validator sets: an outgoing validator still signs its successor (decision 151).
+    const s = await relayer!.pollSets(head, active);
+    if (s.refusedError) lastSignatureRefusal = logRefusal('bridge set signatures', s.refusedError, lastSignatureRefusal, ctx.log);
     stats.polls++;
   };
 

@@ -313,6 +313,34 @@ export class BridgeClient {
     return { validators: validators.map((v) => toAddress(v)), powers: [...powers] };
   }
 
+  /**
+   * The set in force with its nonce, and the pending set (activeAt 0: none): the set the
+   * contract checks at external time t is the pending one once t ≥ activeAt (it is applied
+   * lazily), else the one in force.
+   */
+  async validatorSets(): Promise<{
+    nonce: bigint;
+    current: { validators: Address[]; powers: bigint[] };
+    pending: { nonce: bigint; activeAt: bigint; byOwners: boolean; validators: Address[]; powers: bigint[] };
+  }> {
+    const [current, nonce, p] = await Promise.all([
+      this.validatorSet(),
+      this.readBridge<bigint>('validatorSetNonce', []),
+      this.readBridge<[string[], bigint[], bigint, bigint, boolean]>('pendingValidatorSet', []),
+    ]);
+    return { nonce, current, pending: { validators: p[0].map((v) => toAddress(v)), powers: [...p[1]], nonce: p[2], activeAt: p[3], byOwners: p[4] } };
+  }
+
+  /** Submits validator set `setNonce` signed by the set the contract checks; waits for the receipt. */
+  async updateValidatorSet(privateKey: Uint8Array, m: { validators: Address[]; powers: bigint[]; setNonce: bigint; signatures: Uint8Array[] }): Promise<{ txHash: Uint8Array }> {
+    return this.send(privateKey, 'updateValidatorSet', [m.validators, m.powers, m.setNonce, m.signatures.map((s) => bytesToHex(s))]);
+  }
+
+  /** Applies the due pending set; waits for the receipt. */
+  async activateValidatorSet(privateKey: Uint8Array): Promise<{ txHash: Uint8Array }> {
+    return this.send(privateKey, 'activateValidatorSet', []);
+  }
+
   async paused(): Promise<boolean> {
     return this.readBridge<boolean>('paused', []);
   }
