@@ -57,6 +57,10 @@ export interface BridgeRelayerStats {
   sendFailures: number;
   /** Sends still waiting for their receipt. */
   inFlight: number;
+  /** Bridge set signatures the mempool took; updateValidatorSet and activateValidatorSet sends mined (decision 151). */
+  setSignaturesSubmitted: number;
+  setsSubmitted: number;
+  setsActivated: number;
 }
 
 export interface BridgeStats {

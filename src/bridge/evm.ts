@@ -15,7 +15,8 @@
  *     contract's custom error (`WithdrawalExpired(1767225600)`), read before sending (a
  *     simulation) or, for a transaction mined reverted (another transaction got in first),
  *     by replaying it on the state its block left;
- *   - `checkChain()` refuses an endpoint on another chain or without the bridge's code.
+ *   - `checkChain()` refuses an endpoint on another chain or without the bridge's code;
+ *     `binding()` reads the exchange chain the contract is bound to.
  * A validator's raw secp256k1 private key is also its external account (it pays the gas).
  */
 import { readFileSync } from 'node:fs';
@@ -220,6 +221,15 @@ export class BridgeClient {
     if (!code || code === '0x') throw new Error(`no contract at the bridge address ${this.bridge} on chain ${id} (${this.rpcUrl}): not deployed, or another chain`);
   }
 
+  /**
+   * The exchange chain the bridge is bound to (its constructor's exchangeChainId and
+   * exchangeGenesisHash, decision 150): a node whose genesis differs must not watch it.
+   */
+  async binding(): Promise<{ exchangeChainId: bigint; genesisHash: Uint8Array }> {
+    const [exchangeChainId, genesisHash] = await Promise.all([this.readBridge<bigint>('exchangeChainId', []), this.readBridge<Hex>('exchangeGenesisHash', [])]);
+    return { exchangeChainId, genesisHash: hexToBytes(genesisHash) };
+  }
+
   /** The latest block's number and timestamp. */
   async head(): Promise<{ number: bigint; timestampSec: bigint }> {
     const b = await this.pub.getBlock({ blockTag: 'latest' });
@@ -332,6 +342,34 @@ export class BridgeClient {
   async validatorSet(): Promise<{ validators: Address[]; powers: bigint[] }> {
     const [validators, powers] = await this.readBridge<[string[], bigint[]]>('validatorSet', []);
     return { validators: validators.map((v) => toAddress(v)), powers: [...powers] };
+  }
+
+  /**
+   * The set in force with its nonce, and the pending set (activeAt 0: none): the set the
+   * contract checks at external time t is the pending one once t ≥ activeAt (it is applied
+   * lazily), else the one in force.
+   */
+  async validatorSets(): Promise<{
+    nonce: bigint;
+    current: { validators: Address[]; powers: bigint[] };
+    pending: { nonce: bigint; activeAt: bigint; byOwners: boolean; validators: Address[]; powers: bigint[] };
+  }> {
+    const [current, nonce, p] = await Promise.all([
+      this.validatorSet(),
+      this.readBridge<bigint>('validatorSetNonce', []),
+      this.readBridge<[string[], bigint[], bigint, bigint, boolean]>('pendingValidatorSet', []),
+    ]);
+    return { nonce, current, pending: { validators: p[0].map((v) => toAddress(v)), powers: [...p[1]], nonce: p[2], activeAt: p[3], byOwners: p[4] } };
+  }
+
+  /** Submits validator set `setNonce` signed by the set the contract checks; waits for the receipt. */
+  async updateValidatorSet(privateKey: Uint8Array, m: { validators: Address[]; powers: bigint[]; setNonce: bigint; signatures: Uint8Array[] }): Promise<{ txHash: Uint8Array }> {
+    return this.send(privateKey, 'updateValidatorSet', [m.validators, m.powers, m.setNonce, m.signatures.map((s) => bytesToHex(s))]);
+  }
+
+  /** Applies the due pending set; waits for the receipt. */
+  async activateValidatorSet(privateKey: Uint8Array): Promise<{ txHash: Uint8Array }> {
+    return this.send(privateKey, 'activateValidatorSet', []);
   }
 
   async paused(): Promise<boolean> {

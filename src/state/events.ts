@@ -189,6 +189,22 @@ export interface BridgeAttestationEvent {
   late: number;
 }
 
+/** The chain recorded a new bridge validator set (decision 151): the contract's next set, to be signed by the set before it. */
+export interface BridgeSetRecordedEvent {
+  type: 'BridgeSetRecorded';
+  setNonce: string;
+  validators: Address[];
+  powers: string[];
+}
+
+/** A validator's signatures over recorded bridge sets were applied. */
+export interface BridgeSetSignaturesEvent {
+  type: 'BridgeSetSignatures';
+  validator: Address;
+  items: number;
+  counted: number;
+}
+
 /** A validator's withdrawal signatures were applied: how many were kept on their records, how many were late. */
 export interface WithdrawalSignaturesEvent {
   type: 'WithdrawalSignatures';
@@ -568,6 +584,8 @@ export type ChainEvent =
   | WithdrawalRequestedEvent
   | BridgeAttestationEvent
   | WithdrawalSignaturesEvent
+  | BridgeSetRecordedEvent
+  | BridgeSetSignaturesEvent
   | DepositCreditedEvent
   | WithdrawalSignedEvent
   | WithdrawalSubmittedEvent

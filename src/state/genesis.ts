@@ -27,6 +27,8 @@ export function genesisState(g: Genesis, genesisHash: Uint8Array): { state: Stat
   state.meta.set('params', genesisParams(g));
   state.meta.set('validators', g.validators);
   state.meta.set('head', { height: 0, timestampMs: g.genesisTimeMs, blockHash: bytesToHex(genesisHash) });
+  // The genesis hash every bridge message is bound to (decision 150; src/state/bridge/reads.ts).
+  if (g.bridge) state.meta.set('genesisHash', bytesToHex(genesisHash));
   for (const p of [...g.pairs].sort((a, b) => a.id - b.id)) state.pairs.set(String(p.id), p);
   const accounts = [...g.accounts].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   for (const a of accounts) {

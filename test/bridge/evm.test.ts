@@ -20,7 +20,7 @@ import { startDevChain, type DevChain } from '../../src/bridge/devchain';
 import { BridgeClient, BridgeRevertError, readDeploymentFile, type BridgeLog } from '../../src/bridge/evm';
 import { ownerActionDigest, ownerActions, signAll, withdrawalDigest, type BridgeDomain } from '../../src/bridge/signatures';
 import { freePort } from '../../src/cli/launcher';
-import { loadGenesisFile } from '../../src/genesis/load';
+import { genesisHashHex, loadGenesisFile } from '../../src/genesis/load';
 import type { Genesis } from '../../src/genesis/types';
 import { bytesToHex, hexToBytes, toAddress, type Address } from '../../src/util/bytes';
 import { ROOT, tempDir } from '../helpers/devnet';
@@ -102,7 +102,7 @@ const deposits: { depositId: bigint; depositor: Address; recipient: Address; amo
 beforeAll(async () => {
   chain = await startDevChain({ port: await freePort() });
   dep = await deployBridge({ rpcUrl: chain.rpcUrl, genesis, disputePeriodSec: DISPUTE_SEC });
-  domain = { chainId: BigInt(dep.chainId), bridge: dep.bridge };
+  domain = { chainId: BigInt(dep.chainId), bridge: dep.bridge, exchangeChainId: BigInt(genesis.chainId), genesisHash: genesisHashHex(genesis) };
   accounts = await viem().wallet('0x0000000000000000000000000000000000000001').getAddresses();
   // Three deposits on the bridge, and a look-alike Deposit (id 0, like the bridge's first) from another contract.
   const recipients = ['0x00000000000000000000000000000000000a11ce', '0x000000000000000000000000000000000000b0b0', '0x00000000000000000000000000000000000a11ce'] as const;

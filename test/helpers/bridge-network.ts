@@ -22,7 +22,7 @@ import { startDevChain, type DevChain } from '../../src/bridge/devchain';
 import { ownerActionDigest, ownerActions, signAll, type BridgeDomain } from '../../src/bridge/signatures';
 import { freePort } from '../../src/cli/launcher';
 import { ExchangeClient } from '../../src/client';
-import { loadGenesisFile } from '../../src/genesis/load';
+import { genesisHashHex, loadGenesisFile } from '../../src/genesis/load';
 import type { Genesis } from '../../src/genesis/types';
 import { LocalNetwork } from './network';
 import { ROOT, tempDir, waitFor } from './devnet';
@@ -111,7 +111,7 @@ export class BridgeNetwork {
   }
 
   get domain(): BridgeDomain {
-    return { chainId: BigInt(this.deployment.chainId), bridge: this.deployment.bridge };
+    return { chainId: BigInt(this.deployment.chainId), bridge: this.deployment.bridge, exchangeChainId: BigInt(this.genesis.chainId), genesisHash: genesisHashHex(this.genesis) };
   }
 
   /** A raw JSON-RPC call on the external chain (hardhat's evm_* included). */

@@ -242,7 +242,7 @@ export function claimContent(c: BridgeClaim): Uint8Array {
   return writeClaim(new Writer(96), c).finish();
 }
 
-function checkV(sig: Uint8Array, what: string): void {
+export function checkV(sig: Uint8Array, what: string): void {
   // One signature, one encoding: the consensus signer's v is 27/28 (0/1 would be a second hash).
   if (sig.length === 65 && sig[64] !== 27 && sig[64] !== 28) throw new CodecError('NON_CANONICAL', `${what} v must be 27 or 28, got ${sig[64]}`);
 }

@@ -11,9 +11,9 @@
  */
 import { stepWithdrawalMachine, type WithdrawalContext, type WithdrawalEvent } from '../../../machines/withdrawal';
 import { BridgeClaimKind, type BridgeClaim } from '../../codec/txs/bridge';
-import type { BridgeWithdrawalMessage } from '../../signing/bridge-withdrawal';
+import type { BridgeMessageDomain, BridgeWithdrawalMessage } from '../../signing/bridge-withdrawal';
 import type { BridgeParams } from '../../genesis/types';
-import type { Address } from '../../util/bytes';
+import { hexToBytes, type Address } from '../../util/bytes';
 import { isFinalWithdrawal, type BridgeLedger, type Withdrawal } from './records';
 import type { State } from '../state';
 import { activeValidators } from '../validators/set';
@@ -28,9 +28,25 @@ export function bridgeParams(state: State): BridgeParams | undefined {
   return state.params().bridge;
 }
 
-/** The id of the next deposit to credit; the contract numbers deposits from 0. Only ever grows. */
+/**
+ * The id of the next deposit to credit; the contract numbers deposits from 0, the chain
+ * starts at genesis bridge.firstDepositId (default 0). Only ever grows.
+ */
 export function nextDepositId(state: State): bigint {
-  return (state.meta.get('nextDepositId') as bigint | undefined) ?? 0n;
+  return (state.meta.get('nextDepositId') as bigint | undefined) ?? BigInt(bridgeParams(state)?.firstDepositId ?? 0);
+}
+
+/**
+ * What every bridge message of this chain is bound to (decision 150): the external chain
+ * and bridge of genesis, this chain's id and its genesis hash. Throws on a network
+ * without a bridge.
+ */
+export function bridgeDomain(state: State): BridgeMessageDomain {
+  const b = bridgeParams(state);
+  if (!b) throw new Error('this network has no bridge (genesis bridge section absent)');
+  const genesisHash = state.meta.get('genesisHash') as string | undefined;
+  if (genesisHash === undefined) throw new Error('state has no genesisHash (a bridge genesis records it)');
+  return { externalChainId: BigInt(b.externalChainId), bridge: b.address, exchangeChainId: BigInt(state.params().chainId), genesisHash: hexToBytes(genesisHash) };
 }
 
 /** An alert's record key (TableId.BridgeAlert): `<alert kind>:<id>`. */
@@ -148,11 +164,8 @@ export function addToLedger(state: State, line: keyof BridgeLedger, amount: bigi
  * Throws on a network without a bridge (there is nothing to sign for).
  */
 export function withdrawalMessage(state: State, w: Withdrawal): BridgeWithdrawalMessage {
-  const b = bridgeParams(state);
-  if (!b) throw new Error('this network has no bridge (genesis bridge section absent)');
   return {
-    externalChainId: BigInt(b.externalChainId),
-    bridge: b.address,
+    ...bridgeDomain(state),
     withdrawalId: w.id,
     recipient: w.destination,
     amount: w.amount,

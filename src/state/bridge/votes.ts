@@ -40,6 +40,7 @@ import {
 } from './reads';
 import type { BridgeVoteRecord } from './records';
 import { alertName, alertProblem, claimMatchesRecord, MAX_PENDING_ALERT_VOTES, pendingAlertVotes, recordAlert } from './alerts';
+import { recordBridgeSet } from './sets';
 import { signIfQuorum, stepWithdrawal, type BridgeStepContext } from './withdrawals';
 import { forbidden, rejected, TxError } from '../errors';
 import type { State } from '../state';
@@ -166,13 +167,15 @@ export function applyAttestation(ctx: BridgeStepContext, height: number, b: Brid
 
 /**
  * End of block: deposits whose quorum is now met are credited; when the active set
- * changed during the block, every pending withdrawal's signatures and every pending
+ * changed during the block, the contract's next validator set is recorded (./sets.ts,
+ * decision 151) and every pending withdrawal's signatures and every pending
  * withdrawal vote is judged again against the new set (a quorum can be met without a
  * new vote when a non-voter leaves).
  */
 export function endBlockBridge(ctx: BridgeStepContext, height: number, setChanged: boolean): void {
   if (!bridgeParams(ctx.state)) return;
   if (setChanged) {
+    recordBridgeSet(ctx.state, height, ctx.emit);
     for (const w of pendingWithdrawals(ctx.state)) signIfQuorum(ctx, w);
     const keys = [...ctx.state.bridgeVotes.entries()].map(([k]) => k).sort();
     for (const key of keys) {
