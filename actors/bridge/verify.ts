@@ -9,15 +9,20 @@
  *     sure at once (a record never changes those fields). No record: `unknown`, the same
  *     alert once the watcher is sure its state is not simply behind the chain.
  *   - WithdrawalCancelled: Void(Cancelled).
+ *   - ValidatorSetProposed / OwnersProposed: the set (owners) this chain decided for that
+ *     nonce decides. The same: `fine`. Another: an alert (UnexplainedSet /
+ *     UnexplainedOwners, carrying the digest of what was proposed). A nonce this chain has
+ *     not decided: `unknown`, as for a withdrawal id. A nonce older than the sets the
+ *     chain keeps: `fine` (long in force; a restarted watcher rescans it).
  *   - Unpaused and malformed logs: nothing (undefined).
  */
 import type { BridgeLog } from '../../src/bridge/evm';
 import { BridgeAlertKind, BridgeClaimKind, WithdrawalVoidReason, type BridgeClaim } from '../../src/codec/txs/bridge';
-import type { AlertClaim } from '../../src/state/bridge/alerts';
+import { bridgeOwnersDigest, bridgeSetDigest, decidedBridgeOwners, decidedBridgeSet, type AlertClaim } from '../../src/state/bridge/alerts';
 import type { State } from '../../src/state/state';
-import type { Address } from '../../src/util/bytes';
+import { equalBytes, type Address } from '../../src/util/bytes';
 
-export type Verdict = { claim: BridgeClaim } | { alert: AlertClaim } | { unknown: AlertClaim };
+export type Verdict = { claim: BridgeClaim } | { alert: AlertClaim } | { unknown: AlertClaim } | { fine: true };
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
@@ -52,16 +57,41 @@ export function judgeLog(state: State, log: BridgeLog): Verdict | undefined {
     case 'WithdrawalCancelled':
       if (log.withdrawalId === undefined) return undefined;
       return { claim: { kind: BridgeClaimKind.WithdrawalVoid, withdrawalId: log.withdrawalId, reason: WithdrawalVoidReason.Cancelled, externalTx } };
+    case 'ValidatorSetProposed':
+      if (log.nonce === undefined || !log.validators || !log.powers) return undefined;
+      return judgeSeen(state, { kind: BridgeClaimKind.Alert, id: log.nonce, alert: { kind: BridgeAlertKind.UnexplainedSet, digest: bridgeSetDigest(log.validators, log.powers) }, externalTx });
+    case 'OwnersProposed':
+      if (log.nonce === undefined || !log.owners || log.threshold === undefined) return undefined;
+      return judgeSeen(state, { kind: BridgeClaimKind.Alert, id: log.nonce, alert: { kind: BridgeAlertKind.UnexplainedOwners, digest: bridgeOwnersDigest(log.owners, log.threshold) }, externalTx });
     default:
       return undefined;
   }
+}
+
+/** What was seen (as the alert it would be), judged against this state: the verdict of its log. */
+export function judgeSeen(state: State, seen: AlertClaim): Verdict {
+  const a = seen.alert;
+  if (a.kind === BridgeAlertKind.ForgedQueue || a.kind === BridgeAlertKind.ForgedPaid) return judgeWithdrawal(state, seen);
+  const { decided, kept } = a.kind === BridgeAlertKind.UnexplainedSet ? decidedSetDigest(state, seen.id) : decidedOwnersDigest(state, seen.id);
+  if (decided) return equalBytes(decided, a.digest) ? { fine: true } : { alert: seen };
+  return kept ? { unknown: seen } : { fine: true };
+}
+
+function decidedSetDigest(state: State, nonce: bigint): { decided?: Uint8Array; kept: boolean } {
+  const { decided, kept } = decidedBridgeSet(state, nonce);
+  return { decided: decided && bridgeSetDigest(decided.validators, decided.powers), kept };
+}
+
+function decidedOwnersDigest(state: State, nonce: bigint): { decided?: Uint8Array; kept: boolean } {
+  const { decided, kept } = decidedBridgeOwners(state, nonce);
+  return { decided: decided && bridgeOwnersDigest(decided.owners, decided.threshold), kept };
 }
 
 /**
  * A queue or payout seen (as the alert it would be) against the record of its id: the
  * claim when they agree, the alert when they do not, `unknown` without a record.
  */
-export function judgeWithdrawal(state: State, seen: AlertClaim): Verdict {
+function judgeWithdrawal(state: State, seen: AlertClaim): Verdict {
   const w = state.withdrawals.get(String(seen.id));
   if (!w) return { unknown: seen };
   const a = seen.alert;

@@ -53,7 +53,7 @@ import { bytesToHex } from '../../src/util/bytes';
 import type { Logger } from '../../src/util/log';
 import type { BridgeWatcherStats } from './messages';
 import { Pauser, type PauserExternal } from './pauser';
-import { judgeLog, judgeWithdrawal } from './verify';
+import { judgeLog, judgeSeen } from './verify';
 
 /** What the watcher reads of (and sends to) the external chain. */
 export type WatcherExternal = Pick<BridgeClient, 'block' | 'logs' | 'withdrawal' | 'finalizedHead'> & PauserExternal;
@@ -171,7 +171,7 @@ export class Watcher {
     for (const log of logs) {
       if (log.kind === 'Deposit' && log.depositId !== undefined && log.depositId > this.maxDepositSeen) this.maxDepositSeen = log.depositId;
       const verdict = judgeLog(state, log);
-      if (!verdict) continue;
+      if (!verdict || 'fine' in verdict) continue;
       if (this.pending.size >= WATCHER_PENDING_CLAIMS_MAX || this.suspects.size >= SUSPECTS_MAX) {
         next = log.blockNumber; // full: the rest of this block and after is scanned again later
         break;
@@ -182,7 +182,7 @@ export class Watcher {
         continue;
       }
       const claim = 'claim' in verdict ? verdict.claim : verdict.alert;
-      if ('alert' in verdict) this.alert(verdict.alert, log, 'its record holds another recipient, amount or validUntil');
+      if ('alert' in verdict) this.alert(verdict.alert, log, 'this chain decided otherwise (another recipient, amount or validUntil; another set or owners)');
       const key = claimKey(claim);
       if (this.pending.has(key) || this.done(claim)) continue;
       this.pending.set(key, claim);
@@ -206,23 +206,25 @@ export class Watcher {
   }
 
   /**
-   * Unknown ids judged again: a record that has arrived decides as for any log; still
-   * none once this chain has a block UNKNOWN_ID_MARGIN_MS after the log was seen, or once
-   * the chain recorded the alert (a quorum saw it), the log is forged.
+   * Unknown ids and nonces judged again: a record or decision that has arrived decides as
+   * for any log; still none once this chain has a block UNKNOWN_ID_MARGIN_MS after the log
+   * was seen, or once the chain recorded the alert (a quorum saw it), the log is forged.
    */
   private judgeSuspects(state: State): void {
     const { d } = this;
     for (const [key, s] of this.suspects) {
-      const verdict = judgeWithdrawal(state, s.seen);
-      if ('claim' in verdict) {
+      const verdict = judgeSeen(state, s.seen);
+      if ('fine' in verdict) {
+        this.suspects.delete(key);
+      } else if ('claim' in verdict) {
         this.suspects.delete(key);
         if (!this.pending.has(claimKey(verdict.claim)) && !this.done(verdict.claim)) this.pending.set(claimKey(verdict.claim), verdict.claim);
       } else if ('alert' in verdict) {
         this.suspects.delete(key);
-        this.alert(verdict.alert, s.log, 'its record holds another recipient, amount or validUntil');
+        this.alert(verdict.alert, s.log, 'this chain decided otherwise (another recipient, amount or validUntil; another set or owners)');
       } else if (d.blockTimeMs() >= s.seenAtMs + UNKNOWN_ID_MARGIN_MS || state.bridgeAlerts.has(alertKey(s.seen))) {
         this.suspects.delete(key);
-        this.alert(s.seen, s.log, 'this chain never made that withdrawal id');
+        this.alert(s.seen, s.log, 'this chain never made that withdrawal id, set nonce or owner nonce');
       }
     }
     d.stats.suspects = this.suspects.size;

@@ -80,7 +80,7 @@ export function readDeploymentFile(path: string): BridgeDeploymentFile {
 
 /** One event of the bridge, decoded. Addresses lowercase; which optional fields are set depends on `kind`. */
 export interface BridgeLog {
-  kind: 'Deposit' | 'WithdrawalQueued' | 'WithdrawalPaid' | 'WithdrawalCancelled' | 'Unpaused';
+  kind: 'Deposit' | 'WithdrawalQueued' | 'WithdrawalPaid' | 'WithdrawalCancelled' | 'Unpaused' | 'ValidatorSetProposed' | 'OwnersProposed';
   blockNumber: bigint;
   txHash: Uint8Array;
   logIndex: number;
@@ -91,6 +91,12 @@ export interface BridgeLog {
   withdrawalId?: bigint;
   readyAt?: bigint;
   validUntil?: bigint;
+  /** ValidatorSetProposed: its set nonce, validators and powers; OwnersProposed: its owner nonce, owners and threshold. */
+  nonce?: bigint;
+  validators?: Address[];
+  powers?: bigint[];
+  owners?: Address[];
+  threshold?: bigint;
 }
 
 /** The contract's record of a withdrawal id ('none': never queued). */
@@ -141,8 +147,12 @@ export class BridgeRevertError extends Error {
 
 const DEFAULT_MAX_LOG_RANGE_BLOCKS = 2_000;
 const WITHDRAWAL_STATES = ['none', 'queued', 'paid', 'cancelled'] as const;
-/** The events returned: the claims' four, and Unpaused (the owners' answer to an alert: a watcher does not pause again for what they have seen). */
-const CLAIM_EVENTS = new Set(['Deposit', 'WithdrawalQueued', 'WithdrawalPaid', 'WithdrawalCancelled', 'Unpaused']);
+/**
+ * The events returned: the claims' four, the set and owner proposals (a watcher compares
+ * them with the chain's decisions), and Unpaused (the owners' answer to an alert: a
+ * watcher does not pause again for what they have seen).
+ */
+const CLAIM_EVENTS = new Set(['Deposit', 'WithdrawalQueued', 'WithdrawalPaid', 'WithdrawalCancelled', 'Unpaused', 'ValidatorSetProposed', 'OwnersProposed']);
 
 /** Which block a watcher counts confirmations from: the chain's finalized block, else its safe block, else its head. */
 export type FinalityTag = 'finalized' | 'safe' | 'latest';
@@ -321,6 +331,10 @@ export class BridgeClient {
         return { kind: 'WithdrawalPaid', ...base, withdrawalId: a.withdrawalId as bigint, recipient: addr(a.recipient), amount: a.amount as bigint };
       case 'Unpaused':
         return { kind: 'Unpaused', ...base };
+      case 'ValidatorSetProposed':
+        return { kind: 'ValidatorSetProposed', ...base, nonce: a.setNonce as bigint, validators: (a.validators as string[]).map(addr), powers: [...(a.powers as bigint[])] };
+      case 'OwnersProposed':
+        return { kind: 'OwnersProposed', ...base, nonce: a.ownerNonce as bigint, owners: (a.owners as string[]).map(addr), threshold: a.threshold as bigint };
       default:
         return { kind: 'WithdrawalCancelled', ...base, withdrawalId: a.withdrawalId as bigint };
     }

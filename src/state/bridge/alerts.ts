@@ -13,9 +13,10 @@
  *
  * An Alert claim is founded (`alertProblem` answers null) only when the chain agrees with
  * it: a forged queue or payout names an id this chain does not hold, or other fields than
- * its record; a set or owner change's digest differs from what this chain decided for
- * that nonce (`decidedBridgeSet` / `decidedBridgeOwners`, the records of the bridge-set
- * work; none decided: every change is unexplained). An unfounded alert is refused 422
+ * its record; a set or owner proposal's digest differs from what this chain decided for
+ * that nonce (`decidedBridgeSet`: the bridge sets of ./sets.ts; `decidedBridgeOwners`:
+ * none recorded yet, so every owner proposal is unexplained), or names a nonce it has not
+ * decided. An unfounded alert is refused 422
  * ALERT_UNFOUNDED. Each validator has at most MAX_PENDING_ALERT_VOTES alert votes waiting
  * for a quorum (422 TOO_MANY_ALERTS past it): a lying validator cannot fill the state.
  * Votes are counted as every claim's (./votes.ts); a quorum variant is recorded in
@@ -28,6 +29,7 @@ import { equalBytes, type Address } from '../../util/bytes';
 import type { BridgeAlertEvent } from '../events';
 import type { State } from '../state';
 import { alertKey } from './reads';
+import { bridgeSets } from './sets';
 import type { BridgeAlertRecord } from './records';
 
 export type AlertClaim = Extract<BridgeClaim, { kind: BridgeClaimKind.Alert }>;
@@ -62,17 +64,23 @@ export function bridgeOwnersDigest(owners: readonly Address[], threshold: bigint
 }
 
 /**
- * The validator set this chain decided for the contract at set nonce `nonce`, if any.
- * Today's chain decides none (the contract's set is the genesis one, changed by nobody):
- * the bridge-set work (issue 37 item 1) records the sets it signs, and this reads them.
+ * The validator set this chain decided for the contract at set nonce `nonce` (the bridge
+ * sets it records, ./sets.ts), if it still keeps it; `kept` is false for a nonce older
+ * than the sets it keeps (long in force: a proposal of it is not new).
  */
-export function decidedBridgeSet(_state: State, _nonce: bigint): { validators: Address[]; powers: bigint[] } | undefined {
-  return undefined;
+export function decidedBridgeSet(state: State, nonce: bigint): { decided?: { validators: Address[]; powers: bigint[] }; kept: boolean } {
+  const sets = bridgeSets(state);
+  const decided = sets.find((s) => s.nonce === nonce);
+  return { decided, kept: decided !== undefined || nonce > sets[0].nonce };
 }
 
-/** The owner set this chain decided for the contract at owner nonce `nonce`, if any (as decidedBridgeSet). */
-export function decidedBridgeOwners(_state: State, _nonce: bigint): { owners: Address[]; threshold: bigint } | undefined {
-  return undefined;
+/**
+ * The owner set this chain decided for the contract at owner nonce `nonce`. The chain
+ * records no owner sets for the contract yet (the bridge-set work, issue 37 item 3, adds
+ * them; wire them here): every owner proposal on the contract is unexplained until then.
+ */
+export function decidedBridgeOwners(_state: State, _nonce: bigint): { decided?: { owners: Address[]; threshold: bigint }; kept: boolean } {
+  return { kept: true };
 }
 
 /**
@@ -93,13 +101,13 @@ export function alertProblem(state: State, c: AlertClaim): string | null {
       return null;
     }
     case BridgeAlertKind.UnexplainedSet: {
-      const d = decidedBridgeSet(state, c.id);
-      if (d && equalBytes(bridgeSetDigest(d.validators, d.powers), a.digest)) return `set nonce ${c.id} is the set this chain decided`;
+      const { decided } = decidedBridgeSet(state, c.id);
+      if (decided && equalBytes(bridgeSetDigest(decided.validators, decided.powers), a.digest)) return `set nonce ${c.id} is the set this chain decided`;
       return null;
     }
     case BridgeAlertKind.UnexplainedOwners: {
-      const d = decidedBridgeOwners(state, c.id);
-      if (d && equalBytes(bridgeOwnersDigest(d.owners, d.threshold), a.digest)) return `owner nonce ${c.id} is the owner set this chain decided`;
+      const { decided } = decidedBridgeOwners(state, c.id);
+      if (decided && equalBytes(bridgeOwnersDigest(decided.owners, decided.threshold), a.digest)) return `owner nonce ${c.id} is the owner set this chain decided`;
       return null;
     }
   }
