@@ -1,5 +1,5 @@
 /**
- * `npm run node -- validator register|unbond|unjail --home DIR [--api URL] …`: the
+ * `npm run node -- validator apply|register|unbond|unjail --home DIR [--api URL] …`: the
  * validator's own lifecycle transactions (contract [C-auth-register]; decisions 68, 69),
  * signed with the key file `init` made and posted to a node's `POST /tx`, which answers
  * once the transaction is final. Prints one JSON line: the transaction hash and height.
@@ -11,12 +11,19 @@
  * onboarding service's POST /api/validators/register instead (the fields of contract [C-onboard-register], the
  * signature in its 64-byte form), which checks the candidate was approved and its node
  * is synced before submitting the transaction (decision 79).
+ *
+ * `validator apply --home DIR --onboarding URL --name … --endpoint … --email …` is the
+ * step before: the application to the onboarding service (POST /api/validators/apply),
+ * signed with the same key over the network's chain id and the wall clock
+ * (src/onboarding/application-auth.ts; decision 164), so nobody applies in another's name.
  */
 import { resolve } from 'node:path';
 import { encodeTx, TxKind } from '../codec/tx';
 import { registrationDigest, unbondDigest, unjailDigest, type RegisterValidatorBody, type UnbondBody } from '../codec/txs/validators';
 import { sign } from '../crypto/secp256k1';
 import { keyFilePath, readKeyFile, type NodeKeys } from '../node/keyfile';
+import { signApplication, type ApplicationProof } from '../onboarding/application-auth';
+import type { Application } from '../onboarding/fields';
 import { bytesToHex, hexToBytes } from '../util/bytes';
 import { parseFlags, usage, type FlagSpec } from './args';
 import { callEnvelope } from './envelope-client';
@@ -35,6 +42,19 @@ const REGISTER_FLAGS = {
   endpoint: { type: 'string', help: "host:port of the node's libp2p endpoint" },
   onboarding: { type: 'string', help: "the onboarding service's address: register through its POST /api/validators/register (approved applicants) instead of a node's POST /tx" },
 } satisfies FlagSpec;
+
+const APPLY_FLAGS = {
+  home: COMMON_FLAGS.home,
+  onboarding: { type: 'string', help: "the onboarding service's address (its POST /api/validators/apply)" },
+  name: REGISTER_FLAGS.name,
+  endpoint: REGISTER_FLAGS.endpoint,
+  email: { type: 'string', help: 'where the operator reaches you' },
+} satisfies FlagSpec;
+
+/** The application body signed with the node key (its address applies), stamped `nowMs`. */
+export function applyRequest(keys: NodeKeys, form: { name: string; endpoint: string; email: string }, nowMs = Date.now()): Application & ApplicationProof {
+  return signApplication(keys.ecdsaPrivateKey, keys.chainId, { address: keys.address.toLowerCase(), ...form }, nowMs);
+}
 
 let lastNonce = 0n;
 /** Milliseconds since the epoch, strictly increasing within this process (the gov command's too). */
@@ -122,6 +142,15 @@ export async function validatorCommand(argv: string[]): Promise<void> {
       process.stdout.write(`${JSON.stringify({ op: 'RegisterValidator', address: keys.address, ...r })}\n`);
       return;
     }
+    case 'apply': {
+      if (help) return void process.stdout.write(`usage: npm run node -- validator apply --home DIR --onboarding URL --name NAME --endpoint HOST:PORT --email ADDRESS\n${usage(APPLY_FLAGS)}\n`);
+      const f = parseFlags(rest, APPLY_FLAGS);
+      for (const k of ['onboarding', 'name', 'endpoint', 'email'] as const) if (f[k] === undefined) throw new Error(`--${k} is required`);
+      const keys = loadKeys(f.home);
+      const r = await callEnvelope<Record<string, unknown>>(`${f.onboarding.replace(/\/$/, '')}/api/validators/apply`, { json: applyRequest(keys, { name: f.name, endpoint: f.endpoint, email: f.email }), timeoutMs: 30_000 });
+      process.stdout.write(`${JSON.stringify({ op: 'Apply', ...r })}\n`);
+      return;
+    }
     case 'unbond':
     case 'unjail': {
       if (help) return void process.stdout.write(`usage: npm run node -- validator ${action} --home DIR [--api URL]\n${usage(COMMON_FLAGS)}\n`);
@@ -133,7 +162,7 @@ export async function validatorCommand(argv: string[]): Promise<void> {
       return;
     }
     default:
-      process.stdout.write('usage: npm run node -- validator register|unbond|unjail --home DIR [--api URL] … (--help on each)\n');
+      process.stdout.write('usage: npm run node -- validator apply|register|unbond|unjail --home DIR [--api URL] … (--help on each)\n');
       if (action !== undefined && action !== '--help' && action !== '-h') process.exit(1);
   }
 }

@@ -30,7 +30,7 @@ export interface Genesis {
   feeAccount: Address;
   /**
    * The external bridge this network honours (issue 22, decision 82): consensus state.
-   * Absent: the network has no bridge (deposits and attestations refused 422 BRIDGE_DISABLED).
+   * Absent: the network has no bridge (deposits, attestations and withdrawal requests refused 422 BRIDGE_DISABLED).
    */
   bridge?: BridgeParams;
   /** What a node keeps on disk by default (issue 27; src/genesis/storage.ts): absent, every block and no snapshots. Local policy, not consensus state. */

@@ -20,6 +20,8 @@ import { installErrorHandling, installValidation } from '../api/envelope';
 import { deriveDevnetKeys, TESTNET_PUBLIC } from '../genesis/build';
 import type { Address } from '../util/bytes';
 import type { Logger } from '../util/log';
+import { APPLY_WINDOW_MS_DEFAULT } from './application-auth';
+import { APPLY_LIMITS_DEFAULT, ApplyThrottle, type ApplyLimits } from './apply-throttle';
 import { loadArtifacts, type Artifacts, type ArtifactSources } from './artifacts';
 import type { DownloadBook, NodeRegistrar, OnboardingBook, OperatorBook, ServiceHealth } from './book';
 import { registerDownloadRoutes } from './download-routes';
@@ -43,8 +45,17 @@ export interface ReviewOptions {
   artifacts: Artifacts;
 }
 
+/** What apply needs (decision 164): the network's chain id, the clock (default Date.now), the timestamp window and the budgets (defaults: 5 minutes, APPLY_LIMITS_DEFAULT). */
+export interface ApplyOptions {
+  chainId: number;
+  nowMs?: () => number;
+  windowMs?: number;
+  limits?: ApplyLimits;
+}
+
 /**
- * `review`: the operator's routes and the downloads (decision 78); `register`: the network
+ * `apply`: what the applications are checked against (decision 164); `review`: the
+ * operator's routes and the downloads (decision 78); `register`: the network
  * and node POST /api/validators/register submits to (decision 79), through `register.node`
  * (the node-client actor; absent: straight over HTTP, one attempt); `health`: GET /status.
  * Without one, its routes are not served.
@@ -52,6 +63,7 @@ export interface ReviewOptions {
 export async function buildOnboardingApp(
   book: OnboardingBook,
   log: Logger,
+  apply: ApplyOptions,
   review?: ReviewOptions,
   register?: RegisterNetwork & { node?: NodeRegistrar },
   health?: ServiceHealth,
@@ -60,7 +72,9 @@ export async function buildOnboardingApp(
   installErrorHandling(app, log);
   installValidation(app);
   await app.register(cors, { origin: '*', methods: ['GET', 'POST', 'OPTIONS'] });
-  registerOnboardingRoutes(app, book);
+  const nowMs = apply.nowMs ?? Date.now;
+  const throttle = new ApplyThrottle(apply.limits ?? APPLY_LIMITS_DEFAULT, nowMs);
+  registerOnboardingRoutes(app, book, { chainId: apply.chainId, nowMs, windowMs: apply.windowMs ?? APPLY_WINDOW_MS_DEFAULT, throttle });
   if (review !== undefined) {
     registerOperatorRoutes(app, review.book, review.operator);
     registerDownloadRoutes(app, review.book, review.artifacts);
@@ -111,6 +125,9 @@ export async function startOnboardingService(p: {
   /** Token lifetime (default 24 hours) and the operator request window (default 5 minutes). */
   tokenLifetimeMs?: number;
   operatorWindowMs?: number;
+  /** The apply budgets (default APPLY_LIMITS_DEFAULT) and the window of an application's timestamp (default 5 minutes). */
+  applyLimits?: ApplyLimits;
+  applyWindowMs?: number;
   /**
    * Called when an actor gave up (its restarts exceeded), after the service closed: the
    * process exits (src/onboarding/main.ts). Default: nothing more than the close.
@@ -146,7 +163,8 @@ export async function startOnboardingService(p: {
       artifacts,
     };
     const register = p.register === undefined ? undefined : { ...p.register, node: actors.node };
-    app = await buildOnboardingApp(actors.book, p.log, review, register, actors.health);
+    const apply = { chainId: p.binding.chainId, nowMs, windowMs: p.applyWindowMs, limits: p.applyLimits };
+    app = await buildOnboardingApp(actors.book, p.log, apply, review, register, actors.health);
     address = await app.listen({ host: p.host ?? ONBOARDING_HOST_DEFAULT, port: p.port ?? ONBOARDING_PORT_DEFAULT });
   } catch (err) {
     await actors.stop();

@@ -185,9 +185,13 @@ describe('the gov command against a real node', () => {
     const listed = lines((await runCli(['gov', 'list', '--api', devnet.url])).stdout).find((o) => o.id === id);
     expect(listed).toMatchObject({ kind: 'AdminSeedValidator', state: 'proposed', readyAtMs: null, timelockMs: ROUTINE_MS });
     expect({ kind: listed.kind, ...listed.operation }).toEqual(op);
+    // Another owner's cancel is a request a second owner must confirm (decision 162); the proposer's own withdraws it.
     const c = await runCli(['gov', 'cancel', '--key', owner(3), '--api', devnet.url, id]);
     expect(c.code, c.stderr).toBe(0);
-    expect(JSON.parse(c.stdout)).toMatchObject({ op: 'GovernanceCancel', state: 'cancelled' });
+    expect(JSON.parse(c.stdout)).toMatchObject({ op: 'GovernanceCancel', state: 'proposed' });
+    const w = await runCli(['gov', 'cancel', '--key', owner(2), '--api', devnet.url, id]);
+    expect(w.code, w.stderr).toBe(0);
+    expect(JSON.parse(w.stdout)).toMatchObject({ op: 'GovernanceCancel', state: 'cancelled' });
   }, 120_000);
 
   it("prints the node's refusal of a non-owner's proposal and exits 1", async () => {

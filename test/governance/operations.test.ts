@@ -94,7 +94,9 @@ describe('governance operations are refused with a clear error and no state chan
     refusedWithoutChange(g, g.cancel(B, id), 422, 'OPERATION_STATE');
     const second = approved(g, feeChange(9n));
     ok(g.one(g.cancel(C, second.id)));
-    expect(g.state.governance.get(second.id)).toMatchObject({ state: 'cancelled', closedBy: C.address });
+    expect(g.state.governance.get(second.id)).toMatchObject({ state: 'approved', cancelRequestedBy: C.address });
+    ok(g.one(g.cancel(A, second.id)));
+    expect(g.state.governance.get(second.id)).toMatchObject({ state: 'cancelled', closedBy: A.address });
     refusedWithoutChange(g, g.execute(A, second.id), 422, 'OPERATION_STATE');
   });
 
@@ -232,6 +234,7 @@ describe('AdminSeedValidator by two owners after the timelock', () => {
     expect(validatorRecord(g.state, k.address)!.name).toBe('seeded-1');
     expect(operationStateAt(g.state.governance.get(second.id)!, g.timeMs).state).toBe('ready');
     ok(g.one(g.cancel(B, second.id)));
+    ok(g.one(g.cancel(C, second.id)));
     expect(g.state.governance.get(second.id)!.state).toBe('cancelled');
   });
 

@@ -141,13 +141,9 @@ describe('a validator joins through the onboarding service, and another through 
     candidate = made.address;
     const p2pPort = await freePort();
     endpoint = `127.0.0.1:${p2pPort}`;
-    const applied = await json(`${serviceUrl}/api/validators/apply`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ address: candidate, name: 'journey', endpoint, email: 'ops@journey.example' }),
-    });
-    expect(applied.status).toBe(200);
-    expect(applied.body.data).toMatchObject({ address: candidate, status: 'pending', token_issued: false });
+    // The application is signed with the same key (decision 164): `validator apply` as the applicant runs it.
+    const applied = await cli(['validator', 'apply', '--home', join(dir.path, 'candidate-home'), '--onboarding', serviceUrl, '--name', 'journey', '--endpoint', endpoint, '--email', 'ops@journey.example']);
+    expect(applied).toMatchObject({ op: 'Apply', address: candidate, status: 'pending', token_issued: false });
     // Nothing downloads before approval: no token exists.
     expect((await json(`${serviceUrl}/api/validators/download/genesis?token=${'A'.repeat(43)}`)).status).toBe(401);
 
