@@ -4,7 +4,7 @@
  *
  * Each poll:
  *   - it signs every withdrawal requested or signed (not yet queued) that it has not
- *     signed and that has not expired (the v2 digest the contract
+ *     signed and that has not expired (the v3 digest the contract
  *     recovers, src/signing/bridge-withdrawal.ts) and submits them as one
  *     WithdrawalSignatures transaction (≤ 256 items);
  *   - for each `signed` withdrawal, the designated submitter (the active validators

@@ -13,7 +13,7 @@
  *   Claims strictly ascending by (kind, id), 1..MAX_BRIDGE_CLAIMS of them, amounts > 0,
  *   recipient not the zero address.
  *
- * WithdrawalSignatures: a validator's signatures over withdrawals' v2 digests
+ * WithdrawalSignatures: a validator's signatures over withdrawals' v3 digests
  * (src/signing/bridge-withdrawal.ts), which the contract recovers.
  *   `address validator | u32 n | n × (big withdrawalId | 65 signature) | 65 tx signature`
  *   Items strictly ascending by withdrawalId, 1..MAX_WITHDRAWAL_SIGNATURES of them.
