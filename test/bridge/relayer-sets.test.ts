@@ -5,7 +5,8 @@
  * caps the powers, so the chain records set 1; every genesis validator's relayer signs it
  * (BridgeSetSignatures, applied in a block); an active relayer submits it with
  * updateValidatorSet, and once the dispute period has passed on the external clock it
- * activates it: the contract's set is the chain's, nonce 1.
+ * activates it: the contract's set is the chain's, nonce 1. A withdrawal requested then is
+ * signed, queued with the signatures of the set in force and paid.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
@@ -21,9 +22,9 @@ import { genesisState } from '../../src/state/genesis';
 import type { State } from '../../src/state/state';
 import { hexToBytes } from '../../src/util/bytes';
 import { createLogger } from '../../src/util/log';
-import { applyAt, outcomes, T0 } from '../bridge-state/harness';
+import { applyAt, destination, outcomes, T0, withdrawTx } from '../bridge-state/harness';
 import { devnetGenesis, waitFor } from '../helpers/devnet';
-import { GENESIS_VALIDATOR_KEYS, HardhatBridge } from '../helpers/hardhat-bridge';
+import { GENESIS_VALIDATOR_KEYS, HardhatBridge, USDC } from '../helpers/hardhat-bridge';
 
 const DISPUTE_SEC = 60n;
 const base = devnetGenesis(6).genesis;
@@ -71,6 +72,8 @@ const externalHead = async () => ({ timestampSec: await b.latestTime() });
 beforeAll(async () => {
   b = await HardhatBridge.start({ genesis, disputePeriodSec: DISPUTE_SEC });
   state = genesisState(genesis, genesisHash(genesis)).state;
+  // The chain's clock near the external one: a withdrawal's validUntil is measured against the latter.
+  now = Math.max(T0, Number(await b.latestTime()) * 1000);
 }, 120_000);
 
 afterAll(async () => {
@@ -78,7 +81,7 @@ afterAll(async () => {
 });
 
 describe("the relayer carries the chain's sets to the contract", () => {
-  it('signs set 1 with every genesis key, submits it, and activates it after the dispute period', async () => {
+  it('signs set 1 with every genesis key, submits it, activates it after the dispute period; a withdrawal then is paid', async () => {
     block();
     block(); // height 2: the boundary records set 1
     const set1 = latestBridgeSet(state);
@@ -115,5 +118,22 @@ describe("the relayer carries the chain's sets to the contract", () => {
     const [current, currentPowers] = await b.read<[string[], bigint[]]>('validatorSet');
     expect(current.map((a) => a.toLowerCase())).toEqual(set1.validators);
     expect(currentPowers).toEqual(set1.powers);
+
+    // A withdrawal requested now is signed for the set in force and paid by the contract.
+    await b.deposit(b.accounts[1], b.accounts[1], 100n * USDC);
+    expect(outcomes(block([withdrawTx(5n * USDC)]))).toEqual(['ok']);
+    const head = await b.pub.getBlock();
+    const extHead = { number: head.number, timestampSec: head.timestamp };
+    for (const r of relayers) await r.poll(extHead);
+    block(submitted.splice(0));
+    expect(state.withdrawals.get('1')!.status).toBe('signed');
+    for (const r of relayers) await r.poll(extHead); // the designated submitter queues it
+    await waitFor(async () => ((await b.read<[string, bigint, number]>('withdrawals', [1n]))[2] === 1 ? true : undefined), 20_000, 'withdrawal 1 queued');
+    await b.increaseTime(DISPUTE_SEC);
+    const later = await b.pub.getBlock();
+    // Its state here is still `signed` (no watcher in this test): mark it submitted as the watchers' quorum would.
+    state.withdrawals.set('1', { ...state.withdrawals.get('1')!, status: 'submitted' });
+    for (const r of relayers) await r.poll({ number: later.number, timestampSec: later.timestamp });
+    await waitFor(async () => ((await b.usdcBalance(destination)) === 5n * USDC ? true : undefined), 20_000, 'withdrawal 1 paid');
   });
 });
