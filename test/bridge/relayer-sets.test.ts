@@ -6,7 +6,9 @@
  * (BridgeSetSignatures, applied in a block); an active relayer submits it with
  * updateValidatorSet, and once the dispute period has passed on the external clock it
  * activates it: the contract's set is the chain's, nonce 1. A withdrawal requested then is
- * signed, queued with the signatures of the set in force and paid.
+ * signed, queued with the signatures of the set in force and paid. Then the chain's owners
+ * change (what an executed SetOwners writes): the owner set is recorded, signed by the
+ * validators, submitted with updateOwners and in force after the dispute period.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
@@ -17,10 +19,10 @@ import type { Tx } from '../../src/codec/tx';
 import { Secp256k1Signer } from '../../src/consensus/signer';
 import { genesisHash } from '../../src/genesis/load';
 import type { Genesis } from '../../src/genesis/types';
-import { bridgeSet, latestBridgeSet, setSignedByPredecessor } from '../../src/state/bridge/sets';
+import { bridgeOwnerSets, bridgeSet, latestBridgeSet, setSignedByPredecessor } from '../../src/state/bridge/sets';
 import { genesisState } from '../../src/state/genesis';
 import type { State } from '../../src/state/state';
-import { hexToBytes } from '../../src/util/bytes';
+import { hexToBytes, type Address } from '../../src/util/bytes';
 import { createLogger } from '../../src/util/log';
 import { applyAt, destination, outcomes, T0, withdrawTx } from '../bridge-state/harness';
 import { devnetGenesis, waitFor } from '../helpers/devnet';
@@ -135,5 +137,26 @@ describe("the relayer carries the chain's sets to the contract", () => {
     state.withdrawals.set('1', { ...state.withdrawals.get('1')!, status: 'submitted' });
     for (const r of relayers) await r.poll({ number: later.number, timestampSec: later.timestamp });
     await waitFor(async () => ((await b.usdcBalance(destination)) === 5n * USDC ? true : undefined), 20_000, 'withdrawal 1 paid');
+  });
+
+  it("the chain's SetOwners reaches the contract: recorded, signed, submitted, in force after the dispute period", async () => {
+    // What an executed SetOwners writes (src/state/governance/operations.ts): params.owners.
+    const owners = ['0x00000000000000000000000000000000000000c1', '0x00000000000000000000000000000000000000c2', '0x00000000000000000000000000000000000000c3'] as Address[];
+    const params = state.params();
+    state.meta.set('params', { ...params, owners: { ...params.owners, addresses: owners } });
+    block();
+    expect(bridgeOwnerSets(state).at(-1)!.nonce).toBe(1n);
+    const relayers = GENESIS_VALIDATOR_KEYS.map(relayerOf);
+    for (const r of relayers) await r.pollSets(await externalHead(), false);
+    expect(outcomes(block(submitted.splice(0)))).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
+    await relayers[0].pollSets(await externalHead(), true);
+    await waitFor(async () => ((await b.read<bigint>('pendingOwnerSetNonce')) === 1n ? true : undefined), 20_000, 'owner set 1 pending on the contract');
+    expect((await b.read<string[]>('owners')).length).toBe(3);
+    expect((await b.read<string[]>('owners')).map((o) => o.toLowerCase())).not.toEqual(owners);
+    await b.increaseTime(DISPUTE_SEC);
+    await relayers[1].pollSets(await externalHead(), true);
+    await waitFor(async () => ((await b.read<bigint>('ownerSetNonce')) === 1n ? true : undefined), 20_000, 'owner set 1 in force');
+    expect((await b.read<string[]>('owners')).map((o) => o.toLowerCase())).toEqual(owners);
+    expect(await b.read<bigint>('ownerThreshold')).toBe(2n);
   });
 });

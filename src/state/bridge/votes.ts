@@ -35,7 +35,7 @@ import {
   withdrawalEventOf,
 } from './reads';
 import type { BridgeVoteRecord } from './records';
-import { recordBridgeSet } from './sets';
+import { recordBridgeOwners, recordBridgeSet } from './sets';
 import { signIfQuorum, stepWithdrawal, type BridgeStepContext } from './withdrawals';
 import { forbidden, rejected, TxError } from '../errors';
 import type { State } from '../state';
@@ -144,6 +144,8 @@ export function applyAttestation(ctx: BridgeStepContext, height: number, b: Brid
  */
 export function endBlockBridge(ctx: BridgeStepContext, height: number, setChanged: boolean): void {
   if (!bridgeParams(ctx.state)) return;
+  // The owners in force (an executed SetOwners) reach the contract as an owner set (decision 149).
+  recordBridgeOwners(ctx.state, height, ctx.emit);
   if (setChanged) {
     recordBridgeSet(ctx.state, height, ctx.emit);
     for (const w of pendingWithdrawals(ctx.state)) signIfQuorum(ctx, w);
