@@ -28,6 +28,7 @@ export const PROCESS_TESTS = [
   'test/bridge/bridge-contract.test.ts',
   'test/bridge/bridge-node.test.ts',
   'test/bridge/bridge-sets.test.ts',
+  'test/bridge/relayer-sets.test.ts',
   'test/bridge/deploy.test.ts',
   'test/bridge/devchain.test.ts',
   'test/bridge/evm.test.ts',

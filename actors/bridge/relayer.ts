@@ -4,7 +4,7 @@
  *
  * Each poll:
  *   - it signs every withdrawal requested or signed (not yet queued) that it has not
- *     signed and that has not expired (the v2 digest the contract
+ *     signed and that has not expired (the v3 digest the contract
  *     recovers, src/signing/bridge-withdrawal.ts) and submits them as one
  *     WithdrawalSignatures transaction (≤ 256 items);
  *   - for each `signed` withdrawal, the designated submitter (the active validators
@@ -22,7 +22,11 @@
  *     (activateValidatorSet); with none pending, the chain's set nonce + 1, once its
  *     signatures hold more than 2/3 of the contract's set (the chain's set of that nonce),
  *     is submitted (updateValidatorSet). Any active validator may send; the contract takes
- *     one (a second is refused in the simulation, before any gas).
+ *     one (a second is refused in the simulation, before any gas);
+ *   - owner sets (the chain's executed SetOwners, decision 149) the same way: any
+ *     validator of a kept set signs; an active relayer submits the newest (updateOwners)
+ *     with the signatures of the contract's set once they hold more than 2/3 of its power,
+ *     and activates it when due.
  * Withdrawals are queued with the signatures of the set the contract checks at the head's
  * time: the pending set once it is due (the contract applies it first), else the one in force.
  * Every send re-reads the contract first (already queued or paid: nothing; expired or
@@ -34,11 +38,20 @@
 import type { BridgeClient } from '../../src/bridge/evm';
 import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
 import { MAX_WITHDRAWAL_SIGNATURES, signWithdrawalSignatures, type WithdrawalSignatureItem } from '../../src/codec/txs/bridge';
-import { MAX_SET_SIGNATURES, signBridgeSetSignatures, type BridgeSetSignatureItem } from '../../src/codec/txs/bridge-set';
+import { BridgeSetKind, MAX_SET_SIGNATURES, signBridgeSetSignatures, type BridgeSetSignatureItem } from '../../src/codec/txs/bridge-set';
 import type { Secp256k1Signer } from '../../src/consensus/signer';
-import { bridgeSetSigningHash, bridgeWithdrawalSigningHash } from '../../src/signing/bridge-withdrawal';
+import { bridgeOwnersSigningHash, bridgeSetSigningHash, bridgeWithdrawalSigningHash } from '../../src/signing/bridge-withdrawal';
 import { bridgeParams, pendingWithdrawals, withdrawalMessage } from '../../src/state/bridge/reads';
-import { bridgeSet, bridgeSetMessage, bridgeSets, latestBridgeSet, setSignedByPredecessor } from '../../src/state/bridge/sets';
+import {
+  bridgeOwnerSets,
+  bridgeOwnersMessage,
+  bridgeSet,
+  bridgeSetMessage,
+  bridgeSets,
+  latestBridgeSet,
+  mayBridgeSign,
+  setSignedByPredecessor,
+} from '../../src/state/bridge/sets';
 import type { Withdrawal } from '../../src/state/records';
 import type { State } from '../../src/state/state';
 import { activeValidators } from '../../src/state/validators/set';
@@ -49,7 +62,17 @@ import type { BridgeRelayerStats } from './messages';
 /** What the relayer reads of and sends to the external chain. */
 export type RelayerExternal = Pick<
   BridgeClient,
-  'withdrawal' | 'validatorSet' | 'validatorSets' | 'paused' | 'queueWithdrawal' | 'executeWithdrawal' | 'updateValidatorSet' | 'activateValidatorSet'
+    | 'withdrawal'
+  | 'validatorSet'
+  | 'validatorSets'
+  | 'ownerSets'
+  | 'paused'
+  | 'queueWithdrawal'
+  | 'executeWithdrawal'
+  | 'updateValidatorSet'
+  | 'activateValidatorSet'
+  | 'updateOwners'
+  | 'activateOwners'
 >;
 
 /** Default time a validator at distance 1 from the designated submitter waits before it takes over (× its distance). */
@@ -129,7 +152,10 @@ export class Relayer {
     const state = this.d.state();
     if (!bridgeParams(state)) return {};
     const refusedError = await this.signSets(state);
-    if (active) await this.relaySets(state, head);
+    if (active) {
+      await this.relaySets(state, head);
+      await this.relayOwners(state, head);
+    }
     return { refusedError };
   }
 
@@ -144,7 +170,16 @@ export class Relayer {
       if (!prev || !prev.validators.includes(me) || set.signatures.some((s) => s.validator === me)) continue;
       const at = this.setSignedAt.get(set.nonce);
       if (at !== undefined && height < at + RESIGN_AFTER_BLOCKS) continue;
-      items.push({ setNonce: set.nonce, signature: d.signer.sign(bridgeSetSigningHash(bridgeSetMessage(state, set))) });
+      items.push({ kind: BridgeSetKind.Validators, setNonce: set.nonce, signature: d.signer.sign(bridgeSetSigningHash(bridgeSetMessage(state, set))) });
+    }
+    // Owner sets (the chain's SetOwners): any validator of a kept set signs; the relayer passes the contract's set's.
+    if (mayBridgeSign(state, me)) {
+      for (const owners of bridgeOwnerSets(state)) {
+        if (owners.nonce === 0n || items.length >= MAX_SET_SIGNATURES || owners.signatures.some((s) => s.validator === me)) continue;
+        const at = this.setSignedAt.get(-owners.nonce);
+        if (at !== undefined && height < at + RESIGN_AFTER_BLOCKS) continue;
+        items.push({ kind: BridgeSetKind.Owners, setNonce: owners.nonce, signature: d.signer.sign(bridgeOwnersSigningHash(bridgeOwnersMessage(state, owners))) });
+      }
     }
     if (items.length === 0) return undefined;
     try {
@@ -153,7 +188,8 @@ export class Relayer {
       d.stats.signatureTxsRefused++;
       return err;
     }
-    for (const it of items) this.setSignedAt.set(it.setNonce, height);
+    // Owner sets under their negated nonce: one map for both kinds.
+    for (const it of items) this.setSignedAt.set(it.kind === BridgeSetKind.Owners ? -it.setNonce : it.setNonce, height);
     d.stats.setSignaturesSubmitted += items.length;
     return undefined;
   }
@@ -172,6 +208,49 @@ export class Relayer {
     const next = bridgeSet(state, ext.nonce + 1n);
     if (!next || !setSignedByPredecessor(state, next)) return;
     this.start('s:set', () => this.submitSet(next.nonce));
+  }
+
+  /**
+   * The chain's newest owner set: submitted (updateOwners) once the signatures of the
+   * validators in the contract's set hold more than 2/3 of its power; activated when due.
+   */
+  private async relayOwners(state: State, head: { timestampSec: bigint }): Promise<void> {
+    const { d } = this;
+    if (this.inFlight.has('s:owners')) return;
+    const sets = bridgeOwnerSets(state);
+    const latest = sets[sets.length - 1];
+    if (!latest || latest.nonce === 0n) return;
+    const ext = await d.external.ownerSets();
+    if (ext.pending.activeAt !== 0n && head.timestampSec >= ext.pending.activeAt) {
+      this.start('s:owners', async () => {
+        if (await d.external.paused()) throw new Error('the bridge is paused');
+        await d.external.activateOwners(d.privateKey);
+        d.log.info({ ownerSetNonce: String(ext.pending.nonce) }, 'bridge relayer: owner set activated on the external chain');
+        return 'sent';
+      });
+      return;
+    }
+    const floor = ext.pending.activeAt !== 0n ? ext.pending.nonce : ext.nonce;
+    if (latest.nonce <= floor) return;
+    this.start('s:owners', async () => {
+      if (await d.external.paused()) throw new Error('the bridge is paused');
+      const usable = await this.contractSetSignatures(latest.signatures, head.timestampSec);
+      if (!usable || this.stopped) return 'nothing';
+      await d.external.updateOwners(d.privateKey, { owners: latest.owners, threshold: latest.threshold, ownerSetNonce: latest.nonce, signatures: usable });
+      d.log.info({ ownerSetNonce: String(latest.nonce) }, 'bridge relayer: owner set submitted to the external chain');
+      return 'sent';
+    });
+  }
+
+  /** The signatures (ascending by validator) of the set the contract checks at `headSec`, if they hold more than 2/3 of its power. */
+  private async contractSetSignatures(signatures: readonly { validator: Address; signature: string }[], headSec: bigint): Promise<Uint8Array[] | undefined> {
+    const sets = await this.d.external.validatorSets();
+    const set = sets.pending.activeAt !== 0n && headSec >= sets.pending.activeAt ? sets.pending : sets.current;
+    const power = new Map(set.validators.map((v, i) => [v.toLowerCase(), set.powers[i]] as const));
+    const total = set.powers.reduce((a, p) => a + p, 0n);
+    const usable = signatures.filter((s) => power.has(s.validator));
+    const signed = usable.reduce((a, s) => a + power.get(s.validator)!, 0n);
+    return 3n * signed > 2n * total ? usable.map((s) => hexToBytes(s.signature)) : undefined;
   }
 
   private async activateSet(): Promise<'sent' | 'nothing'> {

@@ -386,6 +386,22 @@ export class BridgeClient {
     return this.send(privateKey, 'activateValidatorSet', []);
   }
 
+  /** The owner set's nonce in force and the pending owner set (activeAt 0: none). */
+  async ownerSets(): Promise<{ nonce: bigint; pending: { nonce: bigint; activeAt: bigint } }> {
+    const [nonce, p] = await Promise.all([this.readBridge<bigint>('ownerSetNonce', []), this.readBridge<[string[], bigint, bigint, bigint]>('pendingOwners', [])]);
+    return { nonce, pending: { nonce: p[2], activeAt: p[3] } };
+  }
+
+  /** Submits owner set `ownerSetNonce` (the chain's SetOwners) signed by the contract's validators; waits for the receipt. */
+  async updateOwners(privateKey: Uint8Array, m: { owners: Address[]; threshold: bigint; ownerSetNonce: bigint; signatures: Uint8Array[] }): Promise<{ txHash: Uint8Array }> {
+    return this.send(privateKey, 'updateOwners', [m.owners, m.threshold, m.ownerSetNonce, m.signatures.map((s) => bytesToHex(s))]);
+  }
+
+  /** Applies the due pending owner set; waits for the receipt. */
+  async activateOwners(privateKey: Uint8Array): Promise<{ txHash: Uint8Array }> {
+    return this.send(privateKey, 'activateOwners', []);
+  }
+
   async paused(): Promise<boolean> {
     return this.readBridge<boolean>('paused', []);
   }

@@ -109,6 +109,11 @@ export function bridgeWithdrawalSigningHash(m: BridgeWithdrawalMessage): Uint8Ar
   return hashPersonalMessage(bridgeWithdrawalDigest(m));
 }
 
+/** The EIP-191 hash of an owner set's digest. */
+export function bridgeOwnersSigningHash(m: BridgeOwnersMessage): Uint8Array {
+  return hashPersonalMessage(bridgeOwnersDigest(m));
+}
+
 /** The EIP-191 hash of a validator set's digest. */
 export function bridgeSetSigningHash(m: BridgeSetMessage): Uint8Array {
   return hashPersonalMessage(bridgeSetDigest(m));

@@ -197,6 +197,14 @@ export interface BridgeSetRecordedEvent {
   powers: string[];
 }
 
+/** The chain recorded a new bridge owner set (its owners changed: decision 149), for the contract's updateOwners. */
+export interface BridgeOwnersRecordedEvent {
+  type: 'BridgeOwnersRecorded';
+  ownerSetNonce: string;
+  owners: Address[];
+  threshold: string;
+}
+
 /** A validator's signatures over recorded bridge sets were applied. */
 export interface BridgeSetSignaturesEvent {
   type: 'BridgeSetSignatures';
@@ -593,6 +601,7 @@ export type ChainEvent =
   | BridgeAttestationEvent
   | WithdrawalSignaturesEvent
   | BridgeSetRecordedEvent
+  | BridgeOwnersRecordedEvent
   | BridgeSetSignaturesEvent
   | DepositCreditedEvent
   | WithdrawalSignedEvent

@@ -8,9 +8,20 @@
  */
 import { describe, expect, it } from 'vitest';
 import { encodeTx, TxKind } from '../../src/codec/tx';
-import { signBridgeSetSignatures } from '../../src/codec/txs/bridge-set';
-import { bridgeSetSigningHash } from '../../src/signing/bridge-withdrawal';
-import { bridgeSet, bridgeSetMessage, bridgeSets, latestBridgeSet, recordBridgeSet, setSignedByPredecessor } from '../../src/state/bridge/sets';
+import { BridgeSetKind, signBridgeSetSignatures } from '../../src/codec/txs/bridge-set';
+import { bridgeOwnersSigningHash, bridgeSetSigningHash } from '../../src/signing/bridge-withdrawal';
+import {
+  bridgeOwnerSet,
+  bridgeOwnerSets,
+  bridgeOwnersMessage,
+  bridgeSet,
+  bridgeSetMessage,
+  bridgeSets,
+  latestBridgeSet,
+  recordBridgeSet,
+  setSignedByPredecessor,
+} from '../../src/state/bridge/sets';
+import type { Address } from '../../src/util/bytes';
 import { genesisState } from '../../src/state/genesis';
 import type { State } from '../../src/state/state';
 import { activeValidators } from '../../src/state/validators/set';
@@ -27,7 +38,7 @@ function stateWithShortEpochs(): State {
 function setSignatures(state: State, by: Signer, nonces: bigint[], tweak = 0n) {
   const items = nonces.map((n) => {
     const set = bridgeSet(state, n)!;
-    return { setNonce: n, signature: by.sign(bridgeSetSigningHash({ ...bridgeSetMessage(state, set), setNonce: set.nonce + tweak })) };
+    return { kind: BridgeSetKind.Validators, setNonce: n, signature: by.sign(bridgeSetSigningHash({ ...bridgeSetMessage(state, set), setNonce: set.nonce + tweak })) };
   });
   return encodeTx(chainId, TxKind.BridgeSetSignatures, signBridgeSetSignatures(chainId, { validator: by.address, items }, by));
 }
@@ -73,7 +84,7 @@ describe('bridge validator sets', () => {
     expect(setSignedByPredecessor(state, bridgeSet(state, 1n)!)).toBe(true);
     expect(bridgeSet(state, 1n)!.signatures.map((s) => s.validator)).toEqual([four[0].address, four[1].address, four[2].address].sort());
     // A set the chain has not recorded.
-    const unknown = encodeTx(chainId, TxKind.BridgeSetSignatures, signBridgeSetSignatures(chainId, { validator: four[0].address, items: [{ setNonce: 5n, signature: four[0].sign(new Uint8Array(32)) }] }, four[0]));
+    const unknown = encodeTx(chainId, TxKind.BridgeSetSignatures, signBridgeSetSignatures(chainId, { validator: four[0].address, items: [{ kind: BridgeSetKind.Validators, setNonce: 5n, signature: four[0].sign(new Uint8Array(32)) }] }, four[0]));
     expect(outcomes(applyAt(state, [unknown], T0 + 4_000))).toEqual(['REJECTED']);
   });
 
@@ -89,5 +100,33 @@ describe('bridge validator sets', () => {
     const r = applyAt(state, [setSignatures(state, four[3], [1n, 2n])], T0 + 3_000);
     expect(outcomes(r)).toEqual(['ok']);
     expect(bridgeSet(state, 2n)!.signatures.map((s) => s.validator)).toEqual([gone]);
+  });
+
+  it("the chain's owners (an executed SetOwners) become owner set 1, signed by any validator of a kept set", () => {
+    const state = stateWithShortEpochs();
+    const genesisOwners = bridgeOwnerSets(state);
+    expect(genesisOwners.map((o) => [o.nonce, o.threshold])).toEqual([[0n, 2n]]);
+    applyAt(state, [], T0 + 1_000);
+    expect(bridgeOwnerSets(state)).toHaveLength(1);
+    // What GovernanceExecute of a SetOwners writes (src/state/governance/operations.ts): params.owners.
+    const owners = ['0x00000000000000000000000000000000000000c3', '0x00000000000000000000000000000000000000c1', '0x00000000000000000000000000000000000000c2'] as Address[];
+    const params = state.params();
+    state.meta.set('params', { ...params, owners: { ...params.owners, addresses: owners } });
+    const r = applyAt(state, [], T0 + 1_500);
+    expect(r.blockEvents.filter((e) => e.type === 'BridgeOwnersRecorded')).toEqual([
+      { type: 'BridgeOwnersRecorded', ownerSetNonce: '1', owners: [...owners].sort(), threshold: '2' },
+    ]);
+    const set = bridgeOwnerSet(state, 1n)!;
+    const sign = (by: Signer) =>
+      encodeTx(
+        chainId,
+        TxKind.BridgeSetSignatures,
+        signBridgeSetSignatures(chainId, { validator: by.address, items: [{ kind: BridgeSetKind.Owners, setNonce: 1n, signature: by.sign(bridgeOwnersSigningHash(bridgeOwnersMessage(state, set))) }] }, by),
+      );
+    expect(outcomes(applyAt(state, [sign(outsider as Signer), sign(four[0]), sign(four[0])], T0 + 2_500))).toEqual(['NOT_VALIDATOR', 'ok', 'ATTESTATION_STALE']);
+    expect(bridgeOwnerSet(state, 1n)!.signatures.map((s) => s.validator)).toEqual([four[0].address]);
+    // The next block with the same owners records nothing more.
+    applyAt(state, [], T0 + 3_000);
+    expect(bridgeOwnerSets(state)).toHaveLength(2);
   });
 });

@@ -56,6 +56,8 @@ export interface BridgeNetworkOptions {
   miningIntervalMs?: number;
   /** Extra flags of validator i's process. */
   extra?: (index: number) => string[];
+  /** genesis consensus.epochLengthBlocks (default the devnet's). */
+  epochLengthBlocks?: number;
 }
 
 export interface Deposited {
@@ -83,7 +85,7 @@ export class BridgeNetwork {
     try {
       const g = JSON.parse(readFileSync(join(ROOT, 'genesis', 'devnet.json'), 'utf8'));
       g.validators = g.validators.slice(0, size);
-      g.consensus = { ...g.consensus, activeSetMin: Math.min(g.consensus.activeSetMin, size) };
+      g.consensus = { ...g.consensus, activeSetMin: Math.min(g.consensus.activeSetMin, size), ...(opts.epochLengthBlocks ? { epochLengthBlocks: opts.epochLengthBlocks } : {}) };
       g.bridge = { ...g.bridge, ...(opts.confirmations ? { confirmations: opts.confirmations } : {}), ...(opts.withdrawalWindowMs ? { withdrawalWindowMs: opts.withdrawalWindowMs } : {}) };
       writeFileSync(b.genesisFile, JSON.stringify(g, null, 2));
       b.genesis = loadGenesisFile(b.genesisFile);

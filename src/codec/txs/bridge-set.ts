@@ -1,12 +1,13 @@
 /**
- * BridgeSetSignatures (issue 37 item 1; decision 151): a validator's signatures over the
- * bridge validator sets the chain recorded at its epoch boundaries
- * (src/state/bridge/sets.ts), which the contract's updateValidatorSet recovers. No nonce,
- * no fee, like WithdrawalSignatures: one signature per (validator, set) is the replay
- * protection.
- *   `address validator | u32 n | n × (big setNonce | 65 signature) | 65 tx signature`
- *   Items strictly ascending by setNonce, 1..MAX_SET_SIGNATURES of them. Signed with the
- *   validator's consensus key over a tagged hash bound to this chain's id.
+ * BridgeSetSignatures (issue 37 items 1 and 3; decision 151): a validator's signatures
+ * over the bridge validator sets and owner sets the chain recorded
+ * (src/state/bridge/sets.ts), which the contract's updateValidatorSet and updateOwners
+ * recover. No nonce, no fee, like WithdrawalSignatures: one signature per (validator,
+ * set) is the replay protection.
+ *   `address validator | u32 n | n × (u8 kind | big nonce | 65 signature) | 65 tx signature`
+ *   kind 1: a validator set (its set nonce), 2: an owner set (its owner-set nonce). Items
+ *   strictly ascending by (kind, nonce), nonces from 1, 1..MAX_SET_SIGNATURES of them.
+ *   Signed with the validator's consensus key over a tagged hash bound to this chain's id.
  */
 import { keccak256 } from '../../crypto/keccak';
 import type { Address } from '../../util/bytes';
@@ -14,9 +15,16 @@ import { CodecError, Writer } from '../binary';
 import { registerTxKind, TxKind } from '../tx';
 import { checkV } from './bridge';
 
+export enum BridgeSetKind {
+  Validators = 1,
+  Owners = 2,
+}
+
 export interface BridgeSetSignatureItem {
+  kind: BridgeSetKind;
+  /** The set's nonce (a validator set's, or an owner set's). */
   setNonce: bigint;
-  /** 65 bytes: the validator's EIP-191 signature over the set's digest (src/signing/bridge-withdrawal.ts bridgeSetDigest). */
+  /** 65 bytes: the validator's EIP-191 signature over the set's digest (src/signing/bridge-withdrawal.ts bridgeSetDigest, bridgeOwnersDigest). */
   signature: Uint8Array;
 }
 
@@ -36,15 +44,17 @@ export function setItemListProblem(items: readonly BridgeSetSignatureItem[]): st
   if (items.length > MAX_SET_SIGNATURES) return `at most ${MAX_SET_SIGNATURES} set signatures, got ${items.length}`;
   for (let i = 0; i < items.length; i++) {
     if (items[i].signature.length !== 65) return `items[${i}]: signature must be 65 bytes`;
+    if (items[i].kind !== BridgeSetKind.Validators && items[i].kind !== BridgeSetKind.Owners) return `items[${i}]: kind must be 1 (validators) or 2 (owners)`;
     if (items[i].setNonce < 1n) return `items[${i}]: set nonces start at 1`;
-    if (i > 0 && items[i].setNonce <= items[i - 1].setNonce) return `items[${i}]: set nonces must be strictly ascending`;
+    const prev = items[i - 1];
+    if (prev && (items[i].kind < prev.kind || (items[i].kind === prev.kind && items[i].setNonce <= prev.setNonce))) return `items[${i}]: items must be strictly ascending by (kind, nonce)`;
   }
   return null;
 }
 
 function writeItems(w: Writer, body: Omit<BridgeSetSignaturesBody, 'signature'>): Writer {
   w.address(body.validator).u32(body.items.length);
-  for (const it of body.items) w.big(it.setNonce).fixed(it.signature, 65);
+  for (const it of body.items) w.u8(it.kind).big(it.setNonce).fixed(it.signature, 65);
   return w;
 }
 
@@ -78,10 +88,11 @@ registerTxKind<BridgeSetSignaturesBody>({
     if (n === 0 || n > MAX_SET_SIGNATURES) throw new CodecError('RANGE', `set signature count ${n} outside 1..${MAX_SET_SIGNATURES}`);
     const items: BridgeSetSignatureItem[] = [];
     for (let i = 0; i < n; i++) {
+      const kind = r.u8() as BridgeSetKind;
       const setNonce = r.big();
       const signature = r.fixed(65);
       checkV(signature, 'set signature');
-      items.push({ setNonce, signature });
+      items.push({ kind, setNonce, signature });
     }
     const problem = setItemListProblem(items);
     if (problem) throw new CodecError('NON_CANONICAL', problem);

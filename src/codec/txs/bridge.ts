@@ -23,7 +23,7 @@
  *   not is attested as an Alert instead, which execution records once a quorum makes it
  *   (src/state/bridge/alerts.ts).
  *
- * WithdrawalSignatures: a validator's signatures over withdrawals' v2 digests
+ * WithdrawalSignatures: a validator's signatures over withdrawals' v3 digests
  * (src/signing/bridge-withdrawal.ts), which the contract recovers.
  *   `address validator | u32 n | n × (big withdrawalId | 65 signature) | 65 tx signature`
  *   Items strictly ascending by withdrawalId, 1..MAX_WITHDRAWAL_SIGNATURES of them.

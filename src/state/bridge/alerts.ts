@@ -14,9 +14,8 @@
  * An Alert claim is founded (`alertProblem` answers null) only when the chain agrees with
  * it: a forged queue or payout names an id this chain does not hold, or other fields than
  * its record; a set or owner proposal's digest differs from what this chain decided for
- * that nonce (`decidedBridgeSet`: the bridge sets of ./sets.ts; `decidedBridgeOwners`:
- * none recorded yet, so every owner proposal is unexplained), or names a nonce it has not
- * decided. An unfounded alert is refused 422
+ * that nonce (`decidedBridgeSet`, `decidedBridgeOwners`: the bridge sets and owner sets
+ * the chain records, ./sets.ts), or names a nonce it has not decided. An unfounded alert is refused 422
  * ALERT_UNFOUNDED. Each validator has at most MAX_PENDING_ALERT_VOTES alert votes waiting
  * for a quorum (422 TOO_MANY_ALERTS past it): a lying validator cannot fill the state.
  * Votes are counted as every claim's (./votes.ts); a quorum variant is recorded in
@@ -29,7 +28,7 @@ import { equalBytes, type Address } from '../../util/bytes';
 import type { BridgeAlertEvent } from '../events';
 import type { State } from '../state';
 import { alertKey } from './reads';
-import { bridgeSets } from './sets';
+import { bridgeOwnerSets, bridgeSets } from './sets';
 import type { BridgeAlertRecord } from './records';
 
 export type AlertClaim = Extract<BridgeClaim, { kind: BridgeClaimKind.Alert }>;
@@ -74,13 +73,11 @@ export function decidedBridgeSet(state: State, nonce: bigint): { decided?: { val
   return { decided, kept: decided !== undefined || nonce > sets[0].nonce };
 }
 
-/**
- * The owner set this chain decided for the contract at owner nonce `nonce`. The chain
- * records no owner sets for the contract yet (the bridge-set work, issue 37 item 3, adds
- * them; wire them here): every owner proposal on the contract is unexplained until then.
- */
-export function decidedBridgeOwners(_state: State, _nonce: bigint): { decided?: { owners: Address[]; threshold: bigint }; kept: boolean } {
-  return { kept: true };
+/** The owner set this chain decided for the contract at owner nonce `nonce` (its recorded owner sets, ./sets.ts), as decidedBridgeSet. */
+export function decidedBridgeOwners(state: State, nonce: bigint): { decided?: { owners: Address[]; threshold: bigint }; kept: boolean } {
+  const sets = bridgeOwnerSets(state);
+  const decided = sets.find((s) => s.nonce === nonce);
+  return { decided, kept: decided !== undefined || sets.length === 0 || nonce > sets[0].nonce };
 }
 
 /**

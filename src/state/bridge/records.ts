@@ -14,7 +14,7 @@ import type { RecordCodec } from '../table';
 type WithdrawalStatus = 'requested' | 'signed' | 'submitted' | 'paid' | 'refunded';
 const WITHDRAWAL_STATUSES: readonly WithdrawalStatus[] = ['requested', 'signed', 'submitted', 'paid', 'refunded'];
 
-/** One validator's signature over the withdrawal's v2 digest (src/signing/bridge-withdrawal.ts). */
+/** One validator's signature over the withdrawal's v3 digest (src/signing/bridge-withdrawal.ts). */
 interface WithdrawalSignature {
   validator: Address;
   /** 65 bytes r‖s‖v, v 27/28: what the contract recovers. */

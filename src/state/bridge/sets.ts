@@ -13,7 +13,7 @@
  * and stay on the record for the relayer (actors/bridge/relayer.ts). The last
  * KEPT_BRIDGE_SETS sets are kept (meta `bridgeSets`); older ones are long in force.
  */
-import type { BridgeSetMessage } from '../../signing/bridge-withdrawal';
+import type { BridgeOwnersMessage, BridgeSetMessage } from '../../signing/bridge-withdrawal';
 import type { Address } from '../../util/bytes';
 import type { ChainEvent } from '../context';
 import type { State } from '../state';
@@ -101,4 +101,74 @@ export function addSetSignature(state: State, nonce: bigint, validator: Address,
       : { ...s, signatures: [...s.signatures, { validator, signature }].sort((a, b) => (a.validator < b.validator ? -1 : a.validator > b.validator ? 1 : 0)) },
   );
   state.meta.set('bridgeSets', sets);
+}
+
+/**
+ * The owner sets the chain hands to the contract (issue 37 item 3; decision 149): set 0 is
+ * the genesis owners; at the end of every block whose owners (params.owners, which an
+ * executed SetOwners replaces) differ from the newest recorded owner set, the next is
+ * recorded (meta `bridgeOwnerSets`, the last KEPT_BRIDGE_SETS kept; event
+ * `BridgeOwnersRecorded`). The contract checks an owner set against its validator set in
+ * force, which the chain does not know exactly, so any validator of a kept bridge set
+ * signs it; the relayer passes the signatures of the contract's set.
+ */
+export interface BridgeOwnerSet {
+  nonce: bigint;
+  /** Ascending, lower-case. */
+  owners: Address[];
+  threshold: bigint;
+  height: number;
+  signatures: BridgeSetSignature[];
+}
+
+function ownersNow(state: State): { owners: Address[]; threshold: bigint } {
+  const o = state.params().owners;
+  return { owners: o.addresses.map((a) => a.toLowerCase() as Address).sort(), threshold: BigInt(o.threshold) };
+}
+
+/** Owner set 0, written at genesis when the genesis has a bridge: the genesis owners (the contract's constructor's). */
+export function genesisBridgeOwners(state: State): void {
+  state.meta.set('bridgeOwnerSets', [{ nonce: 0n, ...ownersNow(state), height: 0, signatures: [] }] satisfies BridgeOwnerSet[]);
+}
+
+/** The kept owner sets, ascending by nonce (empty on a network without a bridge). */
+export function bridgeOwnerSets(state: State): BridgeOwnerSet[] {
+  return (state.meta.get('bridgeOwnerSets') as BridgeOwnerSet[] | undefined) ?? [];
+}
+
+export function bridgeOwnerSet(state: State, nonce: bigint): BridgeOwnerSet | undefined {
+  return bridgeOwnerSets(state).find((s) => s.nonce === nonce);
+}
+
+/** Whether `validator` may sign an owner set: it is in a kept bridge validator set. */
+export function mayBridgeSign(state: State, validator: Address): boolean {
+  return bridgeSets(state).some((s) => s.validators.includes(validator));
+}
+
+/** What validators sign for owner set `set` and the contract checks (ownersDigest). */
+export function bridgeOwnersMessage(state: State, set: BridgeOwnerSet): BridgeOwnersMessage {
+  return { ...bridgeDomain(state), ownerSetNonce: set.nonce, owners: set.owners, threshold: set.threshold };
+}
+
+/** End of block: when the owners in force differ from the newest owner set, record the next one. */
+export function recordBridgeOwners(state: State, height: number, emit: (e: ChainEvent) => void): BridgeOwnerSet | undefined {
+  const sets = bridgeOwnerSets(state);
+  const latest = sets[sets.length - 1];
+  const now = ownersNow(state);
+  if (!latest) return undefined;
+  if (now.threshold === latest.threshold && now.owners.length === latest.owners.length && now.owners.every((o, i) => o === latest.owners[i])) return undefined;
+  const next: BridgeOwnerSet = { nonce: latest.nonce + 1n, ...now, height, signatures: [] };
+  state.meta.set('bridgeOwnerSets', [...sets, next].slice(-KEPT_BRIDGE_SETS));
+  emit({ type: 'BridgeOwnersRecorded', ownerSetNonce: String(next.nonce), owners: next.owners, threshold: String(next.threshold) });
+  return next;
+}
+
+/** Adds `validator`'s signature to owner set `nonce` (the caller checked it may sign and has not). */
+export function addOwnerSetSignature(state: State, nonce: bigint, validator: Address, signature: string): void {
+  const sets = bridgeOwnerSets(state).map((s) =>
+    s.nonce !== nonce
+      ? s
+      : { ...s, signatures: [...s.signatures, { validator, signature }].sort((a, b) => (a.validator < b.validator ? -1 : a.validator > b.validator ? 1 : 0)) },
+  );
+  state.meta.set('bridgeOwnerSets', sets);
 }

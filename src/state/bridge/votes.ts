@@ -40,7 +40,7 @@ import {
 } from './reads';
 import type { BridgeVoteRecord } from './records';
 import { alertName, alertProblem, claimMatchesRecord, MAX_PENDING_ALERT_VOTES, pendingAlertVotes, recordAlert } from './alerts';
-import { recordBridgeSet } from './sets';
+import { recordBridgeOwners, recordBridgeSet } from './sets';
 import { signIfQuorum, stepWithdrawal, type BridgeStepContext } from './withdrawals';
 import { forbidden, rejected, TxError } from '../errors';
 import type { State } from '../state';
@@ -174,6 +174,8 @@ export function applyAttestation(ctx: BridgeStepContext, height: number, b: Brid
  */
 export function endBlockBridge(ctx: BridgeStepContext, height: number, setChanged: boolean): void {
   if (!bridgeParams(ctx.state)) return;
+  // The owners in force (an executed SetOwners) reach the contract as an owner set (decision 149).
+  recordBridgeOwners(ctx.state, height, ctx.emit);
   if (setChanged) {
     recordBridgeSet(ctx.state, height, ctx.emit);
     for (const w of pendingWithdrawals(ctx.state)) signIfQuorum(ctx, w);
