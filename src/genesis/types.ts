@@ -15,8 +15,12 @@ export interface Genesis {
   nativeToken: { name: string; symbol: string; decimals: 18 };
   consensus: ConsensusParams;
   validators: GenesisValidator[];
-  /** The 2-of-3 owner keys that authorize every privileged protocol change. */
-  owners: { addresses: [Address, Address, Address]; threshold: 2 };
+  /**
+   * The 2-of-3 owner keys that authorize every privileged protocol change, and the
+   * network's operator: the key whose ApproveValidator must precede a candidate's
+   * RegisterValidator (decision 159), changed by the owners' SetOperator.
+   */
+  owners: { addresses: [Address, Address, Address]; threshold: 2; operator: Address };
   fees: FeeParams;
   limits: LimitParams;
   pairs: PairParams[];

@@ -8,6 +8,7 @@
  * refusals printed with exit 1 (approval by the proposer itself, a non-owner's proposal);
  * and no signature made for a node of another chain.
  */
+import { seedOperationJson } from '../../src/cli/validator-ops';
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -169,16 +170,8 @@ describe('the gov command against a real node', () => {
 
   it('proposes an operation given as JSON, and cancels it', async () => {
     const candidate = await generateNodeKeys({ network: genesis.network, chainId: genesis.chainId, genesisHash: genesisHashHex(genesis) });
-    const op = {
-      kind: 'AdminSeedValidator',
-      validator: candidate.address,
-      name: 'seventh',
-      endpoint: '127.0.0.1:9060',
-      ecdsaPubkey: candidate.ecdsaPubkey,
-      vrfPubkey: candidate.vrfPubkey,
-      bond: String(10n ** 24n),
-      funder: candidate.address,
-    };
+    // Signed by the candidate (decision 160), as `validator seed-sign` prints it.
+    const op = seedOperationJson(candidate, { bondWei: 10n ** 24n, name: 'seventh', endpoint: '127.0.0.1:9060', funder: candidate.address });
     const p = await runCli(['gov', 'propose', '--key', owner(2), '--api', devnet.url, '--op', JSON.stringify(op)]);
     expect(p.code, p.stderr).toBe(0);
     const id = JSON.parse(p.stdout).operationId;

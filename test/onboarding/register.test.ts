@@ -22,6 +22,8 @@ import type { Node } from '../../src/node/node';
 import { applyApplication, statusView, type ApplicantRecord } from '../../src/onboarding/applicants';
 import type { OnboardingBook } from '../../src/onboarding/book';
 import { listensAt } from '../../src/onboarding/register';
+import { httpChainApprover } from '../../src/onboarding/approval';
+import { devnetOperatorKey } from '../../src/onboarding/operator-key';
 import { registerRequest } from '../../src/cli/validator-ops';
 import { buildOnboardingApp } from '../../src/onboarding/service';
 import { genesisParams } from '../../src/state/genesis';
@@ -203,6 +205,8 @@ describe('POST /api/validators/register', () => {
 
   it('submits an approved, synced registration and answers with the final transaction hash', async () => {
     book.approve(candidate.address);
+    // What the service's approval does besides (decision 159): the operator's ApproveValidator, final on the chain.
+    await httpChainApprover({ chainId: genesis.chainId, nodeUrl: validatorUrl, key: devnetOperatorKey() }).approve(candidate.address);
     // The validator's node learns the candidate's node's listen address and head within a probe or two.
     const r = await waitFor(async () => {
       // The body `npm run node -- validator register --onboarding URL` sends.
