@@ -84,11 +84,11 @@ module.exports = {
     {
       name: 'onboarding-routes-see-book-only',
       severity: 'error',
-      comment: "The onboarding routes (apply, status, the operator's, the downloads, register) see the service through the interfaces of src/onboarding/book.ts: no actor, not its LevelDB store, node client, app or command line (the pure files and the artifacts' types they may).",
+      comment: "The onboarding routes (apply, status, the operator's, the downloads, register) see the service through the interfaces of src/onboarding/book.ts: no actor, not its LevelDB store, node client, app or command line (the pure files, the apply budgets and the artifacts' types they may).",
       from: { path: '^src/onboarding/(routes|operator-routes|download-routes|register)\\.ts$' },
       to: {
         path: ['^actors/', '^src/onboarding/', '(^|/)node_modules/classic-level(/|$)|^classic-level$'],
-        pathNot: '^src/onboarding/(fields|applicants|book|tokens|operator-auth|artifacts)\\.ts$',
+        pathNot: '^src/onboarding/(fields|applicants|book|tokens|operator-auth|application-auth|apply-throttle|artifacts)\\.ts$',
       },
     },
     {

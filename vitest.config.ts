@@ -49,6 +49,7 @@ export const PROCESS_TESTS = [
   'test/onboarding/operator-cli.test.ts',
   'test/storage/disk-full.test.ts',
   'test/storage/privval-refusal.test.ts',
+  'test/storage/set-aside-mount.test.ts',
 ];
 
 /** The simulator's seed runs: many seeds each, minutes of CPU. */

@@ -20,6 +20,7 @@ import {
   type RestartLimit,
 } from '../machines/actor-lifecycle';
 import type { Logger } from '../src/util/log';
+import { storageRefusal, storageWords } from '../src/storage/storage-errors';
 import type { Inbox, LaneStats } from './inbox';
 import { Mailbox, type DropPolicy } from './mailbox';
 
@@ -296,7 +297,7 @@ export class SupervisedActor<M> {
     const status = await this.waitForStatus((s) => s !== 'idle' && s !== 'starting' && s !== 'failed' && s !== 'backoff');
     if (status === 'running') return;
     const code = status === 'gaveUp' ? 'ACTOR_GAVE_UP' : 'ACTOR_STOPPED';
-    throw new ActorError(code, `actor ${this.name} is ${status} before it was running`);
+    throw new ActorError(code, `actor ${this.name} is ${status} before it was running`, { cause: this.lastFailure });
   }
 
   /**
@@ -418,12 +419,18 @@ export class SupervisedActor<M> {
     this.fire({ type: 'STOPPED' });
   }
 
+  /** The error of the last failure, the cause of a start that gave up. */
+  private lastFailure: unknown;
+
   /** From `starting`/`running` after a failure: failed → release → backoff → RETRY, or gaveUp. */
   private async recover(inc: Incarnation<M>, error: unknown): Promise<void> {
     const phase = this.state() === 'starting' ? 'start' : 'handle';
     this.fire({ type: 'FAIL', error: describeError(error), atMs: this.now() });
     const { consecutiveFailures } = this.lifecycle.getSnapshot().context;
-    this.log.error({ err: error, phase, consecutiveFailures }, `actor ${this.name} failed in ${phase}`);
+    this.lastFailure = error;
+    // A folder the system refused (the index's, the privval files') is said in words (decision 167).
+    const words = storageWords(error) ? `: ${storageRefusal(error)}` : '';
+    this.log.error({ err: error, phase, consecutiveFailures }, `actor ${this.name} failed in ${phase}${words}`);
     await this.release(inc);
     this.fire({ type: 'STOPPED' }); // failed → backoff | gaveUp; stopping → stopped
     const status = this.state();

@@ -7,6 +7,7 @@
 import type { ActorLifecycleState } from '../machines/actor-lifecycle';
 import type { Logger } from '../src/util/log';
 import type { ActorStats } from './actor';
+import { storageRefusal, storageWords } from '../src/storage/storage-errors';
 
 /** What the supervisor needs of an actor; SupervisedActor satisfies it. */
 export interface Supervised {
@@ -70,7 +71,9 @@ export class Supervisor {
         await actor.start();
       } catch (err) {
         if (this.stopAllPromise !== undefined) return;
-        this.log.error({ err, actor: actor.name }, 'actor failed to start; stopping the others');
+        // A folder the system refused (the index's, the privval files') is said in words (decision 167).
+        const words = storageWords(err) ? `: ${storageRefusal(err)}` : '';
+        this.log.error({ err, actor: actor.name }, `actor failed to start${words}; stopping the others`);
         await this.stopAll();
         throw err;
       }

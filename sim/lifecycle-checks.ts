@@ -10,7 +10,10 @@
  *  - at the end, every validator of the last set seated at least SIGN_WITHIN_HEIGHTS
  *    before the top (a joiner at its boundary, an unjailed one at its new boundary, a
  *    genesis one at height 1) signed a commit at or after its seating;
- *  - a validator whose unbonding ended got its locked bond back in its native balance.
+ *  - a validator whose unbonding ended got its locked bond back in its native balance;
+ *  - the power cap (decision 158): in a set of 4 or more no validator holds 1/3 of the
+ *    power, in one of 7 or more none more than the genesis votingPowerCapBps (the
+ *    scenario's whale joiner tests it).
  * And the counts of the result: joins, jails, unjails, tombstones, unbonds.
  * The per-block work runs in the lifecycle scenario only (the default runs' sets stay
  * the genesis one); the membership check of the commits runs always.
@@ -30,6 +33,7 @@ export class LifecycleChecks {
   readonly counts: LifecycleCounts = { joins: 0, jails: 0, unjails: 0, tombstones: 0, unbonds: 0 };
   readonly #genesis: ReadonlySet<Address>;
   readonly #activeSetMin: number;
+  readonly #capBps: bigint;
   /** The set of the last height fed. */
   #current: ValidatorSet;
   /** Validator -> the height from which its latest seating counts. */
@@ -51,6 +55,7 @@ export class LifecycleChecks {
   ) {
     this.#genesis = new Set(genesis.validators.map((v) => v.address.toLowerCase() as Address));
     this.#activeSetMin = genesis.consensus.activeSetMin;
+    this.#capBps = BigInt(genesis.consensus.votingPowerCapBps);
     this.#current = genesisSet;
     for (const v of genesisSet.validators) {
       this.#seatedAt.set(v.address, 1);
@@ -97,8 +102,18 @@ export class LifecycleChecks {
     if (next.size < this.#activeSetMin && next.size + this.#tombstoned.size < this.#activeSetMin) {
       this.violation('lifecycle', `the set of height ${height + 1} has ${next.size} validators, below activeSetMin ${this.#activeSetMin}`);
     }
+    if (next !== this.#current) this.#checkPowers(height + 1, next);
     this.#current = next;
     this.#checkUnbonding(height, state);
+  }
+
+  /** No validator of a set of 4 or more holds 1/3 of its power; of 7 or more, none above capBps. */
+  #checkPowers(height: number, set: ValidatorSet): void {
+    const total = set.validators.reduce((t, v) => t + v.power, 0n);
+    for (const v of set.validators) {
+      if (set.size >= 4 && 3n * v.power >= total) this.violation('lifecycle', `validator ${v.address} holds ${v.power} of ${total} power in the set of height ${height}: 1/3 or more`);
+      if (set.size >= 7 && v.power * 10_000n > total * this.#capBps) this.violation('lifecycle', `validator ${v.address} holds ${v.power} of ${total} power in the set of height ${height}: above ${this.#capBps} bps`);
+    }
   }
 
   #checkUnbonding(height: number, state: State): void {

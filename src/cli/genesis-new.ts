@@ -31,6 +31,7 @@ const NEW_FLAGS = {
   },
   'genesis-time-ms': { type: 'int', help: "block 0's time, Unix ms (default the template's: testnet 1761955200000, 2025-11-01)" },
   owners: { type: 'string', help: "three comma-separated owner addresses (2-of-3 governance); default the template's (genesis/testnet.json's); required on mainnet" },
+  operator: { type: 'string', help: "the operator's address, whose ApproveValidator admits a candidate's registration; default the template's (testnet's operator-1); required on mainnet" },
 } satisfies FlagSpec;
 
 const HELP = `usage: npm run node -- genesis new --validator SOURCE[,name=N,endpoint=HOST:PORT,bond=TOKENS] [--validator …] --out FILE [flags]
@@ -170,6 +171,8 @@ export function genesisNew(argv: string[]): void {
   if (!(NETWORKS as readonly string[]).includes(f.network)) throw new Error(`--network must be one of ${NETWORKS.join(', ')}, got ${f.network}`);
   const network = f.network as Genesis['network'];
   if (network === 'mainnet' && f.owners === undefined) throw new Error("--owners is required on mainnet (the default owners are the testnet's)");
+  if (network === 'mainnet' && f.operator === undefined) throw new Error("--operator is required on mainnet (the default operator is the testnet's)");
+  if (f.operator !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(f.operator)) throw new Error(`--operator: ${JSON.stringify(f.operator)} is not an address (0x and 40 hex digits)`);
   const minimum = newNetworkTemplate(network).consensus.activeSetMin;
   const inputs = args.map(readValidator);
   if (inputs.length < minimum) {
@@ -191,6 +194,7 @@ export function genesisNew(argv: string[]): void {
       chainId: f['chain-id'],
       genesisTimeMs: f['genesis-time-ms'],
       owners: f.owners === undefined ? undefined : parseOwners(f.owners),
+      operator: f.operator === undefined ? undefined : (f.operator.toLowerCase() as Address),
       validators,
     });
   } catch (err) {

@@ -7,7 +7,7 @@
  *   genesis new  build a new network's genesis from its validators' public values (genesis-new.ts)
  *   init    make a node's key file for a network (init.ts)
  *   bind    bind a key file to the genesis `genesis new` built (init.ts)
- *   validator register|unbond|unjail  a validator's own lifecycle transactions (validator-ops.ts)
+ *   validator apply|register|unbond|unjail  the application and a validator's own lifecycle transactions (validator-ops.ts)
  *   gov key|propose|approve|execute|cancel|list  owner governance, signed with an owner key file (gov.ts)
  *   check   read a stopped node's chain store end to end: sound or not (store-commands.ts)
  *   privval-reset  let a validator whose double-sign protection files were lost sign again from a height (store-commands.ts)
@@ -42,6 +42,7 @@ import { exitWithNode, SESSION_HOST_FLAG, SHARED_START_FLAGS, sharedStartConfig 
 import { parseFlags, usage, type FlagSpec } from './args';
 import { BRIDGE_PORT_DEFAULT, bridgeDevnetLine, DEVNET_DISPUTE_PERIOD_SEC, startBridgeDevnet, type BridgeDevnet } from './bridge-devnet';
 import { startSyncProgress } from './sync-progress';
+import { describeFailure } from '../storage/storage-errors';
 
 const START_FLAGS = {
   genesis: { type: 'string', default: 'genesis/devnet.json', help: 'genesis file' },
@@ -234,7 +235,7 @@ async function main(): Promise<void> {
     }
     default:
       process.stdout.write(
-        `usage: node dist/exchange-node.mjs start [flags] | start --home DIR --help | init --help | bind --help | validator register|unbond|unjail --help | gov key|propose|approve|execute|cancel|list --help | check --help | privval-reset --help | genesis [FILE] | genesis new --help | onboarding --help | operator --help | bridge chain|deploy --help | --version
+        `usage: node dist/exchange-node.mjs start [flags] | start --home DIR --help | init --help | bind --help | validator apply|register|unbond|unjail --help | gov key|propose|approve|execute|cancel|list --help | check --help | privval-reset --help | genesis [FILE] | genesis new --help | onboarding --help | operator --help | bridge chain|deploy --help | --version
 ${usage(START_FLAGS)}
 `,
       );
@@ -243,6 +244,7 @@ ${usage(START_FLAGS)}
 }
 
 main().catch((err) => {
-  process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+  // A file system's refusal in words (the folder, the cause, the next step), never a bare errno line.
+  process.stderr.write(`error: ${describeFailure(err)}\n`);
   process.exit(1);
 });

@@ -2,20 +2,21 @@
  * The operator's commands on a stopped node's data folder (issue 26; decisions 123, 125):
  *   check --home DIR | --data-dir DIR [--json]
  *       reads the chain store end to end (src/chain/check.ts) and says whether it is
- *       sound: exit 0 sound, 1 not sound, 2 not checked (the node is running, no store).
+ *       sound: exit 0 sound, 1 not sound, 2 not checked (the node is running, no store, a move aside unfinished).
  *   privval-reset --home DIR | --data-dir DIR --height H
  *       lets a validator whose double-sign protection files were lost or damaged sign
- *       again, from height H on: the old files are moved aside (never deleted) and new
+ *       again, from height H on: the old files are moved aside into privval/.replaced-<time>/ (never deleted) and new
  *       ones say nothing below H may be signed. Never done by the node itself.
  * The data folder is --data-dir, else <home>/data (a local network's validator folder,
  * data/devnet-6v/validator-<i>, is a --data-dir).
  */
-import { existsSync, renameSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { checkChainStore, StoreLockedError } from '../chain/check';
 import { encodePrivValState, resetPrivValState } from '../consensus/privval';
 import { keyFilePath, readKeyFile } from '../node/keyfile';
-import { asideName, storeLocked } from '../storage/corruption';
+import { storeLocked } from '../storage/corruption';
+import { REPLACED_PREFIX, setAsideInterrupted, setStoreAside, storeFolderEmpty } from '../storage/set-aside';
 import { PrivValFile } from '../storage/privval-file';
 import { hexToBytes } from '../util/bytes';
 import { parseFlags, usage, type FlagSpec } from './args';
@@ -52,6 +53,12 @@ export async function checkCommand(argv: string[]): Promise<number> {
   }
   const f = parseFlags(argv, CHECK_FLAGS);
   const folder = join(dataDirOf(f), 'chain');
+  // Half a store is not one to check: the node finishes the move at its next start (decision 166).
+  const moving = setAsideInterrupted(folder);
+  if (moving !== undefined) {
+    process.stderr.write(`not checked: ${folder} is being set aside as corrupted (into ${moving}), a move a crash interrupted: start the node to finish it\n`);
+    return CHECK_NOT_CHECKED;
+  }
   let r;
   try {
     r = await checkChainStore(folder, { genesisHash: homeGenesis(f.home) });
@@ -89,10 +96,9 @@ export async function privvalResetCommand(argv: string[]): Promise<number> {
   }
   const dir = join(dataDir, 'privval');
   let movedTo: string | undefined;
-  if (existsSync(dir)) {
-    movedTo = asideName(dir).replace('.corrupt-', '.replaced-');
-    renameSync(dir, movedTo);
-  }
+  // The old files move into a dated folder inside their own (never renamed: it may be a
+  // mount point, decision 166), and are kept whatever room that takes.
+  if (!storeFolderEmpty(dir)) movedTo = setStoreAside(dir, { prefix: REPLACED_PREFIX, mayDrop: false }).to;
   const file = await PrivValFile.open(dir);
   try {
     await file.write(encodePrivValState(resetPrivValState(f.height)));

@@ -1,8 +1,13 @@
 /**
- * `npm run node -- validator register|unbond|unjail --home DIR [--api URL] …`: the
+ * `npm run node -- validator apply|register|unbond|unjail --home DIR [--api URL] …`: the
  * validator's own lifecycle transactions (contract [C-auth-register]; decisions 68, 69),
  * signed with the key file `init` made and posted to a node's `POST /tx`, which answers
  * once the transaction is final. Prints one JSON line: the transaction hash and height.
+ * A registration needs the network operator's approval first (decision 159): the
+ * onboarding service sends it when the operator approves, or the operator sends it by
+ * hand with `validator approve CANDIDATE --key FILE` (its operator key file, the devnet's
+ * owner-1 by default on devnet). `validator seed-sign` prints the owners' AdminSeedValidator
+ * operation for `gov propose --op`, signed by the validator's key (decision 160).
  *
  * The chain id signed is the one the key file is bound to (a node of another network
  * refuses it with WRONG_CHAIN); the nonce is the wall clock in milliseconds, as the
@@ -11,13 +16,25 @@
  * onboarding service's POST /api/validators/register instead (the fields of contract [C-onboard-register], the
  * signature in its 64-byte form), which checks the candidate was approved and its node
  * is synced before submitting the transaction (decision 79).
+ *
+ * `validator apply --home DIR --onboarding URL --name … --endpoint … --email …` is the
+ * step before: the application to the onboarding service (POST /api/validators/apply),
+ * signed with the same key over the network's chain id and the wall clock
+ * (src/onboarding/application-auth.ts; decision 164), so nobody applies in another's name.
  */
 import { resolve } from 'node:path';
 import { encodeTx, TxKind } from '../codec/tx';
-import { registrationDigest, unbondDigest, unjailDigest, type RegisterValidatorBody, type UnbondBody } from '../codec/txs/validators';
+import { GovOpKind } from '../codec/txs/governance';
+import { operationToJson } from '../codec/txs/governance-json';
+import { registrationDigest, seedingDigest, unbondDigest, unjailDigest, type RegisterValidatorBody, type UnbondBody } from '../codec/txs/validators';
 import { sign } from '../crypto/secp256k1';
 import { keyFilePath, readKeyFile, type NodeKeys } from '../node/keyfile';
-import { bytesToHex, hexToBytes } from '../util/bytes';
+import { signApplication, type ApplicationProof } from '../onboarding/application-auth';
+import { APPROVAL_LIFETIME_MS, approvalTx } from '../onboarding/approval';
+import type { Application } from '../onboarding/fields';
+import { devnetOperatorKey, readOperatorKey } from '../onboarding/operator-key';
+import { bytesToHex, hexToBytes, isAddress, type Address } from '../util/bytes';
+import { resolveNetwork } from './init';
 import { parseFlags, usage, type FlagSpec } from './args';
 import { callEnvelope } from './envelope-client';
 
@@ -35,6 +52,43 @@ const REGISTER_FLAGS = {
   endpoint: { type: 'string', help: "host:port of the node's libp2p endpoint" },
   onboarding: { type: 'string', help: "the onboarding service's address: register through its POST /api/validators/register (approved applicants) instead of a node's POST /tx" },
 } satisfies FlagSpec;
+
+const DAY_MS = 86_400_000;
+
+const APPROVE_FLAGS = {
+  api: COMMON_FLAGS.api,
+  network: { type: 'string', default: 'devnet', help: 'devnet, testnet or a genesis file: the chain id the approval is signed for' },
+  key: { type: 'string', help: "the operator's key file (npm run operator -- keygen, or a node key file); default on devnet: owner-1, the devnet's operator" },
+  days: { type: 'int', default: APPROVAL_LIFETIME_MS / DAY_MS, help: 'how long the approval admits a registration, in days of block time (at most 30)' },
+} satisfies FlagSpec;
+
+const SEED_FLAGS = {
+  home: COMMON_FLAGS.home,
+  bond: REGISTER_FLAGS.bond,
+  name: REGISTER_FLAGS.name,
+  endpoint: REGISTER_FLAGS.endpoint,
+  funder: { type: 'string', help: "who pays the bond: this validator's address (default) or an owner's" },
+} satisfies FlagSpec;
+
+/** The AdminSeedValidator operation's JSON for `gov propose --op`, signed by the validator's own key (decision 160). */
+export function seedOperationJson(keys: NodeKeys, b: { bondWei: bigint; name: string; endpoint: string; funder: Address }): Record<string, unknown> {
+  const fields = { validator: keys.address, vrfPubkey: keys.vrfPubkey, ecdsaPubkey: keys.ecdsaPubkey, name: b.name, endpoint: b.endpoint, bondWei: b.bondWei, funder: b.funder };
+  const signature = sign(seedingDigest(keys.chainId, fields), hexToBytes(keys.ecdsaPrivateKey));
+  return operationToJson({ kind: GovOpKind.AdminSeedValidator, ...fields, candidateSignature: bytesToHex(signature) });
+}
+
+const APPLY_FLAGS = {
+  home: COMMON_FLAGS.home,
+  onboarding: { type: 'string', help: "the onboarding service's address (its POST /api/validators/apply)" },
+  name: REGISTER_FLAGS.name,
+  endpoint: REGISTER_FLAGS.endpoint,
+  email: { type: 'string', help: 'where the operator reaches you' },
+} satisfies FlagSpec;
+
+/** The application body signed with the node key (its address applies), stamped `nowMs`. */
+export function applyRequest(keys: NodeKeys, form: { name: string; endpoint: string; email: string }, nowMs = Date.now()): Application & ApplicationProof {
+  return signApplication(keys.ecdsaPrivateKey, keys.chainId, { address: keys.address.toLowerCase(), ...form }, nowMs);
+}
 
 let lastNonce = 0n;
 /** Milliseconds since the epoch, strictly increasing within this process (the gov command's too). */
@@ -122,6 +176,15 @@ export async function validatorCommand(argv: string[]): Promise<void> {
       process.stdout.write(`${JSON.stringify({ op: 'RegisterValidator', address: keys.address, ...r })}\n`);
       return;
     }
+    case 'apply': {
+      if (help) return void process.stdout.write(`usage: npm run node -- validator apply --home DIR --onboarding URL --name NAME --endpoint HOST:PORT --email ADDRESS\n${usage(APPLY_FLAGS)}\n`);
+      const f = parseFlags(rest, APPLY_FLAGS);
+      for (const k of ['onboarding', 'name', 'endpoint', 'email'] as const) if (f[k] === undefined) throw new Error(`--${k} is required`);
+      const keys = loadKeys(f.home);
+      const r = await callEnvelope<Record<string, unknown>>(`${f.onboarding.replace(/\/$/, '')}/api/validators/apply`, { json: applyRequest(keys, { name: f.name, endpoint: f.endpoint, email: f.email }), timeoutMs: 30_000 });
+      process.stdout.write(`${JSON.stringify({ op: 'Apply', ...r })}\n`);
+      return;
+    }
     case 'unbond':
     case 'unjail': {
       if (help) return void process.stdout.write(`usage: npm run node -- validator ${action} --home DIR [--api URL]\n${usage(COMMON_FLAGS)}\n`);
@@ -132,8 +195,31 @@ export async function validatorCommand(argv: string[]): Promise<void> {
       process.stdout.write(`${JSON.stringify({ op: action === 'unbond' ? 'Unbond' : 'Unjail', address: keys.address, ...r })}\n`);
       return;
     }
+    case 'approve': {
+      if (help) return void process.stdout.write(`usage: npm run node -- validator approve CANDIDATE [--key FILE] [--network N] [--api URL] [--days N]\n${usage(APPROVE_FLAGS)}\n`);
+      const [candidate, ...flags] = rest;
+      if (candidate === undefined || !isAddress(candidate)) throw new Error('validator approve CANDIDATE: the candidate address (0x and 40 hex characters) comes first');
+      const f = parseFlags(flags, APPROVE_FLAGS);
+      const { genesis } = resolveNetwork(f.network);
+      if (f.key === undefined && genesis.network !== 'devnet') throw new Error('--key FILE is required outside devnet (the operator key file)');
+      const key = f.key === undefined ? devnetOperatorKey() : readOperatorKey(resolve(f.key));
+      if (f.days < 1 || f.days > 30) throw new Error(`--days ${f.days}: from 1 to 30`);
+      const r = await submit(f.api, approvalTx(genesis.chainId, key, candidate as Address, Date.now() + f.days * DAY_MS, nextNonce()));
+      process.stdout.write(`${JSON.stringify({ op: 'ApproveValidator', operator: key.address, candidate: candidate.toLowerCase(), ...r })}\n`);
+      return;
+    }
+    case 'seed-sign': {
+      if (help) return void process.stdout.write(`usage: npm run node -- validator seed-sign --home DIR --bond TOKENS --name NAME --endpoint HOST:PORT [--funder ADDRESS]\n${usage(SEED_FLAGS)}\n`);
+      const f = parseFlags(rest, SEED_FLAGS);
+      for (const k of ['bond', 'name', 'endpoint'] as const) if (f[k] === undefined) throw new Error(`--${k} is required`);
+      const keys = loadKeys(f.home);
+      if (f.funder !== undefined && !isAddress(f.funder)) throw new Error(`--funder ${f.funder}: must be 0x and 40 hex characters`);
+      const funder = (f.funder ?? keys.address).toLowerCase() as Address;
+      process.stdout.write(`${JSON.stringify(seedOperationJson(keys, { bondWei: tokensToWei(f.bond), name: f.name, endpoint: f.endpoint, funder }))}\n`);
+      return;
+    }
     default:
-      process.stdout.write('usage: npm run node -- validator register|unbond|unjail --home DIR [--api URL] … (--help on each)\n');
+      process.stdout.write('usage: npm run node -- validator apply|register|unbond|unjail|approve|seed-sign … (--help on each)\n');
       if (action !== undefined && action !== '--help' && action !== '-h') process.exit(1);
   }
 }

@@ -76,6 +76,8 @@ export enum TxKind {
   Unjail = 52,
   /** Two conflicting signed votes of one validator, put in a block by its proposer (src/codec/txs/evidence.ts): no nonce, no fee. */
   DoubleSignEvidence = 53,
+  /** The network's operator approves a candidate: RegisterValidator is refused without it (src/codec/txs/validators.ts; decision 159). */
+  ApproveValidator = 54,
   /** An owner proposes a governance operation: EIP-712 GovernancePropose (src/codec/txs/governance.ts; decision 74). */
   GovernancePropose = 60,
   /** A second owner approves it: EIP-712 GovernanceApprove (its timelock starts; a halt executes at once). */

@@ -418,7 +418,8 @@ function buildDevnet(): Genesis {
     nativeToken: { name: 'Exchange Token', symbol: 'EXC', decimals: 18 },
     consensus: consensusParams(),
     validators: keys.validators.map(validator),
-    owners: { addresses: keys.owners.map((o) => o.address) as [Address, Address, Address], threshold: 2 },
+    // The devnet's operator is owner-1, whose key is public: the onboarding service's default (decision 159).
+    owners: { addresses: keys.owners.map((o) => o.address) as [Address, Address, Address], threshold: 2, operator: keys.owners[0].address },
     fees: feeParams(),
     limits: limitParams(),
     pairs: pairParams(),
@@ -447,7 +448,7 @@ function buildTestnet(): Genesis {
     nativeToken: { name: 'Exchange Token', symbol: 'EXC', decimals: 18 },
     consensus: consensusParams(),
     validators: TESTNET_PUBLIC.validators.map(validator),
-    owners: { addresses: [...TESTNET_PUBLIC.owners], threshold: 2 },
+    owners: { addresses: [...TESTNET_PUBLIC.owners], threshold: 2, operator: TESTNET_PUBLIC.operators[0] },
     fees: feeParams(),
     limits: limitParams(),
     pairs: pairParams(),

@@ -32,6 +32,8 @@ export interface NewNetworkOptions {
   genesisTimeMs?: number;
   /** Default the template's owners. */
   owners?: [Address, Address, Address];
+  /** The operator who approves validators (decision 159); default the template's (the testnet's operator account, devnet's owner-1). */
+  operator?: Address;
   validators: NewValidator[];
 }
 
@@ -49,7 +51,7 @@ export function composeGenesis(opts: NewNetworkOptions): Genesis {
     network: opts.network,
     chainId: opts.chainId ?? CHAIN_IDS[opts.network],
     genesisTimeMs: opts.genesisTimeMs ?? template.genesisTimeMs,
-    owners: opts.owners ? { addresses: opts.owners, threshold: 2 } : template.owners,
+    owners: { addresses: opts.owners ?? template.owners.addresses, threshold: 2, operator: opts.operator ?? template.owners.operator },
     validators: opts.validators.map((v, i) => ({
       name: v.name ?? `validator-${i + 1}`,
       address: v.address,

@@ -39,6 +39,12 @@ export const PROTOCOL_MAX_LEVERAGE = 50;
 export const SCHEDULE_CANCELS_PER_DAY_RANGE = [1, 10_000] as const;
 export const TWAP_SLICE_INTERVAL_MS_RANGE = [100, 3_600_000] as const;
 /** The largest active set a genesis (or a governance change) may name. */
+/**
+ * The largest consensus.votingPowerCapBps (genesis and SetParam; decision 158): below
+ * 1/3, so with the cap's small-set rule (src/state/validators/epoch.ts cappedPowers) no
+ * validator of a set of 4 or more holds 1/3 of the power and can halt the chain alone.
+ */
+export const VOTING_POWER_CAP_BPS_MAX = 3_333;
 export const ACTIVE_SET_MAX_BOUND = 1_000;
 
 export const NETWORKS = ['devnet', 'testnet', 'mainnet'] as const;
@@ -140,7 +146,7 @@ export function parseConsensus(value: unknown, path: string): ConsensusParams {
   const maxClockDriftMs = int(o.maxClockDriftMs, p('maxClockDriftMs'), 1, HOUR);
   const epochLengthBlocks = int(o.epochLengthBlocks, p('epochLengthBlocks'), 1, MAX_SAFE);
   const unbondingEpochs = int(o.unbondingEpochs, p('unbondingEpochs'), 0, 1_000_000);
-  const votingPowerCapBps = int(o.votingPowerCapBps, p('votingPowerCapBps'), 1, BPS);
+  const votingPowerCapBps = int(o.votingPowerCapBps, p('votingPowerCapBps'), 1, VOTING_POWER_CAP_BPS_MAX);
   const activeSetMax = int(o.activeSetMax, p('activeSetMax'), 1, ACTIVE_SET_MAX_BOUND);
   const activeSetMin = int(o.activeSetMin, p('activeSetMin'), 1, activeSetMax, undefined, 'consensus.activeSetMax');
   const minBondWei = big(o.minBondWei, p('minBondWei'), 1n, U128_MAX);
@@ -236,7 +242,7 @@ function parseEndpoint(value: unknown, path: string): string {
 }
 
 export function parseOwners(value: unknown, path: string): Genesis['owners'] {
-  const o = object(value, path, ['addresses', 'threshold']);
+  const o = object(value, path, ['addresses', 'threshold', 'operator']);
   const items = array(o.addresses, `${path}.addresses`, 3, 3);
   const seen = new Unique(`${path}.addresses`, '');
   const addresses = items.map((a, i) => {
@@ -245,7 +251,10 @@ export function parseOwners(value: unknown, path: string): Genesis['owners'] {
     return addr;
   }) as [Address, Address, Address];
   const threshold = int(o.threshold, `${path}.threshold`, 2, 2);
-  return { addresses, threshold: threshold as 2 };
+  // The operator approves validators (decision 159): any address but zero, an owner's included.
+  const operator = address(o.operator, `${path}.operator`);
+  if (/^0x0{40}$/.test(operator)) fail(`${path}.operator`, 'must not be the zero address');
+  return { addresses, threshold: threshold as 2, operator };
 }
 
 export function parseFees(value: unknown, path: string): FeeParams {

@@ -15,8 +15,12 @@ export interface Genesis {
   nativeToken: { name: string; symbol: string; decimals: 18 };
   consensus: ConsensusParams;
   validators: GenesisValidator[];
-  /** The 2-of-3 owner keys that authorize every privileged protocol change. */
-  owners: { addresses: [Address, Address, Address]; threshold: 2 };
+  /**
+   * The 2-of-3 owner keys that authorize every privileged protocol change, and the
+   * network's operator: the key whose ApproveValidator must precede a candidate's
+   * RegisterValidator (decision 159), changed by the owners' SetOperator.
+   */
+  owners: { addresses: [Address, Address, Address]; threshold: 2; operator: Address };
   fees: FeeParams;
   limits: LimitParams;
   pairs: PairParams[];
@@ -30,7 +34,7 @@ export interface Genesis {
   feeAccount: Address;
   /**
    * The external bridge this network honours (issue 22, decision 82): consensus state.
-   * Absent: the network has no bridge (deposits and attestations refused 422 BRIDGE_DISABLED).
+   * Absent: the network has no bridge (deposits, attestations and withdrawal requests refused 422 BRIDGE_DISABLED).
    */
   bridge?: BridgeParams;
   /** What a node keeps on disk by default (issue 27; src/genesis/storage.ts): absent, every block and no snapshots. Local policy, not consensus state. */

@@ -24,7 +24,8 @@
  * it was restored by state sync) is indexed from its base on: the index records that
  * first height ('from') and holds nothing from before it.
  */
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import { emptyStoreFolder } from '../storage/set-aside';
 import { ClassicLevel } from 'classic-level';
 import { writeBatch, type Op } from '../storage/batch';
 import type { ChainEvent, Receipt } from '../state/context';
@@ -182,9 +183,12 @@ export class Indexer {
     }
   }
 
-  /** Deletes an index folder (it is rebuilt from the chain store). */
+  /**
+   * Deletes an index (it is rebuilt from the chain store): what is in its folder, not the
+   * folder, which may be a mount point or a symlink to another disk (decision 166).
+   */
   static async destroy(dir: string): Promise<void> {
-    await rm(dir, { recursive: true, force: true });
+    emptyStoreFolder(dir);
   }
 
   /** Waits for the write in progress, stores the indexed height, then closes the database. Idempotent. */

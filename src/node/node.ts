@@ -48,8 +48,9 @@ import {
   SOLO_PRODUCER_MAILBOX_MSGS,
 } from '../../actors/limits';
 import type { Chain } from '../chain/chain';
-import { isStoreCorruption, moveStoreAside, rootMessage, StoreCorruptionError } from '../storage/corruption';
-import { corruptionLine, healAction, openChainHealing } from './store-heal';
+import { isStoreCorruption, rootMessage, StoreCorruptionError } from '../storage/corruption';
+import { corruptionLine, healAction, openChainHealing, setAsideLogged } from './store-heal';
+import { resumeSetAside, roomLine, storeFolderEmpty } from '../storage/set-aside';
 import { upgradeOf, upgradeStopAt } from '../state/governance/upgrade';
 import { NODE_VERSION } from '../util/version';
 import { bytesToHex } from '../util/bytes';
@@ -65,13 +66,8 @@ import { discardFolder, stateSyncJoin } from './state-sync-join';
 import { freshPeerKey } from '../net/libp2p';
 import { Libp2pStateSyncNet } from './state-sync-net';
 import { ChainStore } from '../storage/db';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { PrivValFile } from '../storage/privval-file';
-
-/** No store yet: the folder is absent or holds nothing (Chain.open writes the genesis record into any store it opens). */
-function storeFolderEmpty(dir: string): boolean {
-  return !existsSync(dir) || readdirSync(dir).length === 0;
-}
 
 /** How a node stopped: `halted` (why, after a broken invariant), `upgrade` (the message naming the version to install). */
 export interface NodeStopped {
@@ -363,7 +359,14 @@ export class Node {
     const chainDir = join(config.dataDir, 'chain');
     // One peer identity for the process: the state-sync transport and the p2p actor's.
     if (config.p2p !== undefined && config.p2p.peerKey === undefined && config.validatorKey === undefined) config.p2p = { ...config.p2p, peerKey: await freshPeerKey() };
-    await this.fillByStateSync(chainDir, false);
+    // A move of a damaged store aside that a crash interrupted is finished before anything reads the folder (decision 166).
+    const resumed = resumeSetAside(chainDir);
+    if (resumed) {
+      log.warn({ folder: chainDir, movedTo: resumed.to, bytes: resumed.bytes }, `the damaged chain store's move aside, interrupted by a crash, is finished: ${resumed.dropped ? 'dropped, its file list kept in' : 'kept in'} ${resumed.to}`);
+      const room = roomLine(resumed);
+      if (room) log.warn({ folder: chainDir }, room);
+    }
+    await this.fillByStateSync(chainDir, resumed !== undefined);
     this.holder.current = await openChainHealing(
       { dataDir: chainDir, genesis: config.genesis, genesisHash: config.genesisHash, syncWrites: config.syncWrites, onCorruption: this.onStoreCorruption },
       this.healsFromPeers,
@@ -470,10 +473,11 @@ export class Node {
       this.holder.current = undefined;
       if (this.corruption && this.healsFromPeers) {
         try {
-          const movedTo = moveStoreAside(join(this.config.dataDir, 'chain'));
-          this.log.info({ folder: this.corruption.folder, movedTo }, 'corrupted chain store moved aside: the next start syncs the chain from peers');
+          const aside = setAsideLogged(join(this.config.dataDir, 'chain'), this.corruption, this.log);
+          this.log.info({ folder: this.corruption.folder, movedTo: aside.to }, `corrupted chain store ${aside.dropped ? 'set aside and dropped' : 'moved aside'}: the next start syncs the chain from peers`);
         } catch (err) {
-          this.log.error({ err, folder: this.corruption.folder }, 'moving the corrupted chain store aside failed: the next start detects it again');
+          const words = err instanceof Error ? err.message : String(err);
+          this.log.error({ folder: this.corruption.folder }, `${words}; until then the next start detects the corruption again`);
         }
       }
       this.log.info({ halted: this.haltReason, upgrade: this.upgradeMessage }, 'node stopped');

@@ -25,7 +25,7 @@
  * The network is StateSyncNet: libp2p on a node (state-sync-net.ts), the protocol's own
  * serving code over in-memory stores in tests.
  */
-import { rmSync } from 'node:fs';
+import { emptyStoreFolder } from '../storage/set-aside';
 import { blockHash, decodeHeader, type Block, type Commit } from '../codec/block';
 import { secp256k1Verifier, type SignatureVerifier } from '../consensus/signer';
 import { decodeLightProof, verifyLightProof, type LightAnchor, type LightTrust, type VerifiedHeight } from '../chain/light';
@@ -425,7 +425,11 @@ function isTimeout(err: unknown): boolean {
   return err instanceof Error && /within \d+ ms|did not answer|closed .* without answering|aborted/i.test(err.message);
 }
 
-/** Removes a folder a failed state sync wrote into (it was empty when the sync began). */
+/**
+ * Removes what a failed state sync wrote into a store folder (it held no store when the
+ * sync began): the folder itself stays (it may be a mount point, decision 166), and so do
+ * the damaged copies set aside in it.
+ */
 export function discardFolder(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
+  emptyStoreFolder(dir);
 }

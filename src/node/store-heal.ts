@@ -1,7 +1,8 @@
 /**
  * A corrupted chain store heals from the node's peers (issue 26, decision 124): the store
- * folder is moved aside (`<store>.corrupt-<time>`, never deleted), an empty one is opened
- * at genesis, and the node's block sync (src/chain/sync.ts) fetches the chain again,
+ * is set aside inside its own folder (`<store>/.corrupt-<time>/`, decision 166: the folder
+ * may be a mount point or a symlink, so it is never renamed), kept unless its volume has
+ * no room for it beside a fresh store (decision 167), the folder is opened empty at genesis, and the node's block sync (src/chain/sync.ts) fetches the chain again,
  * checking every commit against the validator set of its height, before consensus takes
  * part. The privval files are not in the store and are never rebuilt (decision 125).
  *
@@ -13,15 +14,20 @@
  * (decision 140, src/node/state-sync-join.ts) and block sync goes on from its height.
  */
 import { Chain, type ChainOptions } from '../chain/chain';
-import { moveStoreAside, StoreCorruptionError } from '../storage/corruption';
+import { StoreCorruptionError } from '../storage/corruption';
+import { roomLine, setStoreAside, type SetAside } from '../storage/set-aside';
 import type { Logger } from '../util/log';
 
 /** What the node does about a corrupted store, in the words of its log line. */
-export function healAction(healsFromPeers: boolean, when: 'open' | 'running', movedTo?: string): string {
+export function healAction(healsFromPeers: boolean, when: 'open' | 'running', aside?: SetAside): string {
   if (!healsFromPeers) {
-    return 'the node does not start on it and has no peers to rebuild it from: stop it, move the folder aside and restore it from a backup (npm run node -- check tells whether a folder is sound)';
+    return 'the node does not start on it and has no peers to rebuild it from: stop it, move the files out of the folder and restore them from a backup (npm run node -- check tells whether a folder is sound)';
   }
-  const kept = movedTo ? `moved aside to ${movedTo} (kept, not deleted)` : 'moved aside (kept, not deleted)';
+  const kept = !aside
+    ? 'set aside in a dated folder inside it (kept unless its volume has no room)'
+    : aside.dropped
+      ? `set aside to ${aside.to}, then dropped for lack of room (its file list kept there)`
+      : `moved aside to ${aside.to} (kept, not deleted)`;
   return when === 'open'
     ? `${kept}; the node starts from an empty store and syncs the chain from its peers, checking every commit, then resumes validating`
     : `the node stops now (exit code 2), the store is ${kept}, and when started again (the local-network launcher restarts it) it syncs the chain from its peers, checking every commit, then resumes validating`;
@@ -45,11 +51,23 @@ export async function openChainHealing(opts: ChainOptions, healsFromPeers: boole
       log.fatal({ folder: err.folder, found: err.found }, corruptionLine(err, healAction(false, 'open')));
       throw err;
     }
-    const movedTo = moveStoreAside(opts.dataDir);
-    log.error({ folder: err.folder, found: err.found, movedTo }, corruptionLine(err, healAction(true, 'open', movedTo)));
+    const aside = setAsideLogged(opts.dataDir, err, log);
+    log.error({ folder: err.folder, found: err.found, movedTo: aside.to, bytes: aside.bytes, freeBytes: aside.freeBytes }, corruptionLine(err, healAction(true, 'open', aside)));
     // The empty folder is filled by state sync when the peers have pruned the blocks a
     // sync from genesis would need (decision 140); otherwise it opens at genesis.
     await fillEmpty?.();
     return Chain.open(opts);
   }
+}
+
+/**
+ * Sets the corrupted store aside (src/storage/set-aside.ts); a copy dropped for lack of
+ * room is one more line, saying what it needed and what was free. A move that fails throws
+ * its StorageRefusalError (the folder, the cause in words, the next step).
+ */
+export function setAsideLogged(dir: string, err: StoreCorruptionError | undefined, log: Logger): SetAside {
+  const aside = setStoreAside(dir, { found: err?.found });
+  const room = roomLine(aside);
+  if (room) log.warn({ folder: dir, bytes: aside.bytes, freeBytes: aside.freeBytes, needBytes: aside.needBytes }, room);
+  return aside;
 }

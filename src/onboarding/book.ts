@@ -53,6 +53,14 @@ export interface NodeRegistrar {
   register(endpoint: string, tx: Uint8Array): Promise<{ txHash: string; height: number }>;
 }
 
+/** The operator's approval as a chain transaction (decision 159: src/onboarding/approval.ts). */
+export interface ChainApprover {
+  /** The operator address the approvals are signed with. */
+  readonly operator: string;
+  /** Submits ApproveValidator of `candidate` and resolves once it is final; the node's refusal is passed on. */
+  approve(candidate: string): Promise<{ txHash: string; height: number }>;
+}
+
 /**
  * What GET /status reads: each actor's lifecycle state and mailbox counters by name, in
  * start order (the shape the node's /status gives its actors, `NodeApi.status().actors`;

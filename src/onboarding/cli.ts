@@ -1,6 +1,6 @@
 /**
  * `npm run onboarding -- --network devnet|testnet|GENESIS_FILE [--data-dir DIR] [--host H]
- * [--port N | --onboarding-port N] [--operator 0xADDR] [--binary FILE] [--node URL
+ * [--port N | --onboarding-port N] [--operator 0xADDR] [--operator-key FILE] [--binary FILE] [--node URL
  * --bootstrap MULTIADDRS [--public-url URL] | --boot-bundle FILE]`: runs the onboarding
  * service alone (decisions 75, 78, 79) for one network, over its LevelDB in DIR (default
  * data/onboarding-<network>), until SIGINT or SIGTERM. It serves the network's genesis
@@ -19,6 +19,7 @@ import { resolveNetwork } from '../cli/init';
 import { repoGenesisText } from '../genesis/repo-files';
 import { genesisParams } from '../state/genesis';
 import { createLogger } from '../util/log';
+import { readOperatorKey } from './operator-key';
 import { ONBOARDING_HOST_DEFAULT, ONBOARDING_PORT_DEFAULT, startOnboardingService, type OnboardingService } from './service';
 
 export const ONBOARDING_FLAGS = {
@@ -33,7 +34,8 @@ export const ONBOARDING_FLAGS = {
   node: { type: 'string', help: "the network's node REST URL that POST /api/validators/register checks sync against and submits to (without it, register is not served); the boot bundle names it as the network's API" },
   bootstrap: { type: 'string', help: "comma-separated multiaddrs of the network's peers (/ip4/…/tcp/…/p2p/<id>): with --node, the boot bundle is built with them" },
   'public-url': { type: 'string', help: "this service's address as applicants reach it, written in the boot bundle (default http://HOST:PORT)" },
-  operator: { type: 'string', help: "the operator's address, whose signed requests the review routes accept (default: devnet owner-1 on devnet, the testnet operator on testnet)" },
+  operator: { type: 'string', help: "the operator's address, whose signed requests the review routes accept (default: the --operator-key's; devnet owner-1 on devnet, the testnet operator on testnet)" },
+  'operator-key': { type: 'string', help: "the operator's key file (npm run operator -- keygen): with --node, each approval is sent to the chain as ApproveValidator (default on devnet: owner-1, the devnet's operator)" },
   binary: { type: 'string', default: BINARY_PATH_DEFAULT, help: 'the node binary served (npm run build makes it)' },
   'boot-bundle': { type: 'string', help: 'a boot bundle file to serve instead of building one (without either: not served, 503)' },
   'log-level': { type: 'string', default: 'info', help: 'trace|debug|info|warn|error|fatal|silent' },
@@ -102,7 +104,8 @@ export async function onboardingCommand(
       onboardingUrl: f['public-url'] ?? `http://${f.host}:${port}`,
     });
   }
-  const service = await startOnboardingService({ dataDir, binding, log, host: f.host, port, operator, artifacts, register, onHalt });
+  const operatorKey = f['operator-key'] === undefined ? undefined : readOperatorKey(resolve(f['operator-key']));
+  const service = await startOnboardingService({ dataDir, binding, log, host: f.host, port, operator, operatorKey, artifacts, register, onHalt });
   log.info({ address: service.address, dataDir }, 'onboarding service listening');
   out(`READY onboarding ${binding.network} chainId=${binding.chainId} genesis=${binding.genesisHash} api=${service.address} data=${dataDir} operator=${service.operator}\n`);
   return service;

@@ -65,15 +65,20 @@ export function httpNodeRegistrar(network: Pick<RegisterNetwork, 'nodeUrl' | 'bl
       const peers = await nodeJson<PeersView>(`${nodeUrl}/v1/network/peers`, { timeoutMs: NODE_READ_TIMEOUT_MS });
       if (peers.status !== 200 || !peers.body?.data) throw new ApiError(503, 'NOT_SYNCED', `the network's node answered ${peers.status} to GET /v1/network/peers`);
       syncedPeer(peers.body.data, endpoint, now(), network.blockTimeMs);
-      const { status, body } = await nodeJson<{ txHash: string; height: number }>(`${nodeUrl}/tx`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ tx: bytesToHex(tx) }),
-        timeoutMs: NODE_SUBMIT_TIMEOUT_MS,
-      });
-      if (status === 200 && body?.success && body.data) return body.data;
-      const e = body?.error;
-      throw new ApiError(status >= 400 && status < 600 ? status : 502, (e?.code ?? 'INTERNAL') as never, e?.message ?? `the network's node answered ${status} to POST /tx`);
+      return submitToNode(nodeUrl, tx);
     },
   };
+}
+
+/** Submits `tx` to the node's POST /tx and resolves once it is final; the node's refusal is passed on with its status and code. */
+export async function submitToNode(nodeUrl: string, tx: Uint8Array): Promise<{ txHash: string; height: number }> {
+  const { status, body } = await nodeJson<{ txHash: string; height: number }>(`${nodeUrl.replace(/\/$/, '')}/tx`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ tx: bytesToHex(tx) }),
+    timeoutMs: NODE_SUBMIT_TIMEOUT_MS,
+  });
+  if (status === 200 && body?.success && body.data) return { txHash: body.data.txHash, height: body.data.height };
+  const e = body?.error;
+  throw new ApiError(status >= 400 && status < 600 ? status : 502, (e?.code ?? 'INTERNAL') as never, e?.message ?? `the network's node answered ${status} to POST /tx`);
 }

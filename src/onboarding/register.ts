@@ -7,7 +7,7 @@
  *
  * Checks, in order, each refusal the error envelope and nothing submitted:
  *   1. the fields' shape: the JSON schema (missing, extra, non-string: 400
- *      INVALID_REQUEST), then field by field the checks RegisterValidator's execution
+ *      INVALID_REQUEST; `nonce` a JSON integer up to 2^53 − 1 or a decimal string), then field by field the checks RegisterValidator's execution
  *      makes (src/state/ops/validator-registration.ts registrationShape: 400
  *      INVALID_VALIDATOR, INVALID_AMOUNT or INVALID_NONCE naming the field; a signature not
  *      of 128 hex 400 INVALID_SIGNATURE_FORMAT);
@@ -53,7 +53,8 @@ export interface RegisterRequest {
   name: string;
   endpoint: string;
   bond: string;
-  nonce: string;
+  /** A JSON integer (exact: at most 2^53 − 1) or a decimal string, as every other signed route takes it. */
+  nonce: number | string;
   signature: string;
 }
 
@@ -78,7 +79,8 @@ export function registrationBody(r: RegisterRequest, params: ChainParams): Regis
   if (!/^(?:0x)?[0-9a-fA-F]{64}$/.test(r.vrf_pubkey)) throw invalid('vrf_pubkey', 'must be an Ed25519 public key of 32 bytes (64 hex, 0x optional)');
   if (!/^(?:0x)?[0-9a-fA-F]{66}$/.test(r.ecdsa_pubkey)) throw invalid('ecdsa_pubkey', 'must be a compressed secp256k1 public key of 33 bytes beginning 02 or 03 (66 hex, 0x optional)');
   if (!/^[0-9]{1,40}$/.test(r.bond)) throw badRequest('INVALID_AMOUNT', `bond: must be a decimal string of wei, got ${JSON.stringify(r.bond.slice(0, 50))}`);
-  if (!/^[0-9]{1,20}$/.test(r.nonce)) throw badRequest('INVALID_NONCE', `nonce: must be a decimal u64, got ${JSON.stringify(r.nonce.slice(0, 30))}`);
+  const nonceText = typeof r.nonce === 'number' ? String(r.nonce) : r.nonce;
+  if (!/^[0-9]{1,20}$/.test(nonceText) || BigInt(nonceText) >= 1n << 64n) throw badRequest('INVALID_NONCE', `nonce: must be a u64, a JSON integer or a decimal string, got ${JSON.stringify(nonceText.slice(0, 30))}`);
   if (!/^(?:0x)?[0-9a-fA-F]{128}$/.test(r.signature)) throw badRequest('INVALID_SIGNATURE_FORMAT', 'signature: must be 128 hex characters (the 64-byte form)');
   const body: RegisterValidatorBody = {
     candidate: r.candidate.toLowerCase() as Address,
@@ -87,7 +89,7 @@ export function registrationBody(r: RegisterRequest, params: ChainParams): Regis
     name: r.name,
     endpoint: r.endpoint,
     bond: BigInt(r.bond),
-    nonce: BigInt(r.nonce),
+    nonce: BigInt(nonceText),
     signature: hexToBytes(r.signature.startsWith('0x') ? r.signature : `0x${r.signature}`),
   };
   registrationShape(body, params);
@@ -145,7 +147,8 @@ const requestSchema = {
     name: { type: 'string', maxLength: 400 },
     endpoint: { type: 'string', maxLength: 400 },
     bond: { type: 'string', maxLength: 100 },
-    nonce: { type: 'string', maxLength: 100 },
+    // The schema keeps an integer exact: a JSON number above 2^53 − 1 has lost digits already (send a string).
+    nonce: { anyOf: [{ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, { type: 'string', maxLength: 100 }] },
     signature: hexField,
   },
 } as const;

@@ -48,8 +48,8 @@ import { storeBehavior, type RecordStore } from '../../actors/onboarding/store-a
 import { Supervisor } from '../../actors/supervisor';
 import { ApiError } from '../api/envelope';
 import type { Logger } from '../util/log';
-import { applicantView, statusView, type ApplicantRecord, type StatusView } from './applicants';
-import type { DownloadBook, DownloadClaim, NodeRegistrar, OnboardingBook, OperatorBook, ServiceHealth } from './book';
+import { applicantView, reviewApplicant, statusView, type ApplicantRecord, type StatusView } from './applicants';
+import type { ChainApprover, DownloadBook, DownloadClaim, NodeRegistrar, OnboardingBook, OperatorBook, ServiceHealth } from './book';
 import type { Application } from './fields';
 import { NODE_READ_TIMEOUT_MS, NODE_SUBMIT_TIMEOUT_MS } from './node-client';
 import { OnboardingStore, type NetworkBinding } from './store';
@@ -74,6 +74,8 @@ export interface OnboardingActorsOptions {
   pendingMax?: number;
   /** The network's node (register); without it there is no node-client actor. */
   node?: NodeRegistrar;
+  /** Sends the operator's approval to the chain before the book records it (decision 159); without it, the book only. */
+  approver?: ChainApprover;
   /** Called once when an actor exceeded its restarts: the service cannot go on. */
   onGiveUp?: (actor: OnboardingActorName, err: unknown) => void;
   /** Opens the store (default: OnboardingStore.open of the folder); tests wrap it to inject faults. */
@@ -203,7 +205,20 @@ export async function startOnboardingActors(o: OnboardingActorsOptions): Promise
     apply: (application: Application) => ask<ReviewMsg, ApplicantRecord>(review, (reply, startByMs) => ({ type: 'apply', application, reply, startByMs })),
     status: async (address: string): Promise<StatusView> => statusView(address, await record(address)),
     applicants: async () => (await ask<OnboardingStoreMsg, ApplicantRecord[]>(store, (reply, startByMs) => ({ type: 'applicants', reply, startByMs }))).map(applicantView),
-    approve: (address: string) => ask<ReviewMsg, Approval>(review, (reply, startByMs) => ({ type: 'approve', address, reply, startByMs })),
+    async approve(address: string): Promise<Approval> {
+      if (o.approver !== undefined) {
+        // The machine's refusals first (404, 409 APPLICANT_STATE), so nothing is sent for an applicant not pending;
+        // then the chain's approval, final before the book records it (decision 159).
+        reviewApplicant(await record(address), address, 'APPROVE', o.nowMs());
+        try {
+          await o.approver.approve(address);
+        } catch (err) {
+          o.log.warn({ err, address }, 'the approval transaction was not taken; the applicant stays pending');
+          throw err;
+        }
+      }
+      return ask<ReviewMsg, Approval>(review, (reply, startByMs) => ({ type: 'approve', address, reply, startByMs }));
+    },
     reject: (address: string) => ask<ReviewMsg, StatusView>(review, (reply, startByMs) => ({ type: 'reject', address, reply, startByMs })),
     useOperatorNonce: (nonce: string, timestampMs: number) => ask<ReviewMsg, void>(review, (reply, startByMs) => ({ type: 'useNonce', nonce, timestampMs, reply, startByMs })),
     async claimDownload(token: string, artifact: ArtifactKind): Promise<DownloadClaim> {

@@ -10,7 +10,9 @@
  *
  * With a review (decision 78) the app also serves the operator's loopback-only signed
  * routes (src/onboarding/operator-routes.ts), the downloads and the checksums
- * (src/onboarding/download-routes.ts). `startOnboardingService` always has one: its
+ * (src/onboarding/download-routes.ts). With a node and the operator's key, an approval
+ * is sent to the chain as ApproveValidator before the book records it (decision 159,
+ * src/onboarding/approval.ts). `startOnboardingService` always has one: its
  * operator is the given address or the network's default (`defaultOperator`), its
  * artifacts those given (loaded once, at start; none given: none served).
  */
@@ -20,10 +22,14 @@ import { installErrorHandling, installValidation } from '../api/envelope';
 import { deriveDevnetKeys, TESTNET_PUBLIC } from '../genesis/build';
 import type { Address } from '../util/bytes';
 import type { Logger } from '../util/log';
+import { APPLY_WINDOW_MS_DEFAULT } from './application-auth';
+import { APPLY_LIMITS_DEFAULT, ApplyThrottle, type ApplyLimits } from './apply-throttle';
 import { loadArtifacts, type Artifacts, type ArtifactSources } from './artifacts';
 import type { DownloadBook, NodeRegistrar, OnboardingBook, OperatorBook, ServiceHealth } from './book';
 import { registerDownloadRoutes } from './download-routes';
+import { httpChainApprover } from './approval';
 import { httpNodeRegistrar } from './node-client';
+import { devnetOperatorKey, type OperatorKey } from './operator-key';
 import { OPERATOR_WINDOW_MS_DEFAULT } from './operator-auth';
 import { registerOperatorRoutes, type OperatorRouteConfig } from './operator-routes';
 import { registerRegisterRoute, type RegisterNetwork } from './register';
@@ -43,8 +49,17 @@ export interface ReviewOptions {
   artifacts: Artifacts;
 }
 
+/** What apply needs (decision 164): the network's chain id, the clock (default Date.now), the timestamp window and the budgets (defaults: 5 minutes, APPLY_LIMITS_DEFAULT). */
+export interface ApplyOptions {
+  chainId: number;
+  nowMs?: () => number;
+  windowMs?: number;
+  limits?: ApplyLimits;
+}
+
 /**
- * `review`: the operator's routes and the downloads (decision 78); `register`: the network
+ * `apply`: what the applications are checked against (decision 164); `review`: the
+ * operator's routes and the downloads (decision 78); `register`: the network
  * and node POST /api/validators/register submits to (decision 79), through `register.node`
  * (the node-client actor; absent: straight over HTTP, one attempt); `health`: GET /status.
  * Without one, its routes are not served.
@@ -52,6 +67,7 @@ export interface ReviewOptions {
 export async function buildOnboardingApp(
   book: OnboardingBook,
   log: Logger,
+  apply: ApplyOptions,
   review?: ReviewOptions,
   register?: RegisterNetwork & { node?: NodeRegistrar },
   health?: ServiceHealth,
@@ -60,7 +76,9 @@ export async function buildOnboardingApp(
   installErrorHandling(app, log);
   installValidation(app);
   await app.register(cors, { origin: '*', methods: ['GET', 'POST', 'OPTIONS'] });
-  registerOnboardingRoutes(app, book);
+  const nowMs = apply.nowMs ?? Date.now;
+  const throttle = new ApplyThrottle(apply.limits ?? APPLY_LIMITS_DEFAULT, nowMs);
+  registerOnboardingRoutes(app, book, { chainId: apply.chainId, nowMs, windowMs: apply.windowMs ?? APPLY_WINDOW_MS_DEFAULT, throttle });
   if (review !== undefined) {
     registerOperatorRoutes(app, review.book, review.operator);
     registerDownloadRoutes(app, review.book, review.artifacts);
@@ -104,21 +122,38 @@ export async function startOnboardingService(p: {
   port?: number;
   nowMs?: () => number;
   register?: RegisterNetwork;
-  /** The operator's address (default: `defaultOperator` of the network). */
+  /** The operator's address (default: the key's, else `defaultOperator` of the network). */
   operator?: Address;
+  /**
+   * The operator's key, which signs the ApproveValidator the service sends when the
+   * operator approves (decision 159; with `register`, the node it goes to). Default on
+   * devnet: owner-1, the devnet genesis's operator. Without one, approvals stay in the book.
+   */
+  operatorKey?: OperatorKey;
   /** The artifacts served (default: none). */
   artifacts?: ArtifactSources;
   /** Token lifetime (default 24 hours) and the operator request window (default 5 minutes). */
   tokenLifetimeMs?: number;
   operatorWindowMs?: number;
+  /** The apply budgets (default APPLY_LIMITS_DEFAULT) and the window of an application's timestamp (default 5 minutes). */
+  applyLimits?: ApplyLimits;
+  applyWindowMs?: number;
   /**
    * Called when an actor gave up (its restarts exceeded), after the service closed: the
    * process exits (src/onboarding/main.ts). Default: nothing more than the close.
    */
   onHalt?: (err: unknown) => void;
 }): Promise<OnboardingService> {
-  const operator = p.operator ?? defaultOperator(p.binding.network);
+  // Devnet's default key is owner-1's, for a service whose operator is owner-1 (the default).
+  const devnetKey = p.binding.network === 'devnet' ? devnetOperatorKey() : undefined;
+  const operatorKey = p.operatorKey ?? (devnetKey !== undefined && (p.operator === undefined || p.operator.toLowerCase() === devnetKey.address) ? devnetKey : undefined);
+  const operator = p.operator ?? operatorKey?.address ?? defaultOperator(p.binding.network);
   if (operator === undefined) throw new Error(`network ${p.binding.network} has no default operator: give its address (--operator 0x…)`);
+  if (operatorKey !== undefined && operatorKey.address !== operator.toLowerCase()) {
+    throw new Error(`the operator key's address ${operatorKey.address} is not the operator ${operator}: the approvals it signs would not be the operator's`);
+  }
+  const approver = p.register !== undefined && operatorKey !== undefined ? httpChainApprover({ chainId: p.binding.chainId, nodeUrl: p.register.nodeUrl, key: operatorKey }) : undefined;
+  if (approver === undefined) p.log.warn('no operator key and node: approvals are recorded here only; send each ApproveValidator with `npm run node -- validator approve` or registrations are refused on chain');
   const artifacts = await loadArtifacts(p.artifacts ?? {});
   const nowMs = p.nowMs ?? Date.now;
   const windowMs = p.operatorWindowMs ?? OPERATOR_WINDOW_MS_DEFAULT;
@@ -131,6 +166,7 @@ export async function startOnboardingService(p: {
     tokenLifetimeMs: p.tokenLifetimeMs,
     operatorWindowMs: windowMs,
     node: p.register === undefined ? undefined : httpNodeRegistrar(p.register),
+    approver,
     // An actor that keeps failing: the service halts rather than limp on, as the node does.
     onGiveUp: (actor: OnboardingActorName, err: unknown) => {
       p.log.fatal({ err, actor }, 'onboarding actor gave up: closing the service');
@@ -146,7 +182,8 @@ export async function startOnboardingService(p: {
       artifacts,
     };
     const register = p.register === undefined ? undefined : { ...p.register, node: actors.node };
-    app = await buildOnboardingApp(actors.book, p.log, review, register, actors.health);
+    const apply = { chainId: p.binding.chainId, nowMs, windowMs: p.applyWindowMs, limits: p.applyLimits };
+    app = await buildOnboardingApp(actors.book, p.log, apply, review, register, actors.health);
     address = await app.listen({ host: p.host ?? ONBOARDING_HOST_DEFAULT, port: p.port ?? ONBOARDING_PORT_DEFAULT });
   } catch (err) {
     await actors.stop();

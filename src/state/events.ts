@@ -507,6 +507,14 @@ export interface GovernanceOperationEvent {
   owner: Address;
 }
 
+/** An owner's cancel of an operation that a second owner's cancel must confirm (decision 162); the operation's state is unchanged. */
+export interface GovernanceCancelRequestedEvent {
+  type: 'GovernanceCancelRequested';
+  operationId: string;
+  kind: string;
+  owner: Address;
+}
+
 // ---- timers: the dead-man switch and TWAP orders (src/state/timers/scheduled-cancels.ts, twap.ts; decisions 90–91) ----
 
 /** A ScheduleCancel set (timeMs) or cleared (null) the trader's dead-man switch; `count` schedules set this UTC day. */
@@ -604,6 +612,7 @@ export type ChainEvent =
   | ValidatorJailedEvent
   | ValidatorTombstonedEvent
   | GovernanceOperationEvent
+  | GovernanceCancelRequestedEvent
   | TimerEvent;
 
 export type ChainEventType = ChainEvent['type'];

@@ -1,7 +1,7 @@
 /**
  * Corruption of the chain store (issue 26, decisions 123–125): the typed error a detected
  * corruption becomes, the classifier that tells a LevelDB corruption from other storage
- * failures, LevelDB's own log files read and checksummed here, and the store moved aside.
+ * failures, LevelDB's own log files read and checksummed here, and where the copies set aside are.
  *
  * classic-level 3.0 exposes neither LevelDB's `paranoid_checks` nor the read option
  * `verify_checksums` (both off by default in LevelDB), and LevelDB opening a store whose
@@ -10,9 +10,10 @@
  * record of its .log files and of its MANIFEST is read with its CRC-32C (LevelDB's log
  * format: 32 KiB blocks of records `masked crc32c u32 ‖ length u16 ‖ type u8 ‖ data`);
  * after it is opened, every key is read once (LevelDB checks each table block's type
- * and compression as it reads it) and the chain checks what it wrote (src/storage/check.ts).
+ * and compression as it reads it) and the chain checks what it wrote (src/chain/check.ts).
+ * A corrupted store is set aside by src/storage/set-aside.ts.
  */
-import { existsSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { crc32c } from './crc32c';
 
@@ -152,26 +153,15 @@ export function storeLocked(dir: string): boolean | undefined {
   return locks.split('\n').some((line) => line.split(/\s+/).some((field) => field.split(':')[2] === ino));
 }
 
-/** The folder a corrupted store is moved to: `<store>.corrupt-<UTC time>` (never deleted). */
-export function asideName(dir: string, now = new Date()): string {
-  return `${dir}.corrupt-${now.toISOString().replace(/[:.]/g, '-')}`;
-}
-
-/** The folders a corrupted store `dir` was moved aside to (by moveStoreAside), oldest first. */
+/**
+ * The copies of the corrupted store `dir` set aside, oldest first: inside it,
+ * `<store>/.corrupt-<time>` (src/storage/set-aside.ts, decision 166), and beside it,
+ * `<store>.corrupt-<time>`, where nodes before decision 166 renamed the whole folder.
+ */
 export function storesMovedAside(dir: string): string[] {
+  const inside = existsSync(dir) ? readdirSync(dir).filter((f) => f.startsWith('.corrupt-')).map((f) => join(dir, f)) : [];
   const parent = dirname(dir);
-  if (!existsSync(parent)) return [];
   const prefix = `${basename(dir)}.corrupt-`;
-  return readdirSync(parent)
-    .filter((f) => f.startsWith(prefix))
-    .sort()
-    .map((f) => join(parent, f));
-}
-
-/** Renames the store folder aside (same file system, atomic); returns where it went. */
-export function moveStoreAside(dir: string, now = new Date()): string {
-  let to = asideName(dir, now);
-  for (let i = 1; existsSync(to); i++) to = `${asideName(dir, now)}-${i}`;
-  renameSync(dir, to);
-  return to;
+  const beside = existsSync(parent) ? readdirSync(parent).filter((f) => f.startsWith(prefix)).map((f) => join(parent, f)) : [];
+  return [...beside, ...inside].sort((a, b) => basename(a).replace(/^.*\.corrupt-/, '').localeCompare(basename(b).replace(/^.*\.corrupt-/, '')));
 }

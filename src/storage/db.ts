@@ -7,6 +7,7 @@ import { ClassicLevel } from 'classic-level';
 import { writeBatch } from './batch';
 import { KvChainStore } from './chain-store';
 import { checkStoreFiles, storeLocked } from './corruption';
+import { storageWords } from './storage-errors';
 import type { KeyRange, KvSnapshot, KvStatus, KvStore, Op } from './kv';
 
 export * from './chain-store';
@@ -121,5 +122,7 @@ export function openFailure(err: unknown): string {
   if (code === 'LEVEL_CORRUPTION') return `LevelDB reports corruption (${detail}): restore the folder from a backup, or move it away and let the node sync the chain again from its peers`;
   if (/permission|EACCES|EPERM/i.test(detail)) return `no permission (${detail}): the node's user must be able to read and write the data folder`;
   if (/ENOSPC|no space/i.test(detail)) return `the disk is full (${detail}): free space on the data folder's disk`;
+  const words = storageWords(err, 'the data folder');
+  if (words) return `${words.cause} (${detail}): ${words.next}`;
   return `${detail} (check that the folder exists, is writable and the disk has space)`;
 }

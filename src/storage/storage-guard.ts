@@ -16,6 +16,7 @@
  */
 import { statfsSync } from 'node:fs';
 import { isNoSpace } from './no-space';
+import { storageRefusal } from './storage-errors';
 import type { Logger } from '../util/log';
 
 /** How often the probe retries a failed writer (and the Retry-After the API sends, rounded up to seconds). */
@@ -93,7 +94,7 @@ export class StorageGuard {
     this.faults.set(part, { folder, error: err instanceof Error ? err.message : String(err), sinceMs: Date.now(), retry });
     this.opts.log.error(
       { part, folder, freeBytes: freeBytesOf(folder), err: err instanceof Error ? err.message : String(err), probeMs: this.probeMs },
-      'storage: the disk is full; this node stops taking part (it signs and acknowledges nothing it cannot write), answers writes 503 STORAGE_UNAVAILABLE and keeps serving reads. It retries every few seconds and resumes by itself once space is freed on that folder\'s disk',
+      `storage: the disk is full: ${storageRefusal(err, folder, `the ${part} write failed in`)}. This node stops taking part (it signs and acknowledges nothing it cannot write), answers writes 503 STORAGE_UNAVAILABLE and keeps serving reads. It retries every few seconds and resumes by itself once space is freed on that folder's disk`,
     );
     if (!wasFull) for (const l of this.listeners) l(true);
     this.timer ??= setInterval(() => void this.probe(), this.probeMs);
@@ -124,7 +125,7 @@ export class StorageGuard {
         try {
           await f.retry();
         } catch (err) {
-          this.opts.log.warn({ part, folder: f.folder, freeBytes: free, err: err instanceof Error ? err.message : String(err) }, 'storage: retry failed; trying again at the next probe');
+          this.opts.log.warn({ part, folder: f.folder, freeBytes: free, err: err instanceof Error ? err.message : String(err) }, `storage: ${storageRefusal(err, f.folder, `retrying the ${part} write failed in`)}; trying again at the next probe`);
           continue;
         }
         if (this.faults.get(part) !== f) continue;

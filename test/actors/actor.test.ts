@@ -11,6 +11,7 @@ import {
 import { Supervisor, type SignalProcess } from '../../actors/supervisor';
 import type { ActorLifecycleState } from '../../machines/actor-lifecycle';
 import { createMemoryLogger, LOG_LEVEL, silentLogger, type LogRecord } from '../../src/util/log';
+import { describeFailure } from '../../src/storage/storage-errors';
 
 type Msg =
   | { kind: 'work'; n: number }
@@ -553,6 +554,30 @@ describe('Supervisor', () => {
     await expect(sup.startAll()).rejects.toMatchObject({ code: 'ACTOR_GAVE_UP' });
     expect(journal).toEqual(['start store', 'start executor', 'stop executor', 'stop store']);
     expect(api.status).toBe('stopped');
+  });
+
+  it('an actor whose folder the system refused says so in words: the folder, the cause, the next step', async () => {
+    const { log, records } = createMemoryLogger();
+    const sup = new Supervisor({ log });
+    const refused = Object.assign(new Error("EACCES: permission denied, open '/srv/node/data/index/LOCK'"), { code: 'EACCES', syscall: 'open', path: '/srv/node/data/index/LOCK' });
+    sup.add(
+      new SupervisedActor<number>(
+        'indexer',
+        () => ({
+          start() {
+            throw refused;
+          },
+          handle() {},
+        }),
+        options({ maxRestarts: { count: 0, windowMs: 1_000 }, log }),
+      ),
+    );
+    const err = await sup.startAll().then(() => undefined, (e: unknown) => e);
+    const words = "/srv/node/data/index/LOCK: permission denied (EACCES); give the node's user read and write access to the folder (chown -R USER /srv/node/data/index/LOCK)";
+    expect(records.find((r) => String(r.msg).startsWith('actor indexer failed in start'))?.msg).toBe(`actor indexer failed in start: ${words}`);
+    expect(records.find((r) => String(r.msg).startsWith('actor failed to start'))?.msg).toBe(`actor failed to start: ${words}; stopping the others`);
+    // The command line's last word names the cause the actor gave up on.
+    expect(describeFailure(err)).toBe(`actor indexer is gaveUp before it was running: open failed on ${words}`);
   });
 
   it('on SIGTERM stops everything in reverse order once; a second signal forces exit', async () => {

@@ -77,10 +77,14 @@ describe('withdrawal request', () => {
     expect(reserveCheck(state).pendingWithdrawals).toBe(AMOUNT + FEE);
   });
 
-  it('without a bridge: validUntil 0, it stays requested, and signatures are refused 422 BRIDGE_DISABLED', () => {
+  it('without a bridge: the request is refused 422 BRIDGE_DISABLED and locks nothing; signatures are refused 422 BRIDGE_DISABLED', () => {
     const state = freshState([POWER, POWER, POWER], { bridge: false });
-    applyAt(state, [withdrawTx(AMOUNT)], T0 + 1000);
-    expect(state.withdrawals.get('1')).toMatchObject({ validUntilSec: 0n, status: 'requested' });
+    const before = state.account(owner);
+    const r = applyAt(state, [withdrawTx(AMOUNT)], T0 + 1000);
+    expect(r.receipts.map((x) => [x.code, x.errorStatus])).toEqual([['BRIDGE_DISABLED', 422]]);
+    expect(state.account(owner)).toEqual(before);
+    expect(state.withdrawals.size).toBe(0);
+    expect(pendingWithdrawals(state)).toEqual([]);
     const bogus = signaturesTx(signers[0], [{ withdrawalId: 1n, signature: signers[0].sign(new Uint8Array(32)) }]);
     expect(applyAt(state, [bogus], T0 + 2000).receipts.map((x) => [x.code, x.errorStatus])).toEqual([['BRIDGE_DISABLED', 422]]);
   });

@@ -8,7 +8,8 @@
  * activates it: the contract's set is the chain's, nonce 1. A withdrawal requested then is
  * signed, queued with the signatures of the set in force and paid. Then the chain's owners
  * change (what an executed SetOwners writes): the owner set is recorded, signed by the
- * validators, submitted with updateOwners and in force after the dispute period. Last, a
+ * validators, submitted with updateOwners and in force after the dispute period (contract
+ * [C-auth-governance]: the bridge's owners are the chain's). Last, a
  * full rotation in three changes (made by hand in the state: all nine, then two genesis and
  * three new, then the three new), each set signed by the one before and carried by the
  * relayers, the departing genesis keys signing their successors; a withdrawal requested

@@ -22,7 +22,7 @@ import { ValidatorSet } from '../../src/consensus/validator-set';
 import { genesisHash } from '../../src/genesis/load';
 import { bytesToHex, hexToBytes, type Address } from '../../src/util/bytes';
 import { tempDir } from '../helpers/devnet';
-import { CANDIDATES, DEVNET_KEYS, EPOCH, register, T0, testGenesis, TOKEN } from '../validators/harness';
+import { approve, CANDIDATES, DEVNET_KEYS, EPOCH, register, T0, testGenesis, TOKEN } from '../validators/harness';
 
 const genesis = testGenesis();
 const gHash = genesisHash(genesis);
@@ -86,7 +86,7 @@ function refusal(trust: LightTrust, proof: LightProof): string {
 beforeAll(async () => {
   chain = await Chain.open({ dataDir: dir.path, genesis, genesisHash: gHash, syncWrites: false });
   for (let h = 1; h <= HEAD; h++) {
-    const txs = h === 1 ? [register(alice, { bond: 50_000n * TOKEN }).bytes] : h === FIRST ? [register(bob, { bond: 50_000n * TOKEN }).bytes] : [];
+    const txs = h === 1 ? [approve(alice.address).bytes, register(alice, { bond: 50_000n * TOKEN }).bytes] : h === FIRST ? [approve(bob.address, { nonce: 2n }).bytes, register(bob, { bond: 50_000n * TOKEN }).bytes] : [];
     const set = chain.validatorsAt(h);
     const block = nextBlock(chain, commits.at(-1) ?? null, txs);
     const c = commitBy(block.header, members(set));

@@ -12,7 +12,8 @@
  * corrupted store hands the emptied folder to state sync before opening it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { storeFolderEmpty } from '../../src/storage/set-aside';
 import { join } from 'node:path';
 import { Chain } from '../../src/chain/chain';
 import { CHUNKS_IN_FLIGHT_PER_PEER } from '../../src/chain/state-sync';
@@ -225,7 +226,7 @@ describe('state sync into an empty store', () => {
     const { result, target, c } = await runJoin(new MemNet(peers));
     await expect(result).rejects.toThrow(StateSyncError);
     expect(c.said('a third of the power or less').length).toBeGreaterThan(0);
-    expect(existsSync(target)).toBe(false);
+    expect(storeFolderEmpty(target)).toBe(true);
   }, 30_000);
 
   it('does not wait for the last bootstrap peer once more than two thirds answered and one offers a snapshot', async () => {
@@ -259,14 +260,14 @@ describe('state sync into an empty store', () => {
     const peers = new Map<string, Peer>([0, 1, 2, 3].map((i) => [`p${i}`, { address: validator(i), serve: bad() }]));
     const { result, target } = await runJoin(new MemNet(peers));
     await expect(result).rejects.toThrow(/no offering peer left/);
-    expect(existsSync(target)).toBe(false);
+    expect(storeFolderEmpty(target)).toBe(true);
   }, 30_000);
 
   it('an empty store with no snapshot offered syncs blocks instead (not forced)', async () => {
     const peers = new Map<string, Peer>([0, 1, 2].map((i) => [`p${i}`, { address: validator(i), serve: honest([]) }]));
     const { result, target } = await runJoin(new MemNet(peers), { forced: false });
     expect(await result).toBeNull();
-    expect(existsSync(target)).toBe(false);
+    expect(storeFolderEmpty(target)).toBe(true);
   });
 });
 
@@ -280,8 +281,9 @@ describe('the heal of a corrupted store (decision 124) and state sync', () => {
     corruptNewestTable(folder);
     let filled = 0;
     const chain = await openChainHealing({ dataDir: folder, genesis: fixtureGenesis, genesisHash: fixtureHash, syncWrites: false }, true, createLogger({ destination: 'silent' }), async () => {
-      // Called on the empty folder: the corrupted store is already moved aside.
-      expect(existsSync(folder)).toBe(false);
+      // Called on the emptied folder: the corrupted store is already set aside inside it (decision 166).
+      expect(storeFolderEmpty(folder)).toBe(true);
+      expect(readdirSync(folder).filter((f) => f.startsWith('.corrupt-'))).toHaveLength(1);
       filled++;
     });
     try {

@@ -64,7 +64,7 @@ describe('a validator whose chain store is corrupted (in process)', () => {
 
     two = await make(1);
     await two.start();
-    const aside = readdirSync(dirs[1].path).filter((f) => f.startsWith('chain.corrupt-'));
+    const aside = readdirSync(store).filter((f) => f.startsWith('.corrupt-'));
     expect(aside).toHaveLength(1);
     const head = one.chain().height;
     await waitFor(() => two.chain().height >= head + 20 || undefined, 60_000, 'the healed node past the head by 20');
@@ -110,10 +110,10 @@ describe('a corruption a read finds while the node runs', () => {
     expect(halted).toBe(true);
     expect(stopped.halted).toBe('the chain store is corrupted');
     const line = lines.map((l) => JSON.parse(l).msg as string).find((m) => m.startsWith('STORE CORRUPTED'));
-    expect(line).toMatch(new RegExp(`^STORE CORRUPTED: ${store}: Corruption: .*the node stops now \\(exit code 2\\), the store is moved aside`));
-    const aside = readdirSync(dir.path).filter((f) => f.startsWith('chain.corrupt-'));
+    expect(line).toMatch(new RegExp(`^STORE CORRUPTED: ${store}: Corruption: .*the node stops now \\(exit code 2\\), the store is set aside in a dated folder inside it`));
+    const aside = readdirSync(store).filter((f) => f.startsWith('.corrupt-'));
     expect(aside).toHaveLength(1);
-    expect(readdirSync(join(dir.path, aside[0])).some((f) => f.endsWith('.ldb'))).toBe(true);
+    expect(readdirSync(join(store, aside[0])).some((f) => f.endsWith('.ldb'))).toBe(true);
 
     const again = new Node(config, createLogger({ destination: 'silent' }));
     running.push(again);

@@ -18,6 +18,7 @@ const SEED: GovOperation = {
   vrfPubkey: `0x${'cd'.repeat(32)}`,
   bondWei: 12345678901234567890123456789n,
   funder: '0x2e66ecdc97b12161054e1a6b0012709daf39e2ff',
+  candidateSignature: `0x${'ee'.repeat(65)}`,
 };
 
 const EXAMPLES: GovOperation[] = [
@@ -27,6 +28,7 @@ const EXAMPLES: GovOperation[] = [
   { kind: GovOpKind.Resume },
   SEED,
   { kind: GovOpKind.SoftwareUpgrade, version: '0.2.0', height: 1_000 },
+  { kind: GovOpKind.SetOperator, operator: '0x2e66ecdc97b12161054e1a6b0012709daf39e2ff' },
   { kind: GovOpKind.SetParam, param: GovParam.MinBondWei, value: 10n ** 21n },
   {
     kind: GovOpKind.AddPair,
@@ -62,6 +64,7 @@ describe('the JSON form of governance operations', () => {
       vrfPubkey: SEED.vrfPubkey,
       bond: '12345678901234567890123456789',
       funder: SEED.funder,
+      candidateSignature: `0x${'ee'.repeat(65)}`,
     });
   });
 
@@ -90,6 +93,8 @@ describe('the JSON form of governance operations', () => {
       [{ ...operationToJson(SEED), vrfPubkey: 'cd'.repeat(31) }, /^vrfPubkey: must be 64 hex digits \(0x optional\)/],
       [{ ...operationToJson(SEED), name: 7 }, /^name: must be a string/],
       [{ ...operationToJson(SEED), bondWei: '1' }, /^bondWei: unknown field of AdminSeedValidator/],
+      [{ ...operationToJson(SEED), candidateSignature: '0xee' }, /^candidateSignature: must be 128 or 130 hex digits/],
+      [{ kind: 'SetOperator' }, /^operator: required field of SetOperator is missing/],
       [{ kind: 'SoftwareUpgrade', version: '0.2.0', height: '1000' }, /^height: must be a non-negative integer/],
       [{ kind: 'SoftwareUpgrade', version: '0.2.0', height: 1.5 }, /^height: must be a non-negative integer/],
     ];

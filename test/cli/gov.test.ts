@@ -8,6 +8,7 @@
  * refusals printed with exit 1 (approval by the proposer itself, a non-owner's proposal);
  * and no signature made for a node of another chain.
  */
+import { seedOperationJson } from '../../src/cli/validator-ops';
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -169,25 +170,21 @@ describe('the gov command against a real node', () => {
 
   it('proposes an operation given as JSON, and cancels it', async () => {
     const candidate = await generateNodeKeys({ network: genesis.network, chainId: genesis.chainId, genesisHash: genesisHashHex(genesis) });
-    const op = {
-      kind: 'AdminSeedValidator',
-      validator: candidate.address,
-      name: 'seventh',
-      endpoint: '127.0.0.1:9060',
-      ecdsaPubkey: candidate.ecdsaPubkey,
-      vrfPubkey: candidate.vrfPubkey,
-      bond: String(10n ** 24n),
-      funder: candidate.address,
-    };
+    // Signed by the candidate (decision 160), as `validator seed-sign` prints it.
+    const op = seedOperationJson(candidate, { bondWei: 10n ** 24n, name: 'seventh', endpoint: '127.0.0.1:9060', funder: candidate.address });
     const p = await runCli(['gov', 'propose', '--key', owner(2), '--api', devnet.url, '--op', JSON.stringify(op)]);
     expect(p.code, p.stderr).toBe(0);
     const id = JSON.parse(p.stdout).operationId;
     const listed = lines((await runCli(['gov', 'list', '--api', devnet.url])).stdout).find((o) => o.id === id);
     expect(listed).toMatchObject({ kind: 'AdminSeedValidator', state: 'proposed', readyAtMs: null, timelockMs: ROUTINE_MS });
     expect({ kind: listed.kind, ...listed.operation }).toEqual(op);
+    // Another owner's cancel is a request a second owner must confirm (decision 162); the proposer's own withdraws it.
     const c = await runCli(['gov', 'cancel', '--key', owner(3), '--api', devnet.url, id]);
     expect(c.code, c.stderr).toBe(0);
-    expect(JSON.parse(c.stdout)).toMatchObject({ op: 'GovernanceCancel', state: 'cancelled' });
+    expect(JSON.parse(c.stdout)).toMatchObject({ op: 'GovernanceCancel', state: 'proposed' });
+    const w = await runCli(['gov', 'cancel', '--key', owner(2), '--api', devnet.url, id]);
+    expect(w.code, w.stderr).toBe(0);
+    expect(JSON.parse(w.stdout)).toMatchObject({ op: 'GovernanceCancel', state: 'cancelled' });
   }, 120_000);
 
   it("prints the node's refusal of a non-owner's proposal and exits 1", async () => {

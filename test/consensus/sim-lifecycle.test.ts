@@ -1,7 +1,9 @@
 /**
  * The deterministic simulation's validator lifecycle scenario (sim/lifecycle.ts): every
- * node takes each height's set from its own executed chain while two joiners register
- * and are seated at an epoch boundary, a validator kept down is jailed for downtime and
+ * node takes each height's set from its own executed chain while two joiners, approved by
+ * the operator (decision 159), register and are seated at an epoch boundary (the first a
+ * whale of 20 genesis bonds, which the power cap holds to 15 %: decision 158, the
+ * checker's power rule), a validator kept down is jailed for downtime and
  * unjailed, a joiner unbonds and gets its bond back, and the Byzantine validator's double
  * votes, submitted as DoubleSignEvidence transactions, tombstone it; under the run's
  * faults, with the safety, liveness and lifecycle checks (sim/checks.ts,

@@ -283,8 +283,10 @@ describe('SetOwners', () => {
     expect(failure(stale)).toEqual({ status: 403, code: 'NOT_GOVERNANCE_OWNER' });
     expect(stale.message).toMatch(/no longer an owner/);
     expect(g.state.params().fees.takerFeeBps).not.toBe(9);
-    // A new owner may cancel it.
+    // Two new owners may cancel it (decision 162).
     ok(g.one(g.cancel(NEW[1], pendingFee.id)));
+    ok(g.one(g.cancel(NEW[2], pendingFee.id)));
+    expect(g.state.governance.get(pendingFee.id)!.state).toBe('cancelled');
 
     pass(g, setParam(GovParam.TakerFeeBps, 8n), [NEW[0], NEW[1], NEW[2]]);
     expect(g.state.params().fees.takerFeeBps).toBe(8);

@@ -3,7 +3,8 @@
  * state root as it was; the machine's path proposed → approved → ready → executed at
  * block time; halt and resume; a parameter change takes effect from the block after the
  * one that executes it, the same on two states applying the same blocks; AdminSeedValidator
- * by two owners after the timelock.
+ * by two owners after the timelock. Shows contract [C-auth-governance] (the bridge's
+ * owners following the chain's: test/bridge/relayer-sets.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { GovOpKind, GovParam, type GovOperation } from '../../src/codec/txs/governance';
@@ -11,22 +12,16 @@ import { operationStateAt } from '../../src/state/governance/operations';
 import { governanceCodec } from '../../src/state/governance/record';
 import { validatorRecord } from '../../src/state/validators/records';
 import { bytesToHex } from '../../src/util/bytes';
-import { CANDIDATES, TOKEN } from '../validators/harness';
+import { CANDIDATES, seedFor, TOKEN } from '../validators/harness';
 import { failure, GovChain, OWNERS, ROUTINE_MS, HIGH_IMPACT_MS, TRADER } from './harness';
 
 const [A, B, C] = OWNERS;
 const feeChange = (value: bigint): GovOperation => ({ kind: GovOpKind.SetParam, param: GovParam.TakerFeeBps, value });
 const ok = (r: { status: string; code?: string; message?: string }) => expect(r.status, `${r.code}: ${r.message}`).toBe('ok');
 const root = (g: GovChain) => bytesToHex(g.state.root());
-const seedOf = (k: (typeof CANDIDATES)[number]): Extract<GovOperation, { kind: GovOpKind.AdminSeedValidator }> => ({
+const seedOf = (k: (typeof CANDIDATES)[number], fields: { name?: string } = {}): Extract<GovOperation, { kind: GovOpKind.AdminSeedValidator }> => ({
   kind: GovOpKind.AdminSeedValidator,
-  validator: k.address,
-  name: 'seeded-1',
-  endpoint: 'seeded1.example.org:26656',
-  ecdsaPubkey: k.ecdsaPubkey,
-  vrfPubkey: k.vrfPubkey,
-  bondWei: 5_000n * TOKEN,
-  funder: k.address,
+  ...seedFor(k, { name: 'seeded-1', endpoint: 'seeded1.example.org:26656', bondWei: 5_000n * TOKEN, ...fields }),
 });
 
 /** A proposal by A approved by B; the chain at the approving block. */
@@ -94,7 +89,9 @@ describe('governance operations are refused with a clear error and no state chan
     refusedWithoutChange(g, g.cancel(B, id), 422, 'OPERATION_STATE');
     const second = approved(g, feeChange(9n));
     ok(g.one(g.cancel(C, second.id)));
-    expect(g.state.governance.get(second.id)).toMatchObject({ state: 'cancelled', closedBy: C.address });
+    expect(g.state.governance.get(second.id)).toMatchObject({ state: 'approved', cancelRequestedBy: C.address });
+    ok(g.one(g.cancel(A, second.id)));
+    expect(g.state.governance.get(second.id)).toMatchObject({ state: 'cancelled', closedBy: A.address });
     refusedWithoutChange(g, g.execute(A, second.id), 422, 'OPERATION_STATE');
   });
 
@@ -116,7 +113,7 @@ describe('governance operations are refused with a clear error and no state chan
   it('a parameter out of range, or a seed validator of bad fields, is refused by its shape', () => {
     const g = new GovChain();
     refusedWithoutChange(g, g.propose(A, feeChange(10_001n)).tx, 400, 'INVALID_OPERATION');
-    refusedWithoutChange(g, g.propose(A, { ...seedOf(CANDIDATES[1]), name: 'two words' }).tx, 400, 'INVALID_VALIDATOR');
+    refusedWithoutChange(g, g.propose(A, seedOf(CANDIDATES[1], { name: 'two words' })).tx, 400, 'INVALID_VALIDATOR');
     refusedWithoutChange(g, g.propose(A, { ...seedOf(CANDIDATES[1]), ecdsaPubkey: CANDIDATES[2].ecdsaPubkey }).tx, 400, 'INVALID_VALIDATOR');
   });
 });
@@ -225,13 +222,14 @@ describe('AdminSeedValidator by two owners after the timelock', () => {
     const g = new GovChain();
     const k = CANDIDATES[1];
     const first = approved(g, seedOf(k));
-    const second = approved(g, { ...seedOf(k), name: 'seeded-2' });
+    const second = approved(g, seedOf(k, { name: 'seeded-2' }));
     ok(g.one(g.execute(A, first.id), second.approvedAtMs + ROUTINE_MS));
     const r = g.one(g.execute(A, second.id));
     expect(failure(r)).toEqual({ status: 409, code: 'VALIDATOR_EXISTS' });
     expect(validatorRecord(g.state, k.address)!.name).toBe('seeded-1');
     expect(operationStateAt(g.state.governance.get(second.id)!, g.timeMs).state).toBe('ready');
     ok(g.one(g.cancel(B, second.id)));
+    ok(g.one(g.cancel(C, second.id)));
     expect(g.state.governance.get(second.id)!.state).toBe('cancelled');
   });
 

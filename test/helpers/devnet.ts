@@ -17,6 +17,8 @@ export const DEVNET_KEYS = JSON.parse(readFileSync(join(ROOT, 'genesis/devnet-ke
   validators: { address: `0x${string}`; ecdsaPrivateKey: `0x${string}`; vrfPrivateKey: `0x${string}` }[];
   accounts: { address: `0x${string}`; privateKey: `0x${string}` }[];
   faucet: { address: `0x${string}`; privateKey: `0x${string}` };
+  /** owner-1 is also the devnet's operator (genesis owners.operator, decision 159). */
+  owners: { name: string; address: `0x${string}`; privateKey: `0x${string}` }[];
 };
 
 /** Devnet validator `index`'s VRF secret key (32 bytes): what its blocks' proofs are made with. */

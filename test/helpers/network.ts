@@ -48,15 +48,28 @@ export class LocalNetwork {
   readonly p2pAddrs: string[] = [];
   /** The built file each node runs (undefined: the source tree). */
   private readonly binaries: (string | undefined)[] = [];
+  /** Undoes what `prepare` did to the data folders (say, unmounts a disk) before they are removed. */
+  private unprepare: (() => void) | undefined;
 
   private constructor(readonly size: number) {}
 
   /**
    * `size` validators of the devnet, or of `genesisFile` (a devnet genesis with other
-   * parameters, say short epochs) when given.
+   * parameters, say short epochs) when given. `prepare` runs on the data folders before
+   * the first launch (say, mounts a disk on one's `chain`) and returns what stop undoes.
    */
-  static async start(size: number, extra: (index: number) => string[] = () => [], opts: { genesisFile?: string; binary?: string } = {}): Promise<LocalNetwork> {
+  static async start(
+    size: number,
+    extra: (index: number) => string[] = () => [],
+    opts: { genesisFile?: string; binary?: string; prepare?: (dataDir: (index: number) => string) => () => void } = {},
+  ): Promise<LocalNetwork> {
     const net = new LocalNetwork(size);
+    try {
+      if (opts.prepare) net.unprepare = opts.prepare((i) => net.dataDir(i));
+    } catch (err) {
+      net.dir.remove();
+      throw err;
+    }
     const genesis = opts.genesisFile ? trimValidators(loadGenesisFile(opts.genesisFile), size) : devnetGenesis(size).genesis;
     const p2pPorts = await Promise.all(genesis.validators.map(() => freePort()));
     const apiPorts = await Promise.all(genesis.validators.map(() => freePort()));
@@ -227,6 +240,10 @@ export class LocalNetwork {
         clearTimeout(t);
       }),
     );
-    this.dir.remove();
+    try {
+      this.unprepare?.();
+    } finally {
+      this.dir.remove();
+    }
   }
 }

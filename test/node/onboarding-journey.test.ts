@@ -3,14 +3,15 @@
  * network (its genesis with short epochs and timelocks), the onboarding service as its
  * own process (`npm run onboarding`) serving a single-file build of the node (`npm run
  * build`), and a candidate that
- *   applies → is approved by `npm run operator -- approve` → downloads the binary, the
+ *   applies → is approved by `npm run operator -- approve` (the service sends the
+ *   operator's ApproveValidator to the chain, decision 159) → downloads the binary, the
  *   genesis and the boot bundle with the one-time token, each matching the published
  *   sha256 (and refused a second time, 410) → unpacks the bundle, binds its key with
  *   keygen.sh and starts its node with start.sh, which verifies the checksums → the
  *   observer syncs to the head → registers through the service (`validator register
  *   --onboarding`) → is active from the next epoch boundary and signs commits;
- * and a second candidate seated by the owners instead: an observer proposed as
- * AdminSeedValidator by one owner (`npm run node -- gov propose`), approved by a second,
+ * and a second candidate seated by the owners instead: an observer whose seeding it signs
+ * (`validator seed-sign`, decision 160) proposed as AdminSeedValidator by one owner (`npm run node -- gov propose`), approved by a second,
  * executed after the timelock, active from the next boundary.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -141,13 +142,9 @@ describe('a validator joins through the onboarding service, and another through 
     candidate = made.address;
     const p2pPort = await freePort();
     endpoint = `127.0.0.1:${p2pPort}`;
-    const applied = await json(`${serviceUrl}/api/validators/apply`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ address: candidate, name: 'journey', endpoint, email: 'ops@journey.example' }),
-    });
-    expect(applied.status).toBe(200);
-    expect(applied.body.data).toMatchObject({ address: candidate, status: 'pending', token_issued: false });
+    // The application is signed with the same key (decision 164): `validator apply` as the applicant runs it.
+    const applied = await cli(['validator', 'apply', '--home', join(dir.path, 'candidate-home'), '--onboarding', serviceUrl, '--name', 'journey', '--endpoint', endpoint, '--email', 'ops@journey.example']);
+    expect(applied).toMatchObject({ op: 'Apply', address: candidate, status: 'pending', token_issued: false });
     // Nothing downloads before approval: no token exists.
     expect((await json(`${serviceUrl}/api/validators/download/genesis?token=${'A'.repeat(43)}`)).status).toBe(401);
 
@@ -230,16 +227,9 @@ describe('a validator joins through the onboarding service, and another through 
     await fund(made.address, BOND_TOKENS + 10n);
     const owners = join(dir.path, 'owners');
     await cli(['gov', 'key', 'devnet', '--out', owners]);
-    const seed = {
-      kind: 'AdminSeedValidator',
-      validator: made.address,
-      name: 'seeded',
-      endpoint: `127.0.0.1:${p2p}`,
-      ecdsaPubkey: made.ecdsa_pubkey,
-      vrfPubkey: made.vrf_pubkey,
-      bond: String(BOND_TOKENS * TOKEN),
-      funder: made.address,
-    };
+    // The validator signs its seeding (decision 160): the operation as `validator seed-sign` prints it.
+    const seed = await cli(['validator', 'seed-sign', '--home', home, '--bond', String(BOND_TOKENS), '--name', 'seeded', '--endpoint', `127.0.0.1:${p2p}`]);
+    expect(seed).toMatchObject({ kind: 'AdminSeedValidator', validator: made.address, funder: made.address });
     const api1 = ['--api', net.nodes[0].url];
     const proposed = await cli(['gov', 'propose', '--key', join(owners, 'owner-1.json'), ...api1, '--op', JSON.stringify(seed)]);
     // One owner's signature does nothing: execution waits for a second owner and the timelock.

@@ -2,7 +2,8 @@
  * A validator joins a running network, with real processes on real libp2p and nobody
  * restarting (issue 20): the six-validator devnet (its genesis with short epochs and
  * windows) runs; a seventh node is made with `init`, started with `start --home` as an
- * observer, reaches the head with the same state root, registers through itself (its
+ * observer, reaches the head with the same state root, is approved by the operator
+ * (`validator approve`, decision 159), registers through itself (its
  * write is relayed to the validators), is active from the next epoch boundary and signs
  * commits; stopped, it is jailed with 0.1% of its bond slashed while the chain goes on;
  * restarted, it unjails once the window has passed and signs again; a genesis validator
@@ -103,6 +104,9 @@ describe('a validator joins the running devnet over libp2p', () => {
       await wallet.sendTransaction({ to: seventhAddress as `0x${string}`, value: (BOND_TOKENS + 10n) * TOKEN, type: 'legacy', gasPrice });
       const one = createPublicClient({ chain, transport: http(net.nodes[0].url) });
       await waitFor(async () => ((await one.getBalance({ address: seventhAddress as `0x${string}` }).catch(() => 0n)) >= BOND_TOKENS * TOKEN ? true : undefined), 30_000, 'the bond funded');
+      // The network's operator approves it first (decision 159): the devnet's operator is owner-1, the command's default key there.
+      const approved = await cli(['validator', 'approve', seventhAddress, '--network', genesisFile, '--api', net.nodes[0].url]);
+      expect(approved).toMatchObject({ op: 'ApproveValidator', candidate: seventhAddress });
       const reg = await cli(['validator', 'register', '--home', home, '--api', net.nodes[seventh - 1].url, '--bond', String(BOND_TOKENS), '--name', 'seventh', '--endpoint', '127.0.0.1:9999']);
       expect(reg.height).toBeGreaterThan(0);
       expect((await validator(1, seventhAddress)).status).toMatch(/registered|active/);

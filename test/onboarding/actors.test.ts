@@ -25,16 +25,20 @@ import { httpNodeRegistrar, NodeUnreachableError, retryable } from '../../src/on
 import { buildOnboardingApp, startOnboardingService } from '../../src/onboarding/service';
 import { startOnboardingActors, type OnboardingActors, type OnboardingActorsOptions } from '../../src/onboarding/service-actors';
 import { OnboardingStore, type NetworkBinding } from '../../src/onboarding/store';
+import { APPLY_LIMITS_OFF } from '../../src/onboarding/apply-throttle';
 import { silentLogger } from '../../src/util/log';
+import { applicantAddress, signedBody } from '../helpers/applicants';
 
 const BINDING: NetworkBinding = { network: 'devnet', chainId: 713799, genesisHash: `0x${'ab'.repeat(32)}` };
-const addr = (i: number) => '0x' + i.toString(16).padStart(2, '0').repeat(20);
+const addr = (i: number) => applicantAddress(i);
 const form = (i: number) => ({ address: addr(i), name: `node-${i}`, endpoint: `node${i}.example.org:9000`, email: 'ops@example.org' });
 
 let dir: string;
 let actors: OnboardingActors | undefined;
 let app: FastifyInstance | undefined;
 const clock = 1_700_000_000_000;
+/** Applications checked at the test's clock, without the budgets (test/exploits/onboarding-apply.test.ts has those). */
+const APPLY = { chainId: BINDING.chainId, nowMs: () => clock, limits: APPLY_LIMITS_OFF };
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'onboarding-actors-'));
@@ -49,9 +53,9 @@ afterEach(async () => {
 
 async function open(over: Partial<OnboardingActorsOptions> = {}): Promise<void> {
   actors = await startOnboardingActors({ dataDir: dir, binding: BINDING, log: silentLogger(), nowMs: () => clock, ...over });
-  app = await buildOnboardingApp(actors.book, silentLogger(), undefined, undefined, actors.health);
+  app = await buildOnboardingApp(actors.book, silentLogger(), APPLY, undefined, undefined, actors.health);
 }
-const apply = (i: number) => app!.inject({ method: 'POST', url: '/api/validators/apply', payload: form(i) });
+const apply = (i: number) => app!.inject({ method: 'POST', url: '/api/validators/apply', payload: signedBody(form(i), BINDING.chainId, clock) });
 const statusOf = async (i: number) => (await app!.inject({ method: 'GET', url: `/api/onboarding/status/${addr(i)}` })).json().data.status as string;
 async function actorsShown(): Promise<Record<string, ActorStats>> {
   const r = await app!.inject({ method: 'GET', url: '/status' });
@@ -100,7 +104,7 @@ describe('GET /status', () => {
   it('lists each actor in start order, running, with its mailbox counters', async () => {
     const service = await startOnboardingService({ dataDir: dir, binding: BINDING, log: silentLogger(), port: 0, nowMs: () => clock });
     try {
-      expect((await fetch(`${service.address}/api/validators/apply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(form(1)) })).status).toBe(200);
+      expect((await fetch(`${service.address}/api/validators/apply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(signedBody(form(1), BINDING.chainId, clock)) })).status).toBe(200);
       const body = (await (await fetch(`${service.address}/status`)).json()) as { success: boolean; data: { service: string; actors: Record<string, ActorStats> } };
       expect(body.success).toBe(true);
       expect(body.data.service).toBe('onboarding');
@@ -145,7 +149,7 @@ describe('a crashed actor is restarted by its supervisor, the service still answ
     expect(opens.n).toBe(2); // opened at start, and again by the restart
     expect((await apply(2)).statusCode).toBe(200);
     expect(await statusOf(2)).toBe('pending');
-    expect((await actors!.reader.records()).map((r) => r.application.address)).toEqual([addr(1), addr(2)]);
+    expect((await actors!.reader.records()).map((r) => r.application.address)).toEqual([addr(1), addr(2)].sort());
   });
 
   it('the review: a step that throws is 500, the review restarts (counting the pending applicants again), and the next step is served', async () => {
@@ -180,7 +184,7 @@ describe('stopping', () => {
     const artifacts = { genesis: { name: 'genesis.json', bytes: new TextEncoder().encode('{"network":"devnet"}'), sha256: 'unused' } };
     const operator = { network: 'devnet', chainId: BINDING.chainId, genesisHash: BINDING.genesisHash, operator: addr(9) as `0x${string}`, nowMs: () => clock, windowMs: 60_000 };
     await app!.close();
-    app = await buildOnboardingApp(actors!.book, silentLogger(), { book: actors!.book, operator, artifacts }, undefined, actors!.health);
+    app = await buildOnboardingApp(actors!.book, silentLogger(), APPLY, { book: actors!.book, operator, artifacts }, undefined, actors!.health);
     const base = await app.listen({ host: '127.0.0.1', port: 0 });
     expect((await fetch(`${base}/api/validators/download/genesis?token=${token}`)).status).toBe(200);
     await app.close();

@@ -11,11 +11,14 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { StatusView } from '../../src/onboarding/applicants';
 import { onboardingCommand } from '../../src/onboarding/cli';
+import { applicantAddress, signedBody } from '../helpers/applicants';
 import { NODE_PROGRAM } from '../helpers/node-program';
 
 const ROOT = resolve(__dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'onboarding-cli-'));
-const ADDRESS = '0x' + '5e'.repeat(20);
+const ADDRESS = applicantAddress(1);
+/** The devnet's chain id: the service the test starts is the devnet's. */
+const DEVNET_CHAIN_ID = 713799;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** The service refuses to start without the binary it serves; a small real file stands for `npm run build`'s output. */
 const binary = join(dir, 'exchange-node.mjs');
@@ -65,7 +68,7 @@ describe('npm run onboarding', () => {
     const r = await fetch(`${api}/api/validators/apply`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ address: ADDRESS, name: 'cli-node', endpoint: 'cli.example.org:9000', email: 'cli@example.org' }),
+      body: JSON.stringify(signedBody({ address: ADDRESS, name: 'cli-node', endpoint: 'cli.example.org:9000', email: 'cli@example.org' }, DEVNET_CHAIN_ID, Date.now())),
     });
     expect(r.status).toBe(200);
     expect(await stop(first.proc)).toBe(0);

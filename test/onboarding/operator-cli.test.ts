@@ -18,12 +18,12 @@ import { startOnboardingService, type OnboardingService } from '../../src/onboar
 import type { NetworkBinding } from '../../src/onboarding/store';
 import type { Address } from '../../src/util/bytes';
 import { silentLogger } from '../../src/util/log';
+import { applicantAddress, signedBody } from '../helpers/applicants';
 import { NODE_PROGRAM } from '../helpers/node-program';
 
 const ROOT = resolve(__dirname, '../..');
 const BINDING: NetworkBinding = { network: 'devnet', chainId: 713799, genesisHash: `0x${'ab'.repeat(32)}` };
-const A = '0x' + 'a1'.repeat(20);
-const B = '0x' + 'b2'.repeat(20);
+const [A, B] = [1, 2].map(applicantAddress).sort();
 
 let dir: string;
 let service: OnboardingService;
@@ -45,7 +45,7 @@ async function start(operator?: Address): Promise<void> {
     const r = await fetch(`${service.address}/api/validators/apply`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ address, name, endpoint: `${name}.example.org:9000`, email: 'ops@example.org' }),
+      body: JSON.stringify(signedBody({ address, name, endpoint: `${name}.example.org:9000`, email: 'ops@example.org' }, BINDING.chainId, Date.now())),
     });
     expect(r.status).toBe(200);
   }

@@ -30,6 +30,7 @@ import type { NetworkBinding } from '../../src/onboarding/store';
 import { tokenHash, TOKEN_LIFETIME_MS_DEFAULT } from '../../src/onboarding/tokens';
 import { silentLogger } from '../../src/util/log';
 import type { Hex } from '../../src/util/bytes';
+import { applicantAddress, signedBody } from '../helpers/applicants';
 
 const ROOT = resolve(__dirname, '../..');
 const GENESIS_FILE = join(ROOT, 'genesis/devnet.json');
@@ -37,9 +38,8 @@ const BINDING: NetworkBinding = { network: 'devnet', chainId: 713799, genesisHas
 const OPERATOR = devnetOperatorKey();
 /** Another key: a well-formed signature by someone who is not the operator. */
 const STRANGER: Hex = `0x${'11'.repeat(32)}`;
-const A = '0x' + 'a1'.repeat(20);
-const B = '0x' + 'b2'.repeat(20);
-const C = '0x' + 'c3'.repeat(20);
+/** Three applicants, in address order (the operator's list is). */
+const [A, B, C] = [1, 2, 3].map(applicantAddress).sort();
 
 let dir: string;
 let files: string;
@@ -77,7 +77,7 @@ async function apply(address: string, name = 'node-1'): Promise<void> {
   const r = await fetch(url('/api/validators/apply'), {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ address, name, endpoint: `${name}.example.org:9000`, email: 'ops@example.org' }),
+    body: JSON.stringify(signedBody({ address, name, endpoint: `${name}.example.org:9000`, email: 'ops@example.org' }, BINDING.chainId, clock)),
   });
   expect(r.status).toBe(200);
 }

@@ -1,5 +1,6 @@
 /**
- * POST /api/validators/register on the onboarding service (decision 79), against real
+ * POST /api/validators/register on the onboarding service (contract [C-onboard-register];
+ * decision 79), against real
  * in-process nodes of the two-validator devnet whose genesis funds the candidate: the
  * two validators (the first is the network's node the service submits to) and the candidate's own node, a
  * follower listening at the candidate's endpoint. Refused with the envelope and nothing
@@ -21,6 +22,8 @@ import type { Node } from '../../src/node/node';
 import { applyApplication, statusView, type ApplicantRecord } from '../../src/onboarding/applicants';
 import type { OnboardingBook } from '../../src/onboarding/book';
 import { listensAt } from '../../src/onboarding/register';
+import { httpChainApprover } from '../../src/onboarding/approval';
+import { devnetOperatorKey } from '../../src/onboarding/operator-key';
 import { registerRequest } from '../../src/cli/validator-ops';
 import { buildOnboardingApp } from '../../src/onboarding/service';
 import { genesisParams } from '../../src/state/genesis';
@@ -91,7 +94,7 @@ describe('POST /api/validators/register', () => {
     nodes.push(f.node);
     const port = /\/tcp\/([0-9]+)/.exec(f.node.p2pInfo()!.listen[0])![1];
     endpoint = `127.0.0.1:${port}`;
-    app = await buildOnboardingApp(book, createLogger({ destination: 'silent' }), undefined, { chainId: genesis.chainId, params: genesisParams(genesis), blockTimeMs: genesis.consensus.blockTimeMs, nodeUrl: validatorUrl });
+    app = await buildOnboardingApp(book, createLogger({ destination: 'silent' }), { chainId: genesis.chainId }, undefined, { chainId: genesis.chainId, params: genesisParams(genesis), blockTimeMs: genesis.consensus.blockTimeMs, nodeUrl: validatorUrl });
     await book.apply({ address: candidate.address, name: 'cand', endpoint, email: 'c@example.org' });
     await book.apply({ address: other.address, name: 'other', endpoint: '127.0.0.1:1', email: 'o@example.org' });
   }, 60_000);
@@ -161,6 +164,19 @@ describe('POST /api/validators/register', () => {
     expect((await post(missing)).body.error?.code).toBe('INVALID_REQUEST');
   });
 
+  it('takes nonce as a JSON integer or a decimal string, as every signed route does (issue 37)', async () => {
+    // A pending candidate: past the shape and the signature, the book's 403 is the answer.
+    for (const nonce of [7, '7']) {
+      const r = await post({ ...request(other, { endpoint: '127.0.0.1:1' }, { name: 'cand', endpoint: '127.0.0.1:1', nonce: 7n }), nonce });
+      expect({ nonce, status: r.status, code: r.body.error?.code }).toEqual({ nonce, status: 403, code: 'NOT_AUTHORIZED' });
+    }
+    // An integer that is not exact in JSON, negative or fractional is refused by the schema; send a string.
+    for (const nonce of [2 ** 53, -1, 1.5]) {
+      const r = await post({ ...request(other), nonce });
+      expect({ nonce, status: r.status, code: r.body.error?.code }).toEqual({ nonce, status: 400, code: 'INVALID_REQUEST' });
+    }
+  });
+
   it('refuses a signature over another text, or by another key, with 401', async () => {
     const otherText = request(candidate, { bond: String(2n * BOND) }); // signed over BOND, sent with 2×BOND
     expect(await post(otherText)).toMatchObject({ status: 401, body: { success: false, error: { code: 'INVALID_SIGNATURE' } } });
@@ -189,6 +205,8 @@ describe('POST /api/validators/register', () => {
 
   it('submits an approved, synced registration and answers with the final transaction hash', async () => {
     book.approve(candidate.address);
+    // What the service's approval does besides (decision 159): the operator's ApproveValidator, final on the chain.
+    await httpChainApprover({ chainId: genesis.chainId, nodeUrl: validatorUrl, key: devnetOperatorKey() }).approve(candidate.address);
     // The validator's node learns the candidate's node's listen address and head within a probe or two.
     const r = await waitFor(async () => {
       // The body `npm run node -- validator register --onboarding URL` sends.

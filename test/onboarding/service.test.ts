@@ -17,10 +17,12 @@ import type { ApplicantRecord, StatusView } from '../../src/onboarding/applicant
 import { buildOnboardingApp, startOnboardingService } from '../../src/onboarding/service';
 import { startOnboardingActors, type OnboardingActors } from '../../src/onboarding/service-actors';
 import { OnboardingStore, type NetworkBinding } from '../../src/onboarding/store';
+import { APPLY_LIMITS_OFF } from '../../src/onboarding/apply-throttle';
 import { silentLogger } from '../../src/util/log';
+import { applicantAddress, signedBody } from '../helpers/applicants';
 
 const BINDING: NetworkBinding = { network: 'devnet', chainId: 713799, genesisHash: `0x${'ab'.repeat(32)}` };
-const ADDRESS = '0x' + '1234567890abcdef'.repeat(2) + '12345678';
+const ADDRESS = applicantAddress(1);
 const GOOD = { address: ADDRESS, name: 'node-1', endpoint: 'node1.example.org:9000', email: 'ops@example.org' };
 
 let dir: string;
@@ -33,14 +35,15 @@ let clock = 1_700_000_000_000;
 async function open(pendingMax?: number): Promise<void> {
   actors = await startOnboardingActors({ dataDir: dir, binding: BINDING, log: silentLogger(), nowMs: () => clock, pendingMax });
   store = { records: () => actors.reader.records(), reject: (address) => actors.book.reject(address) };
-  app = await buildOnboardingApp(actors.book, silentLogger());
+  app = await buildOnboardingApp(actors.book, silentLogger(), { chainId: BINDING.chainId, nowMs: () => clock, limits: APPLY_LIMITS_OFF });
 }
 async function close(): Promise<void> {
   await app.close();
   await actors.stop();
 }
 
-const apply = (body: unknown) => app.inject({ method: 'POST', url: '/api/validators/apply', payload: body as object });
+/** Signed by the address's key at the service's clock (test/helpers/applicants.ts). */
+const apply = (body: Record<string, unknown>) => app.inject({ method: 'POST', url: '/api/validators/apply', payload: signedBody(body, BINDING.chainId, clock) });
 async function status(address: string): Promise<{ code: number; body: { success: boolean; data: StatusView } }> {
   const r = await app.inject({ method: 'GET', url: `/api/onboarding/status/${address}` });
   return { code: r.statusCode, body: r.json() };
@@ -152,7 +155,7 @@ describe('the bound on applications waiting for review', () => {
     await close();
     const reopen = () => open(2);
     await reopen();
-    const addr = (i: number) => '0x' + i.toString(16).padStart(2, '0').repeat(20);
+    const addr = (i: number) => applicantAddress(10 + i);
     expect((await apply({ ...GOOD, address: addr(1) })).statusCode).toBe(200);
     expect((await apply({ ...GOOD, address: addr(2) })).statusCode).toBe(200);
     const before = await store.records();
@@ -170,7 +173,7 @@ describe('the bound on applications waiting for review', () => {
 
 describe('restart', () => {
   it('closed and reopened on the same folder, the service answers the same', async () => {
-    const other = '0x' + 'cd'.repeat(20);
+    const other = applicantAddress(2);
     expect((await apply(GOOD)).statusCode).toBe(200);
     expect((await apply({ ...GOOD, address: other, name: 'node-2' })).statusCode).toBe(200);
     const before = [await status(ADDRESS), await status(other), await status('0x' + 'ef'.repeat(20))].map((s) => s.body.data);
@@ -199,7 +202,7 @@ describe('on a real port', () => {
     const service = await startOnboardingService({ dataDir: dir, binding: BINDING, log: silentLogger(), port: 0, nowMs: () => clock });
     try {
       expect(service.address).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      const r = await fetch(`${service.address}/api/validators/apply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(GOOD) });
+      const r = await fetch(`${service.address}/api/validators/apply`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(signedBody(GOOD, BINDING.chainId, clock)) });
       expect(r.status).toBe(200);
       const s = (await (await fetch(`${service.address}/api/onboarding/status/${ADDRESS}`)).json()) as { data: StatusView };
       expect(s.data.status).toBe('pending');

@@ -9,13 +9,16 @@ import { describe, expect, it } from 'vitest';
 import type { Tx } from '../../src/codec/tx';
 import type { WithdrawBody } from '../../src/codec/txs/withdraw';
 import type { PerpClosedEvent } from '../../src/state/events';
+import type { SubAccountCreateBody, SubAccountTransferBody } from '../../src/codec/txs/subaccounts';
+import { deriveSubAccount } from '../../src/state/accounts/subaccounts';
+import { subAccountCreateOp, subAccountTransferOp } from '../../src/state/ops/subaccount-actions';
 import { withdrawOp } from '../../src/state/ops/withdrawal-request';
 import { placeOrder } from '../../src/state/orders/execution';
 import { closePosition, coverShortfall, openPosition, setTpsl } from '../../src/state/perps/engine';
 import { poolDeposit, poolValuation, poolWithdraw } from '../../src/state/perps/pool';
 import { BTC, ETH, genesis, PerpFixture, PRICE, traders, USDC } from './fixture';
 
-const [alice, bob, carol, dave, erin] = traders;
+const [alice, bob, carol, dave, erin, frank] = traders;
 const fee = genesis.feeAccount;
 
 function fresh(price = 3000n * PRICE): PerpFixture {
@@ -317,6 +320,35 @@ describe('withdrawals and margin', () => {
     expect(withdraw(f, erin, free - wfee)).toMatchObject({ ok: false, code: 'MARGIN_REQUIRED' });
     expect(withdraw(f, erin, free - wfee - 27n * USDC + 1n)).toMatchObject({ ok: false, code: 'MARGIN_REQUIRED' });
     expect(withdraw(f, erin, free - wfee - 27n * USDC)).toMatchObject({ ok: true });
+    f.endBlock();
+  });
+
+  // The same position, the collateral leaving by a SubAccountTransfer instead (issue 37):
+  // out of the master into its sub-account, and out of a sub-account holding the position.
+  it('a SubAccountTransfer out of an account leaves what its orderbook positions require', () => {
+    const f = fresh();
+    const opts = { nonce: 1n, signature: new Uint8Array(65) };
+    const subOf = (master: `0x${string}`) => {
+      f.must((ctx) => subAccountCreateOp.apply(ctx, { body: { owner: master, name: 'desk', ...opts } } as Tx<SubAccountCreateBody>, master));
+      return deriveSubAccount(master, 0);
+    };
+    const transfer = (master: `0x${string}`, subAccount: `0x${string}`, deposit: boolean, usdc: bigint) =>
+      f.run((ctx) => subAccountTransferOp.apply(ctx, { body: { owner: master, subAccount, deposit, usdc, ...opts } } as Tx<SubAccountTransferBody>, master));
+    const erinSub = subOf(erin);
+    const frankSub = subOf(frank);
+    f.must((ctx) => subAccountTransferOp.apply(ctx, { body: { owner: frank, subAccount: frankSub, deposit: true, usdc: 1_000n * USDC, ...opts } } as Tx<SubAccountTransferBody>, frank));
+    f.must((ctx) => placeOrder(ctx, { owner: dave, signer: dave, pairId: ETH.id, side: 1, orderType: 1, price: 3000n * PRICE, size: 2n * 10n ** 18n, leverage: 1, isAgent: false }));
+    f.must((ctx) => placeOrder(ctx, { owner: erin, signer: erin, pairId: ETH.id, side: 0, orderType: 0, price: 0n, size: 10n ** 18n, leverage: 10, isAgent: false }));
+    f.must((ctx) => placeOrder(ctx, { owner: frankSub, signer: frank, pairId: ETH.id, side: 0, orderType: 0, price: 0n, size: 10n ** 18n, leverage: 10, isAgent: false }));
+    f.endBlock();
+    f.price(ETH.id, 2700n * PRICE);
+    const erinFree = f.free(erin);
+    expect(transfer(erin, erinSub, true, erinFree - 27n * USDC + 1n)).toMatchObject({ ok: false, code: 'MARGIN_REQUIRED' });
+    expect(f.free(erin)).toBe(erinFree);
+    expect(transfer(erin, erinSub, true, erinFree - 27n * USDC)).toMatchObject({ ok: true });
+    const subFree = f.free(frankSub);
+    expect(transfer(frank, frankSub, false, subFree - 27n * USDC + 1n)).toMatchObject({ ok: false, code: 'MARGIN_REQUIRED' });
+    expect(transfer(frank, frankSub, false, subFree - 27n * USDC)).toMatchObject({ ok: true });
     f.endBlock();
   });
 

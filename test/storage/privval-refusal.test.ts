@@ -81,7 +81,7 @@ describe('a validator with damaged privval files', () => {
     const node = new Node(healing, createLogger({ destination: 'silent' }));
     await node.start();
     try {
-      expect(readdirSync(dataDir).filter((f) => f.startsWith('chain.corrupt-'))).toHaveLength(1);
+      expect(readdirSync(store).filter((f) => f.startsWith('.corrupt-'))).toHaveLength(1);
       expect(node.chain().height).toBe(0);
       expect(node.consensusInfo()?.signingRefused).toMatch(/double-sign protection files \(.*privval\) are missing beside a chain store moved aside as corrupted/);
     } finally {
@@ -106,9 +106,9 @@ describe('a validator with damaged privval files', () => {
     const reset = await runCli(['privval-reset', '--data-dir', dataDir, '--height', '40']);
     expect(reset.stderr).toBe('');
     expect(reset.code).toBe(0);
-    expect(reset.stdout).toMatch(/signs nothing below height 40; the old files are kept in .*privval\.replaced-/);
-    const kept = readdirSync(dataDir).find((f) => f.startsWith('privval.replaced-'))!;
-    expect(readFileSync(join(dataDir, kept, 'a'))).toEqual(Buffer.alloc(200, 0x5a));
+    expect(reset.stdout).toMatch(/signs nothing below height 40; the old files are kept in .*privval\/\.replaced-/);
+    const kept = readdirSync(join(dataDir, 'privval')).find((f) => f.startsWith('.replaced-'))!;
+    expect(readFileSync(join(dataDir, 'privval', kept, 'a'))).toEqual(Buffer.alloc(200, 0x5a));
     const slot = ['a', 'b'].map((s) => decodeSlot(readFileSync(join(dataDir, 'privval', s)))).find((x) => x !== undefined)!;
     expect(decodePrivValState(slot.payload).lastSigned?.height).toBe(39);
 
@@ -137,5 +137,10 @@ describe('npm run node -- check', () => {
     const none = await runCli(['check', '--data-dir', join(dataDir, 'nothing-here')]);
     expect(none.code).toBe(2);
     expect(existsSync(join(dataDir, 'nothing-here'))).toBe(false);
+    // A move aside a crash interrupted (decision 166): half a store is not checked.
+    writeFileSync(join(dataDir, 'chain', '.set-aside'), '.corrupt-2026-11-29T06-13-26-130Z');
+    const moving = await runCli(['check', '--data-dir', dataDir]);
+    expect(moving.code).toBe(2);
+    expect(moving.stderr).toMatch(/^not checked: .*chain is being set aside as corrupted \(into .*chain\/\.corrupt-2026-11-29T06-13-26-130Z\), a move a crash interrupted: start the node to finish it/);
   });
 });

@@ -1,10 +1,12 @@
 /**
  * AdminSeedValidator's execution entry (contract [C-state-validator] observer →
- * registered by the operator, [C-res-validator-fields]; decision 72): a validator added
- * as registered with its bond locked from the operator's (or its own) balance, seated at
- * the next boundary, its bond returned to whoever paid it when unbonding ends; the
- * checks of RegisterValidator refuse bad fields, duplicates and unfunded bonds, and a
- * refusal writes nothing.
+ * registered by the owners, [C-res-validator-fields]; decisions 72, 160): a validator
+ * added as registered with its bond locked from an owner's (or its own) balance, seated
+ * at the next boundary, its bond returned to whoever paid it when unbonding ends; the
+ * checks of RegisterValidator refuse bad fields, duplicates and unfunded bonds, a funder
+ * neither the validator nor an owner is refused, the validator's signature over its
+ * seeding is required (another key, another chain, a field changed after signing are
+ * refused), and a refusal writes nothing.
  */
 import { describe, expect, it } from 'vitest';
 import { TxError } from '../../src/state/errors';
@@ -12,23 +14,19 @@ import type { State } from '../../src/state/state';
 import { adminSeedValidator, type AdminSeedValidator } from '../../src/state/validators/admin-seed';
 import { validatorRecord } from '../../src/state/validators/records';
 import { activeValidators } from '../../src/state/validators/set';
-import type { Address } from '../../src/util/bytes';
-import { applyNext, applyTo, CANDIDATES, EPOCH, FUNDED_WEI, freshState, register, testGenesis, TOKEN, unbond } from './harness';
+import { hexToBytes, type Address } from '../../src/util/bytes';
+import { applyNext, applyTo, CANDIDATES, chainId, DEVNET_KEYS, EPOCH, FUNDED_WEI, freshState, register, seedFor, testGenesis, TOKEN, unbond } from './harness';
 
 const BOND = 20_000n * TOKEN;
-const [v, operator, other] = CANDIDATES;
-const genesisAddr = testGenesis().validators[0].address.toLowerCase() as Address;
+const [v, stranger, other] = CANDIDATES;
+const base = testGenesis();
+const genesisAddr = base.validators[0].address.toLowerCase() as Address;
+/** Owner-1 pays seeded bonds here: funded like a candidate. */
+const owner = base.owners.addresses[0].toLowerCase() as Address;
+const genesis = { ...base, accounts: base.accounts.map((a) => (a.address.toLowerCase() === owner ? { ...a, nativeWei: FUNDED_WEI } : a)) };
 
-const seedOf = (fields: Partial<AdminSeedValidator> = {}): AdminSeedValidator => ({
-  validator: v.address,
-  name: 'seeded-1',
-  endpoint: 'seed1.example.org:26656',
-  ecdsaPubkey: v.ecdsaPubkey,
-  vrfPubkey: v.vrfPubkey,
-  bondWei: BOND,
-  funder: operator.address,
-  ...fields,
-});
+const seedOf = (fields: Partial<Omit<AdminSeedValidator, 'candidateSignature'>> = {}, after: Partial<AdminSeedValidator> = {}): AdminSeedValidator =>
+  seedFor(v, { bondWei: BOND, funder: owner, ...fields }, after);
 
 function refused(state: State, seed: AdminSeedValidator): TxError {
   const before = { validators: [...state.validators.entries()], accounts: [...state.accounts.entries()], root: state.root() };
@@ -46,21 +44,21 @@ function refused(state: State, seed: AdminSeedValidator): TxError {
 }
 
 describe('adminSeedValidator', () => {
-  it('adds a registered validator with the operator-funded bond locked, seated at the next boundary, and returns the bond to the operator on exit', () => {
-    const state = freshState();
+  it('adds a registered validator with the owner-funded bond locked, seated at the next boundary, and returns the bond to the owner on exit', () => {
+    const state = freshState(genesis);
     const rec = adminSeedValidator(state, state.params(), seedOf(), 1);
-    expect(rec).toMatchObject({ address: v.address, status: 'registered', name: 'seeded-1', funder: operator.address, registeredHeight: 1, context: { bondWei: BOND, lockedWei: BOND } });
-    expect(state.account(operator.address).nativeWei).toBe(FUNDED_WEI - BOND);
+    expect(rec).toMatchObject({ address: v.address, status: 'registered', name: 'seeded-1', funder: owner, registeredHeight: 1, context: { bondWei: BOND, lockedWei: BOND } });
+    expect(state.account(owner).nativeWei).toBe(FUNDED_WEI - BOND);
     expect(state.account(v.address).nativeWei).toBe(FUNDED_WEI);
     state.flush(); // as the end of a block would: the next blocks follow a clean state
     applyTo(state, EPOCH);
     expect(validatorRecord(state, v.address)!.status).toBe('active');
     expect(activeValidators(state).byAddress.has(v.address)).toBe(true);
-    // Unbond (signed by the validator), then the window of 2 epochs: the bond goes to the operator.
+    // Unbond (signed by the validator), then the window of 2 epochs: the bond goes to the owner.
     expect(applyNext(state, [unbond(v.privateKey, 1n)]).receipts[0].status).toBe('ok');
     applyTo(state, 3 * EPOCH);
     expect(validatorRecord(state, v.address)!.status).toBe('exited');
-    expect(state.account(operator.address).nativeWei).toBe(FUNDED_WEI);
+    expect(state.account(owner).nativeWei).toBe(FUNDED_WEI);
     expect(state.account(v.address).nativeWei).toBe(FUNDED_WEI);
   });
 
@@ -71,8 +69,8 @@ describe('adminSeedValidator', () => {
     expect(state.account(v.address).nativeWei).toBe(FUNDED_WEI - BOND);
   });
 
-  it('refuses what RegisterValidator refuses, and writes nothing', () => {
-    const state = freshState();
+  it('refuses what RegisterValidator refuses, a stranger funder, a seeding the validator did not sign, and writes nothing', () => {
+    const state = freshState(genesis);
     applyNext(state, [register(other, { bond: BOND })]);
     const cases: [Partial<AdminSeedValidator>, number, string, RegExp][] = [
       [{ name: 'two words' }, 400, 'INVALID_VALIDATOR', /^name:/],
@@ -80,15 +78,41 @@ describe('adminSeedValidator', () => {
       [{ ecdsaPubkey: other.ecdsaPubkey }, 400, 'INVALID_VALIDATOR', /^ecdsa_pubkey: derives to/],
       [{ bondWei: 999n * TOKEN }, 400, 'INVALID_AMOUNT', /outside/],
       [{ bondWei: BOND + 1n }, 400, 'INVALID_AMOUNT', /whole number/],
-      [{ validator: other.address, ecdsaPubkey: other.ecdsaPubkey }, 409, 'VALIDATOR_EXISTS', /already a validator \(registered\)/],
-      [{ validator: genesisAddr, ecdsaPubkey: testGenesis().validators[0].ecdsaPubkey }, 409, 'VALIDATOR_EXISTS', /already a validator \(active\)/],
       [{ vrfPubkey: other.vrfPubkey }, 409, 'VALIDATOR_EXISTS', /^vrf_pubkey:/],
-      [{ funder: CANDIDATES[10].address }, 422, 'INSUFFICIENT_FUNDS', /funder/],
+      // Decision 160: a funder neither the validator nor an owner (a stranger with funds).
+      [{ funder: stranger.address }, 400, 'INVALID_OPERATION', /^operation\.funder: .* neither the validator nor an owner/],
     ];
     for (const [fields, status, code, message] of cases) {
       const err = refused(state, seedOf(fields));
       expect([err.status, err.code], JSON.stringify(fields, (_k, x) => (typeof x === 'bigint' ? String(x) : x))).toEqual([status, code]);
       expect(err.message).toMatch(message);
     }
+    // Addresses already taken, each seeding signed by its own key.
+    const g0 = DEVNET_KEYS.validators[0];
+    const genesisKey = { ...v, privateKey: hexToBytes(g0.ecdsaPrivateKey), address: genesisAddr, ecdsaPubkey: base.validators[0].ecdsaPubkey };
+    for (const [seed, message] of [
+      [seedFor(other, { bondWei: BOND, funder: owner }), /already a validator \(registered\)/],
+      [seedFor(genesisKey, { bondWei: BOND, funder: owner }), /already a validator \(active\)/],
+    ] as const) {
+      const err = refused(state, seed);
+      expect([err.status, err.code]).toEqual([409, 'VALIDATOR_EXISTS']);
+      expect(err.message).toMatch(message);
+    }
+    // The validator's signature: missing (another key signed), over another chain, or over other fields.
+    const unsigned: [AdminSeedValidator, string][] = [
+      [seedFor(v, { bondWei: BOND, funder: owner }, {}, stranger.privateKey), 'another key'],
+      [seedFor(v, { bondWei: BOND, funder: owner }, {}, v.privateKey, chainId + 1), 'another chain'],
+      [seedOf({}, { endpoint: 'elsewhere.example.org:26656' }), 'endpoint changed after signing'],
+      [seedOf({ funder: v.address }, { funder: owner }), 'funder changed after signing'],
+    ];
+    for (const [seed, why] of unsigned) {
+      const err = refused(state, seed);
+      expect([err.status, err.code], why).toEqual([401, 'INVALID_SIGNATURE']);
+      expect(err.message).toMatch(/candidateSignature/);
+    }
+    // Funds are checked at the state: a self-funded validator whose balance is below the bond.
+    const poor = refused(state, seedFor(CANDIDATES[9], { bondWei: BOND }));
+    expect([poor.status, poor.code]).toEqual([422, 'INSUFFICIENT_FUNDS']);
+    expect(poor.message).toMatch(/funder/);
   });
 });

@@ -7,7 +7,9 @@
  */
 import { canonicalCommit, commitHash, merkleRoot, precommitSigningHash, type Block, type Commit } from '../../src/codec/block';
 import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
-import { registrationDigest, unbondDigest, unjailDigest, type RegisterValidatorBody, type UnbondBody } from '../../src/codec/txs/validators';
+import type { AdminSeedValidator } from '../../src/codec/txs/governance';
+import { approvalDigest, seedingDigest, registrationDigest, unbondDigest, unjailDigest, type ApproveValidatorBody, type RegisterValidatorBody, type UnbondBody } from '../../src/codec/txs/validators';
+import { recordApproval } from '../../src/state/validators/approvals';
 import { privateKeyToAddress, sign, signCompact64 } from '../../src/crypto/secp256k1';
 import { ed25519PublicKey, secp256k1CompressedPublicKey } from '../../src/genesis/keys';
 import type { Genesis } from '../../src/genesis/types';
@@ -15,7 +17,7 @@ import { applyBlock, type BlockResult } from '../../src/state/apply';
 import { genesisState } from '../../src/state/genesis';
 import type { State } from '../../src/state/state';
 import { bytesToHex, hexToBytes, type Address, type Hex } from '../../src/util/bytes';
-import { devnetGenesis } from '../helpers/devnet';
+import { DEVNET_KEYS as DEVNET_OWNER_KEYS, devnetGenesis } from '../helpers/devnet';
 
 export const TOKEN = 10n ** 18n;
 const BASE = devnetGenesis(6).genesis;
@@ -76,8 +78,27 @@ export function testGenesis(overrides: Partial<Genesis['consensus']> = {}, genes
   };
 }
 
-export function freshState(g: Genesis = testGenesis()): State {
-  return genesisState(g, new Uint8Array(32)).state;
+/**
+ * The genesis state of `g`. With `approved` (the default) every candidate of CANDIDATES
+ * starts with the operator's approval recorded (decision 159), as if ApproveValidator had
+ * run before block 1: the lifecycle tests register without repeating it. The gate's own
+ * tests (test/validators/approval.test.ts, test/exploits/) start without (`approved: false`).
+ */
+export function freshState(g: Genesis = testGenesis(), opts: { approved?: boolean } = {}): State {
+  const state = genesisState(g, new Uint8Array(32)).state;
+  if (opts.approved ?? true) {
+    for (const k of CANDIDATES) recordApproval(state, k.address, { operator: g.owners.operator, expiresAtMs: Number.MAX_SAFE_INTEGER, height: 0 });
+  }
+  return state;
+}
+
+/** The network's operator key of the test genesis (devnet owner-1, public). */
+export const OPERATOR_KEY = hexToBytes(DEVNET_OWNER_KEYS.owners[0].privateKey);
+
+/** ApproveValidator of `candidate`, signed by `privateKey` (the operator's by default), valid until `expiresAtMs`. */
+export function approve(candidate: Address, fields: Partial<Omit<ApproveValidatorBody, 'signature' | 'candidate'>> = {}, privateKey: Uint8Array = OPERATOR_KEY): Tx {
+  const unsigned = { operator: privateKeyToAddress(privateKey), candidate, expiresAtMs: T0 + 86_400_000, nonce: 1n, ...fields };
+  return encodeTx(chainId, TxKind.ApproveValidator, { ...unsigned, signature: signCompact64(approvalDigest(chainId, unsigned), privateKey) });
 }
 
 export function registerBody(k: Key, fields: Partial<RegisterValidatorBody> = {}, signChainId = chainId): RegisterValidatorBody {
@@ -87,6 +108,12 @@ export function registerBody(k: Key, fields: Partial<RegisterValidatorBody> = {}
 
 export function register(k: Key, fields: Partial<RegisterValidatorBody> = {}): Tx {
   return encodeTx(chainId, TxKind.RegisterValidator, registerBody(k, fields));
+}
+
+/** An AdminSeedValidator's fields for `k`, with `k`'s signature over its seeding (decision 160) made after `fields` apply; `after` changes fields once signed. */
+export function seedFor(k: Key, fields: Partial<Omit<AdminSeedValidator, 'candidateSignature'>> = {}, after: Partial<AdminSeedValidator> = {}, signer: Uint8Array = k.privateKey, signChainId = chainId): AdminSeedValidator {
+  const unsigned = { validator: k.address, name: 'seeded-1', endpoint: 'seed1.example.org:26656', ecdsaPubkey: k.ecdsaPubkey, vrfPubkey: k.vrfPubkey, bondWei: 5_000n * TOKEN, funder: k.address, ...fields };
+  return { ...unsigned, candidateSignature: bytesToHex(signCompact64(seedingDigest(signChainId, unsigned), signer)), ...after };
 }
 
 /** Builds the body from `fields`, signs it, then overrides `after` (a field changed after signing). */

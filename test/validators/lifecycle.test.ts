@@ -2,8 +2,8 @@
  * The lifecycle in execution (contract [C-state-validator], [C-limits-epoch],
  * [C-limits-active-set], [C-limits-power-cap], [C-limits-unbonding]; decision 68): a
  * registration becomes active at the next epoch boundary and not before; the set is the
- * highest bonds up to activeSetMax with powers capped at 15% of the set's bonds (a
- * property over random bonds); Unbond leaves the set at the next boundary and returns the
+ * highest bonds up to activeSetMax with powers capped by water-filling (decision 158: a
+ * property over random bonds here, the cap's own in power-cap.test.ts); Unbond leaves the set at the next boundary and returns the
  * bond after the unbonding window; the floor holds; two states applying the same blocks
  * reach the same roots; the genesis state holds no validator record.
  */
@@ -23,7 +23,7 @@ const genesisAddrs = () => testGenesis().validators.map((v) => v.address.toLower
 const genesisPriv = (i: number) => hexToBytes(DEVNET_KEYS.validators[i].ecdsaPrivateKey);
 
 describe('epoch boundaries', () => {
-  it('a registration becomes active at the next boundary, not before; powers are capped at 15% of the set’s bonds', () => {
+  it('a registration becomes active at the next boundary, not before; its power is capped at a fifth of the five’s power', () => {
     const state = freshState();
     const [a] = CANDIDATES;
     applyNext(state, [register(a, { bond: 50_000n * TOKEN })]);
@@ -33,10 +33,10 @@ describe('epoch boundaries', () => {
     applyNext(state); // height EPOCH: the boundary
     const set = activeValidators(state);
     expect(validatorRecord(state, a.address)!.status).toBe('active');
-    const total = 4n * GENESIS_BOND + 50_000n * TOKEN;
-    const cap = (total * 1500n) / 10_000n;
+    // Five validators: the share is max(15 %, 1/5); water-filling brings the 50,000 bond down to the others' 10,000.
     expect(set.validators.map((v) => v.address)).toEqual([...genesisAddrs(), a.address].sort());
-    expect(set.byAddress.get(a.address)!.power).toBe(cap);
+    expect(set.byAddress.get(a.address)!.power).toBe(GENESIS_BOND);
+    expect(set.totalPower).toBe(5n * GENESIS_BOND);
     for (const g of genesisAddrs()) expect(set.byAddress.get(g)!.power).toBe(GENESIS_BOND);
     // Genesis validators kept active with nothing changed write no record.
     expect(state.validators.size).toBe(1);
@@ -64,7 +64,7 @@ describe('epoch boundaries', () => {
     expect(validatorRecord(state, CANDIDATES[2].address)!.status).toBe('registered');
   });
 
-  it('property: over random bonds, the set is the top activeSetMax by (bond desc, address asc), every power = min(bond, cap) and ≤ capBps of the bonds', () => {
+  it('property: over random bonds, the set is the top activeSetMax by (bond desc, address asc), with cappedPowers’ powers: each min(bond, one level), none above the share', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 1_000, max: 200_000 }), { minLength: 0, maxLength: 8 }), fc.integer({ min: 4, max: 9 }), (tokens, setMax) => {
         const state = freshState(testGenesis({ activeSetMax: setMax }));
@@ -79,22 +79,24 @@ describe('epoch boundaries', () => {
         const set = activeValidators(state);
         expect(set.validators.length).toBe(Math.min(setMax, all.length));
         expect(set.validators.map((v) => v.address)).toEqual(top.map((t) => t.address).sort());
-        const bonded = top.reduce((s, t) => s + t.bondWei, 0n);
-        const cap = (bonded * 1500n) / 10_000n;
+        const n = BigInt(top.length);
+        const level = set.validators.reduce((m, v) => (v.power > m ? v.power : m), 0n);
         for (const t of top) {
           const p = set.byAddress.get(t.address)!.power;
-          expect(p).toBe(t.bondWei < cap ? t.bondWei : cap);
-          expect(p * 10_000n).toBeLessThanOrEqual(bonded * 1500n);
+          expect(p).toBe(t.bondWei < level ? t.bondWei : level);
+          // The share: max(15 %, 1/n) of the set's power.
+          expect(p * 10_000n * n).toBeLessThanOrEqual(set.totalPower * (1500n * n > 10_000n ? 1500n * n : 10_000n));
         }
       }),
       { numRuns: 25 },
     );
   });
 
-  it('cappedPowers: one pass against the selected bonds, at least 1', () => {
+  it('cappedPowers: water-filling to the share, at least 1', () => {
     const a = '0x00000000000000000000000000000000000000aa' as const;
     const b = '0x00000000000000000000000000000000000000bb' as const;
-    expect(cappedPowers([{ address: a, bondWei: 900n }, { address: b, bondWei: 100n }], 1500)).toEqual([{ address: a, power: 150n }, { address: b, power: 100n }]);
+    // Two members: the share is 1/2, so the larger comes down to the smaller.
+    expect(cappedPowers([{ address: a, bondWei: 900n }, { address: b, bondWei: 100n }], 1500)).toEqual([{ address: a, power: 100n }, { address: b, power: 100n }]);
     expect(cappedPowers([{ address: a, bondWei: 1n }], 1)).toEqual([{ address: a, power: 1n }]);
   });
 });

@@ -33,6 +33,7 @@ const operationsSchema = obj({
     expiresAtMs: int(),
     executedHeight: nullable(int()),
     closedBy: nullable(addr()),
+    cancelRequestedBy: nullable(addr('The owner whose cancel waits for a second owner\u2019s (decision 162), else null.')),
   })),
 });
 
@@ -54,7 +55,7 @@ export const governanceRoutes: RoutePlugin = async (app, { node }) => {
       response: {
         200: envelope(operationsSchema, {
           height: 1024, timestampMs: EX.timestampMs, halted: null,
-          operations: [{ id: EX.hash, kind: 'set-fees', operation: { makerFeeBps: 2, takerFeeBps: 5 }, state: 'approved', proposer: EX.address, approvals: [EX.address, EX.sessionKey], proposedHeight: 1000, proposedAtMs: EX.timestampMs, timelockMs: 60000, readyAtMs: EX.timestampMs + 60000, expiresAtMs: EX.timestampMs + 86400000, executedHeight: null, closedBy: null }],
+          operations: [{ id: EX.hash, kind: 'set-fees', operation: { makerFeeBps: 2, takerFeeBps: 5 }, state: 'approved', proposer: EX.address, approvals: [EX.address, EX.sessionKey], proposedHeight: 1000, proposedAtMs: EX.timestampMs, timelockMs: 60000, readyAtMs: EX.timestampMs + 60000, expiresAtMs: EX.timestampMs + 86400000, executedHeight: null, closedBy: null, cancelRequestedBy: null }],
         }),
         ...errors,
       },
@@ -80,6 +81,7 @@ export const governanceRoutes: RoutePlugin = async (app, { node }) => {
           expiresAtMs: at.context.expiresAtMs,
           executedHeight: rec.executedHeight === 0 ? null : rec.executedHeight,
           closedBy: rec.closedBy,
+          cancelRequestedBy: rec.cancelRequestedBy ?? null,
         };
       });
       const halt = haltOf(state);

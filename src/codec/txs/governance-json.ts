@@ -61,6 +61,15 @@ const bytes = (n: number): FieldForm<Hex> => ({
   to: (v) => v.toLowerCase(),
 });
 
+/** A secp256k1 signature, 64 or 65 bytes, as hex (0x optional); written with 0x. */
+const signature: FieldForm<Hex> = {
+  from: (v, where) => {
+    const hex = typeof v === 'string' && !v.startsWith('0x') ? `0x${v}` : v;
+    return isHex(hex, 64) || isHex(hex, 65) ? ((hex as string).toLowerCase() as Hex) : fail(where, `must be 128 or 130 hex digits (0x optional), got ${show(v)}`);
+  },
+  to: (v) => v.toLowerCase(),
+};
+
 /** A non-negative safe integer as a JSON number (heights), as the route shows it. */
 const integer: FieldForm<number> = {
   from: (v, where) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : fail(where, `must be a non-negative integer, got ${show(v)}`)),
@@ -173,10 +182,13 @@ const KINDS: { [K in GovOpKind]: KindFields<K> } = {
     // Wei, as the route shows it (the whole-token rule is the node's check).
     bond: f('bondWei', decimal),
     funder: f('funder', address),
+    // The validator's consent (decision 160): `npm run node -- validator seed-sign` prints it.
+    candidateSignature: f('candidateSignature', signature),
   },
   [GovOpKind.AddPair]: { pair: f('pair', pair) },
   [GovOpKind.SetOwners]: { owners: f('owners', owners) },
   [GovOpKind.SoftwareUpgrade]: { version: f('version', text), height: f('height', integer) },
+  [GovOpKind.SetOperator]: { operator: f('operator', address) },
 };
 
 const kindByName = new Map<string, GovOpKind>(Object.entries(GOV_OP_NAMES).map(([k, name]) => [name, Number(k) as GovOpKind]));

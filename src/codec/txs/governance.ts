@@ -8,13 +8,16 @@
  *   1 SetParam:           u8 param | big value
  *   2 Halt, 3 Resume:     nothing
  *   4 AdminSeedValidator: address validator | string name | string endpoint |
- *                         33 bytes ecdsa key | 32 bytes vrf key | big bond (wei) | address funder
+ *                         33 bytes ecdsa key | 32 bytes vrf key | big bond (wei) | address funder |
+ *                         candidate signature (64 or 65 bytes: the validator's EIP-191
+ *                         signature over seedingText, decision 160)
  *   5 AddPair:            u32 id | string symbol | big tickSize | big lotSize | big minSize |
  *                         u32 maxLeverage | u32 maintenanceMarginBps | u32 openInterestCapBps |
  *                         big initialPrice | u8 markets (bitmask: 1 spot, 2 perp) |
  *                         string oracleSource (at most ORACLE_SOURCE_BYTES_MAX bytes) (decision 76)
  *   6 SetOwners:          address owner ×3 (decision 76)
  *   7 SoftwareUpgrade:    string version (at most UPGRADE_VERSION_BYTES_MAX bytes) | u64 height
+ *   8 SetOperator:        address operator (decision 159)
  * The proposal signs `GovernancePropose(proposer, operationKind, payloadHash, nonce)` with
  * payloadHash = keccak256 of the operation's encoding (operationBytes), and the operation
  * id is that message's EIP-712 digest (operationIdOf): bound to the chain id (the
@@ -41,6 +44,8 @@ export enum GovOpKind {
   /** The three owner addresses replaced (decision 76). */
   SetOwners = 6,
   SoftwareUpgrade = 7,
+  /** The network's operator replaced: the key whose ApproveValidator admits registrations (decision 159). */
+  SetOperator = 8,
 }
 
 /** Parameters a SetParam operation may change (decision 74). A retired number is never reused. */
@@ -108,8 +113,14 @@ export interface AdminSeedValidator {
   vrfPubkey: Hex;
   /** Whole native tokens, within [minBondWei, maxBondWei]. */
   bondWei: bigint;
-  /** Whose native balance pays the bond: the operator's account, or the validator's own. */
+  /** Whose native balance pays the bond: the validator's own, or an owner's (decision 160). */
   funder: Address;
+  /**
+   * The validator's EIP-191 signature over seedingText (src/codec/txs/validators.ts): it
+   * consents to its seeding, on this chain. Hex (0x, 128 or 130 lower-case digits): the
+   * governance record stores operations as JSON.
+   */
+  candidateSignature: Hex;
 }
 
 export type GovOperation =
@@ -120,7 +131,8 @@ export type GovOperation =
   | { kind: GovOpKind.AddPair; pair: AddedPair }
   | { kind: GovOpKind.SetOwners; owners: [Address, Address, Address] }
   /** From block `height` on, only nodes of `version` or newer execute (decision 77). */
-  | { kind: GovOpKind.SoftwareUpgrade; version: string; height: number };
+  | { kind: GovOpKind.SoftwareUpgrade; version: string; height: number }
+  | { kind: GovOpKind.SetOperator; operator: Address };
 
 /** An AddPair's pair: the genesis fields, and the two a genesis pair leaves out (its markets, its oracle source) always given. */
 export type AddedPair = PairParams & Required<Pick<PairParams, 'markets' | 'oracleSource'>>;
@@ -139,6 +151,7 @@ export const GOV_OP_NAMES: Readonly<Record<GovOpKind, string>> = {
   [GovOpKind.AddPair]: 'AddPair',
   [GovOpKind.SetOwners]: 'SetOwners',
   [GovOpKind.SoftwareUpgrade]: 'SoftwareUpgrade',
+  [GovOpKind.SetOperator]: 'SetOperator',
 };
 
 export interface GovProposeBody {
@@ -167,7 +180,7 @@ function writeOperation(w: Writer, op: GovOperation): void {
     case GovOpKind.Resume:
       return;
     case GovOpKind.AdminSeedValidator:
-      w.address(op.validator).string(op.name).string(op.endpoint).fixed(hexToBytes(op.ecdsaPubkey), 33).fixed(hexToBytes(op.vrfPubkey), 32).big(op.bondWei).address(op.funder);
+      w.address(op.validator).string(op.name).string(op.endpoint).fixed(hexToBytes(op.ecdsaPubkey), 33).fixed(hexToBytes(op.vrfPubkey), 32).big(op.bondWei).address(op.funder).bytes(hexToBytes(op.candidateSignature));
       return;
     case GovOpKind.AddPair: {
       const p = op.pair;
@@ -179,6 +192,9 @@ function writeOperation(w: Writer, op: GovOperation): void {
       return;
     case GovOpKind.SoftwareUpgrade:
       w.string(op.version).u64(op.height);
+      return;
+    case GovOpKind.SetOperator:
+      w.address(op.operator);
       return;
   }
 }
@@ -204,6 +220,7 @@ export function readOperation(r: Reader): GovOperation {
         vrfPubkey: bytesToHex(r.fixed(32)),
         bondWei: r.big(),
         funder: r.address(),
+        candidateSignature: bytesToHex(r.signature()).toLowerCase() as Hex,
       };
     case GovOpKind.AddPair:
       return {
@@ -226,6 +243,8 @@ export function readOperation(r: Reader): GovOperation {
       return { kind, owners: [r.address(), r.address(), r.address()] };
     case GovOpKind.SoftwareUpgrade:
       return { kind, version: r.string(UPGRADE_VERSION_BYTES_MAX), height: r.u64() };
+    case GovOpKind.SetOperator:
+      return { kind, operator: r.address() };
     default:
       throw new CodecError('VALUE', `unknown governance operation kind ${kind}`);
   }

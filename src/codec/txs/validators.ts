@@ -8,9 +8,14 @@
  * formats (name, endpoint, key prefixes, bond range, nonce a u64) are execution's shape
  * checks (src/state/ops/validator-registration.ts), made before the signature is looked at.
  *
- * Both are EIP-191 personal signatures over a text: registrationText is the contract's
- * text, line for line, with the network's own chain id; unbondText and unjailText follow
- * its form.
+ * ApproveValidator layout (decision 159): `address operator | address candidate | u64
+ * expiresAtMs | big nonce | signature`: the network's operator (genesis owners.operator,
+ * changed by the owners' SetOperator) approves a candidate address until a block time;
+ * RegisterValidator of that candidate is refused without it.
+ *
+ * All are EIP-191 personal signatures over a text: registrationText is the contract's
+ * text, line for line, with the network's own chain id; unbondText, unjailText and
+ * approvalText follow its form.
  */
 import { hashPersonalMessage } from '../../crypto/eip191';
 import { bytesToHex, hexToBytes, type Address, type Hex } from '../../util/bytes';
@@ -40,6 +45,17 @@ export interface UnbondBody {
 
 /** Same fields as Unbond; a text of its own. */
 export type UnjailBody = UnbondBody;
+
+export interface ApproveValidatorBody {
+  /** Lower-case address: the signer, who must be the network's operator when it executes. */
+  operator: Address;
+  /** The approved candidate's address (its ECDSA key derives to it: the approval binds the key). */
+  candidate: Address;
+  /** Block time (Unix ms) from which the approval no longer admits a registration. */
+  expiresAtMs: number;
+  nonce: bigint;
+  signature: Uint8Array;
+}
 
 const hex0x = (h: string) => (h.startsWith('0x') ? h.slice(2) : h).toLowerCase();
 
@@ -78,6 +94,58 @@ export function unjailText(chainId: number, b: Omit<UnjailBody, 'signature'>): s
 
 export function unjailDigest(chainId: number, b: Omit<UnjailBody, 'signature'>): Uint8Array {
   return hashPersonalMessage(unjailText(chainId, b));
+}
+
+/** The fields of an owners' AdminSeedValidator the seeded validator signs (decision 160). */
+export interface SeedingFields {
+  validator: Address;
+  vrfPubkey: Hex;
+  ecdsaPubkey: Hex;
+  name: string;
+  endpoint: string;
+  bondWei: bigint;
+  funder: Address;
+}
+
+/**
+ * The seeding text (decision 160), in the registration text's form: the validator's
+ * consent to be seeded with these keys, this bond and this funder, on this chain. No
+ * nonce: an address is seeded once (a validator record of any status refuses another).
+ */
+export function seedingText(chainId: number, s: SeedingFields): string {
+  return [
+    'Exchange Validator Seeding',
+    `Chain: ${chainId}`,
+    'Action: Seed Validator',
+    `Candidate: ${s.validator.toLowerCase()}`,
+    `Vrf: ${hex0x(s.vrfPubkey)}`,
+    `Ecdsa: ${hex0x(s.ecdsaPubkey)}`,
+    `Name: ${s.name}`,
+    `Endpoint: ${s.endpoint}`,
+    `Bond: ${s.bondWei}`,
+    `Funder: ${s.funder.toLowerCase()}`,
+  ].join('\n');
+}
+
+export function seedingDigest(chainId: number, s: SeedingFields): Uint8Array {
+  return hashPersonalMessage(seedingText(chainId, s));
+}
+
+/** The approval text (decision 159), in the registration text's form. */
+export function approvalText(chainId: number, b: Omit<ApproveValidatorBody, 'signature'>): string {
+  return [
+    'Exchange Validator Approval',
+    `Chain: ${chainId}`,
+    'Action: Approve Validator',
+    `Operator: ${b.operator.toLowerCase()}`,
+    `Candidate: ${b.candidate.toLowerCase()}`,
+    `Expires: ${b.expiresAtMs}`,
+    `Nonce: ${b.nonce}`,
+  ].join('\n');
+}
+
+export function approvalDigest(chainId: number, b: Omit<ApproveValidatorBody, 'signature'>): Uint8Array {
+  return hashPersonalMessage(approvalText(chainId, b));
 }
 
 registerTxKind<RegisterValidatorBody>({
@@ -126,5 +194,16 @@ registerTxKind<UnjailBody>({
   },
   decodeBody(r) {
     return { validator: r.address(), nonce: r.big(), signature: r.signature() };
+  },
+});
+
+registerTxKind<ApproveValidatorBody>({
+  kind: TxKind.ApproveValidator,
+  name: 'ApproveValidator',
+  encodeBody(w, b) {
+    w.address(b.operator).address(b.candidate).u64(b.expiresAtMs).big(b.nonce).bytes(b.signature);
+  },
+  decodeBody(r) {
+    return { operator: r.address(), candidate: r.address(), expiresAtMs: r.u64(), nonce: r.big(), signature: r.signature() };
   },
 });

@@ -176,6 +176,8 @@ export const SIGNER_RULES: { readonly [K in TxKind]: SignerRule } = {
   [TxKind.RegisterValidator]: { who: 'owner', owner: (b: { candidate: Address }) => b.candidate },
   [TxKind.Unbond]: { who: 'owner', owner: (b: { validator: Address }) => b.validator },
   [TxKind.Unjail]: { who: 'owner', owner: (b: { validator: Address }) => b.validator },
+  // The network's operator approves for itself (src/state/ops/validator-approval.ts checks it is the operator in force).
+  [TxKind.ApproveValidator]: { who: 'owner', owner: (b: { operator: Address }) => b.operator },
   // No account acts: the two votes' signatures are the offender's, checked by the kind
   // (src/state/ops/double-sign-evidence.ts); anyone may carry the proof.
   [TxKind.DoubleSignEvidence]: { who: 'kind' },

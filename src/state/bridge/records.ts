@@ -35,7 +35,7 @@ export interface Withdrawal {
   destination: Address;
   /** Block time of the request. */
   createdMs: number;
-  /** Unix seconds after which the contract neither queues nor pays it; 0n on a network without a bridge. */
+  /** Unix seconds after which the contract neither queues nor pays it; 0n only on a request a network without a bridge took before such requests were refused (issue 37). */
   validUntilSec: bigint;
   status: WithdrawalStatus;
   /** Ascending by validator. */

@@ -29,11 +29,10 @@ import {
 import { TxKind } from '../../codec/tx';
 import { GovOpKind, type GovOperation } from '../../codec/txs/governance';
 import type { Address, Hex } from '../../util/bytes';
-import { adminSeedValidator } from '../validators/admin-seed';
+import { adminSeedValidator, seedShape } from '../validators/admin-seed';
 import { paramShape, withParam } from './params';
 import { addPair, pairShape } from './pairs';
 import { isVersion, UPGRADE_VERSION_MAX_CHARS, type UpgradeRecord } from './upgrade';
-import { registrationShape } from '../ops/validator-registration';
 import { badRequest, rejected, TxError } from '../errors';
 import type { TxOp } from '../context';
 import type { ChainParams } from '../records';
@@ -88,6 +87,7 @@ export function timelockOf(params: ChainParams, op: GovOperation): number {
     case GovOpKind.Halt:
       return 0;
     case GovOpKind.SetOwners:
+    case GovOpKind.SetOperator:
     case GovOpKind.SoftwareUpgrade:
       return params.consensus.timelockHighImpactMs;
     case GovOpKind.SetParam:
@@ -119,11 +119,14 @@ function ownersShape(owners: readonly Address[]): void {
  * zero; an AdminSeedValidator's fields as RegisterValidator's (400 INVALID_VALIDATOR,
  * INVALID_AMOUNT), so a seed that could never execute is not proposed. Execution checks
  * them again, with the duplicates and the funder's balance, at the state it runs on.
+ * An AdminSeedValidator's funder must be the validator or an owner, and the validator's
+ * signature over its seeding must be there (decision 160: src/state/validators/admin-seed.ts seedShape).
+ * A SetOperator's operator is not the zero address.
  */
 export function operationShape(op: GovOperation, params: ChainParams): void {
-  if (op.kind === GovOpKind.AdminSeedValidator) {
-    const fields = { candidate: op.validator, vrfPubkey: op.vrfPubkey, ecdsaPubkey: op.ecdsaPubkey, name: op.name, endpoint: op.endpoint, bond: op.bondWei };
-    registrationShape({ ...fields, nonce: 0n, signature: new Uint8Array(0) }, params);
+  if (op.kind === GovOpKind.AdminSeedValidator) seedShape(op, params);
+  if (op.kind === GovOpKind.SetOperator && op.operator.toLowerCase() === ZERO_ADDRESS) {
+    throw badRequest('INVALID_OPERATION', 'operation.operator: the zero address cannot be the operator');
   }
   if (op.kind === GovOpKind.SoftwareUpgrade) {
     if (!isVersion(op.version)) {
@@ -224,6 +227,12 @@ export function executeOperation(state: State, params: ChainParams, id: Hex, op:
       operationAtHeight(op, height);
       state.meta.set('upgrade', { version: op.version, height: op.height, operationId: id } satisfies UpgradeRecord);
       return;
+    case GovOpKind.SetOperator: {
+      // Decision 159: approvals recorded before stay (each expires within 30 days).
+      const current = state.params();
+      state.meta.set('params', { ...current, owners: { ...current.owners, operator: op.operator.toLowerCase() as Address } });
+      return;
+    }
   }
 }
 

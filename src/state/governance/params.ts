@@ -16,7 +16,7 @@
  * change may have moved the bound a relation reads (min bond against max bond).
  */
 import { GOV_PARAM_NAMES, GovParam } from '../../codec/txs/governance';
-import { ACTIVE_SET_MAX_BOUND, PROTOCOL_MAX_LEVERAGE, SCHEDULE_CANCELS_PER_DAY_RANGE, TWAP_SLICE_INTERVAL_MS_RANGE } from '../../genesis/sections';
+import { ACTIVE_SET_MAX_BOUND, PROTOCOL_MAX_LEVERAGE, VOTING_POWER_CAP_BPS_MAX, SCHEDULE_CANCELS_PER_DAY_RANGE, TWAP_SLICE_INTERVAL_MS_RANGE } from '../../genesis/sections';
 import { badRequest } from '../errors';
 import type { ChainParams } from '../records';
 import { PROTOCOL_MAX_SUB_ACCOUNTS } from '../accounts/subaccounts';
@@ -110,7 +110,7 @@ const RULES: Readonly<Record<GovParam, ParamRule>> = {
     max: BigInt(ACTIVE_SET_MAX_BOUND),
     relation: (p) => (p.consensus.activeSetMax < p.consensus.activeSetMin ? `must be at least consensus.activeSetMin (${p.consensus.activeSetMin})` : undefined),
   },
-  [GovParam.VotingPowerCapBps]: { section: 'consensus', field: 'votingPowerCapBps', min: 1n, max: BPS },
+  [GovParam.VotingPowerCapBps]: { section: 'consensus', field: 'votingPowerCapBps', min: 1n, max: BigInt(VOTING_POWER_CAP_BPS_MAX) },
   // Issue 24's limits (decision 114), the genesis ranges. Lowering maxSubAccounts stops
   // new sub-accounts only: the existing ones keep trading (the signer rule's stateless
   // check reads the protocol bound, src/state/accounts/sessions.ts).

@@ -17,6 +17,12 @@ export interface GovernanceRecord {
   approver: Address | null;
   /** Who cancelled or executed it; null otherwise. */
   closedBy: Address | null;
+  /**
+   * The owner whose cancel stands alone, waiting for a second owner's (decision 162);
+   * absent while none does. Absent rather than null so that the records written before
+   * the rule encode as they did.
+   */
+  cancelRequestedBy?: Address;
   state: Exclude<GovernanceStateName, 'none'>;
   context: GovernanceContext;
   proposedHeight: number;

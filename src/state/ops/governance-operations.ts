@@ -15,8 +15,12 @@
  * (404 UNKNOWN_OPERATION; an id signed for another chain names no operation here); a
  * reused nonce (409); an event the machine refuses in the operation's state (422
  * OPERATION_STATE: executed twice, approved twice, cancelled, expired), or an execution
- * before the timelock has passed (422 TIMELOCK_NOT_PASSED). Execute and cancel are
- * open to any owner (the proposer included): the two signatures were given by then.
+ * before the timelock has passed (422 TIMELOCK_NOT_PASSED). Execute is open to any
+ * owner (the proposer included): the two signatures were given by then. A cancel takes
+ * two owners (decision 162): the first owner's cancel is recorded (cancelRequestedBy)
+ * and the second distinct owner's closes the operation; only the proposer of an
+ * operation nobody approved yet withdraws it alone. The same owner cancelling twice is
+ * 403 SAME_OWNER.
  * The approval of a halt executes it at once (its timelock is 0).
  *
  * Owners are those of the chain parameters at the block's start, so after a SetOwners
@@ -36,7 +40,7 @@ import {
   type GovActionType,
   type GovProposeBody,
 } from '../../codec/txs/governance';
-import type { GovernanceEvent } from '../../../machines/governance-operation';
+import { stepGovernanceOperation, type GovernanceEvent } from '../../../machines/governance-operation';
 import type { ExecContext, TxOp } from '../context';
 import { forbidden, rejected, TxError, unauthorized } from '../errors';
 import { executeOperation, isOwner, operationAtHeight, operationShape, stepOperation, timelockOf, unknownOperation, type GovernanceRecord } from '../governance/operations';
@@ -139,8 +143,36 @@ export const governanceExecuteOp = actionOp('GovernanceExecute', (ctx, rec, owne
   execute(ctx, rec, owner);
 });
 
+/**
+ * Whether `owner`'s cancel closes the operation (decision 162): a cancel takes as many
+ * owners as passing it does. The proposer alone withdraws its own proposal before anyone
+ * approved it (its signature is the only one standing); anything else needs two distinct
+ * owners' cancels, so one owner, honest or rogue, vetoes nothing the two others back (a
+ * Resume after a halt, a SetOwners that removes it). A first cancel whose owner has since
+ * been removed no longer counts.
+ */
+function cancelCloses(params: ChainParams, rec: GovernanceRecord, owner: Address): boolean {
+  if (rec.state === 'proposed' && rec.proposer === owner) return true;
+  const first = rec.cancelRequestedBy;
+  if (first === undefined || !isOwner(params, first)) return false;
+  if (first === owner) throw forbidden('SAME_OWNER', `operation ${rec.id}: ${owner} already asked to cancel it; a second owner must`);
+  return true;
+}
+
 export const governanceCancelOp = actionOp('GovernanceCancel', (ctx, rec, owner) => {
+  // The machine's answer first: cancelling an executed, cancelled or expired operation
+  // reads OPERATION_STATE whoever sends it. stepGovernanceOperation is pure: nothing is written yet.
+  if (!stepGovernanceOperation(rec.state, rec.context, { type: 'CANCEL', nowMs: ctx.header.timestampMs })) {
+    throw rejected('OPERATION_STATE', `operation ${rec.id} is ${rec.state}: CANCEL is not taken there`);
+  }
+  if (!cancelCloses(ctx.params, rec, owner)) {
+    const requested = { ...rec, cancelRequestedBy: owner };
+    ctx.state.governance.set(rec.id, requested);
+    ctx.emit({ type: 'GovernanceCancelRequested', operationId: rec.id, kind: GOV_OP_NAMES[rec.operation.kind], owner });
+    return;
+  }
   const cancelled = step(ctx, rec, { type: 'CANCEL', nowMs: ctx.header.timestampMs });
-  ctx.state.governance.set(rec.id, { ...cancelled, closedBy: owner });
+  const { cancelRequestedBy: _first, ...closed } = cancelled;
+  ctx.state.governance.set(rec.id, { ...closed, closedBy: owner });
   emit(ctx, cancelled, owner);
 });

@@ -21,6 +21,7 @@ import { sessionCreateOp, sessionRevokeOp } from './session-keys';
 import { subAccountCreateOp, subAccountTransferOp } from './subaccount-actions';
 import { setAgentCapsOp, setAgentModeOp } from './agent-settings';
 import { registerValidatorOp } from './validator-registration';
+import { approveValidatorOp } from './validator-approval';
 import { unbondOp } from './validator-unbond';
 import { unjailOp } from './validator-unjail';
 import { doubleSignEvidenceOp } from './double-sign-evidence';
@@ -58,6 +59,7 @@ export const OPS: ReadonlyMap<TxKind, TxOp> = new Map<TxKind, TxOp>([
   [TxKind.PerpTpsl, withExpiryOption(perpTpslOp, 'PerpTpsl')],
   [TxKind.PoolDeposit, withExpiryOption(poolDepositOp, 'PoolDeposit')],
   [TxKind.PoolWithdraw, withExpiryOption(poolWithdrawOp, 'PoolWithdraw')],
+  [TxKind.ApproveValidator, approveValidatorOp],
   [TxKind.RegisterValidator, registerValidatorOp],
   [TxKind.Unbond, unbondOp],
   [TxKind.Unjail, unjailOp],

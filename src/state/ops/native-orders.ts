@@ -17,7 +17,7 @@ import type { TxOp } from '../context';
 import { requireAgentMayOrder } from '../accounts/agents';
 import { badRequest, unauthorized } from '../errors';
 import { cancelByCloid, cancelOrder, placeOrder, validateOrder } from '../orders/execution';
-import { modifyOrder } from '../orders/modify';
+import { modifyOrder, requireAgentModify } from '../orders/modify';
 import { ACTION_OPTIONS, orderOptions, PLACE_OPTIONS, requireOptions } from './rest-orders';
 import { authorityOf, isAgentSigner } from '../accounts/subaccounts';
 
@@ -93,6 +93,10 @@ export const nativeModifyOp: TxOp<NativeModifyBody> = {
   },
   nonce: (b) => b.nonce,
   options: (b) => b.options,
+  authorize(state, b, signer) {
+    // A session key's modify answers to its authority's agent mode and caps, before the nonce (decision 102).
+    requireAgentModify(state, { owner: b.owner, signer, orderId: b.orderId, price: b.price, size: b.size });
+  },
   apply(ctx, tx, signer) {
     const b = tx.body;
     modifyOrder(ctx, { owner: b.owner, signer, orderId: b.orderId, price: b.price, size: b.size });

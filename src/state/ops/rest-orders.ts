@@ -239,17 +239,18 @@ export const restModifyOp: TxOp<RestModifyBody> = {
    * rolls back only itself (OrderRejected naming its index). A single modify that is
    * refused fails the transaction (its answer is the refusal).
    */
-  apply(ctx, tx) {
+  apply(ctx, tx, signer) {
     const parsed = parsedModify(tx.body);
     const trader = tx.body.trader;
+    // The signer is the trader or, for a sub-account, its master (restSigner): neither is an agent.
     if (parsed.length === 1) {
-      modifyOrder(ctx, { owner: trader, signer: trader, ...parsed[0] });
+      modifyOrder(ctx, { owner: trader, signer, ...parsed[0] });
       return;
     }
     parsed.forEach((m, index) => {
       const checkpoint = ctx.state.journal.checkpoint();
       try {
-        modifyOrder(ctx, { owner: trader, signer: trader, ...m });
+        modifyOrder(ctx, { owner: trader, signer, ...m });
       } catch (err) {
         if (!(err instanceof TxError)) throw err;
         ctx.state.journal.rollback(checkpoint);

@@ -2,7 +2,8 @@
  * Execution rules of the sub-account kinds (issue 24, decision 93): SubAccountCreate opens
  * the master's next sub-account (address derived from master and index,
  * src/state/accounts/subaccounts.ts), SubAccountTransfer moves free USDC between the master and one
- * of its sub-accounts. Both are owner-only (SIGNER_RULES, src/state/accounts/sessions.ts): the
+ * of its sub-accounts, never leaving the account it leaves below the margin its orderbook
+ * positions require (422 MARGIN_REQUIRED, the withdrawal's rule). Both are owner-only (SIGNER_RULES, src/state/accounts/sessions.ts): the
  * master signs, never its session key. Both take the options trailer with expiresAfter
  * only (src/codec/txs/options.ts), whose expiry the rule of src/state/action-expiry.ts checks.
  */
@@ -14,6 +15,7 @@ import type { TxOp } from '../context';
 import { badRequest, forbidden, rejected, TxError, unauthorized } from '../errors';
 import { deriveSubAccount, maxSubAccounts, subAccountsOf, SUB_ACCOUNT_NAME_RE } from '../accounts/subaccounts';
 import { credit, debitFree } from '../accounts/vault';
+import { requireMarginAfter } from '../perps/margin';
 
 /** USDC amounts fit a u128 (the largest any balance field takes on the wire). */
 const MAX_TRANSFER_USDC = (1n << 128n) - 1n;
@@ -84,6 +86,10 @@ export const subAccountTransferOp: TxOp<SubAccountTransferBody> = {
     if (rec.master !== owner) throw forbidden('NOT_MASTER', `subAccount: ${subAccount} is not a sub-account of ${owner}`);
     const [from, to] = deposit ? [owner, subAccount] : [subAccount, owner];
     debitFree(ctx.state, from, usdc);
+    // Collateral leaving an account keeps the withdrawal's margin rule (decision 163): its
+    // orderbook positions' losses may still draw on the free balance it leaves (a refusal
+    // rolls the debit back with the transaction).
+    requireMarginAfter(ctx.state, from, 0n, ctx.header.timestampMs, 'usdc');
     credit(ctx.state, to, usdc);
     ctx.emit({ type: 'SubAccountTransferred', master: owner, subAccount, deposit, usdc });
   },

@@ -11,10 +11,15 @@
  *   - the signature over registrationText with this network's chain id must recover to
  *     the candidate (401 INVALID_SIGNATURE): a wrong text, another chain id or another
  *     signer all land here;
+ *   - the network's operator has approved the candidate (ApproveValidator, decision 159),
+ *     and the approval has not expired at the block time: else 403 NOT_AUTHORIZED, before
+ *     the nonce, at the door (POST /tx, the mempool) and in execution, whatever route
+ *     the transaction came by;
  *   - the candidate, or its VRF key, already belongs to a validator of any status
  *     (409 VALIDATOR_EXISTS). The ECDSA key derives to the candidate (checked above),
  *     so a duplicate ECDSA key is a duplicate candidate;
  *   - the candidate's native balance below the bond (422 INSUFFICIENT_FUNDS).
+ * A registration consumes its approval.
  */
 import { registrationDigest, type RegisterValidatorBody } from '../../codec/txs/validators';
 import { verifySigner } from '../../crypto/secp256k1';
@@ -22,7 +27,8 @@ import { addressFromSecp256k1PublicKey, isValidCompressedSecp256k1PublicKey, isV
 import type { Hex } from '../../util/bytes';
 import type { ChainParams } from '../records';
 import type { TxOp } from '../context';
-import { badRequest, rejected, TxError, unauthorized } from '../errors';
+import { badRequest, forbidden, rejected, TxError, unauthorized } from '../errors';
+import { approvalRefusal, consumeApproval } from '../validators/approvals';
 import type { State } from '../state';
 import { stepValidator, validatorAddresses, validatorRecord } from '../validators/records';
 import { U64_MAX } from './signature-checks';
@@ -95,10 +101,18 @@ export const registerValidatorOp: TxOp<RegisterValidatorBody> = {
     return b.candidate;
   },
   nonce: (b) => b.nonce,
+  // The operator gate (decision 159): who may register is the operator's to say, before the nonce.
+  authorize(state, b, _signer, timeMs) {
+    // A validator already (its approval consumed by its registration) hears why in apply: 409 VALIDATOR_EXISTS.
+    if (validatorRecord(state, b.candidate)) return;
+    const refusal = approvalRefusal(state, b.candidate, timeMs);
+    if (refusal !== null) throw forbidden('NOT_AUTHORIZED', refusal);
+  },
   apply(ctx, tx) {
     const b = tx.body;
     const refusal = registrationRefusal(ctx.state, b);
     if (refusal) throw refusal;
+    consumeApproval(ctx.state, b.candidate);
     const acct = ctx.state.account(b.candidate);
     // The bond leaves the balance and is locked in the record (State.totals.bondLockedWei).
     ctx.state.accounts.set(b.candidate, { ...acct, nativeWei: acct.nativeWei - b.bond });

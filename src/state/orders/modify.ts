@@ -9,6 +9,8 @@
  *   - a modify never takes: a new price that meets the opposite side is refused 422
  *     WOULD_TAKE, whatever the time in force (cancel and place to take);
  *   - reduce-only: the size is shrunk to what the position allows (as at placement);
+ *   - signed by a session key, it answers to the agent mode and caps of the account's
+ *     authority (a sub-account's master), before the nonce (requireAgentModify);
  *   - the lock is recomputed: a shrink in place releases in proportion, as a fill does;
  *     a requeue locks restingLock(price, size, leverage, maker fee); a shortfall → 422
  *     INSUFFICIENT_BALANCE.
@@ -20,10 +22,11 @@ import type { ExecContext } from '../context';
 import { forbidden, rejected } from '../errors';
 import { nextOrderId, orderNotOpen, pairOrThrow, validateOrder } from './execution';
 import { writeOrder } from './records';
-import { requireAgentOrder } from '../accounts/agents';
+import { requireAgentMayOrder, requireAgentOrder } from '../accounts/agents';
+import { authorityOf, isAgentSigner } from '../accounts/subaccounts';
 import { reduceOnlyAllowance } from './reduce-only';
 import { restingLock } from './settlement';
-import { InvariantError } from '../state';
+import { InvariantError, type State } from '../state';
 
 interface ModifyInput {
   owner: Address;
@@ -41,6 +44,23 @@ interface ModifyOutcome {
   requeued: boolean;
 }
 
+/**
+ * A modify signed by a session key answers to the agent mode and caps of the account's
+ * authority (a sub-account's: its master's; decision 94), as a placement does: the
+ * modified order is checked as a new limit order at the new price and size (a modify
+ * never takes, so no fills). Decidable from the state alone, so it runs before the nonce
+ * (NativeModify's authorize; decision 102) and again in execution. An order that is not
+ * there, or not the owner's, is left to execution's refusal. Owner- or master-signed: nothing.
+ */
+export function requireAgentModify(state: State, m: Pick<ModifyInput, 'owner' | 'signer' | 'orderId' | 'price' | 'size'>): void {
+  if (!isAgentSigner(state, m.owner, m.signer)) return;
+  const authority = authorityOf(state, m.owner);
+  requireAgentMayOrder(state, authority);
+  const order = state.orders.get(String(m.orderId));
+  if (!order || order.owner !== m.owner) return;
+  requireAgentOrder(state, authority, { side: order.side, orderType: 1, price: m.price, size: m.size, leverage: order.leverage }, state.position(m.owner, order.pairId), []);
+}
+
 export function modifyOrder(ctx: ExecContext, m: ModifyInput): ModifyOutcome {
   const { state } = ctx;
   const order = state.orders.get(String(m.orderId));
@@ -49,7 +69,7 @@ export function modifyOrder(ctx: ExecContext, m: ModifyInput): ModifyOutcome {
   const pair = pairOrThrow(state, order.pairId);
   const shape = { side: order.side, orderType: 1 as const, price: m.price, size: m.size, leverage: order.leverage };
   validateOrder(pair, shape);
-  if (m.signer !== m.owner) requireAgentOrder(state, m.owner, shape, state.position(m.owner, order.pairId), []);
+  requireAgentModify(state, m);
   let size = m.size;
   if (order.reduceOnly) {
     const allowance = reduceOnlyAllowance(state, pair, m.owner, order.side, order.id);

@@ -7,8 +7,13 @@
  * each orderbook position, how far its equity (margin + unrealized PnL at the mark)
  * falls short of its maintenance margin (the pair's maintenanceMarginBps of notional).
  * Mark: the oracle price, else the book's mid, else the position's entry (PnL 0).
+ *
+ * The same rule holds for every way collateral leaves an account: a withdrawal, and a
+ * SubAccountTransfer out of the master or out of a sub-account (requireMarginAfter;
+ * decision 163).
  */
 import type { Address } from '../../util/bytes';
+import { rejected } from '../errors';
 import { oraclePrice } from '../oracle';
 import type { State } from '../state';
 import { absBig, BPS, notional } from './math';
@@ -27,6 +32,19 @@ export function orderbookMarginShortfall(state: State, owner: Address, nowMs: nu
     if (equity < maintenance) shortfall += maintenance - equity;
   }
   return shortfall;
+}
+
+/**
+ * 422 MARGIN_REQUIRED unless `owner`'s free balance after `debit` USDC units leave it
+ * still covers what its orderbook positions require at `nowMs`. The caller has checked the
+ * free balance covers `debit` itself (INSUFFICIENT_BALANCE first).
+ */
+export function requireMarginAfter(state: State, owner: Address, debit: bigint, nowMs: number, field: string): void {
+  const left = state.account(owner).usdcFree - debit;
+  const required = orderbookMarginShortfall(state, owner, nowMs);
+  if (left < required) {
+    throw rejected('MARGIN_REQUIRED', `${field}: free balance of ${owner} after it would be ${left}, below the ${required} USDC units the account's orderbook positions require`);
+  }
 }
 
 function markPrice(state: State, pairId: number, nowMs: number): bigint | null {

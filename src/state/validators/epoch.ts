@@ -8,7 +8,7 @@
  *   2. the candidates (registered and active) are ranked by bond, highest first, ties by
  *      address ascending; the first activeSetMax are selected, and every candidate steps
  *      EPOCH_BOUNDARY with `selected` (registered → active, active left out → registered);
- *   3. the selected set's voting powers are computed (`cappedPowers`) and stored as the
+ *   3. the selected set's voting powers are computed (`cappedPowers`, decision 158) and stored as the
  *      `activeSet` meta record, which activeValidators() returns from the next block on.
  *      The record is written only when the set or a power differs from the current one.
  * Pure and deterministic: bigint arithmetic, addresses iterated in ascending order.
@@ -33,18 +33,42 @@ function isEpochBoundary(height: number, epochLengthBlocks: number): boolean {
 }
 
 /**
- * Voting power of each selected validator (decision 68): with T the sum of the selected
- * bonds, cap = max(1, floor(T × capBps / 10,000)) and power = min(bond, cap). One pass,
- * no iteration: the cap is a share of the bonded total, so a validator's power never
- * exceeds capBps of the set's bonds (with fewer than 10,000 / capBps validators every
- * power may be capped, and each then holds an equal share).
+ * Voting power of each selected validator (decision 158, replacing decision 68's one
+ * pass): no power exceeds the share s of the set's total power, where
+ *   s = max(capBps / 10,000, 1 / n)   for a set of n,
+ * found by water-filling in bigint: with k validators capped at level L and the others'
+ * bonds summing to F, a capped power is s of the total when L = s·(F + k·L), that is
+ * L = floor(s·F / (1 − s·k)); every bond above L is capped too and L computed again,
+ * until no uncapped bond exceeds it (at most n rounds: each caps one more, and the
+ * (k+1)-th is only capped while s·(k+1) < 1, so the division is by a positive number).
+ * Flooring keeps L ≤ s·(F + k·L), so the bound holds exactly in integers.
+ *
+ * The 1/n floor is the small set's rule: with fewer than 10,000 / capBps validators the
+ * share capBps cannot hold (the shares would sum below 1), and the cap becomes an equal
+ * share: with 4 members no power exceeds 25 %, with 5 20 %, with 6 about 16.7 %, from 7
+ * on 15 % (the genesis capBps). The parameters keep capBps ≤ VOTING_POWER_CAP_BPS_MAX
+ * (src/genesis/sections.ts), so no validator of a set of 4 or more reaches 1/3. Each power is at least 1 (s·n ≥ 1 keeps L ≥ 1 for
+ * positive bonds); the result depends only on the bonds, not their order.
  */
 export function cappedPowers(bonds: readonly { address: Address; bondWei: bigint }[], capBps: number): ActiveValidator[] {
-  let total = 0n;
-  for (const b of bonds) total += b.bondWei;
-  let cap = (total * BigInt(capBps)) / 10_000n;
-  if (cap < 1n) cap = 1n;
-  return bonds.map((b) => ({ address: b.address, power: b.bondWei < cap ? b.bondWei : cap }));
+  const n = BigInt(bonds.length);
+  if (n === 0n) return [];
+  // s = num / den, the larger of capBps / 10,000 and 1 / n.
+  const [num, den] = BigInt(capBps) * n >= 10_000n ? [BigInt(capBps), 10_000n] : [1n, n];
+  const sorted = bonds.map((b) => b.bondWei).sort((a, b) => (a > b ? -1 : a < b ? 1 : 0));
+  let free = 0n;
+  for (const b of sorted) free += b;
+  let capped = 0n;
+  let level = free; // no bond exceeds the total: nothing capped until the first round says so
+  for (const b of sorted) {
+    level = (num * free) / (den - num * capped);
+    if (b <= level) break;
+    // b is above the level: it is capped, and the level is found again without it.
+    free -= b;
+    capped++;
+  }
+  if (level < 1n) level = 1n;
+  return bonds.map((b) => ({ address: b.address, power: b.bondWei < level ? b.bondWei : level }));
 }
 
 /** Candidates ranked for the active set: bond descending, then address ascending. */

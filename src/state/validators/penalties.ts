@@ -7,15 +7,18 @@
  * block (./ops/double-sign-evidence.ts); this file decides what, through the machine
  * (`stepValidator`).
  *
- * A slashed validator leaves the fixed set at once (the `activeSet` record loses it, the
- * others keep their powers until the next boundary), and the slashed locked tokens are
- * burned: the supply shrinks by them.
+ * A slashed validator leaves the fixed set at once (the `activeSet` record loses it), and
+ * the slashed locked tokens are burned: the supply shrinks by them. The others' powers
+ * are capped again over what they held (decision 158: cappedPowers with their powers as
+ * bonds), so a smaller set keeps the cap's share until the next boundary: no power rises,
+ * and one that would now exceed the share comes down. The genesis set, before the first
+ * boundary, keeps the genesis powers (the genesis is trusted as it is: decision 68).
  */
 import { floorKept } from '../../../machines/validator-lifecycle';
 import type { Address } from '../../util/bytes';
 import type { ChainParams } from '../records';
 import type { State } from '../state';
-import { epochOf } from './epoch';
+import { cappedPowers, epochOf } from './epoch';
 import { candidateCount, stepValidator, validatorRecord, type ValidatorRecord } from './records';
 import { activeValidators } from './set';
 
@@ -37,7 +40,13 @@ function burnAndUnseat(state: State, address: Address, before: ValidatorRecord, 
     state.meta.set('supply', { usdc: s.usdc, nativeWei: s.nativeWei - burned });
   }
   const set = activeValidators(state);
-  if (set.byAddress.has(address)) state.meta.set('activeSet', set.validators.filter((v) => v.address !== address));
+  if (set.byAddress.has(address)) {
+    const rest = set.validators.filter((v) => v.address !== address);
+    // The genesis set votes with the genesis bonds until the first boundary (decision 68): it loses the member only.
+    const fixedByBoundary = state.meta.get('activeSet') !== undefined;
+    const powers = fixedByBoundary ? cappedPowers(rest.map((v) => ({ address: v.address, bondWei: v.power })), state.params().consensus.votingPowerCapBps) : rest;
+    state.meta.set('activeSet', powers);
+  }
   return burned;
 }
 
