@@ -8,7 +8,14 @@
  * activates it: the contract's set is the chain's, nonce 1. A withdrawal requested then is
  * signed, queued with the signatures of the set in force and paid. Then the chain's owners
  * change (what an executed SetOwners writes): the owner set is recorded, signed by the
- * validators, submitted with updateOwners and in force after the dispute period.
+ * validators, submitted with updateOwners and in force after the dispute period (contract
+ * [C-auth-governance]: the bridge's owners are the chain's). Last, a
+ * full rotation in three changes (made by hand in the state: all nine, then two genesis and
+ * three new, then the three new), each set signed by the one before and carried by the
+ * relayers, the departing genesis keys signing their successors; a withdrawal requested
+ * after the last change is signed by the three new validators alone and paid. (Real
+ * processes joining and leaving over epochs are the journey docs/bridge.md lists as not
+ * written.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
@@ -19,7 +26,7 @@ import type { Tx } from '../../src/codec/tx';
 import { Secp256k1Signer } from '../../src/consensus/signer';
 import { genesisHash } from '../../src/genesis/load';
 import type { Genesis } from '../../src/genesis/types';
-import { bridgeOwnerSets, bridgeSet, latestBridgeSet, setSignedByPredecessor } from '../../src/state/bridge/sets';
+import { bridgeOwnerSets, bridgeSet, latestBridgeSet, recordBridgeSet, setSignedByPredecessor } from '../../src/state/bridge/sets';
 import { genesisState } from '../../src/state/genesis';
 import type { State } from '../../src/state/state';
 import { hexToBytes, type Address } from '../../src/util/bytes';
@@ -158,5 +165,57 @@ describe("the relayer carries the chain's sets to the contract", () => {
     await waitFor(async () => ((await b.read<bigint>('ownerSetNonce')) === 1n ? true : undefined), 20_000, 'owner set 1 in force');
     expect((await b.read<string[]>('owners')).map((o) => o.toLowerCase())).toEqual(owners);
     expect(await b.read<bigint>('ownerThreshold')).toBe(2n);
+  });
+
+  it('a full rotation in three changes: the genesis keys hand over to three new validators, each set signed by the one before; a withdrawal then is signed by the new set alone and paid', async () => {
+    // The changes are made by hand here: no more epoch boundaries to re-rank the genesis validators over them.
+    const params = state.params();
+    state.meta.set('params', { ...params, consensus: { ...params.consensus, epochLengthBlocks: 1_000_000 } });
+    const newKeys = [await b.fundedKey(), await b.fundedKey(), await b.fundedKey()];
+    const genesisSigners = GENESIS_VALIDATOR_KEYS.map((k) => new Secp256k1Signer(hexToBytes(k)));
+    const newSigners = newKeys.map((k) => new Secp256k1Signer(hexToBytes(k)));
+    const relayers = new Map([...GENESIS_VALIDATOR_KEYS, ...newKeys].map((k) => [new Secp256k1Signer(hexToBytes(k)).address, relayerOf(k)] as const));
+    const power = latestBridgeSet(state).powers[0];
+    const seat = (members: Secp256k1Signer[]) =>
+      members
+        .map((m) => ({ address: m.address, power }))
+        .sort((a, b) => (a.address < b.address ? -1 : 1));
+
+    // Three changes (what epoch boundaries with joins, unbonds and a tombstone leave): all nine, then two genesis and the three new, then the three new.
+    for (const members of [[...genesisSigners, ...newSigners], [...genesisSigners.slice(4), ...newSigners], newSigners]) {
+      state.meta.set('activeSet', seat(members));
+      const set = recordBridgeSet(state, state.head().height, () => undefined)!;
+      // Every node signs what its key must sign (the set before this one's members).
+      for (const r of relayers.values()) await r.pollSets(await externalHead(), false);
+      const signedIn = block(submitted.splice(0));
+      expect(outcomes(signedIn).every((o) => o === 'ok')).toBe(true);
+      expect(setSignedByPredecessor(state, bridgeSet(state, set.nonce)!)).toBe(true);
+      await relayers.get(members[0].address)!.pollSets(await externalHead(), true);
+      await waitFor(async () => ((await b.read<bigint>('pendingSetNonce')) === set.nonce ? true : undefined), 20_000, `set ${set.nonce} pending`);
+      await b.increaseTime(DISPUTE_SEC);
+      await relayers.get(members[0].address)!.pollSets(await externalHead(), true);
+      await waitFor(async () => ((await b.read<bigint>('validatorSetNonce')) === set.nonce ? true : undefined), 20_000, `set ${set.nonce} in force`);
+    }
+    const [current] = await b.read<[string[], bigint[]]>('validatorSet');
+    expect(current.map((a) => a.toLowerCase())).toEqual(newSigners.map((s) => s.address).sort());
+
+    // A withdrawal requested after the last change: only the new validators sign (they alone are active), the contract pays it.
+    now = Math.max(now, Number(await b.latestTime()) * 1000);
+    expect(outcomes(block([withdrawTx(2n * USDC)]))).toEqual(['ok']);
+    const id = [...state.pendingWithdrawalIds].map(BigInt).sort((a, b) => (a < b ? -1 : 1)).at(-1)!;
+    const head = await b.pub.getBlock();
+    for (const s of newSigners) await relayers.get(s.address)!.poll({ number: head.number, timestampSec: head.timestamp });
+    block(submitted.splice(0));
+    const w = state.withdrawals.get(String(id))!;
+    expect(w.status).toBe('signed');
+    expect(w.signatures.map((x) => x.validator)).toEqual(newSigners.map((s) => s.address).sort());
+    for (const s of newSigners) await relayers.get(s.address)!.poll({ number: head.number, timestampSec: head.timestamp });
+    await waitFor(async () => ((await b.read<[string, bigint, number]>('withdrawals', [id]))[2] === 1 ? true : undefined), 20_000, `withdrawal ${id} queued`);
+    await b.increaseTime(DISPUTE_SEC);
+    state.withdrawals.set(String(id), { ...state.withdrawals.get(String(id))!, status: 'submitted' }); // as the watchers' quorum would
+    const later = await b.pub.getBlock();
+    const before = await b.usdcBalance(destination);
+    for (const s of newSigners) await relayers.get(s.address)!.poll({ number: later.number, timestampSec: later.timestamp });
+    await waitFor(async () => ((await b.usdcBalance(destination)) === before + 2n * USDC ? true : undefined), 20_000, `withdrawal ${id} paid`);
   });
 });
