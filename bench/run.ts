@@ -20,6 +20,7 @@ import { benchPrivval } from './privval';
 import { benchEpoch } from './epoch';
 import { benchSync } from './sync';
 import { benchBridge } from './bridge';
+import { benchBridgeSets } from './bridge-sets';
 import { benchTimers } from './timers';
 import { benchStartup } from './startup';
 import { benchIdle } from './idle';
@@ -48,6 +49,7 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   epoch: () => benchEpoch(),
   sync: () => benchSync(),
   bridge: () => benchBridge(),
+  'bridge-sets': () => benchBridgeSets(),
   timers: () => benchTimers(),
   startup: () => benchStartup(),
   idle: () => benchIdle(),

@@ -10,7 +10,10 @@
  * At start the external endpoint must answer with the genesis chain id (eth_chainId): a
  * node pointed at another chain halts with a message naming both, rather than idling.
  * (The deployment file's addresses were compared with genesis.bridge before the node
- * started: ./deployment.ts.) An endpoint that does not answer is retried with backoff
+ * started: ./deployment.ts.) The contract must be bound to this exchange chain (its
+ * exchangeChainId and exchangeGenesisHash equal genesis chainId and this chain's genesis
+ * hash, decision 150): a chain started anew beside a used bridge is refused, so it credits
+ * none of that bridge's deposits and reads none of its payouts as its own. An endpoint that does not answer is retried with backoff
  * (doubling from pollMs up to BACKOFF_MAX_MS), logged once per kind of failure and again
  * when it answers, and shown in /status (`bridge.external`). A reset external chain is
  * refused: the actor stops watching and relaying, logs why at error and shows it.
@@ -23,6 +26,8 @@ import type { NodeConfig } from '../../src/config/node-config';
 import type { Chain } from '../../src/chain/chain';
 import { TxError } from '../../src/state/errors';
 import { activeValidators } from '../../src/state/validators/set';
+import { bridgeDomain } from '../../src/state/bridge/reads';
+import { bytesToHex, equalBytes } from '../../src/util/bytes';
 import { ActorError, type ActorBehavior, type ActorContext, type ActorRef } from '../actor';
 import type { MempoolMsg } from '../mempool/messages';
 import type { BridgeMsg, BridgeStats } from './messages';
@@ -39,7 +44,7 @@ export interface BridgeActorOptions {
   /** The relayer's takeover step (× distance from the designated submitter); default 15 000 ms. */
   takeoverMs?: number;
   /** The external chain; default a BridgeClient of the deployment file (tests may hand one in). */
-  external?: WatcherExternal & RelayerExternal & Pick<BridgeClient, 'chainId' | 'head'>;
+  external?: WatcherExternal & RelayerExternal & Pick<BridgeClient, 'chainId' | 'head' | 'binding'>;
 }
 
 /** What the bridge actor uses of the node (built by src/node/node.ts). */
@@ -65,14 +70,21 @@ export function newBridgeStats(deployment: BridgeDeploymentFile): BridgeStats {
     watcher: {
       cursorBlock: String(deployment.deployBlock),
       headBlock: '0',
+      finalizedBlock: '0',
       confirmedBlock: '0',
+      finality: 'unknown',
       attestationsSubmitted: 0,
       attestationsRefused: 0,
       claimsSubmitted: 0,
       claimsPending: 0,
       expiriesDetected: 0,
+      alertsDetected: 0,
+      suspects: 0,
+      alertsWaiting: 0,
+      pausesSent: 0,
+      pauseFailures: 0,
     },
-    relayer: { signatureTxsSubmitted: 0, signaturesSubmitted: 0, signatureTxsRefused: 0, queued: 0, executed: 0, sendFailures: 0, inFlight: 0 },
+    relayer: { signatureTxsSubmitted: 0, signaturesSubmitted: 0, signatureTxsRefused: 0, queued: 0, executed: 0, sendFailures: 0, inFlight: 0, setSignaturesSubmitted: 0, setsSubmitted: 0, setsActivated: 0 },
   };
 }
 
@@ -116,6 +128,7 @@ export function bridgeBehavior(
     stats.external = 'refused';
     stats.lastError = reason;
     relayer?.stop();
+    watcher?.stop();
     log.error({ rpcUrl: stats.rpcUrl, reason }, `bridge: stopped watching: ${reason}`);
   };
 
@@ -126,6 +139,7 @@ export function bridgeBehavior(
     return code;
   };
 
+  const deployment = () => deps.config.bridge!;
   const poll = async (ctx: ActorContext) => {
     const genesisBridge = deps.config.genesis.bridge!;
     if (!chainChecked) {
@@ -135,6 +149,15 @@ export function bridgeBehavior(
         refuse(reason, ctx.log);
         deps.halt(`bridge: ${reason}`);
         return;
+      }
+      const bound = await external!.binding();
+      const ours = bridgeDomain(deps.chain().state);
+      if (bound.exchangeChainId !== ours.exchangeChainId || !equalBytes(bound.genesisHash, ours.genesisHash)) {
+        return refuse(
+          `the bridge ${deployment().bridge} is bound to exchange chain ${bound.exchangeChainId} with genesis ${bytesToHex(bound.genesisHash)}, ` +
+            `this chain is ${ours.exchangeChainId} with genesis ${bytesToHex(ours.genesisHash)}: a chain started beside another chain's bridge (deploy a bridge for this genesis)`,
+          ctx.log,
+        );
       }
       chainChecked = true;
     }
@@ -155,6 +178,9 @@ export function bridgeBehavior(
       const r = await relayer!.poll(head);
       if (r.refusedError) lastSignatureRefusal = logRefusal('withdrawal signatures', r.refusedError, lastSignatureRefusal, ctx.log);
     }
+    // The validator sets: an outgoing validator still signs its successor (decision 151).
+    const s = await relayer!.pollSets(head, active);
+    if (s.refusedError) lastSignatureRefusal = logRefusal('bridge set signatures', s.refusedError, lastSignatureRefusal, ctx.log);
     stats.polls++;
   };
 
@@ -179,7 +205,20 @@ export function bridgeBehavior(
       const chainId = config.genesis.chainId;
       const state = () => deps.chain().state;
       const height = () => deps.chain().height;
-      watcher = new Watcher({ external, signer, deployBlock: BigInt(deployment.deployBlock), state, height, chainId, submit, stats: stats.watcher });
+      watcher = new Watcher({
+        external,
+        signer,
+        privateKey: key,
+        deployBlock: BigInt(deployment.deployBlock),
+        state,
+        height,
+        blockTimeMs: () => deps.chain().lastTimestampMs,
+        nowMs: () => Date.now(),
+        chainId,
+        submit,
+        stats: stats.watcher,
+        log: ctx.log,
+      });
       relayer = new Relayer({
         external,
         signer,
@@ -218,6 +257,7 @@ export function bridgeBehavior(
     stop() {
       clearTimeout(timer);
       relayer?.stop();
+      watcher?.stop();
     },
   };
 }

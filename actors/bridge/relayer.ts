@@ -4,7 +4,7 @@
  *
  * Each poll:
  *   - it signs every withdrawal requested or signed (not yet queued) that it has not
- *     signed and that has not expired (the v2 digest the contract
+ *     signed and that has not expired (the v3 digest the contract
  *     recovers, src/signing/bridge-withdrawal.ts) and submits them as one
  *     WithdrawalSignatures transaction (≤ 256 items);
  *   - for each `signed` withdrawal, the designated submitter (the active validators
@@ -14,6 +14,21 @@
  *     contract's validator set, ascending by signer;
  *   - for each `submitted` withdrawal past its readyAt (external time), the same rotation
  *     executes it, measured in external seconds since readyAt.
+ * The validator sets (decision 151), each poll, active or not:
+ *   - it signs every recorded bridge set (src/state/bridge/sets.ts) whose predecessor set
+ *     holds its address and that it has not signed, as one BridgeSetSignatures transaction
+ *     (an outgoing validator signs its successor: the contract checks set N against N−1);
+ *   - while active, it reads the contract's sets: a pending set that is due is activated
+ *     (activateValidatorSet); with none pending, the chain's set nonce + 1, once its
+ *     signatures hold more than 2/3 of the contract's set (the chain's set of that nonce),
+ *     is submitted (updateValidatorSet). Any active validator may send; the contract takes
+ *     one (a second is refused in the simulation, before any gas);
+ *   - owner sets (the chain's executed SetOwners, decision 149) the same way: any
+ *     validator of a kept set signs; an active relayer submits the newest (updateOwners)
+ *     with the signatures of the contract's set once they hold more than 2/3 of its power,
+ *     and activates it when due.
+ * Withdrawals are queued with the signatures of the set the contract checks at the head's
+ * time: the pending set once it is due (the contract applies it first), else the one in force.
  * Every send re-reads the contract first (already queued or paid: nothing; expired or
  * paused: nothing) and is sent from the validator's own key (its external account pays
  * the gas). Sends run beside the polls (a receipt may take seconds); one per withdrawal
@@ -23,18 +38,42 @@
 import type { BridgeClient } from '../../src/bridge/evm';
 import { encodeTx, TxKind, type Tx } from '../../src/codec/tx';
 import { MAX_WITHDRAWAL_SIGNATURES, signWithdrawalSignatures, type WithdrawalSignatureItem } from '../../src/codec/txs/bridge';
+import { BridgeSetKind, MAX_SET_SIGNATURES, signBridgeSetSignatures, type BridgeSetSignatureItem } from '../../src/codec/txs/bridge-set';
 import type { Secp256k1Signer } from '../../src/consensus/signer';
-import { bridgeWithdrawalSigningHash } from '../../src/signing/bridge-withdrawal';
-import { pendingWithdrawals, withdrawalMessage } from '../../src/state/bridge/reads';
+import { bridgeOwnersSigningHash, bridgeSetSigningHash, bridgeWithdrawalSigningHash } from '../../src/signing/bridge-withdrawal';
+import { bridgeParams, pendingWithdrawals, withdrawalMessage } from '../../src/state/bridge/reads';
+import {
+  bridgeOwnerSets,
+  bridgeOwnersMessage,
+  bridgeSet,
+  bridgeSetMessage,
+  bridgeSets,
+  latestBridgeSet,
+  mayBridgeSign,
+  setSignedByPredecessor,
+} from '../../src/state/bridge/sets';
 import type { Withdrawal } from '../../src/state/records';
 import type { State } from '../../src/state/state';
 import { activeValidators } from '../../src/state/validators/set';
-import type { Address } from '../../src/util/bytes';
+import { hexToBytes, type Address } from '../../src/util/bytes';
 import type { Logger } from '../../src/util/log';
 import type { BridgeRelayerStats } from './messages';
 
 /** What the relayer reads of and sends to the external chain. */
-export type RelayerExternal = Pick<BridgeClient, 'withdrawal' | 'validatorSet' | 'paused' | 'queueWithdrawal' | 'executeWithdrawal'>;
+export type RelayerExternal = Pick<
+  BridgeClient,
+    | 'withdrawal'
+  | 'validatorSet'
+  | 'validatorSets'
+  | 'ownerSets'
+  | 'paused'
+  | 'queueWithdrawal'
+  | 'executeWithdrawal'
+  | 'updateValidatorSet'
+  | 'activateValidatorSet'
+  | 'updateOwners'
+  | 'activateOwners'
+>;
 
 /** Default time a validator at distance 1 from the designated submitter waits before it takes over (× its distance). */
 export const RELAYER_TAKEOVER_MS_DEFAULT = 15_000;
@@ -76,6 +115,8 @@ export function submitterDistance(ascending: readonly { address: Address }[], me
 export class Relayer {
   /** Withdrawal id → exchange height its signature was last submitted at. */
   private readonly signedAt = new Map<bigint, number>();
+  /** Bridge set nonce → exchange height its signature was last submitted at. */
+  private readonly setSignedAt = new Map<bigint, number>();
   /** `q:<id>` / `x:<id>` sends waiting for their receipt. */
   private readonly inFlight = new Set<string>();
   /** readyAt of queued withdrawals as the contract answered (it never changes once queued). */
@@ -100,6 +141,146 @@ export class Relayer {
     const refusedError = await this.sign(state, pending, head);
     await this.relay(state, pending, head);
     return { refusedError };
+  }
+
+  /**
+   * The validator sets: signs the recorded sets this validator's key must sign (active or
+   * not), and, when `active`, moves the contract on by one set. Returns a refused signature
+   * transaction's error.
+   */
+  async pollSets(head: { timestampSec: bigint }, active: boolean): Promise<{ refusedError?: unknown }> {
+    const state = this.d.state();
+    if (!bridgeParams(state)) return {};
+    const refusedError = await this.signSets(state);
+    if (active) {
+      await this.relaySets(state, head);
+      await this.relayOwners(state, head);
+    }
+    return { refusedError };
+  }
+
+  private async signSets(state: State): Promise<unknown> {
+    const { d } = this;
+    const me = d.signer.address;
+    const height = d.height();
+    const items: BridgeSetSignatureItem[] = [];
+    for (const set of bridgeSets(state)) {
+      if (set.nonce === 0n || items.length >= MAX_SET_SIGNATURES) continue;
+      const prev = bridgeSet(state, set.nonce - 1n);
+      if (!prev || !prev.validators.includes(me) || set.signatures.some((s) => s.validator === me)) continue;
+      const at = this.setSignedAt.get(set.nonce);
+      if (at !== undefined && height < at + RESIGN_AFTER_BLOCKS) continue;
+      items.push({ kind: BridgeSetKind.Validators, setNonce: set.nonce, signature: d.signer.sign(bridgeSetSigningHash(bridgeSetMessage(state, set))) });
+    }
+    // Owner sets (the chain's SetOwners): any validator of a kept set signs; the relayer passes the contract's set's.
+    if (mayBridgeSign(state, me)) {
+      for (const owners of bridgeOwnerSets(state)) {
+        if (owners.nonce === 0n || items.length >= MAX_SET_SIGNATURES || owners.signatures.some((s) => s.validator === me)) continue;
+        const at = this.setSignedAt.get(-owners.nonce);
+        if (at !== undefined && height < at + RESIGN_AFTER_BLOCKS) continue;
+        items.push({ kind: BridgeSetKind.Owners, setNonce: owners.nonce, signature: d.signer.sign(bridgeOwnersSigningHash(bridgeOwnersMessage(state, owners))) });
+      }
+    }
+    if (items.length === 0) return undefined;
+    try {
+      await d.submit(encodeTx(d.chainId, TxKind.BridgeSetSignatures, signBridgeSetSignatures(d.chainId, { validator: me, items }, d.signer)));
+    } catch (err) {
+      d.stats.signatureTxsRefused++;
+      return err;
+    }
+    // Owner sets under their negated nonce: one map for both kinds.
+    for (const it of items) this.setSignedAt.set(it.kind === BridgeSetKind.Owners ? -it.setNonce : it.setNonce, height);
+    d.stats.setSignaturesSubmitted += items.length;
+    return undefined;
+  }
+
+  private async relaySets(state: State, head: { timestampSec: bigint }): Promise<void> {
+    const { d } = this;
+    if (this.inFlight.has('s:set')) return;
+    const latest = latestBridgeSet(state);
+    if (latest.nonce === 0n) return;
+    const ext = await d.external.validatorSets();
+    if (ext.pending.activeAt !== 0n) {
+      if (head.timestampSec >= ext.pending.activeAt) this.start('s:set', () => this.activateSet());
+      return;
+    }
+    if (ext.nonce >= latest.nonce) return;
+    const next = bridgeSet(state, ext.nonce + 1n);
+    if (!next || !setSignedByPredecessor(state, next)) return;
+    this.start('s:set', () => this.submitSet(next.nonce));
+  }
+
+  /**
+   * The chain's newest owner set: submitted (updateOwners) once the signatures of the
+   * validators in the contract's set hold more than 2/3 of its power; activated when due.
+   */
+  private async relayOwners(state: State, head: { timestampSec: bigint }): Promise<void> {
+    const { d } = this;
+    if (this.inFlight.has('s:owners')) return;
+    const sets = bridgeOwnerSets(state);
+    const latest = sets[sets.length - 1];
+    if (!latest || latest.nonce === 0n) return;
+    const ext = await d.external.ownerSets();
+    if (ext.pending.activeAt !== 0n && head.timestampSec >= ext.pending.activeAt) {
+      this.start('s:owners', async () => {
+        if (await d.external.paused()) throw new Error('the bridge is paused');
+        await d.external.activateOwners(d.privateKey);
+        d.log.info({ ownerSetNonce: String(ext.pending.nonce) }, 'bridge relayer: owner set activated on the external chain');
+        return 'sent';
+      });
+      return;
+    }
+    const floor = ext.pending.activeAt !== 0n ? ext.pending.nonce : ext.nonce;
+    if (latest.nonce <= floor) return;
+    this.start('s:owners', async () => {
+      if (await d.external.paused()) throw new Error('the bridge is paused');
+      const usable = await this.contractSetSignatures(latest.signatures, head.timestampSec);
+      if (!usable || this.stopped) return 'nothing';
+      await d.external.updateOwners(d.privateKey, { owners: latest.owners, threshold: latest.threshold, ownerSetNonce: latest.nonce, signatures: usable });
+      d.log.info({ ownerSetNonce: String(latest.nonce) }, 'bridge relayer: owner set submitted to the external chain');
+      return 'sent';
+    });
+  }
+
+  /** The signatures (ascending by validator) of the set the contract checks at `headSec`, if they hold more than 2/3 of its power. */
+  private async contractSetSignatures(signatures: readonly { validator: Address; signature: string }[], headSec: bigint): Promise<Uint8Array[] | undefined> {
+    const sets = await this.d.external.validatorSets();
+    const set = sets.pending.activeAt !== 0n && headSec >= sets.pending.activeAt ? sets.pending : sets.current;
+    const power = new Map(set.validators.map((v, i) => [v.toLowerCase(), set.powers[i]] as const));
+    const total = set.powers.reduce((a, p) => a + p, 0n);
+    const usable = signatures.filter((s) => power.has(s.validator));
+    const signed = usable.reduce((a, s) => a + power.get(s.validator)!, 0n);
+    return 3n * signed > 2n * total ? usable.map((s) => hexToBytes(s.signature)) : undefined;
+  }
+
+  private async activateSet(): Promise<'sent' | 'nothing'> {
+    const { d } = this;
+    if (await d.external.paused()) throw new Error('the bridge is paused');
+    const ext = await d.external.validatorSets();
+    if (ext.pending.activeAt === 0n || this.stopped) return 'nothing';
+    await d.external.activateValidatorSet(d.privateKey);
+    d.stats.setsActivated++;
+    d.log.info({ setNonce: String(ext.pending.nonce) }, 'bridge relayer: validator set activated on the external chain');
+    return 'sent';
+  }
+
+  private async submitSet(nonce: bigint): Promise<'sent' | 'nothing'> {
+    const { d } = this;
+    if (await d.external.paused()) throw new Error('the bridge is paused');
+    const ext = await d.external.validatorSets();
+    if (ext.pending.activeAt !== 0n || ext.nonce + 1n !== nonce || this.stopped) return 'nothing';
+    const set = bridgeSet(d.state(), nonce);
+    if (!set) return 'nothing';
+    // The record keeps the signatures ascending by validator (lower-case hex: numeric order), as the contract wants them.
+    await d.external.updateValidatorSet(d.privateKey, {
+      validators: set.validators,
+      powers: set.powers,
+      setNonce: set.nonce,
+      signatures: set.signatures.map((s) => hexToBytes(s.signature)),
+    });
+    d.stats.setsSubmitted++;
+    d.log.info({ setNonce: String(nonce) }, 'bridge relayer: validator set submitted to the external chain');
+    return 'sent';
   }
 
   private async sign(state: State, pending: Withdrawal[], head: { timestampSec: bigint }): Promise<unknown> {
@@ -146,7 +327,7 @@ export class Relayer {
       if (w.status === 'signed') {
         // Block time since it was signed (its last transition): the same clock on every validator.
         if (d.blockTimeMs() - w.updatedMs < k * d.takeoverMs) continue;
-        if (this.start(`q:${w.id}`, () => this.queue(w))) started++;
+        if (this.start(`q:${w.id}`, () => this.queue(w, head.timestampSec))) started++;
       } else {
         let ready = this.readyAt.get(w.id);
         if (ready === undefined) {
@@ -183,12 +364,14 @@ export class Relayer {
     return true;
   }
 
-  private async queue(w: Withdrawal): Promise<'sent' | 'nothing'> {
+  private async queue(w: Withdrawal, headSec: bigint): Promise<'sent' | 'nothing'> {
     const { d } = this;
     const ext = await d.external.withdrawal(w.id);
     if (ext.state !== 'none') return 'nothing'; // queued (by another validator), paid or cancelled already
     if (await d.external.paused()) throw new Error('the bridge is paused');
-    const set = await d.external.validatorSet();
+    // The set the contract will check: a due pending set is applied before the signatures are.
+    const sets = await d.external.validatorSets();
+    const set = sets.pending.activeAt !== 0n && headSec >= sets.pending.activeAt ? sets.pending : sets.current;
     const power = new Map<Address, bigint>();
     let total = 0n;
     set.validators.forEach((v, i) => {

@@ -1,7 +1,8 @@
 /**
  * Deploys the bridge on an external EVM chain (decision 81, docs/bridge.md): TestUSDC,
- * then ExchangeBridge with the genesis validators (powers = their bonds in wei, as the
- * exchange chain's voting power) and the genesis owners (their 2-of-3 threshold), then
+ * then ExchangeBridge bound to the exchange chain (its chain id and genesis hash, decision
+ * 150) with the genesis validators (powers = their bonds in wei, as the exchange chain's
+ * voting power) and the genesis owners (their 2-of-3 threshold), then
  * mints test USDC to each of the chain's development accounts (`eth_accounts`: hardhat's
  * unlocked defaults), then funds every genesis validator's address with ETH (100 by
  * default: a validator's key is also its external account, which pays the relaying gas).
@@ -18,6 +19,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createPublicClient, createWalletClient, getAddress, getContractAddress, http, parseEther, type Address, type Hex } from 'viem';
+import { genesisHashHex } from '../genesis/load';
 import type { Genesis } from '../genesis/types';
 import { contractArtifacts } from './contracts';
 
@@ -148,7 +150,7 @@ export async function deployBridge(opts: DeployOptions): Promise<BridgeDeploymen
       chain,
       abi: artifacts.ExchangeBridge.abi,
       bytecode: artifacts.ExchangeBridge.bytecode,
-      args: [usdc.address, disputePeriodSec, validators, powers, owners, threshold],
+      args: [usdc.address, disputePeriodSec, BigInt(opts.genesis.chainId), genesisHashHex(opts.genesis), validators, powers, owners, threshold],
     }),
   );
   if (expected && (usdc.address !== expected.usdc || bridge.address !== expected.address)) {

@@ -15,7 +15,8 @@
  *     contract's custom error (`WithdrawalExpired(1767225600)`), read before sending (a
  *     simulation) or, for a transaction mined reverted (another transaction got in first),
  *     by replaying it on the state its block left;
- *   - `checkChain()` refuses an endpoint on another chain or without the bridge's code.
+ *   - `checkChain()` refuses an endpoint on another chain or without the bridge's code;
+ *     `binding()` reads the exchange chain the contract is bound to.
  * A validator's raw secp256k1 private key is also its external account (it pays the gas).
  */
 import { readFileSync } from 'node:fs';
@@ -25,6 +26,8 @@ import {
   createPublicClient,
   createWalletClient,
   decodeEventLog,
+  HttpRequestError,
+  TimeoutError,
   defineChain,
   http,
   type Abi,
@@ -77,7 +80,7 @@ export function readDeploymentFile(path: string): BridgeDeploymentFile {
 
 /** One event of the bridge, decoded. Addresses lowercase; which optional fields are set depends on `kind`. */
 export interface BridgeLog {
-  kind: 'Deposit' | 'WithdrawalQueued' | 'WithdrawalPaid' | 'WithdrawalCancelled';
+  kind: 'Deposit' | 'WithdrawalQueued' | 'WithdrawalPaid' | 'WithdrawalCancelled' | 'Unpaused' | 'ValidatorSetProposed' | 'OwnersProposed';
   blockNumber: bigint;
   txHash: Uint8Array;
   logIndex: number;
@@ -88,6 +91,12 @@ export interface BridgeLog {
   withdrawalId?: bigint;
   readyAt?: bigint;
   validUntil?: bigint;
+  /** ValidatorSetProposed: its set nonce, validators and powers; OwnersProposed: its owner nonce, owners and threshold. */
+  nonce?: bigint;
+  validators?: Address[];
+  powers?: bigint[];
+  owners?: Address[];
+  threshold?: bigint;
 }
 
 /** The contract's record of a withdrawal id ('none': never queued). */
@@ -103,7 +112,7 @@ export interface BridgeClientCounters {
   foreignLogsDropped: number;
   /** Logs flagged `removed` (reorged out) or still pending (dropped). */
   removedLogsDropped: number;
-  /** The bridge's other events (Paused, Unpaused, ValidatorSetChanged, unknown topics): not claims. */
+  /** The bridge's other events (Paused, ValidatorSetChanged, unknown topics): not claims. */
   otherLogsSkipped: number;
 }
 
@@ -138,7 +147,15 @@ export class BridgeRevertError extends Error {
 
 const DEFAULT_MAX_LOG_RANGE_BLOCKS = 2_000;
 const WITHDRAWAL_STATES = ['none', 'queued', 'paid', 'cancelled'] as const;
-const CLAIM_EVENTS = new Set(['Deposit', 'WithdrawalQueued', 'WithdrawalPaid', 'WithdrawalCancelled']);
+/**
+ * The events returned: the claims' four, the set and owner proposals (a watcher compares
+ * them with the chain's decisions), and Unpaused (the owners' answer to an alert: a
+ * watcher does not pause again for what they have seen).
+ */
+const CLAIM_EVENTS = new Set(['Deposit', 'WithdrawalQueued', 'WithdrawalPaid', 'WithdrawalCancelled', 'Unpaused', 'ValidatorSetProposed', 'OwnersProposed']);
+
+/** Which block a watcher counts confirmations from: the chain's finalized block, else its safe block, else its head. */
+export type FinalityTag = 'finalized' | 'safe' | 'latest';
 
 interface RawLog {
   address: string;
@@ -166,6 +183,8 @@ export class BridgeClient {
   private readonly receiptTimeoutMs: number;
   private readonly transport: ReturnType<typeof http>;
   private readonly counts: BridgeClientCounters = { foreignLogsDropped: 0, removedLogsDropped: 0, otherLogsSkipped: 0 };
+  /** The finality tags still to try, best first (finalizedHead drops one the endpoint refuses). */
+  private readonly finalityTags: FinalityTag[] = ['finalized', 'safe', 'latest'];
   /** Sends from one key go one after the other (each takes the next nonce after the previous is mined). */
   private readonly sendQueues = new Map<string, Promise<unknown>>();
 
@@ -212,10 +231,40 @@ export class BridgeClient {
     if (!code || code === '0x') throw new Error(`no contract at the bridge address ${this.bridge} on chain ${id} (${this.rpcUrl}): not deployed, or another chain`);
   }
 
+  /**
+   * The exchange chain the bridge is bound to (its constructor's exchangeChainId and
+   * exchangeGenesisHash, decision 150): a node whose genesis differs must not watch it.
+   */
+  async binding(): Promise<{ exchangeChainId: bigint; genesisHash: Uint8Array }> {
+    const [exchangeChainId, genesisHash] = await Promise.all([this.readBridge<bigint>('exchangeChainId', []), this.readBridge<Hex>('exchangeGenesisHash', [])]);
+    return { exchangeChainId, genesisHash: hexToBytes(genesisHash) };
+  }
+
   /** The latest block's number and timestamp. */
   async head(): Promise<{ number: bigint; timestampSec: bigint }> {
     const b = await this.pub.getBlock({ blockTag: 'latest' });
     return { number: b.number, timestampSec: b.timestamp };
+  }
+
+  /**
+   * The block confirmations count from (decision 155): eth_getBlockByNumber("finalized")
+   * where the chain answers it, else "safe", else "latest" (a chain that knows neither
+   * tag). The first tag the endpoint refuses is not asked again.
+   */
+  async finalizedHead(): Promise<{ number: bigint; timestampSec: bigint; tag: FinalityTag }> {
+    while (this.finalityTags.length > 1) {
+      const tag = this.finalityTags[0];
+      try {
+        const b = await this.pub.getBlock({ blockTag: tag });
+        return { number: b.number, timestampSec: b.timestamp, tag };
+      } catch (err) {
+        // Only an endpoint's refusal of the tag moves on; a timeout or a dead endpoint is the poll's failure.
+        if (!(err instanceof BaseError) || err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError)) throw err;
+        this.finalityTags.shift();
+      }
+    }
+    const b = await this.pub.getBlock({ blockTag: 'latest' });
+    return { number: b.number, timestampSec: b.timestamp, tag: 'latest' };
   }
 
   /** Block `n` (throws if the chain has no such block yet). */
@@ -280,6 +329,12 @@ export class BridgeClient {
         };
       case 'WithdrawalPaid':
         return { kind: 'WithdrawalPaid', ...base, withdrawalId: a.withdrawalId as bigint, recipient: addr(a.recipient), amount: a.amount as bigint };
+      case 'Unpaused':
+        return { kind: 'Unpaused', ...base };
+      case 'ValidatorSetProposed':
+        return { kind: 'ValidatorSetProposed', ...base, nonce: a.setNonce as bigint, validators: (a.validators as string[]).map(addr), powers: [...(a.powers as bigint[])] };
+      case 'OwnersProposed':
+        return { kind: 'OwnersProposed', ...base, nonce: a.ownerNonce as bigint, owners: (a.owners as string[]).map(addr), threshold: a.threshold as bigint };
       default:
         return { kind: 'WithdrawalCancelled', ...base, withdrawalId: a.withdrawalId as bigint };
     }
@@ -303,6 +358,50 @@ export class BridgeClient {
     return { validators: validators.map((v) => toAddress(v)), powers: [...powers] };
   }
 
+  /**
+   * The set in force with its nonce, and the pending set (activeAt 0: none): the set the
+   * contract checks at external time t is the pending one once t ≥ activeAt (it is applied
+   * lazily), else the one in force.
+   */
+  async validatorSets(): Promise<{
+    nonce: bigint;
+    current: { validators: Address[]; powers: bigint[] };
+    pending: { nonce: bigint; activeAt: bigint; byOwners: boolean; validators: Address[]; powers: bigint[] };
+  }> {
+    const [current, nonce, p] = await Promise.all([
+      this.validatorSet(),
+      this.readBridge<bigint>('validatorSetNonce', []),
+      this.readBridge<[string[], bigint[], bigint, bigint, boolean]>('pendingValidatorSet', []),
+    ]);
+    return { nonce, current, pending: { validators: p[0].map((v) => toAddress(v)), powers: [...p[1]], nonce: p[2], activeAt: p[3], byOwners: p[4] } };
+  }
+
+  /** Submits validator set `setNonce` signed by the set the contract checks; waits for the receipt. */
+  async updateValidatorSet(privateKey: Uint8Array, m: { validators: Address[]; powers: bigint[]; setNonce: bigint; signatures: Uint8Array[] }): Promise<{ txHash: Uint8Array }> {
+    return this.send(privateKey, 'updateValidatorSet', [m.validators, m.powers, m.setNonce, m.signatures.map((s) => bytesToHex(s))]);
+  }
+
+  /** Applies the due pending set; waits for the receipt. */
+  async activateValidatorSet(privateKey: Uint8Array): Promise<{ txHash: Uint8Array }> {
+    return this.send(privateKey, 'activateValidatorSet', []);
+  }
+
+  /** The owner set's nonce in force and the pending owner set (activeAt 0: none). */
+  async ownerSets(): Promise<{ nonce: bigint; pending: { nonce: bigint; activeAt: bigint } }> {
+    const [nonce, p] = await Promise.all([this.readBridge<bigint>('ownerSetNonce', []), this.readBridge<[string[], bigint, bigint, bigint]>('pendingOwners', [])]);
+    return { nonce, pending: { nonce: p[2], activeAt: p[3] } };
+  }
+
+  /** Submits owner set `ownerSetNonce` (the chain's SetOwners) signed by the contract's validators; waits for the receipt. */
+  async updateOwners(privateKey: Uint8Array, m: { owners: Address[]; threshold: bigint; ownerSetNonce: bigint; signatures: Uint8Array[] }): Promise<{ txHash: Uint8Array }> {
+    return this.send(privateKey, 'updateOwners', [m.owners, m.threshold, m.ownerSetNonce, m.signatures.map((s) => bytesToHex(s))]);
+  }
+
+  /** Applies the due pending owner set; waits for the receipt. */
+  async activateOwners(privateKey: Uint8Array): Promise<{ txHash: Uint8Array }> {
+    return this.send(privateKey, 'activateOwners', []);
+  }
+
   async paused(): Promise<boolean> {
     return this.readBridge<boolean>('paused', []);
   }
@@ -323,6 +422,11 @@ export class BridgeClient {
   /** Pays a queued, due withdrawal from `privateKey`'s account; waits for the receipt; throws BridgeRevertError with the contract's error. */
   async executeWithdrawal(privateKey: Uint8Array, withdrawalId: bigint): Promise<{ txHash: Uint8Array }> {
     return this.send(privateKey, 'executeWithdrawal', [withdrawalId]);
+  }
+
+  /** Pauses the bridge from `privateKey`'s account (a validator of the contract's set, or an owner); waits for the receipt; throws BridgeRevertError (`NotLocker`). */
+  async pause(privateKey: Uint8Array): Promise<{ txHash: Uint8Array }> {
+    return this.send(privateKey, 'pause', []);
   }
 
   private send(privateKey: Uint8Array, functionName: string, args: unknown[]): Promise<{ txHash: Uint8Array }> {

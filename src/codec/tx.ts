@@ -88,8 +88,10 @@ export enum TxKind {
   GovernanceCancel = 63,
   /** A validator's signed claims about the external chain: deposits, withdrawals queued, paid or void (src/codec/txs/bridge.ts; decision 82): no nonce, no fee. */
   BridgeAttestation = 70,
-  /** A validator's signatures over pending withdrawals' v2 digests, for the bridge contract (src/codec/txs/bridge.ts; decision 83): no nonce, no fee. */
+  /** A validator's signatures over pending withdrawals' v3 digests, for the bridge contract (src/codec/txs/bridge.ts; decision 83): no nonce, no fee. */
   WithdrawalSignatures = 71,
+  /** A validator's signatures over recorded bridge validator sets, for the contract's updateValidatorSet (src/codec/txs/bridge-set.ts; decision 151): no nonce, no fee. */
+  BridgeSetSignatures = 72,
 }
 
 interface TxKindCodec<B> {

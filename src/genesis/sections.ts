@@ -434,7 +434,7 @@ const BRIDGE_WINDOW_MAX_MS = 30 * 24 * 3_600_000;
 /** The optional bridge section (decision 82): absent, the network has no bridge. */
 export function parseBridge(value: unknown, path: string): BridgeParams | undefined {
   if (value === undefined) return undefined;
-  const o = object(value, path, ['externalChainId', 'address', 'usdc', 'confirmations', 'withdrawalWindowMs']);
+  const o = object(value, path, ['externalChainId', 'address', 'usdc', 'confirmations', 'withdrawalWindowMs'], ['firstDepositId']);
   const externalChainId = int(o.externalChainId, `${path}.externalChainId`, 1, MAX_SAFE);
   const bridgeAddress = address(o.address, `${path}.address`);
   const usdc = address(o.usdc, `${path}.usdc`);
@@ -443,5 +443,8 @@ export function parseBridge(value: unknown, path: string): BridgeParams | undefi
   if (usdc === bridgeAddress) fail(`${path}.usdc`, 'must differ from the bridge address');
   const confirmations = int(o.confirmations, `${path}.confirmations`, 1, 1000);
   const withdrawalWindowMs = int(o.withdrawalWindowMs, `${path}.withdrawalWindowMs`, BRIDGE_WINDOW_MIN_MS, BRIDGE_WINDOW_MAX_MS);
-  return { externalChainId, address: bridgeAddress, usdc, confirmations, withdrawalWindowMs };
+  // The first deposit id this chain credits (decision 150): a chain started beside a bridge
+  // already used names the contract's nextDepositId here, so no earlier deposit is credited twice.
+  const firstDepositId = o.firstDepositId === undefined ? undefined : int(o.firstDepositId, `${path}.firstDepositId`, 0, MAX_SAFE);
+  return { externalChainId, address: bridgeAddress, usdc, confirmations, withdrawalWindowMs, ...(firstDepositId !== undefined ? { firstDepositId } : {}) };
 }

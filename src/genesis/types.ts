@@ -67,6 +67,11 @@ export interface BridgeParams {
   confirmations: number;
   /** validUntil = floor((requestMs + withdrawalWindowMs)/1000). 60 000 .. 30 days. Devnet 600 000 (10 min). */
   withdrawalWindowMs: number;
+  /**
+   * The first deposit id the chain credits (default 0): deposits below it were made before
+   * this chain (a bridge already used) and are never credited here (decision 150).
+   */
+  firstDepositId?: number;
 }
 
 export interface ConsensusParams {

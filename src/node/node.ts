@@ -291,6 +291,7 @@ export class Node {
         },
         bridge: () => this.bridge,
         feeds: () => this.feeds,
+        ...(config.genesis.bridge ? { bridgeAlerts: () => this.holder.current?.state.bridgeAlerts.size } : {}),
       },
       { version: this.version, chainId: config.genesis.chainId, network: config.genesis.network },
     );

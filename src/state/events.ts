@@ -189,6 +189,30 @@ export interface BridgeAttestationEvent {
   late: number;
 }
 
+/** The chain recorded a new bridge validator set (decision 151): the contract's next set, to be signed by the set before it. */
+export interface BridgeSetRecordedEvent {
+  type: 'BridgeSetRecorded';
+  setNonce: string;
+  validators: Address[];
+  powers: string[];
+}
+
+/** The chain recorded a new bridge owner set (its owners changed: decision 149), for the contract's updateOwners. */
+export interface BridgeOwnersRecordedEvent {
+  type: 'BridgeOwnersRecorded';
+  ownerSetNonce: string;
+  owners: Address[];
+  threshold: string;
+}
+
+/** A validator's signatures over recorded bridge sets were applied. */
+export interface BridgeSetSignaturesEvent {
+  type: 'BridgeSetSignatures';
+  validator: Address;
+  items: number;
+  counted: number;
+}
+
 /** A validator's withdrawal signatures were applied: how many were kept on their records, how many were late. */
 export interface WithdrawalSignaturesEvent {
   type: 'WithdrawalSignatures';
@@ -243,6 +267,20 @@ export interface WithdrawalRefundedEvent {
   fee: Usdc6;
   reason: 'expired' | 'cancelled';
   /** The external cancel transaction; zeros when expired. */
+  externalTx: Hex;
+}
+
+/**
+ * A quorum of validators attested something on the external bridge that no decision of
+ * this chain explains (decision 154): a forged or altered withdrawal queued or paid, a set
+ * or owner change. Recorded once per (kind, id) (src/state/bridge/alerts.ts).
+ */
+export interface BridgeAlertEvent {
+  type: 'BridgeAlert';
+  alert: 'forged_queue' | 'forged_paid' | 'unexplained_set' | 'unexplained_owners';
+  /** The withdrawal id, or the set / owner nonce (the event's block when it names none). */
+  id: string;
+  /** The external transaction that holds the event. */
   externalTx: Hex;
 }
 
@@ -562,11 +600,15 @@ export type ChainEvent =
   | WithdrawalRequestedEvent
   | BridgeAttestationEvent
   | WithdrawalSignaturesEvent
+  | BridgeSetRecordedEvent
+  | BridgeOwnersRecordedEvent
+  | BridgeSetSignaturesEvent
   | DepositCreditedEvent
   | WithdrawalSignedEvent
   | WithdrawalSubmittedEvent
   | WithdrawalPaidEvent
   | WithdrawalRefundedEvent
+  | BridgeAlertEvent
   | SessionCreatedEvent
   | SubAccountCreatedEvent
   | SubAccountTransferredEvent

@@ -4,6 +4,7 @@ import { bytesToHex } from '../util/bytes';
 import type { ChainParams } from './records';
 import { State, type StateChange } from './state';
 import { credit, mint } from './accounts/vault';
+import { genesisBridgeOwners } from './bridge/sets';
 
 export function genesisParams(g: Genesis): ChainParams {
   const { privateKey: _secret, ...faucet } = g.faucet ?? ({} as NonNullable<Genesis['faucet']>);
@@ -27,6 +28,10 @@ export function genesisState(g: Genesis, genesisHash: Uint8Array): { state: Stat
   state.meta.set('params', genesisParams(g));
   state.meta.set('validators', g.validators);
   state.meta.set('head', { height: 0, timestampMs: g.genesisTimeMs, blockHash: bytesToHex(genesisHash) });
+  // The genesis hash every bridge message is bound to (decision 150; src/state/bridge/reads.ts).
+  if (g.bridge) state.meta.set('genesisHash', bytesToHex(genesisHash));
+  // And the owner set the contract's constructor got, which the chain's SetOwners moves on (decision 149).
+  if (g.bridge) genesisBridgeOwners(state);
   for (const p of [...g.pairs].sort((a, b) => a.id - b.id)) state.pairs.set(String(p.id), p);
   const accounts = [...g.accounts].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   for (const a of accounts) {

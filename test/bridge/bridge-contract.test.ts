@@ -30,11 +30,11 @@ import { contractArtifacts } from '../../src/bridge/contracts';
 import { deployBridge, type BridgeDeployment } from '../../src/bridge/deploy';
 import { startDevChain, type DevChain } from '../../src/bridge/devchain';
 import { bridgeOwners, bridgeValidatorSet } from '../../src/bridge/deploy';
-import { ownerActionDigest, ownerActions, signAll, withdrawalDigest, type BridgeDomain } from '../../src/bridge/signatures';
+import { ownerActionDigest, ownerActions, ownersDigest, signAll, validatorSetDigest, withdrawalDigest, type BridgeDomain } from '../../src/bridge/signatures';
 import { freePort } from '../../src/cli/launcher';
-import { bridgeWithdrawalDigest } from '../../src/signing/bridge-withdrawal';
-import { bytesToHex, toAddress } from '../../src/util/bytes';
-import { loadGenesisFile } from '../../src/genesis/load';
+import { bridgeOwnersDigest, bridgeSetDigest, bridgeWithdrawalDigest, type BridgeMessageDomain } from '../../src/signing/bridge-withdrawal';
+import { bytesToHex, hexToBytes, toAddress } from '../../src/util/bytes';
+import { genesisHashHex, loadGenesisFile } from '../../src/genesis/load';
 import type { Genesis } from '../../src/genesis/types';
 import { ROOT, tempDir } from '../helpers/devnet';
 import { compileFixture, revertEachTest } from './fixtures';
@@ -110,6 +110,14 @@ async function callInBlockAt(from: Address, functionName: string, args: unknown[
 const executeInBlockAt = (from: Address, id: bigint, timestamp: bigint): Promise<void> => callInBlockAt(from, 'executeWithdrawal', [id], timestamp);
 const latestTime = async (): Promise<bigint> => (await clients().pub.getBlock()).timestamp;
 
+/** The domain as src/signing/bridge-withdrawal.ts takes it. */
+const pureDomain = (): BridgeMessageDomain => ({
+  externalChainId: domain.chainId,
+  bridge: toAddress(domain.bridge),
+  exchangeChainId: domain.exchangeChainId,
+  genesisHash: hexToBytes(domain.genesisHash),
+});
+
 async function ownerSigs(ownerKeyList: Hex[], actionHash: Hex, d: BridgeDomain = domain): Promise<Hex[]> {
   const nonce = await read<bigint>('ownerNonce');
   return signAll(ownerKeyList, ownerActionDigest(d, nonce, actionHash));
@@ -118,7 +126,7 @@ async function ownerSigs(ownerKeyList: Hex[], actionHash: Hex, d: BridgeDomain =
 beforeAll(async () => {
   chain = await startDevChain({ port: await freePort() });
   dep = await deployBridge({ rpcUrl: chain.rpcUrl, genesis, disputePeriodSec: DISPUTE_SEC });
-  domain = { chainId: BigInt(dep.chainId), bridge: dep.bridge };
+  domain = { chainId: BigInt(dep.chainId), bridge: dep.bridge, exchangeChainId: BigInt(genesis.chainId), genesisHash: genesisHashHex(genesis) };
   accounts = await clients().wallet(getAddress('0x0000000000000000000000000000000000000001')).getAddresses();
 }, 120_000);
 
@@ -184,7 +192,7 @@ describe('the bridge on a real external chain (hardhat node)', () => {
     expect(await read<bigint>('totalPower', [], written.bridge)).toBe(6n * 10n ** 25n);
   });
 
-  it('the contract computes the same withdrawal (v2) and owner digests as src/bridge/signatures.ts and src/signing/bridge-withdrawal.ts', async () => {
+  it('the contract computes the same withdrawal (v3), set, owners and owner-action digests as src/bridge/signatures.ts and src/signing/bridge-withdrawal.ts', async () => {
     const recipient = accounts[5];
     for (const [id, amount, validUntil] of [
       [7n, 123n, VALID_UNTIL],
@@ -193,11 +201,22 @@ describe('the bridge on a real external chain (hardhat node)', () => {
     ] as const) {
       const onChain = await read<Hex>('withdrawalDigest', [id, recipient, amount, validUntil]);
       expect(onChain).toBe(withdrawalDigest(domain, id, recipient, amount, validUntil));
-      const message = { externalChainId: domain.chainId, bridge: toAddress(dep.bridge), withdrawalId: id, recipient: toAddress(recipient), amount, validUntilSec: validUntil };
+      const message = { ...pureDomain(), withdrawalId: id, recipient: toAddress(recipient), amount, validUntilSec: validUntil };
       expect(bytesToHex(bridgeWithdrawalDigest(message))).toBe(onChain);
     }
-    expect(await read<Hex>('WITHDRAWAL_TAG')).toBe(keccak256(toBytes('ExchangeBridge.Withdrawal.v2')));
+    expect(await read<Hex>('WITHDRAWAL_TAG')).toBe(keccak256(toBytes('ExchangeBridge.Withdrawal.v3')));
     expect(await read<Hex>('ownerActionDigest', [3n, ownerActions.unpause()])).toBe(ownerActionDigest(domain, 3n, ownerActions.unpause()));
+    // The binding the constructor fixed, and the set and owner-set digests.
+    expect(await read<bigint>('exchangeChainId')).toBe(BigInt(genesis.chainId));
+    expect(await read<Hex>('exchangeGenesisHash')).toBe(genesisHashHex(genesis));
+    const set = [getAddress('0x0000000000000000000000000000000000000001'), accounts[3]];
+    for (const [nonce, powers] of [[1n, [5n, 7n]], [2n ** 70n, [1n, 2n ** 200n]]] as const) {
+      const onChain = await read<Hex>('validatorSetDigest', [nonce, set, powers]);
+      expect(onChain).toBe(validatorSetDigest(domain, nonce, set, powers));
+      expect(bytesToHex(bridgeSetDigest({ ...pureDomain(), setNonce: nonce, validators: set.map(toAddress), powers }))).toBe(onChain);
+      expect(await read<Hex>('ownersDigest', [nonce, set, 2n])).toBe(ownersDigest(domain, nonce, set, 2n));
+      expect(bytesToHex(bridgeOwnersDigest({ ...pureDomain(), ownerSetNonce: nonce, owners: set.map(toAddress), threshold: 2n }))).toBe(await read<Hex>('ownersDigest', [nonce, set, 2n]));
+    }
   });
 
   it('approve + deposit pulls the USDC and emits Deposit with sequential ids from 0', async () => {
@@ -222,7 +241,7 @@ describe('the bridge on a real external chain (hardhat node)', () => {
     expect(await usdcBalance(dep.bridge)).toBe(350n * USDC);
   });
 
-  it('refuses signatures short of 2/3, over another chain id, another bridge or another payout, duplicated or not validators', async () => {
+  it('refuses signatures short of 2/3, over another chain id, another bridge, another exchange chain or genesis or another payout, duplicated or not validators', async () => {
     const relayer = accounts[9];
     const recipient = getAddress('0x000000000000000000000000000000000000cafe');
     const id = 2n;
@@ -234,6 +253,8 @@ describe('the bridge on a real external chain (hardhat node)', () => {
     const wrong: [string, Hex][] = [
       ['chain', withdrawalDigest({ ...domain, chainId: domain.chainId + 1n }, id, recipient, amount, VALID_UNTIL)],
       ['bridge', withdrawalDigest({ ...domain, bridge: dep.usdc }, id, recipient, amount, VALID_UNTIL)],
+      ['exchange chain', withdrawalDigest({ ...domain, exchangeChainId: domain.exchangeChainId + 1n }, id, recipient, amount, VALID_UNTIL)],
+      ['genesis', withdrawalDigest({ ...domain, genesisHash: keccak256(toBytes('another genesis')) }, id, recipient, amount, VALID_UNTIL)],
       ['amount', withdrawalDigest(domain, id, recipient, amount + 1n, VALID_UNTIL)],
       ['recipient', withdrawalDigest(domain, id, accounts[9], amount, VALID_UNTIL)],
       ['id', withdrawalDigest(domain, id + 1n, recipient, amount, VALID_UNTIL)],
@@ -263,7 +284,7 @@ describe('the bridge on a real external chain (hardhat node)', () => {
       const hash = await wallet(mallory).deployContract({
         abi: ExchangeBridge.abi,
         bytecode: ExchangeBridge.bytecode,
-        args: [dep.usdc, 0n, validators, powers, [mallory], 1n],
+        args: [dep.usdc, 0n, domain.exchangeChainId, domain.genesisHash, validators, powers, [mallory], 1n],
       });
       const fake = getAddress((await pub.waitForTransactionReceipt({ hash })).contractAddress!);
       await usdcCall(mallory, 'approve', [fake, 1_000n * USDC]);
@@ -388,23 +409,32 @@ describe('the bridge on a real external chain (hardhat node)', () => {
     });
   });
 
-  it('changing the validator set and cancelling a queued withdrawal need the owners', async () => {
+  it('the owners change the validator set only through the timelock, and cancel a queued withdrawal', async () => {
     const relayer = accounts[9];
     const newKeys = validatorKeys.slice(0, 3);
     const newSet = newKeys
       .map((k) => privateKeyToAccount(k).address)
       .sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
     const powers = [1n, 1n, 1n];
-    const action = ownerActions.setValidators(newSet, powers);
-    // Validators (all six) cannot change their own set; one owner is not enough.
-    await expect(bridgeCall(relayer, 'setValidators', [newSet, powers, await ownerSigs(validatorKeys, action)])).rejects.toThrow(/UnknownSigner/);
-    await expect(bridgeCall(relayer, 'setValidators', [newSet, powers, await ownerSigs(ownerKeys.slice(2), action)])).rejects.toThrow(/OwnerThresholdNotReached/);
-    // Owners' signatures over another set do not carry over to this one.
-    const other = await ownerSigs(ownerKeys.slice(0, 2), ownerActions.setValidators(newSet, [1n, 1n, 2n]));
-    await expect(bridgeCall(relayer, 'setValidators', [newSet, powers, other])).rejects.toThrow(/UnknownSigner/);
-    await bridgeCall(relayer, 'setValidators', [newSet, powers, await ownerSigs([ownerKeys[0], ownerKeys[2]], action)]);
+    const action = ownerActions.setValidators(newSet, powers, 1n);
+    // Validators (all six) are not owners; one owner is not enough.
+    await expect(bridgeCall(relayer, 'setValidators', [newSet, powers, 1n, await ownerSigs(validatorKeys, action)])).rejects.toThrow(/UnknownSigner/);
+    await expect(bridgeCall(relayer, 'setValidators', [newSet, powers, 1n, await ownerSigs(ownerKeys.slice(2), action)])).rejects.toThrow(/OwnerThresholdNotReached/);
+    // Owners' signatures over another set, or another nonce, do not carry over to this one.
+    const other = await ownerSigs(ownerKeys.slice(0, 2), ownerActions.setValidators(newSet, [1n, 1n, 2n], 1n));
+    await expect(bridgeCall(relayer, 'setValidators', [newSet, powers, 1n, other])).rejects.toThrow(/UnknownSigner/);
+    await bridgeCall(relayer, 'setValidators', [newSet, powers, 1n, await ownerSigs([ownerKeys[0], ownerKeys[2]], action)]);
+    // Proposed, not in force: the genesis set still signs, for one dispute period.
+    const [, , , activeAt, byOwners] = await read<[Address[], bigint[], bigint, bigint, boolean]>('pendingValidatorSet');
+    expect(activeAt).toBe((await latestTime()) + DISPUTE_SEC);
+    expect(byOwners).toBe(true);
+    expect((await read<[Address[], bigint[]]>('validatorSet'))[0]).toHaveLength(6);
+    await expect(bridgeCall(relayer, 'activateValidatorSet', [])).rejects.toThrow(/NotDue/);
+    await increaseTime(DISPUTE_SEC);
+    await bridgeCall(relayer, 'activateValidatorSet', []);
     expect(await read<[Address[], bigint[]]>('validatorSet')).toEqual([newSet, powers]);
     expect(await read<bigint>('totalPower')).toBe(3n);
+    expect(await read<bigint>('validatorSetNonce')).toBe(1n);
 
     // The removed validators' signatures no longer count; 2 of the 3 new is not more than 2/3, all 3 is.
     const recipient = getAddress('0x000000000000000000000000000000000000d00d');
@@ -432,9 +462,9 @@ describe('the bridge on a real external chain (hardhat node)', () => {
     const { validators, powers } = bridgeValidatorSet(genesis);
     const { owners, threshold } = bridgeOwners(genesis);
     const bridge = await deployedAt(
-      await wallet(deployer).deployContract({ abi: ExchangeBridge.abi, bytecode: ExchangeBridge.bytecode, args: [token, 0n, validators, powers, owners, threshold] }),
+      await wallet(deployer).deployContract({ abi: ExchangeBridge.abi, bytecode: ExchangeBridge.bytecode, args: [token, 0n, domain.exchangeChainId, domain.genesisHash, validators, powers, owners, threshold] }),
     );
-    const d: BridgeDomain = { chainId: domain.chainId, bridge };
+    const d: BridgeDomain = { ...domain, bridge };
     const tokenCall = async (functionName: string, args: unknown[]): Promise<void> => {
       const hash = await wallet(deployer).writeContract({ address: token, abi: hostile.abi, functionName, args } as never);
       expect((await pub.waitForTransactionReceipt({ hash })).status).toBe('success');

@@ -20,7 +20,7 @@ import { startDevChain, type DevChain } from '../../src/bridge/devchain';
 import { BridgeClient, BridgeRevertError, readDeploymentFile, type BridgeLog } from '../../src/bridge/evm';
 import { ownerActionDigest, ownerActions, signAll, withdrawalDigest, type BridgeDomain } from '../../src/bridge/signatures';
 import { freePort } from '../../src/cli/launcher';
-import { loadGenesisFile } from '../../src/genesis/load';
+import { genesisHashHex, loadGenesisFile } from '../../src/genesis/load';
 import type { Genesis } from '../../src/genesis/types';
 import { bytesToHex, hexToBytes, toAddress, type Address } from '../../src/util/bytes';
 import { ROOT, tempDir } from '../helpers/devnet';
@@ -102,7 +102,7 @@ const deposits: { depositId: bigint; depositor: Address; recipient: Address; amo
 beforeAll(async () => {
   chain = await startDevChain({ port: await freePort() });
   dep = await deployBridge({ rpcUrl: chain.rpcUrl, genesis, disputePeriodSec: DISPUTE_SEC });
-  domain = { chainId: BigInt(dep.chainId), bridge: dep.bridge };
+  domain = { chainId: BigInt(dep.chainId), bridge: dep.bridge, exchangeChainId: BigInt(genesis.chainId), genesisHash: genesisHashHex(genesis) };
   accounts = await viem().wallet('0x0000000000000000000000000000000000000001').getAddresses();
   // Three deposits on the bridge, and a look-alike Deposit (id 0, like the bridge's first) from another contract.
   const recipients = ['0x00000000000000000000000000000000000a11ce', '0x000000000000000000000000000000000000b0b0', '0x00000000000000000000000000000000000a11ce'] as const;
@@ -195,8 +195,8 @@ describe('BridgeClient on a real hardhat node', () => {
     const depositTopic = toEventSelector('Deposit(uint256,address,address,uint256)');
     expect(all.filter((l) => l.address === dep.bridge.toLowerCase() && l.topics[0] === depositTopic).length).toBe(3);
     expect(all.filter((l) => l.address === fake.toLowerCase() && l.topics[0] === depositTopic).length).toBe(1);
-    // Nothing foreign or removed from an honest node; the deployment's ValidatorSetChanged is skipped (not a claim).
-    expect(client.counters()).toEqual({ foreignLogsDropped: 0, removedLogsDropped: 0, otherLogsSkipped: 1 });
+    // Nothing foreign or removed from an honest node; the deployment's OwnersChanged and ValidatorSetChanged are skipped (not claims).
+    expect(client.counters()).toEqual({ foreignLogsDropped: 0, removedLogsDropped: 0, otherLogsSkipped: 2 });
     // An empty or reversed range is nothing.
     expect(await client.logs(head.number + 1n, head.number)).toEqual([]);
   });
@@ -212,8 +212,8 @@ describe('BridgeClient on a real hardhat node', () => {
       // The fake's Deposit plus TestUSDC's Transfer/Approval/mint logs: none from the bridge.
       expect(counters.foreignLogsDropped).toBeGreaterThanOrEqual(1 + 3 * 2 + 20);
       expect(counters.removedLogsDropped).toBe(1);
-      // ValidatorSetChanged at deployment: a bridge event that is not a claim.
-      expect(counters.otherLogsSkipped).toBe(1);
+      // OwnersChanged and ValidatorSetChanged at deployment: bridge events that are not claims.
+      expect(counters.otherLogsSkipped).toBe(2);
     } finally {
       await proxy.close();
     }

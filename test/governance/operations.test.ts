@@ -3,7 +3,8 @@
  * state root as it was; the machine's path proposed → approved → ready → executed at
  * block time; halt and resume; a parameter change takes effect from the block after the
  * one that executes it, the same on two states applying the same blocks; AdminSeedValidator
- * by two owners after the timelock.
+ * by two owners after the timelock. Shows contract [C-auth-governance] (the bridge's
+ * owners following the chain's: test/bridge/relayer-sets.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { GovOpKind, GovParam, type GovOperation } from '../../src/codec/txs/governance';

@@ -22,7 +22,7 @@ import { startDevChain, type DevChain } from '../../src/bridge/devchain';
 import { ownerActionDigest, ownerActions, signAll, type BridgeDomain } from '../../src/bridge/signatures';
 import { freePort } from '../../src/cli/launcher';
 import { ExchangeClient } from '../../src/client';
-import { loadGenesisFile } from '../../src/genesis/load';
+import { genesisHashHex, loadGenesisFile } from '../../src/genesis/load';
 import type { Genesis } from '../../src/genesis/types';
 import { LocalNetwork } from './network';
 import { ROOT, tempDir, waitFor } from './devnet';
@@ -56,6 +56,8 @@ export interface BridgeNetworkOptions {
   miningIntervalMs?: number;
   /** Extra flags of validator i's process. */
   extra?: (index: number) => string[];
+  /** genesis consensus.epochLengthBlocks (default the devnet's). */
+  epochLengthBlocks?: number;
 }
 
 export interface Deposited {
@@ -83,7 +85,7 @@ export class BridgeNetwork {
     try {
       const g = JSON.parse(readFileSync(join(ROOT, 'genesis', 'devnet.json'), 'utf8'));
       g.validators = g.validators.slice(0, size);
-      g.consensus = { ...g.consensus, activeSetMin: Math.min(g.consensus.activeSetMin, size) };
+      g.consensus = { ...g.consensus, activeSetMin: Math.min(g.consensus.activeSetMin, size), ...(opts.epochLengthBlocks ? { epochLengthBlocks: opts.epochLengthBlocks } : {}) };
       g.bridge = { ...g.bridge, ...(opts.confirmations ? { confirmations: opts.confirmations } : {}), ...(opts.withdrawalWindowMs ? { withdrawalWindowMs: opts.withdrawalWindowMs } : {}) };
       writeFileSync(b.genesisFile, JSON.stringify(g, null, 2));
       b.genesis = loadGenesisFile(b.genesisFile);
@@ -111,7 +113,7 @@ export class BridgeNetwork {
   }
 
   get domain(): BridgeDomain {
-    return { chainId: BigInt(this.deployment.chainId), bridge: this.deployment.bridge };
+    return { chainId: BigInt(this.deployment.chainId), bridge: this.deployment.bridge, exchangeChainId: BigInt(this.genesis.chainId), genesisHash: genesisHashHex(this.genesis) };
   }
 
   /** A raw JSON-RPC call on the external chain (hardhat's evm_* included). */

@@ -16,6 +16,7 @@
  *     its validUntil, is refunded once (reason expired);
  *   - GET /reserves: the bridge's external balance equals credited deposits − paid
  *     withdrawals, nothing pending, difference 0.
+ * Shows contract [D-vault-withdraw].
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeEventLog, getAddress, type Hex } from 'viem';

@@ -1,5 +1,6 @@
 /** Importing this module registers every transaction kind with the envelope codec. */
 import './bridge';
+import './bridge-set';
 import './eth';
 import './evidence';
 import './faucet';
@@ -14,6 +15,7 @@ import './validators';
 import './withdraw';
 
 export * from './bridge';
+export * from './bridge-set';
 export * from './eth';
 export * from './evidence';
 export * from './faucet';

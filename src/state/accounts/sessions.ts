@@ -191,6 +191,7 @@ export const SIGNER_RULES: { readonly [K in TxKind]: SignerRule } = {
   // validator named (src/state/ops/bridge-attestation.ts, withdrawal-signatures.ts).
   [TxKind.BridgeAttestation]: { who: 'owner', owner: (b: { validator: Address }) => b.validator },
   [TxKind.WithdrawalSignatures]: { who: 'owner', owner: (b: { validator: Address }) => b.validator },
+  [TxKind.BridgeSetSignatures]: { who: 'owner', owner: (b: { validator: Address }) => b.validator },
 };
 
 function signerRule(kind: TxKind): SignerRule {

@@ -11,9 +11,9 @@
  */
 import { stepWithdrawalMachine, type WithdrawalContext, type WithdrawalEvent } from '../../../machines/withdrawal';
 import { BridgeClaimKind, type BridgeClaim } from '../../codec/txs/bridge';
-import type { BridgeWithdrawalMessage } from '../../signing/bridge-withdrawal';
+import type { BridgeMessageDomain, BridgeWithdrawalMessage } from '../../signing/bridge-withdrawal';
 import type { BridgeParams } from '../../genesis/types';
-import type { Address } from '../../util/bytes';
+import { hexToBytes, type Address } from '../../util/bytes';
 import { isFinalWithdrawal, type BridgeLedger, type Withdrawal } from './records';
 import type { State } from '../state';
 import { activeValidators } from '../validators/set';
@@ -28,14 +28,37 @@ export function bridgeParams(state: State): BridgeParams | undefined {
   return state.params().bridge;
 }
 
-/** The id of the next deposit to credit; the contract numbers deposits from 0. Only ever grows. */
+/**
+ * The id of the next deposit to credit; the contract numbers deposits from 0, the chain
+ * starts at genesis bridge.firstDepositId (default 0). Only ever grows.
+ */
 export function nextDepositId(state: State): bigint {
-  return (state.meta.get('nextDepositId') as bigint | undefined) ?? 0n;
+  return (state.meta.get('nextDepositId') as bigint | undefined) ?? BigInt(bridgeParams(state)?.firstDepositId ?? 0);
 }
 
-/** The vote record key of a claim: a deposit id, or a (withdrawal id, claim kind). */
+/**
+ * What every bridge message of this chain is bound to (decision 150): the external chain
+ * and bridge of genesis, this chain's id and its genesis hash. Throws on a network
+ * without a bridge.
+ */
+export function bridgeDomain(state: State): BridgeMessageDomain {
+  const b = bridgeParams(state);
+  if (!b) throw new Error('this network has no bridge (genesis bridge section absent)');
+  const genesisHash = state.meta.get('genesisHash') as string | undefined;
+  if (genesisHash === undefined) throw new Error('state has no genesisHash (a bridge genesis records it)');
+  return { externalChainId: BigInt(b.externalChainId), bridge: b.address, exchangeChainId: BigInt(state.params().chainId), genesisHash: hexToBytes(genesisHash) };
+}
+
+/** An alert's record key (TableId.BridgeAlert): `<alert kind>:<id>`. */
+export function alertKey(claim: Extract<BridgeClaim, { kind: BridgeClaimKind.Alert }>): string {
+  return `${claim.alert.kind}:${claim.id}`;
+}
+
+/** The vote record key of a claim: a deposit id, a (withdrawal id, claim kind), or an alert's (kind, id). */
 export function claimKey(claim: BridgeClaim): string {
-  return claim.kind === BridgeClaimKind.Deposit ? `d:${claim.depositId}` : `w:${claim.withdrawalId}:${claim.kind}`;
+  if (claim.kind === BridgeClaimKind.Deposit) return `d:${claim.depositId}`;
+  if (claim.kind === BridgeClaimKind.Alert) return `a:${alertKey(claim)}`;
+  return `w:${claim.withdrawalId}:${claim.kind}`;
 }
 
 /** The machine event a withdrawal claim kind is. */
@@ -64,12 +87,14 @@ function withdrawalAccepts(w: Withdrawal, event: WithdrawalEvent): boolean {
 const PROBE_TX = new Uint8Array(32);
 
 /**
- * Whether a claim is about something already settled: a deposit below nextDepositId, or
- * a withdrawal whose machine does not take the claim's event in its state (final, or
- * moved past it). An unknown withdrawal is not settled (the claim is refused).
+ * Whether a claim is about something already settled: a deposit below nextDepositId, an
+ * alert already recorded, or a withdrawal whose machine does not take the claim's event
+ * in its state (final, or moved past it). An unknown withdrawal is not settled (the claim
+ * is refused).
  */
 export function claimSettled(state: State, claim: BridgeClaim): boolean {
   if (claim.kind === BridgeClaimKind.Deposit) return claim.depositId < nextDepositId(state);
+  if (claim.kind === BridgeClaimKind.Alert) return state.bridgeAlerts.has(alertKey(claim));
   const w = state.withdrawals.get(String(claim.withdrawalId));
   if (!w) return false;
   const type = withdrawalEventOf(claim.kind);
@@ -139,11 +164,8 @@ export function addToLedger(state: State, line: keyof BridgeLedger, amount: bigi
  * Throws on a network without a bridge (there is nothing to sign for).
  */
 export function withdrawalMessage(state: State, w: Withdrawal): BridgeWithdrawalMessage {
-  const b = bridgeParams(state);
-  if (!b) throw new Error('this network has no bridge (genesis bridge section absent)');
   return {
-    externalChainId: BigInt(b.externalChainId),
-    bridge: b.address,
+    ...bridgeDomain(state),
     withdrawalId: w.id,
     recipient: w.destination,
     amount: w.amount,

@@ -12,6 +12,7 @@ import { faucetOp } from './faucet-credit';
 import { oracleObservationOp } from './oracle-observation';
 import { bridgeAttestationOp } from './bridge-attestation';
 import { withdrawalSignaturesOp } from './withdrawal-signatures';
+import { bridgeSetSignaturesOp } from './bridge-set-signatures';
 import { perpCloseOp, perpOpenOp, perpTpslOp } from './perp-positions';
 import { poolDepositOp, poolWithdrawOp } from './pool-shares';
 import { restBatchOp, restCancelAllOp, restCancelByCloidOp, restCancelOp, restModifyOp, restOrderOp } from './rest-orders';
@@ -69,6 +70,7 @@ export const OPS: ReadonlyMap<TxKind, TxOp> = new Map<TxKind, TxOp>([
   [TxKind.GovernanceCancel, governanceCancelOp],
   [TxKind.BridgeAttestation, bridgeAttestationOp],
   [TxKind.WithdrawalSignatures, withdrawalSignaturesOp],
+  [TxKind.BridgeSetSignatures, bridgeSetSignaturesOp],
   [TxKind.ScheduleCancel, scheduleCancelOp],
   [TxKind.TwapPlace, twapPlaceOp],
   [TxKind.TwapCancel, twapCancelOp],

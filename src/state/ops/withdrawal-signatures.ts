@@ -1,6 +1,6 @@
 /**
  * WithdrawalSignatures (issue 22 item 3; decision 83): a current validator's signatures
- * over withdrawals' v2 digests (src/signing/bridge-withdrawal.ts), kept on the records
+ * over withdrawals' v3 digests (src/signing/bridge-withdrawal.ts), kept on the records
  * for the relayer to pass to the bridge contract.
  *   - shape: canonical item list (400 INVALID_ATTESTATION);
  *   - verify: the transaction's signature recovers to `validator` (401);
