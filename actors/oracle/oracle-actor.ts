@@ -10,13 +10,13 @@
  * the allowed drift (contract [D-time-proposer]: 1 s): observing the second just completed keeps
  * the observation valid on any proposer within that drift, at the cost of a one-second
  * older price (the median stays far inside the staleness bound). One observation per
- * second is strictly newer than the last. On a network without a price source for it
- * (only the devnet has one so far) the actor stays idle and says so once.
+ * second is strictly newer than the last. On a network without a price source (no
+ * devnet path, no price sources file) the actor stays idle and says so once.
  *
  * Each pair names its oracle source (decision 76; src/state/pair-markets.ts). The one
- * source this node implements is `devnet-path`, the price source above: a pair naming
- * another (an external feed id) is left out of the observations, and the actor says so
- * once per pair. Execution takes an observation without that pair, so the pair has no
+ * named source this node implements is `devnet-path`, the price source above: a pair naming
+ * another (an external feed id), unless the price sources below list its symbol, is left
+ * out of the observations, and the actor says so once per pair. Execution takes an observation without that pair, so the pair has no
  * median from this validator; it gets one once validators holding more than 2/3 of the
  * power observe it, and until then perp opens and TP/SL on it wait as on a stale market.
  *
