@@ -103,6 +103,7 @@ describe('the price sources file', () => {
     expect(() => parsePriceSources({ markets: { ETH: [{ kind: 'kraken' }] } }, '/')).toThrow(/markets.ETH\[0\].kind must be binance, coinbase or file, got "kraken"/);
     expect(() => parsePriceSources({ markets: { ETH: { minSources: 3, sources: [{ kind: 'binance', symbol: 'X' }] } } }, '/')).toThrow(/minSources 3 is more than its 1 sources/);
     expect(() => parsePriceSources({ timeoutMs: -1, markets: {} }, '/')).toThrow(/timeoutMs must be an integer/);
+    expect(() => parsePriceSources({ markets: { ETH: Array.from({ length: 17 }, () => ({ kind: 'binance', symbol: 'X' })) } }, '/')).toThrow(/markets.ETH: at most 16 sources, got 17/);
     expect(() => readPriceSourcesFile('/nonexistent/price-sources.json')).toThrow(/price sources \/nonexistent\/price-sources.json: ENOENT/);
   });
 });
@@ -138,7 +139,7 @@ describe('the price sources reader, against HTTP price servers on loopback', () 
     stale = await up(() => ({ body: JSON.stringify({ price: '2000.00', time: iso(clock - 60_000) }) }));
     // Per product: garbage, an HTTP error, nothing, no answer at all. (The timeout leaves room for a loaded machine.)
     broken = await up((p) =>
-      p.includes('GARBAGE') ? { body: '<html>rate limited</html>' } : p.includes('ERROR') ? { status: 503, body: '{"code":-1003,"msg":"Too many requests"}' } : p.includes('EMPTY') ? { body: '' } : 'hang',
+      p.includes('GARBAGE') ? { body: '<html>rate limited</html>' } : p.includes('HUGE') ? { body: `{"price":"1","pad":"${'x'.repeat(100_000)}"}` } : p.includes('ERROR') ? { status: 503, body: '{"code":-1003,"msg":"Too many requests"}' } : p.includes('EMPTY') ? { body: '' } : 'hang',
     );
     // A port nothing listens on: a server started and closed.
     const gone = await priceServer(() => ({ body: '' }));
@@ -169,6 +170,7 @@ describe('the price sources reader, against HTTP price servers on loopback', () 
             { kind: 'coinbase', product: 'GARBAGE', base: broken },
             { kind: 'coinbase', product: 'ERROR', base: broken },
             { kind: 'coinbase', product: 'EMPTY', base: broken },
+            { kind: 'coinbase', product: 'HUGE', base: broken },
             { kind: 'coinbase', product: 'HANG', base: broken },
             { kind: 'binance', symbol: 'BTCUSDT', base: closed },
           ],
@@ -202,6 +204,7 @@ describe('the price sources reader, against HTTP price servers on loopback', () 
     say(/price source coinbase:GARBAGE@\S+ \(market BTC\) answered something other than JSON: "<html>rate limited<\/html>"/);
     say(/price source coinbase:ERROR@\S+ \(market BTC\) answered HTTP 503: \{"code":-1003,"msg":"Too many requests"\}/);
     say(/price source coinbase:EMPTY@\S+ \(market BTC\) answered nothing/);
+    say(/price source coinbase:HUGE@\S+ \(market BTC\) answered more than 65536 bytes/);
     say(/price source coinbase:HANG@\S+ \(market BTC\) did not answer within 1000 ms/);
     say(/price source binance:BTCUSDT@\S+ \(market BTC\) is unreachable: fetch failed \(ECONNREFUSED\)/);
     say(/market SOL has no price: 0 of 2 sources usable, fewer than 2 \(coinbase:HANG@\S+ did not answer within 1000 ms; binance:SOLUSDT@\S+ is unreachable/);

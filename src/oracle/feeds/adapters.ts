@@ -128,10 +128,29 @@ export async function readSource(s: SourceSpec, signal: AbortSignal, now: () => 
     return parseFixedFile(parseJson(text), s.key, now());
   }
   const res = await fetch(sourceUrl(s)!, { signal, headers: { accept: 'application/json' } });
-  const text = await res.text();
+  const text = await boundedText(res);
   if (!res.ok) throw new SourceError(`answered HTTP ${res.status}${text ? `: ${text.slice(0, 80).replace(/\s+/g, ' ')}` : ''}`);
   const body = parseJson(text);
   return s.kind === 'binance' ? parseBinance(body, s.symbol, now()) : parseCoinbase(body);
+}
+
+/** A ticker answer is a few hundred bytes: one larger than this is refused unread past it. */
+export const SOURCE_ANSWER_BYTES_MAX = 64 * 1024;
+
+async function boundedText(res: Response): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (res.body) {
+    for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+      size += chunk.length;
+      if (size > SOURCE_ANSWER_BYTES_MAX) {
+        await res.body.cancel().catch(() => undefined);
+        throw new SourceError(`answered more than ${SOURCE_ANSWER_BYTES_MAX} bytes`);
+      }
+      chunks.push(chunk);
+    }
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function parseJson(text: string): unknown {

@@ -43,6 +43,11 @@ export interface PriceSourcesConfig {
 }
 
 
+/** An observation carries at most 1,024 prices (docs/oracle.md). */
+export const PRICE_SOURCE_MARKETS_MAX = 1024;
+/** Each source is one request a second: more than this per market is a mistake, not robustness. */
+export const PRICE_SOURCES_PER_MARKET_MAX = 16;
+
 export function rulesOf(c: PriceSourcesConfig, m: MarketSources): AggregateRules {
   return { maxAgeMs: c.maxAgeMs, maxDeviationBps: c.maxDeviationBps, minSources: m.minSources };
 }
@@ -82,10 +87,13 @@ export function parsePriceSources(json: unknown, baseDir: string, name = 'price 
   const minDefault = int('minSources', PRICE_SOURCE_MIN_DEFAULT, 1, 100);
   if (!isObject(o.markets)) fail('markets must be an object of market symbol → sources');
   const markets: MarketSources[] = [];
-  for (const [symbol, entry] of Object.entries(o.markets as Record<string, unknown>)) {
+  const entries = Object.entries(o.markets as Record<string, unknown>);
+  if (entries.length > PRICE_SOURCE_MARKETS_MAX) fail(`markets: at most ${PRICE_SOURCE_MARKETS_MAX} (an observation's pair limit), got ${entries.length}`);
+  for (const [symbol, entry] of entries) {
     const at = `markets.${symbol}`;
     const list = Array.isArray(entry) ? entry : isObject(entry) ? (entry as Record<string, unknown>).sources : undefined;
     if (!Array.isArray(list) || list.length === 0) fail(`${at} must be a non-empty list of sources, or {"sources": [...], "minSources": n}`);
+    if ((list as unknown[]).length > PRICE_SOURCES_PER_MARKET_MAX) fail(`${at}: at most ${PRICE_SOURCES_PER_MARKET_MAX} sources, got ${(list as unknown[]).length}`);
     const own = Array.isArray(entry) ? undefined : (entry as Record<string, unknown>).minSources;
     if (own !== undefined && (!Number.isSafeInteger(own) || (own as number) < 1)) fail(`${at}.minSources must be a positive integer`);
     const minSources = (own as number | undefined) ?? Math.min(minDefault, (list as unknown[]).length);
