@@ -10,17 +10,27 @@
  *  - withdrawals to payout: BENCH_BRIDGE_WITHDRAWALS (20) withdrawals requested at once
  *    (POST /withdraw, each answered once final), then the time until every one is signed,
  *    queued on the external chain and paid there (GET /withdrawals polled every 50 ms), and
- *    withdrawals per second to payout, with the dispute period (2 s here) in the figures.
+ *    withdrawals per second to payout, with the dispute period (2 s here) in the figures;
+ *  - forged queue to pause (issue 37, decision 154): BENCH_BRIDGE_FORGERIES (3) times, the
+ *    genesis validators' keys (the keys the contract counts) queue a withdrawal of an id
+ *    the chain never made; the time from its block being mined to the bridge reading
+ *    paused (polled every 10 ms), then the owners unpause it for the next one. It includes
+ *    the confirmations and the 2 s margin an unknown id waits (UNKNOWN_ID_MARGIN_MS).
  */
+import { type Hex } from 'viem';
+import { contractArtifacts } from '../src/bridge/contracts';
+import { signAll, withdrawalDigest } from '../src/bridge/signatures';
 import { waitFor } from '../test/helpers/devnet';
 import { BridgeNetwork, USDC } from '../test/helpers/bridge-network';
+import { GENESIS_VALIDATOR_KEYS } from '../test/helpers/hardhat-bridge';
 import { quantile } from './network';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function benchBridge(opts: { deposits?: number; withdrawals?: number } = {}): Promise<Record<string, unknown>> {
+export async function benchBridge(opts: { deposits?: number; withdrawals?: number; forgeries?: number } = {}): Promise<Record<string, unknown>> {
   const deposits = opts.deposits ?? Number(process.env.BENCH_BRIDGE_DEPOSITS ?? 10);
   const withdrawals = opts.withdrawals ?? Number(process.env.BENCH_BRIDGE_WITHDRAWALS ?? 20);
+  const forgeries = opts.forgeries ?? Number(process.env.BENCH_BRIDGE_FORGERIES ?? 3);
   const disputePeriodSec = 2;
   const b = await BridgeNetwork.start({ size: 4, disputePeriodSec, miningIntervalMs: 1_000 });
   try {
@@ -80,6 +90,20 @@ export async function benchBridge(opts: { deposits?: number; withdrawals?: numbe
       180_000,
       'every benchmark withdrawal paid',
     );
+    // ---- forged queue → pause (last: it pauses the bridge)
+    const { ExchangeBridge } = contractArtifacts();
+    const keys = GENESIS_VALIDATOR_KEYS.slice(0, 4) as Hex[];
+    const thief = '0x000000000000000000000000000000000000bad0';
+    const toPauseMs: number[] = [];
+    for (let i = 0; i < forgeries; i++) {
+      const id = 1_000_000n + BigInt(i);
+      const signatures = await signAll(keys, withdrawalDigest(b.domain, id, thief, USDC, 4_000_000_000n));
+      await b.send(b.accounts[0], b.deployment.bridge, ExchangeBridge.abi, 'queueWithdrawal', [id, thief, USDC, 4_000_000_000n, signatures]);
+      const t = performance.now();
+      while (!(await b.bridgeRead<boolean>('paused'))) await sleep(10);
+      toPauseMs.push(performance.now() - t);
+      await b.unpause();
+    }
     const stats = await b.net.status(1);
     const r = (x: number) => Math.round(x);
     return {
@@ -96,6 +120,9 @@ export async function benchBridge(opts: { deposits?: number; withdrawals?: numbe
       'all paid (attested), ms': r(reached.paid!),
       'withdrawals per second to payout': Number(((withdrawals * 1000) / reached.paid!).toFixed(2)),
       'withdrawals per second to payout, the dispute period left out': Number(((withdrawals * 1000) / (reached.paid! - disputePeriodSec * 1000)).toFixed(2)),
+      forgeries,
+      'forged queue mined to bridge paused, p50 ms': r(quantile(toPauseMs, 0.5)),
+      'forged queue mined to bridge paused, all ms': toPauseMs.map(r),
       'validator 1 bridge actor': stats.bridge?.actor ? { watcher: stats.bridge.actor.watcher, relayer: stats.bridge.actor.relayer } : null,
     };
   } finally {

@@ -70,12 +70,19 @@ export function newBridgeStats(deployment: BridgeDeploymentFile): BridgeStats {
     watcher: {
       cursorBlock: String(deployment.deployBlock),
       headBlock: '0',
+      finalizedBlock: '0',
       confirmedBlock: '0',
+      finality: 'unknown',
       attestationsSubmitted: 0,
       attestationsRefused: 0,
       claimsSubmitted: 0,
       claimsPending: 0,
       expiriesDetected: 0,
+      alertsDetected: 0,
+      suspects: 0,
+      alertsWaiting: 0,
+      pausesSent: 0,
+      pauseFailures: 0,
     },
     relayer: { signatureTxsSubmitted: 0, signaturesSubmitted: 0, signatureTxsRefused: 0, queued: 0, executed: 0, sendFailures: 0, inFlight: 0, setSignaturesSubmitted: 0, setsSubmitted: 0, setsActivated: 0 },
   };
@@ -121,6 +128,7 @@ export function bridgeBehavior(
     stats.external = 'refused';
     stats.lastError = reason;
     relayer?.stop();
+    watcher?.stop();
     log.error({ rpcUrl: stats.rpcUrl, reason }, `bridge: stopped watching: ${reason}`);
   };
 
@@ -197,7 +205,20 @@ export function bridgeBehavior(
       const chainId = config.genesis.chainId;
       const state = () => deps.chain().state;
       const height = () => deps.chain().height;
-      watcher = new Watcher({ external, signer, deployBlock: BigInt(deployment.deployBlock), state, height, chainId, submit, stats: stats.watcher });
+      watcher = new Watcher({
+        external,
+        signer,
+        privateKey: key,
+        deployBlock: BigInt(deployment.deployBlock),
+        state,
+        height,
+        blockTimeMs: () => deps.chain().lastTimestampMs,
+        nowMs: () => Date.now(),
+        chainId,
+        submit,
+        stats: stats.watcher,
+        log: ctx.log,
+      });
       relayer = new Relayer({
         external,
         signer,
@@ -236,6 +257,7 @@ export function bridgeBehavior(
     stop() {
       clearTimeout(timer);
       relayer?.stop();
+      watcher?.stop();
     },
   };
 }

@@ -19,9 +19,12 @@ export type BridgeExternalState = 'starting' | 'ok' | 'unreachable' | 'refused';
 export interface BridgeWatcherStats {
   /** The next external block the watcher scans (it has scanned every block before it). */
   cursorBlock: string;
-  /** The external head and the last block with enough confirmations, as last read. */
+  /** The external head, the block confirmations count from and the last block with enough confirmations, as last read. */
   headBlock: string;
+  finalizedBlock: string;
   confirmedBlock: string;
+  /** Which block confirmations count from (decision 155): the chain's `finalized`, else `safe`, else `latest`; `unknown` before the first answer. */
+  finality: 'finalized' | 'safe' | 'latest' | 'unknown';
   /** Attestation transactions the mempool took, and those it refused (or could not take). */
   attestationsSubmitted: number;
   attestationsRefused: number;
@@ -31,6 +34,15 @@ export interface BridgeWatcherStats {
   claimsPending: number;
   /** Void(Expired) claims made: withdrawals past validUntil at a confirmed block and unpaid there. */
   expiriesDetected: number;
+  /** Alerts this watcher was sure of (decision 154): a queue or payout that is not this chain's record, or of an id it never made. */
+  alertsDetected: number;
+  /** Queues or payouts of ids this node's state does not hold yet, waiting to be judged. */
+  suspects: number;
+  /** Alerts not yet answered by a pause (its own or another's) or by the owners' unpause after them. */
+  alertsWaiting: number;
+  /** pause() transactions this validator sent that were mined, and those that failed. */
+  pausesSent: number;
+  pauseFailures: number;
 }
 
 export interface BridgeRelayerStats {

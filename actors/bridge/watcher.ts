@@ -1,7 +1,9 @@
 /**
  * The bridge watcher (issue 22 item 2, decision 84): one concern of the bridge actor
  * (./bridge-actor.ts). Each poll it scans the bridge's events up to the last block with
- * `confirmations` confirmations (head − confirmations + 1), from a cursor that starts at
+ * `confirmations` confirmations counted from the external chain's finalized block
+ * (finalized − confirmations + 1; the safe block, or the head, on a chain without one:
+ * decision 155), from a cursor that starts at
  * the deployment block on every start (a restart rescans; the state filters what is
  * settled or already voted, so nothing is ever credited twice), turns them into claims,
  * adds Void(Expired) claims for withdrawals past validUntil at the confirmed block and
@@ -19,6 +21,14 @@
  * submitted is not sent again before RESUBMIT_AFTER_BLOCKS blocks have passed here
  * without it being voted (the first is still in a mempool, or was dropped).
  *
+ * Verify, not count (issue 37 item 2; decision 154): a WithdrawalQueued or WithdrawalPaid
+ * log is compared with this chain's record of its withdrawal (./verify.ts). One that
+ * matches is attested with the record's fields (execution checks them again); one with
+ * another recipient, amount or validUntil, or (once this node is surely not just behind)
+ * an id this chain never made, is an alert: the watcher attests an Alert claim and pauses
+ * the contract with its own key (./pauser.ts), unless the owners unpaused it after that
+ * log (they have seen it).
+ *
  * A reset external chain (a hardhat restarted under a running network: fewer deposits
  * there than this chain credited, or a head below the deployment block) is refused: the
  * watcher stops, with a clear error, instead of voting about another chain's history.
@@ -28,21 +38,35 @@ import { encodeTx, TxKind } from '../../src/codec/tx';
 import {
   BridgeClaimKind,
   claimContent,
-  claimId,
+  compareClaims,
   MAX_BRIDGE_CLAIMS,
   signAttestation,
   WithdrawalVoidReason,
   type BridgeClaim,
 } from '../../src/codec/txs/bridge';
 import type { Secp256k1Signer } from '../../src/consensus/signer';
-import { bridgeParams, claimKey, hasAttested, hasVoted, MAX_DEPOSITS_AHEAD, nextDepositId, pendingWithdrawals } from '../../src/state/bridge/reads';
+import { alertName, type AlertClaim } from '../../src/state/bridge/alerts';
+import { alertKey, bridgeParams, claimKey, hasAttested, hasVoted, MAX_DEPOSITS_AHEAD, nextDepositId, pendingWithdrawals } from '../../src/state/bridge/reads';
 import { isFinalWithdrawal } from '../../src/state/bridge/records';
 import type { State } from '../../src/state/state';
-import { bytesToHex, type Address } from '../../src/util/bytes';
+import { bytesToHex } from '../../src/util/bytes';
+import type { Logger } from '../../src/util/log';
 import type { BridgeWatcherStats } from './messages';
+import { Pauser, type PauserExternal } from './pauser';
+import { judgeLog, judgeSeen } from './verify';
 
-/** What the watcher reads of the external chain. */
-export type WatcherExternal = Pick<BridgeClient, 'block' | 'logs' | 'withdrawal'>;
+/** What the watcher reads of (and sends to) the external chain. */
+export type WatcherExternal = Pick<BridgeClient, 'block' | 'logs' | 'withdrawal' | 'finalizedHead'> & PauserExternal;
+
+/**
+ * A queue or payout for an id this state does not hold is judged forged once this chain
+ * has a block this long after the watcher first saw the confirmed log (wall time): a
+ * genuine withdrawal was made here before it could be queued there, so a block made after
+ * holds it; the margin covers the clocks' skew between validators.
+ */
+export const UNKNOWN_ID_MARGIN_MS = 2_000;
+/** Unknown-id logs waiting for that judgement, at most. */
+const SUSPECTS_MAX = 1_024;
 
 /** Claims waiting to be made, at most (a flood of external events is scanned in steps, never held whole). */
 export const WATCHER_PENDING_CLAIMS_MAX = 8_192;
@@ -58,15 +82,21 @@ const ZERO_TX = new Uint8Array(32);
 export interface WatcherDeps {
   external: WatcherExternal;
   signer: Secp256k1Signer;
+  /** The validator's raw key: its external account, which pauses the bridge on an alert. */
+  privateKey: Uint8Array;
   /** The block the bridge was deployed in: where every scan starts. */
   deployBlock: bigint;
   state(): State;
   /** The exchange chain's head height (for resubmission). */
   height(): number;
   chainId: number;
+  /** The exchange chain's last block time (ms), and the wall clock (ms): the unknown-id judgement. */
+  blockTimeMs(): number;
+  nowMs(): number;
   /** Submits a transaction to the mempool; rejects when refused. */
   submit(tx: ReturnType<typeof encodeTx>): Promise<void>;
   stats: BridgeWatcherStats;
+  log: Logger;
 }
 
 export type WatcherOutcome = { refused?: string; submitted: number; refusedError?: unknown };
@@ -79,13 +109,27 @@ export class Watcher {
   /** The highest deposit id seen in a confirmed log since the start (-1: none). */
   private maxDepositSeen = -1n;
   private resetChecked = false;
+  /** Queues and payouts of ids this state does not hold, by claim key, with where and when (wall ms) they were first seen. */
+  private readonly suspects = new Map<string, { seen: AlertClaim; log: BridgeLog; seenAtMs: number }>();
+  private readonly pauser: Pauser;
+  /** Alert logs (claim key @ block:logIndex) counted in alertsDetected already. */
+  private readonly alertsSeen = new Set<string>();
 
   constructor(private readonly d: WatcherDeps) {
     this.cursor = d.deployBlock;
     d.stats.cursorBlock = String(this.cursor);
+    this.pauser = new Pauser({ external: d.external, privateKey: d.privateKey, log: d.log, stats: d.stats });
   }
 
-  /** One poll at external head `head`. Throws on an RPC failure (the actor backs off); answers `refused` for a reset chain. */
+  stop(): void {
+    this.pauser.stop();
+  }
+
+  /**
+   * One poll at external head `head`. Throws on an RPC failure (the actor backs off);
+   * answers `refused` for a reset chain. Confirmations count from the finalized block
+   * the client answers (its safe block or head on a chain without one; decision 155).
+   */
   async poll(head: { number: bigint; timestampSec: bigint }, active: boolean): Promise<WatcherOutcome> {
     const { d } = this;
     const state = d.state();
@@ -94,10 +138,17 @@ export class Watcher {
     if (head.number < d.deployBlock) {
       return { submitted: 0, refused: `the external chain was reset: its head ${head.number} is below the bridge's deployment block ${d.deployBlock}` };
     }
-    const confirmed = head.number - BigInt(params.confirmations) + 1n;
+    const finalized = await d.external.finalizedHead();
+    // A finalized block above the head just read is the chain moving on between two reads.
+    const base = finalized.number < head.number ? finalized.number : head.number;
+    const confirmed = base - BigInt(params.confirmations) + 1n;
     d.stats.headBlock = String(head.number);
+    d.stats.finality = finalized.tag;
+    d.stats.finalizedBlock = String(finalized.number);
     d.stats.confirmedBlock = String(confirmed);
     if (confirmed >= this.cursor) await this.scan(confirmed);
+    this.judgeSuspects(d.state());
+    await this.pauser.poll(head.number);
     const caughtUp = this.cursor > confirmed;
     if (caughtUp && !this.resetChecked) {
       const refusal = await this.checkNotReset(state, confirmed, head.number);
@@ -116,20 +167,67 @@ export class Watcher {
     const to = confirmed - this.cursor + 1n > WATCHER_SCAN_BLOCKS_MAX ? this.cursor + WATCHER_SCAN_BLOCKS_MAX - 1n : confirmed;
     const logs = await d.external.logs(this.cursor, to);
     let next = to + 1n;
+    const state = d.state();
     for (const log of logs) {
       if (log.kind === 'Deposit' && log.depositId !== undefined && log.depositId > this.maxDepositSeen) this.maxDepositSeen = log.depositId;
-      const claim = claimOfLog(log);
-      if (!claim) continue;
-      const key = claimKey(claim);
-      if (this.pending.has(key) || this.done(claim)) continue;
-      if (this.pending.size >= WATCHER_PENDING_CLAIMS_MAX) {
+      const verdict = judgeLog(state, log);
+      if (!verdict || 'fine' in verdict) continue;
+      if (this.pending.size >= WATCHER_PENDING_CLAIMS_MAX || this.suspects.size >= SUSPECTS_MAX) {
         next = log.blockNumber; // full: the rest of this block and after is scanned again later
         break;
       }
+      if ('unknown' in verdict) {
+        const key = claimKey(verdict.unknown);
+        if (!this.suspects.has(key) && !this.pending.has(key)) this.suspects.set(key, { seen: verdict.unknown, log, seenAtMs: d.nowMs() });
+        continue;
+      }
+      const claim = 'claim' in verdict ? verdict.claim : verdict.alert;
+      if ('alert' in verdict) this.alert(verdict.alert, log, 'this chain decided otherwise (another recipient, amount or validUntil; another set or owners)');
+      const key = claimKey(claim);
+      if (this.pending.has(key) || this.done(claim)) continue;
       this.pending.set(key, claim);
     }
     this.cursor = next;
     d.stats.cursorBlock = String(this.cursor);
+  }
+
+  /** An alert the watcher is sure of: attested (pending) and paused for. */
+  private alert(claim: AlertClaim, log: BridgeLog, why: string): void {
+    const key = claimKey(claim);
+    if (!this.pending.has(key) && !this.done(claim)) this.pending.set(key, claim);
+    const what = `${alertName(claim.alert.kind)} ${claim.id} (external tx ${bytesToHex(claim.externalTx)}): ${why}`;
+    // Per log, not per claim key: a second forged event about the same id is a new reason to pause.
+    const seen = `${key}@${log.blockNumber}:${log.logIndex}`;
+    if (!this.alertsSeen.has(seen)) {
+      this.alertsSeen.add(seen);
+      this.d.stats.alertsDetected++;
+    }
+    this.pauser.request(seen, log, what);
+  }
+
+  /**
+   * Unknown ids and nonces judged again: a record or decision that has arrived decides as
+   * for any log; still none once this chain has a block UNKNOWN_ID_MARGIN_MS after the log
+   * was seen, or once the chain recorded the alert (a quorum saw it), the log is forged.
+   */
+  private judgeSuspects(state: State): void {
+    const { d } = this;
+    for (const [key, s] of this.suspects) {
+      const verdict = judgeSeen(state, s.seen);
+      if ('fine' in verdict) {
+        this.suspects.delete(key);
+      } else if ('claim' in verdict) {
+        this.suspects.delete(key);
+        if (!this.pending.has(claimKey(verdict.claim)) && !this.done(verdict.claim)) this.pending.set(claimKey(verdict.claim), verdict.claim);
+      } else if ('alert' in verdict) {
+        this.suspects.delete(key);
+        this.alert(verdict.alert, s.log, 'this chain decided otherwise (another recipient, amount or validUntil; another set or owners)');
+      } else if (d.blockTimeMs() >= s.seenAtMs + UNKNOWN_ID_MARGIN_MS || state.bridgeAlerts.has(alertKey(s.seen))) {
+        this.suspects.delete(key);
+        this.alert(s.seen, s.log, 'this chain never made that withdrawal id, set nonce or owner nonce');
+      }
+    }
+    d.stats.suspects = this.suspects.size;
   }
 
   /**
@@ -140,7 +238,7 @@ export class Watcher {
    */
   private done(claim: BridgeClaim): boolean {
     const state = this.d.state();
-    if (claim.kind === BridgeClaimKind.Deposit) return hasAttested(state, this.d.signer.address, claim);
+    if (claim.kind === BridgeClaimKind.Deposit || claim.kind === BridgeClaimKind.Alert) return hasAttested(state, this.d.signer.address, claim);
     const w = state.withdrawals.get(String(claim.withdrawalId));
     if (!w) return false;
     return isFinalWithdrawal(w) || hasVoted(state, this.d.signer.address, claim);
@@ -202,7 +300,7 @@ export class Watcher {
         continue;
       }
       // Not yet: too far ahead, a withdrawal this state does not hold, or one the machine does not take the claim in now.
-      if (claim.kind === BridgeClaimKind.Deposit ? claim.depositId >= next + MAX_DEPOSITS_AHEAD : !state.withdrawals.get(String(claim.withdrawalId))) continue;
+      if (claim.kind === BridgeClaimKind.Deposit ? claim.depositId >= next + MAX_DEPOSITS_AHEAD : claim.kind !== BridgeClaimKind.Alert && !state.withdrawals.get(String(claim.withdrawalId))) continue;
       if (hasAttested(state, d.signer.address, claim)) continue;
       const sent = this.sentAt.get(key);
       if (sent !== undefined && height < sent + RESUBMIT_AFTER_BLOCKS) continue;
@@ -210,7 +308,7 @@ export class Watcher {
     }
     d.stats.claimsPending = this.pending.size;
     if (ready.length === 0) return { submitted: 0 };
-    ready.sort(([, a], [, b]) => (a.kind !== b.kind ? a.kind - b.kind : claimId(a) < claimId(b) ? -1 : claimId(a) > claimId(b) ? 1 : 0));
+    ready.sort(([, a], [, b]) => compareClaims(a, b));
     const batch = ready.slice(0, MAX_BRIDGE_CLAIMS);
     const body = signAttestation(d.chainId, { validator: d.signer.address, claims: batch.map(([, c]) => c) }, d.signer);
     try {
@@ -223,27 +321,6 @@ export class Watcher {
     d.stats.attestationsSubmitted++;
     d.stats.claimsSubmitted += batch.length;
     return { submitted: batch.length };
-  }
-}
-
-/** The claim a bridge event is, or undefined (malformed: the contract refuses a zero amount or recipient). */
-export function claimOfLog(log: BridgeLog): BridgeClaim | undefined {
-  const externalTx = log.txHash;
-  switch (log.kind) {
-    case 'Deposit':
-      if (log.depositId === undefined || !log.recipient || !log.amount || log.amount <= 0n) return undefined;
-      if (log.recipient === '0x0000000000000000000000000000000000000000') return undefined;
-      return { kind: BridgeClaimKind.Deposit, depositId: log.depositId, recipient: log.recipient.toLowerCase() as Address, amount: log.amount, externalTx };
-    case 'WithdrawalQueued':
-      return log.withdrawalId === undefined ? undefined : { kind: BridgeClaimKind.WithdrawalQueued, withdrawalId: log.withdrawalId, externalTx };
-    case 'WithdrawalPaid':
-      return log.withdrawalId === undefined ? undefined : { kind: BridgeClaimKind.WithdrawalPaid, withdrawalId: log.withdrawalId, externalTx };
-    case 'WithdrawalCancelled':
-      return log.withdrawalId === undefined
-        ? undefined
-        : { kind: BridgeClaimKind.WithdrawalVoid, withdrawalId: log.withdrawalId, reason: WithdrawalVoidReason.Cancelled, externalTx };
-    default:
-      return undefined;
   }
 }
 

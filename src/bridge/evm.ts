@@ -26,6 +26,8 @@ import {
   createPublicClient,
   createWalletClient,
   decodeEventLog,
+  HttpRequestError,
+  TimeoutError,
   defineChain,
   http,
   type Abi,
@@ -78,7 +80,7 @@ export function readDeploymentFile(path: string): BridgeDeploymentFile {
 
 /** One event of the bridge, decoded. Addresses lowercase; which optional fields are set depends on `kind`. */
 export interface BridgeLog {
-  kind: 'Deposit' | 'WithdrawalQueued' | 'WithdrawalPaid' | 'WithdrawalCancelled';
+  kind: 'Deposit' | 'WithdrawalQueued' | 'WithdrawalPaid' | 'WithdrawalCancelled' | 'Unpaused' | 'ValidatorSetProposed' | 'OwnersProposed';
   blockNumber: bigint;
   txHash: Uint8Array;
   logIndex: number;
@@ -89,6 +91,12 @@ export interface BridgeLog {
   withdrawalId?: bigint;
   readyAt?: bigint;
   validUntil?: bigint;
+  /** ValidatorSetProposed: its set nonce, validators and powers; OwnersProposed: its owner nonce, owners and threshold. */
+  nonce?: bigint;
+  validators?: Address[];
+  powers?: bigint[];
+  owners?: Address[];
+  threshold?: bigint;
 }
 
 /** The contract's record of a withdrawal id ('none': never queued). */
@@ -104,7 +112,7 @@ export interface BridgeClientCounters {
   foreignLogsDropped: number;
   /** Logs flagged `removed` (reorged out) or still pending (dropped). */
   removedLogsDropped: number;
-  /** The bridge's other events (Paused, Unpaused, ValidatorSetChanged, unknown topics): not claims. */
+  /** The bridge's other events (Paused, ValidatorSetChanged, unknown topics): not claims. */
   otherLogsSkipped: number;
 }
 
@@ -139,7 +147,15 @@ export class BridgeRevertError extends Error {
 
 const DEFAULT_MAX_LOG_RANGE_BLOCKS = 2_000;
 const WITHDRAWAL_STATES = ['none', 'queued', 'paid', 'cancelled'] as const;
-const CLAIM_EVENTS = new Set(['Deposit', 'WithdrawalQueued', 'WithdrawalPaid', 'WithdrawalCancelled']);
+/**
+ * The events returned: the claims' four, the set and owner proposals (a watcher compares
+ * them with the chain's decisions), and Unpaused (the owners' answer to an alert: a
+ * watcher does not pause again for what they have seen).
+ */
+const CLAIM_EVENTS = new Set(['Deposit', 'WithdrawalQueued', 'WithdrawalPaid', 'WithdrawalCancelled', 'Unpaused', 'ValidatorSetProposed', 'OwnersProposed']);
+
+/** Which block a watcher counts confirmations from: the chain's finalized block, else its safe block, else its head. */
+export type FinalityTag = 'finalized' | 'safe' | 'latest';
 
 interface RawLog {
   address: string;
@@ -167,6 +183,8 @@ export class BridgeClient {
   private readonly receiptTimeoutMs: number;
   private readonly transport: ReturnType<typeof http>;
   private readonly counts: BridgeClientCounters = { foreignLogsDropped: 0, removedLogsDropped: 0, otherLogsSkipped: 0 };
+  /** The finality tags still to try, best first (finalizedHead drops one the endpoint refuses). */
+  private readonly finalityTags: FinalityTag[] = ['finalized', 'safe', 'latest'];
   /** Sends from one key go one after the other (each takes the next nonce after the previous is mined). */
   private readonly sendQueues = new Map<string, Promise<unknown>>();
 
@@ -226,6 +244,27 @@ export class BridgeClient {
   async head(): Promise<{ number: bigint; timestampSec: bigint }> {
     const b = await this.pub.getBlock({ blockTag: 'latest' });
     return { number: b.number, timestampSec: b.timestamp };
+  }
+
+  /**
+   * The block confirmations count from (decision 155): eth_getBlockByNumber("finalized")
+   * where the chain answers it, else "safe", else "latest" (a chain that knows neither
+   * tag). The first tag the endpoint refuses is not asked again.
+   */
+  async finalizedHead(): Promise<{ number: bigint; timestampSec: bigint; tag: FinalityTag }> {
+    while (this.finalityTags.length > 1) {
+      const tag = this.finalityTags[0];
+      try {
+        const b = await this.pub.getBlock({ blockTag: tag });
+        return { number: b.number, timestampSec: b.timestamp, tag };
+      } catch (err) {
+        // Only an endpoint's refusal of the tag moves on; a timeout or a dead endpoint is the poll's failure.
+        if (!(err instanceof BaseError) || err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError)) throw err;
+        this.finalityTags.shift();
+      }
+    }
+    const b = await this.pub.getBlock({ blockTag: 'latest' });
+    return { number: b.number, timestampSec: b.timestamp, tag: 'latest' };
   }
 
   /** Block `n` (throws if the chain has no such block yet). */
@@ -290,6 +329,12 @@ export class BridgeClient {
         };
       case 'WithdrawalPaid':
         return { kind: 'WithdrawalPaid', ...base, withdrawalId: a.withdrawalId as bigint, recipient: addr(a.recipient), amount: a.amount as bigint };
+      case 'Unpaused':
+        return { kind: 'Unpaused', ...base };
+      case 'ValidatorSetProposed':
+        return { kind: 'ValidatorSetProposed', ...base, nonce: a.setNonce as bigint, validators: (a.validators as string[]).map(addr), powers: [...(a.powers as bigint[])] };
+      case 'OwnersProposed':
+        return { kind: 'OwnersProposed', ...base, nonce: a.ownerNonce as bigint, owners: (a.owners as string[]).map(addr), threshold: a.threshold as bigint };
       default:
         return { kind: 'WithdrawalCancelled', ...base, withdrawalId: a.withdrawalId as bigint };
     }
@@ -377,6 +422,11 @@ export class BridgeClient {
   /** Pays a queued, due withdrawal from `privateKey`'s account; waits for the receipt; throws BridgeRevertError with the contract's error. */
   async executeWithdrawal(privateKey: Uint8Array, withdrawalId: bigint): Promise<{ txHash: Uint8Array }> {
     return this.send(privateKey, 'executeWithdrawal', [withdrawalId]);
+  }
+
+  /** Pauses the bridge from `privateKey`'s account (a validator of the contract's set, or an owner); waits for the receipt; throws BridgeRevertError (`NotLocker`). */
+  async pause(privateKey: Uint8Array): Promise<{ txHash: Uint8Array }> {
+    return this.send(privateKey, 'pause', []);
   }
 
   private send(privateKey: Uint8Array, functionName: string, args: unknown[]): Promise<{ txHash: Uint8Array }> {

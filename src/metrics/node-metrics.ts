@@ -48,6 +48,8 @@ export interface MetricSources {
   sync(): { syncing: boolean; target: number } | undefined;
   /** The bridge actor's counters; undefined on a node that runs none. */
   bridge(): BridgeStats | undefined;
+  /** The bridge alerts recorded in chain state (decision 154); undefined while the chain is not open. Given only on a network with a bridge (no gauge without). */
+  bridgeAlerts?(): number | undefined;
 }
 
 export class NodeMetrics {
@@ -171,6 +173,20 @@ export class NodeMetrics {
       registers,
     });
 
+    // Chain state, the same on every node of a network with a bridge, validator or not.
+    if (sources.bridgeAlerts) {
+      const read = sources.bridgeAlerts;
+      new Gauge({
+        name: name('bridge_alerts'),
+        help: 'Bridge alerts recorded in chain state: a forged or altered withdrawal queued or paid, a set or owner change no chain decision explains (GET /reserves lists them).',
+        registers,
+        collect() {
+          const n = read();
+          if (n !== undefined) this.set(n);
+        },
+      });
+    }
+
     // Only on a node that runs the bridge actor: a node without one shows none of these.
     if (sources.bridge()) bridgeMetrics(sources, name, registers);
   }
@@ -244,6 +260,9 @@ function bridgeMetrics(sources: MetricSources, name: (n: string) => string, regi
   counter('bridge_watcher_attestations_total', 'Attestation transactions offered to the mempool, by result (submitted, refused).', (s) => ({ submitted: s.watcher.attestationsSubmitted, refused: s.watcher.attestationsRefused }), ['result']);
   counter('bridge_watcher_claims_submitted_total', 'Claims carried by the attestations the mempool took.', (s) => s.watcher.claimsSubmitted);
   gauge('bridge_watcher_claims_pending', 'Claims seen on the external chain, not yet settled here nor voted by this validator.', (s) => s.watcher.claimsPending);
+  counter('bridge_watcher_alerts_total', 'Alerts this watcher was sure of: a queue or payout that is not the chain\'s record, or of an id it never made.', (s) => s.watcher.alertsDetected);
+  counter('bridge_watcher_pauses_total', "pause() transactions this validator's watcher sent on an alert, by result (sent, failed).", (s) => ({ sent: s.watcher.pausesSent, failed: s.watcher.pauseFailures }), ['result']);
+  gauge('bridge_watcher_finalized_block', 'The external block confirmations count from (finalized, else safe, else the head), as last read.', (s) => Number(s.watcher.finalizedBlock));
   counter('bridge_watcher_expiries_total', 'Withdrawals found expired unpaid at a confirmed block (Void claims made).', (s) => s.watcher.expiriesDetected);
   counter('bridge_relayer_signature_txs_total', 'WithdrawalSignatures transactions offered to the mempool, by result (submitted, refused).', (s) => ({ submitted: s.relayer.signatureTxsSubmitted, refused: s.relayer.signatureTxsRefused }), ['result']);
   counter('bridge_relayer_external_txs_total', 'External transactions this validator sent that were mined successfully, by call (queue, execute).', (s) => ({ queue: s.relayer.queued, execute: s.relayer.executed }), ['call']);

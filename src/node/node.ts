@@ -286,6 +286,7 @@ export class Node {
           return { syncing: consensus?.syncing ?? false, target: Math.max(height, consensus?.syncTarget ?? 0) };
         },
         bridge: () => this.bridge,
+        ...(config.genesis.bridge ? { bridgeAlerts: () => this.holder.current?.state.bridgeAlerts.size } : {}),
       },
       { version: this.version, chainId: config.genesis.chainId, network: config.genesis.network },
     );

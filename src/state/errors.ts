@@ -151,6 +151,10 @@ export type ExecutionErrorCode =
   | 'DEPOSIT_TOO_FAR_AHEAD'
   /** A withdrawal claim or signature for a withdrawal id this chain never issued (decision 83). */
   | 'UNKNOWN_WITHDRAWAL'
+  /** A Queued or Paid claim whose recipient, amount or validUntil is not the chain's record; an alert the chain's state does not bear out; a validator's alert votes past the bound (decision 154). */
+  | 'CLAIM_MISMATCH'
+  | 'ALERT_UNFOUNDED'
+  | 'TOO_MANY_ALERTS'
   /** A master already has limits.maxSubAccounts sub-accounts (decision 93). */
   | 'SUB_ACCOUNT_LIMIT'
   /** A master already has a sub-account of that name (letter case ignored). */
@@ -246,6 +250,8 @@ const CODES: { readonly [C in ErrorCode]: true } = {
   NO_ORACLE_PRICE: true, ORACLE_STALE: true, OPEN_INTEREST_CAP: true, POSITION_TOO_SMALL: true, POOL_LOCKED: true,
   POOL_UTILIZED: true, POOL_INSOLVENT: true, DEPOSIT_TOO_SMALL: true, FAUCET_DISABLED: true, FAUCET_LIMIT: true,
   OBSERVATION_NOT_NEWER: true, VALIDATOR_EXISTS: true, VALIDATOR_STATE: true, ACTIVE_SET_FLOOR: true, JAIL_NOT_SERVED: true, EVIDENCE_TOO_OLD: true, EVIDENCE_IN_FUTURE: true, ALREADY_TOMBSTONED: true, OPERATION_EXISTS: true, APPLICANT_STATE: true, TOKEN_USED: true, TOKEN_EXPIRED: true, PRUNED: true, OPERATION_STATE: true, TIMELOCK_NOT_PASSED: true, CHAIN_HALTED: true, ACTION_EXPIRED: true, SCHEDULE_TOO_SOON: true, SCHEDULE_LIMIT: true, TWAP_STATE: true, MARKET_NOT_LISTED: true, OBSERVATION_STALE: true, OBSERVATION_IN_FUTURE: true, ATTESTATION_STALE: true, BRIDGE_DISABLED: true, DEPOSIT_TOO_FAR_AHEAD: true, UNKNOWN_WITHDRAWAL: true, REJECTED: true,
+  // Bridge alerts (decision 154).
+  CLAIM_MISMATCH: true, ALERT_UNFOUNDED: true, TOO_MANY_ALERTS: true,
   // Sub-accounts (decision 93).
   INVALID_NAME: true, NOT_MASTER: true, UNKNOWN_SUB_ACCOUNT: true, SUB_ACCOUNT_LIMIT: true, SUB_ACCOUNT_NAME_TAKEN: true, SUB_ACCOUNT_NESTED: true,
   RATE_LIMITED: true,

@@ -270,6 +270,20 @@ export interface WithdrawalRefundedEvent {
   externalTx: Hex;
 }
 
+/**
+ * A quorum of validators attested something on the external bridge that no decision of
+ * this chain explains (decision 154): a forged or altered withdrawal queued or paid, a set
+ * or owner change. Recorded once per (kind, id) (src/state/bridge/alerts.ts).
+ */
+export interface BridgeAlertEvent {
+  type: 'BridgeAlert';
+  alert: 'forged_queue' | 'forged_paid' | 'unexplained_set' | 'unexplained_owners';
+  /** The withdrawal id, or the set / owner nonce (the event's block when it names none). */
+  id: string;
+  /** The external transaction that holds the event. */
+  externalTx: Hex;
+}
+
 // ---- sessions and agents (src/state/ops/session-keys.ts, agent-settings.ts) ----------------------
 
 /** A master opened a sub-account (src/state/ops/subaccount-actions.ts; decision 93). */
@@ -594,6 +608,7 @@ export type ChainEvent =
   | WithdrawalSubmittedEvent
   | WithdrawalPaidEvent
   | WithdrawalRefundedEvent
+  | BridgeAlertEvent
   | SessionCreatedEvent
   | SubAccountCreatedEvent
   | SubAccountTransferredEvent

@@ -53,6 +53,8 @@ export enum TableId {
   Twap = 22,
   /** sub-account address -> SubAccountRecord: its master, name, index and creation time (src/state/accounts/subaccounts.ts; decision 93) */
   SubAccount = 23,
+  /** `<alert kind>:<id>` -> BridgeAlertRecord: something on the external bridge no chain decision explains, recorded by a quorum (src/state/bridge/alerts.ts; decision 154) */
+  BridgeAlert = 30,
   /** validator address -> OracleObservationRecord: that validator's latest accepted observation (src/state/oracle.ts) */
   OracleObservation = 40,
   /** pair id (decimal) -> OracleMedianRecord: the pair's latest weighted median (src/state/oracle.ts) */

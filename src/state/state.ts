@@ -52,7 +52,7 @@ import { governanceCodec, type GovernanceRecord } from './governance/record';
 import { scheduledCancelCodec, twapCodec, type ScheduledCancelRecord, type TwapRecord } from './timers/records';
 import { DueIndex } from './timers/due-index';
 import { subAccountCodec, type SubAccountRecord } from './accounts/subaccount-record';
-import { bridgeVoteCodec, depositCodec, isFinalWithdrawal, withdrawalLock, type BridgeVoteRecord, type DepositRecord } from './bridge/records';
+import { bridgeAlertCodec, bridgeVoteCodec, depositCodec, isFinalWithdrawal, withdrawalLock, type BridgeAlertRecord, type BridgeVoteRecord, type DepositRecord } from './bridge/records';
 
 /** One state change of a block: value null means deleted. */
 export interface StateChange {
@@ -131,6 +131,8 @@ export class State {
   readonly deposits: Table<DepositRecord>;
   /** Pending votes per bridge claim key (src/state/bridge/votes.ts). */
   readonly bridgeVotes: Table<BridgeVoteRecord>;
+  /** Bridge alerts a quorum attested, by `<alert kind>:<id>` (src/state/bridge/alerts.ts). */
+  readonly bridgeAlerts: Table<BridgeAlertRecord>;
   /** The dead-man switch per trader (src/state/timers/scheduled-cancels.ts). */
   readonly scheduledCancels: Table<ScheduledCancelRecord>;
   /** TWAP orders by id (src/state/timers/twap.ts). */
@@ -221,6 +223,7 @@ export class State {
     this.governance = this.add(new Table(TableId.Governance, 'governance', governanceCodec, this.journal));
     this.deposits = this.add(new Table(TableId.Deposit, 'deposits', depositCodec, this.journal));
     this.bridgeVotes = this.add(new Table(TableId.BridgeVote, 'bridgeVotes', bridgeVoteCodec, this.journal));
+    this.bridgeAlerts = this.add(new Table(TableId.BridgeAlert, 'bridgeAlerts', bridgeAlertCodec, this.journal));
     this.scheduledCancels = this.add(
       new Table<ScheduledCancelRecord>(TableId.ScheduledCancel, 'scheduledCancels', scheduledCancelCodec, this.journal, (prev, next, key) => {
         if (prev?.timeMs != null) this.cancelsDue.remove(prev.timeMs, key);

@@ -88,8 +88,8 @@ afterAll(async () => {
 // Shows contract [C-account-network].
 describe('GET /v1/network bridge', () => {
   it('names the external chain and the contracts checksummed, with the RPC of the node’s deployment file or null', async () => {
-    expect((await get(validator, '/v1/network')).body.data.bridge).toEqual({ chainId: 31337, rpcUrl: null, address: BRIDGE, usdc: USDC });
-    expect((await get(follower, '/v1/network')).body.data.bridge).toEqual({ chainId: 31337, rpcUrl: DEAD_RPC, address: BRIDGE, usdc: USDC });
+    expect((await get(validator, '/v1/network')).body.data.bridge).toEqual({ chainId: 31337, rpcUrl: null, address: BRIDGE, usdc: USDC, alerts: 0 });
+    expect((await get(follower, '/v1/network')).body.data.bridge).toEqual({ chainId: 31337, rpcUrl: DEAD_RPC, address: BRIDGE, usdc: USDC, alerts: 0 });
   });
 
   it('is null on a network without a bridge', async () => {
@@ -176,11 +176,12 @@ describe('GET /withdrawals/{address}', () => {
     list = (await get(validator, `/withdrawals/${alice.address}`)).body.withdrawals;
     expect(list[2]).toMatchObject({ status: 'signed', signatures: 1 });
     // Queued on the external chain, then paid there; the third expires unpaid and is refunded.
-    await attest(validator, [{ kind: BridgeClaimKind.WithdrawalQueued, withdrawalId: ids[0], externalTx: tx(0xa1) }]);
+    const w0 = validator.chain().state.withdrawals.get(String(ids[0]))!;
+    await attest(validator, [{ kind: BridgeClaimKind.WithdrawalQueued, withdrawalId: ids[0], recipient: w0.destination, amount: w0.amount, validUntil: w0.validUntilSec, externalTx: tx(0xa1) }]);
     list = (await get(validator, `/withdrawals/${alice.address}`)).body.withdrawals;
     expect(list[2]).toMatchObject({ status: 'submitted', queued_tx: bytesToHex(tx(0xa1)), paid_tx: null });
     await attest(validator, [
-      { kind: BridgeClaimKind.WithdrawalPaid, withdrawalId: ids[0], externalTx: tx(0xa2) },
+      { kind: BridgeClaimKind.WithdrawalPaid, withdrawalId: ids[0], recipient: w0.destination, amount: w0.amount, externalTx: tx(0xa2) },
       { kind: BridgeClaimKind.WithdrawalVoid, withdrawalId: ids[2], reason: WithdrawalVoidReason.Expired, externalTx: tx(0) },
     ]);
     list = (await get(validator, `/withdrawals/${alice.address}`)).body.withdrawals;

@@ -276,13 +276,16 @@ describe('GET /metrics', () => {
       expect(m.get(P + name)?.type, P + name).toBe(type);
       expect(m.get(P + name)?.help, P + name).toBeTruthy();
     }
-    // No bridge on this node: none of the bridge's families.
-    expect([...m.keys()].filter((n) => n.startsWith(`${P}bridge_`))).toEqual([]);
+    // No bridge actor on this node: none of its families; the network's genesis names a bridge, so the chain's alert count (decision 154).
+    expect(nodes[0].config.genesis.bridge).toBeDefined();
+    expect([...m.keys()].filter((n) => n.startsWith(`${P}bridge_`))).toEqual([`${P}bridge_alerts`]);
+    expect(value(m, `${P}bridge_alerts`)).toBe(0);
     // The operators' page names exactly these (and the bridge's).
     const page = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
     const section = page.slice(page.indexOf('## Metrics'), page.indexOf('\n## ', page.indexOf('## Metrics') + 1));
     const documented = new Set([...section.matchAll(/`(exchange_chain_[a-z_]+)/g)].map((x) => x[1]));
-    expect([...documented].filter((n) => !n.startsWith(`${P}bridge_`)).sort()).toEqual([...m.keys()].sort());
+    expect([...documented].filter((n) => !n.startsWith(`${P}bridge_`)).sort()).toEqual([...m.keys()].filter((n) => !n.startsWith(`${P}bridge_`)).sort());
+    expect(documented.has(`${P}bridge_alerts`)).toBe(true);
     expect(value(m, `${P}info`, { version: nodes[0].version, chain_id: String(nodes[0].config.genesis.chainId) })).toBe(1);
     for (const actor of ['chain', 'indexer', 'mempool', 'consensus', 'oracle', 'api']) {
       expect(value(m, `${P}actor_restarts_total`, { actor })).toBe(0);
@@ -390,9 +393,10 @@ describe('GET /metrics', () => {
 describe("the bridge actor's counters", () => {
   it('read from its stats at each scrape, on a node that runs one', async () => {
     // The registry over the same stats object the bridge actor updates in place (src/node/node.ts wires the node's own).
+    let alerts = 0;
     const stats = newBridgeStats({ chainId: 31337, rpcUrl: 'http://127.0.0.1:1', bridge: `0x${'11'.repeat(20)}`, usdc: `0x${'22'.repeat(20)}`, deployBlock: 5 });
     const metrics = new NodeMetrics(
-      { height: () => 7, mempool: () => undefined, peers: () => 0, actors: () => ({}), sync: () => undefined, bridge: () => stats },
+      { height: () => 7, mempool: () => undefined, peers: () => 0, actors: () => ({}), sync: () => undefined, bridge: () => stats, bridgeAlerts: () => alerts },
       { version: 'test', chainId: 1, network: 'devnet' },
     );
     const scrapeText = async () => parseExposition((await metrics.text()).text);
@@ -409,6 +413,10 @@ describe("the bridge actor's counters", () => {
     stats.relayer.queued = 2;
     stats.relayer.executed = 1;
     stats.relayer.inFlight = 1;
+    stats.watcher.alertsDetected = 1;
+    stats.watcher.pausesSent = 1;
+    stats.watcher.finalizedBlock = '41';
+    alerts = 2;
     m = await scrapeText();
     expect(value(m, `${P}bridge_polls_total`, { result: 'ok' })).toBe(12);
     expect(value(m, `${P}bridge_polls_total`, { result: 'failed' })).toBe(2);
@@ -421,9 +429,13 @@ describe("the bridge actor's counters", () => {
     expect(value(m, `${P}bridge_relayer_external_txs_total`, { call: 'execute' })).toBe(1);
     expect(value(m, `${P}bridge_relayer_in_flight`)).toBe(1);
     expect(m.get(`${P}bridge_relayer_send_failures_total`)?.type).toBe('counter');
+    expect(value(m, `${P}bridge_watcher_alerts_total`)).toBe(1);
+    expect(value(m, `${P}bridge_watcher_pauses_total`, { result: 'sent' })).toBe(1);
+    expect(value(m, `${P}bridge_watcher_finalized_block`)).toBe(41);
+    expect(value(m, `${P}bridge_alerts`)).toBe(2);
     const page = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
     const bridgeFamilies = [...m.keys()].filter((n) => n.startsWith(`${P}bridge_`));
-    expect(bridgeFamilies).toHaveLength(12);
+    expect(bridgeFamilies).toHaveLength(16);
     for (const name of bridgeFamilies) expect(page, `${name} documented`).toContain(`\`${name}`);
     // Scraping twice does not add: each scrape reads the actor's own totals.
     m = await scrapeText();

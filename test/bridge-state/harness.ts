@@ -59,8 +59,20 @@ export const txHash = (b: number) => new Uint8Array(32).fill(b);
 export function deposit(depositId: bigint, recipient: Address, amount: bigint, externalTx = txHash(Number(depositId % 200n) + 1)): BridgeClaim {
   return { kind: BridgeClaimKind.Deposit, depositId, recipient, amount, externalTx };
 }
-export const queued = (withdrawalId: bigint, externalTx = txHash(0xa1)): BridgeClaim => ({ kind: BridgeClaimKind.WithdrawalQueued, withdrawalId, externalTx });
-export const paid = (withdrawalId: bigint, externalTx = txHash(0xb2)): BridgeClaim => ({ kind: BridgeClaimKind.WithdrawalPaid, withdrawalId, externalTx });
+/** What the external log of withdrawal `id` carries when it is `state`'s record (an id the state does not hold: made-up fields). */
+function recordFields(state: State, withdrawalId: bigint): { recipient: Address; amount: bigint; validUntil: bigint } {
+  const w = state.withdrawals.get(String(withdrawalId));
+  return w ? { recipient: w.destination, amount: w.amount, validUntil: w.validUntilSec } : { recipient: destination, amount: 1n, validUntil: 0n };
+}
+/** The Queued claim of withdrawal `id` as its record in `state` holds it (the watcher's, decision 154). */
+export function queued(state: State, withdrawalId: bigint, externalTx = txHash(0xa1)): BridgeClaim {
+  return { kind: BridgeClaimKind.WithdrawalQueued, withdrawalId, ...recordFields(state, withdrawalId), externalTx };
+}
+/** The Paid claim of withdrawal `id` as its record in `state` holds it. */
+export function paid(state: State, withdrawalId: bigint, externalTx = txHash(0xb2)): BridgeClaim {
+  const { recipient, amount } = recordFields(state, withdrawalId);
+  return { kind: BridgeClaimKind.WithdrawalPaid, withdrawalId, recipient, amount, externalTx };
+}
 export const voided = (withdrawalId: bigint, reason = WithdrawalVoidReason.Expired, externalTx = txHash(0)): BridgeClaim => ({
   kind: BridgeClaimKind.WithdrawalVoid,
   withdrawalId,

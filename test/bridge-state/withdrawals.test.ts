@@ -162,7 +162,7 @@ describe('withdrawal outcomes', () => {
     signAll(state, T0 + 2000);
     const feeBefore = state.account(feeAccount).usdcFree;
     const supplyBefore = state.supply().usdc;
-    const q = queued(1n, txHash(0x51));
+    const q = queued(state, 1n, txHash(0x51));
     applyAt(state, [attestation(signers[0], [q]), attestation(signers[1], [q])], T0 + 3000);
     expect(state.withdrawals.get('1')!.status).toBe('signed'); // 2 of 3: exactly 2/3
     const r = applyAt(state, [attestation(signers[2], [q])], T0 + 4000);
@@ -170,7 +170,7 @@ describe('withdrawal outcomes', () => {
     expect(findEvent(r.receipts[0].events, 'WithdrawalSubmitted')).toMatchObject({ withdrawalId: '1', externalTx: `0x${'51'.repeat(32)}` });
     expect(hasAttested(state, signers[0].address, q)).toBe(true); // settled: the machine takes no QUEUED in submitted
 
-    const p = paid(1n, txHash(0x52));
+    const p = paid(state, 1n, txHash(0x52));
     const r2 = applyAt(state, signers.slice(0, 3).map((s) => attestation(s, [p])), T0 + 5000);
     expect(outcomes(r2)).toEqual(['ok', 'ok', 'ok']);
     expect(state.withdrawals.get('1')).toMatchObject({ status: 'paid', paidTx: txHash(0x52), queuedTx: txHash(0x51) });
@@ -183,7 +183,7 @@ describe('withdrawal outcomes', () => {
     expect(reserveCheck(state)).toMatchObject({ difference: 0n, pendingWithdrawals: 0n });
     // Final: stays listed; every later claim is late; nothing moves.
     expect(withdrawalsOf(state, owner).map((w) => [w.id, w.status])).toEqual([[1n, 'paid']]);
-    expect(outcomes(applyAt(state, [attestation(signers[0], [voided(1n)]), attestation(signers[1], [paid(1n, txHash(0x53))])], T0 + 6000))).toEqual([
+    expect(outcomes(applyAt(state, [attestation(signers[0], [voided(1n)]), attestation(signers[1], [paid(state, 1n, txHash(0x53))])], T0 + 6000))).toEqual([
       'ATTESTATION_STALE',
       'ATTESTATION_STALE',
     ]);
@@ -193,7 +193,7 @@ describe('withdrawal outcomes', () => {
   it('PAID straight from signed (queueing and payout seen in one scan)', () => {
     const state = withOneWithdrawal();
     signAll(state, T0 + 2000);
-    applyAt(state, signers.slice(0, 3).map((s) => attestation(s, [paid(1n)])), T0 + 3000);
+    applyAt(state, signers.slice(0, 3).map((s) => attestation(s, [paid(state, 1n)])), T0 + 3000);
     expect(state.withdrawals.get('1')!.status).toBe('paid');
     expect(state.withdrawals.get('1')!.queuedTx).toBeUndefined();
   });
@@ -204,7 +204,7 @@ describe('withdrawal outcomes', () => {
     signAll(state, T0 + 2000);
     const v = voided(1n, WithdrawalVoidReason.Cancelled, txHash(0x77));
     // Votes for paid are pending when the void reaches its quorum: they are cleared with it.
-    applyAt(state, [attestation(signers[0], [paid(1n)])], T0 + 2500);
+    applyAt(state, [attestation(signers[0], [paid(state, 1n)])], T0 + 2500);
     const r = applyAt(state, signers.slice(0, 3).map((s) => attestation(s, [v])), T0 + 3000);
     expect(state.withdrawals.get('1')).toMatchObject({ status: 'refunded', voidReason: WithdrawalVoidReason.Cancelled, voidTx: txHash(0x77) });
     expect(state.account(owner).usdcFree - free0).toBe(AMOUNT + FEE);
@@ -223,7 +223,7 @@ describe('withdrawal outcomes', () => {
     const supply = state.supply().usdc;
     const r2 = applyAt(
       state,
-      [attestation(signers[1], [voided(1n)]), ...signers.slice(0, 3).map((s) => attestation(s, [paid(1n)])), attestation(signers[2], [v])],
+      [attestation(signers[1], [voided(1n)]), ...signers.slice(0, 3).map((s) => attestation(s, [paid(state, 1n)])), attestation(signers[2], [v])],
       T0 + 4000,
     );
     expect(outcomes(r2)).toEqual(['ATTESTATION_STALE', 'ATTESTATION_STALE', 'ATTESTATION_STALE', 'ATTESTATION_STALE', 'ATTESTATION_STALE']);
@@ -244,7 +244,7 @@ describe('withdrawal outcomes', () => {
   it('claims the machine does not take in the record’s state are late; an unknown withdrawal is refused 422', () => {
     const state = withOneWithdrawal();
     // Requested: neither queued nor paid is taken (the contract cannot have queued it without our signatures).
-    const r = applyAt(state, [attestation(signers[0], [queued(1n)]), attestation(signers[0], [paid(1n)]), attestation(signers[0], [queued(2n)])], T0 + 2000);
+    const r = applyAt(state, [attestation(signers[0], [queued(state, 1n)]), attestation(signers[0], [paid(state, 1n)]), attestation(signers[0], [queued(state, 2n)])], T0 + 2000);
     expect(r.receipts.map((x) => [x.code, x.errorStatus])).toEqual([
       ['ATTESTATION_STALE', 409],
       ['ATTESTATION_STALE', 409],

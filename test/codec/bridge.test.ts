@@ -10,6 +10,7 @@ import { Writer } from '../../src/codec/binary';
 import { decodeTx, encodeTx, TxKind } from '../../src/codec/tx';
 import {
   attestationSigningHash,
+  BridgeAlertKind,
   BridgeClaimKind,
   MAX_BRIDGE_CLAIMS,
   signAttestation,
@@ -31,9 +32,13 @@ const CHAIN = 713799;
 const claims: BridgeClaim[] = [
   { kind: BridgeClaimKind.Deposit, depositId: 0n, recipient: alice, amount: 5n, externalTx: tx(1) },
   { kind: BridgeClaimKind.Deposit, depositId: 3n, recipient: alice, amount: 6n, externalTx: tx(2) },
-  { kind: BridgeClaimKind.WithdrawalQueued, withdrawalId: 1n, externalTx: tx(3) },
-  { kind: BridgeClaimKind.WithdrawalPaid, withdrawalId: 1n, externalTx: tx(4) },
+  { kind: BridgeClaimKind.WithdrawalQueued, withdrawalId: 1n, recipient: alice, amount: 7n, validUntil: 1_767_225_600n, externalTx: tx(3) },
+  { kind: BridgeClaimKind.WithdrawalPaid, withdrawalId: 1n, recipient: alice, amount: 7n, externalTx: tx(4) },
   { kind: BridgeClaimKind.WithdrawalVoid, withdrawalId: 2n, reason: WithdrawalVoidReason.Expired, externalTx: tx(0) },
+  { kind: BridgeClaimKind.Alert, id: 9n, alert: { kind: BridgeAlertKind.ForgedQueue, recipient: alice, amount: 8n, validUntil: 1n }, externalTx: tx(5) },
+  { kind: BridgeClaimKind.Alert, id: 3n, alert: { kind: BridgeAlertKind.ForgedPaid, recipient: alice, amount: 8n }, externalTx: tx(6) },
+  { kind: BridgeClaimKind.Alert, id: 1n, alert: { kind: BridgeAlertKind.UnexplainedSet, digest: tx(7) }, externalTx: tx(8) },
+  { kind: BridgeClaimKind.Alert, id: 1n, alert: { kind: BridgeAlertKind.UnexplainedOwners, digest: tx(9) }, externalTx: tx(10) },
 ];
 
 describe('BridgeAttestation codec', () => {
@@ -54,6 +59,12 @@ describe('BridgeAttestation codec', () => {
       [claims[1], claims[0]], // not ascending
       [claims[0], claims[0]], // duplicate
       [claims[2], claims[0]], // kind order
+      [claims[6], claims[5]], // alert kind order
+      [{ ...claims[2], amount: 0n } as BridgeClaim],
+      [{ ...claims[3], recipient: '0x0000000000000000000000000000000000000000' } as BridgeClaim],
+      [{ ...claims[5], alert: { kind: BridgeAlertKind.ForgedQueue, recipient: alice, amount: 0n, validUntil: 1n } } as BridgeClaim],
+      [{ ...claims[7], alert: { kind: BridgeAlertKind.UnexplainedSet, digest: tx(1).slice(1) } } as BridgeClaim],
+      [{ ...claims[7], alert: { kind: 9, digest: tx(1) } } as unknown as BridgeClaim],
       [{ ...claims[0], amount: 0n } as BridgeClaim],
       [{ ...claims[0], recipient: '0x0000000000000000000000000000000000000000' } as BridgeClaim],
       Array.from({ length: MAX_BRIDGE_CLAIMS + 1 }, (_, i) => ({ ...claims[0], depositId: BigInt(i) }) as BridgeClaim),

@@ -46,7 +46,7 @@ describe('deposits against a real external chain', () => {
   it('GET /v1/network names the external chain, the bridge and the RPC the node watches', async () => {
     for (const n of b.net.nodes) {
       const net = (await b.get<{ data: { bridge: any } }>('/v1/network', n.index)).data;
-      expect(net.bridge).toEqual({ chainId: 31337, rpcUrl: b.chain.rpcUrl, address: getAddress(b.deployment.bridge), usdc: getAddress(b.deployment.usdc) });
+      expect(net.bridge).toEqual({ chainId: 31337, rpcUrl: b.chain.rpcUrl, address: getAddress(b.deployment.bridge), usdc: getAddress(b.deployment.usdc), alerts: 0 });
     }
   });
 

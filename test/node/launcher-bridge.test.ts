@@ -63,7 +63,7 @@ describe('npm start -- --with-bridge', () => {
         expect(nodes).toHaveLength(4);
         for (const url of nodes) {
           const net = ((await (await fetch(`${url}/v1/network`)).json()) as any).data;
-          expect(net.bridge).toEqual({ chainId: 31337, rpcUrl, address: bridge, usdc: file.usdc });
+          expect(net.bridge).toEqual({ chainId: 31337, rpcUrl, address: bridge, usdc: file.usdc, alerts: 0 });
         }
         // The chain mines on its own (interval mining): its head moves with no transaction.
         const chain = defineChain({ id: 31337, name: 'devchain', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });

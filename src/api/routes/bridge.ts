@@ -8,11 +8,14 @@
  *                               pending withdrawals, the vault total against the USDC
  *                               issued, and their difference
  * and the `bridge` block of GET /status (bridgeStatus) and of GET /v1/network
- * (bridgeNetwork), built here so the three agree.
+ * (bridgeNetwork), built here so the three agree. /reserves and /v1/network show the
+ * bridge alerts recorded in chain state (decision 154): the same on every node.
  */
 import { routeSchemas, type RoutePlugin } from '../route-plugin';
 import { getAddress } from 'viem';
-import { WithdrawalVoidReason } from '../../codec/txs/bridge';
+import { BridgeAlertKind, WithdrawalVoidReason } from '../../codec/txs/bridge';
+import { alertName, bridgeAlerts, type AlertClaim } from '../../state/bridge/alerts';
+import type { BridgeAlertRecord } from '../../state/bridge/records';
 import { bridgeLedger, bridgeParams, nextDepositId, pendingWithdrawals, reserveCheck, withdrawalsOf } from '../../state/bridge/reads';
 import type { Withdrawal } from '../../state/records';
 import { poolValuation } from '../../state/perps/pool';
@@ -51,6 +54,22 @@ export const bridgeStatusSchema = obj({
   actor: nullable(openObj('The watcher\u2019s and relayer\u2019s counters; null on a node that runs no bridge actor.')),
 });
 
+/** Alerts listed at most (newest first); `alert_count` counts them all. */
+const ALERTS_LISTED_MAX = 100;
+
+const alertSchema = obj({
+  kind: str('forged_queue, forged_paid, unexplained_set or unexplained_owners.'),
+  id: dec('The withdrawal id, or the set / owner nonce (the event\u2019s block when it names none).'),
+  external_tx: hex('The external transaction holding the event.'),
+  recipient: nullable(addr('What the forged queue or payout names.')),
+  amount: nullable(dec()),
+  valid_until: nullable(dec()),
+  digest: nullable(hex('Of the unexplained set or owners.')),
+  voters: int('Validators whose attestations recorded it.'),
+  height: int('The block that recorded it.'),
+  recorded_ms: int(),
+});
+
 const reservesSchema = obj({
   total_usdc_vault: jsonNumber('USDC base units (JSON number).'),
   vlp_pool_value: jsonNumber(),
@@ -66,6 +85,8 @@ const reservesSchema = obj({
   expected_vault_total: dec(),
   difference: dec(),
   next_deposit_id: dec(),
+  alert_count: int('Bridge alerts recorded in chain state (decision 154).'),
+  alerts: arr(alertSchema),
 });
 /** 6-decimal units as a JSON number, as the contract's /reserves fields are (exact below 2^53 units). */
 const num = (v: bigint) => Number(v);
@@ -90,11 +111,25 @@ export function withdrawalJson(w: Withdrawal) {
   };
 }
 
+/** A recorded alert as GET /reserves lists it. */
+export function alertJson(r: BridgeAlertRecord) {
+  const c = r.claim as AlertClaim;
+  const a = c.alert;
+  const seen =
+    a.kind === BridgeAlertKind.ForgedQueue
+      ? { recipient: a.recipient, amount: String(a.amount), valid_until: String(a.validUntil), digest: null }
+      : a.kind === BridgeAlertKind.ForgedPaid
+        ? { recipient: a.recipient, amount: String(a.amount), valid_until: null, digest: null }
+        : { recipient: null, amount: null, valid_until: null, digest: bytesToHex(a.digest) };
+  return { kind: alertName(a.kind), id: String(c.id), external_tx: bytesToHex(c.externalTx), ...seen, voters: r.voters.length, height: r.height, recorded_ms: r.recordedMs };
+}
+
 /** GET /v1/network's `bridge`: the external chain and the contracts (EIP-55, as Ethereum tools show them); null without a genesis bridge. */
 export function bridgeNetwork(node: NodeApi) {
   const b = node.genesis.bridge;
   if (!b) return null;
-  return { chainId: b.externalChainId, rpcUrl: node.bridge().rpcUrl, address: getAddress(b.address), usdc: getAddress(b.usdc) };
+  const alerts = node.chain().state.bridgeAlerts.size;
+  return { chainId: b.externalChainId, rpcUrl: node.bridge().rpcUrl, address: getAddress(b.address), usdc: getAddress(b.usdc), alerts };
 }
 
 /** GET /status's `bridge`: the reserve check and the bridge actor's counters; null without a genesis bridge. */
@@ -133,11 +168,12 @@ export const bridgeSchemas = routeSchemas({
   'GET /reserves': {
     tags: ['bridge'],
     summary: 'The vault and the bridge\u2019s reserve check',
-    description: 'The vault\u2019s totals as JSON numbers of USDC base units; the external bridge\u2019s USDC balance read now (null without a deployment file or when the endpoint does not answer within 2 s), credited deposits, paid and pending withdrawals, and the vault total against the USDC issued.',
+    description: 'The vault\u2019s totals as JSON numbers of USDC base units; the external bridge\u2019s USDC balance read now (null without a deployment file or when the endpoint does not answer within 2 s), credited deposits, paid and pending withdrawals, the vault total against the USDC issued, and the bridge alerts recorded in chain state (newest first, at most 100).',
     response: {
       200: reply(reservesSchema, {
         total_usdc_vault: 1000000000, vlp_pool_value: 0, vlp_pool_usdc: 0, locked_in_orders: 0, open_orders: 0, open_positions: 0, external: null,
         credited_deposits: '0', paid_withdrawals: '0', pending_withdrawals: '0', vault_total: '1000000000', expected_vault_total: '1000000000', difference: '0', next_deposit_id: '0',
+        alert_count: 0, alerts: [],
       }),
       ...errors,
     },
@@ -184,6 +220,8 @@ export const bridgeRoutes: RoutePlugin = async (app, { node }) => {
       expected_vault_total: String(r.expectedVault),
       difference: String(r.difference),
       next_deposit_id: String(nextDepositId(s)),
+      alert_count: s.bridgeAlerts.size,
+      alerts: bridgeAlerts(s).slice(0, ALERTS_LISTED_MAX).map(alertJson),
     };
   });
 };

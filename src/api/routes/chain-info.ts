@@ -47,7 +47,7 @@ const networkSchema = obj({
   contracts: contractsSchema,
   validators: int('Genesis validators.'),
   p2p: p2pSchema,
-  bridge: nullable(obj({ chainId: int('The external chain.'), rpcUrl: nullable(str()), address: addr('The bridge contract (EIP-55).'), usdc: addr() })),
+  bridge: nullable(obj({ chainId: int('The external chain.'), rpcUrl: nullable(str()), address: addr('The bridge contract (EIP-55).'), usdc: addr(), alerts: int('Bridge alerts recorded in chain state (decision 154; GET /reserves lists them).') })),
 });
 
 const peersSchema = obj({

@@ -7,11 +7,21 @@
  *   `address validator | u32 n | n × claim | 65-byte signature r‖s‖v (v 27/28)`
  *   claim: `u8 kind | big id | kind-specific fields`
  *     Deposit (1):          big depositId | address recipient | big amount | 32 externalTx
- *     WithdrawalQueued (2): big withdrawalId | 32 externalTx
- *     WithdrawalPaid (3):   big withdrawalId | 32 externalTx
+ *     WithdrawalQueued (2): big withdrawalId | address recipient | big amount | big validUntil | 32 externalTx
+ *     WithdrawalPaid (3):   big withdrawalId | address recipient | big amount | 32 externalTx
  *     WithdrawalVoid (4):   big withdrawalId | u8 reason | 32 externalTx (zeros when Expired)
- *   Claims strictly ascending by (kind, id), 1..MAX_BRIDGE_CLAIMS of them, amounts > 0,
- *   recipient not the zero address.
+ *     Alert (5):            big id | u8 alert kind | alert fields | 32 externalTx
+ *       ForgedQueue (1):    (id: the withdrawal id) address recipient | big amount | big validUntil
+ *       ForgedPaid (2):     (id: the withdrawal id) address recipient | big amount
+ *       UnexplainedSet (3): (id: the set nonce, or the event's block) 32 digest of (validators, powers)
+ *       UnexplainedOwners (4): (id: the owner nonce, or the event's block) 32 digest of (owners, threshold)
+ *   Claims strictly ascending by (kind, alert kind, id), 1..MAX_BRIDGE_CLAIMS of them,
+ *   amounts > 0, recipients not the zero address.
+ *
+ *   A Queued or Paid claim carries what the external log says (decision 154): execution
+ *   counts it only when it equals the chain's record of the withdrawal; a log that does
+ *   not is attested as an Alert instead, which execution records once a quorum makes it
+ *   (src/state/bridge/alerts.ts).
  *
  * WithdrawalSignatures: a validator's signatures over withdrawals' v3 digests
  * (src/signing/bridge-withdrawal.ts), which the contract recovers.
@@ -32,6 +42,20 @@ export enum BridgeClaimKind {
   WithdrawalQueued = 2,
   WithdrawalPaid = 3,
   WithdrawalVoid = 4,
+  /** Something on the external bridge that no decision of this chain explains (decision 154). */
+  Alert = 5,
+}
+
+/** What an Alert claim reports. */
+export enum BridgeAlertKind {
+  /** A WithdrawalQueued for an id this chain never made, or with another recipient, amount or validUntil. */
+  ForgedQueue = 1,
+  /** A WithdrawalPaid for an id this chain never made, or to another recipient or amount. */
+  ForgedPaid = 2,
+  /** A validator set proposed or put in place on the contract that this chain did not decide. */
+  UnexplainedSet = 3,
+  /** An owner set proposed or put in place on the contract that this chain did not decide. */
+  UnexplainedOwners = 4,
 }
 
 export enum WithdrawalVoidReason {
@@ -43,9 +67,16 @@ export enum WithdrawalVoidReason {
 
 export type BridgeClaim =
   | { kind: BridgeClaimKind.Deposit; depositId: bigint; recipient: Address; amount: bigint; externalTx: Uint8Array }
-  | { kind: BridgeClaimKind.WithdrawalQueued; withdrawalId: bigint; externalTx: Uint8Array }
-  | { kind: BridgeClaimKind.WithdrawalPaid; withdrawalId: bigint; externalTx: Uint8Array }
-  | { kind: BridgeClaimKind.WithdrawalVoid; withdrawalId: bigint; reason: WithdrawalVoidReason; externalTx: Uint8Array };
+  | { kind: BridgeClaimKind.WithdrawalQueued; withdrawalId: bigint; recipient: Address; amount: bigint; validUntil: bigint; externalTx: Uint8Array }
+  | { kind: BridgeClaimKind.WithdrawalPaid; withdrawalId: bigint; recipient: Address; amount: bigint; externalTx: Uint8Array }
+  | { kind: BridgeClaimKind.WithdrawalVoid; withdrawalId: bigint; reason: WithdrawalVoidReason; externalTx: Uint8Array }
+  | { kind: BridgeClaimKind.Alert; id: bigint; alert: BridgeAlert; externalTx: Uint8Array };
+
+/** What an Alert claim says was seen, by kind. */
+export type BridgeAlert =
+  | { kind: BridgeAlertKind.ForgedQueue; recipient: Address; amount: bigint; validUntil: bigint }
+  | { kind: BridgeAlertKind.ForgedPaid; recipient: Address; amount: bigint }
+  | { kind: BridgeAlertKind.UnexplainedSet | BridgeAlertKind.UnexplainedOwners; digest: Uint8Array };
 
 export interface BridgeAttestationBody {
   validator: Address;
@@ -75,11 +106,27 @@ export const MAX_WITHDRAWAL_SIGNATURES = 256;
 const ATTESTATION_TAG = 'exchange-chain/bridge-attestation/v1';
 const SIGNATURES_TAG = 'exchange-chain/withdrawal-signatures/v1';
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
-const CLAIM_KINDS = new Set<number>([BridgeClaimKind.Deposit, BridgeClaimKind.WithdrawalQueued, BridgeClaimKind.WithdrawalPaid, BridgeClaimKind.WithdrawalVoid]);
+const CLAIM_KINDS = new Set<number>([BridgeClaimKind.Deposit, BridgeClaimKind.WithdrawalQueued, BridgeClaimKind.WithdrawalPaid, BridgeClaimKind.WithdrawalVoid, BridgeClaimKind.Alert]);
+const ALERT_KINDS = new Set<number>([BridgeAlertKind.ForgedQueue, BridgeAlertKind.ForgedPaid, BridgeAlertKind.UnexplainedSet, BridgeAlertKind.UnexplainedOwners]);
 
-/** The id a claim is about: a deposit id or a withdrawal id. */
+/** The id a claim is about: a deposit id, a withdrawal id, or an alert's id (withdrawal id, nonce or block). */
 export function claimId(c: BridgeClaim): bigint {
-  return c.kind === BridgeClaimKind.Deposit ? c.depositId : c.withdrawalId;
+  return c.kind === BridgeClaimKind.Deposit ? c.depositId : c.kind === BridgeClaimKind.Alert ? c.id : c.withdrawalId;
+}
+
+/** The canonical order of claims in an attestation: by kind, then alert kind, then id (negative: a first). */
+export function compareClaims(a: BridgeClaim, b: BridgeClaim): number {
+  if (a.kind !== b.kind) return a.kind - b.kind;
+  if (a.kind === BridgeClaimKind.Alert && b.kind === BridgeClaimKind.Alert && a.alert.kind !== b.alert.kind) return a.alert.kind - b.alert.kind;
+  const x = claimId(a);
+  const y = claimId(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+function amountProblem(c: { recipient: Address; amount: bigint }, i: number, what: string): string | null {
+  if (c.amount <= 0n) return `claims[${i}]: ${what} amount must be positive`;
+  if (c.recipient === ZERO_ADDRESS) return `claims[${i}]: ${what} recipient must not be the zero address`;
+  return null;
 }
 
 /** Why a claim list is not canonical, or null when it is. */
@@ -90,19 +137,28 @@ export function claimListProblem(claims: readonly BridgeClaim[]): string | null 
     const c = claims[i];
     if (!CLAIM_KINDS.has(c.kind)) return `claims[${i}]: unknown claim kind ${c.kind}`;
     if (c.externalTx.length !== 32) return `claims[${i}]: externalTx must be 32 bytes`;
-    if (c.kind === BridgeClaimKind.Deposit) {
-      if (c.amount <= 0n) return `claims[${i}]: deposit amount must be positive`;
-      if (c.recipient === ZERO_ADDRESS) return `claims[${i}]: deposit recipient must not be the zero address`;
-    }
+    const problem =
+      c.kind === BridgeClaimKind.Deposit || c.kind === BridgeClaimKind.WithdrawalQueued || c.kind === BridgeClaimKind.WithdrawalPaid
+        ? amountProblem(c, i, c.kind === BridgeClaimKind.Deposit ? 'deposit' : 'withdrawal')
+        : c.kind === BridgeClaimKind.Alert
+          ? alertProblem(c.alert, i)
+          : null;
+    if (problem) return problem;
     if (c.kind === BridgeClaimKind.WithdrawalVoid && c.reason !== WithdrawalVoidReason.Expired && c.reason !== WithdrawalVoidReason.Cancelled) {
       return `claims[${i}]: unknown void reason ${c.reason}`;
     }
-    if (i > 0) {
-      const p = claims[i - 1];
-      if (c.kind < p.kind || (c.kind === p.kind && claimId(c) <= claimId(p))) return `claims[${i}]: claims must be strictly ascending by (kind, id)`;
-    }
+    if (i > 0 && compareClaims(claims[i - 1], c) >= 0) return `claims[${i}]: claims must be strictly ascending by (kind, alert kind, id)`;
   }
   return null;
+}
+
+function alertProblem(a: BridgeAlert, i: number): string | null {
+  if (!ALERT_KINDS.has(a.kind)) return `claims[${i}]: unknown alert kind ${a.kind}`;
+  if (a.kind === BridgeAlertKind.UnexplainedSet || a.kind === BridgeAlertKind.UnexplainedOwners) {
+    return a.digest.length === 32 ? null : `claims[${i}]: alert digest must be 32 bytes`;
+  }
+  // A forged log still passed the contract's own checks: the amount is positive, the recipient not zero.
+  return amountProblem(a as { recipient: Address; amount: bigint }, i, 'alert');
 }
 
 /** Why a signature item list is not canonical, or null when it is. */
@@ -119,9 +175,33 @@ export function itemListProblem(items: readonly WithdrawalSignatureItem[]): stri
 /** One claim's encoding (also what the BridgeVote record stores per variant). */
 export function writeClaim(w: Writer, c: BridgeClaim): Writer {
   w.u8(c.kind).big(claimId(c));
-  if (c.kind === BridgeClaimKind.Deposit) w.address(c.recipient).big(c.amount);
+  if (c.kind === BridgeClaimKind.Deposit || c.kind === BridgeClaimKind.WithdrawalPaid) w.address(c.recipient).big(c.amount);
+  if (c.kind === BridgeClaimKind.WithdrawalQueued) w.address(c.recipient).big(c.amount).big(c.validUntil);
   if (c.kind === BridgeClaimKind.WithdrawalVoid) w.u8(c.reason);
+  if (c.kind === BridgeClaimKind.Alert) writeAlert(w, c.alert);
   return w.fixed(c.externalTx, 32);
+}
+
+function writeAlert(w: Writer, a: BridgeAlert): void {
+  w.u8(a.kind);
+  if (a.kind === BridgeAlertKind.ForgedQueue) w.address(a.recipient).big(a.amount).big(a.validUntil);
+  else if (a.kind === BridgeAlertKind.ForgedPaid) w.address(a.recipient).big(a.amount);
+  else w.fixed(a.digest, 32);
+}
+
+function readAlert(r: Reader): BridgeAlert {
+  const kind = r.u8();
+  switch (kind) {
+    case BridgeAlertKind.ForgedQueue:
+      return { kind, recipient: r.address(), amount: r.big(), validUntil: r.big() };
+    case BridgeAlertKind.ForgedPaid:
+      return { kind, recipient: r.address(), amount: r.big() };
+    case BridgeAlertKind.UnexplainedSet:
+    case BridgeAlertKind.UnexplainedOwners:
+      return { kind, digest: r.fixed(32) };
+    default:
+      throw new CodecError('RANGE', `unknown bridge alert kind ${kind}`);
+  }
 }
 
 export function readClaim(r: Reader): BridgeClaim {
@@ -133,9 +213,21 @@ export function readClaim(r: Reader): BridgeClaim {
       const amount = r.big();
       return { kind, depositId: id, recipient, amount, externalTx: r.fixed(32) };
     }
-    case BridgeClaimKind.WithdrawalQueued:
-    case BridgeClaimKind.WithdrawalPaid:
-      return { kind, withdrawalId: id, externalTx: r.fixed(32) };
+    case BridgeClaimKind.WithdrawalQueued: {
+      const recipient = r.address();
+      const amount = r.big();
+      const validUntil = r.big();
+      return { kind, withdrawalId: id, recipient, amount, validUntil, externalTx: r.fixed(32) };
+    }
+    case BridgeClaimKind.WithdrawalPaid: {
+      const recipient = r.address();
+      const amount = r.big();
+      return { kind, withdrawalId: id, recipient, amount, externalTx: r.fixed(32) };
+    }
+    case BridgeClaimKind.Alert: {
+      const alert = readAlert(r);
+      return { kind, id, alert, externalTx: r.fixed(32) };
+    }
     case BridgeClaimKind.WithdrawalVoid: {
       const reason = r.u8() as WithdrawalVoidReason;
       return { kind, withdrawalId: id, reason, externalTx: r.fixed(32) };

@@ -49,9 +49,16 @@ export function bridgeDomain(state: State): BridgeMessageDomain {
   return { externalChainId: BigInt(b.externalChainId), bridge: b.address, exchangeChainId: BigInt(state.params().chainId), genesisHash: hexToBytes(genesisHash) };
 }
 
-/** The vote record key of a claim: a deposit id, or a (withdrawal id, claim kind). */
+/** An alert's record key (TableId.BridgeAlert): `<alert kind>:<id>`. */
+export function alertKey(claim: Extract<BridgeClaim, { kind: BridgeClaimKind.Alert }>): string {
+  return `${claim.alert.kind}:${claim.id}`;
+}
+
+/** The vote record key of a claim: a deposit id, a (withdrawal id, claim kind), or an alert's (kind, id). */
 export function claimKey(claim: BridgeClaim): string {
-  return claim.kind === BridgeClaimKind.Deposit ? `d:${claim.depositId}` : `w:${claim.withdrawalId}:${claim.kind}`;
+  if (claim.kind === BridgeClaimKind.Deposit) return `d:${claim.depositId}`;
+  if (claim.kind === BridgeClaimKind.Alert) return `a:${alertKey(claim)}`;
+  return `w:${claim.withdrawalId}:${claim.kind}`;
 }
 
 /** The machine event a withdrawal claim kind is. */
@@ -80,12 +87,14 @@ function withdrawalAccepts(w: Withdrawal, event: WithdrawalEvent): boolean {
 const PROBE_TX = new Uint8Array(32);
 
 /**
- * Whether a claim is about something already settled: a deposit below nextDepositId, or
- * a withdrawal whose machine does not take the claim's event in its state (final, or
- * moved past it). An unknown withdrawal is not settled (the claim is refused).
+ * Whether a claim is about something already settled: a deposit below nextDepositId, an
+ * alert already recorded, or a withdrawal whose machine does not take the claim's event
+ * in its state (final, or moved past it). An unknown withdrawal is not settled (the claim
+ * is refused).
  */
 export function claimSettled(state: State, claim: BridgeClaim): boolean {
   if (claim.kind === BridgeClaimKind.Deposit) return claim.depositId < nextDepositId(state);
+  if (claim.kind === BridgeClaimKind.Alert) return state.bridgeAlerts.has(alertKey(claim));
   const w = state.withdrawals.get(String(claim.withdrawalId));
   if (!w) return false;
   const type = withdrawalEventOf(claim.kind);

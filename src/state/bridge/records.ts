@@ -1,8 +1,8 @@
 /**
  * The bridge's state records and their canonical encodings (issue 22; decisions 82, 83):
  * the withdrawal (TableId.Withdrawal: the withdrawal machine's state value and context),
- * the credited deposit (TableId.Deposit) and the pending votes of one claim
- * (TableId.BridgeVote). Re-exported by ./records.ts with the other records.
+ * the credited deposit (TableId.Deposit), the pending votes of one claim
+ * (TableId.BridgeVote) and a recorded alert (TableId.BridgeAlert, decision 154). Re-exported by ./records.ts with the other records.
  */
 import { Reader, Writer } from '../../codec/binary';
 import { readClaim, writeClaim, WithdrawalVoidReason, type BridgeClaim } from '../../codec/txs/bridge';
@@ -169,6 +169,36 @@ export const bridgeVoteCodec: RecordCodec<BridgeVoteRecord> = {
     }
     r.end();
     return { variants };
+  },
+};
+
+/**
+ * An alert a quorum attested (TableId.BridgeAlert, key `<alert kind>:<id>`): the Alert
+ * claim as voted, its voters, and when it was recorded. Kept for good: every node shows
+ * the same list (GET /reserves, /v1/network, /metrics).
+ */
+export interface BridgeAlertRecord {
+  claim: BridgeClaim;
+  voters: Address[];
+  height: number;
+  recordedMs: number;
+}
+
+export const bridgeAlertCodec: RecordCodec<BridgeAlertRecord> = {
+  encode: (a) => {
+    const w = writeClaim(new Writer(160 + 20 * a.voters.length), a.claim).u32(a.voters.length);
+    for (const v of a.voters) w.address(v);
+    return w.u64(a.height).u64(a.recordedMs).finish();
+  },
+  decode: (b) => {
+    const r = new Reader(b);
+    const claim = readClaim(r);
+    const n = r.u32();
+    const voters: Address[] = [];
+    for (let i = 0; i < n; i++) voters.push(r.address());
+    const rec = { claim, voters, height: r.u64(), recordedMs: r.u64() };
+    r.end();
+    return rec;
   },
 };
 

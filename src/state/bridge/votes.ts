@@ -14,6 +14,10 @@
  * ATTESTATION_STALE, at the door and in execution alike, so a hopeless one never fills a
  * block and its receipt says why.
  *
+ * Alerts (decision 154, ./alerts.ts): an Alert claim is voted like the others; a quorum
+ * variant is recorded for good (TableId.BridgeAlert). A Queued or Paid claim counts only
+ * when it carries the record's recipient, amount (and validUntil).
+ *
  * Deposits are credited strictly in id order: after every attestation and at the end of
  * every block (the active set may have changed), while the votes of nextDepositId have a
  * quorum variant: credit the recipient's free balance, mint, ledger, store the deposit
@@ -35,6 +39,7 @@ import {
   withdrawalEventOf,
 } from './reads';
 import type { BridgeVoteRecord } from './records';
+import { alertName, alertProblem, claimMatchesRecord, MAX_PENDING_ALERT_VOTES, pendingAlertVotes, recordAlert } from './alerts';
 import { recordBridgeOwners, recordBridgeSet } from './sets';
 import { signIfQuorum, stepWithdrawal, type BridgeStepContext } from './withdrawals';
 import { forbidden, rejected, TxError } from '../errors';
@@ -51,20 +56,32 @@ export function requireBridgeValidator(state: State, signer: Address, what: stri
 
 /**
  * The state-dependent checks of an attestation (door and execution): the claims that
- * count, in order. Throws 422 DEPOSIT_TOO_FAR_AHEAD / UNKNOWN_WITHDRAWAL (the whole
- * transaction refused) and 409 ATTESTATION_STALE when none counts.
+ * count, in order. Throws 422 DEPOSIT_TOO_FAR_AHEAD / UNKNOWN_WITHDRAWAL /
+ * CLAIM_MISMATCH (a Queued or Paid claim whose recipient, amount or validUntil is not the
+ * record's) / ALERT_UNFOUNDED / TOO_MANY_ALERTS (./alerts.ts) (the whole transaction
+ * refused) and 409 ATTESTATION_STALE when none counts.
  */
 export function countedClaims(state: State, b: BridgeAttestationBody, signer: Address): BridgeClaim[] {
   requireBridgeValidator(state, signer, 'attestation');
   const next = nextDepositId(state);
+  let newAlerts = 0;
   for (const c of b.claims) {
     if (c.kind === BridgeClaimKind.Deposit) {
       if (c.depositId >= next + MAX_DEPOSITS_AHEAD) {
         throw rejected('DEPOSIT_TOO_FAR_AHEAD', `claims: deposit ${c.depositId} is ${MAX_DEPOSITS_AHEAD} or more past the next deposit to credit, ${next}`);
       }
+    } else if (c.kind === BridgeClaimKind.Alert) {
+      const problem = alertProblem(state, c);
+      if (problem) throw rejected('ALERT_UNFOUNDED', `claims: alert ${alertName(c.alert.kind)} ${c.id}: ${problem}`);
+      if (!claimSettled(state, c) && !hasVoted(state, signer, c)) newAlerts++;
     } else if (!state.withdrawals.has(String(c.withdrawalId))) {
       throw rejected('UNKNOWN_WITHDRAWAL', `claims: no withdrawal ${c.withdrawalId}`);
+    } else if (!claimMatchesRecord(state, c)) {
+      throw rejected('CLAIM_MISMATCH', `claims: withdrawal ${c.withdrawalId}: the claim's recipient, amount or validUntil is not this chain's record (attest it as an alert)`);
     }
+  }
+  if (newAlerts > 0 && pendingAlertVotes(state, signer) + newAlerts > MAX_PENDING_ALERT_VOTES) {
+    throw rejected('TOO_MANY_ALERTS', `claims: ${signer} would have more than ${MAX_PENDING_ALERT_VOTES} alert votes waiting for a quorum`);
   }
   const counted = b.claims.filter((c) => !claimSettled(state, c) && !hasVoted(state, signer, c));
   if (counted.length === 0) throw new TxError(409, 'ATTESTATION_STALE', `claims: every claim of ${signer} is already settled or already voted`);
@@ -91,16 +108,26 @@ function quorumVariant(state: State, key: string): BridgeClaim | undefined {
 }
 
 function eventOf(claim: BridgeClaim, nowMs: number): WithdrawalEvent {
-  if (claim.kind === BridgeClaimKind.Deposit) throw new Error('a deposit claim is no withdrawal event');
+  if (claim.kind === BridgeClaimKind.Deposit || claim.kind === BridgeClaimKind.Alert) throw new Error('a deposit or alert claim is no withdrawal event');
   const type = withdrawalEventOf(claim.kind);
   if (claim.kind === BridgeClaimKind.WithdrawalVoid) return { type: 'VOID', nowMs, reason: claim.reason, externalTx: claim.externalTx };
   return { type: type as 'QUEUED' | 'PAID', nowMs, externalTx: claim.externalTx };
 }
 
+/** Records the alert of an alert claim key when one of its variants holds a quorum. */
+function settleAlertKey(ctx: BridgeStepContext, key: string, height: number): void {
+  const variant = ctx.state.bridgeVotes.get(key)?.variants.find((v) => hasQuorum(ctx.state, v.voters));
+  if (!variant || variant.claim.kind !== BridgeClaimKind.Alert) return;
+  const claim = variant.claim;
+  recordAlert(ctx.state, claim, variant.voters, height, ctx.nowMs);
+  ctx.state.bridgeVotes.delete(key);
+  ctx.emit({ type: 'BridgeAlert', alert: alertName(claim.alert.kind), id: String(claim.id), externalTx: bytesToHex(claim.externalTx) });
+}
+
 /** Steps the withdrawal of a withdrawal claim key when one of its variants holds a quorum. */
 function settleWithdrawalKey(ctx: BridgeStepContext, key: string): void {
   const claim = quorumVariant(ctx.state, key);
-  if (!claim || claim.kind === BridgeClaimKind.Deposit) return;
+  if (!claim || claim.kind === BridgeClaimKind.Deposit || claim.kind === BridgeClaimKind.Alert) return;
   const w = ctx.state.withdrawals.get(String(claim.withdrawalId));
   if (!w) return;
   // A refused event leaves the votes: they are late and cleared when the withdrawal is final.
@@ -130,7 +157,10 @@ function creditDeposits(ctx: BridgeStepContext, height: number): number {
 export function applyAttestation(ctx: BridgeStepContext, height: number, b: BridgeAttestationBody, signer: Address): void {
   const counted = countedClaims(ctx.state, b, signer);
   for (const c of counted) addVote(ctx.state, signer, c);
-  for (const c of counted) if (c.kind !== BridgeClaimKind.Deposit) settleWithdrawalKey(ctx, claimKey(c));
+  for (const c of counted) {
+    if (c.kind === BridgeClaimKind.Alert) settleAlertKey(ctx, claimKey(c), height);
+    else if (c.kind !== BridgeClaimKind.Deposit) settleWithdrawalKey(ctx, claimKey(c));
+  }
   ctx.emit({ type: 'BridgeAttestation', validator: signer, claims: b.claims.length, counted: counted.length, late: b.claims.length - counted.length });
   creditDeposits(ctx, height);
 }
@@ -149,8 +179,11 @@ export function endBlockBridge(ctx: BridgeStepContext, height: number, setChange
   if (setChanged) {
     recordBridgeSet(ctx.state, height, ctx.emit);
     for (const w of pendingWithdrawals(ctx.state)) signIfQuorum(ctx, w);
-    const keys = [...ctx.state.bridgeVotes.entries()].map(([k]) => k).filter((k) => k.startsWith('w:')).sort();
-    for (const key of keys) settleWithdrawalKey(ctx, key);
+    const keys = [...ctx.state.bridgeVotes.entries()].map(([k]) => k).sort();
+    for (const key of keys) {
+      if (key.startsWith('w:')) settleWithdrawalKey(ctx, key);
+      else if (key.startsWith('a:')) settleAlertKey(ctx, key, height);
+    }
   }
   creditDeposits(ctx, height);
 }
