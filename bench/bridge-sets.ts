@@ -1,8 +1,9 @@
 /**
  * The bridge's validator set following the chain (issue 37; decisions 148, 151): four
  * validator processes with `--bridge FILE` beside a real hardhat chain
- * (test/helpers/bridge-network.ts), epochs of BENCH_BRIDGE_EPOCH (40) blocks. The first
- * epoch boundary caps the genesis powers (15 % of the total), so the chain records bridge
+ * (test/helpers/bridge-network.ts), epochs of BENCH_BRIDGE_EPOCH (40) blocks, validator 1
+ * bonding twice the others. The first epoch boundary caps its power to an equal share
+ * (decision 158), so the chain records bridge
  * set 1 there; the genesis validators sign it, a relayer submits it and activates it once
  * the contract's dispute period (2 s here) has passed.
  *  - boundary to pending: from the moment validator 1's REST height first shows the
@@ -22,7 +23,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function benchBridgeSets(): Promise<Record<string, unknown>> {
   const epoch = Number(process.env.BENCH_BRIDGE_EPOCH ?? 40);
   const disputePeriodSec = 2;
-  const b = await BridgeNetwork.start({ size: 4, disputePeriodSec, miningIntervalMs: 1_000, epochLengthBlocks: epoch });
+  // Validator 1 bonds twice the others: the first boundary caps it to an equal share (decision 158), a change of powers.
+  const b = await BridgeNetwork.start({ size: 4, disputePeriodSec, miningIntervalMs: 1_000, epochLengthBlocks: epoch, bondFactor: (i) => (i === 0 ? 2n : 1n) });
   try {
     let tBoundary: number | undefined;
     let tPending: number | undefined;
@@ -55,7 +57,7 @@ export async function benchBridgeSets(): Promise<Record<string, unknown>> {
     const stats = await b.net.status(1);
     const r = (x: number) => Math.round(x);
     return {
-      conditions: `4 validators (processes) on this machine, block time ${b.genesis.consensus.blockTimeMs} ms, epochs of ${epoch} blocks; hardhat external chain, a block per transaction and one every 1,000 ms; bridge actor poll 500 ms; dispute period ${disputePeriodSec} s; set 1 = the genesis validators with capped powers`,
+      conditions: `4 validators (processes) on this machine, block time ${b.genesis.consensus.blockTimeMs} ms, epochs of ${epoch} blocks; hardhat external chain, a block per transaction and one every 1,000 ms; bridge actor poll 500 ms; dispute period ${disputePeriodSec} s; set 1 = the genesis validators with validator 1's double bond capped`,
       'epoch boundary to the contract holding the new set pending, ms': r(tPending! - tBoundary!),
       'epoch boundary to the contract checking the new set, ms': r(tInForce! - tBoundary!),
       'withdrawal requested after the change to paid (attested), ms': r(paidMs),

@@ -58,6 +58,8 @@ export interface BridgeNetworkOptions {
   extra?: (index: number) => string[];
   /** genesis consensus.epochLengthBlocks (default the devnet's). */
   epochLengthBlocks?: number;
+  /** Multiplies validator i's genesis bond (default 1 for every validator). */
+  bondFactor?: (index: number) => bigint;
 }
 
 export interface Deposited {
@@ -84,7 +86,7 @@ export class BridgeNetwork {
     const size = opts.size ?? 4;
     try {
       const g = JSON.parse(readFileSync(join(ROOT, 'genesis', 'devnet.json'), 'utf8'));
-      g.validators = g.validators.slice(0, size);
+      g.validators = g.validators.slice(0, size).map((v: { bondWei: string }, i: number) => ({ ...v, bondWei: String(BigInt(v.bondWei) * (opts.bondFactor?.(i) ?? 1n)) }));
       g.consensus = { ...g.consensus, activeSetMin: Math.min(g.consensus.activeSetMin, size), ...(opts.epochLengthBlocks ? { epochLengthBlocks: opts.epochLengthBlocks } : {}) };
       g.bridge = { ...g.bridge, ...(opts.confirmations ? { confirmations: opts.confirmations } : {}), ...(opts.withdrawalWindowMs ? { withdrawalWindowMs: opts.withdrawalWindowMs } : {}) };
       writeFileSync(b.genesisFile, JSON.stringify(g, null, 2));
