@@ -60,6 +60,8 @@ export interface BridgeNetworkOptions {
   epochLengthBlocks?: number;
   /** Multiplies validator i's genesis bond (default 1 for every validator). */
   bondFactor?: (index: number) => bigint;
+  /** Edits the genesis JSON last, before it is written (say a rich account, or consensus.activeSetMin). */
+  editGenesis?: (g: any) => void;
 }
 
 export interface Deposited {
@@ -89,6 +91,7 @@ export class BridgeNetwork {
       g.validators = g.validators.slice(0, size).map((v: { bondWei: string }, i: number) => ({ ...v, bondWei: String(BigInt(v.bondWei) * (opts.bondFactor?.(i) ?? 1n)) }));
       g.consensus = { ...g.consensus, activeSetMin: Math.min(g.consensus.activeSetMin, size), ...(opts.epochLengthBlocks ? { epochLengthBlocks: opts.epochLengthBlocks } : {}) };
       g.bridge = { ...g.bridge, ...(opts.confirmations ? { confirmations: opts.confirmations } : {}), ...(opts.withdrawalWindowMs ? { withdrawalWindowMs: opts.withdrawalWindowMs } : {}) };
+      opts.editGenesis?.(g);
       writeFileSync(b.genesisFile, JSON.stringify(g, null, 2));
       b.genesis = loadGenesisFile(b.genesisFile);
       b.chain = await startDevChain({ port: await freePort(), chainId: b.genesis.bridge!.externalChainId, miningIntervalMs: opts.miningIntervalMs ?? 1_000 });
