@@ -18,9 +18,10 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { createPublicClient, createWalletClient, getAddress, getContractAddress, http, parseEther, type Address, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, getAddress, http, parseEther, type Address, type Hex } from 'viem';
 import { genesisHashHex } from '../genesis/load';
 import type { Genesis } from '../genesis/types';
+import { bridgeAddressesAt } from './addresses';
 import { contractArtifacts } from './contracts';
 
 /** What the deploy writes (data/bridge/devnet.json by default) and the node reads (a later slice of issue 22). */
@@ -114,8 +115,7 @@ export async function deployBridge(opts: DeployOptions): Promise<BridgeDeploymen
       throw new Error(`refusing to deploy: ${opts.rpcUrl} is chain ${chainId}, the genesis binds the bridge to chain ${expected.externalChainId}`);
     }
     const nonce = BigInt(await pub.getTransactionCount({ address: deployer, blockTag: 'pending' }));
-    const wouldUsdc = getContractAddress({ from: deployer, nonce });
-    const wouldBridge = getContractAddress({ from: deployer, nonce: nonce + 1n });
+    const { usdc: wouldUsdc, bridge: wouldBridge } = bridgeAddressesAt(deployer, nonce);
     if (wouldUsdc !== expected.usdc || wouldBridge !== expected.address) {
       throw new Error(
         `refusing to deploy: the genesis names USDC ${expected.usdc} and the bridge ${expected.address}, but deployer ${deployer} (nonce ${nonce}) ` +

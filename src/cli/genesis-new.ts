@@ -5,7 +5,10 @@
  * (`init`'s node-key.json, read and checked by src/node/keyfile.ts), a JSON file holding
  * the line `init` printed, or that line itself. The genesis is built by
  * src/genesis/compose.ts and checked by the loader; the same inputs give the same file
- * and hash, so every operator can rebuild it and compare.
+ * and hash, so every operator can rebuild it and compare. With `--bridge-deployer` the
+ * genesis names the bridge before it exists, at the addresses that account's next two
+ * contracts will get, so the bridge deployed afterwards is bound to this genesis's hash
+ * (decisions 150 and 152).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -15,7 +18,7 @@ import { CHAIN_IDS, GenesisError, genesisHashHex, NETWORKS } from '../genesis/lo
 import type { BridgeParams, Genesis } from '../genesis/types';
 import { parsePublicValues, publicValues, readKeyFile, type PublicValues } from '../node/keyfile';
 import type { Address } from '../util/bytes';
-import { readDeploymentFile } from '../bridge/evm';
+import { bridgeAddressesAt } from '../bridge/addresses';
 import { parseFlags, usage, type FlagSpec } from './args';
 
 const WEI_PER_TOKEN = 10n ** 18n;
@@ -37,17 +40,20 @@ const NEW_FLAGS = {
   'genesis-time-ms': { type: 'int', help: "block 0's time, Unix ms (default the template's: testnet 1761955200000, 2025-11-01)" },
   owners: { type: 'string', help: "three comma-separated owner addresses (2-of-3 governance); default the template's (genesis/testnet.json's); required on mainnet" },
   operator: { type: 'string', help: "the operator's address, whose ApproveValidator admits a candidate's registration; default the template's (testnet's operator-1); required on mainnet" },
-  bridge: {
+  'bridge-deployer': {
     type: 'string',
-    help: "a bridge deployment file (npm run bridge:deploy's): the genesis's bridge section names its external chain, contract and USDC, so the network takes its deposits (default: the template's, none on testnet and mainnet)",
+    help: "the external account that will deploy the bridge (npm run bridge:deploy's deployer): the genesis's bridge section names the addresses its next two contracts get, USDC and the bridge (decision 152; default: the template's section, none on testnet and mainnet)",
   },
-  'bridge-confirmations': { type: 'int', default: BRIDGE_CONFIRMATIONS_DEFAULT, help: 'with --bridge: external blocks a deposit waits for (1 to 1000)' },
-  'bridge-withdrawal-window-ms': { type: 'int', default: BRIDGE_WITHDRAWAL_WINDOW_MS_DEFAULT, help: 'with --bridge: how long a withdrawal signature stays valid on the external chain, ms (60000 to 30 days)' },
+  'bridge-deployer-nonce': { type: 'int', help: "with --bridge-deployer: the deployer's next nonce on the external chain (default 0, a fresh account)" },
+  'bridge-chain-id': { type: 'int', help: "with --bridge-deployer (required there): the external chain's id" },
+  'bridge-confirmations': { type: 'int', default: BRIDGE_CONFIRMATIONS_DEFAULT, help: 'with --bridge-deployer: external blocks a deposit waits for (1 to 1000)' },
+  'bridge-withdrawal-window-ms': { type: 'int', default: BRIDGE_WITHDRAWAL_WINDOW_MS_DEFAULT, help: 'with --bridge-deployer: how long a withdrawal signature stays valid on the external chain, ms (60000 to 30 days)' },
 } satisfies FlagSpec;
 
 const HELP = `usage: npm run node -- genesis new --validator SOURCE[,name=N,endpoint=HOST:PORT,bond=TOKENS] [--validator …] --out FILE [flags]
 Builds a new network's genesis from its first validators' public values and prints one JSON line:
-genesis_hash (what \`npm run node -- genesis FILE\` prints), out, network, chain_id, and bootstrap: each validator's libp2p multiaddr.
+genesis_hash (what \`npm run node -- genesis FILE\` prints), out, network, chain_id, bootstrap: each validator's libp2p multiaddr, and with --bridge-deployer
+bridge: {external_chain_id, usdc, address}, where the deploy must put the two contracts.
 SOURCE is a key file made by \`init\` (DIR/node-key.json), a JSON file holding the line \`init\` printed, or that
 line itself ({"address":…,"ecdsa_pubkey":…,"vrf_pubkey":…,"peer_id":…}). A JSON source may also carry name,
 endpoint and bond; the ,name=… options after SOURCE take precedence. Defaults for validator i (1-based, in the
@@ -55,8 +61,11 @@ order given): name validator-i, endpoint 127.0.0.1:9000+10(i-1) (one machine's l
 network of several machines), bond 10000000 (whole native tokens, 1000000 to 200000000).
 Every other parameter (consensus, fees, limits, pairs, perps, oracle, the funded operator account) is
 genesis/testnet.json's; --network devnet starts from genesis/devnet.json's instead (its faucet, accounts and bridge).
---bridge FILE (a deployment file, npm run bridge:deploy's) writes the bridge section: the network then takes that
-bridge's deposits once its validators run with --bridge FILE.
+--bridge-deployer ADDRESS --bridge-chain-id ID [--bridge-deployer-nonce N] writes the bridge section before the bridge
+exists: the addresses that deployer's contracts at nonces N and N+1 will get (USDC, then the bridge). Then
+\`npm run bridge:deploy -- --genesis FILE --rpc URL\` from that account deploys exactly there, bound to this genesis's
+hash, and the validators run with --bridge and the deployment file it writes. (A deployment file cannot name the
+bridge: a contract deployed before this genesis existed is bound to another genesis hash; decision 152.)
 At least consensus.activeSetMin (4) validators; a repeated address, ecdsa_pubkey, vrf_pubkey, peer_id, name or
 endpoint is refused.
 Each operator then runs \`npm run node -- bind --home DIR --network FILE\` so that the key file names this genesis.
@@ -171,11 +180,48 @@ function parseOwners(value: string): [Address, Address, Address] {
   }) as [Address, Address, Address];
 }
 
-/** `--bridge FILE`: the deployment's chain, contract and token, with the two timing flags; nothing without it. */
-function bridgeSection(f: { bridge?: string; 'bridge-confirmations': number; 'bridge-withdrawal-window-ms': number }): BridgeParams | undefined {
-  if (f.bridge === undefined) return undefined;
-  const d = readDeploymentFile(resolve(f.bridge));
-  return { externalChainId: d.chainId, address: d.bridge, usdc: d.usdc, confirmations: f['bridge-confirmations'], withdrawalWindowMs: f['bridge-withdrawal-window-ms'] };
+interface BridgeFlags {
+  'bridge-deployer'?: string;
+  'bridge-deployer-nonce'?: number;
+  'bridge-chain-id'?: number;
+  'bridge-confirmations': number;
+  'bridge-withdrawal-window-ms': number;
+}
+
+/**
+ * `--bridge-deployer` and its flags: the bridge section naming where that deployer's next
+ * two contracts will land (decision 152), so the contract deployed afterwards is bound to
+ * this very genesis; nothing without it (the template's section stays).
+ */
+function bridgeSection(f: BridgeFlags): BridgeParams | undefined {
+  const deployer = f['bridge-deployer'];
+  if (deployer === undefined) {
+    for (const k of ['bridge-deployer-nonce', 'bridge-chain-id'] as const) {
+      if (f[k] !== undefined) throw new Error(`--${k} goes with --bridge-deployer ADDRESS, which is missing`);
+    }
+    return undefined;
+  }
+  if (!/^0x[0-9a-fA-F]{40}$/.test(deployer)) throw new Error(`--bridge-deployer: ${JSON.stringify(deployer)} is not an address (0x and 40 hex digits)`);
+  const chainId = f['bridge-chain-id'];
+  if (chainId === undefined) throw new Error("--bridge-chain-id ID is required with --bridge-deployer (the external chain's id)");
+  const { usdc, bridge } = bridgeAddressesAt(deployer.toLowerCase(), BigInt(f['bridge-deployer-nonce'] ?? 0));
+  return {
+    externalChainId: chainId,
+    address: bridge.toLowerCase() as Address,
+    usdc: usdc.toLowerCase() as Address,
+    confirmations: f['bridge-confirmations'],
+    withdrawalWindowMs: f['bridge-withdrawal-window-ms'],
+  };
+}
+
+/** `--bridge FILE` was how a genesis named a bridge deployed before it; that contract is bound to another genesis (decision 152). */
+function refuseDeploymentFile(argv: string[]): void {
+  if (!argv.some((a) => a === '--bridge' || a.startsWith('--bridge='))) return;
+  throw new Error(
+    '--bridge FILE: a genesis cannot name a bridge deployed before it: that contract is bound to the genesis hash it was deployed against, ' +
+      'and naming it here changes the hash, so the network would refuse its own bridge (decision 152). ' +
+      'Give --bridge-deployer ADDRESS --bridge-chain-id ID [--bridge-deployer-nonce N] instead, then deploy with npm run bridge:deploy -- --genesis FILE --rpc URL',
+  );
 }
 
 export function genesisNew(argv: string[]): void {
@@ -184,6 +230,7 @@ export function genesisNew(argv: string[]): void {
     return;
   }
   const { validators: args, rest } = takeValidators(argv);
+  refuseDeploymentFile(rest);
   const f = parseFlags(rest, NEW_FLAGS);
   if (f.out === undefined) throw new Error('--out FILE is required');
   const out = resolve(f.out);
@@ -207,6 +254,7 @@ export function genesisNew(argv: string[]): void {
     endpoint: v.endpoint,
     bondWei: v.bondTokens === undefined ? undefined : BigInt(v.bondTokens) * WEI_PER_TOKEN,
   }));
+  const bridge = bridgeSection(f);
   let genesis: Genesis;
   try {
     genesis = composeGenesis({
@@ -216,7 +264,7 @@ export function genesisNew(argv: string[]): void {
       owners: f.owners === undefined ? undefined : parseOwners(f.owners),
       operator: f.operator === undefined ? undefined : (f.operator.toLowerCase() as Address),
       validators,
-      bridge: bridgeSection(f),
+      bridge,
     });
   } catch (err) {
     // Name the --validator a validator's error is about, not only its place in the file.
@@ -232,6 +280,7 @@ export function genesisNew(argv: string[]): void {
       network: genesis.network,
       chain_id: genesis.chainId,
       bootstrap: genesis.validators.map((v, i) => bootstrapAddress(v.endpoint, inputs[i].peer_id)),
+      ...(bridge ? { bridge: { external_chain_id: bridge.externalChainId, usdc: bridge.usdc, address: bridge.address } } : {}),
     })}\n`,
   );
 }

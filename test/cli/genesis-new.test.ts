@@ -6,10 +6,19 @@
  * same hash. Duplicate keys, names and endpoints, too few validators and bad values are
  * refused with the field and the --validator named, and no file is written. `bind`
  * moves an operator's keys to the new genesis of their chain, and to no other chain.
+ * `--bridge-deployer` names the bridge before it exists, where that account's next two
+ * contracts land; `bridge deploy --genesis` on a fresh hardhat chain puts them there, bound
+ * to that genesis's hash (decision 152). A deployment file as the bridge is refused.
  */
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPublicClient, http } from 'viem';
+import { EXCHANGE_BRIDGE_ABI } from '../../src/bridge/abi';
+import { bridgeAddressesAt } from '../../src/bridge/addresses';
+import { startDevChain } from '../../src/bridge/devchain';
+import { readDeploymentFile } from '../../src/bridge/evm';
+import { freePort } from '../../src/cli/launcher';
 import { genesisHashHex, loadGenesisFile } from '../../src/genesis/load';
 import { KEY_FILE_NAME, readKeyFile } from '../../src/node/keyfile';
 import { ROOT, runCli, tempDir } from './run-cli';
@@ -23,6 +32,9 @@ interface Pub {
   vrf_pubkey: string;
   peer_id: string;
 }
+
+/** Hardhat's first development account: the deployer `bridge deploy` uses on a devchain. */
+const HARDHAT_DEPLOYER = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
 const pubs: Pub[] = [];
 const home = (i: number) => join(dir.path, `v${i + 1}`);
@@ -137,22 +149,63 @@ describe('genesis new', { timeout: 180_000 }, () => {
     expect(existsSync(join(dir.path, 'bad-chain.json'))).toBe(false);
   });
 
-  it('writes the bridge section from a deployment file (issue 39 item 5), and refuses a bad one', async () => {
-    const deployment = join(dir.path, 'bridge.json');
-    const bridge = '0x' + 'ab'.repeat(20);
-    const usdc = '0x' + 'CD'.repeat(20);
-    writeFileSync(deployment, JSON.stringify({ chainId: 11155111, rpcUrl: 'https://rpc.example.org', bridge, usdc, deployBlock: 7 }));
-    writeFileSync(join(dir.path, 'bad-bridge.json'), JSON.stringify({ chainId: 1, bridge }));
+  it('names the bridge at the deployer\'s next two CREATE addresses; bridge:deploy --genesis lands there, bound to this genesis (decision 152)', async () => {
     const out = join(dir.path, 'testnet-bridge.json');
-    const [ok, bad] = await Promise.all([
-      runCli(['genesis', 'new', ...validatorArgs(sources()), '--bridge', deployment, '--bridge-confirmations', '6', '--out', out]),
-      runCli(['genesis', 'new', ...validatorArgs(sources()), '--bridge', join(dir.path, 'bad-bridge.json'), '--out', join(dir.path, 'none.json')]),
+    const nonced = join(dir.path, 'testnet-bridge-nonce-5.json');
+    const bridgeArgs = ['--bridge-deployer', HARDHAT_DEPLOYER, '--bridge-chain-id', '31338', '--bridge-confirmations', '6'];
+    const [ok, at5] = await Promise.all([
+      runCli(['genesis', 'new', ...validatorArgs(sources()), ...bridgeArgs, '--out', out]),
+      runCli(['genesis', 'new', ...validatorArgs(sources()), ...bridgeArgs, '--bridge-deployer-nonce', '5', '--out', nonced]),
     ]);
     expect(ok.stderr).toBe('');
-    expect(loadGenesisFile(out).bridge).toEqual({ externalChainId: 11155111, address: bridge, usdc: usdc.toLowerCase(), confirmations: 6, withdrawalWindowMs: 3_600_000 });
-    expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toMatch(/bridge deployment file .*bad-bridge\.json/);
-    expect(existsSync(join(dir.path, 'none.json'))).toBe(false);
+    const g = loadGenesisFile(out);
+    const at0 = bridgeAddressesAt(HARDHAT_DEPLOYER, 0n);
+    expect(g.bridge).toEqual({ externalChainId: 31338, address: at0.bridge.toLowerCase(), usdc: at0.usdc.toLowerCase(), confirmations: 6, withdrawalWindowMs: 3_600_000 });
+    expect(JSON.parse(ok.stdout).bridge).toEqual({ external_chain_id: 31338, usdc: g.bridge!.usdc, address: g.bridge!.address });
+    expect(at5.stderr).toBe('');
+    expect(loadGenesisFile(nonced).bridge!.usdc).toBe(bridgeAddressesAt(HARDHAT_DEPLOYER, 5n).usdc.toLowerCase());
+
+    // The deploy from hardhat's first account on a fresh chain of that id: its checks pass,
+    // and the contract is bound to the very genesis that names it.
+    const chain = await startDevChain({ port: await freePort(), chainId: 31338 });
+    try {
+      const deployment = join(dir.path, 'bridge.json');
+      const deployed = await runCli(['bridge', 'deploy', '--genesis', out, '--rpc', chain.rpcUrl, '--out', deployment]);
+      expect(deployed.stderr).toBe('');
+      expect(deployed.code).toBe(0);
+      const d = readDeploymentFile(deployment);
+      expect(d).toMatchObject({ chainId: 31338, bridge: g.bridge!.address, usdc: g.bridge!.usdc });
+      const pub = createPublicClient({ transport: http(chain.rpcUrl) });
+      const read = (functionName: string) => pub.readContract({ address: at0.bridge, abi: EXCHANGE_BRIDGE_ABI, functionName });
+      expect(await read('exchangeGenesisHash')).toBe(genesisHashHex(g));
+      expect(await read('exchangeChainId')).toBe(BigInt(g.chainId));
+      // The chain is used now: the genesis's addresses cannot be had again, and the deploy says so before sending anything.
+      const again = await runCli(['bridge', 'deploy', '--genesis', out, '--rpc', chain.rpcUrl, '--out', join(dir.path, 'bridge-again.json')]);
+      expect(again.code).not.toBe(0);
+      expect(again.stderr).toMatch(/refusing to deploy: .*this chain has been used already/);
+    } finally {
+      await chain.stop();
+    }
+  });
+
+  it('refuses a deployment file as the bridge (its contract is bound to another genesis) and incomplete bridge flags', async () => {
+    const deployment = join(dir.path, 'old-bridge.json');
+    writeFileSync(deployment, JSON.stringify({ chainId: 11155111, rpcUrl: 'https://rpc.example.org', bridge: '0x' + 'ab'.repeat(20), usdc: '0x' + 'cd'.repeat(20), deployBlock: 7 }));
+    const cases: [string[], RegExp][] = [
+      [['--bridge', deployment], /--bridge FILE: a genesis cannot name a bridge deployed before it: .*decision 152.*--bridge-deployer ADDRESS/],
+      [[`--bridge=${deployment}`], /--bridge FILE: a genesis cannot name a bridge deployed before it/],
+      [['--bridge-deployer', HARDHAT_DEPLOYER], /--bridge-chain-id ID is required with --bridge-deployer/],
+      [['--bridge-chain-id', '1'], /--bridge-chain-id goes with --bridge-deployer ADDRESS, which is missing/],
+      [['--bridge-deployer-nonce', '3'], /--bridge-deployer-nonce goes with --bridge-deployer ADDRESS, which is missing/],
+      [['--bridge-deployer', '0x1234', '--bridge-chain-id', '1'], /--bridge-deployer: "0x1234" is not an address/],
+      [['--bridge-deployer', HARDHAT_DEPLOYER, '--bridge-chain-id', '1', '--bridge-confirmations', '0'], /genesis\.bridge\.confirmations/],
+    ];
+    const results = await Promise.all(cases.map(([args], i) => runCli(['genesis', 'new', ...validatorArgs(sources()), ...args, '--out', join(dir.path, `bad-bridge-${i}.json`)])));
+    for (const [i, r] of results.entries()) {
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(cases[i][1]);
+      expect(existsSync(join(dir.path, `bad-bridge-${i}.json`))).toBe(false);
+    }
   });
 
   it('refuses a repeated address, vrf_pubkey, peer_id, name or endpoint, naming the field and both inputs', async () => {
