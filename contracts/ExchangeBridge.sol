@@ -29,7 +29,8 @@ pragma solidity ^0.8.20;
 ///         The owners are the chain's owners (decision 149): an owner set reaches the contract
 ///         only as the chain's decision, signed by more than 2/3 of the validators' power
 ///         (`updateOwners`), timelocked the same way. The owners' own path to the validator set
-///         (`setValidators`) is timelocked too, and any locker can cancel it during the wait.
+///         (`setValidators`) is a custody change: it waits `ownerSetDelay` (the exchange chain's
+///         high-impact timelock, decision 153), and any locker can cancel it during the wait.
 ///         Immediate owner actions are defensive only: `unpause`, `cancelWithdrawal`.
 ///         Lockers are the current set's validators (and the owners): `pause` stops deposits,
 ///         queueing, payouts and every pending change from taking effect.
@@ -76,6 +77,10 @@ contract ExchangeBridge {
     /// @notice Seconds between a withdrawal's queueing and the earliest time it can be paid;
     ///         also the delay before a validator set or owner set takes effect.
     uint256 public immutable disputePeriod;
+    /// @notice Seconds a validator set proposed by the owners waits before it takes effect: a
+    ///         custody change, so the exchange chain's high-impact timelock (7 days on its
+    ///         networks), never less than `disputePeriod` (decision 153).
+    uint256 public immutable ownerSetDelay;
     /// @notice The exchange chain this bridge serves: its chain id and genesis hash, bound into every signed message.
     uint256 public immutable exchangeChainId;
     bytes32 public immutable exchangeGenesisHash;
@@ -181,6 +186,7 @@ contract ExchangeBridge {
 
     /// @param usdc_ The bridged token (must be a contract).
     /// @param disputePeriod_ Seconds a queued withdrawal (or a new set) waits before it can be paid (take effect).
+    /// @param ownerSetDelay_ Seconds an owners' validator set waits before it takes effect (>= disputePeriod_).
     /// @param exchangeChainId_ The exchange chain's id (genesis chainId).
     /// @param exchangeGenesisHash_ The exchange chain's genesis hash (keccak256 of its canonical genesis).
     /// @param validators_ The validators' addresses, strictly ascending.
@@ -190,6 +196,7 @@ contract ExchangeBridge {
     constructor(
         address usdc_,
         uint256 disputePeriod_,
+        uint256 ownerSetDelay_,
         uint256 exchangeChainId_,
         bytes32 exchangeGenesisHash_,
         address[] memory validators_,
@@ -199,8 +206,10 @@ contract ExchangeBridge {
     ) {
         if (usdc_.code.length == 0) revert ZeroAddress();
         if (exchangeChainId_ == 0 || exchangeGenesisHash_ == bytes32(0)) revert BadSet();
+        if (ownerSetDelay_ < disputePeriod_) revert BadSet();
         usdc = usdc_;
         disputePeriod = disputePeriod_;
+        ownerSetDelay = ownerSetDelay_;
         exchangeChainId = exchangeChainId_;
         exchangeGenesisHash = exchangeGenesisHash_;
         _setOwners(owners_, ownerThreshold_);
@@ -415,7 +424,7 @@ contract ExchangeBridge {
     }
 
     /// @notice The owners propose a validator set (nonce `setNonce`, above every nonce seen): it is
-    ///         pending like a set the validators signed, takes effect `disputePeriod` seconds later
+    ///         pending like a set the validators signed, takes effect `ownerSetDelay` seconds later
     ///         (`activateValidatorSet`), and any locker can cancel it meanwhile. Refused while a set
     ///         is pending and not due. Needs owner signatures over ownerActionDigest(ownerNonce,
     ///         keccak256(abi.encode(ACTION_SET_VALIDATORS, validators_, powers_, setNonce))).
@@ -496,7 +505,7 @@ contract ExchangeBridge {
         _pendingValidators = validators_;
         _pendingPowers = powers_;
         pendingSetNonce = setNonce;
-        pendingSetActiveAt = block.timestamp + disputePeriod;
+        pendingSetActiveAt = block.timestamp + (byOwners ? ownerSetDelay : disputePeriod);
         pendingSetByOwners = byOwners;
         emit ValidatorSetProposed(setNonce, validators_, powers_, pendingSetActiveAt);
     }

@@ -8,7 +8,7 @@
 import type { Abi } from 'viem';
 
 export const EXCHANGE_BRIDGE_ABI: Abi = [
-  {"inputs":[{"internalType":"address","name":"usdc_","type":"address"},{"internalType":"uint256","name":"disputePeriod_","type":"uint256"},{"internalType":"uint256","name":"exchangeChainId_","type":"uint256"},{"internalType":"bytes32","name":"exchangeGenesisHash_","type":"bytes32"},{"internalType":"address[]","name":"validators_","type":"address[]"},{"internalType":"uint256[]","name":"powers_","type":"uint256[]"},{"internalType":"address[]","name":"owners_","type":"address[]"},{"internalType":"uint256","name":"ownerThreshold_","type":"uint256"}],"stateMutability":"nonpayable","type":"constructor"},
+  {"inputs":[{"internalType":"address","name":"usdc_","type":"address"},{"internalType":"uint256","name":"disputePeriod_","type":"uint256"},{"internalType":"uint256","name":"ownerSetDelay_","type":"uint256"},{"internalType":"uint256","name":"exchangeChainId_","type":"uint256"},{"internalType":"bytes32","name":"exchangeGenesisHash_","type":"bytes32"},{"internalType":"address[]","name":"validators_","type":"address[]"},{"internalType":"uint256[]","name":"powers_","type":"uint256[]"},{"internalType":"address[]","name":"owners_","type":"address[]"},{"internalType":"uint256","name":"ownerThreshold_","type":"uint256"}],"stateMutability":"nonpayable","type":"constructor"},
   {"inputs":[],"name":"BadSet","type":"error"},
   {"inputs":[],"name":"BadSignature","type":"error"},
   {"inputs":[{"internalType":"uint256","name":"readyAt","type":"uint256"}],"name":"DisputePeriodActive","type":"error"},
@@ -62,6 +62,7 @@ export const EXCHANGE_BRIDGE_ABI: Abi = [
   {"inputs":[],"name":"nextDepositId","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
   {"inputs":[{"internalType":"uint256","name":"nonce","type":"uint256"},{"internalType":"bytes32","name":"actionHash","type":"bytes32"}],"name":"ownerActionDigest","outputs":[{"internalType":"bytes32","name":"","type":"bytes32"}],"stateMutability":"view","type":"function"},
   {"inputs":[],"name":"ownerNonce","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
+  {"inputs":[],"name":"ownerSetDelay","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
   {"inputs":[],"name":"ownerSetNonce","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
   {"inputs":[],"name":"ownerThreshold","outputs":[{"internalType":"uint256","name":"","type":"uint256"}],"stateMutability":"view","type":"function"},
   {"inputs":[],"name":"owners","outputs":[{"internalType":"address[]","name":"","type":"address[]"}],"stateMutability":"view","type":"function"},

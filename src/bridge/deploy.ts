@@ -150,7 +150,7 @@ export async function deployBridge(opts: DeployOptions): Promise<BridgeDeploymen
       chain,
       abi: artifacts.ExchangeBridge.abi,
       bytecode: artifacts.ExchangeBridge.bytecode,
-      args: [usdc.address, disputePeriodSec, BigInt(opts.genesis.chainId), genesisHashHex(opts.genesis), validators, powers, owners, threshold],
+      args: [usdc.address, disputePeriodSec, ownerSetDelaySec(opts.genesis, disputePeriodSec), BigInt(opts.genesis.chainId), genesisHashHex(opts.genesis), validators, powers, owners, threshold],
     }),
   );
   if (expected && (usdc.address !== expected.usdc || bridge.address !== expected.address)) {
@@ -173,4 +173,14 @@ export async function deployBridge(opts: DeployOptions): Promise<BridgeDeploymen
 export function writeDeployment(file: string, d: BridgeDeployment): void {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(d, null, 2)}\n`);
+}
+
+/**
+ * Seconds a validator set proposed by the bridge's owners waits on the contract (decision
+ * 153): a custody change, so the genesis's high-impact timelock (7 days on every network
+ * this repository ships), rounded up to whole seconds, and never less than the dispute period.
+ */
+export function ownerSetDelaySec(genesis: Genesis, disputePeriodSec: bigint): bigint {
+  const timelock = (BigInt(genesis.consensus.timelockHighImpactMs) + 999n) / 1000n;
+  return timelock > disputePeriodSec ? timelock : disputePeriodSec;
 }

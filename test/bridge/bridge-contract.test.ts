@@ -284,7 +284,7 @@ describe('the bridge on a real external chain (hardhat node)', () => {
       const hash = await wallet(mallory).deployContract({
         abi: ExchangeBridge.abi,
         bytecode: ExchangeBridge.bytecode,
-        args: [dep.usdc, 0n, domain.exchangeChainId, domain.genesisHash, validators, powers, [mallory], 1n],
+        args: [dep.usdc, 0n, 0n, domain.exchangeChainId, domain.genesisHash, validators, powers, [mallory], 1n],
       });
       const fake = getAddress((await pub.waitForTransactionReceipt({ hash })).contractAddress!);
       await usdcCall(mallory, 'approve', [fake, 1_000n * USDC]);
@@ -424,13 +424,18 @@ describe('the bridge on a real external chain (hardhat node)', () => {
     const other = await ownerSigs(ownerKeys.slice(0, 2), ownerActions.setValidators(newSet, [1n, 1n, 2n], 1n));
     await expect(bridgeCall(relayer, 'setValidators', [newSet, powers, 1n, other])).rejects.toThrow(/UnknownSigner/);
     await bridgeCall(relayer, 'setValidators', [newSet, powers, 1n, await ownerSigs([ownerKeys[0], ownerKeys[2]], action)]);
-    // Proposed, not in force: the genesis set still signs, for one dispute period.
+    // Proposed, not in force: the genesis set still signs, for the owners' delay (a custody
+    // change: the genesis's high-impact timelock, 7 days, decision 153), past the dispute period.
+    const ownerSetDelay = await read<bigint>('ownerSetDelay');
+    expect(ownerSetDelay).toBe(7n * 24n * 3_600n);
     const [, , , activeAt, byOwners] = await read<[Address[], bigint[], bigint, bigint, boolean]>('pendingValidatorSet');
-    expect(activeAt).toBe((await latestTime()) + DISPUTE_SEC);
+    expect(activeAt).toBe((await latestTime()) + ownerSetDelay);
     expect(byOwners).toBe(true);
     expect((await read<[Address[], bigint[]]>('validatorSet'))[0]).toHaveLength(6);
     await expect(bridgeCall(relayer, 'activateValidatorSet', [])).rejects.toThrow(/NotDue/);
     await increaseTime(DISPUTE_SEC);
+    await expect(bridgeCall(relayer, 'activateValidatorSet', [])).rejects.toThrow(/NotDue/);
+    await increaseTime(ownerSetDelay - DISPUTE_SEC);
     await bridgeCall(relayer, 'activateValidatorSet', []);
     expect(await read<[Address[], bigint[]]>('validatorSet')).toEqual([newSet, powers]);
     expect(await read<bigint>('totalPower')).toBe(3n);
@@ -462,7 +467,7 @@ describe('the bridge on a real external chain (hardhat node)', () => {
     const { validators, powers } = bridgeValidatorSet(genesis);
     const { owners, threshold } = bridgeOwners(genesis);
     const bridge = await deployedAt(
-      await wallet(deployer).deployContract({ abi: ExchangeBridge.abi, bytecode: ExchangeBridge.bytecode, args: [token, 0n, domain.exchangeChainId, domain.genesisHash, validators, powers, owners, threshold] }),
+      await wallet(deployer).deployContract({ abi: ExchangeBridge.abi, bytecode: ExchangeBridge.bytecode, args: [token, 0n, 0n, domain.exchangeChainId, domain.genesisHash, validators, powers, owners, threshold] }),
     );
     const d: BridgeDomain = { ...domain, bridge };
     const tokenCall = async (functionName: string, args: unknown[]): Promise<void> => {

@@ -136,6 +136,26 @@ describe("the owners' paths", () => {
     await expect(b.call(privateKeyToAccount(GENESIS_VALIDATOR_KEYS[0]), 'cancelOwnersValidatorSet', [])).rejects.toThrow(/NothingPending/);
   });
 
+  // contract [C-limits-timelock]: a custody change on the bridge waits the high-impact timelock.
+  it("the owners' set is a custody change: it waits the chain's high-impact timelock, not the dispute period (decision 153)", async () => {
+    // The devnet genesis's high-impact timelock is 7 days; the dispute period here 1 hour.
+    expect(b.ownerSetDelaySec).toBe(7n * 24n * 3_600n);
+    expect(await b.read<bigint>('ownerSetDelay')).toBe(b.ownerSetDelaySec);
+    const owned = ascendingAddresses(OWNER_KEYS);
+    await b.call(relayer(), 'setValidators', [owned, ONES, 1n, await b.ownerSigs(OWNER_KEYS.slice(0, 2), ownerActions.setValidators(owned, ONES, 1n))]);
+    await b.increaseTime(DISPUTE_SEC);
+    await expect(b.call(relayer(), 'activateValidatorSet', [])).rejects.toThrow(/NotDue/);
+    await b.increaseTime(b.ownerSetDelaySec - DISPUTE_SEC);
+    await b.call(relayer(), 'activateValidatorSet', []);
+    expect(await current()).toEqual(owned);
+    // A contract whose owners' delay is shorter than its dispute period is refused at deployment.
+    const { ExchangeBridge } = contractArtifacts();
+    const d = b.domain;
+    await expect(
+      b.wallet(b.accounts[0]).deployContract({ abi: ExchangeBridge.abi, bytecode: ExchangeBridge.bytecode, args: [b.dep.usdc, 10n, 9n, d.exchangeChainId, d.genesisHash, owned, ONES, owned, 1n] } as never),
+    ).rejects.toThrow(/BadSet|revert/);
+  });
+
   it("owner sets come from the validators' signatures (the chain's SetOwners), after the delay", async () => {
     const newOwnerKeys = [await b.fundedKey(), await b.fundedKey()];
     const owners = ascendingAddresses(newOwnerKeys);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { createPublicClient, createWalletClient, defineChain, getAddress, http, parseEther, type Account, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { contractArtifacts } from '../../src/bridge/contracts';
-import { deployBridge, type BridgeDeployment } from '../../src/bridge/deploy';
+import { deployBridge, ownerSetDelaySec, type BridgeDeployment } from '../../src/bridge/deploy';
 import { startDevChain, type DevChain } from '../../src/bridge/devchain';
 import { ownerActionDigest, signAll, type BridgeDomain } from '../../src/bridge/signatures';
 import { freePort } from '../../src/cli/launcher';
@@ -51,6 +51,8 @@ export class HardhatBridge {
     readonly genesis: Genesis,
     readonly disputePeriodSec: bigint,
     readonly accounts: Address[],
+    /** The contract's ownerSetDelay (decision 153: the genesis's high-impact timelock). */
+    readonly ownerSetDelaySec: bigint,
   ) {}
 
   static async start(opts: { genesis?: Genesis; disputePeriodSec?: bigint } = {}): Promise<HardhatBridge> {
@@ -59,7 +61,7 @@ export class HardhatBridge {
     const chain = await startDevChain({ port: await freePort() });
     try {
       const dep = await deployBridge({ rpcUrl: chain.rpcUrl, genesis, disputePeriodSec });
-      const b = new HardhatBridge(chain, dep, genesis, disputePeriodSec, []);
+      const b = new HardhatBridge(chain, dep, genesis, disputePeriodSec, [], ownerSetDelaySec(genesis, disputePeriodSec));
       b.accounts.push(...(await b.wallet(getAddress('0x0000000000000000000000000000000000000001')).getAddresses()));
       return b;
     } catch (err) {
@@ -75,7 +77,7 @@ export class HardhatBridge {
     const hash = await this.wallet(this.accounts[0]).deployContract({
       abi: ExchangeBridge.abi,
       bytecode: ExchangeBridge.bytecode,
-      args: [this.dep.usdc, this.disputePeriodSec, BigInt(genesis.chainId), genesisHashHex(genesis), validators, powers, owners, threshold],
+      args: [this.dep.usdc, this.disputePeriodSec, this.ownerSetDelaySec, BigInt(genesis.chainId), genesisHashHex(genesis), validators, powers, owners, threshold],
     });
     return getAddress((await this.pub.waitForTransactionReceipt({ hash })).contractAddress!);
   }
