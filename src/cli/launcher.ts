@@ -90,25 +90,39 @@ async function endpoints(genesis: Genesis, ports: number[]): Promise<string[]> {
   );
 }
 
-/** A TCP port free on loopback right now. */
 /**
  * A port free now, for a child process to bind later. It is drawn below the kernel's
  * ephemeral range (Linux: /proc/sys/net/ipv4/ip_local_port_range, 32768–60999 by
  * default): a port the kernel handed out for `listen(0)` could be taken, between our
  * check and the child's bind, as the source port of any outgoing connection on the
  * machine (seen: a validator's API port taken so, EADDRINUSE, in a full test run).
- * Falls back to the kernel's choice where the range cannot be read.
+ * A port this process handed out already is never handed out again: calls made together
+ * (a network's twelve ports drawn at once) would otherwise both find a drawn port free,
+ * since nothing binds it before the children start (seen: two validators given the same
+ * port, EADDRINUSE, in a full test run). Falls back to the kernel's choice where the
+ * range cannot be read.
  */
 export async function freePort(): Promise<number> {
   const ephemeralLow = ephemeralRangeLow();
   if (ephemeralLow !== undefined && ephemeralLow > FREE_PORT_LOW + 1_000) {
     for (let attempt = 0; attempt < FREE_PORT_ATTEMPTS; attempt++) {
       const port = FREE_PORT_LOW + Math.floor(Math.random() * (ephemeralLow - FREE_PORT_LOW));
+      if (portsGiven.has(port)) continue;
+      portsGiven.add(port);
       if (await canListen(port)) return port;
     }
   }
-  return listenOnce(0);
+  for (;;) {
+    const port = await listenOnce(0);
+    if (!portsGiven.has(port)) {
+      portsGiven.add(port);
+      return port;
+    }
+  }
 }
+
+/** Every port freePort handed out in this process (a few per network started: small). */
+const portsGiven = new Set<number>();
 
 /** Lowest port freePort draws from (above the well-known and most registered services' ports). */
 const FREE_PORT_LOW = 20_000;
