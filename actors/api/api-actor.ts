@@ -42,6 +42,7 @@ import { auditRoutes } from '../../src/api/routes/audit';
 import { AuditLog } from '../../src/audit/transitions';
 import { PROMETHEUS_CONTENT_TYPE, type NodeMetrics } from '../../src/metrics/node-metrics';
 import type { Logger } from '../../src/util/log';
+import type { PeerTableView } from '../../src/net/peer-table';
 import type { NodeConfig } from '../../src/config/node-config';
 import type { Chain } from '../../src/chain/chain';
 import type { Indexer } from '../../src/indexer/indexer';
@@ -94,6 +95,8 @@ export interface ApiDeps {
   /** The p2p transport's identity, peers and counters, and the peers with their heads (none without p2p). */
   p2pInfo?(): P2PInfo | undefined;
   p2pPeers?(): Promise<P2PPeer[] | undefined>;
+  /** The peer table discovery keeps (none without p2p). */
+  p2pTable?(): PeerTableView | undefined;
   /** The bridge actor's counters (a node that runs none: none). */
   bridgeStats?(): BridgeStats | undefined;
   /** Each actor's lifecycle state and mailbox counters. */
@@ -317,6 +320,9 @@ function nodeApi(n: ApiDeps, submitAndWait: NodeApi['submitAndWait'], indexAt: N
     },
     async p2pPeers() {
       return (await n.p2pPeers?.()) ?? [];
+    },
+    p2pTable() {
+      return n.p2pTable?.() ?? null;
     },
     bridge() {
       return { rpcUrl: deployment?.rpcUrl ?? null, stats: n.bridgeStats?.() ?? null };

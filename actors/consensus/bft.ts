@@ -246,6 +246,8 @@ export function bftBehavior(deps: ConsensusDeps, self: () => ConsensusSelf, info
     if (v === null) throw new Error(`decided block ${bytesToHex(d.blockHash)} at ${d.height} does not validate here`);
     await deps.actors.chain.ask<BlockResult>((reply) => ({ type: 'commit', block: v.block, commit: d.commit, verified, decoded: v.decoded, ackAtApply: true, reply }));
     app!.committed(d.height, d.block, d.commit);
+    // For the full nodes that follow the gossip mesh (decision 185): published only when a peer subscribes.
+    p2p().send({ type: 'certificate', certificate: { height: d.height, block: d.block, commit: d.commit } });
     lastCommit = d.commit;
     // The core would drop it as stale; clearing saves a wakeup and a trip through the inbox.
     if (timer !== undefined && timer.height <= d.height) clearTimer();

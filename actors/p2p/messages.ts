@@ -3,6 +3,7 @@
  * types only, no actor behaviour and nothing of src/node (see actors/chain/messages.ts).
  */
 import type { SyncAttempt } from '../../src/chain/sync';
+import type { Certificate } from '../../src/consensus/messages';
 import type { Topic } from '../../src/net/transport';
 import type { Address } from '../../src/util/bytes';
 import type { Reply } from '../actor';
@@ -19,6 +20,8 @@ export type P2PMsg =
   | { type: 'consensus'; topic: Topic.Proposals | Topic.Votes; data: Uint8Array; key?: string }
   /** One consensus message to one validator (`key` as above). */
   | { type: 'direct'; to: Address; data: Uint8Array; key?: string }
+  /** A block this node decided and its commit: published on the votes topic for the nodes that follow the mesh (decision 185). */
+  | { type: 'certificate'; certificate: Certificate }
   /** End of the turn: what was queued this turn leaves, one bundle per peer. */
   | { type: 'flush' }
   /** Committed blocks from `fromHeight` on from some peer not in `exclude`, and who sent them (answer null: no such peer had any), and the peers that did not answer. */

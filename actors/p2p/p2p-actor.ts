@@ -41,7 +41,9 @@
 import { Reader, Writer } from '../../src/codec/binary';
 import { askPeersInTurn, decodeSyncRequest, decodeSyncResponse, encodeSyncRequest, forgeSyncResponse, serveSync, SYNC_MAX_BLOCKS, syncProtocol, type SyncAttempt } from '../../src/chain/sync';
 import { decodeEvidence } from '../../src/consensus/evidence';
-import { decodeMessage, type ConsensusMessage } from '../../src/consensus/messages';
+import { decodeMessage, encodeMessage, type ConsensusMessage } from '../../src/consensus/messages';
+import { PeerTable } from '../../src/net/peer-table';
+import { Discovery, validatorEndpoints } from './discovery';
 import { encodeHello, signHello } from '../../src/net/hello';
 import { Libp2pTransport, peerIdOfKey, peerIdOfPublicKey } from '../../src/net/libp2p';
 import { GossipError, Topic, type GossipHandlers } from '../../src/net/transport';
@@ -67,6 +69,8 @@ import { encodeHelloAnswer, HELLO_TIMEOUT_MS, HelloSender, helloProtocol, Valida
 
 export interface P2PHolder {
   transport?: Libp2pTransport;
+  /** The peer table discovery keeps (GET /v1/network/peers shows it). */
+  table?: PeerTable;
   /** Connected peers' heads as last probed (peer-heights.ts). */
   heights?: PeerHeights;
 }
@@ -100,6 +104,20 @@ export enum DirectItem {
  * few hundred bytes per request, on a faulty devnet node only).
  */
 const stalled = new Promise<Uint8Array>(() => {});
+
+/** The height a consensus message is about (undefined: a kind this version does not place). */
+function consensusHeight(m: ConsensusMessage): number | undefined {
+  switch (m.kind) {
+    case 'proposal':
+      return m.proposal.height;
+    case 'vote':
+      return m.vote.height;
+    case 'certificate':
+      return m.certificate.height;
+    default:
+      return undefined;
+  }
+}
 
 /** Transactions from a validator's bundle: the mempool tallies them; nobody waits for the answer. */
 const IGNORED_REPLY: Reply<GossipTally> = { resolve: () => {}, reject: () => {} };
@@ -156,6 +174,11 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
   /** Our hello refusals already logged (peer and reason): a refusing peer is asked again every few seconds. */
   const helloRefusalsLogged = new Set<string>();
   let heightProbe: { stop(): void } | undefined;
+  let discovery: Discovery | undefined;
+  /** Created with the transport's id; scores read before that are 0. */
+  let table: PeerTable | undefined;
+  /** Peer ids of validators' secp256k1 keys (peerIdOfPublicKey decompresses a point: once per key). */
+  const peerIdOfKeyCache = new Map<string, string>();
   /** Not a genesis validator: its transactions go to the validators on the relay protocol. */
   let relayTxs = false;
   const validatorPeers = new ValidatorPeers();
@@ -199,6 +222,18 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
     }
   };
 
+  /**
+   * Whether the mesh relays a consensus message this node took (decision 185): what is
+   * for a height this node already committed helps nobody who follows the mesh (a node
+   * that far behind fills the gap by block sync), and a status speaks for its sender
+   * only; both are handed to consensus all the same and stop here (IGNORE: no penalty).
+   */
+  const relayVerdict = (m: ConsensusMessage): void => {
+    if (m.kind === 'status') throw new GossipError('ignore', 'NOT_RELAYED');
+    const height = consensusHeight(m);
+    if (height !== undefined && height <= deps.chain().height) throw new GossipError('ignore', 'STALE');
+  };
+
   const handlers: GossipHandlers = {
     [Topic.Txs]: async (data) => {
       let txs: Uint8Array[];
@@ -215,11 +250,13 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
       const m = decodeConsensus(data);
       if (m.kind !== 'proposal') throw new GossipError('reject', 'WRONG_TOPIC');
       toConsensus(m, from);
+      relayVerdict(m);
     },
     [Topic.Votes]: (data, from) => {
       const m = decodeConsensus(data);
       if (m.kind === 'proposal') throw new GossipError('reject', 'WRONG_TOPIC');
       toConsensus(m, from);
+      relayVerdict(m);
     },
     [Topic.Evidence]: (data) => {
       let evidence;
@@ -388,21 +425,35 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
         log: deps.log,
         maxMessageBytes: maxConsensusBytes(),
         subscribe: genesisValidator ? [Topic.Oracle, Topic.Evidence] : undefined,
-        extraStats: () => ({ snapshots: snapshotStats === undefined ? undefined : { ...snapshotStats }, bundles: { ...directStats }, relay: { ...relayStats }, hello: { ...validatorPeers.stats, hellosRefused: { ...validatorPeers.stats.hellosRefused } }, identity: identity === undefined ? undefined : { ...identity.stats, refused: { ...identity.stats.refused } } }),
+        devnet: config.genesis.network === 'devnet',
+        peerScore: (peer) => table?.score(peer) ?? 0,
+        onReject: (peer, topic, code) => discovery?.penalize(peer, 'gossipReject', `${topic}: ${code}`),
+        extraStats: () => ({ discovery: discovery === undefined ? undefined : { ...discovery.stats }, snapshots: snapshotStats === undefined ? undefined : { ...snapshotStats }, bundles: { ...directStats }, relay: { ...relayStats }, hello: { ...validatorPeers.stats, hellosRefused: { ...validatorPeers.stats.hellosRefused } }, identity: identity === undefined ? undefined : { ...identity.stats, refused: { ...identity.stats.refused } } }),
         onPeerConnect: (peer) => {
           sent.forget(peer);
+          discovery?.connected(peer);
           void identity?.connected(peer);
           helloSender?.greet(peer);
         },
         onPeerDisconnect: (peer) => {
           sent.forget(peer);
+          discovery?.disconnected(peer);
           helloSender?.disconnected(peer);
         },
       });
       // Before the first dial completes its check: a peer of another genesis is refused on connect.
-      identity = new PeerIdentityCheck({ network: config.genesis.network, chainId, genesisHash: config.genesisHash }, transport, deps.log);
+      identity = new PeerIdentityCheck({ network: config.genesis.network, chainId, genesisHash: config.genesisHash }, transport, deps.log, (peer, code, forMs) => discovery?.refused(peer, code, forMs));
       await transport.start(handlers);
       const t = transport;
+      table = new PeerTable(t.id);
+      discovery = new Discovery(t, {
+        chainId,
+        table,
+        log: deps.log,
+        bootstrap: config.p2p.bootstrap,
+        isValidatorPeer: (peer) => validatorPeers.isValidatorPeer(peer),
+        validatorEndpoints: () => validatorEndpoints(deps.chain(), validatorPeers, peerIdOfKeyCache),
+      });
       await identity.serve();
       for (const peer of t.peers()) void identity.connected(peer);
       await t.handleDirect(directProtocol(chainId), receiveBundle);
@@ -445,6 +496,9 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
       heightProbe = probePeerHeights(heights, t, chainId, config.genesis.consensus.maxBlockBytes);
       holder.heights = heights;
       holder.transport = transport;
+      holder.table = table;
+      await discovery.start();
+      void discovery.tick();
     },
     handle(msg) {
       const t = transport!;
@@ -469,6 +523,10 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
           queueDirect(peer, tagged(DirectItem.Consensus, msg.data));
           return;
         }
+        case 'certificate':
+          // A block this node decided, with its commit, for the nodes following the mesh (decision 185).
+          publishToSubscribers(Topic.Votes, encodeMessage({ kind: 'certificate', certificate: msg.certificate }));
+          return;
         case 'flush':
           flush();
           return;
@@ -484,6 +542,9 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
       identity = undefined;
       heightProbe?.stop();
       heightProbe = undefined;
+      discovery?.stop();
+      discovery = undefined;
+      holder.table = undefined;
       holder.transport = undefined;
       holder.heights = undefined;
       const t = transport;

@@ -41,6 +41,8 @@ export class PeerIdentityCheck {
     private readonly own: ChainIdentity,
     private readonly t: IdentityTransport,
     private readonly log: Logger,
+    /** Told of each refusal (the peer table bans the peer as long: discovery.ts). */
+    private readonly onRefused?: (peer: string, code: string, forMs: number) => void,
   ) {
     this.answer = encodeIdentity(own);
   }
@@ -92,6 +94,7 @@ export class PeerIdentityCheck {
             : 'peer refused: it runs another genesis than this node (genesis hashes differ); disconnected',
         );
       }
+      this.onRefused?.(peer, mismatch.code, PEER_REFUSED_MS);
       await this.t.refuse(peer, PEER_REFUSED_MS).catch(() => {});
     } finally {
       this.inFlight.delete(peer);

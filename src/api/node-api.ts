@@ -19,6 +19,7 @@ import type { Address } from '../util/bytes';
 import type { FinalTx } from './final';
 import type { AuditLog } from '../audit/transitions';
 import type { SignatureCounts } from '../state/signer-cache';
+import type { PeerTableView } from '../net/peer-table';
 
 /** The committed blocks, receipts and transaction locations, as stored. */
 export interface BlockReader {
@@ -139,6 +140,8 @@ export interface NodeApi {
   p2pAddresses(): { peerId: string; listen: string[] } | null;
   /** Connected peers, their announced listen addresses and last probed heads; [] without p2p (decision 79). */
   p2pPeers(): Promise<NetworkPeer[]>;
+  /** The peer table discovery keeps (decision 184): known peers, their scores and sources, bans; null without p2p. */
+  p2pTable(): PeerTableView | null;
   /**
    * The bridge as this node serves it (decisions 84, 85): the external RPC of its
    * deployment file (null without one) and its bridge actor's counters (null on a node

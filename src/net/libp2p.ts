@@ -22,6 +22,7 @@ import { createLibp2p } from 'libp2p';
 import type { Logger } from '../util/log';
 import { FrameDecoder, FrameError, frame } from './frames';
 import { installYamuxWindowPolicy } from './yamux-window';
+import { gossipScoring } from './gossip-params';
 import { GossipError, TOPICS, Topic, type GossipHandlers, type RequestHandler, type Transport, type TransportStats } from './transport';
 import { DIRECT_QUEUE_BYTES_MAX, GOSSIP_MESSAGE_BYTES_DEFAULT, NET_FRAME_BYTES_MAX } from './limits';
 
@@ -46,6 +47,12 @@ export interface Libp2pTransportOptions {
   subscribe?: readonly Topic[];
   /** More counters for stats() (the owner's). */
   extraStats?: () => Record<string, unknown>;
+  /** The peer table's score of a peer: gossipsub's application-specific score (decision 185). */
+  peerScore?: (peer: string) => number;
+  /** A gossip message from `peer` its topic's handler rejected (the peer table penalises it). */
+  onReject?: (peer: string, topic: Topic, code: string) => void;
+  /** The devnet: no IP colocation penalty in gossip scoring. */
+  devnet?: boolean;
 }
 
 /** A direct-message queue to one peer and protocol, and its stream once dialled (to abort it). */
@@ -85,6 +92,8 @@ const REJECT = 'reject';
 /** The bounds of src/net/limits.ts, under the names this file has always used. */
 const MAX_REQUEST_BYTES = NET_FRAME_BYTES_MAX;
 const MAX_DIRECT_QUEUE_BYTES = DIRECT_QUEUE_BYTES_MAX;
+/** A bootstrap address failing this long gets its warning (peers starting together fail for a few seconds). */
+const BOOTSTRAP_UNREACHABLE_WARN_MS = 10_000;
 
 function topicName(chainId: number, topic: Topic): string {
   return `/exchange/${chainId}/${topic}/1`;
@@ -113,6 +122,9 @@ export class Libp2pTransport implements Transport {
   private readonly directStats = { sent: 0, queuesDropped: 0 };
   /** Peers refused (another chain or genesis: actors/p2p/peer-identity.ts), by the wall-clock ms until which they are not dialled. */
   private readonly refusedUntil = new Map<string, number>();
+  /** Bootstrap addresses failing since (ms), or -1 once their warning was logged. */
+  private readonly bootstrapFailing = new Map<string, number>();
+  private bootstrapChecked: { addr: string; ma: ReturnType<typeof multiaddr>; peer: string }[] | undefined;
   private readonly counters: TransportStats = {
     published: 0,
     received: { txs: 0, proposals: 0, votes: 0, oracle: 0, evidence: 0 },
@@ -149,24 +161,14 @@ export class Libp2pTransport implements Transport {
           // ids are then content hashes, so a resent identical message is deduplicated.
           globalSignaturePolicy: 'StrictNoSign',
           maxInboundDataLength: opts.maxMessageBytes ?? GOSSIP_MESSAGE_BYTES_DEFAULT,
-          // A validator set is a full mesh of direct connections: a node's own messages go
-          // to every peer at once (flood publish) and are not relayed by an eager mesh
-          // (with a mesh as large as the set, each message crossed each link once per
-          // node, n² socket writes, and the writes dominated the node's CPU). No lazy
-          // gossip either: every heartbeat it sent each peer the ids of all recent messages
-          // (about 24 KB per peer per heartbeat at 30 blocks/s) for the peer to look up, to
-          // repair losses that TCP between directly connected validators does not have.
-          // What a node misses while a connection is down comes back through the status
-          // exchange and block sync (consensus), and through the proposals of the validator
-          // that admitted a transaction (it stays in that mempool until committed).
+          // A mesh with peer scoring (decision 185, src/net/gossip-params.ts): full nodes relay
+          // what their handlers accept, so a node connected only to other full nodes follows
+          // consensus too. A node's own messages still go to every subscribed peer at once
+          // (flood publish): genesis validators subscribe to no consensus topic (they take
+          // consensus point to point) and reach the full nodes connected to them so.
           floodPublish: true,
-          D: 0,
-          Dlo: 0,
-          Dhi: 0,
-          Dscore: 0,
-          Dout: 0,
-          Dlazy: 0,
-          gossipFactor: 0,
+          doPX: false,
+          ...gossipScoring({ topicName: (t) => topicName(opts.chainId, t), appScore: opts.peerScore ?? (() => 0), devnet: opts.devnet ?? false }),
           heartbeatInterval: 700,
         }) as never,
       },
@@ -188,8 +190,10 @@ export class Libp2pTransport implements Transport {
           return ACCEPT;
         } catch (err) {
           if (err instanceof GossipError) {
-            if (err.action === 'reject') this.counters.rejected++;
-            else this.counters.ignored++;
+            if (err.action === 'reject') {
+              this.counters.rejected++;
+              opts.onReject?.(from.toString(), topic, err.code);
+            } else this.counters.ignored++;
             return err.action === 'reject' ? REJECT : IGNORE;
           }
           opts.log.error({ err, topic }, 'gossip handler failed');
@@ -204,16 +208,43 @@ export class Libp2pTransport implements Transport {
     opts.log.info({ peerId: this.id, listen: node.getMultiaddrs().map(String) }, 'p2p listening');
   }
 
+  /**
+   * The bootstrap addresses that can be dialled, each with its peer id; one clear line for
+   * each that cannot (not a multiaddr, or no /p2p/<peer id>): it is left out, the node runs on.
+   */
+  private bootstrapAddrs(): { addr: string; ma: ReturnType<typeof multiaddr>; peer: string }[] {
+    if (this.bootstrapChecked !== undefined) return this.bootstrapChecked;
+    const ok: { addr: string; ma: ReturnType<typeof multiaddr>; peer: string }[] = [];
+    for (const addr of this.opts.bootstrap) {
+      let ma: ReturnType<typeof multiaddr>;
+      try {
+        ma = multiaddr(addr);
+      } catch (err) {
+        this.opts.log.error({ bootstrap: addr, err: (err as Error).message }, 'bootstrap address ignored: it is not a multiaddr (give /ip4/<host>/tcp/<port>/p2p/<peer id>, as GET /v1/network lists under p2p.multiaddrs)');
+        continue;
+      }
+      const peer = ma.getPeerId();
+      if (!peer) {
+        this.opts.log.error({ bootstrap: addr }, 'bootstrap address ignored: it names no peer (append /p2p/<peer id>, as GET /v1/network lists under p2p.multiaddrs)');
+        continue;
+      }
+      ok.push({ addr, ma, peer });
+    }
+    this.bootstrapChecked = ok;
+    return ok;
+  }
+
   /** Keeps every bootstrap peer connected (a restarted peer comes back by itself). */
   private async dialBootstrap(): Promise<void> {
     const node = this.node;
     if (!node) return;
     const connected = new Set(this.peers());
     await Promise.all(
-      this.opts.bootstrap.map(async (addr) => {
-        const ma = multiaddr(addr);
-        const peer = ma.getPeerId();
-        if (!peer || peer === this.id || connected.has(peer)) return;
+      this.bootstrapAddrs().map(async ({ addr, ma, peer }) => {
+        if (peer === this.id || connected.has(peer)) {
+          this.bootstrapFailing.delete(addr);
+          return;
+        }
         const until = this.refusedUntil.get(peer);
         if (until !== undefined) {
           if (Date.now() < until) return;
@@ -221,11 +252,41 @@ export class Libp2pTransport implements Transport {
         }
         try {
           await node.dial(ma, { signal: AbortSignal.timeout(2_000) });
-        } catch {
-          // not up yet: the next round retries
+          if (this.bootstrapFailing.get(addr) === -1) this.opts.log.info({ bootstrap: addr }, 'bootstrap peer reached');
+          this.bootstrapFailing.delete(addr);
+        } catch (err) {
+          // Not up yet: the next round retries. One that stays unreachable is said once.
+          const since = this.bootstrapFailing.get(addr);
+          if (since === undefined) this.bootstrapFailing.set(addr, Date.now());
+          else if (since !== -1 && Date.now() - since >= BOOTSTRAP_UNREACHABLE_WARN_MS) {
+            this.bootstrapFailing.set(addr, -1);
+            this.opts.log.warn(
+              { bootstrap: addr, err: (err as Error).message, forMs: Date.now() - since },
+              'bootstrap peer unreachable: nothing answers at this address (a wrong host or port, a firewall, or the node is down); still retried every second, and other peers are found by exchange',
+            );
+          }
         }
       }),
     );
+  }
+
+  /** Dials `addr` (a multiaddr ending in /p2p/<peer id>); rejects when no connection opens within `timeoutMs`. */
+  async dial(addr: string, timeoutMs: number): Promise<void> {
+    await this.node!.dial(multiaddr(addr), { signal: AbortSignal.timeout(timeoutMs) });
+  }
+
+  /** Closes every connection to `peer` (it may dial again). */
+  async hangUp(peer: string): Promise<void> {
+    await this.node?.hangUp(this.peerIdOf(peer));
+  }
+
+  private peerIdOf(peer: string): ReturnType<typeof peerIdFromString> {
+    let id = this.peerIds.get(peer);
+    if (id === undefined) {
+      id = peerIdFromString(peer);
+      this.peerIds.set(peer, id);
+    }
+    return id;
   }
 
   /**

@@ -195,6 +195,7 @@ export class Node {
             consensusInfo: () => this.consensusInfo(),
             p2pInfo: () => this.p2pInfo(),
             p2pPeers: () => this.p2pPeers(),
+            p2pTable: () => this.p2pHolder.table?.view(Date.now()),
             bridgeStats: () => this.bridgeStats(),
             actorStats: () => this.actorStats(),
             signatureStats: () => this.signatureStats(),

@@ -2,7 +2,7 @@
  * Chain information: GET /chain-config and GET /v1/network (contract [C-rpc-status], [C-account-network]).
  * /v1/network also gives the node's libp2p addresses (`p2p.multiaddrs`, each ending in
  * /p2p/<peer id>): what another node passes to `start --bootstrap` (issue 20).
- * GET /v1/network/peers (decision 79): the connected peers, each with the listen addresses
+ * GET /v1/network/peers (decisions 79, 184): the connected peers, each with the listen addresses
  * it announced (libp2p identify) and its head as last probed (actors/p2p/peer-heights.ts),
  * beside this node's own height; what the onboarding service checks a candidate's node
  * against before it registers it.
@@ -16,7 +16,7 @@ import { bytesToHex } from '../../util/bytes';
 import { ok } from '../envelope';
 import { checkNetwork, networkSchema as networkParam, usdc } from '../common';
 import { bridgeNetwork } from './bridge';
-import { addr, arr, dec, envelope, errorResponses, EX, hex, int, nullable, obj, openObj, str } from '../schemas';
+import { addr, arr, bool, dec, envelope, errorResponses, EX, hex, int, nullable, obj, openObj, str } from '../schemas';
 
 const contractsSchema = obj({ exchange: addr(), orderbookPrecompile: addr(), agentCapsPrecompile: addr(), eip712VerifyingContract: addr() });
 const contractsExample = { exchange: '0x0000000000000000000000000000000000000800', orderbookPrecompile: '0x000000000000000000000000000000000000080a', agentCapsPrecompile: '0x000000000000000000000000000000000000080b', eip712VerifyingContract: '0x0000000000000000000000000000000000000800' };
@@ -50,9 +50,32 @@ const networkSchema = obj({
   bridge: nullable(obj({ chainId: int('The external chain.'), rpcUrl: nullable(str()), address: addr('The bridge contract (EIP-55).'), usdc: addr(), alerts: int('Bridge alerts recorded in chain state (decision 154; GET /reserves lists them).') })),
 });
 
+const tablePeerSchema = obj({
+  peerId: str(),
+  addrs: arr(str(), 'Addresses to dial it at (without /p2p/<peer id>).'),
+  source: str('Where this node learnt it: bootstrap, chain (a validator record\u2019s endpoint), pex (peer exchange) or inbound (it connected).'),
+  score: int('From -100 to 100: up for useful behaviour, down for misbehaviour; at -50 it is banned.'),
+  connected: bool(),
+  failures: int('Failed dials in a row.'),
+  nextDialAtMs: int('Not dialled before this (wall-clock ms).'),
+  lastSeenMs: int(),
+  connectedAtMs: int(),
+  validator: bool('A validator\u2019s peer: never shed.'),
+  lastPenalty: nullable(str('Its last misbehaviour, in words.')),
+});
+const peerTableSchema = obj({
+  limits: openObj('The table\u2019s bounds: addresses, addresses per peer, connection target and maximum, bans kept.'),
+  known: int('Peers with an entry.'),
+  connected: int(),
+  peers: arr(tablePeerSchema, 'Best first (score, failures, source, freshness, peer id): the order it dials and shares them in.'),
+  banned: arr(obj({ peerId: str(), untilMs: int(), reason: str() }), 'Peers not dialled nor learnt until their ban ends (another chain or genesis, or misbehaviour).'),
+  stats: openObj('The table\u2019s counters.'),
+});
+
 const peersSchema = obj({
   blockHeight: int('This node\u2019s head.'),
   peers: arr(obj({ peerId: str(), listen: arr(str(), 'Listen addresses it announced (libp2p identify).'), height: nullable(int('Its head, as last probed.')), heightAtMs: nullable(int()) })),
+  table: nullable(peerTableSchema),
 });
 
 export const chainInfoRoutes: RoutePlugin = async (app, { node }) => {
@@ -146,12 +169,12 @@ export const chainInfoRoutes: RoutePlugin = async (app, { node }) => {
     schema: {
       tags: ['node'],
       summary: 'Connected peers and their heads',
-      description: 'Each connected peer with the listen addresses it announced and its head as last probed, beside this node\u2019s height; empty without p2p.',
-      response: { 200: envelope(peersSchema, { blockHeight: 1024, peers: [{ peerId: '12D3KooWExample', listen: ['/ip4/127.0.0.1/tcp/7001'], height: 1024, heightAtMs: EX.timestampMs }] }), ...errorResponses },
+      description: 'Each connected peer with the listen addresses it announced and its head as last probed, beside this node\u2019s height, and the peer table discovery keeps (decision 184: every known peer, its source and score, the bans); empty and null without p2p.',
+      response: { 200: envelope(peersSchema, { blockHeight: 1024, peers: [{ peerId: '12D3KooWExample', listen: ['/ip4/127.0.0.1/tcp/7001'], height: 1024, heightAtMs: EX.timestampMs }], table: null }), ...errorResponses },
     },
   }, async () => {
     const peers = await node.p2pPeers();
-    return ok({ blockHeight: node.chain().height, peers });
+    return ok({ blockHeight: node.chain().height, peers, table: node.p2pTable() });
   });
 };
 
