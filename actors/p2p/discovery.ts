@@ -60,6 +60,18 @@ export interface DiscoveryOptions {
   /** The validators of chain state with an endpoint: their dialable addresses and peer ids. */
   validatorEndpoints: () => Promise<PexPeer[]>;
   isValidatorPeer: (peer: string) => boolean;
+  /**
+   * False (`--no-discovery`): the node asks nobody for peers and dials no validator
+   * endpoint; it still serves exchanges and keeps its table (the transport keeps the
+   * bootstrap peers connected).
+   */
+  active: boolean;
+  /**
+   * True on a validator: it dials only validators (its bootstrap peers, chain state's
+   * endpoints, peers bound to validators); full nodes come to it, its connections are for
+   * consensus (CometBFT's validators keep to their sentries likewise).
+   */
+  dialsValidatorsOnly: () => boolean;
   now?: () => number;
 }
 
@@ -203,10 +215,11 @@ export class Discovery {
     this.#ticking = true;
     try {
       this.stats.ticks++;
-      await this.#readChain();
       const connected = this.t.peers();
       await this.#learnConnected(connected);
       this.#shed(connected);
+      if (!this.opts.active) return;
+      await this.#readChain();
       this.#dial(connected.length);
       await this.#ask(connected);
     } catch (err) {
@@ -254,8 +267,14 @@ export class Discovery {
     const need = PEER_TABLE_LIMITS.connectionsTarget - connectedCount - this.#dialing.size;
     if (need <= 0) return;
     const now = this.#now();
-    for (const e of this.opts.table.toDial(Math.min(need, DIALS_PER_TICK_MAX) + this.#dialing.size, now)) {
+    const validatorsOnly = this.opts.dialsValidatorsOnly();
+    let started = 0;
+    // Entries come best first; those skipped here are few (a validator's table holds the full nodes that connected to it).
+    for (const e of this.opts.table.toDial(PEER_TABLE_LIMITS.addressesMax, now)) {
+      if (started >= Math.min(need, DIALS_PER_TICK_MAX)) break;
       if (this.#dialing.has(e.peerId)) continue;
+      if (validatorsOnly && !e.validator && e.source !== 'bootstrap' && e.source !== 'chain') continue;
+      started++;
       // Each retry tries the next of its addresses.
       const addr = `${e.addrs[e.failures % e.addrs.length]}/p2p/${e.peerId}`;
       this.#dialing.add(e.peerId);

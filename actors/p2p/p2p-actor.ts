@@ -386,11 +386,17 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
     deps.actors.mempool.send({ type: 'submitGossip', txs, reply: IGNORED_REPLY });
   };
 
-  /** Asks the connected validators (but `exclude`) in turn for the blocks from `fromHeight`. */
+  /**
+   * Asks the connected peers (but `exclude`) in turn for the blocks from `fromHeight`:
+   * validators first, then full nodes (a node that follows through the mesh may be
+   * connected to full nodes only; every synced block proves itself by its commit, so
+   * who serves it does not matter).
+   */
   const sync = async (fromHeight: number, exclude: ReadonlySet<string> = new Set()): Promise<SyncAttempt> => {
     const t = transport!;
     const { genesis } = deps.config;
-    const peers = t.peers().filter((p) => validatorPeers.isValidatorPeer(p) && !exclude.has(p));
+    const connected = t.peers().filter((p) => !exclude.has(p));
+    const peers = [...connected.filter((p) => validatorPeers.isValidatorPeer(p)), ...connected.filter((p) => !validatorPeers.isValidatorPeer(p))];
     const request = encodeSyncRequest({ fromHeight, maxBlocks: SYNC_MAX_BLOCKS });
     return askPeersInTurn(
       peers,
@@ -452,6 +458,8 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
         log: deps.log,
         bootstrap: config.p2p.bootstrap,
         isValidatorPeer: (peer) => validatorPeers.isValidatorPeer(peer),
+        active: config.p2p.discovery !== false,
+        dialsValidatorsOnly: () => own !== undefined && isValidator(own),
         validatorEndpoints: () => validatorEndpoints(deps.chain(), validatorPeers, peerIdOfKeyCache),
       });
       await identity.serve();

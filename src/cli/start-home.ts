@@ -43,6 +43,11 @@ export const START_HOME_FLAGS = {
   'session-port': { type: 'int', default: 9001, help: 'session and agent API port (0: any free port)' },
   'p2p-host': { type: 'string', default: '127.0.0.1', help: 'libp2p listen host' },
   'p2p-port': { type: 'int', default: 9000, help: 'libp2p port (0: any free port)' },
+  discovery: {
+    type: 'bool',
+    default: true,
+    help: 'find peers beyond --bootstrap: by peer exchange and from the validators\' endpoints in chain state (--no-discovery: keep to the bootstrap peers, as a node behind a sentry does)',
+  },
   ...SHARED_START_FLAGS,
 } satisfies FlagSpec;
 
@@ -105,7 +110,7 @@ export async function startHome(argv: string[]): Promise<void> {
       genesisHash: hash,
       validatorKey: hexToBytes(keys.ecdsaPrivateKey),
       vrfKey: hexToBytes(keys.vrfPrivateKey),
-      p2p: { listen: [`/ip4/${f['p2p-host']}/tcp/${f['p2p-port']}`], bootstrap, peerKey: hexToBytes(keys.peerPrivateKey) },
+      p2p: { listen: [`/ip4/${f['p2p-host']}/tcp/${f['p2p-port']}`], bootstrap, peerKey: hexToBytes(keys.peerPrivateKey), discovery: f.discovery },
       blockTimeMs: genesis.consensus.blockTimeMs,
       ...sharedStartConfig(f, genesis),
     },

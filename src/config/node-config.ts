@@ -58,7 +58,13 @@ export interface NodeConfig {
    * `peerKey`: the peer identity, a libp2p private key in protobuf encoding (a key file's); without it the identity is
    * the validator key (the devnet), or a fresh key on a node without one.
    */
-  p2p?: { listen: string[]; bootstrap: string[]; peerKey?: Uint8Array };
+  p2p?: {
+    listen: string[];
+    bootstrap: string[];
+    peerKey?: Uint8Array;
+    /** False: keep to the bootstrap peers (no peer exchange asked, no validator endpoint dialled: decision 184). Default true. */
+    discovery?: boolean;
+  };
   /**
    * The bridge deployment file's contents (`--bridge FILE`, read by readDeploymentFile;
    * decision 84): checked against genesis.bridge at construction. On a validator it runs

@@ -92,6 +92,17 @@ const REJECT = 'reject';
 /** The bounds of src/net/limits.ts, under the names this file has always used. */
 const MAX_REQUEST_BYTES = NET_FRAME_BYTES_MAX;
 const MAX_DIRECT_QUEUE_BYTES = DIRECT_QUEUE_BYTES_MAX;
+/**
+ * Bad bootstrap addresses already reported by this process: the state-sync transport and
+ * the p2p actor's read the same list, and the operator needs the line once.
+ */
+const bootstrapReported = new Set<string>();
+function once(addr: string): boolean {
+  if (bootstrapReported.has(addr)) return false;
+  bootstrapReported.add(addr);
+  return true;
+}
+
 /** A bootstrap address failing this long gets its warning (peers starting together fail for a few seconds). */
 const BOOTSTRAP_UNREACHABLE_WARN_MS = 10_000;
 
@@ -220,12 +231,13 @@ export class Libp2pTransport implements Transport {
       try {
         ma = multiaddr(addr);
       } catch (err) {
+        if (!once(addr)) continue;
         this.opts.log.error({ bootstrap: addr, err: (err as Error).message }, 'bootstrap address ignored: it is not a multiaddr (give /ip4/<host>/tcp/<port>/p2p/<peer id>, as GET /v1/network lists under p2p.multiaddrs)');
         continue;
       }
       const peer = ma.getPeerId();
       if (!peer) {
-        this.opts.log.error({ bootstrap: addr }, 'bootstrap address ignored: it names no peer (append /p2p/<peer id>, as GET /v1/network lists under p2p.multiaddrs)');
+        if (once(addr)) this.opts.log.error({ bootstrap: addr }, 'bootstrap address ignored: it names no peer (append /p2p/<peer id>, as GET /v1/network lists under p2p.multiaddrs)');
         continue;
       }
       ok.push({ addr, ma, peer });

@@ -27,7 +27,15 @@ export type PeerSource = 'bootstrap' | 'chain' | 'pex' | 'inbound';
 
 const SOURCE_RANK: Record<PeerSource, number> = { bootstrap: 0, chain: 1, pex: 2, inbound: 3 };
 
-export const PEER_TABLE_LIMITS = {
+export interface PeerTableLimits {
+  addressesMax: number;
+  addrsPerPeerMax: number;
+  connectionsTarget: number;
+  connectionsMax: number;
+  bannedMax: number;
+}
+
+export const PEER_TABLE_LIMITS: Readonly<PeerTableLimits> = {
   /** Peers whose addresses are kept (CometBFT keeps thousands in buckets; a small network needs far fewer). */
   addressesMax: 256,
   /** Addresses kept per peer (a node listens on a few interfaces at most). */
@@ -38,7 +46,7 @@ export const PEER_TABLE_LIMITS = {
   connectionsMax: 40,
   /** Banned peers remembered (the oldest ban is forgotten first). */
   bannedMax: 1_024,
-} as const;
+};
 
 export const SCORE_MIN = -100;
 export const SCORE_MAX = 100;
@@ -93,7 +101,7 @@ export interface BanEntry {
 }
 
 export interface PeerTableView {
-  limits: typeof PEER_TABLE_LIMITS;
+  limits: Readonly<PeerTableLimits>;
   known: number;
   connected: number;
   peers: (Omit<PeerEntry, 'lastPenalty'> & { lastPenalty: string | null })[];
@@ -115,7 +123,7 @@ export class PeerTable {
 
   constructor(
     private readonly self: string,
-    private readonly limits: typeof PEER_TABLE_LIMITS = PEER_TABLE_LIMITS,
+    private readonly limits: Readonly<PeerTableLimits> = PEER_TABLE_LIMITS,
   ) {}
 
   get size(): number {

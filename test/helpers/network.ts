@@ -55,13 +55,14 @@ export class LocalNetwork {
 
   /**
    * `size` validators of the devnet, or of `genesisFile` (a devnet genesis with other
-   * parameters, say short epochs) when given. `prepare` runs on the data folders before
+   * parameters, say short epochs) when given, its validators' libp2p on `p2pPorts` when
+   * given (else free ports). `prepare` runs on the data folders before
    * the first launch (say, mounts a disk on one's `chain`) and returns what stop undoes.
    */
   static async start(
     size: number,
     extra: (index: number) => string[] = () => [],
-    opts: { genesisFile?: string; binary?: string; prepare?: (dataDir: (index: number) => string) => () => void } = {},
+    opts: { genesisFile?: string; binary?: string; prepare?: (dataDir: (index: number) => string) => () => void; p2pPorts?: number[] } = {},
   ): Promise<LocalNetwork> {
     const net = new LocalNetwork(size);
     try {
@@ -71,7 +72,8 @@ export class LocalNetwork {
       throw err;
     }
     const genesis = opts.genesisFile ? trimValidators(loadGenesisFile(opts.genesisFile), size) : devnetGenesis(size).genesis;
-    const p2pPorts = await Promise.all(genesis.validators.map(() => freePort()));
+    // Given: the ports the genesis file's endpoints name (a test of discovery from chain state).
+    const p2pPorts = opts.p2pPorts ?? (await Promise.all(genesis.validators.map(() => freePort())));
     const apiPorts = await Promise.all(genesis.validators.map(() => freePort()));
     const addrs = await Promise.all(
       genesis.validators.map(async (v, i) => `/ip4/127.0.0.1/tcp/${p2pPorts[i]}/p2p/${await peerIdOfPublicKey(hexToBytes(v.ecdsaPubkey))}`),

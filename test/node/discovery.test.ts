@@ -1,0 +1,207 @@
+/**
+ * Discovery and following by consensus (issue 39 items 1 and 3, decisions 184 and 185),
+ * with real processes: four validators whose genesis endpoints are their real p2p
+ * ports, and three full nodes made with `init` and started with `start --home`:
+ *
+ *   A  bootstraps from validator 1;
+ *   B  is given only A's address (and one unreachable address and one that is no
+ *      multiaddr: each gets one clear line and B runs on); it finds the validators in
+ *      chain state and C by peer exchange, and follows the head;
+ *   C  bootstraps from A with --no-discovery: it asks nobody for peers, and validators
+ *      dial only validators, so it is connected to full nodes only; it follows by the
+ *      gossip mesh (certificates relayed by A and B) and block sync from them.
+ *
+ * Stopping A (B's and C's only bootstrap peer) stops neither. A node of another chain
+ * given validator 1's address is refused with a clear line on both sides and runs on.
+ * The figures (peers found within 30 s, observer lag in blocks and ms) are printed.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/cli/launcher';
+import { genesisToJson, renderJson } from '../../src/genesis/build';
+import { peerIdOfKey } from '../../src/net/libp2p';
+import { devnetGenesis, ROOT, tempDir, waitFor } from '../helpers/devnet';
+import { LocalNetwork } from '../helpers/network';
+import { NODE_PROGRAM } from '../helpers/node-program';
+import { runCli } from '../cli/run-cli';
+
+const N = 4;
+const dir = tempDir('exchain-discovery-');
+let net: LocalNetwork;
+const genesisFile = join(dir.path, 'devnet-4v.json');
+
+interface Observer {
+  name: string;
+  url: string;
+  peerId: string;
+  p2p: string;
+  proc?: ChildProcess;
+  output: string;
+}
+const observers: Observer[] = [];
+
+async function get(url: string, path: string): Promise<any> {
+  const res = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(5_000) });
+  return ((await res.json()) as { data: any }).data;
+}
+
+async function startObserver(name: string, genesis: string, bootstrap: string[], extra: string[] = []): Promise<Observer> {
+  const home = join(dir.path, name);
+  const init = await runCli(['init', '--home', home, '--network', genesis]);
+  expect(init.code, init.stderr).toBe(0);
+  const keys = JSON.parse(init.stdout) as { peer_id: string };
+  const [api, p2p] = [await freePort(), await freePort()];
+  const o: Observer = { name, url: `http://127.0.0.1:${api}`, peerId: keys.peer_id, p2p: `/ip4/127.0.0.1/tcp/${p2p}/p2p/${keys.peer_id}`, output: '' };
+  // prettier-ignore
+  const args = ['start', '--home', home, '--network', genesis, '--bootstrap', bootstrap.join(','), '--port', String(api), '--session-port', '0', '--p2p-port', String(p2p), '--log-level', 'warn', '--no-rate-limit', ...extra];
+  const proc = spawn(process.execPath, [...NODE_PROGRAM, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  o.proc = proc;
+  proc.stdout!.on('data', (d) => (o.output += d));
+  proc.stderr!.on('data', (d) => (o.output += d));
+  observers.push(o);
+  await waitFor(() => (o.output.includes('READY') ? true : proc.exitCode !== null ? Promise.reject(new Error(`${name} exited: ${o.output}`)) : undefined), 90_000, `${name} READY`);
+  return o;
+}
+
+async function stop(o: Observer): Promise<void> {
+  const proc = o.proc;
+  if (!proc || proc.exitCode !== null) return;
+  const exited = new Promise((r) => proc.once('exit', r));
+  proc.kill('SIGTERM');
+  const t = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(t);
+}
+
+/** Heights of the head (validator 1) and of `o`, read at once, with their blocks' times. */
+async function lag(o: Observer): Promise<{ blocks: number; ms: number }> {
+  const [head, own] = await Promise.all([get(net.nodes[0].url, '/v1/network'), get(o.url, '/v1/network')]);
+  return { blocks: Math.max(0, head.blockHeight - own.blockHeight), ms: Math.max(0, head.latestBlockTimeMs - own.latestBlockTimeMs) };
+}
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+
+/** Samples `o`'s lag every 250 ms for `ms`. */
+async function sampleLag(o: Observer, ms: number): Promise<{ blocks: number[]; ms: number[] }> {
+  const out = { blocks: [] as number[], ms: [] as number[] };
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const l = await lag(o);
+    out.blocks.push(l.blocks);
+    out.ms.push(l.ms);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return out;
+}
+
+let A: Observer;
+let B: Observer;
+let C: Observer;
+let foreign: Observer;
+let startedB = 0;
+let startedC = 0;
+
+beforeAll(async () => {
+  // The genesis names each validator's real p2p port as its endpoint: chain state is a source of peers.
+  const ports = await Promise.all(Array.from({ length: N }, () => freePort()));
+  const { genesis } = devnetGenesis(N);
+  const ours = { ...genesis, validators: genesis.validators.map((v, i) => ({ ...v, endpoint: `127.0.0.1:${ports[i]}` })) };
+  writeFileSync(genesisFile, renderJson(genesisToJson(ours)));
+  net = await LocalNetwork.start(N, () => [], { genesisFile, p2pPorts: ports });
+  A = await startObserver('A', genesisFile, [net.p2pAddrs[0]]);
+  startedB = Date.now();
+  // A port nothing listens on, a peer nobody runs.
+  const unreachable = `/ip4/127.0.0.1/tcp/${await freePort()}/p2p/${await peerIdOfKey(new Uint8Array(32).fill(5))}`;
+  B = await startObserver('B', genesisFile, [A.p2p, unreachable, 'not-a-multiaddr']);
+  startedC = Date.now();
+  C = await startObserver('C', genesisFile, [A.p2p], ['--no-discovery']);
+}, 300_000);
+
+afterAll(async () => {
+  for (const o of observers) await stop(o);
+  await net?.stop();
+  dir.remove();
+}, 90_000);
+
+describe('a node given one address finds peers and follows by consensus', () => {
+  it('B, given only A, finds the validators (chain state) within 30 s of its start, and C (peer exchange) within 30 s of C\'s', async () => {
+    const table = async () => {
+      const { table: t } = await get(B.url, '/v1/network/peers');
+      return { t, byId: new Map<string, any>(t.peers.map((p: any) => [p.peerId, p])) };
+    };
+    const validatorIds = net.p2pAddrs.map((a) => a.split('/p2p/')[1]);
+    await waitFor(
+      async () => {
+        const { byId } = await table();
+        return validatorIds.every((id) => byId.get(id)?.connected) ? true : undefined;
+      },
+      Math.max(1_000, 30_000 - (Date.now() - startedB)),
+      'B connected to every validator',
+    );
+    await waitFor(
+      async () => {
+        const c = (await table()).byId.get(C.peerId);
+        return c?.connected && c.source === 'pex' ? true : undefined;
+      },
+      Math.max(1_000, 30_000 - (Date.now() - startedC)),
+      'B learnt C by exchange and connected to it',
+    );
+    const { t, byId } = await table();
+    process.stdout.write(`discovery figures: B knows ${t.known} peers, connected to ${t.connected}, ${Math.round((Date.now() - startedB) / 1000)} s after its start\n`);
+    expect(byId.get(A.peerId).source).toBe('bootstrap');
+    for (const id of validatorIds) expect(byId.get(id).source).toBe('chain');
+  });
+
+  it('says once what is wrong with each bad bootstrap address, and runs on', async () => {
+    await waitFor(() => (B.output.includes('bootstrap peer unreachable') ? true : undefined), 30_000, 'the unreachable bootstrap line');
+    expect(B.output).toMatch(/bootstrap address ignored: it is not a multiaddr/);
+    expect(B.output.match(/bootstrap address ignored/g)).toHaveLength(1);
+    expect(B.output.match(/bootstrap peer unreachable/g)).toHaveLength(1);
+    expect(B.proc!.exitCode).toBeNull();
+  });
+
+  it('C, with no discovery, is connected to full nodes only and follows through them', async () => {
+    await waitFor(async () => ((await get(C.url, '/status')).p2p.peers.includes(B.peerId) ? true : undefined), 30_000, 'B dialled C');
+    const validatorIds = new Set(net.p2pAddrs.map((a) => a.split('/p2p/')[1]));
+    const peers: string[] = (await get(C.url, '/status')).p2p.peers;
+    expect(peers.filter((p) => validatorIds.has(p))).toEqual([]);
+    await waitFor(async () => ((await lag(C)).blocks <= 2 ? true : undefined), 60_000, 'C at the head');
+    const samples = await sampleLag(C, 10_000);
+    process.stdout.write(`discovery figures: C (full nodes only) lag p50 ${pct(samples.blocks, 50)} p99 ${pct(samples.blocks, 99)} blocks, p50 ${pct(samples.ms, 50)} p99 ${pct(samples.ms, 99)} ms\n`);
+    expect(pct(samples.blocks, 50)).toBeLessThanOrEqual(2);
+    // It heard certificates on the gossip topic: consensus, not only block sync.
+    expect((await get(C.url, '/status')).p2p.stats.received.votes).toBeGreaterThan(0);
+  });
+
+  it('B follows the head within 2 blocks', async () => {
+    await waitFor(async () => ((await lag(B)).blocks <= 2 ? true : undefined), 60_000, 'B at the head');
+    const samples = await sampleLag(B, 10_000);
+    process.stdout.write(`discovery figures: B lag p50 ${pct(samples.blocks, 50)} p99 ${pct(samples.blocks, 99)} blocks, p50 ${pct(samples.ms, 50)} p99 ${pct(samples.ms, 99)} ms\n`);
+    expect(pct(samples.blocks, 50)).toBeLessThanOrEqual(2);
+  });
+
+  it('stopping A, the only bootstrap peer of B and C, stops neither', async () => {
+    await stop(A);
+    const before = await Promise.all([get(B.url, '/v1/network'), get(C.url, '/v1/network')]);
+    await waitFor(async () => ((await lag(B)).blocks <= 2 && (await lag(C)).blocks <= 2 ? true : undefined), 30_000, 'B and C at the head without A');
+    const after = await Promise.all([get(B.url, '/v1/network'), get(C.url, '/v1/network')]);
+    expect(after[0].blockHeight).toBeGreaterThan(before[0].blockHeight);
+    expect(after[1].blockHeight).toBeGreaterThan(before[1].blockHeight);
+  });
+
+  it('a node of another chain is refused with a clear line on both sides, and runs on', async () => {
+    const { genesis } = devnetGenesis(N);
+    const otherFile = join(dir.path, 'other-chain.json');
+    writeFileSync(otherFile, renderJson(genesisToJson({ ...genesis, chainId: genesis.chainId + 1 })));
+    foreign = await startObserver('foreign', otherFile, [net.p2pAddrs[0]]);
+    await waitFor(() => (net.nodes[0].output.includes('peer refused: it runs another chain') ? true : undefined), 30_000, "validator 1's refusal line");
+    await waitFor(() => (foreign.output.includes('peer refused: it runs another chain') ? true : undefined), 30_000, "the foreign node's refusal line");
+    const { table } = await get(net.nodes[0].url, '/v1/network/peers');
+    expect(table.banned.find((b: any) => b.peerId === foreign.peerId)?.reason).toBe('WRONG_CHAIN');
+    expect(table.peers.find((p: any) => p.peerId === foreign.peerId)).toBeUndefined();
+    expect(foreign.proc!.exitCode).toBeNull();
+    expect(net.nodes[0].proc!.exitCode).toBeNull();
+  });
+});
