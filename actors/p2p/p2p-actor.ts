@@ -41,8 +41,9 @@
 import { Reader, Writer } from '../../src/codec/binary';
 import { askPeersInTurn, decodeSyncRequest, decodeSyncResponse, encodeSyncRequest, forgeSyncResponse, serveSync, SYNC_MAX_BLOCKS, syncProtocol, type SyncAttempt } from '../../src/chain/sync';
 import { decodeEvidence } from '../../src/consensus/evidence';
-import { decodeMessage, encodeMessage, type ConsensusMessage } from '../../src/consensus/messages';
+import { decodeMessage, encodeMessage, messageHeight, type Certificate, type ConsensusMessage } from '../../src/consensus/messages';
 import { PeerTable } from '../../src/net/peer-table';
+import { CATCH_UP_RESEND_MS, CatchUpServer } from './catch-up';
 import { Discovery, validatorEndpoints } from './discovery';
 import { encodeHello, signHello } from '../../src/net/hello';
 import { Libp2pTransport, peerIdOfKey, peerIdOfPublicKey } from '../../src/net/libp2p';
@@ -53,7 +54,7 @@ import type { Logger } from '../../src/util/log';
 import { privateKeyToAddress } from '../../src/crypto/secp256k1';
 import { validatorRecord } from '../../src/state/validators/records';
 import type { Address } from '../../src/util/bytes';
-import { hexToBytes } from '../../src/util/bytes';
+import { bytesToHex, hexToBytes } from '../../src/util/bytes';
 import type { ActorBehavior, ActorRef, Reply } from '../actor';
 import type { ConsensusMsg } from '../consensus/messages';
 import { BUNDLE_ITEMS_MAX, bundleBytesMax, TX_BATCH_BYTES_MAX, TX_BATCH_HEADROOM_BYTES } from '../limits';
@@ -78,6 +79,10 @@ export interface P2PHolder {
 /** The bounds of actors/limits.ts, under the names this file has always used. */
 const MAX_TX_BATCH_BYTES = TX_BATCH_BYTES_MAX;
 const MAX_BUNDLE_ITEMS = BUNDLE_ITEMS_MAX;
+/** Heights ahead of the head whose certificates are remembered (past it, every one is taken). */
+const CERTIFICATE_HEIGHTS_KEPT_MAX = 64;
+/** Distinct blocks per height whose certificates are taken from the mesh. */
+const CERTIFIED_BLOCKS_PER_HEIGHT_MAX = 3;
 /** Distinct hello refusals (peer and reason) logged at most. */
 const HELLO_REFUSALS_LOGGED_MAX = 256;
 
@@ -104,20 +109,6 @@ export enum DirectItem {
  * few hundred bytes per request, on a faulty devnet node only).
  */
 const stalled = new Promise<Uint8Array>(() => {});
-
-/** The height a consensus message is about (undefined: a kind this version does not place). */
-function consensusHeight(m: ConsensusMessage): number | undefined {
-  switch (m.kind) {
-    case 'proposal':
-      return m.proposal.height;
-    case 'vote':
-      return m.vote.height;
-    case 'certificate':
-      return m.certificate.height;
-    default:
-      return undefined;
-  }
-}
 
 /** Transactions from a validator's bundle: the mempool tallies them; nobody waits for the answer. */
 const IGNORED_REPLY: Reply<GossipTally> = { resolve: () => {}, reject: () => {} };
@@ -230,8 +221,46 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
    */
   const relayVerdict = (m: ConsensusMessage): void => {
     if (m.kind === 'status') throw new GossipError('ignore', 'NOT_RELAYED');
-    const height = consensusHeight(m);
-    if (height !== undefined && height <= deps.chain().height) throw new GossipError('ignore', 'STALE');
+    if (messageHeight(m) <= deps.chain().height) throw new GossipError('ignore', 'STALE');
+  };
+
+  /**
+   * Certificates taken from the mesh, by height, and the blocks they certify: each
+   * validator publishes its own (their signature sets differ, so gossipsub does not
+   * deduplicate them), and one per block is all consensus needs. The rest are neither
+   * handed on nor relayed: they would fill the consensus actor's certificate lane and
+   * the peers' (a lane that drops the newest drops the certificate a node needs next).
+   * A few blocks per height are taken, not one: a forged certificate taken first must
+   * not shut out the real one. The same block's is taken again after
+   * CATCH_UP_RESEND_MS: the first copy may have been dropped on the way to consensus,
+   * and a catch-up answer (catch-up.ts) sends it again.
+   */
+  const certificatesTaken = new Map<number, Map<string, number>>();
+  const firstCertificate = (c: Certificate): boolean => {
+    const head = deps.chain().height;
+    if (c.height <= head) return false;
+    for (const h of certificatesTaken.keys()) if (h <= head) certificatesTaken.delete(h);
+    if (!certificatesTaken.has(c.height) && certificatesTaken.size >= CERTIFICATE_HEIGHTS_KEPT_MAX) return true;
+    const blocks = certificatesTaken.get(c.height) ?? new Map<string, number>();
+    const key = bytesToHex(c.commit.blockHash);
+    const now = Date.now();
+    const at = blocks.get(key);
+    if (at !== undefined ? now - at < CATCH_UP_RESEND_MS : blocks.size >= CERTIFIED_BLOCKS_PER_HEIGHT_MAX) return false;
+    blocks.set(key, now);
+    certificatesTaken.set(c.height, blocks);
+    return true;
+  };
+
+  /** A node that follows the mesh says where it is: the certificates it lacks, if this node has them (catch-up.ts). */
+  const catchUp = new CatchUpServer();
+  const answerStatus = (height: number) => {
+    const chain = deps.chain();
+    catchUp
+      .answer(height, chain.height, chain.store, Date.now())
+      .then((certificates) => {
+        for (const certificate of certificates) publishToSubscribers(Topic.Votes, encodeMessage({ kind: 'certificate', certificate }));
+      })
+      .catch((err) => deps.log.debug({ err: (err as Error).message, height }, 'catch-up answer failed'));
   };
 
   const handlers: GossipHandlers = {
@@ -255,6 +284,8 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
     [Topic.Votes]: (data, from) => {
       const m = decodeConsensus(data);
       if (m.kind === 'proposal') throw new GossipError('reject', 'WRONG_TOPIC');
+      if (m.kind === 'certificate' && !firstCertificate(m.certificate)) throw new GossipError('ignore', 'CERTIFICATE_HELD');
+      if (m.kind === 'status') answerStatus(m.status.height);
       toConsensus(m, from);
       relayVerdict(m);
     },
@@ -434,7 +465,7 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
         devnet: config.genesis.network === 'devnet',
         peerScore: (peer) => table?.score(peer) ?? 0,
         onReject: (peer, topic, code) => discovery?.penalize(peer, 'gossipReject', `${topic}: ${code}`),
-        extraStats: () => ({ discovery: discovery === undefined ? undefined : { ...discovery.stats }, snapshots: snapshotStats === undefined ? undefined : { ...snapshotStats }, bundles: { ...directStats }, relay: { ...relayStats }, hello: { ...validatorPeers.stats, hellosRefused: { ...validatorPeers.stats.hellosRefused } }, identity: identity === undefined ? undefined : { ...identity.stats, refused: { ...identity.stats.refused } } }),
+        extraStats: () => ({ discovery: discovery === undefined ? undefined : { ...discovery.stats }, catchUp: { ...catchUp.stats }, snapshots: snapshotStats === undefined ? undefined : { ...snapshotStats }, bundles: { ...directStats }, relay: { ...relayStats }, hello: { ...validatorPeers.stats, hellosRefused: { ...validatorPeers.stats.hellosRefused } }, identity: identity === undefined ? undefined : { ...identity.stats, refused: { ...identity.stats.refused } } }),
         onPeerConnect: (peer) => {
           sent.forget(peer);
           discovery?.connected(peer);
@@ -531,10 +562,14 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
           queueDirect(peer, tagged(DirectItem.Consensus, msg.data));
           return;
         }
-        case 'certificate':
-          // A block this node decided, with its commit, for the nodes following the mesh (decision 185).
+        case 'certificate': {
+          // A block this node decided, with its commit, for the nodes following the mesh
+          // (decision 185); not when it took and relayed one for this block already.
+          const taken = certificatesTaken.get(msg.certificate.height);
+          if (taken?.has(bytesToHex(msg.certificate.commit.blockHash))) return;
           publishToSubscribers(Topic.Votes, encodeMessage({ kind: 'certificate', certificate: msg.certificate }));
           return;
+        }
         case 'flush':
           flush();
           return;

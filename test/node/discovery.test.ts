@@ -116,7 +116,7 @@ beforeAll(async () => {
   const unreachable = `/ip4/127.0.0.1/tcp/${await freePort()}/p2p/${await peerIdOfKey(new Uint8Array(32).fill(5))}`;
   B = await startObserver('B', genesisFile, [A.p2p, unreachable, 'not-a-multiaddr']);
   startedC = Date.now();
-  C = await startObserver('C', genesisFile, [A.p2p], ['--no-discovery']);
+  C = await startObserver('C', genesisFile, [A.p2p], ['--no-discovery', '--log-level', 'info']);
 }, 300_000);
 
 afterAll(async () => {
@@ -167,20 +167,24 @@ describe('a node given one address finds peers and follows by consensus', () => 
     const validatorIds = new Set(net.p2pAddrs.map((a) => a.split('/p2p/')[1]));
     const peers: string[] = (await get(C.url, '/status')).p2p.peers;
     expect(peers.filter((p) => validatorIds.has(p))).toEqual([]);
-    await waitFor(async () => ((await lag(C)).blocks <= 2 ? true : undefined), 60_000, 'C at the head');
+    await waitFor(async () => ((await lag(C)).blocks <= 2 ? true : undefined), 60_000, 'C at the head').catch(async (err) => {
+      const s = await get(C.url, '/status');
+      process.stdout.write(`C's status: ${JSON.stringify({ height: s.height, consensus: s.consensus, p2p: s.p2p })}\n`);
+      throw err;
+    });
     const samples = await sampleLag(C, 10_000);
     process.stdout.write(`discovery figures: C (full nodes only) lag p50 ${pct(samples.blocks, 50)} p99 ${pct(samples.blocks, 99)} blocks, p50 ${pct(samples.ms, 50)} p99 ${pct(samples.ms, 99)} ms\n`);
     expect(pct(samples.blocks, 50)).toBeLessThanOrEqual(2);
     // It heard certificates on the gossip topic: consensus, not only block sync.
     expect((await get(C.url, '/status')).p2p.stats.received.votes).toBeGreaterThan(0);
-  });
+  }, 120_000);
 
   it('B follows the head within 2 blocks', async () => {
     await waitFor(async () => ((await lag(B)).blocks <= 2 ? true : undefined), 60_000, 'B at the head');
     const samples = await sampleLag(B, 10_000);
     process.stdout.write(`discovery figures: B lag p50 ${pct(samples.blocks, 50)} p99 ${pct(samples.blocks, 99)} blocks, p50 ${pct(samples.ms, 50)} p99 ${pct(samples.ms, 99)} ms\n`);
     expect(pct(samples.blocks, 50)).toBeLessThanOrEqual(2);
-  });
+  }, 120_000);
 
   it('stopping A, the only bootstrap peer of B and C, stops neither', async () => {
     await stop(A);
@@ -189,7 +193,7 @@ describe('a node given one address finds peers and follows by consensus', () => 
     const after = await Promise.all([get(B.url, '/v1/network'), get(C.url, '/v1/network')]);
     expect(after[0].blockHeight).toBeGreaterThan(before[0].blockHeight);
     expect(after[1].blockHeight).toBeGreaterThan(before[1].blockHeight);
-  });
+  }, 60_000);
 
   it('a node of another chain is refused with a clear line on both sides, and runs on', async () => {
     const { genesis } = devnetGenesis(N);

@@ -2,10 +2,11 @@
  * Chain information: GET /chain-config and GET /v1/network (contract [C-rpc-status], [C-account-network]).
  * /v1/network also gives the node's libp2p addresses (`p2p.multiaddrs`, each ending in
  * /p2p/<peer id>): what another node passes to `start --bootstrap` (issue 20).
- * GET /v1/network/peers (decisions 79, 184): the connected peers, each with the listen addresses
+ * GET /v1/network/peers (decision 79): the connected peers, each with the listen addresses
  * it announced (libp2p identify) and its head as last probed (actors/p2p/peer-heights.ts),
  * beside this node's own height; what the onboarding service checks a candidate's node
- * against before it registers it.
+ * against before it registers it; and the peer table discovery keeps (decision 184:
+ * known peers, their sources and scores, the bans).
  * /v1/network's `bridge` (issue 22): the external chain id, this node's external RPC
  * (its --bridge deployment file's; null without one) and the bridge and USDC contracts;
  * null on a network without a bridge.

@@ -1,0 +1,62 @@
+/**
+ * Catch-up through the mesh (decision 185), CometBFT's gossipDataForCatchup for nodes that
+ * follow the gossip topics: a node publishes a status on the votes topic when its
+ * rounds time out (the consensus core's rebroadcast); a node that has committed that
+ * height answers with the certificates (block and commit) of the heights from there,
+ * read from its store, on the same topic. Nodes at the head ignore them (a height they
+ * committed: not relayed); the lagging node's consensus verifies and applies the one
+ * for its height and keeps the next ones for after it. It fills the small gap a node
+ * that just finished block sync, or missed one certificate, would otherwise wait on;
+ * a larger one is block sync's.
+ *
+ * Bounded: CATCH_UP_BLOCKS_MAX certificates per answer, each height answered at most
+ * once per CATCH_UP_RESEND_MS by this node, a status more than CATCH_UP_GAP_MAX behind
+ * not answered (block sync's), and at most CATCH_UP_HEIGHTS_KEPT heights remembered.
+ */
+import { decodeCommit } from '../../src/codec/block';
+import type { Certificate } from '../../src/consensus/messages';
+
+/** Certificates in one answer (the consensus actor's certificate lane holds 8). */
+export const CATCH_UP_BLOCKS_MAX = 4;
+/** A height answered again only after this long (another node may have answered it). */
+export const CATCH_UP_RESEND_MS = 1_000;
+/** A status further behind than this is block sync's to fill. */
+export const CATCH_UP_GAP_MAX = 64;
+const CATCH_UP_HEIGHTS_KEPT = 256;
+
+export interface CatchUpStore {
+  getEncodedBlockAndCommit(height: number): Promise<{ block: Uint8Array; commit: Uint8Array } | undefined>;
+}
+
+export class CatchUpServer {
+  readonly stats = { statusesAnswered: 0, certificatesSent: 0, tooFarBehind: 0 };
+  readonly #answeredAt = new Map<number, number>();
+
+  /**
+   * The certificates to publish for a peer whose status says it is at `height` (its
+   * next height to decide), with this node's head at `head`; [] when none is due.
+   */
+  async answer(height: number, head: number, store: CatchUpStore, nowMs: number): Promise<Certificate[]> {
+    if (height > head || height < 1) return [];
+    if (head - height > CATCH_UP_GAP_MAX) {
+      this.stats.tooFarBehind++;
+      return [];
+    }
+    const out: Certificate[] = [];
+    for (let h = height; h <= head && out.length < CATCH_UP_BLOCKS_MAX; h++) {
+      const at = this.#answeredAt.get(h);
+      if (at !== undefined && nowMs - at < CATCH_UP_RESEND_MS) continue;
+      const stored = await store.getEncodedBlockAndCommit(h);
+      if (stored === undefined) break;
+      this.#answeredAt.delete(h);
+      this.#answeredAt.set(h, nowMs);
+      out.push({ height: h, block: stored.block, commit: decodeCommit(stored.commit) });
+    }
+    while (this.#answeredAt.size > CATCH_UP_HEIGHTS_KEPT) this.#answeredAt.delete(this.#answeredAt.keys().next().value!);
+    if (out.length > 0) {
+      this.stats.statusesAnswered++;
+      this.stats.certificatesSent += out.length;
+    }
+    return out;
+  }
+}
