@@ -17,7 +17,9 @@
  * RPC envelope to every message, about a tenth of a validator's CPU at idle and more
  * under load. The gossipsub topics for transactions, proposals and votes carry the same
  * data to whoever subscribes to them (full nodes); genesis validators do not subscribe,
- * and a validator publishes there only when somebody has. A consensus message goes to
+ * and a validator publishes there only when somebody has; full nodes relay them through
+ * gossipsub's mesh, with the certificates every node publishes when it decides and the
+ * catch-up answers to a lagging node's status (catch-up.ts, decision 185). A consensus message goes to
  * each validator peer once per connection and second (sent-ledger.ts, decision 117): a
  * re-broadcast or status answer repeating what the peer was just sent stays here. The direct protocol is taken
  * from validators' peers only; a node that is not a genesis validator (a full node, a
@@ -34,6 +36,7 @@
  *                                 is the heads probe of peer-heights.ts
  *   /exchange/<chainId>/snapshot/1  state sync (decision 140): this node's snapshots, their
  *                                 manifests and chunks, and light proofs (snapshot-serve.ts)
+ *   /exchange/<chainId>/pex/1     peer exchange (discovery.ts, src/net/pex.ts, decision 184)
  *   /exchange/identity/1          network, chain id and genesis hash, asked of every peer
  *                                 that connects; a peer of another genesis is refused and
  *                                 disconnected (peer-identity.ts, src/net/identity.ts)
@@ -165,6 +168,8 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
   /** Our hello refusals already logged (peer and reason): a refusing peer is asked again every few seconds. */
   const helloRefusalsLogged = new Set<string>();
   let heightProbe: { stop(): void } | undefined;
+  /** Connected peers' heads as last probed (peer-heights.ts): GET /v1/network/peers, and the order block sync asks full nodes in. */
+  const heights = new PeerHeights();
   let discovery: Discovery | undefined;
   /** Created with the transport's id; scores read before that are 0. */
   let table: PeerTable | undefined;
@@ -419,15 +424,18 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
 
   /**
    * Asks the connected peers (but `exclude`) in turn for the blocks from `fromHeight`:
-   * validators first, then full nodes (a node that follows through the mesh may be
-   * connected to full nodes only; every synced block proves itself by its commit, so
-   * who serves it does not matter).
+   * validators first, then full nodes, the highest probed head first (a node that
+   * follows through the mesh may be connected to full nodes only, and one of them may
+   * itself be catching up: its head would pass for the network's; every synced block
+   * proves itself by its commit, so who serves it does not matter).
    */
   const sync = async (fromHeight: number, exclude: ReadonlySet<string> = new Set()): Promise<SyncAttempt> => {
     const t = transport!;
     const { genesis } = deps.config;
     const connected = t.peers().filter((p) => !exclude.has(p));
-    const peers = [...connected.filter((p) => validatorPeers.isValidatorPeer(p)), ...connected.filter((p) => !validatorPeers.isValidatorPeer(p))];
+    const probed = (p: string) => heights.get(p)?.height ?? -1;
+    const fullNodes = connected.filter((p) => !validatorPeers.isValidatorPeer(p)).sort((a, b) => probed(b) - probed(a));
+    const peers = [...connected.filter((p) => validatorPeers.isValidatorPeer(p)), ...fullNodes];
     const request = encodeSyncRequest({ fromHeight, maxBlocks: SYNC_MAX_BLOCKS });
     return askPeersInTurn(
       peers,
@@ -530,9 +538,11 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
         );
         helloSender.start();
       }
-      // Peers' heads, for GET /v1/network/peers (the onboarding service's synced check).
-      const heights = new PeerHeights();
-      heightProbe = probePeerHeights(heights, t, chainId, config.genesis.consensus.maxBlockBytes);
+      // Peers' heads, for GET /v1/network/peers (the onboarding service's synced check) and
+      // block sync's order; one round now, so that the start's sync asks the peer furthest ahead.
+      const probe = probePeerHeights(heights, t, chainId, config.genesis.consensus.maxBlockBytes);
+      heightProbe = probe;
+      await probe.round();
       holder.heights = heights;
       holder.transport = transport;
       holder.table = table;
