@@ -14,7 +14,7 @@
  * not answered (block sync's), and at most CATCH_UP_HEIGHTS_KEPT heights remembered.
  */
 import { decodeCommit } from '../../src/codec/block';
-import type { Certificate } from '../../src/consensus/messages';
+import type { Certificate, StatusMessage } from '../../src/consensus/messages';
 
 /** Certificates in one answer (the consensus actor's certificate lane holds 8). */
 export const CATCH_UP_BLOCKS_MAX = 4;
@@ -23,6 +23,33 @@ export const CATCH_UP_RESEND_MS = 1_000;
 /** A status further behind than this is block sync's to fill. */
 export const CATCH_UP_GAP_MAX = 64;
 const CATCH_UP_HEIGHTS_KEPT = 256;
+/** How often a node that follows the mesh checks whether it is stuck behind its peers. */
+export const CATCH_UP_ASK_MS = 1_000;
+
+/**
+ * The asking side: a node whose head has not moved for a check while a peer's probed
+ * head is past it publishes a status for its next height, which the peers that have it
+ * answer. (The consensus core publishes statuses only when its rounds time out; one
+ * waiting in its Commit step for a block it missed publishes none.)
+ */
+export class CatchUpAsker {
+  readonly stats = { asked: 0 };
+  #lastHead = -1;
+
+  /** The height to ask from, or undefined when the node moved, or no peer is ahead. */
+  due(head: number, peersAhead: boolean): number | undefined {
+    const stuck = head === this.#lastHead;
+    this.#lastHead = head;
+    if (!stuck || !peersAhead) return undefined;
+    this.stats.asked++;
+    return head + 1;
+  }
+}
+
+/** A status that says only "I am at `height`" (no round, no votes held): what a catch-up answer needs. */
+export function catchUpStatus(height: number): StatusMessage {
+  return { height, round: 0, hasProposal: false, prevotes: new Uint8Array(0), precommits: new Uint8Array(0), polRound: -1, polPrevotes: new Uint8Array(0) };
+}
 
 export interface CatchUpStore {
   getEncodedBlockAndCommit(height: number): Promise<{ block: Uint8Array; commit: Uint8Array } | undefined>;

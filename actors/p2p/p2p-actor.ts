@@ -46,7 +46,7 @@ import { askPeersInTurn, decodeSyncRequest, decodeSyncResponse, encodeSyncReques
 import { decodeEvidence } from '../../src/consensus/evidence';
 import { decodeMessage, encodeMessage, messageHeight, type Certificate, type ConsensusMessage } from '../../src/consensus/messages';
 import { PeerTable } from '../../src/net/peer-table';
-import { CATCH_UP_RESEND_MS, CatchUpServer } from './catch-up';
+import { CATCH_UP_ASK_MS, CATCH_UP_RESEND_MS, CatchUpAsker, CatchUpServer, catchUpStatus } from './catch-up';
 import { Discovery, validatorEndpoints } from './discovery';
 import { encodeHello, signHello } from '../../src/net/hello';
 import { Libp2pTransport, peerIdOfKey, peerIdOfPublicKey } from '../../src/net/libp2p';
@@ -258,6 +258,8 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
 
   /** A node that follows the mesh says where it is: the certificates it lacks, if this node has them (catch-up.ts). */
   const catchUp = new CatchUpServer();
+  let catchUpTimer: NodeJS.Timeout | undefined;
+  let askerStats: CatchUpAsker['stats'] | undefined;
   const answerStatus = (height: number) => {
     const chain = deps.chain();
     catchUp
@@ -473,7 +475,7 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
         devnet: config.genesis.network === 'devnet',
         peerScore: (peer) => table?.score(peer) ?? 0,
         onReject: (peer, topic, code) => discovery?.penalize(peer, 'gossipReject', `${topic}: ${code}`),
-        extraStats: () => ({ discovery: discovery === undefined ? undefined : { ...discovery.stats }, catchUp: { ...catchUp.stats }, snapshots: snapshotStats === undefined ? undefined : { ...snapshotStats }, bundles: { ...directStats }, relay: { ...relayStats }, hello: { ...validatorPeers.stats, hellosRefused: { ...validatorPeers.stats.hellosRefused } }, identity: identity === undefined ? undefined : { ...identity.stats, refused: { ...identity.stats.refused } } }),
+        extraStats: () => ({ discovery: discovery === undefined ? undefined : { ...discovery.stats }, catchUp: { ...catchUp.stats, ...askerStats }, snapshots: snapshotStats === undefined ? undefined : { ...snapshotStats }, bundles: { ...directStats }, relay: { ...relayStats }, hello: { ...validatorPeers.stats, hellosRefused: { ...validatorPeers.stats.hellosRefused } }, identity: identity === undefined ? undefined : { ...identity.stats, refused: { ...identity.stats.refused } } }),
         onPeerConnect: (peer) => {
           sent.forget(peer);
           discovery?.connected(peer);
@@ -543,6 +545,18 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
       const probe = probePeerHeights(heights, t, chainId, config.genesis.consensus.maxBlockBytes);
       heightProbe = probe;
       await probe.round();
+      // A node that follows the mesh asks for what it missed when it stops moving (catch-up.ts).
+      if (!genesisValidator) {
+        const asker = new CatchUpAsker();
+        askerStats = asker.stats;
+        catchUpTimer = setInterval(() => {
+          const head = deps.chain().height;
+          const ahead = t.peers().some((p) => (heights.get(p)?.height ?? 0) > head);
+          const from = asker.due(head, ahead);
+          if (from !== undefined) publishToSubscribers(Topic.Votes, encodeMessage({ kind: 'status', status: catchUpStatus(from) }));
+        }, CATCH_UP_ASK_MS);
+        catchUpTimer.unref();
+      }
       holder.heights = heights;
       holder.transport = transport;
       holder.table = table;
@@ -595,6 +609,7 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
       identity = undefined;
       heightProbe?.stop();
       heightProbe = undefined;
+      clearInterval(catchUpTimer);
       discovery?.stop();
       discovery = undefined;
       holder.table = undefined;
