@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { encodeCommit } from '../../src/codec/block';
-import { CATCH_UP_BLOCKS_MAX, CATCH_UP_GAP_MAX, CATCH_UP_RESEND_MS, CatchUpServer } from '../../actors/p2p/catch-up';
+import { CATCH_UP_BLOCKS_MAX, CATCH_UP_GAP_MAX, CATCH_UP_RESEND_MS, CatchUpAsker, catchUpStatus, CatchUpServer } from '../../actors/p2p/catch-up';
+import { decodeMessage, encodeMessage } from '../../src/consensus/messages';
 
 const store = {
   reads: 0,
@@ -34,5 +35,15 @@ describe('catch-up answers', () => {
     expect(await s.answer(21, 20, store, 0)).toEqual([]);
     expect(await s.answer(1, CATCH_UP_GAP_MAX + 2, store, 0)).toEqual([]);
     expect(s.stats.tooFarBehind).toBe(1);
+  });
+
+  it('asks from its next height only when its head stood still while a peer was ahead, in a status that encodes', () => {
+    const a = new CatchUpAsker();
+    expect(a.due(5, true)).toBeUndefined(); // the first look
+    expect(a.due(5, false)).toBeUndefined(); // stuck, but nobody ahead
+    expect(a.due(5, true)).toBe(6);
+    expect(a.due(6, true)).toBeUndefined(); // it moved
+    const m = decodeMessage(encodeMessage({ kind: 'status', status: catchUpStatus(6) }), { maxBlockBytes: 1 << 20 });
+    expect(m.kind === 'status' && m.status.height).toBe(6);
   });
 });
