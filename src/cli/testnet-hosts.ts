@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Plan } from './testnet-netns';
+import { alive, type Plan } from './testnet-netns';
 
 export type HostRole = 'validator' | 'joiner' | 'observer';
 
@@ -101,15 +101,6 @@ export function launch(ns: string, argv: string[], log: string, opts: { env?: No
     closeSync(fd);
   }
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 const tail = (log: string) => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').slice(-8).join('\n  ') : '(no output)');
 

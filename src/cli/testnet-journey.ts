@@ -111,6 +111,7 @@ export async function onboard(c: JourneyContext, host: Host): Promise<void> {
   say('its node runs (start.sh); funding its bond');
 
   await fund(c, host.address, c.bondTokens + GAS_TOKENS);
+  let lastRefusal = '';
   const registered = await until(
     async () => {
       const r = await run(
@@ -120,13 +121,18 @@ export async function onboard(c: JourneyContext, host: Host): Promise<void> {
       );
       if (r.code === 0) return JSON.parse(r.stdout.trim().split('\n').pop()!);
       // The service registers a synced node only: wait while the node catches up.
-      if (/NOT_SYNCED/.test(r.stderr)) return undefined;
+      if (/NOT_SYNCED/.test(r.stderr)) {
+        lastRefusal = r.stderr.trim().split('\n').pop() ?? '';
+        return undefined;
+      }
       throw new Error(`host ${host.name} validator register: ${r.stderr.trim()}`);
     },
     120_000,
     `host ${host.name}'s registration (its node synced to the head)`,
     1_000,
-  );
+  ).catch((err: unknown) => {
+    throw new Error(`${err instanceof Error ? err.message : String(err)}; the service's last answer: ${lastRefusal || 'none'}`);
+  });
   say(`registered at height ${registered.height} with a bond of ${c.bondTokens} tokens`);
 }
 

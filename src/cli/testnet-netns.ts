@@ -130,7 +130,8 @@ export function pidsIn(ns: string): number[] {
   }
 }
 
-const alive = (pid: number) => {
+/** Whether process `pid` still runs. */
+export const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
     return true;

@@ -79,6 +79,17 @@ async function largestGap(via: Host, h: Host, samples: number): Promise<{ gap: n
   return { gap: Math.max(...seen.map(([a, b]) => a - b)), seen };
 }
 
+/** Waits until `ok(head, height)` holds for `h` read beside `via`; the error names the last heights read. */
+async function waitPair(via: Host, h: Host, ok: (head: number, height: number) => boolean, timeoutMs: number, what: string): Promise<void> {
+  let last: [number, number] = [-1, -1];
+  await waitFor(async () => {
+    last = await pair(via, h);
+    return ok(...last) ? true : undefined;
+  }, timeoutMs, what).catch((err: Error) => {
+    throw new Error(`${err.message}; last read: head ${last[0]} (host ${via.name}), host ${h.name} at ${last[1]}`);
+  });
+}
+
 async function signedBy(via: Host, address: string, from: number): Promise<boolean> {
   const head = await height(via);
   for (let h = from; h <= head; h++) {
@@ -120,10 +131,7 @@ describe('npm run testnet -- up --hosts 6: a network across network namespaces',
     // The boot bundle it started from names one bootstrap address: validator 1's.
     const env = readFileSync(join(joiner.home, '..', 'network.env'), 'utf8');
     expect(/^EXCHANGE_BOOTSTRAP='([^']*)'$/m.exec(env)?.[1]).toBe(host('1').p2p);
-    await waitFor(async () => {
-      const [head, h] = await pair(host('2'), joiner);
-      return h >= 0 && head - h <= 2 ? true : undefined;
-    }, 60_000, 'the joiner at the head');
+    await waitPair(host('2'), joiner, (head, h) => h >= 0 && head - h <= 2, 30_000, 'the joiner at the head');
     const { gap, seen } = await largestGap(host('2'), joiner, 10);
     expect(gap, `[head, joiner] heights: ${JSON.stringify(seen)}`).toBeLessThanOrEqual(2);
   }, 90_000);
@@ -137,10 +145,7 @@ describe('npm run testnet -- up --hosts 6: a network across network namespaces',
     const peers = (await (await fetch(`${leaf.api}/v1/network/peers`, { signal: AbortSignal.timeout(5_000) })).json()) as { data: { peers: { peerId: string }[] } };
     expect(peers.data.peers.map((p) => p.peerId)).toEqual([host('o1').p2p.split('/p2p/')[1]]);
     const start = await height(leaf);
-    await waitFor(async () => {
-      const [head, h] = await pair(host('2'), leaf);
-      return h > start && head - h <= 5 ? true : undefined;
-    }, 60_000, `the observer behind an observer following (it was at ${start})`);
+    await waitPair(host('2'), leaf, (head, h) => h > start && head - h <= 5, 45_000, `the observer behind an observer following (it was at ${start})`);
     const { gap, seen } = await largestGap(host('2'), leaf, 6);
     expect(gap, `[head, o2] heights: ${JSON.stringify(seen)}`).toBeLessThanOrEqual(5);
     expect(seen.at(-1)![1]).toBeGreaterThan(seen[0][1]);
@@ -150,9 +155,9 @@ describe('npm run testnet -- up --hosts 6: a network across network namespaces',
     const from = await height(host('2'));
     for (const j of ['5', '6']) {
       const address = host(j).address;
-      await waitFor(async () => ((await signedBy(host('2'), address, from)) ? true : undefined), 60_000, `a commit signed by host ${j} (${address})`);
+      await waitFor(async () => ((await signedBy(host('2'), address, from)) ? true : undefined), 30_000, `a commit signed by host ${j} (${address}, ${(await status(host(j)))?.validator?.status ?? 'no status'} when the wait began)`);
     }
-  }, 150_000);
+  }, 90_000);
 
   it('stopping the bootstrap node does not stop the joiner', async () => {
     const stopped = await testnet(['stop', '1', ...FLAGS]);
