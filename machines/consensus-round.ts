@@ -30,7 +30,8 @@
  * we miss, because our transport may drop messages (the paper assumes eventual
  * delivery).
  */
-import { assertEvent, assign, createActor, setup, type AnyActorScope, type SnapshotFrom } from 'xstate';
+import { assertEvent, setup, type SnapshotFrom } from 'xstate';
+import { assignUpdates, compileEffectStepper, type ContextUpdate, type EffectStep } from './stepper';
 
 /**
  * Ordered round steps (CometBFT's RoundStepType without NewRound: entering a round
@@ -166,7 +167,7 @@ const timeoutParams =
 
 // Pieces of the step states below that several steps share, written once. They stay
 // listed in each state's own `on` (not hoisted to a parent state) so the drawn graph
-// shows every transition where it applies and EVENTS_BY_STATE reads it per state.
+// shows every transition where it applies and the stepper compiles it per state.
 const scheduleTimeout = (step: Step) => ({ type: 'scheduleTimeout', params: timeoutParams(step) }) as const;
 const rebroadcast = (step: Step) => ({ type: 'rebroadcast', params: timeoutParams(step) }) as const;
 const timeoutIs = (step: Step) => ({ type: 'timeoutIs', params: { step } }) as const;
@@ -199,6 +200,60 @@ const polkas = {
 /** Precommit and PrecommitWait: no new lock, but the valid value follows the polka. */
 const polkaUpdatesValid = { guard: 'polkaUpdatesValid', actions: 'updateValid' } as const;
 
+/**
+ * The machine's context updates, one function per named `assign` action: the machine
+ * (through assignUpdates) and its compiled stepper (roundStepper) apply this one table.
+ */
+const ROUND_UPDATES = {
+  enterRound: (_c, event) => {
+    assertEvent(event, 'NEW_ROUND');
+    return { round: event.round };
+  },
+  nextRound: (c) => ({ round: c.round + 1 }),
+  lock: (_c, event) => {
+    assertEvent(event, 'PREVOTE_QUORUM_BLOCK');
+    return { lockedRound: event.round, lockedValue: event.blockHash };
+  },
+  updateValid: (_c, event) => {
+    assertEvent(event, 'PREVOTE_QUORUM_BLOCK');
+    return { validRound: event.round, validValue: event.blockHash };
+  },
+  recordCommit: (_c, event) => {
+    assertEvent(event, 'PRECOMMIT_QUORUM_BLOCK');
+    return { commitRound: event.round, commitValue: event.blockHash, decided: event.haveValidBlock };
+  },
+  markDecided: () => ({ decided: true }),
+  nextHeight: (c) => ({
+    height: c.height + 1,
+    round: 0,
+    lockedRound: -1,
+    lockedValue: null,
+    validRound: -1,
+    validValue: null,
+    commitRound: -1,
+    commitValue: null,
+    decided: false,
+  }),
+} satisfies Record<string, ContextUpdate<ConsensusRoundContext, ConsensusRoundEvent>>;
+
+/** The context a height starts with: the machine's `context` and the stepper's `initial` both call it. */
+export function initialRoundContext(input: ConsensusRoundInput): ConsensusRoundContext {
+  const lockedRound = input.lockedRound ?? -1;
+  const lockedValue = lockedRound >= 0 ? (input.lockedValue ?? null) : null;
+  return {
+    height: input.height,
+    round: input.round ?? 0,
+    lockedRound: lockedValue === null ? -1 : lockedRound,
+    lockedValue,
+    // A lock implies a polka at lockedRound: the valid value is at least that.
+    validRound: lockedValue === null ? -1 : lockedRound,
+    validValue: lockedValue,
+    commitRound: -1,
+    commitValue: null,
+    decided: false,
+  };
+}
+
 export const consensusRoundMachine = setup({
   types: {
     context: {} as ConsensusRoundContext,
@@ -214,36 +269,8 @@ export const consensusRoundMachine = setup({
     decide: (_, _params: DecideParams) => {},
     rebroadcast: (_, _params: TimeoutParams) => {},
     requestBlock: (_, _params: DecideParams) => {},
-    // Context updates.
-    enterRound: assign(({ event }) => {
-      assertEvent(event, 'NEW_ROUND');
-      return { round: event.round };
-    }),
-    nextRound: assign(({ context }) => ({ round: context.round + 1 })),
-    lock: assign(({ event }) => {
-      assertEvent(event, 'PREVOTE_QUORUM_BLOCK');
-      return { lockedRound: event.round, lockedValue: event.blockHash };
-    }),
-    updateValid: assign(({ event }) => {
-      assertEvent(event, 'PREVOTE_QUORUM_BLOCK');
-      return { validRound: event.round, validValue: event.blockHash };
-    }),
-    recordCommit: assign(({ event }) => {
-      assertEvent(event, 'PRECOMMIT_QUORUM_BLOCK');
-      return { commitRound: event.round, commitValue: event.blockHash, decided: event.haveValidBlock };
-    }),
-    markDecided: assign({ decided: true }),
-    nextHeight: assign(({ context }) => ({
-      height: context.height + 1,
-      round: 0,
-      lockedRound: -1,
-      lockedValue: null,
-      validRound: -1,
-      validValue: null,
-      commitRound: -1,
-      commitValue: null,
-      decided: false,
-    })),
+    // Context updates: the table the stepper applies too.
+    ...assignUpdates(ROUND_UPDATES),
   },
   guards: {
     timeoutIs: ({ context, event }, params: { step: Step }) =>
@@ -271,22 +298,7 @@ export const consensusRoundMachine = setup({
 }).createMachine({
   id: 'consensus-round',
   initial: 'NewHeight',
-  context: ({ input }) => {
-    const lockedRound = input.lockedRound ?? -1;
-    const lockedValue = lockedRound >= 0 ? (input.lockedValue ?? null) : null;
-    return {
-      height: input.height,
-      round: input.round ?? 0,
-      lockedRound: lockedValue === null ? -1 : lockedRound,
-      lockedValue,
-      // A lock implies a polka at lockedRound: the valid value is at least that.
-      validRound: lockedValue === null ? -1 : lockedRound,
-      validValue: lockedValue,
-      commitRound: -1,
-      commitValue: null,
-      decided: false,
-    };
-  },
+  context: ({ input }) => initialRoundContext(input),
   states: {
     NewHeight: {
       entry: scheduleTimeout(Step.NewHeight),
@@ -416,56 +428,26 @@ export function effectsOf(actions: readonly { type: string; params?: unknown }[]
   return out;
 }
 
-/** Event types each state has transitions for: a cheap filter before `snapshot.can()`. */
-export const EVENTS_BY_STATE: Readonly<Record<StepName, ReadonlySet<ConsensusRoundEventType>>> = Object.freeze(
-  Object.fromEntries(
-    STEP_NAMES.map((name) => [name, new Set(Object.keys(consensusRoundMachine.config.states?.[name]?.on ?? {}) as ConsensusRoundEventType[])]),
-  ) as unknown as Record<StepName, ReadonlySet<ConsensusRoundEventType>>,
-);
-
-export interface RoundStepper {
-  initial(input: ConsensusRoundInput): [ConsensusRoundSnapshot, ConsensusRoundAction[]];
-  /** Same result as xstate's `transition(machine, snapshot, event)`, effects only. */
-  step(snapshot: ConsensusRoundSnapshot, event: ConsensusRoundEvent): [ConsensusRoundSnapshot, ConsensusRoundAction[]];
+/** A round machine state as the core holds it: the state value and context, no xstate snapshot. */
+export interface RoundState {
+  value: StepName;
+  context: ConsensusRoundContext;
 }
+export type RoundStep = EffectStep<StepName, ConsensusRoundContext, ConsensusRoundAction>;
 
 /**
- * xstate's pure `transition()` builds a throw-away actor and system on every call (and
- * computes the machine's initial state for it): ~100 µs, several times per consensus
- * message. The stepper calls the machine's own `transition` (the ActorLogic interface)
- * with one inert scope built once, collecting the effects instead of executing them,
- * exactly as `transition()` does. The machine has no children, delays or systemIds, so
- * nothing is ever registered in the scope's system. Tests check both agree.
+ * The round machine compiled by the stepper the other machines use (machines/stepper.ts):
+ * a table lookup and the machine's own guards and context updates per event, no xstate
+ * actor or snapshot (xstate's pure `transition()` builds a throw-away actor per call;
+ * ~100 µs, several times per consensus message). The effects come back with their
+ * params resolved, in xstate's order; the agreement tests walk it against `transition()`.
  */
-export function createRoundStepper(): RoundStepper {
-  const self = createActor(consensusRoundMachine, { input: { height: 1 } }); // never started
-  let sink: { type: string; params?: unknown }[] = [];
-  const scope = {
-    self,
-    defer: () => {},
-    id: '',
-    logger: () => {},
-    sessionId: '',
-    stopChild: () => {},
-    system: self.system,
-    emit: () => {},
-    actionExecutor: (action: { type: string; params?: unknown }) => {
-      sink.push(action);
-    },
-  } as unknown as AnyActorScope;
-  return {
-    initial(input) {
-      sink = [];
-      const snapshot = consensusRoundMachine.getInitialSnapshot(scope, input);
-      return [snapshot, effectsOf(sink)];
-    },
-    step(snapshot, event) {
-      sink = [];
-      const next = consensusRoundMachine.transition(snapshot, event, scope);
-      return [next, effectsOf(sink)];
-    },
-  };
-}
+export const roundStepper = compileEffectStepper<StepName, ConsensusRoundContext, ConsensusRoundEvent, ConsensusRoundInput, ConsensusRoundAction>(
+  consensusRoundMachine,
+  ROUND_UPDATES,
+  EFFECT_TYPES,
+  initialRoundContext,
+);
 
 /** The step of a snapshot's state value. */
 export function stepOf(value: unknown): Step {

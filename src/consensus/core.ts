@@ -26,13 +26,12 @@
  * be re-entered.
  */
 import {
-  createRoundStepper,
+  roundStepper,
   Step,
   stepOf,
   type ConsensusRoundAction,
   type ConsensusRoundEvent,
-  type ConsensusRoundSnapshot,
-  type RoundStepper,
+  type RoundState,
   type DecideParams,
   type ProposeParams,
   type TimeoutParams,
@@ -84,7 +83,7 @@ export {
   type ConsensusOutput,
 } from './core-types';
 
-type Snapshot = ConsensusRoundSnapshot;
+type Snapshot = RoundState;
 
 const DEFAULT_SEED = new Uint8Array(32);
 /** Each accepted machine event makes progress; a height needs far fewer than this. */
@@ -100,7 +99,6 @@ export class ConsensusCore {
   readonly #app: ConsensusApp;
   readonly #timeouts: TimeoutConfig;
   readonly #limits: ConsensusLimits;
-  readonly #stepper: RoundStepper = createRoundStepper();
   #snapshot: Snapshot;
   #startActions: ConsensusRoundAction[];
   #hs: HeightState;
@@ -132,14 +130,14 @@ export class ConsensusCore {
     // (A reset floor, decision 125, was never signed: nothing to resume, only a floor.)
     const round = last && last.height === opts.height && !isResetFloor(last) ? last.round : 0;
     const locked = lock && lock.height === opts.height ? lock : null;
-    const [snapshot, actions] = this.#stepper.initial({
+    const { value, context, effects } = roundStepper.initial({
       height: opts.height,
       round,
       lockedRound: locked ? locked.round : -1,
       lockedValue: locked ? hashKey(locked.blockHash) : null,
     });
-    this.#snapshot = snapshot;
-    this.#startActions = actions;
+    this.#snapshot = { value, context };
+    this.#startActions = effects;
     this.#hs = this.#newHeightState(opts.height);
     // The locked block's bytes came back with the lock: we can re-propose it.
     if (locked?.block) this.#learnBlock(hashKey(locked.blockHash), locked.blockHash, locked.block);
@@ -162,7 +160,7 @@ export class ConsensusCore {
     return stepOf(this.#snapshot.value);
   }
 
-  /** The round machine's snapshot (read-only view, for status pages and tests). */
+  /** The round machine's state value and context (read-only view, for status pages and tests). */
   get snapshot(): Snapshot {
     return this.#snapshot;
   }
@@ -407,11 +405,11 @@ export class ConsensusCore {
 
   /** One machine transition and its effects. False when the machine ignores the event. */
   async #fire(event: ConsensusRoundEvent, out: ConsensusOutput[]): Promise<boolean> {
-    if (!this.#snapshot.can(event)) return false;
-    const [next, actions] = this.#stepper.step(this.#snapshot, event);
-    this.#snapshot = next;
+    const next = roundStepper.step(this.#snapshot.value, this.#snapshot.context, event);
+    if (next === undefined) return false;
+    this.#snapshot = { value: next.value, context: next.context };
     if (next.context.height !== this.#hs.height) this.#enterHeight(next.context.height, out);
-    for (const a of actions) await this.#execute(a, out);
+    for (const a of next.effects) await this.#execute(a, out);
     return true;
   }
 

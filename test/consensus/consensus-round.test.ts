@@ -4,7 +4,7 @@ import { createActor, initialTransition, transition } from 'xstate';
 import { getAdjacencyMap, getShortestPaths, getSimplePaths, toDirectedGraph } from 'xstate/graph';
 import {
   consensusRoundMachine,
-  createRoundStepper,
+  roundStepper,
   effectsOf,
   isStaleTimeout,
   Step,
@@ -386,22 +386,47 @@ describe('consensus-round machine, every transition (xstate/graph)', () => {
   });
 
   it('the stepper the core uses agrees with xstate transition() on random runs', () => {
-    const stepper = createRoundStepper();
     fc.assert(
       fc.property(fc.array(fc.constantFrom<Ev>(...EVENTS), { maxLength: 40 }), (events) => {
         let [a, aActs] = initialTransition(consensusRoundMachine, { height: H });
-        let [b, bActs] = stepper.initial({ height: H });
-        expect(bActs).toEqual(effectsOf(aActs));
+        let b = roundStepper.initial({ height: H });
+        expect(b.effects).toEqual(effectsOf(aActs));
         for (const e of events) {
+          expect(roundStepper.accepts(b.value, b.context, e)).toBe(a.can(e));
+          const stepped = roundStepper.step(b.value, b.context, e);
           [a, aActs] = transition(consensusRoundMachine, a, e);
-          [b, bActs] = stepper.step(b, e);
+          if (stepped === undefined) {
+            expect(effectsOf(aActs)).toEqual([]);
+            continue;
+          }
+          b = stepped;
           expect(b.value).toEqual(a.value);
           expect(b.context).toEqual(a.context);
-          expect(bActs).toEqual(effectsOf(aActs));
+          expect(b.effects).toEqual(effectsOf(aActs));
         }
       }),
-      { numRuns: 200 },
+      { numRuns: 300 },
     );
+  });
+
+  it('the stepper agrees with transition() on every (state, event) of the test alphabet, from a locked context too', () => {
+    const live = [init().context, init({ height: H, round: 0, lockedRound: 0, lockedValue: B }).context];
+    // Commit is entered with a committed value only (recordCommit), decided or waiting for its bytes.
+    const committing = [false, true].map((decided) => ({ ...init().context, commitRound: 0, commitValue: A, decided }));
+    for (const value of STEP_NAMES) {
+      for (const context of value === 'Commit' ? committing : live) {
+        const s = consensusRoundMachine.resolveState({ value, context });
+        for (const e of EVENTS) {
+          const [next, acts] = transition(consensusRoundMachine, s, e);
+          const got = roundStepper.step(value, context, e);
+          if (!s.can(e)) {
+            expect(got).toBeUndefined();
+            continue;
+          }
+          expect(got).toEqual({ value: next.value, context: next.context, effects: effectsOf(acts) });
+        }
+      }
+    }
   });
 
   it('restores from a persisted snapshot and continues', () => {
