@@ -22,6 +22,18 @@
  * the current round while in Prevote/PrevoteWait; validValue/validRound follow every
  * polka seen at step >= Prevote, and a proposer re-proposes validValue.
  *
+ * Linear votes (decision 174, context.linear): a vote goes to the round's collector (its
+ * proposer) only, which broadcasts one certificate (the +2/3 signed votes of one value)
+ * per step; the core adds a certificate's votes one by one, so the events above are the
+ * same. Waiting for a certificate is the step itself (Prevote, Precommit); the fall-back
+ * is the `fallBack` action on the timeouts of Propose, Prevote, PrevoteWait and
+ * Precommit: from then on, the round's votes (`to: 'all'`) and the timeout's rebroadcast
+ * go to every validator, today's all-to-all protocol. A new round is linear again.
+ *
+ *   Propose ─TIMEOUT(Propose) / fallBack─▶ Prevote (nil, to all)
+ *   Prevote ─TIMEOUT(Prevote) / rebroadcast, fallBack─▶ Prevote      (no prevote certificate)
+ *   Precommit ─TIMEOUT(Precommit) / rebroadcast, fallBack─▶ Precommit (no precommit certificate)
+ *
  * Timeouts: every step schedules one timeout tagged (height, round, step) on entry.
  * Steps only grow within a round and rounds only grow within a height, so a timeout
  * whose tag differs from the current (height, round, step) is stale and is dropped
@@ -69,6 +81,17 @@ export interface ConsensusRoundContext {
   commitValue: HashHex | null;
   /** The decision was handed out (the block is known); Commit waits for COMMIT_DONE. */
   decided: boolean;
+  /**
+   * Linear votes (decision 174): our votes go to the round's collector, which broadcasts
+   * one certificate per step. Fixed for the machine's life (ConsensusRoundInput.linear).
+   */
+  linear: boolean;
+  /**
+   * A step's timeout fired in this round without its certificate: the collector is silent,
+   * slow or cut off, so the rest of the round's votes go to all (the classic path). A new
+   * round (a new collector) goes back to linear.
+   */
+  fellBack: boolean;
 }
 
 export interface ConsensusRoundInput {
@@ -78,6 +101,8 @@ export interface ConsensusRoundInput {
   /** Lock restored from the privval's persisted state (same height only). */
   lockedRound?: number;
   lockedValue?: HashHex | null;
+  /** Votes to the round's collector first (decision 174); default false: every vote to all. */
+  linear?: boolean;
 }
 
 export type ConsensusRoundEvent =
@@ -119,6 +144,8 @@ export interface VoteParams {
   round: number;
   /** null: nil. */
   blockHash: HashHex | null;
+  /** To the round's collector only (linear, no fall-back yet this round), or to all. */
+  to: 'collector' | 'all';
 }
 export interface DecideParams {
   height: number;
@@ -205,11 +232,13 @@ const polkaUpdatesValid = { guard: 'polkaUpdatesValid', actions: 'updateValid' }
  * (through assignUpdates) and its compiled stepper (roundStepper) apply this one table.
  */
 const ROUND_UPDATES = {
+  // A new round has a new collector: linear again.
   enterRound: (_c, event) => {
     assertEvent(event, 'NEW_ROUND');
-    return { round: event.round };
+    return { round: event.round, fellBack: false };
   },
-  nextRound: (c) => ({ round: c.round + 1 }),
+  nextRound: (c) => ({ round: c.round + 1, fellBack: false }),
+  fallBack: () => ({ fellBack: true }),
   lock: (_c, event) => {
     assertEvent(event, 'PREVOTE_QUORUM_BLOCK');
     return { lockedRound: event.round, lockedValue: event.blockHash };
@@ -233,6 +262,7 @@ const ROUND_UPDATES = {
     commitRound: -1,
     commitValue: null,
     decided: false,
+    fellBack: false,
   }),
 } satisfies Record<string, ContextUpdate<ConsensusRoundContext, ConsensusRoundEvent>>;
 
@@ -251,6 +281,8 @@ export function initialRoundContext(input: ConsensusRoundInput): ConsensusRoundC
     commitRound: -1,
     commitValue: null,
     decided: false,
+    linear: input.linear ?? false,
+    fellBack: false,
   };
 }
 
@@ -325,7 +357,8 @@ export const consensusRoundMachine = setup({
           { guard: 'proposalAcceptable', target: 'Prevote', actions: { type: 'prevote', params: voteFromProposal } },
           { guard: 'proposalRejected', target: 'Prevote', actions: { type: 'prevote', params: nilVote } },
         ],
-        TIMEOUT: { guard: timeoutIs(Step.Propose), target: 'Prevote', actions: [rebroadcast(Step.Propose), { type: 'prevote', params: nilVote }] },
+        // No proposal: the proposer, this round's collector, is silent; the nil prevote goes to all.
+        TIMEOUT: { guard: timeoutIs(Step.Propose), target: 'Prevote', actions: [rebroadcast(Step.Propose), 'fallBack', { type: 'prevote', params: nilVote }] },
         PRECOMMIT_QUORUM_ANY: precommitsAny,
         ...heightWide,
         // Re-entered: a new round of the same step schedules its timeout and proposes again.
@@ -337,7 +370,8 @@ export const consensusRoundMachine = setup({
       on: {
         ...polkas,
         PREVOTE_QUORUM_ANY: { guard: 'currentRound', target: 'PrevoteWait' },
-        TIMEOUT: { guard: timeoutIs(Step.Prevote), target: 'Prevote', reenter: true, actions: rebroadcast(Step.Prevote) },
+        // No prevote certificate in time: our prevote (re-)goes to all, and the round's later votes too.
+        TIMEOUT: { guard: timeoutIs(Step.Prevote), target: 'Prevote', reenter: true, actions: [rebroadcast(Step.Prevote), 'fallBack'] },
         PRECOMMIT_QUORUM_ANY: precommitsAny,
         ...heightWide,
       },
@@ -349,7 +383,7 @@ export const consensusRoundMachine = setup({
         TIMEOUT: {
           guard: timeoutIs(Step.PrevoteWait),
           target: 'Precommit',
-          actions: [rebroadcast(Step.PrevoteWait), { type: 'precommit', params: nilVote }],
+          actions: [rebroadcast(Step.PrevoteWait), 'fallBack', { type: 'precommit', params: nilVote }],
         },
         PRECOMMIT_QUORUM_ANY: precommitsAny,
         ...heightWide,
@@ -361,7 +395,8 @@ export const consensusRoundMachine = setup({
         // Line 36 at step Precommit: no new lock, but the valid value follows the polka.
         PREVOTE_QUORUM_BLOCK: polkaUpdatesValid,
         PRECOMMIT_QUORUM_ANY: precommitsAny,
-        TIMEOUT: { guard: timeoutIs(Step.Precommit), target: 'Precommit', reenter: true, actions: rebroadcast(Step.Precommit) },
+        // No precommit certificate in time: our precommit (re-)goes to all.
+        TIMEOUT: { guard: timeoutIs(Step.Precommit), target: 'Precommit', reenter: true, actions: [rebroadcast(Step.Precommit), 'fallBack'] },
         ...heightWide,
       },
     },
@@ -392,18 +427,21 @@ export const consensusRoundMachine = setup({
   },
 });
 
+/** Where a vote goes: the collector while linear and no step of the round timed out, else all. */
+const voteTo = (context: ConsensusRoundContext): VoteParams['to'] => (context.linear && !context.fellBack ? 'collector' : 'all');
+
 function voteFromProposal({ context, event }: { context: ConsensusRoundContext; event: ConsensusRoundEvent }): VoteParams {
   assertEvent(event, 'PROPOSAL');
-  return { height: context.height, round: context.round, blockHash: event.blockHash };
+  return { height: context.height, round: context.round, blockHash: event.blockHash, to: voteTo(context) };
 }
 
 function voteFromPolka({ context, event }: { context: ConsensusRoundContext; event: ConsensusRoundEvent }): VoteParams {
   assertEvent(event, 'PREVOTE_QUORUM_BLOCK');
-  return { height: context.height, round: context.round, blockHash: event.blockHash };
+  return { height: context.height, round: context.round, blockHash: event.blockHash, to: voteTo(context) };
 }
 
 function nilVote({ context }: { context: ConsensusRoundContext }): VoteParams {
-  return { height: context.height, round: context.round, blockHash: null };
+  return { height: context.height, round: context.round, blockHash: null, to: voteTo(context) };
 }
 
 function decideFromEvent({ context, event }: { context: ConsensusRoundContext; event: ConsensusRoundEvent }): DecideParams {

@@ -387,9 +387,9 @@ describe('consensus-round machine, every transition (xstate/graph)', () => {
 
   it('the stepper the core uses agrees with xstate transition() on random runs', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom<Ev>(...EVENTS), { maxLength: 40 }), (events) => {
-        let [a, aActs] = initialTransition(consensusRoundMachine, { height: H });
-        let b = roundStepper.initial({ height: H });
+      fc.property(fc.array(fc.constantFrom<Ev>(...EVENTS), { maxLength: 40 }), fc.boolean(), (events, linear) => {
+        let [a, aActs] = initialTransition(consensusRoundMachine, { height: H, linear });
+        let b = roundStepper.initial({ height: H, linear });
         expect(b.effects).toEqual(effectsOf(aActs));
         for (const e of events) {
           expect(roundStepper.accepts(b.value, b.context, e)).toBe(a.can(e));
@@ -427,6 +427,24 @@ describe('consensus-round machine, every transition (xstate/graph)', () => {
         }
       }
     }
+  });
+
+  it('linear votes: to the collector until a step of the round times out, then to all; a new round is linear again', () => {
+    const to = (effects: { type: string; params?: unknown }[]) =>
+      effects.flatMap((e) => (e.type === 'prevote' || e.type === 'precommit' ? [`${e.type} ${(e.params as { to: string }).to}`] : []));
+    const linear = init({ height: H, linear: true });
+    expect(to(run([timeout(Step.NewHeight), proposal(0, A), polka(0, A)], linear).effects)).toEqual(['prevote collector', 'precommit collector']);
+    // No prevote certificate by the Prevote timeout: the rest of the round goes to all.
+    const fell = run([timeout(Step.NewHeight), proposal(0, A), timeout(Step.Prevote), polka(0, A)], linear);
+    expect(to(fell.effects)).toEqual(['prevote collector', 'precommit all']);
+    expect(fell.effects.filter((e) => e.type === 'rebroadcast')).toHaveLength(1);
+    // A silent proposer (the collector): the nil prevote goes to all at once.
+    expect(to(run([timeout(Step.NewHeight), timeout(Step.Propose)], linear).effects)).toEqual(['prevote all']);
+    const next = run([timeout(Step.NewHeight), timeout(Step.Propose), precommitAny(0), timeout(Step.PrecommitWait), proposal(1, B)], linear);
+    expect(next.s.context).toMatchObject({ round: 1, fellBack: false });
+    expect(to(next.effects)).toEqual(['prevote all', 'prevote collector']);
+    // Off (the all-to-all protocol): every vote to all.
+    expect(to(run([timeout(Step.NewHeight), proposal(0, A), polka(0, A)]).effects)).toEqual(['prevote all', 'precommit all']);
   });
 
   it('restores from a persisted snapshot and continues', () => {
