@@ -48,6 +48,9 @@ const FLAGS = {
   binary: { type: 'string', default: join(ROOT, 'dist/exchange-node.mjs'), help: 'the single-file build the hosts run and the onboarding service serves (npm run build)' },
 } satisfies FlagSpec;
 
+/** Set once `up` has made its folder: from then on a failure leaves something to remove. */
+let folderMade = false;
+
 const HELP = `usage: npm run testnet -- up [--hosts N] [--observers K] [flags] | status | stop HOST | down   (as root)
 Lays a test network across hosts, each node in its own network namespace with its own address (docs/operations.md
 "A network across machines"): four validators from genesis new, the others through the onboarding journey.
@@ -78,6 +81,7 @@ async function up(f: Record<string, any>): Promise<void> {
   if (readState(dir) !== undefined) throw new Error(`${dir} holds a testnet already: npm run testnet -- down --dir ${f.dir} first`);
   if (existsSync(dir)) throw new Error(`--dir ${dir} exists: give a new folder (up makes it, down removes it)`);
   mkdirSync(dir, { recursive: true });
+  folderMade = true;
   const state: TestnetState = { prefix: f.prefix, base: f.base, dir, hosts: [] };
   writeState(state); // first: down finds the folder by it
   const p = plan(state);
@@ -277,6 +281,6 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   process.stderr.write(`testnet: error: ${err instanceof Error ? err.message : String(err)}\n`);
-  if (process.argv[2] === 'up') process.stderr.write('testnet: what was made stays for inspection; npm run testnet -- down removes it\n');
+  if (folderMade) process.stderr.write('testnet: what was made stays for inspection; npm run testnet -- down removes it\n');
   process.exit(1);
 });

@@ -9,6 +9,7 @@
  * `--bridge-deployer` names the bridge before it exists, where that account's next two
  * contracts land; `bridge deploy --genesis` on a fresh hardhat chain puts them there, bound
  * to that genesis's hash (decision 152). A deployment file as the bridge is refused.
+ * `--accounts` funds accounts beside the template's, and `--epoch-length-blocks` sets the epoch.
  */
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
