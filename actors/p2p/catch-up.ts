@@ -9,46 +9,60 @@
  * that just finished block sync, or missed one certificate, would otherwise wait on;
  * a larger one is block sync's.
  *
- * Bounded: CATCH_UP_BLOCKS_MAX certificates per answer, each height answered at most
+ * Bounded: CATCH_UP_BLOCKS_MAX certificate per answer, each height answered at most
  * once per CATCH_UP_RESEND_MS by this node, a status more than CATCH_UP_GAP_MAX behind
  * not answered (block sync's), and at most CATCH_UP_HEIGHTS_KEPT heights remembered.
  */
 import { decodeCommit } from '../../src/codec/block';
 import type { Certificate, StatusMessage } from '../../src/consensus/messages';
 
-/** Certificates in one answer (the consensus actor's certificate lane holds 8). */
-export const CATCH_UP_BLOCKS_MAX = 4;
+/**
+ * Certificates in one answer: the asked height's only. Consensus keeps no certificate
+ * for a later height than the one it decides, and gossip ids are content hashes: a
+ * certificate sent ahead and dropped could not be sent again (the same bytes are a
+ * duplicate to gossipsub for minutes).
+ */
+export const CATCH_UP_BLOCKS_MAX = 1;
 /** A height answered again only after this long (another node may have answered it). */
 export const CATCH_UP_RESEND_MS = 1_000;
 /** A status further behind than this is block sync's to fill. */
 export const CATCH_UP_GAP_MAX = 64;
 const CATCH_UP_HEIGHTS_KEPT = 256;
-/** How often a node that follows the mesh checks whether it is stuck behind its peers. */
-export const CATCH_UP_ASK_MS = 1_000;
+/** How often a node that follows the mesh looks whether it is behind its peers. */
+export const CATCH_UP_CHECK_MS = 100;
+/** A height asked for is asked again after this long (its answer was lost, or nobody had it yet). */
+export const CATCH_UP_ASK_AGAIN_MS = 1_000;
 
 /**
- * The asking side: a node whose head has not moved for a check while a peer's probed
- * head is past it publishes a status for its next height, which the peers that have it
- * answer. (The consensus core publishes statuses only when its rounds time out; one
- * waiting in its Commit step for a block it missed publishes none.)
+ * The asking side: a node behind a peer's probed head that has not asked for its next
+ * height yet, or asked more than CATCH_UP_ASK_AGAIN_MS ago, publishes a status for it,
+ * which the peers that have it answer; as the head moves, the next height is asked at
+ * once, one round trip a block. (The consensus core publishes statuses only when its
+ * rounds time out; one waiting in its Commit step for a block it missed publishes none.)
  */
 export class CatchUpAsker {
   readonly stats = { asked: 0 };
-  #lastHead = -1;
+  #askedHeight = -1;
+  #askedAtMs = 0;
 
-  /** The height to ask from, or undefined when the node moved, or no peer is ahead. */
-  due(head: number, peersAhead: boolean): number | undefined {
-    const stuck = head === this.#lastHead;
-    this.#lastHead = head;
-    if (!stuck || !peersAhead) return undefined;
+  /** The height to ask for now, or undefined. */
+  due(head: number, peersAhead: boolean, nowMs: number): number | undefined {
+    if (!peersAhead) return undefined;
+    const next = head + 1;
+    if (next === this.#askedHeight && nowMs - this.#askedAtMs < CATCH_UP_ASK_AGAIN_MS) return undefined;
+    this.#askedHeight = next;
+    this.#askedAtMs = nowMs;
     this.stats.asked++;
-    return head + 1;
+    return next;
   }
 }
 
-/** A status that says only "I am at `height`" (no round, no votes held): what a catch-up answer needs. */
-export function catchUpStatus(height: number): StatusMessage {
-  return { height, round: 0, hasProposal: false, prevotes: new Uint8Array(0), precommits: new Uint8Array(0), polRound: -1, polPrevotes: new Uint8Array(0) };
+/**
+ * A status that says only "I am at `height`" (no votes held): what a catch-up answer
+ * needs. `nonce` goes in the round so that asking again is not a duplicate to gossipsub.
+ */
+export function catchUpStatus(height: number, nonce: number): StatusMessage {
+  return { height, round: nonce >>> 0, hasProposal: false, prevotes: new Uint8Array(0), precommits: new Uint8Array(0), polRound: -1, polPrevotes: new Uint8Array(0) };
 }
 
 export interface CatchUpStore {
@@ -70,7 +84,7 @@ export class CatchUpServer {
       return [];
     }
     const out: Certificate[] = [];
-    for (let h = height; h <= head && out.length < CATCH_UP_BLOCKS_MAX; h++) {
+    for (let h = height; h <= head && h < height + CATCH_UP_BLOCKS_MAX; h++) {
       const at = this.#answeredAt.get(h);
       if (at !== undefined && nowMs - at < CATCH_UP_RESEND_MS) continue;
       const stored = await store.getEncodedBlockAndCommit(h);

@@ -46,7 +46,7 @@ import { askPeersInTurn, decodeSyncRequest, decodeSyncResponse, encodeSyncReques
 import { decodeEvidence } from '../../src/consensus/evidence';
 import { decodeMessage, encodeMessage, messageHeight, type Certificate, type ConsensusMessage } from '../../src/consensus/messages';
 import { PeerTable } from '../../src/net/peer-table';
-import { CATCH_UP_ASK_MS, CATCH_UP_RESEND_MS, CatchUpAsker, CatchUpServer, catchUpStatus } from './catch-up';
+import { CATCH_UP_CHECK_MS, CATCH_UP_RESEND_MS, CatchUpAsker, CatchUpServer, catchUpStatus } from './catch-up';
 import { Discovery, validatorEndpoints } from './discovery';
 import { encodeHello, signHello } from '../../src/net/hello';
 import { Libp2pTransport, peerIdOfKey, peerIdOfPublicKey } from '../../src/net/libp2p';
@@ -552,9 +552,9 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
         catchUpTimer = setInterval(() => {
           const head = deps.chain().height;
           const ahead = t.peers().some((p) => (heights.get(p)?.height ?? 0) > head);
-          const from = asker.due(head, ahead);
-          if (from !== undefined) publishToSubscribers(Topic.Votes, encodeMessage({ kind: 'status', status: catchUpStatus(from) }));
-        }, CATCH_UP_ASK_MS);
+          const next = asker.due(head, ahead, Date.now());
+          if (next !== undefined) publishToSubscribers(Topic.Votes, encodeMessage({ kind: 'status', status: catchUpStatus(next, asker.stats.asked) }));
+        }, CATCH_UP_CHECK_MS);
         catchUpTimer.unref();
       }
       holder.heights = heights;
