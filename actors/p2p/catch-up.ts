@@ -1,47 +1,81 @@
 /**
- * Catch-up through the mesh (decision 185), CometBFT's gossipDataForCatchup for nodes that
- * follow the gossip topics: a node publishes a status on the votes topic when its
- * rounds time out (the consensus core's rebroadcast); a node that has committed that
- * height answers with the certificates (block and commit) of the heights from there,
- * read from its store, on the same topic. Nodes at the head ignore them (a height they
- * committed: not relayed); the lagging node's consensus verifies and applies the one
- * for its height and keeps the next ones for after it. It fills the small gap a node
- * that just finished block sync, or missed one certificate, would otherwise wait on;
- * a larger one is block sync's.
+ * Catch-up for nodes that follow the mesh (decision 185), CometBFT's
+ * gossipDataForCatchup asked for instead of pushed: a full node whose head is behind a
+ * peer's probed head asks that peer, on `/exchange/<chainId>/catch-up/1`, for the
+ * certificate (block and commit) of its next height, and hands it to consensus, which
+ * verifies the commit and applies it; as the head moves the next height is asked at once,
+ * one round trip a block. It fills the gap a node that just finished block sync, or lost
+ * one certificate or proposal, would otherwise wait on for good: consensus drops messages
+ * for heights it has not reached, relays do not repeat what is past their own head, and
+ * gossip cannot send a certificate twice (message ids are content hashes). A gap of more
+ * than CATCH_UP_GAP_MAX heights is block sync's.
  *
- * Bounded: CATCH_UP_BLOCKS_MAX certificate per answer, each height answered at most
- * once per CATCH_UP_RESEND_MS by this node, a status more than CATCH_UP_GAP_MAX behind
- * not answered (block sync's), and at most CATCH_UP_HEIGHTS_KEPT heights remembered.
+ * Point to point, not on the topic: a certificate a node already gossiped is a
+ * duplicate to gossipsub for minutes, so an answer on the topic could not repeat it.
+ *
+ *   request  u64 height
+ *   answer   a consensus message (a certificate of that height), or nothing
  */
+import { Reader, Writer } from '../../src/codec/binary';
 import { decodeCommit } from '../../src/codec/block';
-import type { Certificate, StatusMessage } from '../../src/consensus/messages';
+import type { Certificate } from '../../src/consensus/messages';
 
-/**
- * Certificates in one answer: the asked height's only. Consensus keeps no certificate
- * for a later height than the one it decides, and gossip ids are content hashes: a
- * certificate sent ahead and dropped could not be sent again (the same bytes are a
- * duplicate to gossipsub for minutes).
- */
-export const CATCH_UP_BLOCKS_MAX = 1;
-/** A height answered again only after this long (another node may have answered it). */
-export const CATCH_UP_RESEND_MS = 1_000;
-/** A status further behind than this is block sync's to fill. */
+/** A node further behind than this leaves the gap to block sync (the answer is empty). */
 export const CATCH_UP_GAP_MAX = 64;
-const CATCH_UP_HEIGHTS_KEPT = 256;
 /** How often a node that follows the mesh looks whether it is behind its peers. */
 export const CATCH_UP_CHECK_MS = 100;
 /** A height asked for is asked again after this long (its answer was lost, or nobody had it yet). */
 export const CATCH_UP_ASK_AGAIN_MS = 1_000;
+export const CATCH_UP_TIMEOUT_MS = 2_000;
+
+export function catchUpProtocol(chainId: number): string {
+  return `/exchange/${chainId}/catch-up/1`;
+}
+
+export function encodeCatchUpRequest(height: number): Uint8Array {
+  return new Writer(8).u64(height).finish();
+}
+
+export function decodeCatchUpRequest(bytes: Uint8Array): number {
+  const r = new Reader(bytes);
+  const h = r.u64();
+  r.end();
+  return h;
+}
+
+export interface CatchUpStore {
+  getEncodedBlockAndCommit(height: number): Promise<{ block: Uint8Array; commit: Uint8Array } | undefined>;
+}
+
+/** The serving side: the certificate of `height` from the store, if this node has it and the asker is not too far behind. */
+export class CatchUpServer {
+  readonly stats = { answered: 0, tooFarBehind: 0, notHeld: 0 };
+
+  async answer(height: number, head: number, store: CatchUpStore): Promise<Certificate | undefined> {
+    if (height > head || height < 1) {
+      this.stats.notHeld++;
+      return undefined;
+    }
+    if (head - height > CATCH_UP_GAP_MAX) {
+      this.stats.tooFarBehind++;
+      return undefined;
+    }
+    const stored = await store.getEncodedBlockAndCommit(height);
+    if (stored === undefined) {
+      this.stats.notHeld++;
+      return undefined;
+    }
+    this.stats.answered++;
+    return { height, block: stored.block, commit: decodeCommit(stored.commit) };
+  }
+}
 
 /**
- * The asking side: a node behind a peer's probed head that has not asked for its next
- * height yet, or asked more than CATCH_UP_ASK_AGAIN_MS ago, publishes a status for it,
- * which the peers that have it answer; as the head moves, the next height is asked at
- * once, one round trip a block. (The consensus core publishes statuses only when its
- * rounds time out; one waiting in its Commit step for a block it missed publishes none.)
+ * The asking side: whether to ask for the next height now. Asked at once when the head
+ * moved since the last ask, again after CATCH_UP_ASK_AGAIN_MS when it did not.
  */
 export class CatchUpAsker {
-  readonly stats = { asked: 0 };
+  readonly stats = { asked: 0, applied: 0, empty: 0, failed: 0 };
   #askedHeight = -1;
   #askedAtMs = 0;
 
@@ -54,50 +88,5 @@ export class CatchUpAsker {
     this.#askedAtMs = nowMs;
     this.stats.asked++;
     return next;
-  }
-}
-
-/**
- * A status that says only "I am at `height`" (no votes held): what a catch-up answer
- * needs. `nonce` goes in the round so that asking again is not a duplicate to gossipsub.
- */
-export function catchUpStatus(height: number, nonce: number): StatusMessage {
-  return { height, round: nonce >>> 0, hasProposal: false, prevotes: new Uint8Array(0), precommits: new Uint8Array(0), polRound: -1, polPrevotes: new Uint8Array(0) };
-}
-
-export interface CatchUpStore {
-  getEncodedBlockAndCommit(height: number): Promise<{ block: Uint8Array; commit: Uint8Array } | undefined>;
-}
-
-export class CatchUpServer {
-  readonly stats = { statusesAnswered: 0, certificatesSent: 0, tooFarBehind: 0 };
-  readonly #answeredAt = new Map<number, number>();
-
-  /**
-   * The certificates to publish for a peer whose status says it is at `height` (its
-   * next height to decide), with this node's head at `head`; [] when none is due.
-   */
-  async answer(height: number, head: number, store: CatchUpStore, nowMs: number): Promise<Certificate[]> {
-    if (height > head || height < 1) return [];
-    if (head - height > CATCH_UP_GAP_MAX) {
-      this.stats.tooFarBehind++;
-      return [];
-    }
-    const out: Certificate[] = [];
-    for (let h = height; h <= head && h < height + CATCH_UP_BLOCKS_MAX; h++) {
-      const at = this.#answeredAt.get(h);
-      if (at !== undefined && nowMs - at < CATCH_UP_RESEND_MS) continue;
-      const stored = await store.getEncodedBlockAndCommit(h);
-      if (stored === undefined) break;
-      this.#answeredAt.delete(h);
-      this.#answeredAt.set(h, nowMs);
-      out.push({ height: h, block: stored.block, commit: decodeCommit(stored.commit) });
-    }
-    while (this.#answeredAt.size > CATCH_UP_HEIGHTS_KEPT) this.#answeredAt.delete(this.#answeredAt.keys().next().value!);
-    if (out.length > 0) {
-      this.stats.statusesAnswered++;
-      this.stats.certificatesSent += out.length;
-    }
-    return out;
   }
 }

@@ -46,7 +46,7 @@ import { askPeersInTurn, decodeSyncRequest, decodeSyncResponse, encodeSyncReques
 import { decodeEvidence } from '../../src/consensus/evidence';
 import { decodeMessage, encodeMessage, messageHeight, type Certificate, type ConsensusMessage } from '../../src/consensus/messages';
 import { PeerTable } from '../../src/net/peer-table';
-import { CATCH_UP_CHECK_MS, CATCH_UP_RESEND_MS, CatchUpAsker, CatchUpServer, catchUpStatus } from './catch-up';
+import { CATCH_UP_ASK_AGAIN_MS, CATCH_UP_CHECK_MS, CATCH_UP_TIMEOUT_MS, CatchUpAsker, catchUpProtocol, CatchUpServer, decodeCatchUpRequest, encodeCatchUpRequest } from './catch-up';
 import { Discovery, validatorEndpoints } from './discovery';
 import { encodeHello, signHello } from '../../src/net/hello';
 import { Libp2pTransport, peerIdOfKey, peerIdOfPublicKey } from '../../src/net/libp2p';
@@ -237,7 +237,7 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
    * the peers' (a lane that drops the newest drops the certificate a node needs next).
    * A few blocks per height are taken, not one: a forged certificate taken first must
    * not shut out the real one. The same block's is taken again after
-   * CATCH_UP_RESEND_MS: the first copy may have been dropped on the way to consensus,
+   * CATCH_UP_ASK_AGAIN_MS: the first copy may have been dropped on the way to consensus,
    * and a catch-up answer (catch-up.ts) sends it again.
    */
   const certificatesTaken = new Map<number, Map<string, number>>();
@@ -250,24 +250,47 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
     const key = bytesToHex(c.commit.blockHash);
     const now = Date.now();
     const at = blocks.get(key);
-    if (at !== undefined ? now - at < CATCH_UP_RESEND_MS : blocks.size >= CERTIFIED_BLOCKS_PER_HEIGHT_MAX) return false;
+    if (at !== undefined ? now - at < CATCH_UP_ASK_AGAIN_MS : blocks.size >= CERTIFIED_BLOCKS_PER_HEIGHT_MAX) return false;
     blocks.set(key, now);
     certificatesTaken.set(c.height, blocks);
     return true;
   };
 
-  /** A node that follows the mesh says where it is: the certificates it lacks, if this node has them (catch-up.ts). */
+  /** Certificates of committed heights for nodes that follow the mesh and fell behind (catch-up.ts). */
   const catchUp = new CatchUpServer();
   let catchUpTimer: NodeJS.Timeout | undefined;
-  let askerStats: CatchUpAsker['stats'] | undefined;
-  const answerStatus = (height: number) => {
-    const chain = deps.chain();
-    catchUp
-      .answer(height, chain.height, chain.store, Date.now())
-      .then((certificates) => {
-        for (const certificate of certificates) publishToSubscribers(Topic.Votes, encodeMessage({ kind: 'certificate', certificate }));
-      })
-      .catch((err) => deps.log.debug({ err: (err as Error).message, height }, 'catch-up answer failed'));
+  let asker: CatchUpAsker | undefined;
+  let asking = false;
+
+  /** Asks the peer furthest ahead for the certificate of this node's next height, when due, and hands it to consensus. */
+  const askCatchUp = async (t: Libp2pTransport, a: CatchUpAsker): Promise<void> => {
+    if (asking) return;
+    const head = deps.chain().height;
+    let best: string | undefined;
+    let bestHeight = head;
+    for (const p of t.peers()) {
+      const h = heights.get(p)?.height ?? 0;
+      if (h > bestHeight) [best, bestHeight] = [p, h];
+    }
+    const next = a.due(head, best !== undefined, Date.now());
+    if (next === undefined || best === undefined) return;
+    asking = true;
+    try {
+      const answer = await t.request(best, catchUpProtocol(deps.config.genesis.chainId), encodeCatchUpRequest(next), CATCH_UP_TIMEOUT_MS);
+      if (answer.length === 0) {
+        a.stats.empty++;
+        return;
+      }
+      const m = decodeMessage(answer, { maxBlockBytes: deps.config.genesis.consensus.maxBlockBytes });
+      if (m.kind !== 'certificate' || m.certificate.height !== next) throw new Error(`catch-up answer for ${next} is a ${m.kind}`);
+      a.stats.applied++;
+      toConsensus(m, best);
+    } catch (err) {
+      a.stats.failed++;
+      deps.log.debug({ err: (err as Error).message, peer: best, height: next }, 'catch-up: no certificate from the peer');
+    } finally {
+      asking = false;
+    }
   };
 
   const handlers: GossipHandlers = {
@@ -292,7 +315,6 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
       const m = decodeConsensus(data);
       if (m.kind === 'proposal') throw new GossipError('reject', 'WRONG_TOPIC');
       if (m.kind === 'certificate' && !firstCertificate(m.certificate)) throw new GossipError('ignore', 'CERTIFICATE_HELD');
-      if (m.kind === 'status') answerStatus(m.status.height);
       toConsensus(m, from);
       relayVerdict(m);
     },
@@ -475,7 +497,7 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
         devnet: config.genesis.network === 'devnet',
         peerScore: (peer) => table?.score(peer) ?? 0,
         onReject: (peer, topic, code) => discovery?.penalize(peer, 'gossipReject', `${topic}: ${code}`),
-        extraStats: () => ({ discovery: discovery === undefined ? undefined : { ...discovery.stats }, catchUp: { ...catchUp.stats, ...askerStats }, snapshots: snapshotStats === undefined ? undefined : { ...snapshotStats }, bundles: { ...directStats }, relay: { ...relayStats }, hello: { ...validatorPeers.stats, hellosRefused: { ...validatorPeers.stats.hellosRefused } }, identity: identity === undefined ? undefined : { ...identity.stats, refused: { ...identity.stats.refused } } }),
+        extraStats: () => ({ discovery: discovery === undefined ? undefined : { ...discovery.stats }, catchUp: { ...catchUp.stats, ...asker?.stats }, snapshots: snapshotStats === undefined ? undefined : { ...snapshotStats }, bundles: { ...directStats }, relay: { ...relayStats }, hello: { ...validatorPeers.stats, hellosRefused: { ...validatorPeers.stats.hellosRefused } }, identity: identity === undefined ? undefined : { ...identity.stats, refused: { ...identity.stats.refused } } }),
         onPeerConnect: (peer) => {
           sent.forget(peer);
           discovery?.connected(peer);
@@ -545,16 +567,16 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
       const probe = probePeerHeights(heights, t, chainId, config.genesis.consensus.maxBlockBytes);
       heightProbe = probe;
       await probe.round();
-      // A node that follows the mesh asks for what it missed when it stops moving (catch-up.ts).
+      await t.handle(catchUpProtocol(chainId), async (data) => {
+        const chain = deps.chain();
+        const c = await catchUp.answer(decodeCatchUpRequest(data), chain.height, chain.store);
+        return c === undefined ? new Uint8Array(0) : encodeMessage({ kind: 'certificate', certificate: c });
+      });
+      // A node that follows the mesh asks for what it missed (catch-up.ts).
       if (!genesisValidator) {
-        const asker = new CatchUpAsker();
-        askerStats = asker.stats;
-        catchUpTimer = setInterval(() => {
-          const head = deps.chain().height;
-          const ahead = t.peers().some((p) => (heights.get(p)?.height ?? 0) > head);
-          const next = asker.due(head, ahead, Date.now());
-          if (next !== undefined) publishToSubscribers(Topic.Votes, encodeMessage({ kind: 'status', status: catchUpStatus(next, asker.stats.asked) }));
-        }, CATCH_UP_CHECK_MS);
+        const a = new CatchUpAsker();
+        asker = a;
+        catchUpTimer = setInterval(() => void askCatchUp(t, a), CATCH_UP_CHECK_MS);
         catchUpTimer.unref();
       }
       holder.heights = heights;
