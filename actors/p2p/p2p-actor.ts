@@ -18,8 +18,8 @@
  * under load. The gossipsub topics for transactions, proposals and votes carry the same
  * data to whoever subscribes to them (full nodes); genesis validators do not subscribe,
  * and a validator publishes there only when somebody has; full nodes relay them through
- * gossipsub's mesh, with the certificates every node publishes when it decides and the
- * catch-up answers to a lagging node's status (catch-up.ts, decision 185). A consensus message goes to
+ * gossipsub's mesh, with the certificates every node publishes when it decides; one
+ * behind asks a peer for the certificates it missed (catch-up.ts, decision 185). A consensus message goes to
  * each validator peer once per connection and second (sent-ledger.ts, decision 117): a
  * re-broadcast or status answer repeating what the peer was just sent stays here. The direct protocol is taken
  * from validators' peers only; a node that is not a genesis validator (a full node, a
@@ -37,6 +37,7 @@
  *   /exchange/<chainId>/snapshot/1  state sync (decision 140): this node's snapshots, their
  *                                 manifests and chunks, and light proofs (snapshot-serve.ts)
  *   /exchange/<chainId>/pex/1     peer exchange (discovery.ts, src/net/pex.ts, decision 184)
+ *   /exchange/<chainId>/catch-up/1  a committed height's certificate, for a full node behind (catch-up.ts)
  *   /exchange/identity/1          network, chain id and genesis hash, asked of every peer
  *                                 that connects; a peer of another genesis is refused and
  *                                 disconnected (peer-identity.ts, src/net/identity.ts)
