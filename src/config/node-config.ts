@@ -58,7 +58,16 @@ export interface NodeConfig {
    * `peerKey`: the peer identity, a libp2p private key in protobuf encoding (a key file's); without it the identity is
    * the validator key (the devnet), or a fresh key on a node without one.
    */
-  p2p?: { listen: string[]; bootstrap: string[]; peerKey?: Uint8Array };
+  p2p?: {
+    listen: string[];
+    bootstrap: string[];
+    peerKey?: Uint8Array;
+    /**
+     * The consensus session's port on a validator (src/net/session.ts, decision 178), on the libp2p listen host;
+     * absent or 0: any free port (peers ask for it over libp2p); -1: no sessions (libp2p streams only).
+     */
+    consensusPort?: number;
+  };
   /**
    * The bridge deployment file's contents (`--bridge FILE`, read by readDeploymentFile;
    * decision 84): checked against genesis.bridge at construction. On a validator it runs
