@@ -305,14 +305,15 @@ export class SessionNet {
   }
 
   /**
-   * One frame to `peer`: false when no session is up (the caller sends it another way).
+   * One frame to `peer`: false when no session is up or the frame is over frameBytesMax
+   * (the caller sends it another way).
    * A peer whose socket holds more than queueBytesMax unsent bytes stopped reading: its
    * session is dropped (the frame with it) and the dialer reconnects.
    */
   send(peer: Address, data: Uint8Array): boolean {
     const c = this.open.get(peer);
-    if (c === undefined) return false;
-    if (data.length > this.frameBytesMax) throw new Error(`frame of ${data.length} bytes exceeds ${this.frameBytesMax}`);
+    // Larger than the peer takes: the other path carries it (and the peer refuses it there).
+    if (c === undefined || data.length > this.frameBytesMax) return false;
     const header = varint(data.length);
     const total = header.length + data.length;
     const socket = c.socket;
