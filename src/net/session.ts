@@ -441,14 +441,19 @@ export class SessionNet {
   private onHandshake(c: Connection, m: Buffer): void {
     const { chainId, validatorKey } = this.opts;
     const step = c.step++;
-    if (c.initiator) {
+    if (c.initiator && step === 0) {
       // <- e, ee, s, es, proof of the responder
       const { payload, hash } = c.hs.readB(m);
       const address = verifyProof(payload, chainId, ROLE_RESPONDER, hash);
       if (address !== c.expected) throw new SessionRefused('UNEXPECTED_PEER', `dialed ${c.expected}, ${address} answered`);
       this.admissible(address);
       c.socket.write(lengthPrefixed(c.hs.writeC((h) => encodeProof(validatorKey, chainId, ROLE_INITIATOR, h))));
-      this.established(c, address);
+      this.split(c);
+    } else if (c.initiator) {
+      // The responder's first transport message, empty: it took our proof. Until then
+      // nothing is sent here (a refusal would lose it): the libp2p path carries it.
+      if (c.receive!.decrypt(EMPTY, m).length !== 0) throw new SessionRefused('MALFORMED', 'the session confirmation is not empty');
+      this.established(c, c.expected!);
     } else if (step === 0) {
       // -> e: answer with e, ee, s, es and our proof
       c.hs.readA(m);
@@ -459,8 +464,16 @@ export class SessionNet {
       const address = verifyProof(payload, chainId, ROLE_INITIATOR, hash);
       if (!(address < this.address)) throw new SessionRefused(address === this.address ? 'SELF' : 'WRONG_DIALER', `${address} dialed ${this.address}: sessions are dialed from the lower address`);
       this.admissible(address);
+      this.split(c);
+      this.write(c, [], 0);
       this.established(c, address);
     }
+  }
+
+  private split(c: Connection): void {
+    const { send, receive } = c.hs.split();
+    c.send = send;
+    c.receive = receive;
   }
 
   /** A proven peer may hold a session: not ourselves, a validator of the chain state. */
@@ -470,9 +483,6 @@ export class SessionNet {
   }
 
   private established(c: Connection, peer: Address): void {
-    const { send, receive } = c.hs.split();
-    c.send = send;
-    c.receive = receive;
     c.peer = peer;
     c.state = 'open';
     clearTimeout(c.timer);
