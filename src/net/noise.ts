@@ -15,6 +15,7 @@
  *        -> s, se
  */
 import { createCipheriv, createDecipheriv, createHash, createHmac, createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { concatBytes } from '../util/bytes';
 
 export const NOISE_PROTOCOL_NAME = 'Noise_XX_25519_ChaChaPoly_SHA256';
 /** Bytes of one Noise message at most (the spec's limit), tag included. */
@@ -253,7 +254,7 @@ export class XXHandshake {
 
   /** -> e (payload in the clear: the session sends none). */
   writeA(payload: Uint8Array = EMPTY): Uint8Array {
-    return concat(this.writeE(), this.ss.encryptAndHash(payload));
+    return concatBytes(this.writeE(), this.ss.encryptAndHash(payload));
   }
 
   readA(m: Uint8Array): Uint8Array {
@@ -271,7 +272,7 @@ export class XXHandshake {
     this.ss.mixKey(dh(this.e!, this.re!));
     const s = this.ss.encryptAndHash(this.s.publicKey);
     this.ss.mixKey(dh(this.s, this.re!));
-    return concat(e, s, this.ss.encryptAndHash(typeof payload === 'function' ? payload(this.ss.h) : payload));
+    return concatBytes(e, s, this.ss.encryptAndHash(typeof payload === 'function' ? payload(this.ss.h) : payload));
   }
 
   /** The payload, and the handshake hash it was made from. */
@@ -288,7 +289,7 @@ export class XXHandshake {
   writeC(payload: Uint8Array | PayloadOf): Uint8Array {
     const s = this.ss.encryptAndHash(this.s.publicKey);
     this.ss.mixKey(dh(this.s, this.re!));
-    return concat(s, this.ss.encryptAndHash(typeof payload === 'function' ? payload(this.ss.h) : payload));
+    return concatBytes(s, this.ss.encryptAndHash(typeof payload === 'function' ? payload(this.ss.h) : payload));
   }
 
   readC(m: Uint8Array): Payload {
@@ -306,14 +307,4 @@ export class XXHandshake {
       ? { send: c1, receive: c2, handshakeHash: this.ss.h, remoteStatic: this.rs }
       : { send: c2, receive: c1, handshakeHash: this.ss.h, remoteStatic: this.rs };
   }
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }

@@ -19,6 +19,16 @@ function theirs(initiator: boolean) {
   return { state: new XXHandshakeState({ crypto: theirCrypto, protocolName: NOISE_PROTOCOL_NAME, prologue, initiator, s }), s };
 }
 
+/** Both sides of a finished handshake between two of ours. */
+function handshaken() {
+  const i = new XXHandshake(true, generateKeyPair(), prologue);
+  const r = new XXHandshake(false, generateKeyPair(), prologue);
+  r.readA(i.writeA());
+  i.readB(r.writeB(enc('')));
+  r.readC(i.writeC(enc('')));
+  return [i.split(), r.split()];
+}
+
 describe('Noise_XX_25519_ChaChaPoly_SHA256 (src/net/noise.ts)', () => {
   it('completes a handshake with libp2p-noise as responder: payloads, static keys and both transport keys agree', () => {
     const ours = new XXHandshake(true, generateKeyPair(), prologue);
@@ -69,12 +79,7 @@ describe('Noise_XX_25519_ChaChaPoly_SHA256 (src/net/noise.ts)', () => {
     expect(run(prologue, (b) => (b[40] ^= 1))).toThrow(NoiseError);
     expect(run(enc('another chain'))).toThrow(NoiseError);
 
-    const i = new XXHandshake(true, generateKeyPair(), prologue);
-    const r = new XXHandshake(false, generateKeyPair(), prologue);
-    r.readA(i.writeA());
-    i.readB(r.writeB(enc('')));
-    r.readC(i.writeC(enc('')));
-    const [a, z] = [i.split(), r.split()];
+    const [a, z] = handshaken();
     const m1 = a.send.encrypt(new Uint8Array(0), enc('first'));
     expect(text(z.receive.decrypt(new Uint8Array(0), m1))).toBe('first');
     // The same message again: the receiver's nonce moved on.
@@ -82,12 +87,7 @@ describe('Noise_XX_25519_ChaChaPoly_SHA256 (src/net/noise.ts)', () => {
   });
 
   it('encryptParts seals parts as one message the other side opens', () => {
-    const i = new XXHandshake(true, generateKeyPair(), prologue);
-    const r = new XXHandshake(false, generateKeyPair(), prologue);
-    r.readA(i.writeA());
-    i.readB(r.writeB(enc('')));
-    r.readC(i.writeC(enc('')));
-    const [a, z] = [i.split(), r.split()];
+    const [a, z] = handshaken();
     const out = a.send.encryptParts(new Uint8Array(0), [enc('ab'), enc('cde')], 5, 2);
     expect(text(z.receive.decrypt(new Uint8Array(0), out.subarray(2)))).toBe('abcde');
   });
