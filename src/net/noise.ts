@@ -7,7 +7,7 @@
  * Why our own and not @chainsafe/libp2p-noise's: that package exports only the libp2p
  * connection encrypter (its handshake state is not in its exports map), and its transport
  * path goes through Uint8ArrayLists and async iterables, the per-message machinery the
- * session exists to shed. The handshake here is the spec's, checked message by message
+ * session exists to shed. The handshake here is Noise's own, checked message by message
  * against that package's own XXHandshakeState in test/net/noise.test.ts.
  *
  *   XX:  -> e
@@ -18,7 +18,7 @@ import { createCipheriv, createDecipheriv, createHash, createHmac, createPrivate
 import { concatBytes } from '../util/bytes';
 
 export const NOISE_PROTOCOL_NAME = 'Noise_XX_25519_ChaChaPoly_SHA256';
-/** Bytes of one Noise message at most (the spec's limit), tag included. */
+/** Bytes of one Noise message at most (Noise's limit), tag included. */
 export const NOISE_MESSAGE_BYTES_MAX = 65_535;
 /** Bytes of a Poly1305 tag. */
 export const NOISE_TAG_BYTES = 16;
@@ -66,7 +66,7 @@ function hmac(key: Uint8Array, ...parts: Uint8Array[]): Uint8Array {
   return new Uint8Array(h.digest());
 }
 
-/** The spec's HKDF with two outputs. */
+/** Noise's HKDF with two outputs. */
 function hkdf2(ck: Uint8Array, ikm: Uint8Array): [Uint8Array, Uint8Array] {
   const temp = hmac(ck, ikm);
   const out1 = hmac(temp, Uint8Array.of(1));
@@ -85,7 +85,7 @@ export class CipherState {
     return this.k !== undefined;
   }
 
-  /** The spec's nonce: 32 zero bits, then the counter as 64-bit little endian. */
+  /** Noise's nonce: 32 zero bits, then the counter as 64-bit little endian. */
   private nextNonce(): Buffer {
     // 2^64 − 1 is reserved; a session never gets near it (a message per microsecond for half a million years).
     if (this.n >= 0xffff_ffff_ffff_ffffn) throw new NoiseError('nonce exhausted');
