@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { tempDir } from '../test/helpers/devnet';
 import type { BudgetRow } from './budget';
 import { profileBreakdown, type ProfileBreakdown } from './cpu-profile';
-import { runNetwork, type ProfiledRun } from './network';
+import { runNetwork, type CounterRun, type ProfiledRun } from './network';
 import { checkoutRevision, headBuild, programOf } from './two-builds';
 
 const load = () => os.loadavg()[0].toFixed(1);
@@ -62,6 +62,11 @@ function byFunctionKey(o: Record<string, number>): Record<string, number> {
   return out;
 }
 
+/** A run's counters per final order beyond its blocks' idle counts, ×100 (rounded by meanOf). */
+function perOrderCounts(c: CounterRun): Record<string, number> {
+  return Object.fromEntries(Object.entries(perOrder(c.idle, c.idleBlocks, c.load, c.blocks, c.ordersFinal / 100)).map(([k, v]) => [k, v / 1000]));
+}
+
 /** The mean of each key over `runs`. */
 function meanOf(runs: Record<string, number>[]): Record<string, number> {
   const keys = new Set(runs.flatMap((r) => Object.keys(r)));
@@ -97,6 +102,7 @@ export async function benchNetworkBuilds(rev: string): Promise<Record<string, un
     };
     const lines: string[] = [];
     const profiles: Record<'base' | 'head', ReturnType<typeof profileOf>[]> = { base: [], head: [] };
+    const counts: Record<'base' | 'head', Record<string, number>[]> = { base: [], head: [] };
     for (let i = 0; i < rounds; i++) {
       for (const k of i % 2 === 0 ? (['base', 'head'] as const) : (['head', 'base'] as const)) {
         const before = load();
@@ -112,6 +118,10 @@ export async function benchNetworkBuilds(rev: string): Promise<Record<string, un
         const line = `round ${i + 1} ${k.padEnd(4)} (load ${before}→${load()}): ${[...(r.budgetRows as BudgetRow[]).map(rowLine), ...sweep].join('; ')}`;
         console.log(line);
         lines.push(line);
+        if (r.counted) {
+          const c = r.counted;
+          counts[k].push(perOrderCounts(c));
+        }
         if (r.profiled) {
           profiles[k].push(profileOf(r.profiled));
           writeFileSync(join(r.profiled.dir, 'windows.json'), JSON.stringify(r.profiled));
@@ -122,6 +132,10 @@ export async function benchNetworkBuilds(rev: string): Promise<Record<string, un
       conditions: `base = ${rev} (${base.sha.slice(0, 10)}, ${programs.base.kind}), head = this tree (build); ${rounds} rounds alternating which goes first; each run as the network bench (${['BENCH_LEVEL_S', 'BENCH_RATES', 'BENCH_SHAPES', 'BENCH_WARMUP_S', 'BENCH_WARM_ORDERS'].map((n) => `${n}=${process.env[n] ?? 'default'}`).join(' ')})${profile ? '; validator 1 under --cpu-prof, left out of B and c' : ''}`,
       runs: '\n' + lines.join('\n'),
     };
+    // Counters per order (×100, so that a fraction shows): both builds' keys where either moved.
+    const cb = meanOf(counts.base);
+    const ch = meanOf(counts.head);
+    out.countersPerOrder = `\n  validator 2's /status counters per final order of the first loaded level beyond its blocks' idle counts, ×100 (mean of ${counts.base.length} and ${counts.head.length} runs)\n  counter  base  head\n${sideBySide(cb, ch, 1, 60)}`;
     if (profile) {
       const b = profiles.base;
       const h = profiles.head;

@@ -130,6 +130,51 @@ export interface ProfiledRun {
 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
+/**
+ * Restarts validator `index` under `--cpu-prof` (its profile is written to `dir` when it
+ * stops), its data kept: it catches up from its peers. LocalNetwork spawns with this
+ * process's environment, so the flag goes through NODE_OPTIONS for that one launch.
+ */
+export async function relaunchProfiled(net: LocalNetwork, index: number, dir: string): Promise<void> {
+  await net.kill(index);
+  const saved = process.env.NODE_OPTIONS;
+  process.env.NODE_OPTIONS = `${saved ?? ''} --cpu-prof --cpu-prof-dir=${dir}`.trim();
+  try {
+    await net.launch(index);
+  } finally {
+    if (saved === undefined) delete process.env.NODE_OPTIONS;
+    else process.env.NODE_OPTIONS = saved;
+  }
+}
+
+/** Every numeric leaf of `o` by its dotted path (the counters of /status). */
+export function numericLeaves(o: unknown, prefix = '', out: Record<string, number> = {}): Record<string, number> {
+  if (typeof o === 'number') out[prefix] = o;
+  else if (o && typeof o === 'object' && !Array.isArray(o)) for (const [k, v] of Object.entries(o)) numericLeaves(v, prefix ? `${prefix}.${k}` : k, out);
+  return out;
+}
+
+/** The counters validator `index` reports in /status (its p2p transport's and its signature recoveries), whichever its build has. */
+async function counters(net: LocalNetwork, index: number): Promise<Record<string, number>> {
+  const s = await net.status(index);
+  return numericLeaves({ p2p: s.p2p?.stats, signatures: s.signatures });
+}
+
+const deltaOf = (a: Record<string, number>, b: Record<string, number>) => Object.fromEntries(Object.keys(b).map((k) => [k, b[k] - (a[k] ?? 0)]));
+
+/**
+ * What validator 2's counters moved per final order of a level, beyond what the level's
+ * blocks moved them idle (c's subtraction, on counts): messages, bundles and bytes
+ * sent and received, signatures recovered. Counts do not depend on the machine's load.
+ */
+export interface CounterRun {
+  idle: Record<string, number>;
+  idleBlocks: number;
+  load: Record<string, number>;
+  blocks: number;
+  ordersFinal: number;
+}
+
 export async function benchNetwork(): Promise<Record<string, unknown>> {
   return runNetwork(process.env.BENCH_NODE_BINARY || undefined);
 }
@@ -140,7 +185,7 @@ export async function benchNetwork(): Promise<Record<string, unknown>> {
  * when the network stops), left out of B and c, and the windows of the idle level and of
  * each loaded level are returned in `profiled` (the profile's clock).
  */
-export async function runNetwork(binary: string | undefined, profileDir?: string): Promise<Record<string, unknown> & { profiled?: ProfiledRun }> {
+export async function runNetwork(binary: string | undefined, profileDir?: string): Promise<Record<string, unknown> & { profiled?: ProfiledRun; counted?: CounterRun }> {
   // A validator runs for days; its first seconds are V8 compiling the hot paths (the
   // optimizing compiler took 18% of the CPU 20 s after start, under 2% after 60 s).
   const warmupSeconds = envNumber('BENCH_WARMUP_S', 40);
@@ -157,19 +202,7 @@ export async function runNetwork(binary: string | undefined, profileDir?: string
   try {
     // A generous wait: on a machine shared with other work the six start slowly.
     await net.waitHeight(20, undefined, 180_000);
-    if (profileDir) {
-      // LocalNetwork spawns with this process's environment: restart validator 1 with the
-      // profiler on, its data kept (it catches up from its peers), as the idle bench does.
-      await net.kill(1);
-      const saved = process.env.NODE_OPTIONS;
-      process.env.NODE_OPTIONS = `${saved ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim();
-      try {
-        await net.launch(1);
-      } finally {
-        if (saved === undefined) delete process.env.NODE_OPTIONS;
-        else process.env.NODE_OPTIONS = saved;
-      }
-    }
+    if (profileDir) await relaunchProfiled(net, 1, profileDir);
     // Sign every body now, during the warm-up (signing is the traders' cost, not the nodes';
     // 0.5 ms a signature here, a minute for the full run's single orders), in the order
     // they will be sent: nonces rise with signing, and a signer's nonce at or below the
@@ -203,10 +236,13 @@ export async function runNetwork(binary: string | undefined, profileDir?: string
 
     // ---- idle: B
     const idleUs0 = monotonicUs();
+    const idleCounters0 = await counters(net, 2);
     const idle = await measureLevel(net, 0, 1, async () => {
       await sleep(levelSeconds * 1000);
       return { ordersOffered: 0, ordersFinal: 0, ordersShed: 0, latenciesMs: [], statuses: {} };
     });
+    const idleCounters = deltaOf(idleCounters0, await counters(net, 2));
+    let counted: CounterRun | undefined;
     const profiled: ProfiledRun | undefined = profileDir
       ? { dir: profileDir, idleWindowUs: [idleUs0, monotonicUs()], idleBlocks: idle.sample.blockTimestampsMs.length - 1, loadWindows: [] }
       : undefined;
@@ -230,6 +266,7 @@ export async function runNetwork(binary: string | undefined, profileDir?: string
       const requestsPerSec = rate / perRequest;
       const path = perRequest === 1 ? '/v1/order' : '/v1/order/batch';
       const us0 = monotonicUs();
+      const counters0 = counted ? undefined : await counters(net, 2);
       const { sample, statuses } = await measureLevel(net, rate, perRequest, async () => {
         let refused = 0;
         const inspect = perRequest > 1 ? countRefused((n) => (refused += n)) : undefined;
@@ -239,6 +276,7 @@ export async function runNetwork(binary: string | undefined, profileDir?: string
       });
       loads.push(sample);
       answers[`${rate}/s ×${perRequest}`] = statuses;
+      if (counters0) counted = { idle: idleCounters, idleBlocks: idle.sample.blockTimestampsMs.length - 1, load: deltaOf(counters0, await counters(net, 2)), blocks: sample.blockTimestampsMs.length - 1, ordersFinal: sample.ordersFinal };
       profiled?.loadWindows.push({ level: `${rate}/s ×${perRequest}`, windowUs: [us0, monotonicUs()], blocks: sample.blockTimestampsMs.length - 1, ordersFinal: sample.ordersFinal });
       await sleep(SETTLE_MS);
     }
@@ -289,6 +327,7 @@ export async function runNetwork(binary: string | undefined, profileDir?: string
       nodeRssMiB: rss.map((r) => r.rssMiB),
       nodePeakRssMiB: rss.map((r) => r.peakRssMiB),
       ...(profiled ? { profiled } : {}),
+      ...(counted ? { counted } : {}),
       conditions: `6 validator processes (${binary ? `the build ${binary}` : 'the source tree through tsx'})${profileDir ? ', validator 1 under --cpu-prof and left out of B and c' : ''} + this load process on ${os.cpus().length} cores; measured after ${warmupSeconds} s of idle warm-up (all bodies signed in its first ${signSeconds.toFixed(0)} s) and, before the loaded levels, an unmeasured pass of ${Math.round(warmOrders / 3)} single and ${warmOrders} batched orders; open loops shed a request while the oldest unanswered is over ${SHED.afterMs / 1000} s old or more are unanswered than were answered in the last ${SHED.afterMs / 1000} s (at least ${SHED.minInFlight}); ${SETTLE_MS / 1000} s between levels; libp2p TCP loopback; fsync per block and per signed vote; requests spread over the 6 REST ports, answered once final; orders pre-signed; load avg ${os.loadavg()[0].toFixed(1)}`,
     };
   } finally {
