@@ -1,6 +1,7 @@
 /**
  * The two-build network bench's pure parts (bench/network-builds.ts, bench/two-builds.ts):
- * a profile's CPU per order beyond what the window's blocks cost idle, one function key
+ * a profile's CPU per order beyond what the window's blocks cost idle, /status counters by
+ * path, one function key
  * for a bundle's frame and a source tree's, and the launcher a revision without the
  * single-file build runs from. No network, no process.
  */
@@ -8,6 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { functionKey, perOrder } from '../../bench/network-builds';
+import { numericLeaves } from '../../bench/network';
 import { programOf } from '../../bench/two-builds';
 import { tempDir } from '../helpers/devnet';
 
@@ -23,6 +25,13 @@ describe('perOrder', () => {
 
   it('can go below zero: a part that cost less per block under load than idle', () => {
     expect(perOrder({ privval: 100 }, 100, { privval: 30 }, 40, 100)).toEqual({ privval: -100 });
+  });
+});
+
+describe('numericLeaves', () => {
+  it("lists a /status object's numbers by their dotted path, skipping strings, lists and absent parts", () => {
+    const status = { p2p: { peers: 5, direct: { bundlesSent: 120, itemsSent: 300 }, peerId: '12D3…', listen: ['/ip4/…'] }, signatures: undefined };
+    expect(numericLeaves(status)).toEqual({ 'p2p.peers': 5, 'p2p.direct.bundlesSent': 120, 'p2p.direct.itemsSent': 300 });
   });
 });
 
