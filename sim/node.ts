@@ -31,7 +31,7 @@ import type { ValidatorSet } from '../src/consensus/validator-set';
 import { TxError } from '../src/state/errors';
 import { bytesToHex, equalBytes } from '../src/util/bytes';
 import { TxPool } from '../actors/mempool/pool';
-import { claimAhead, equivocate } from './byzantine';
+import { claimAhead, doubleVoteTo, equivocate } from './byzantine';
 import type { LiveNode, SimNode } from './model';
 import { US, type SimEvent } from './network';
 import { BlockSync } from './sync';
@@ -154,7 +154,11 @@ export class NodeModel {
         case 'send': {
           const to = this.w.byAddress.get(o.to);
           this.w.check.observeSigned(node, o.message);
-          if (to !== undefined && to !== node.index) this.w.net.send(node.index, to, 'consensus', encodeMessage(o.message));
+          if (to !== undefined && to !== node.index) {
+            this.w.net.send(node.index, to, 'consensus', encodeMessage(o.message));
+            // A vote to the round's collector (linear votes): the Byzantine validator double-signs some.
+            if (node.byzantine) doubleVoteTo(this.w, node, to, o.message);
+          }
           break;
         }
         case 'scheduleTimeout': {

@@ -291,6 +291,11 @@ export function bftBehavior(deps: ConsensusDeps, self: () => ConsensusSelf, info
           // A status to one peer (asking it for help) always goes: its answer depends on where that peer is now.
           const data = encodeMessage(o.message);
           p2p().send({ type: 'direct', to: o.to, data, key: o.message.kind === 'status' ? undefined : sentKey(o.message, data) });
+          // Linear votes (decision 174): our vote goes to the round's collector; the fault switches follow it there too.
+          if (o.message.kind === 'vote' && o.message.vote.validator === privval?.address) {
+            equivocate(o.message.vote);
+            claimAhead(o.message.vote);
+          }
           break;
         }
         case 'scheduleTimeout':
