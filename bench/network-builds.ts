@@ -11,7 +11,9 @@
  * `--cpu-prof` (and left out of B and c); its profile is split by subsystem
  * (bench/cpu-profile.ts) and printed as µs per final order beyond what the window's blocks
  * cost idle (the same subtraction as c), for both builds side by side, with the functions
- * whose self time per order differs most between them.
+ * whose self time per order differs most between them. Every run also reports validator
+ * 2's /status counters per order (bench/network.ts, CounterRun). BENCH_KEEP=1 keeps the
+ * run's folder (the builds, the profiles and their windows.json) and prints its path.
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
