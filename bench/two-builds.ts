@@ -3,11 +3,12 @@
  * and that of an earlier revision, checked out into a temporary git worktree that shares
  * this tree's node_modules. `node-start` and `network` (BENCH_BASE) use it.
  *
- * A revision with `src/build/run.mjs` is built with its own build tool into one file. A
- * revision from before the single-file build (15e6eba) gets a launcher file instead: it
- * registers tsx, moves into the revision's tree and imports its `src/cli/main.ts`, so it
- * runs as one process taking the same arguments, as `npm start` ran it then. Flags the
- * revision's CLI does not know (`--no-rate-limit` before rate limits existed) are dropped.
+ * A revision with `src/build/run.mjs` is built with its own build tool into one file; one
+ * from before the single-file build (15e6eba) runs its source through tsx, as `npm start`
+ * ran it then. Either runs from a launcher file that moves into the revision's tree (so
+ * its own genesis and relative defaults apply, not this tree's) and imports the build or
+ * `src/cli/main.ts`: one process taking the same arguments. Flags the revision's CLI does
+ * not know (`--no-rate-limit` before rate limits existed) are dropped.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -42,33 +43,33 @@ export function checkoutRevision(rev: string, tree: string): BaseTree {
 const LATER_FLAGS: [flag: string, known: RegExp][] = [['--no-rate-limit', /'rate-limit'|"rate-limit"/]];
 
 /**
- * A file `node FILE start …` runs the node of `tree` from: its single-file build when the
- * tree has the build tool, else a launcher through tsx (see the header). Returns the file
- * and how it runs.
+ * A file `node FILE start …` runs the node of `tree` from: a launcher that moves into the
+ * tree (its relative defaults, `--genesis genesis/devnet.json` first, are the tree's own)
+ * and imports the tree's single-file build when the tree has the build tool, else its
+ * `src/cli/main.ts` through tsx (see the header). Returns the launcher and how it runs.
  */
 export function programOf(tree: string, out: string): { file: string; kind: 'build' | 'source (tsx)' } {
-  if (existsSync(join(tree, 'src/build/run.mjs'))) {
-    run(process.execPath, ['src/build/run.mjs', '--out', out], tree);
-    return { file: out, kind: 'build' };
-  }
+  const built = existsSync(join(tree, 'src/build/run.mjs'));
+  if (built) run(process.execPath, ['src/build/run.mjs', '--out', out], tree);
   const cli = readFileSync(join(tree, 'src/cli/main.ts'), 'utf8');
   const drop = LATER_FLAGS.filter(([, known]) => !known.test(cli)).map(([flag]) => flag);
   const tsx = pathToFileURL(join(tree, 'node_modules/tsx/dist/esm/api/index.mjs')).href;
+  const entry = built ? pathToFileURL(out).href : pathToFileURL(join(tree, 'src/cli/main.ts')).href;
   const file = out.replace(/\.mjs$/, '') + '-launcher.mjs';
   writeFileSync(
     file,
     [
-      `// Runs ${tree} from source through tsx (bench/two-builds.ts).`,
-      `import { register } from ${JSON.stringify(tsx)};`,
+      `// Runs ${built ? 'the build' : 'the source'} of ${tree} from that tree (bench/two-builds.ts).`,
+      ...(built ? [] : [`import { register } from ${JSON.stringify(tsx)};`]),
       `const drop = new Set(${JSON.stringify(drop)});`,
       `process.argv = process.argv.filter((a) => !drop.has(a));`,
       `process.chdir(${JSON.stringify(tree)});`,
-      `register();`,
-      `await import(${JSON.stringify(pathToFileURL(join(tree, 'src/cli/main.ts')).href)});`,
+      ...(built ? [] : [`register();`]),
+      `await import(${JSON.stringify(entry)});`,
       '',
     ].join('\n'),
   );
-  return { file, kind: 'source (tsx)' };
+  return { file, kind: built ? 'build' : 'source (tsx)' };
 }
 
 /** This tree's build (`--if-stale`), copied to `out` so a rebuild during the run cannot change it. */
