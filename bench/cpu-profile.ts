@@ -161,8 +161,13 @@ function unbundle(p: Profile): void {
 }
 
 /** The breakdown of `file` between `fromUs` and `toUs` (the profile's clock, CLOCK_MONOTONIC µs). */
-function profileBreakdown(file: string, fromUs = -Infinity, toUs = Infinity, topN = 30): ProfileBreakdown {
+export function profileBreakdown(file: string, fromUs = -Infinity, toUs = Infinity, topN = 30, bySampleCount = false): ProfileBreakdown {
   const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  // On a machine with more runnable threads than cores a sample's delta also holds the
+  // time its thread waited for a core (the profiler's signal is handled when it runs
+  // again): `bySampleCount` weighs every sample by the median delta instead, which
+  // counts running time, not waiting.
+  const nominalUs = bySampleCount ? [...p.timeDeltas].sort((a, b) => a - b)[p.timeDeltas.length >> 1] : 0;
   unbundle(p);
   const byId = new Map<number, ProfileNode>();
   for (const n of p.nodes) byId.set(n.id, n);
@@ -215,7 +220,8 @@ function profileBreakdown(file: string, fromUs = -Infinity, toUs = Infinity, top
   for (let i = 0; i < p.samples.length; i++) {
     t += p.timeDeltas[i];
     // A sample stands for the time until the next one.
-    const dt = i + 1 < p.timeDeltas.length ? p.timeDeltas[i + 1] : 0;
+    const next = i + 1 < p.timeDeltas.length ? p.timeDeltas[i + 1] : 0;
+    const dt = bySampleCount && next > 0 ? nominalUs : next;
     if (t < fromUs || t > toUs || dt <= 0) continue;
     const id = p.samples[i];
     const cat = catOfNode(id);

@@ -23,7 +23,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { LocalNetwork } from '../test/helpers/network';
-import { procStat, quantile } from './network';
+import { procStat, quantile, relaunchProfiled } from './network';
 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
@@ -87,19 +87,7 @@ export async function benchIdle(): Promise<Record<string, unknown>> {
   const profileDir = process.env.BENCH_IDLE_PROFILE;
   const net = await startNetwork();
   try {
-    if (profileDir) {
-      // LocalNetwork spawns with this process's environment: restart validator 1 with the
-      // profiler on, its data kept (it catches up from its peers).
-      await net.kill(1);
-      const saved = process.env.NODE_OPTIONS;
-      process.env.NODE_OPTIONS = `${saved ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim();
-      try {
-        await net.launch(1);
-      } finally {
-        if (saved === undefined) delete process.env.NODE_OPTIONS;
-        else process.env.NODE_OPTIONS = saved;
-      }
-    }
+    if (profileDir) await relaunchProfiled(net, 1, profileDir);
     await net.waitHeight(20);
     await new Promise((r) => setTimeout(r, warmupSeconds * 1000));
     const via = profileDir ? 2 : 1;

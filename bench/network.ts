@@ -16,7 +16,8 @@
  *  - each node's RSS.
  * Environment (for short runs): BENCH_LEVEL_S (15) seconds a level; BENCH_RATES
  * (500,1000,2000,3000) orders/s offered; BENCH_SHAPES (1,10) orders per request;
- * BENCH_SWEEP (1; 0 skips the closed loops); BENCH_WARMUP_S (40) seconds idle before
+ * BENCH_SWEEP (1; 0 skips the closed loops); BENCH_SWEEP_LEVELS (say 1x384x9000,10x6x4000:
+ * orders per request × requests in flight × orders, in place of the sweep's own); BENCH_WARMUP_S (40) seconds idle before
  * measuring, during which every body is signed; BENCH_WARM_ORDERS (3,000) batched orders
  * and a third as many single ones sent unmeasured before the loaded levels;
  * BENCH_USABLE_CORES (cores − 0.1) in the formula; BENCH_NODE_BINARY=<file> runs the
@@ -119,7 +120,72 @@ function tally(r: LoadResult, perRequest: number, refusedInBatches: number): { o
   return { ordersFinal: (r.statuses.get(200) ?? 0) * perRequest - refusedInBatches, statuses: Object.fromEntries(r.statuses) };
 }
 
+/** Where validator 1's CPU went in a run under the profiler: the profile file and the windows to cut it by. */
+export interface ProfiledRun {
+  dir: string;
+  idleWindowUs: [number, number];
+  idleBlocks: number;
+  loadWindows: { level: string; windowUs: [number, number]; blocks: number; ordersFinal: number }[];
+}
+
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/**
+ * Restarts validator `index` under `--cpu-prof` (its profile is written to `dir` when it
+ * stops), its data kept: it catches up from its peers. LocalNetwork spawns with this
+ * process's environment, so the flag goes through NODE_OPTIONS for that one launch.
+ */
+export async function relaunchProfiled(net: LocalNetwork, index: number, dir: string): Promise<void> {
+  await net.kill(index);
+  const saved = process.env.NODE_OPTIONS;
+  process.env.NODE_OPTIONS = `${saved ?? ''} --cpu-prof --cpu-prof-dir=${dir}`.trim();
+  try {
+    await net.launch(index);
+  } finally {
+    if (saved === undefined) delete process.env.NODE_OPTIONS;
+    else process.env.NODE_OPTIONS = saved;
+  }
+}
+
+/** Every numeric leaf of `o` by its dotted path (the counters of /status). */
+export function numericLeaves(o: unknown, prefix = '', out: Record<string, number> = {}): Record<string, number> {
+  if (typeof o === 'number') out[prefix] = o;
+  else if (o && typeof o === 'object' && !Array.isArray(o)) for (const [k, v] of Object.entries(o)) numericLeaves(v, prefix ? `${prefix}.${k}` : k, out);
+  return out;
+}
+
+/** The counters validator `index` reports in /status (its p2p transport's and its signature recoveries), whichever its build has. */
+async function counters(net: LocalNetwork, index: number): Promise<Record<string, number>> {
+  const s = await net.status(index);
+  return numericLeaves({ p2p: s.p2p?.stats, signatures: s.signatures });
+}
+
+const deltaOf = (a: Record<string, number>, b: Record<string, number>) => Object.fromEntries(Object.keys(b).map((k) => [k, b[k] - (a[k] ?? 0)]));
+
+/**
+ * What validator 2's counters moved per final order of a level, beyond what the level's
+ * blocks moved them idle (c's subtraction, on counts): messages, bundles and bytes
+ * sent and received, signatures recovered. Counts do not depend on the machine's load.
+ */
+export interface CounterRun {
+  idle: Record<string, number>;
+  idleBlocks: number;
+  load: Record<string, number>;
+  blocks: number;
+  ordersFinal: number;
+}
+
 export async function benchNetwork(): Promise<Record<string, unknown>> {
+  return runNetwork(process.env.BENCH_NODE_BINARY || undefined);
+}
+
+/**
+ * One run of the network from `binary` (undefined: the source tree through tsx). With
+ * `profileDir`, validator 1 is restarted under `--cpu-prof` (its profile is written there
+ * when the network stops), left out of B and c, and the windows of the idle level and of
+ * each loaded level are returned in `profiled` (the profile's clock).
+ */
+export async function runNetwork(binary: string | undefined, profileDir?: string): Promise<Record<string, unknown> & { profiled?: ProfiledRun; counted?: CounterRun }> {
   // A validator runs for days; its first seconds are V8 compiling the hot paths (the
   // optimizing compiler took 18% of the CPU 20 s after start, under 2% after 60 s).
   const warmupSeconds = envNumber('BENCH_WARMUP_S', 40);
@@ -132,11 +198,11 @@ export async function benchNetwork(): Promise<Record<string, unknown>> {
   const usableCores = envNumber('BENCH_USABLE_CORES', os.cpus().length - 0.1);
   const bodiesOf = (orders: number, perRequest: number) => (perRequest === 1 ? signedOrderBodies(orders) : signedBatchBodies(orders, perRequest));
 
-  const binary = process.env.BENCH_NODE_BINARY || undefined;
   const net = await LocalNetwork.start(6, undefined, { binary });
   try {
     // A generous wait: on a machine shared with other work the six start slowly.
     await net.waitHeight(20, undefined, 180_000);
+    if (profileDir) await relaunchProfiled(net, 1, profileDir);
     // Sign every body now, during the warm-up (signing is the traders' cost, not the nodes';
     // 0.5 ms a signature here, a minute for the full run's single orders), in the order
     // they will be sent: nonces rise with signing, and a signer's nonce at or below the
@@ -148,8 +214,13 @@ export async function benchNetwork(): Promise<Record<string, unknown>> {
     // Closed loops at rising numbers of requests in flight. Latency at saturation is
     // Little's law (in flight ÷ rate): the sweep shows the rate each level sustains and
     // its latency, and which levels meet the latency targets (p50 ≤ 50 ms, p99 ≤ 150 ms).
+    // BENCH_SWEEP_LEVELS=1x384x9000,10x6x4000: orders per request × in flight × orders, in place of these.
+    const sweepSpec = process.env.BENCH_SWEEP_LEVELS?.split(',').map((l) => {
+      const [perRequest, concurrency, orders] = l.split('x').map(Number);
+      return { perRequest, concurrency, orders };
+    });
     const sweepLevels = sweepOn
-      ? [
+      ? (sweepSpec ?? [
           { perRequest: 1, concurrency: 3, orders: 300 },
           { perRequest: 1, concurrency: 12, orders: 1_200 },
           { perRequest: 1, concurrency: 48, orders: 2_400 },
@@ -157,17 +228,24 @@ export async function benchNetwork(): Promise<Record<string, unknown>> {
           { perRequest: 10, concurrency: 6, orders: 4_000 },
           { perRequest: 10, concurrency: 12, orders: 6_000 },
           { perRequest: 10, concurrency: 48, orders: 12_000 },
-        ].map((l) => ({ ...l, bodies: bodiesOf(l.orders, l.perRequest) }))
+        ]).map((l) => ({ ...l, bodies: bodiesOf(l.orders, l.perRequest) }))
       : [];
     const signSeconds = (performance.now() - warmStart) / 1000;
     await sleep(Math.max(0, warmupSeconds * 1000 - (performance.now() - warmStart)));
-    const paceMs = ((await (await fetch(`${net.nodes[0].url}/v1/network`)).json()) as { data: { blockTimeMs: number } }).data.blockTimeMs;
+    const paceMs = ((await (await fetch(`${net.nodes[0].url}/v1/network`)).json()) as { data: { blockTimeMs?: number } }).data.blockTimeMs ?? '?';
 
     // ---- idle: B
+    const idleUs0 = monotonicUs();
+    const idleCounters0 = await counters(net, 2);
     const idle = await measureLevel(net, 0, 1, async () => {
       await sleep(levelSeconds * 1000);
       return { ordersOffered: 0, ordersFinal: 0, ordersShed: 0, latenciesMs: [], statuses: {} };
     });
+    const idleCounters = deltaOf(idleCounters0, await counters(net, 2));
+    let counted: CounterRun | undefined;
+    const profiled: ProfiledRun | undefined = profileDir
+      ? { dir: profileDir, idleWindowUs: [idleUs0, monotonicUs()], idleBlocks: idle.sample.blockTimestampsMs.length - 1, loadWindows: [] }
+      : undefined;
 
     const pools = net.nodes.map((n) => new Pool(n.url, { connections: 16, pipelining: 4 }));
     // The idle warm-up compiles consensus, not the order paths (REST, admission, matching,
@@ -187,6 +265,8 @@ export async function benchNetwork(): Promise<Record<string, unknown>> {
     for (const { rate, perRequest, bodies } of plan) {
       const requestsPerSec = rate / perRequest;
       const path = perRequest === 1 ? '/v1/order' : '/v1/order/batch';
+      const us0 = monotonicUs();
+      const counters0 = counted ? undefined : await counters(net, 2);
       const { sample, statuses } = await measureLevel(net, rate, perRequest, async () => {
         let refused = 0;
         const inspect = perRequest > 1 ? countRefused((n) => (refused += n)) : undefined;
@@ -196,9 +276,13 @@ export async function benchNetwork(): Promise<Record<string, unknown>> {
       });
       loads.push(sample);
       answers[`${rate}/s ×${perRequest}`] = statuses;
+      if (counters0) counted = { idle: idleCounters, idleBlocks: idle.sample.blockTimestampsMs.length - 1, load: deltaOf(counters0, await counters(net, 2)), blocks: sample.blockTimestampsMs.length - 1, ordersFinal: sample.ordersFinal };
+      profiled?.loadWindows.push({ level: `${rate}/s ×${perRequest}`, windowUs: [us0, monotonicUs()], blocks: sample.blockTimestampsMs.length - 1, ordersFinal: sample.ordersFinal });
       await sleep(SETTLE_MS);
     }
-    const table = budgetTable(idle.sample, loads, usableCores);
+    // The profiled validator pays for its profiler: B and c are of the other five.
+    const unprofiled = (s: LevelSample): LevelSample => (profileDir ? { ...s, cpuMsByValidator: s.cpuMsByValidator.slice(1) } : s);
+    const table = budgetTable(unprofiled(idle.sample), loads.map(unprofiled), usableCores);
 
     // ---- the closed-loop sweep
     const sweep: { perRequest: number; concurrency: number; orders: number; ordersNotFinal: number; ordersPerSecToFinal: number; latencyMsP50: number; latencyMsP99: number }[] = [];
@@ -227,7 +311,7 @@ export async function benchNetwork(): Promise<Record<string, unknown>> {
     };
     const peakOf = (perRequest: number) => sweep.filter((l) => l.perRequest === perRequest).sort((a, c) => c.ordersPerSecToFinal - a.ordersPerSecToFinal)[0] ?? 'none';
     return {
-      budget: `B = ${table.cpuMsPerBlock} ms per block on all six; predicted = B / (${usableCores} − final rate × c) with c summed over the six; pacing floor ${paceMs} ms; ${levelSeconds} s a level:\n${formatBudgetTable(table)}`,
+      budget: `B = ${table.cpuMsPerBlock} ms per block on all ${table.validators}; predicted = B / (${usableCores} − final rate × c) with c summed over the ${table.validators}; pacing floor ${paceMs} ms; ${levelSeconds} s a level:\n${formatBudgetTable(table)}`,
       budgetRows: table.rows,
       budgetAnswers: answers,
       ...(sweepOn
@@ -242,7 +326,9 @@ export async function benchNetwork(): Promise<Record<string, unknown>> {
         : {}),
       nodeRssMiB: rss.map((r) => r.rssMiB),
       nodePeakRssMiB: rss.map((r) => r.peakRssMiB),
-      conditions: `6 validator processes (${binary ? `the build ${binary}` : 'the source tree through tsx'}) + this load process on ${os.cpus().length} cores; measured after ${warmupSeconds} s of idle warm-up (all bodies signed in its first ${signSeconds.toFixed(0)} s) and, before the loaded levels, an unmeasured pass of ${Math.round(warmOrders / 3)} single and ${warmOrders} batched orders; open loops shed a request while the oldest unanswered is over ${SHED.afterMs / 1000} s old or more are unanswered than were answered in the last ${SHED.afterMs / 1000} s (at least ${SHED.minInFlight}); ${SETTLE_MS / 1000} s between levels; libp2p TCP loopback; fsync per block and per signed vote; requests spread over the 6 REST ports, answered once final; orders pre-signed; load avg ${os.loadavg()[0].toFixed(1)}`,
+      ...(profiled ? { profiled } : {}),
+      ...(counted ? { counted } : {}),
+      conditions: `6 validator processes (${binary ? `the build ${binary}` : 'the source tree through tsx'})${profileDir ? ', validator 1 under --cpu-prof and left out of B and c' : ''} + this load process on ${os.cpus().length} cores; measured after ${warmupSeconds} s of idle warm-up (all bodies signed in its first ${signSeconds.toFixed(0)} s) and, before the loaded levels, an unmeasured pass of ${Math.round(warmOrders / 3)} single and ${warmOrders} batched orders; open loops shed a request while the oldest unanswered is over ${SHED.afterMs / 1000} s old or more are unanswered than were answered in the last ${SHED.afterMs / 1000} s (at least ${SHED.minInFlight}); ${SETTLE_MS / 1000} s between levels; libp2p TCP loopback; fsync per block and per signed vote; requests spread over the 6 REST ports, answered once final; orders pre-signed; load avg ${os.loadavg()[0].toFixed(1)}`,
     };
   } finally {
     await net.stop();

@@ -4,7 +4,7 @@
  *
  * The earlier revision (BENCH_BASE_REV, default `HEAD~1`) is checked out into a temporary
  * git worktree sharing this tree's node_modules and built there with its own
- * `src/build/run.mjs`; this tree's build is `--if-stale`. Both files are copied into one
+ * `src/build/run.mjs` (bench/two-builds.ts); this tree's build is `--if-stale`. Both files are copied into one
  * folder. Each round starts each (alternating which goes first, so a change of load falls
  * on both) as a single-validator devnet (`start --validators 1` on the repository's devnet
  * genesis and keys, a fresh data folder, free ports, `--log-level warn`) and records:
@@ -12,21 +12,13 @@
  *   - the process's CPU (user + system, /proc) at that moment.
  * Medians over NODE_START_ROUNDS (default 6) and new / base ratios. Linux only (/proc).
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../src/cli/launcher';
 import { ROOT, tempDir } from '../test/helpers/devnet';
-import { NODE_BUILD } from '../test/helpers/node-program';
 import { cpuSeconds } from './startup';
-
-
-
-function run(cmd: string, args: string[], cwd: string): string {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: 300_000 });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
-}
+import { checkoutRevision, headBuild, run } from './two-builds';
 
 /** One start of `file` to READY: ms and CPU seconds. */
 async function startOnce(file: string, dir: string): Promise<{ ms: number; cpuS: number }> {
@@ -58,16 +50,12 @@ export async function benchNodeStart(): Promise<Record<string, unknown>> {
   const rev = process.env.BENCH_BASE_REV ?? 'HEAD~1';
   const rounds = Number(process.env.NODE_START_ROUNDS ?? 6);
   const dir = tempDir('bench-node-start-');
-  const tree = join(dir.path, 'base-tree');
+  const tree = checkoutRevision(rev, join(dir.path, 'base-tree'));
+  const sha = tree.sha;
   try {
-    const sha = run('git', ['rev-parse', rev], ROOT).trim();
-    run('git', ['worktree', 'add', '--detach', tree, sha], ROOT);
-    symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));
     const base = join(dir.path, 'base.mjs');
-    const head = join(dir.path, 'head.mjs');
-    run(process.execPath, ['src/build/run.mjs', '--out', base], tree);
-    run(process.execPath, ['src/build/run.mjs', '--if-stale', '--out', NODE_BUILD], ROOT);
-    copyFileSync(NODE_BUILD, head);
+    run(process.execPath, ['src/build/run.mjs', '--out', base], tree.tree);
+    const head = headBuild(join(dir.path, 'head.mjs'));
     const res: Record<'base' | 'head', Array<{ ms: number; cpuS: number }>> = { base: [], head: [] };
     for (let i = 0; i < rounds; i++) {
       for (const k of i % 2 === 0 ? (['base', 'head'] as const) : (['head', 'base'] as const)) res[k].push(await startOnce(k === 'base' ? base : head, dir.path));
@@ -87,7 +75,7 @@ export async function benchNodeStart(): Promise<Record<string, unknown>> {
       cpuRatio: +(h.cpuS / b.cpuS).toFixed(2),
     };
   } finally {
-    spawnSync('git', ['worktree', 'remove', '--force', tree], { cwd: ROOT });
+    tree.remove();
     dir.remove();
   }
 }

@@ -12,6 +12,7 @@ import { benchRestOrders } from './rest-orders';
 import { benchRateLimit } from './rate-limit';
 import { benchRpc } from './rpc';
 import { benchNetwork } from './network';
+import { benchNetworkBuilds } from './network-builds';
 import { benchClaimAhead } from './claim-ahead';
 import { benchActors } from './actors';
 import { benchP2p } from './p2p';
@@ -39,7 +40,7 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   'rate-limit': () => benchRateLimit(),
   caps: () => benchCaps(),
   rpc: () => benchRpc(),
-  network: () => benchNetwork(),
+  network: () => (process.env.BENCH_BASE ? benchNetworkBuilds(process.env.BENCH_BASE) : benchNetwork()),
   'claim-ahead': () => benchClaimAhead(),
   p2p: () => benchP2p(),
   perp: () => benchPerps(),

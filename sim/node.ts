@@ -156,8 +156,12 @@ export class NodeModel {
           this.w.check.observeSigned(node, o.message);
           if (to !== undefined && to !== node.index) {
             this.w.net.send(node.index, to, 'consensus', encodeMessage(o.message));
-            // A vote to the round's collector (linear votes): the Byzantine validator double-signs some.
-            if (node.byzantine) doubleVoteTo(this.w, node, to, o.message);
+            // A vote to the round's collector (linear votes): the Byzantine validator double-signs
+            // some, and claims heights far ahead after it, as `--claim-ahead` does on the node.
+            if (node.byzantine) {
+              claimAhead(this.w, node, o.message);
+              doubleVoteTo(this.w, node, to, o.message);
+            }
           }
           break;
         }

@@ -15,7 +15,10 @@
  * frame, one socket write. In the full mesh of a validator set that is the cheapest path
  * a message can take: gossipsub added message ids, a seen cache, event dispatch and an
  * RPC envelope to every message, about a tenth of a validator's CPU at idle and more
- * under load. The gossipsub topics for transactions, proposals and votes carry the same
+ * under load. Between two validators the bundles take their consensus session when it is
+ * up (session-link.ts, src/net/session.ts, decision 178: one Noise-encrypted TCP connection
+ * per pair, a frame per bundle, no yamux or libp2p streams), the direct stream otherwise.
+ * The gossipsub topics for transactions, proposals and votes carry the same
  * data to whoever subscribes to them (full nodes); genesis validators do not subscribe,
  * and a validator publishes there only when somebody has; full nodes relay them through
  * gossipsub's mesh, with the certificates every node publishes when it decides; one
@@ -30,6 +33,7 @@
  * Protocols besides the topics:
  *   /exchange/<chainId>/direct/1  bundles to one validator: items tagged DirectItem
  *                                 (consensus message | transaction batch)
+ *   /exchange/<chainId>/session/1 where this validator's consensus session listens (session-link.ts)
  *   /exchange/<chainId>/relay/1   transaction batches from any node to a validator
  *   /exchange/<chainId>/hello/1   a validator's signed hello (validator-peers.ts)
  *   /exchange/<chainId>/sync/2    block sync (src/chain/sync.ts); a request for zero blocks
@@ -71,6 +75,8 @@ import { SentLedger } from './sent-ledger';
 import { SERVE_STATS, serveSnapshotRequest, servedChain, type ServeStats } from './snapshot-serve';
 import { snapshotProtocol, type SnapshotSource } from '../../src/chain/state-sync-wire';
 import { encodeHelloAnswer, HELLO_TIMEOUT_MS, HelloSender, helloProtocol, ValidatorPeers } from './validator-peers';
+import { sessionListen, startSessionLink } from './session-link';
+import type { SessionNet } from '../../src/net/session';
 
 export interface P2PHolder {
   transport?: Libp2pTransport;
@@ -164,6 +170,8 @@ export interface P2PDeps {
 
 export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send(m: P2PMsg): boolean }): ActorBehavior<P2PMsg> {
   let transport: Libp2pTransport | undefined;
+  /** A validator's consensus sessions with its validator peers (session-link.ts); undefined on other nodes. */
+  let sessions: SessionNet | undefined;
   let helloSender: HelloSender | undefined;
   let identity: PeerIdentityCheck | undefined;
   /** Our hello refusals already logged (peer and reason): a refusing peer is asked again every few seconds. */
@@ -185,7 +193,7 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
   /** Tagged items (consensus messages, transaction batches) per peer id, sent as one bundle per peer at the end of the turn. */
   const pendingDirect = new Map<string, Uint8Array[]>();
   let flushScheduled = false;
-  const directStats = { bundlesSent: 0, itemsSent: 0, bundlesReceived: 0, consensusReceived: 0, txBatchesReceived: 0, malformed: 0, fromNonValidators: 0, resendsSuppressed: 0 };
+  const directStats = { bundlesSent: 0, itemsSent: 0, bundlesReceived: 0, consensusReceived: 0, txBatchesReceived: 0, malformed: 0, fromNonValidators: 0, resendsSuppressed: 0, bundlesSentOverSession: 0, bundlesReceivedOverSession: 0 };
   /** Consensus messages each validator peer was sent on its current connection (decision 117). */
   const sent = new SentLedger();
   /** False when `peer` was sent the message of `key` within the resend window: it has it already. */
@@ -207,8 +215,9 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
   const maxConsensusBytes = () => deps.config.genesis.consensus.maxBlockBytes + CONSENSUS_MESSAGE_OVERHEAD_BYTES;
 
   /** Into the consensus actor's lane for the message's kind (actors/consensus/inbox.ts): a full lane drops by its own policy and counts it. */
-  const toConsensus = (message: ConsensusMessage, from: string) => {
-    deps.actors.consensus?.send({ type: 'message', message, from: validatorPeers.address(from) });
+  const toConsensus = (message: ConsensusMessage, from: string) => toConsensusFrom(message, validatorPeers.address(from));
+  const toConsensusFrom = (message: ConsensusMessage, from: Address | undefined) => {
+    deps.actors.consensus?.send({ type: 'message', message, from });
   };
 
   const decodeConsensus = (data: Uint8Array): ConsensusMessage => {
@@ -384,7 +393,11 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
       flushTxs();
       const protocol = directProtocol(deps.config.genesis.chainId);
       for (const [peer, items] of pendingDirect) {
-        t.sendDirect(peer, protocol, encodeBundle(items));
+        const bundle = encodeBundle(items);
+        // Over the peer's consensus session when one is up, else the libp2p direct stream.
+        const address = sessions === undefined ? undefined : validatorPeers.address(peer);
+        if (address !== undefined && sessions!.send(address, bundle)) directStats.bundlesSentOverSession++;
+        else t.sendDirect(peer, protocol, bundle);
         directStats.bundlesSent++;
         directStats.itemsSent += items.length;
       }
@@ -396,10 +409,16 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
   const receiveBundle = (data: Uint8Array, from: string) => {
     // The direct protocol is between validators; anybody else follows the gossip topics
     // (and relays transactions on the relay protocol).
-    if (!validatorPeers.isValidatorPeer(from)) {
+    const address = validatorPeers.address(from);
+    if (address === undefined) {
       directStats.fromNonValidators++;
       return;
     }
+    receiveDirect(data, address);
+  };
+
+  /** A bundle from the validator `from` (its peer bound, or its session's handshake proved it). */
+  const receiveDirect = (data: Uint8Array, from: Address) => {
     let items: Uint8Array[];
     const max = maxConsensusBytes();
     try {
@@ -416,7 +435,7 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
           case DirectItem.Consensus: {
             const m = decodeConsensus(item.subarray(1));
             directStats.consensusReceived++;
-            toConsensus(m, from);
+            toConsensusFrom(m, from);
             break;
           }
           case DirectItem.Txs: {
@@ -498,7 +517,7 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
         devnet: config.genesis.network === 'devnet',
         peerScore: (peer) => table?.score(peer) ?? 0,
         onReject: (peer, topic, code) => discovery?.penalize(peer, 'gossipReject', `${topic}: ${code}`),
-        extraStats: () => ({ discovery: discovery === undefined ? undefined : { ...discovery.stats }, catchUp: { ...catchUp.stats, ...asker?.stats }, snapshots: snapshotStats === undefined ? undefined : { ...snapshotStats }, bundles: { ...directStats }, relay: { ...relayStats }, hello: { ...validatorPeers.stats, hellosRefused: { ...validatorPeers.stats.hellosRefused } }, identity: identity === undefined ? undefined : { ...identity.stats, refused: { ...identity.stats.refused } } }),
+        extraStats: () => ({ discovery: discovery === undefined ? undefined : { ...discovery.stats }, catchUp: { ...catchUp.stats, ...asker?.stats }, snapshots: snapshotStats === undefined ? undefined : { ...snapshotStats }, bundles: { ...directStats }, relay: { ...relayStats }, session: sessions?.stats(), hello: { ...validatorPeers.stats, hellosRefused: { ...validatorPeers.stats.hellosRefused } }, identity: identity === undefined ? undefined : { ...identity.stats, refused: { ...identity.stats.refused } } }),
         onPeerConnect: (peer) => {
           sent.forget(peer);
           discovery?.connected(peer);
@@ -530,6 +549,26 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
       for (const peer of t.peers()) void identity.connected(peer);
       await t.handleDirect(directProtocol(chainId), receiveBundle);
       await t.handleDirect(relayProtocol(chainId), receiveRelay);
+      const listen = key === undefined ? undefined : sessionListen(config.p2p);
+      if (key !== undefined && listen !== undefined) {
+        sessions = await startSessionLink({
+          chainId,
+          validatorKey: key,
+          listen,
+          transport: t,
+          validatorPeers,
+          isValidator,
+          log: deps.log,
+          onFrame: (from, data) => {
+            directStats.bundlesReceivedOverSession++;
+            receiveDirect(data, from);
+          },
+          onChange: (address) => {
+            const peer = validatorPeers.peer(address);
+            if (peer !== undefined) sent.forget(peer);
+          },
+        });
+      }
       await t.handle(syncProtocol(chainId), async (data) => {
         const faults = deps.config.faults;
         if (faults?.stallSync) return stalled;
@@ -636,6 +675,8 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
       discovery?.stop();
       discovery = undefined;
       holder.table = undefined;
+      await sessions?.stop();
+      sessions = undefined;
       holder.transport = undefined;
       holder.heights = undefined;
       const t = transport;

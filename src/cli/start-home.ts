@@ -43,6 +43,7 @@ export const START_HOME_FLAGS = {
   'session-port': { type: 'int', default: 9001, help: 'session and agent API port (0: any free port)' },
   'p2p-host': { type: 'string', default: '127.0.0.1', help: 'libp2p listen host' },
   'p2p-port': { type: 'int', default: 9000, help: 'libp2p port (0: any free port)' },
+  'consensus-port': { type: 'int', help: "a validator's consensus session port (default 0: any free port, peers ask for it over libp2p; -1: none, libp2p streams only)" },
   discovery: {
     type: 'bool',
     default: true,
@@ -110,7 +111,7 @@ export async function startHome(argv: string[]): Promise<void> {
       genesisHash: hash,
       validatorKey: hexToBytes(keys.ecdsaPrivateKey),
       vrfKey: hexToBytes(keys.vrfPrivateKey),
-      p2p: { listen: [`/ip4/${f['p2p-host']}/tcp/${f['p2p-port']}`], bootstrap, peerKey: hexToBytes(keys.peerPrivateKey), discovery: f.discovery },
+      p2p: { listen: [`/ip4/${f['p2p-host']}/tcp/${f['p2p-port']}`], bootstrap, peerKey: hexToBytes(keys.peerPrivateKey), consensusPort: f['consensus-port'], discovery: f.discovery },
       blockTimeMs: genesis.consensus.blockTimeMs,
       ...sharedStartConfig(f, genesis),
     },

@@ -62,6 +62,11 @@ export interface NodeConfig {
     listen: string[];
     bootstrap: string[];
     peerKey?: Uint8Array;
+    /**
+     * The consensus session's port on a validator (src/net/session.ts, decision 178), on the libp2p listen host;
+     * absent or 0: any free port (peers ask for it over libp2p); -1: no sessions (libp2p streams only).
+     */
+    consensusPort?: number;
     /** False: keep to the bootstrap peers (no peer exchange asked, no validator endpoint dialled: decision 184). Default true. */
     discovery?: boolean;
   };

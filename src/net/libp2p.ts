@@ -66,7 +66,7 @@ interface P2PNode {
   peerId: { toString(): string };
   getMultiaddrs(): { toString(): string }[];
   getPeers(): { toString(): string }[];
-  getConnections(): { remotePeer: { toString(): string } }[];
+  getConnections(): { remotePeer: { toString(): string }; remoteAddr: { toString(): string } }[];
   dial(addr: unknown, opts?: { signal?: AbortSignal }): Promise<unknown>;
   hangUp(peer: unknown): Promise<void>;
   dialProtocol(peer: unknown, protocol: string, opts?: { signal?: AbortSignal }): Promise<any>;
@@ -478,6 +478,12 @@ export class Libp2pTransport implements Transport {
     } catch {
       return [];
     }
+  }
+
+  /** The IP address a connected peer's connection comes from (where its consensus session listens too: src/net/session.ts). */
+  peerHost(peer: string): string | undefined {
+    const c = this.node?.getConnections().find((c) => c.remotePeer.toString() === peer);
+    return c === undefined ? undefined : /^\/ip[46]\/([^/]+)\//.exec(c.remoteAddr.toString())?.[1];
   }
 
   /** Connected peers (from the connections: getPeers() re-parses every peer id, which costs curve math). */

@@ -70,7 +70,7 @@ describe('the safety checker can fail', () => {
     // the operator and the bridge's binding fields (issue 37), and again with linear votes
     // (decision 174): the first two seeds of SHORT with forged answers refused, blocks
     // synced, no violation, and a safety violation under unsafeSync).
-    for (const seed of [1, 13]) {
+    for (const seed of [41, 43]) {
       const r = await runSeed(seed, SHORT);
       if (r.violations.length > 0) expect.fail(describeFailure(r));
       expect(r.sync.blocksApplied).toBeGreaterThan(0);

@@ -5,7 +5,8 @@
  * the same state root; one frozen with SIGSTOP rejoins after SIGCONT; a validator that
  * double-signs every vote is reported with evidence by the others and tombstoned through a
  * block, and breaks nothing;
- * one that claims heights far ahead makes nobody sync.
+ * one that claims heights far ahead makes nobody sync. Between validators, consensus goes
+ * over one consensus session per pair (decision 178).
  * Then, on a four-validator network of its own, block sync against peers that forge
  * blocks or never answer (below).
  */
@@ -81,6 +82,17 @@ describe('a six-validator network of real processes', () => {
       expect(bundles.txBatchesReceived, `validator ${i}`).toBeGreaterThan(0);
       expect(bundles.consensusReceived, `validator ${i}`).toBeGreaterThan(0);
       expect(bundles.malformed, `validator ${i}`).toBe(0);
+    }
+    // Between validators the bundles go over their consensus sessions (decision 178): one
+    // per pair, each side proven by its validator key, nothing refused or corrupted.
+    await waitFor(async () => ((await Promise.all(net.nodes.map(async (n) => (await net.status(n.index)).p2p.stats.session.up))).every((up) => up === N - 1) ? true : undefined), 30_000, 'every session up');
+    for (let i = 1; i <= N; i++) {
+      const { bundles, session } = (await net.status(i)).p2p.stats;
+      expect(bundles.bundlesSentOverSession, `validator ${i}`).toBeGreaterThan(0);
+      expect(bundles.bundlesReceivedOverSession, `validator ${i}`).toBeGreaterThan(0);
+      expect(session.handshakes, `validator ${i}`).toBeGreaterThanOrEqual(N - 1);
+      expect(session.refused, `validator ${i}`).toEqual({});
+      expect(session.corrupt, `validator ${i}`).toBe(0);
     }
     // A perp position opened through validator 3 against the pool, at the validators'
     // oracle median (every validator signs observations), is the same on validator 6.
