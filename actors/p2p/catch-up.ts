@@ -3,8 +3,8 @@
  * gossipDataForCatchup asked for instead of pushed: a full node whose head is behind a
  * peer's probed head asks that peer, on `/exchange/<chainId>/catch-up/1`, for the
  * certificate (block and commit) of its next height, and hands it to consensus, which
- * verifies the commit and applies it; as the head moves the next height is asked at once,
- * one round trip a block. It fills the gap a node that just finished block sync, or lost
+ * verifies the commit and applies it; when it has decided that height the next is asked at
+ * once, one round trip a block. It fills the gap a node that just finished block sync, or lost
  * one certificate or proposal, would otherwise wait on for good: consensus drops messages
  * for heights it has not reached, relays do not repeat what is past their own head, and
  * gossip cannot send a certificate twice (message ids are content hashes). A gap of more
@@ -21,8 +21,8 @@ import { decodeCommit } from '../../src/codec/block';
 import type { Certificate } from '../../src/consensus/messages';
 
 /** A node further behind than this leaves the gap to block sync (the answer is empty). */
-export const CATCH_UP_GAP_MAX = 64;
-/** How often a node that follows the mesh looks whether it is behind its peers. */
+export const CATCH_UP_GAP_MAX = 256;
+/** How often a node that follows the mesh looks whether it is behind its peers (and at once after each height it decides). */
 export const CATCH_UP_CHECK_MS = 100;
 /** A height asked for is asked again after this long (its answer was lost, or nobody had it yet). */
 export const CATCH_UP_ASK_AGAIN_MS = 1_000;

@@ -649,6 +649,8 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
           return;
         }
         case 'certificate': {
+          // It decided a height: a node catching up asks for the next at once, not at the next check.
+          if (asker !== undefined) void askCatchUp(t, asker);
           // A block this node decided, with its commit, for the nodes following the mesh
           // (decision 185); not when it took and relayed one for this block already.
           const taken = certificatesTaken.get(msg.certificate.height);
