@@ -11,8 +11,10 @@
  *  - sim/options.ts: what a run is asked and answers;
  *  - sim/network.ts: the clock, the event queue, the links and per-message faults;
  *  - sim/faults.ts: the fault plan (partitions, crashes; scripted ones for the tests);
- *  - sim/model.ts, sim/node.ts: what a node is and does (consensus, build, apply,
- *    crash, boot); sim/sync.ts: its block sync; sim/byzantine.ts: the faulty validator;
+ *  - sim/model.ts, sim/node.ts: what a node is and does: the node's own consensus
+ *    driver (src/consensus/driver.ts) over the run's clock, network and disk, crash,
+ *    boot; sim/mailbox.ts: what the driver handles, in order; sim/sync.ts: block sync
+ *    over the network; sim/byzantine.ts: the faulty validator's harness;
  *  - sim/checks.ts: safety, liveness and evidence, checked as the run goes;
  *  - sim/workload.ts, sim/chain.ts, sim/storage.ts: the transactions clients send, the
  *    run's genesis and validator sets, a node's storage (the real Chain over an
@@ -211,8 +213,10 @@ class Simulation implements SimWorld {
     this.#scheduleSubmit();
     this.#lifecycle?.start();
     this.#governance?.start();
+    await this.#settle();
     for (let ev = this.net.next(endUs); ev !== undefined; ev = this.net.next(endUs)) {
       await this.#process(ev);
+      await this.#settle();
       if (this.opts.stopOnViolation && this.check.violations.length > 0) break;
     }
     return this.#result(performance.now() - wallStart);
@@ -222,13 +226,23 @@ class Simulation implements SimWorld {
     switch (ev.kind) {
       case 'deliver':
         return this.#model.deliver(ev);
-      case 'timer':
-        return this.#model.timer(ev);
-      case 'apply':
-        return this.#model.apply(ev);
       case 'action':
         await ev.run();
         return;
+    }
+  }
+
+  /** Until every node is idle or waits on a later event (sim/mailbox.ts): what an event started has run. */
+  async #settle(): Promise<void> {
+    for (let again = true; again; ) {
+      again = false;
+      for (const node of this.nodes) {
+        const busy = node.live?.mailbox.busy();
+        if (busy) {
+          again = true;
+          await busy;
+        }
+      }
     }
   }
 

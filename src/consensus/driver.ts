@@ -114,6 +114,11 @@ export class ConsensusDriver {
     return this.#paused;
   }
 
+  /** The commit the next block at `height + 1` carries: the core's, or the head's. */
+  lastCommitFor(height: number): Commit | null {
+    return this.#core?.lastCommitFor(height) ?? this.#lastCommit;
+  }
+
   /** Read on demand (GET /status), not rebuilt after every message. */
   info(): DriverInfo {
     const core = this.#core;
@@ -404,7 +409,8 @@ export class ConsensusDriver {
     this.#generation++;
     this.#clearTimer();
     this.#buildRequests.length = 0;
-    this.#lastCommit = this.#recent.at(-1)?.commit ?? (chain.height > 0 ? ((await chain.store.getCommit(chain.height)) ?? null) : null);
+    const last = this.#recent.at(-1);
+    this.#lastCommit = last?.height === chain.height ? last.commit : chain.height > 0 ? ((await chain.store.getCommit(chain.height)) ?? null) : null;
     // The set of each height from the executed chain: the next height's, and the head's
     // (the next block's lastCommit), read when asked, after the previous block is applied.
     const validators = (height: number) => this.io.chain.validatorsAt(height);
