@@ -195,7 +195,7 @@ export class NodeModel {
         // The run has no evidence gossip: each node's checker sees its own (the output hook below).
         publishEvidence() {},
         sync: (fromHeight, exclude, first) => this.#sync.sync(node, live, fromHeight, exclude, first),
-        peerCount: () => w.nodes.filter((x) => x.index !== node.index && x.live !== null).length,
+        peerCount: () => this.#sync.connected(node).length,
         bootstrapCount: () => 0,
         peerHeads: () => this.#sync.peerHeads(node),
       },

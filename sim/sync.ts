@@ -3,7 +3,7 @@
  * consensus driver's catch-up (src/consensus/driver-sync.ts, which decides when to sync
  * and checks and applies what comes back, as on the node). A request asks the live peers
  * in turn with the real askPeersInTurn (the p2p actor's `sync`): the first one rotating
- * with the height asked, or the peer whose probed head showed the node behind; each is
+ * with the height asked (or only the peer whose probed head showed the node behind); each is
  * served from that peer's store by the real serveSync; an unanswered request times out
  * after SYNC_TIMEOUT_MS and the next peer is asked. Requests and answers cross the same
  * faulty network. The Byzantine validator forges half of the answers it serves that
@@ -32,16 +32,17 @@ export class BlockSync {
     private readonly harnessOf: (node: SimNode) => ByzantineHarness | undefined,
   ) {}
 
-  /** The driver's transport.sync: the live peers not excluded, asked in turn. */
-  sync(node: SimNode, live: LiveNode, fromHeight: number, exclude: ReadonlySet<string>, first: string | undefined): Promise<SyncAttempt> {
+  /** The driver's transport.sync: its peers not excluded (or `only` that one), asked in turn. */
+  sync(node: SimNode, live: LiveNode, fromHeight: number, exclude: ReadonlySet<string>, only: string | undefined): Promise<SyncAttempt> {
     const w = this.w;
-    const peers = w.nodes.filter((x) => x.index !== node.index && x.live !== null && !exclude.has(String(x.index))).map((x) => String(x.index));
-    w.check.traceLine(`node ${node.index} syncs from ${fromHeight}, peers ${JSON.stringify(peers)}${first === undefined ? '' : `, ${first} first`}`);
+    const peers = this.connected(node)
+      .filter((x) => !exclude.has(String(x.index)) && (only === undefined || String(x.index) === only))
+      .map((x) => String(x.index));
+    w.check.traceLine(`node ${node.index} syncs from ${fromHeight}, peers ${JSON.stringify(peers)}`);
     const request = encodeSyncRequest({ fromHeight, maxBlocks: SYNC_MAX_BLOCKS });
     return askPeersInTurn(peers, fromHeight, (peer, timeoutMs) => this.#ask(node, live, Number(peer), request, timeoutMs), {
       requestTimeoutMs: SYNC_TIMEOUT_MS,
       now: () => w.net.nowMs,
-      first,
     });
   }
 
@@ -92,17 +93,21 @@ export class BlockSync {
     return live.chain.unwrittenHeight === undefined ? live.chain.height : live.chain.height - 1;
   }
 
+  /** The node's peers: the live nodes no partition cuts it from, either way (a real node's connections to them would have dropped). */
+  connected(node: SimNode): SimNode[] {
+    const net = this.w.net;
+    return this.w.nodes.filter((x) => x.index !== node.index && x.live !== null && net.linkUp(node.index, x.index) && net.linkUp(x.index, node.index));
+  }
+
   /**
-   * The driver's transport.peerHeads: the heads the peer-height probes would show, of the
-   * live peers this node can reach both ways (a probe needs an answer); the Byzantine
+   * The driver's transport.peerHeads: the heads the peer-height probes would show, of its
+   * peers; the Byzantine
    * validator claims one far ahead of its own.
    */
   peerHeads(node: SimNode): { peer: string; height: number }[] {
-    const w = this.w;
     const out: { peer: string; height: number }[] = [];
-    for (const x of w.nodes) {
-      if (x.index === node.index || x.live === null || !w.net.linkUp(node.index, x.index) || !w.net.linkUp(x.index, node.index)) continue;
-      const head = this.headOnDisk(x.live);
+    for (const x of this.connected(node)) {
+      const head = this.headOnDisk(x.live as LiveNode);
       out.push({ peer: String(x.index), height: x.byzantine ? head + PROBE_LIE_HEIGHTS : head });
     }
     return out;

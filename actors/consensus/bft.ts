@@ -122,7 +122,7 @@ export function bftBehavior(deps: ConsensusDeps, self: () => ConsensusSelf, info
       },
       publishEvidence: (e) => p2p().send({ type: 'publish', topic: Topic.Evidence, data: encodeEvidence(e) }),
       // The p2p actor gives up asking after SYNC_BUDGET_MS; this wait is only a backstop.
-      sync: (fromHeight, exclude, first) => p2p().ask<SyncAttempt>((reply) => ({ type: 'sync', fromHeight, exclude, first, reply }), SYNC_BUDGET_MS + 5_000),
+      sync: (fromHeight, exclude, only) => p2p().ask<SyncAttempt>((reply) => ({ type: 'sync', fromHeight, exclude, only, reply }), SYNC_BUDGET_MS + 5_000),
       peerCount: deps.peerCount,
       bootstrapCount: () => config.p2p?.bootstrap.length ?? 0,
       peerHeads: () => deps.peerHeads?.() ?? [],

@@ -350,18 +350,17 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
   };
 
   /** Asks the connected validators (but `exclude`) in turn for the blocks from `fromHeight`. */
-  const sync = async (fromHeight: number, exclude: ReadonlySet<string> = new Set(), first?: string): Promise<SyncAttempt> => {
+  const sync = async (fromHeight: number, exclude: ReadonlySet<string> = new Set(), only?: string): Promise<SyncAttempt> => {
     const t = transport!;
     const { genesis } = deps.config;
-    // Validators, and the peer whose probed head showed this node behind (a full node too: issue 39).
-    const peers = t.peers().filter((p) => (p === first || validatorPeers.isValidatorPeer(p)) && !exclude.has(p));
+    // The validators; or only the peer whose probed head showed this node behind (a full node too: issue 39).
+    const peers = t.peers().filter((p) => (only === undefined ? validatorPeers.isValidatorPeer(p) : p === only) && !exclude.has(p));
     const request = encodeSyncRequest({ fromHeight, maxBlocks: SYNC_MAX_BLOCKS });
     return askPeersInTurn(
       peers,
       fromHeight,
       async (peer, timeoutMs) => decodeSyncResponse(await t.request(peer, syncProtocol(genesis.chainId), request, timeoutMs), genesis.consensus.maxBlockBytes),
       {
-        first,
         onFailure: (peer, err) =>
           deps.log.warn({ err: (err as Error).message, peer, fromHeight }, 'block sync: a peer did not answer in time; the next peer is asked (nothing to do unless no peer ever answers: then check the bootstrap peers and the network)'),
       },
@@ -476,7 +475,7 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
           return;
         case 'sync':
           // Not awaited: the mailbox keeps flowing while the peer answers.
-          sync(msg.fromHeight, msg.exclude, msg.first).then(msg.reply.resolve, msg.reply.reject);
+          sync(msg.fromHeight, msg.exclude, msg.only).then(msg.reply.resolve, msg.reply.reject);
           return;
       }
     },

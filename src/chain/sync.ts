@@ -121,8 +121,7 @@ export interface SyncAttempt {
 
 /**
  * Asks `peers` in turn, starting at a position that moves with the height asked for (so
- * one slow or lying peer is not always asked first) or at `first` when it is one of them,
- * until one answers with blocks. A
+ * one slow or lying peer is not always asked first), until one answers with blocks. A
  * peer whose request fails (its own timeout, a broken stream, an undecodable answer) is
  * listed in `unanswered` and the next is asked; no peer is asked once `budgetMs` has
  * passed, and a request never gets more time than is left of it.
@@ -131,16 +130,14 @@ export async function askPeersInTurn(
   peers: readonly string[],
   fromHeight: number,
   request: (peer: string, timeoutMs: number) => Promise<SyncResponse>,
-  opts: { requestTimeoutMs?: number; budgetMs?: number; now?: () => number; onFailure?: (peer: string, err: unknown) => void; first?: string } = {},
+  opts: { requestTimeoutMs?: number; budgetMs?: number; now?: () => number; onFailure?: (peer: string, err: unknown) => void } = {},
 ): Promise<SyncAttempt> {
   const now = opts.now ?? (() => performance.now());
   const deadline = now() + (opts.budgetMs ?? SYNC_BUDGET_MS);
   const unanswered: string[] = [];
   const pruned: NonNullable<SyncAttempt['pruned']> = [];
   const attempt = (answer: SyncAnswer | null): SyncAttempt => (pruned.length > 0 ? { answer, unanswered, pruned } : { answer, unanswered });
-  // `first`: the peer that showed this node it is behind (its probed head) is asked first.
-  const firstAt = opts.first === undefined ? -1 : peers.indexOf(opts.first);
-  const start = firstAt >= 0 ? firstAt : peers.length === 0 ? 0 : fromHeight % peers.length;
+  const start = peers.length === 0 ? 0 : fromHeight % peers.length;
   for (let i = 0; i < peers.length; i++) {
     const left = deadline - now();
     if (left < 1) break;

@@ -57,10 +57,11 @@ export interface DriverTransport {
   /** Evidence this node observed, to the network's evidence topic. */
   publishEvidence(e: Evidence): void;
   /**
-   * Committed blocks from `fromHeight` on from some peer not in `exclude`, asking `first`
-   * first when given (the peer that showed it is ahead); rejects when the transport could not ask.
+   * Committed blocks from `fromHeight` on from some validator peer not in `exclude`, or
+   * from `only` (the peer whose probed head showed the node behind, a full node too);
+   * rejects when the transport could not ask.
    */
-  sync(fromHeight: number, exclude: ReadonlySet<string>, first?: string): Promise<SyncAttempt>;
+  sync(fromHeight: number, exclude: ReadonlySet<string>, only?: string): Promise<SyncAttempt>;
   /** Connected peers now (a starting node waits briefly for them). */
   peerCount(): number;
   /** The bootstrap peers it was given (a starting node waits a little for the rest of them). */

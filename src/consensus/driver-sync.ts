@@ -8,9 +8,11 @@
  *    (AheadClaims, decision 66): at least one honest validator is there;
  *  - or by one connected peer whose probed head (the p2p actor's peer-height probes, the
  *    head its block-sync server answers) is that far ahead, checked at each message far
- *    ahead and every PEER_CHECK_MS: a node connected to one validator, or to full nodes
- *    only, is never stuck behind an honest peer (issue 39). That peer is asked first. A
- *    peer whose probed head started a sync that left the node still far below it (it
+ *    ahead and every PEER_CHECK_MS, by a node that has committed nothing for
+ *    PEER_STUCK_MS: a node connected to one validator, or to full nodes only, is never
+ *    stuck behind an honest peer (issue 39). That peer alone is asked
+ *    (the others' heads are not ahead). A peer whose probed head started a sync that left
+ *    the node still far below it (it
  *    served nothing, or lied about its head) is not believed again for
  *    PEER_CLAIM_COOLDOWN_MS: a lying peer costs one sync per that while, however often it
  *    claims; and a validator's far claims in consensus messages (`--claim-ahead`) start
@@ -32,6 +34,12 @@ import type { DriverConfig, DriverIO } from './driver-io';
 export const PEER_CHECK_MS = 2_000;
 /** How long a peer whose probed head started a sync that gave nothing is not believed again (per peer). */
 export const PEER_CLAIM_COOLDOWN_MS = SYNC_REFUSAL_MS;
+/**
+ * One peer's probed head is believed only by a node that has committed nothing for this
+ * long: a node that keeps committing with its validators needs no single peer's word
+ * (and a sync blocks its consensus while it waits for that peer).
+ */
+export const PEER_STUCK_MS = 1_000;
 
 export class DriverSync {
   readonly gap = SYNC_GAP;
@@ -54,6 +62,8 @@ export class DriverSync {
   #noSyncUntil = 0;
   /** Peers whose probed heads are not believed until then (a sync on their word gave nothing). */
   readonly #doubted = new Map<string, number>();
+  /** clock.now() of the last block committed (decided or synced), or of the start. */
+  #progressAt = 0;
 
   constructor(
     private readonly io: DriverIO,
@@ -71,6 +81,7 @@ export class DriverSync {
   }
 
   reset(): void {
+    this.#progressAt = this.io.clock.now();
     this.peers = new SyncPeers(() => this.io.clock.now());
     this.claims = this.#newClaims();
     this.#noSyncUntil = 0;
@@ -80,6 +91,11 @@ export class DriverSync {
   /** The node's head is now `height`: the claims it reached are forgotten. */
   reached(height: number): void {
     this.claims.reached(height);
+  }
+
+  /** A block was committed (decided or synced). */
+  progressed(): void {
+    this.#progressAt = this.io.clock.now();
   }
 
   /**
@@ -97,7 +113,9 @@ export class DriverSync {
     if (shown > coreHeight + this.gap) {
       this.syncsStarted++;
       this.io.observer?.syncStarted?.(shown, 'quorum');
-      return this.#syncOrWait();
+      const moved = await this.toHead(() => false);
+      if (!moved) this.#noSyncUntil = this.io.clock.now() + SYNC_RETRY_MS;
+      return moved;
     }
     const moved = await this.peerAhead(coreHeight);
     if (!moved) this.#ignored();
@@ -124,27 +142,22 @@ export class DriverSync {
     return best;
   }
 
-  /** A sync from the peer whose probed head is far ahead, if one is; true when it moved the chain. */
+  /** A sync from the peer whose probed head is far ahead, if one is and this node is stuck; true when it moved the chain. */
   async peerAhead(coreHeight: number): Promise<boolean> {
-    if (this.io.clock.now() < this.#noSyncUntil) return false;
+    const now = this.io.clock.now();
+    if (now < this.#noSyncUntil || now - this.#progressAt < PEER_STUCK_MS) return false;
     const p = this.#peerAhead(coreHeight);
     if (p === undefined) return false;
     this.peerSyncsStarted++;
     this.io.observer?.syncStarted?.(p.height, { peer: p.peer });
-    const moved = await this.#syncOrWait(p.peer);
+    const moved = await this.toHead(() => false, p.peer);
     // Still far below what it showed: it served nothing (or lied about its head); not believed for a while.
     if (this.io.chain.view().height + 1 + this.gap < p.height + 1) this.#doubted.set(p.peer, this.io.clock.now() + PEER_CLAIM_COOLDOWN_MS);
     return moved;
   }
 
-  async #syncOrWait(first?: string): Promise<boolean> {
-    const moved = await this.toHead(() => false, first);
-    if (!moved) this.#noSyncUntil = this.io.clock.now() + SYNC_RETRY_MS;
-    return moved;
-  }
-
   /** Applies committed blocks from peers until none has more (see the module comment); true when it moved. */
-  async toHead(stopRequested: () => boolean, first?: string): Promise<boolean> {
+  async toHead(stopRequested: () => boolean, only?: string): Promise<boolean> {
     const { io, config } = this;
     const clock = io.clock;
     this.syncing = true;
@@ -159,7 +172,7 @@ export class DriverSync {
         const from = chain.height + 1;
         let attempt: SyncAttempt;
         try {
-          attempt = await io.transport.sync(from, this.peers.excluded(), first);
+          attempt = await io.transport.sync(from, this.peers.excluded(), only);
         } catch (err) {
           // Not a reason to restart consensus: the next message that shows us behind syncs again.
           io.log.warn({ err: (err as Error).message, fromHeight: from }, 'block sync: no answer from the p2p actor; the next consensus message that shows this node behind syncs again');

@@ -326,6 +326,7 @@ export class ConsensusDriver {
   }
 
   #remember(height: number, bytes: Uint8Array, commit: Commit): void {
+    this.#sync.progressed();
     this.#lastCommit = commit;
     this.#recent.push({ height, bytes, commit });
     if (this.#recent.length > this.config.certificatesKept) this.#recent.shift();
