@@ -90,12 +90,13 @@ class Simulation implements SimWorld {
   readonly check: Checker;
   readonly faults: FaultCounts = Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as FaultCounts;
   readonly txs: TxCounts = { submitted: 0, admitted: 0, refused: 0, gossipAdmitted: 0, committed: 0, ok: 0, failed: 0 };
-  readonly sync: SyncCounts = { requests: 0, answers: 0, blocksApplied: 0, refused: 0, timeouts: 0, aheadIgnored: 0 };
-  readonly tally = { messagesDelivered: 0, proposalsUntimely: 0 };
+  readonly sync: SyncCounts = { requests: 0, answers: 0, blocksApplied: 0, refused: 0, timeouts: 0, aheadIgnored: 0, peerSyncs: 0 };
+  readonly tally = { messagesDelivered: 0, proposalsUntimely: 0, fromNonValidators: 0 };
   readonly #model: NodeModel;
   readonly #workload: Workload;
   #txPerSecond = 0;
   #byzantine: number | null = null;
+  #observer: { node: SimNode; linkedTo: number } | null = null;
   readonly #lifecycle: LifecycleScenario | null;
   readonly #governance: GovernanceScenario | null;
 
@@ -116,6 +117,8 @@ class Simulation implements SimWorld {
     const secrets: Uint8Array[] = [];
     for (let i = 0; i < n; i++) secrets.push(keccak256(utf8.encode(`sim-validator-${opts.seed}-${i}`)));
     for (let j = 0; j < joiners; j++) secrets.push(keccak256(utf8.encode(`sim-joiner-${opts.seed}-${j}`)));
+    if (opts.oneLinkObserver && opts.lifecycle) throw new RangeError('oneLinkObserver is not for the lifecycle scenario');
+    if (opts.oneLinkObserver) secrets.push(keccak256(utf8.encode(`sim-observer-${opts.seed}`)));
     const signers: Signer[] = [];
     const fast: FastSigner[] = [];
     for (const secret of secrets) {
@@ -187,6 +190,15 @@ class Simulation implements SimWorld {
         this.verifier.signsForReal(byz.address);
       }
     }
+    if (opts.oneLinkObserver) {
+      // The follower with one peer: every link but the two to the first honest genesis validator severed for the run.
+      const observer = this.nodes[this.nodes.length - 1];
+      const linkedTo = this.nodes.findIndex((x) => !x.byzantine);
+      const links: [number, number][] = [];
+      for (const x of this.nodes) if (x.index !== observer.index && x.index !== linkedTo) links.push([x.index, observer.index], [observer.index, x.index]);
+      this.net.sever(links);
+      this.#observer = { node: observer, linkedTo };
+    }
     this.#model = new NodeModel(this);
     this.#lifecycle = opts.lifecycle ? new LifecycleScenario(this, this.#model, n) : null;
     this.#governance = opts.governance ? new GovernanceScenario(this) : null;
@@ -205,6 +217,22 @@ class Simulation implements SimWorld {
     const wallStart = performance.now();
     planFaults(this, this.#model);
     for (const node of this.nodes) await this.#model.boot(node);
+    const observer = this.#observer;
+    if (observer !== null) {
+      const { cutFromMs, cutToMs } = this.opts.oneLinkObserver as { cutFromMs: number; cutToMs: number };
+      const link: [number, number][] = [
+        [observer.node.index, observer.linkedTo],
+        [observer.linkedTo, observer.node.index],
+      ];
+      this.net.at(cutFromMs * US, () => {
+        this.check.traceLine(`the observer (node ${observer.node.index}) loses its one peer, node ${observer.linkedTo}`);
+        this.net.cutLinks(link, 1);
+      });
+      this.net.at(cutToMs * US, () => {
+        this.check.traceLine(`the observer (node ${observer.node.index}) has its one peer again`);
+        this.net.cutLinks(link, -1);
+      });
+    }
     const endUs = this.opts.durationMs * US;
     const healUs = this.opts.faultPhaseMs * US;
     this.net.at(healUs, () => this.#heal());
@@ -324,6 +352,7 @@ class Simulation implements SimWorld {
       sync: { ...this.sync },
       proposalsUntimely: this.tally.proposalsUntimely,
       recoveryMs,
+      ...(this.#observer ? { observer: { linkedTo: this.#observer.linkedTo, height: this.#observer.node.storage.height } } : {}),
       violations: [...this.check.violations],
       digest: this.check.finalDigest(),
       trace: this.check.trace,

@@ -30,6 +30,8 @@ export class SimNetwork {
   /** Directed link (from * n + to) -> number of active partitions cutting it. */
   readonly #cut: Int32Array;
   readonly #linkBaseUs: Float64Array;
+  /** Directed links that never carry anything, heal or not (a node with one peer). */
+  readonly #severed: Uint8Array;
   #faultsActive = false;
   #pDrop = 0;
   #pDuplicate = 0;
@@ -43,6 +45,7 @@ export class SimNetwork {
   ) {
     this.#cut = new Int32Array(n * n);
     this.#linkBaseUs = new Float64Array(n * n);
+    this.#severed = new Uint8Array(n * n);
     for (let i = 0; i < n * n; i++) this.#linkBaseUs[i] = this.prng.uniform(1, 6) * US;
   }
 
@@ -79,7 +82,7 @@ export class SimNetwork {
   /** `tag`: which request a sync answer is for (a request-response stream tells them apart on the node). */
   send(from: number, to: number, channel: Channel, bytes: Uint8Array, tag = 0): void {
     const n = this.n;
-    if (this.#cut[from * n + to] > 0) {
+    if (this.#cut[from * n + to] > 0 || this.#severed[from * n + to] === 1) {
       this.faults.partitionBlocked++;
       return;
     }
@@ -104,7 +107,12 @@ export class SimNetwork {
 
   /** No partition cuts the directed link from `from` to `to` (per-message faults aside). */
   linkUp(from: number, to: number): boolean {
-    return this.#cut[from * this.n + to] === 0;
+    return this.#cut[from * this.n + to] === 0 && this.#severed[from * this.n + to] === 0;
+  }
+
+  /** Links down for the whole run: the heal does not restore them. */
+  sever(links: [number, number][]): void {
+    for (const [a, b] of links) this.#severed[a * this.n + b] = 1;
   }
 
   cutLinks(links: [number, number][], delta: 1 | -1): void {

@@ -32,6 +32,7 @@ import { decodePrivValState, encodePrivValState, LocalPrivValidator } from '../s
 import type { BlockResult } from '../src/state/apply';
 import type { ValidatorSet } from '../src/consensus/validator-set';
 import { TxError } from '../src/state/errors';
+import { validatorRecord } from '../src/state/validators/records';
 import { bytesToHex } from '../src/util/bytes';
 import { TxPool } from '../actors/mempool/pool';
 import { byzantineHarness } from './byzantine';
@@ -83,7 +84,15 @@ export class NodeModel {
       this.w.check.violation('exception', `node ${ev.to} could not decode a message from ${ev.from}: ${(err as Error).message}`);
       return;
     }
-    live.mailbox.post({ type: 'message', message, from: this.w.nodes[ev.from].address });
+    const from = this.w.nodes[ev.from].address;
+    // As the p2p actor does: a genesis validator takes consensus messages point to point,
+    // from validators only (a full node's bundle is dropped unread), and subscribes to no
+    // consensus gossip; so a follower cannot ask it for certificates (issue 39).
+    if (!node.joiner && validatorRecord(live.chain.state, from) === undefined) {
+      this.w.tally.fromNonValidators++;
+      return;
+    }
+    live.mailbox.post({ type: 'message', message, from });
   }
 
   /**
@@ -240,7 +249,10 @@ export class NodeModel {
         syncStarted(shown, trigger) {
           const height = live.driver.height ?? live.chain.height + 1;
           if (trigger === 'quorum') w.check.checkBehind(node, height, shown);
-          else w.check.checkPeerClaim(node, height, Number(trigger.peer), shown);
+          else {
+            w.sync.peerSyncs++;
+            w.check.checkPeerClaim(node, height, Number(trigger.peer), shown);
+          }
         },
         syncRefused(peer, why) {
           w.sync.refused++;

@@ -46,7 +46,7 @@ export interface SimWorld {
   /** The storage faults' own random stream (so runs without them draw exactly as before). */
   readonly storagePrng: Prng;
   /** Counters of the result that no part owns alone. */
-  readonly tally: { messagesDelivered: number; proposalsUntimely: number };
+  readonly tally: { messagesDelivered: number; proposalsUntimely: number; fromNonValidators: number };
   /** A transaction sent to `node` by a client: its pool checks it and gossips it when admitted; false when refused. */
   submitTx(node: SimNode, tx: Tx): boolean;
 }

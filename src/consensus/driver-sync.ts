@@ -8,9 +8,9 @@
  *    (AheadClaims, decision 66): at least one honest validator is there;
  *  - or by one connected peer whose probed head (the p2p actor's peer-height probes, the
  *    head its block-sync server answers) is that far ahead, checked at each message far
- *    ahead and every PEER_CHECK_MS, by a node that has committed nothing for
- *    PEER_STUCK_MS: a node connected to one validator, or to full nodes only, is never
- *    stuck behind an honest peer (issue 39). That peer alone is asked
+ *    ahead and every PEER_CHECK_MS (by a validator only once it has committed nothing
+ *    for PEER_STUCK_MS): a node connected to one validator, or to full nodes only, is
+ *    never stuck behind an honest peer (issue 39). That peer alone is asked
  *    (the others' heads are not ahead). A peer whose probed head started a sync that left
  *    the node still far below it (it
  *    served nothing, or lied about its head) is not believed again for
@@ -35,9 +35,10 @@ export const PEER_CHECK_MS = 2_000;
 /** How long a peer whose probed head started a sync that gave nothing is not believed again (per peer). */
 export const PEER_CLAIM_COOLDOWN_MS = SYNC_REFUSAL_MS;
 /**
- * One peer's probed head is believed only by a node that has committed nothing for this
- * long: a node that keeps committing with its validators needs no single peer's word
- * (and a sync blocks its consensus while it waits for that peer).
+ * A node that signs at its next height believes one peer's probed head only once it has
+ * committed nothing for this long: while it commits with the other validators it needs
+ * no single peer's word, and a sync blocks its votes while it waits for that peer. A
+ * follower (no key in the set) has no votes to hold up and believes it at once.
  */
 export const PEER_STUCK_MS = 1_000;
 
@@ -64,6 +65,8 @@ export class DriverSync {
   readonly #doubted = new Map<string, number>();
   /** clock.now() of the last block committed (decided or synced), or of the start. */
   #progressAt = 0;
+  /** The peers that did not answer in the last catch-up. */
+  readonly #unanswered = new Set<string>();
 
   constructor(
     private readonly io: DriverIO,
@@ -91,6 +94,12 @@ export class DriverSync {
   /** The node's head is now `height`: the claims it reached are forgotten. */
   reached(height: number): void {
     this.claims.reached(height);
+  }
+
+  /** The node's key is in the set of its next height. */
+  #signsNext(): boolean {
+    const key = this.config.privval;
+    return key !== null && this.io.chain.validatorsAt(this.io.chain.view().height + 1).has(key.address);
   }
 
   /** A block was committed (decided or synced). */
@@ -130,7 +139,7 @@ export class DriverSync {
   /** The highest probed head of a peer not doubted or passed over, if it is far ahead of `coreHeight`. */
   #peerAhead(coreHeight: number): { peer: string; height: number } | undefined {
     const now = this.io.clock.now();
-    const skipped = this.peers.excluded();
+    const skipped = this.peers.excluded({ liarsOnly: true });
     let best: { peer: string; height: number } | undefined;
     for (const p of this.io.transport.peerHeads()) {
       // A peer at head H sends messages for H + 1: far ahead as a message of H + 1 would be.
@@ -145,14 +154,14 @@ export class DriverSync {
   /** A sync from the peer whose probed head is far ahead, if one is and this node is stuck; true when it moved the chain. */
   async peerAhead(coreHeight: number): Promise<boolean> {
     const now = this.io.clock.now();
-    if (now < this.#noSyncUntil || now - this.#progressAt < PEER_STUCK_MS) return false;
+    if (now < this.#noSyncUntil || (this.#signsNext() && now - this.#progressAt < PEER_STUCK_MS)) return false;
     const p = this.#peerAhead(coreHeight);
     if (p === undefined) return false;
     this.peerSyncsStarted++;
     this.io.observer?.syncStarted?.(p.height, { peer: p.peer });
     const moved = await this.toHead(() => false, p.peer);
-    // Still far below what it showed: it served nothing (or lied about its head); not believed for a while.
-    if (this.io.chain.view().height + 1 + this.gap < p.height + 1) this.#doubted.set(p.peer, this.io.clock.now() + PEER_CLAIM_COOLDOWN_MS);
+    // Still far below what it showed though it answered: it served nothing (or lied about its head); not believed for a while.
+    if (!this.#unanswered.has(p.peer) && this.io.chain.view().height + 1 + this.gap < p.height + 1) this.#doubted.set(p.peer, this.io.clock.now() + PEER_CLAIM_COOLDOWN_MS);
     return moved;
   }
 
@@ -165,6 +174,7 @@ export class DriverSync {
     const startedAt = clock.now();
     const heightBefore = io.chain.view().height;
     this.startHeight = heightBefore;
+    this.#unanswered.clear();
     try {
       for (;;) {
         if (stopRequested()) break;
@@ -172,13 +182,17 @@ export class DriverSync {
         const from = chain.height + 1;
         let attempt: SyncAttempt;
         try {
-          attempt = await io.transport.sync(from, this.peers.excluded(), only);
+          // The one peer that showed this node behind is asked even if it did not answer a moment ago (it is the only one ahead).
+          attempt = await io.transport.sync(from, this.peers.excluded({ liarsOnly: only !== undefined }), only);
         } catch (err) {
           // Not a reason to restart consensus: the next message that shows us behind syncs again.
           io.log.warn({ err: (err as Error).message, fromHeight: from }, 'block sync: no answer from the p2p actor; the next consensus message that shows this node behind syncs again');
           break;
         }
-        for (const peer of attempt.unanswered) this.peers.noAnswer(peer);
+        for (const peer of attempt.unanswered) {
+          this.peers.noAnswer(peer);
+          this.#unanswered.add(peer);
+        }
         const answer = attempt.answer;
         if (answer === null) {
           if (attempt.pruned !== undefined && this.#prunedWarnedFrom !== from) {
