@@ -34,7 +34,7 @@ import type { State } from '../src/state/state';
 import { bytesToHex, concatBytes, hexToBytes, utf8, type Address } from '../src/util/bytes';
 import type { SimNode } from './model';
 import { US, type SimNetwork } from './network';
-import { PEER_CLAIM_COOLDOWN_MS } from '../src/consensus/driver-sync';
+import { peerDoubtMs } from '../src/consensus/driver-sync';
 import { LifecycleChecks } from './lifecycle-checks';
 import type { FaultCounts, LifecycleCounts, SimOptions, TxCounts, Violation, ViolationKind } from './options';
 
@@ -64,8 +64,8 @@ export class Checker {
   readonly #mustCommit: Submitted[] = [];
   #digest = keccak256(utf8.encode('sim-digest'));
   #healHeight = -1;
-  /** When each (node, peer) pair last started a sync on a false probed head (checkPeerClaim). */
-  readonly #peerLies = new Map<string, number>();
+  /** When each (node, peer) pair last started a sync on a false probed head, and how many times (checkPeerClaim). */
+  readonly #peerLies = new Map<string, { atMs: number; count: number }>();
   /** Syncs started on a false probed head (once per peer and cooldown). */
   peerLiesBelieved = 0;
   /** Per node: when it reached the heal height + livenessHeights (-1: not yet). */
@@ -297,19 +297,24 @@ export class Checker {
 
   /**
    * A node starts a block sync on one peer's probed head (issue 39: never stuck behind an
-   * honest peer). A head no honest node has reached is a lie: the node may believe it once,
-   * but not again within PEER_CLAIM_COOLDOWN_MS (what a lying peer may cost it).
+   * honest peer). A head no honest node has reached is a lie: the node may believe it,
+   * but each time it does, it must have waited at least peerDoubtMs (for as many misses,
+   * as if the liar never answered: the shortest wait) since the last time: what a lying
+   * peer may cost it.
    */
   checkPeerClaim(node: SimNode, height: number, peer: number, shown: number): void {
     if (this.#honestTop(node) >= shown) return;
     // Per incarnation: a restarted node, like a restarted process, has forgotten whom it doubted.
     const key = `${node.index}/${node.incarnation} ${peer}`;
     const last = this.#peerLies.get(key);
-    const nowMs = this.clock.nowUs / 1000;
-    if (last !== undefined && nowMs - last < PEER_CLAIM_COOLDOWN_MS) {
-      this.violation('sync', `node ${node.index} at height ${height} synced again on node ${peer}'s probed head ${shown}, ${Math.round(nowMs - last)} ms after that peer's last false one (no honest node has reached it)`);
+    const nowMs = this.clock.nowUs / US;
+    if (last !== undefined && nowMs - last.atMs < peerDoubtMs(last.count, false)) {
+      this.violation(
+        'sync',
+        `node ${node.index} at height ${height} synced on node ${peer}'s false probed head ${shown} ${Math.round(nowMs - last.atMs)} ms after the last time (the ${last.count}th), sooner than ${peerDoubtMs(last.count, false)} ms`,
+      );
     }
-    this.#peerLies.set(key, nowMs);
+    this.#peerLies.set(key, { atMs: nowMs, count: (last?.count ?? 0) + 1 });
     this.peerLiesBelieved++;
   }
 

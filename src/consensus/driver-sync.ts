@@ -10,13 +10,14 @@
  *    head its block-sync server answers) is that far ahead, checked at each message far
  *    ahead and every PEER_CHECK_MS (by a validator only once it has committed nothing
  *    for PEER_STUCK_MS): a node connected to one validator, or to full nodes only, is
- *    never stuck behind an honest peer (issue 39). That peer alone is asked
- *    (the others' heads are not ahead). A peer whose probed head started a sync that left
- *    the node still far below it (it
- *    served nothing, or lied about its head) is not believed again for
- *    PEER_CLAIM_COOLDOWN_MS: a lying peer costs one sync per that while, however often it
- *    claims; and a validator's far claims in consensus messages (`--claim-ahead`) start
- *    nothing on their own, as before.
+ *    never stuck behind an honest peer (issue 39). That peer alone is asked (the
+ *    others' heads are not ahead), even if it missed an answer a moment ago. A peer
+ *    whose probed head started a sync that left the node still far below it is not
+ *    believed again for a while (peerDoubtMs): a minute once it answered (it served
+ *    nothing, or lied about its head); when it did not answer, two seconds doubling at
+ *    each miss. A lying peer costs one sync a minute however often it claims, a silent
+ *    one a handful of request timeouts; and a validator's far claims in consensus
+ *    messages (`--claim-ahead`) start nothing on their own, as before.
  *
  * The catch-up applies committed blocks from peers until none has more. A peer whose
  * answer holds a block that does not prove itself (applySyncResponse, checkSyncedProposer)
@@ -32,8 +33,19 @@ import type { DriverConfig, DriverIO } from './driver-io';
 
 /** How often the driver looks at its peers' probed heads (the p2p actor probes every 2 s). */
 export const PEER_CHECK_MS = 2_000;
-/** How long a peer whose probed head started a sync that gave nothing is not believed again (per peer). */
+/** How long a peer whose probed head started a sync that it answered but that left the node far below is not believed again (per peer). */
 export const PEER_CLAIM_COOLDOWN_MS = SYNC_REFUSAL_MS;
+
+/**
+ * How long a peer whose probed head started `misses` syncs in a row that did not bring
+ * the node there is not believed again: PEER_CLAIM_COOLDOWN_MS once it answered (a lie);
+ * when it did not answer, PEER_CHECK_MS doubled at each miss up to that (an honest peer
+ * out of reach for a moment is asked again soon; a silent liar costs a handful of
+ * request timeouts a minute).
+ */
+export function peerDoubtMs(misses: number, answered: boolean): number {
+  return answered ? PEER_CLAIM_COOLDOWN_MS : Math.min(PEER_CLAIM_COOLDOWN_MS, PEER_CHECK_MS * 2 ** Math.max(0, misses - 1));
+}
 /**
  * A node that signs at its next height believes one peer's probed head only once it has
  * committed nothing for this long: while it commits with the other validators it needs
@@ -61,8 +73,8 @@ export class DriverSync {
   #prunedWarnedFrom = 0;
   /** clock.now() before which messages start no sync (the last one found nothing to apply). */
   #noSyncUntil = 0;
-  /** Peers whose probed heads are not believed until then (a sync on their word gave nothing). */
-  readonly #doubted = new Map<string, number>();
+  /** Peers whose probed heads are not believed until then, and how many syncs on their word in a row gave nothing. */
+  readonly #doubted = new Map<string, { until: number; misses: number }>();
   /** clock.now() of the last block committed (decided or synced), or of the start. */
   #progressAt = 0;
   /** The peers that did not answer in the last catch-up. */
@@ -144,8 +156,8 @@ export class DriverSync {
     for (const p of this.io.transport.peerHeads()) {
       // A peer at head H sends messages for H + 1: far ahead as a message of H + 1 would be.
       if (p.height + 1 <= coreHeight + this.gap || skipped.has(p.peer)) continue;
-      const until = this.#doubted.get(p.peer);
-      if (until !== undefined && until > now) continue;
+      const doubt = this.#doubted.get(p.peer);
+      if (doubt !== undefined && doubt.until > now) continue;
       if (best === undefined || p.height > best.height) best = p;
     }
     return best;
@@ -160,8 +172,13 @@ export class DriverSync {
     this.peerSyncsStarted++;
     this.io.observer?.syncStarted?.(p.height, { peer: p.peer });
     const moved = await this.toHead(() => false, p.peer);
-    // Still far below what it showed though it answered: it served nothing (or lied about its head); not believed for a while.
-    if (!this.#unanswered.has(p.peer) && this.io.chain.view().height + 1 + this.gap < p.height + 1) this.#doubted.set(p.peer, this.io.clock.now() + PEER_CLAIM_COOLDOWN_MS);
+    if (this.io.chain.view().height + 1 + this.gap < p.height + 1) {
+      // Still far below what it showed: it lied about its head, served nothing, or did not answer; not believed for a while.
+      const misses = (this.#doubted.get(p.peer)?.misses ?? 0) + 1;
+      this.#doubted.set(p.peer, { until: this.io.clock.now() + peerDoubtMs(misses, !this.#unanswered.has(p.peer)), misses });
+    } else {
+      this.#doubted.delete(p.peer);
+    }
     return moved;
   }
 
