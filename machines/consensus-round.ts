@@ -22,6 +22,18 @@
  * the current round while in Prevote/PrevoteWait; validValue/validRound follow every
  * polka seen at step >= Prevote, and a proposer re-proposes validValue.
  *
+ * Linear votes (decision 174, context.linear): a vote goes to the round's collector (its
+ * proposer) only, which broadcasts one certificate (the +2/3 signed votes of one value)
+ * per step; the core adds a certificate's votes one by one, so the events above are the
+ * same. Waiting for a certificate is the step itself (Prevote, Precommit); the fall-back
+ * is the `fallBack` action on the timeouts of Propose, Prevote, PrevoteWait and
+ * Precommit: from then on, the round's votes (`to: 'all'`) and the timeout's rebroadcast
+ * go to every validator, today's all-to-all protocol. A new round is linear again.
+ *
+ *   Propose ─TIMEOUT(Propose) / fallBack─▶ Prevote (nil, to all)
+ *   Prevote ─TIMEOUT(Prevote) / rebroadcast, fallBack─▶ Prevote      (no prevote certificate)
+ *   Precommit ─TIMEOUT(Precommit) / rebroadcast, fallBack─▶ Precommit (no precommit certificate)
+ *
  * Timeouts: every step schedules one timeout tagged (height, round, step) on entry.
  * Steps only grow within a round and rounds only grow within a height, so a timeout
  * whose tag differs from the current (height, round, step) is stale and is dropped
@@ -30,7 +42,8 @@
  * we miss, because our transport may drop messages (the paper assumes eventual
  * delivery).
  */
-import { assertEvent, assign, createActor, setup, type AnyActorScope, type SnapshotFrom } from 'xstate';
+import { assertEvent, setup, type SnapshotFrom } from 'xstate';
+import { assignUpdates, compileEffectStepper, type ContextUpdate, type EffectStep } from './stepper';
 
 /**
  * Ordered round steps (CometBFT's RoundStepType without NewRound: entering a round
@@ -68,6 +81,17 @@ export interface ConsensusRoundContext {
   commitValue: HashHex | null;
   /** The decision was handed out (the block is known); Commit waits for COMMIT_DONE. */
   decided: boolean;
+  /**
+   * Linear votes (decision 174): our votes go to the round's collector, which broadcasts
+   * one certificate per step. Fixed for the machine's life (ConsensusRoundInput.linear).
+   */
+  linear: boolean;
+  /**
+   * A step's timeout fired in this round without its certificate: the collector is silent,
+   * slow or cut off, so the rest of the round's votes go to all (the classic path). A new
+   * round (a new collector) goes back to linear.
+   */
+  fellBack: boolean;
 }
 
 export interface ConsensusRoundInput {
@@ -77,6 +101,8 @@ export interface ConsensusRoundInput {
   /** Lock restored from the privval's persisted state (same height only). */
   lockedRound?: number;
   lockedValue?: HashHex | null;
+  /** Votes to the round's collector first (decision 174); default false: every vote to all. */
+  linear?: boolean;
 }
 
 export type ConsensusRoundEvent =
@@ -118,6 +144,8 @@ export interface VoteParams {
   round: number;
   /** null: nil. */
   blockHash: HashHex | null;
+  /** To the round's collector only (linear, no fall-back yet this round), or to all. */
+  to: 'collector' | 'all';
 }
 export interface DecideParams {
   height: number;
@@ -166,7 +194,7 @@ const timeoutParams =
 
 // Pieces of the step states below that several steps share, written once. They stay
 // listed in each state's own `on` (not hoisted to a parent state) so the drawn graph
-// shows every transition where it applies and EVENTS_BY_STATE reads it per state.
+// shows every transition where it applies and the stepper compiles it per state.
 const scheduleTimeout = (step: Step) => ({ type: 'scheduleTimeout', params: timeoutParams(step) }) as const;
 const rebroadcast = (step: Step) => ({ type: 'rebroadcast', params: timeoutParams(step) }) as const;
 const timeoutIs = (step: Step) => ({ type: 'timeoutIs', params: { step } }) as const;
@@ -199,6 +227,65 @@ const polkas = {
 /** Precommit and PrecommitWait: no new lock, but the valid value follows the polka. */
 const polkaUpdatesValid = { guard: 'polkaUpdatesValid', actions: 'updateValid' } as const;
 
+/**
+ * The machine's context updates, one function per named `assign` action: the machine
+ * (through assignUpdates) and its compiled stepper (roundStepper) apply this one table.
+ */
+const ROUND_UPDATES = {
+  // A new round has a new collector: linear again.
+  enterRound: (_c, event) => {
+    assertEvent(event, 'NEW_ROUND');
+    return { round: event.round, fellBack: false };
+  },
+  nextRound: (c) => ({ round: c.round + 1, fellBack: false }),
+  fallBack: () => ({ fellBack: true }),
+  lock: (_c, event) => {
+    assertEvent(event, 'PREVOTE_QUORUM_BLOCK');
+    return { lockedRound: event.round, lockedValue: event.blockHash };
+  },
+  updateValid: (_c, event) => {
+    assertEvent(event, 'PREVOTE_QUORUM_BLOCK');
+    return { validRound: event.round, validValue: event.blockHash };
+  },
+  recordCommit: (_c, event) => {
+    assertEvent(event, 'PRECOMMIT_QUORUM_BLOCK');
+    return { commitRound: event.round, commitValue: event.blockHash, decided: event.haveValidBlock };
+  },
+  markDecided: () => ({ decided: true }),
+  nextHeight: (c) => ({
+    height: c.height + 1,
+    round: 0,
+    lockedRound: -1,
+    lockedValue: null,
+    validRound: -1,
+    validValue: null,
+    commitRound: -1,
+    commitValue: null,
+    decided: false,
+    fellBack: false,
+  }),
+} satisfies Record<string, ContextUpdate<ConsensusRoundContext, ConsensusRoundEvent>>;
+
+/** The context a height starts with: the machine's `context` and the stepper's `initial` both call it. */
+export function initialRoundContext(input: ConsensusRoundInput): ConsensusRoundContext {
+  const lockedRound = input.lockedRound ?? -1;
+  const lockedValue = lockedRound >= 0 ? (input.lockedValue ?? null) : null;
+  return {
+    height: input.height,
+    round: input.round ?? 0,
+    lockedRound: lockedValue === null ? -1 : lockedRound,
+    lockedValue,
+    // A lock implies a polka at lockedRound: the valid value is at least that.
+    validRound: lockedValue === null ? -1 : lockedRound,
+    validValue: lockedValue,
+    commitRound: -1,
+    commitValue: null,
+    decided: false,
+    linear: input.linear ?? false,
+    fellBack: false,
+  };
+}
+
 export const consensusRoundMachine = setup({
   types: {
     context: {} as ConsensusRoundContext,
@@ -214,36 +301,8 @@ export const consensusRoundMachine = setup({
     decide: (_, _params: DecideParams) => {},
     rebroadcast: (_, _params: TimeoutParams) => {},
     requestBlock: (_, _params: DecideParams) => {},
-    // Context updates.
-    enterRound: assign(({ event }) => {
-      assertEvent(event, 'NEW_ROUND');
-      return { round: event.round };
-    }),
-    nextRound: assign(({ context }) => ({ round: context.round + 1 })),
-    lock: assign(({ event }) => {
-      assertEvent(event, 'PREVOTE_QUORUM_BLOCK');
-      return { lockedRound: event.round, lockedValue: event.blockHash };
-    }),
-    updateValid: assign(({ event }) => {
-      assertEvent(event, 'PREVOTE_QUORUM_BLOCK');
-      return { validRound: event.round, validValue: event.blockHash };
-    }),
-    recordCommit: assign(({ event }) => {
-      assertEvent(event, 'PRECOMMIT_QUORUM_BLOCK');
-      return { commitRound: event.round, commitValue: event.blockHash, decided: event.haveValidBlock };
-    }),
-    markDecided: assign({ decided: true }),
-    nextHeight: assign(({ context }) => ({
-      height: context.height + 1,
-      round: 0,
-      lockedRound: -1,
-      lockedValue: null,
-      validRound: -1,
-      validValue: null,
-      commitRound: -1,
-      commitValue: null,
-      decided: false,
-    })),
+    // Context updates: the table the stepper applies too.
+    ...assignUpdates(ROUND_UPDATES),
   },
   guards: {
     timeoutIs: ({ context, event }, params: { step: Step }) =>
@@ -271,22 +330,7 @@ export const consensusRoundMachine = setup({
 }).createMachine({
   id: 'consensus-round',
   initial: 'NewHeight',
-  context: ({ input }) => {
-    const lockedRound = input.lockedRound ?? -1;
-    const lockedValue = lockedRound >= 0 ? (input.lockedValue ?? null) : null;
-    return {
-      height: input.height,
-      round: input.round ?? 0,
-      lockedRound: lockedValue === null ? -1 : lockedRound,
-      lockedValue,
-      // A lock implies a polka at lockedRound: the valid value is at least that.
-      validRound: lockedValue === null ? -1 : lockedRound,
-      validValue: lockedValue,
-      commitRound: -1,
-      commitValue: null,
-      decided: false,
-    };
-  },
+  context: ({ input }) => initialRoundContext(input),
   states: {
     NewHeight: {
       entry: scheduleTimeout(Step.NewHeight),
@@ -313,7 +357,8 @@ export const consensusRoundMachine = setup({
           { guard: 'proposalAcceptable', target: 'Prevote', actions: { type: 'prevote', params: voteFromProposal } },
           { guard: 'proposalRejected', target: 'Prevote', actions: { type: 'prevote', params: nilVote } },
         ],
-        TIMEOUT: { guard: timeoutIs(Step.Propose), target: 'Prevote', actions: [rebroadcast(Step.Propose), { type: 'prevote', params: nilVote }] },
+        // No proposal: the proposer, this round's collector, is silent; the nil prevote goes to all.
+        TIMEOUT: { guard: timeoutIs(Step.Propose), target: 'Prevote', actions: [rebroadcast(Step.Propose), 'fallBack', { type: 'prevote', params: nilVote }] },
         PRECOMMIT_QUORUM_ANY: precommitsAny,
         ...heightWide,
         // Re-entered: a new round of the same step schedules its timeout and proposes again.
@@ -325,7 +370,8 @@ export const consensusRoundMachine = setup({
       on: {
         ...polkas,
         PREVOTE_QUORUM_ANY: { guard: 'currentRound', target: 'PrevoteWait' },
-        TIMEOUT: { guard: timeoutIs(Step.Prevote), target: 'Prevote', reenter: true, actions: rebroadcast(Step.Prevote) },
+        // No prevote certificate in time: our prevote (re-)goes to all, and the round's later votes too.
+        TIMEOUT: { guard: timeoutIs(Step.Prevote), target: 'Prevote', reenter: true, actions: [rebroadcast(Step.Prevote), 'fallBack'] },
         PRECOMMIT_QUORUM_ANY: precommitsAny,
         ...heightWide,
       },
@@ -337,7 +383,7 @@ export const consensusRoundMachine = setup({
         TIMEOUT: {
           guard: timeoutIs(Step.PrevoteWait),
           target: 'Precommit',
-          actions: [rebroadcast(Step.PrevoteWait), { type: 'precommit', params: nilVote }],
+          actions: [rebroadcast(Step.PrevoteWait), 'fallBack', { type: 'precommit', params: nilVote }],
         },
         PRECOMMIT_QUORUM_ANY: precommitsAny,
         ...heightWide,
@@ -349,7 +395,8 @@ export const consensusRoundMachine = setup({
         // Line 36 at step Precommit: no new lock, but the valid value follows the polka.
         PREVOTE_QUORUM_BLOCK: polkaUpdatesValid,
         PRECOMMIT_QUORUM_ANY: precommitsAny,
-        TIMEOUT: { guard: timeoutIs(Step.Precommit), target: 'Precommit', reenter: true, actions: rebroadcast(Step.Precommit) },
+        // No precommit certificate in time: our precommit (re-)goes to all.
+        TIMEOUT: { guard: timeoutIs(Step.Precommit), target: 'Precommit', reenter: true, actions: [rebroadcast(Step.Precommit), 'fallBack'] },
         ...heightWide,
       },
     },
@@ -380,18 +427,21 @@ export const consensusRoundMachine = setup({
   },
 });
 
+/** Where a vote goes: the collector while linear and no step of the round timed out, else all. */
+const voteTo = (context: ConsensusRoundContext): VoteParams['to'] => (context.linear && !context.fellBack ? 'collector' : 'all');
+
 function voteFromProposal({ context, event }: { context: ConsensusRoundContext; event: ConsensusRoundEvent }): VoteParams {
   assertEvent(event, 'PROPOSAL');
-  return { height: context.height, round: context.round, blockHash: event.blockHash };
+  return { height: context.height, round: context.round, blockHash: event.blockHash, to: voteTo(context) };
 }
 
 function voteFromPolka({ context, event }: { context: ConsensusRoundContext; event: ConsensusRoundEvent }): VoteParams {
   assertEvent(event, 'PREVOTE_QUORUM_BLOCK');
-  return { height: context.height, round: context.round, blockHash: event.blockHash };
+  return { height: context.height, round: context.round, blockHash: event.blockHash, to: voteTo(context) };
 }
 
 function nilVote({ context }: { context: ConsensusRoundContext }): VoteParams {
-  return { height: context.height, round: context.round, blockHash: null };
+  return { height: context.height, round: context.round, blockHash: null, to: voteTo(context) };
 }
 
 function decideFromEvent({ context, event }: { context: ConsensusRoundContext; event: ConsensusRoundEvent }): DecideParams {
@@ -416,56 +466,26 @@ export function effectsOf(actions: readonly { type: string; params?: unknown }[]
   return out;
 }
 
-/** Event types each state has transitions for: a cheap filter before `snapshot.can()`. */
-export const EVENTS_BY_STATE: Readonly<Record<StepName, ReadonlySet<ConsensusRoundEventType>>> = Object.freeze(
-  Object.fromEntries(
-    STEP_NAMES.map((name) => [name, new Set(Object.keys(consensusRoundMachine.config.states?.[name]?.on ?? {}) as ConsensusRoundEventType[])]),
-  ) as unknown as Record<StepName, ReadonlySet<ConsensusRoundEventType>>,
-);
-
-export interface RoundStepper {
-  initial(input: ConsensusRoundInput): [ConsensusRoundSnapshot, ConsensusRoundAction[]];
-  /** Same result as xstate's `transition(machine, snapshot, event)`, effects only. */
-  step(snapshot: ConsensusRoundSnapshot, event: ConsensusRoundEvent): [ConsensusRoundSnapshot, ConsensusRoundAction[]];
+/** A round machine state as the core holds it: the state value and context, no xstate snapshot. */
+export interface RoundState {
+  value: StepName;
+  context: ConsensusRoundContext;
 }
+export type RoundStep = EffectStep<StepName, ConsensusRoundContext, ConsensusRoundAction>;
 
 /**
- * xstate's pure `transition()` builds a throw-away actor and system on every call (and
- * computes the machine's initial state for it): ~100 µs, several times per consensus
- * message. The stepper calls the machine's own `transition` (the ActorLogic interface)
- * with one inert scope built once, collecting the effects instead of executing them,
- * exactly as `transition()` does. The machine has no children, delays or systemIds, so
- * nothing is ever registered in the scope's system. Tests check both agree.
+ * The round machine compiled by the stepper the other machines use (machines/stepper.ts):
+ * a table lookup and the machine's own guards and context updates per event, no xstate
+ * actor or snapshot (xstate's pure `transition()` builds a throw-away actor per call;
+ * ~100 µs, several times per consensus message). The effects come back with their
+ * params resolved, in xstate's order; the agreement tests walk it against `transition()`.
  */
-export function createRoundStepper(): RoundStepper {
-  const self = createActor(consensusRoundMachine, { input: { height: 1 } }); // never started
-  let sink: { type: string; params?: unknown }[] = [];
-  const scope = {
-    self,
-    defer: () => {},
-    id: '',
-    logger: () => {},
-    sessionId: '',
-    stopChild: () => {},
-    system: self.system,
-    emit: () => {},
-    actionExecutor: (action: { type: string; params?: unknown }) => {
-      sink.push(action);
-    },
-  } as unknown as AnyActorScope;
-  return {
-    initial(input) {
-      sink = [];
-      const snapshot = consensusRoundMachine.getInitialSnapshot(scope, input);
-      return [snapshot, effectsOf(sink)];
-    },
-    step(snapshot, event) {
-      sink = [];
-      const next = consensusRoundMachine.transition(snapshot, event, scope);
-      return [next, effectsOf(sink)];
-    },
-  };
-}
+export const roundStepper = compileEffectStepper<StepName, ConsensusRoundContext, ConsensusRoundEvent, ConsensusRoundInput, ConsensusRoundAction>(
+  consensusRoundMachine,
+  ROUND_UPDATES,
+  EFFECT_TYPES,
+  initialRoundContext,
+);
 
 /** The step of a snapshot's state value. */
 export function stepOf(value: unknown): Step {

@@ -70,7 +70,7 @@ export const MACHINE_ROLES: readonly MachineRole[] = [
     file: 'machines/consensus-round.ts',
     role:
       'Stepped by the consensus core for every fact it counts (proposal, +2/3 prevotes or precommits, timeouts, new ' +
-      "round, commit done) through createRoundStepper, the machine's own transition with an inert scope; the core " +
+      "round, commit done) through roundStepper, compiled from the machine by machines/stepper.ts (no xstate actor); the core " +
       'executes only the effects the step returns (propose, prevote, precommit, decide, scheduleTimeout, rebroadcast, ' +
       'requestBlock), so it never signs a vote the machine did not ask for.',
     executedBy: ['src/consensus/core.ts'],

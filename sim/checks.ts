@@ -231,6 +231,11 @@ export class Checker {
   /** Every signed message an honest node sends as its own must agree with all it sent before. */
   observeSigned(node: SimNode, m: ConsensusMessage): void {
     if (node.byzantine) return;
+    // A collector's certificate (linear votes) carries its own vote among the others'.
+    if (m.kind === 'votes') {
+      for (const vote of m.votes) if (vote.validator === node.address) this.observeSigned(node, { kind: 'vote', vote });
+      return;
+    }
     let key: string;
     let digest: Uint8Array;
     if (m.kind === 'vote' && m.vote.validator === node.address) {

@@ -21,6 +21,11 @@ export const FAULT_KINDS = [
   'doubleVote',
   'forgedSyncAnswer',
   'claimAhead',
+  // The Byzantine validator as a round's collector (linear votes, decision 174): vote
+  // certificates withheld, delayed, or different ones to two groups of peers.
+  'collectorSilent',
+  'collectorSlow',
+  'collectorEquivocating',
   // The disk's faults (SimOptions.storageFaults, sim/storage.ts):
   /** Crashes that lost the unsynced tail of a store, and the batches they lost. */
   'crashLostWrites',

@@ -17,6 +17,8 @@ export function describeMessage(m: ConsensusMessage): string {
       return `status ${m.status.height}/${m.status.round}`;
     case 'certificate':
       return `certificate ${m.certificate.height}`;
+    case 'votes':
+      return `${m.votes[0].type} certificate ${m.votes[0].height}/${m.votes[0].round} of ${m.votes.length}`;
   }
 }
 

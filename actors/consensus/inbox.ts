@@ -30,6 +30,7 @@ export function consensusLaneOf(msg: ConsensusMsg): ConsensusLane {
         case 'proposal':
           return 'proposal';
         case 'vote':
+        case 'votes':
           return 'vote';
         case 'status':
           return 'status';

@@ -49,6 +49,9 @@ export function sentKey(m: ConsensusMessage, encoded: Uint8Array): string | unde
       return `s${bytesToHex(encoded)}`;
     case 'certificate':
       return `c${m.certificate.height}`;
+    case 'votes':
+      // A vote certificate (decision 174) by its first vote's signature and its size: a collector sends one per step.
+      return `q${bytesToHex(m.votes[0].signature)}/${m.votes.length}`;
   }
 }
 

@@ -7,8 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { claimAheadStatus, forgeSyncResponse } from '../chain/sync';
-import type { ByzantineHarness } from '../consensus/driver-io';
-import { voteSigningHash } from '../consensus/messages';
+import type { ByzantineHarness, HarnessContext } from '../consensus/driver-io';
+import { voteSigningHash, type Vote } from '../consensus/messages';
 import { sign } from '../crypto/secp256k1';
 
 export interface DevnetFaults {
@@ -26,17 +26,27 @@ export interface DevnetFaults {
 export function devnetFaultHarness(f: DevnetFaults, chainId: number, maxBlockBytes: number): ByzantineHarness | undefined {
   if (!f.equivocateWithKey && !f.claimAhead && !f.forgeSyncBlocks && !f.stallSync) return undefined;
   const key = f.equivocateWithKey;
+  /** After each vote of its own: a conflicting one, and a status claiming a height 1,000 ahead, to every validator. */
+  const afterVote = (v: Vote, ctx: HarnessContext) => {
+    if (key) {
+      const conflicting = { type: v.type, height: v.height, round: v.round, blockHash: randomBytes(32), validator: v.validator };
+      ctx.transport.broadcast({ kind: 'vote', vote: { ...conflicting, signature: sign(voteSigningHash(chainId, conflicting), key) } });
+    }
+    if (f.claimAhead) ctx.transport.broadcast(claimAheadStatus(v.height, ctx.validators().size));
+  };
   return {
     broadcast(message, ctx) {
       if (message.kind !== 'vote' || message.vote.validator !== ctx.address) return false;
       // The real vote leaves first; the faults follow it.
       ctx.transport.broadcast(message);
-      const v = message.vote;
-      if (key) {
-        const conflicting = { type: v.type, height: v.height, round: v.round, blockHash: randomBytes(32), validator: v.validator };
-        ctx.transport.broadcast({ kind: 'vote', vote: { ...conflicting, signature: sign(voteSigningHash(chainId, conflicting), key) } });
-      }
-      if (f.claimAhead) ctx.transport.broadcast(claimAheadStatus(v.height, ctx.validators().size));
+      afterVote(message.vote, ctx);
+      return true;
+    },
+    // Linear votes (decision 174): a vote goes to the round's collector; the faults follow it there too.
+    send(to, message, ctx) {
+      if (message.kind !== 'vote' || message.vote.validator !== ctx.address) return false;
+      ctx.transport.send(to, message);
+      afterVote(message.vote, ctx);
       return true;
     },
     serveSync(served) {

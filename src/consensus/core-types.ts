@@ -36,6 +36,8 @@ export interface ConsensusApp {
 export type ConsensusInput =
   | { type: 'proposal'; proposal: Proposal }
   | { type: 'vote'; vote: Vote }
+  /** A collector's vote certificate (decision 174): each vote is taken as a single one. */
+  | { type: 'votes'; votes: Vote[] }
   | { type: 'timeout'; height: number; round: number; step: Step }
   | { type: 'blockReady'; hash: Uint8Array; bytes: Uint8Array }
   | { type: 'commitDone'; height: number }
@@ -77,6 +79,13 @@ export interface ConsensusCoreOptions {
   /** The first height to decide: last committed height + 1. */
   height: number;
   limits?: Partial<ConsensusLimits>;
+  /**
+   * Linear votes (decision 174): a validator sends its votes to the round's collector (the
+   * round's proposer) only, and the collector broadcasts one vote certificate per step;
+   * a step's timeout falls back to all-to-all. Default true; false: every vote to every
+   * validator (the classic protocol, for comparison and for tests written against it).
+   */
+  linearVotes?: boolean;
   /** Told of every proposal of the current height the core refuses, with why (the consensus actor logs it once). */
   onProposalRefused?(r: ProposalRefusal): void;
 }
@@ -111,6 +120,10 @@ export interface ConsensusCounters {
   certificatesSent: number;
   certificatesApplied: number;
   certificatesInvalid: number;
+  /** Linear votes (decision 174): own votes sent to the round's collector alone; vote certificates broadcast as collector; received. */
+  votesToCollector: number;
+  voteCertificatesSent: number;
+  voteCertificatesReceived: number;
   evidence: number;
   decisions: number;
 }
@@ -134,6 +147,9 @@ export function zeroCounters(): ConsensusCounters {
     certificatesSent: 0,
     certificatesApplied: 0,
     certificatesInvalid: 0,
+    votesToCollector: 0,
+    voteCertificatesSent: 0,
+    voteCertificatesReceived: 0,
     evidence: 0,
     decisions: 0,
   };
@@ -149,5 +165,7 @@ export function inputFromMessage(message: ConsensusMessage, from: Address): Cons
       return { type: 'status', from, status: message.status };
     case 'certificate':
       return { type: 'certificate', certificate: message.certificate };
+    case 'votes':
+      return { type: 'votes', votes: message.votes };
   }
 }

@@ -4,8 +4,8 @@
  * node (or the simulator) delivers messages, fires the timeouts it was asked to
  * schedule, applies decided blocks and reports back with `commitDone`.
  *
- *   inputs:  proposal | vote | timeout(h, r, step) | blockReady(hash, bytes)
- *            | commitDone(h) | status(from, …) | certificate
+ *   inputs:  proposal | vote | votes (a vote certificate) | timeout(h, r, step)
+ *            | blockReady(hash, bytes) | commitDone(h) | status(from, …) | certificate
  *   outputs: broadcast(message) | send(to, message) | scheduleTimeout(h, r, step, delayMs)
  *            | decide(h, r, blockHash, block, commit) | evidence
  *
@@ -22,17 +22,23 @@
  * status and the check of a certificate in ./catch-up.ts. Timeout lengths are in
  * ./params.ts, the next block's lastCommit in ./last-commit.ts, evidence in ./evidence.ts.
  *
+ * Linear votes (decision 174, `linearVotes`): the machine says where each vote goes (the
+ * round's collector, or all after a step's timeout); the collector, the round's proposer,
+ * broadcasts one vote certificate per step once its vote set holds +2/3 for one value, and
+ * forwards the precommits that come after it (the next block's lastCommit needs them).
+ * A certificate's votes are added one by one like single votes: the vote sets, the
+ * evidence and the machine events are those of the all-to-all protocol.
+ *
  * Drive it from one loop: `handle` is async (signing awaits persistence) and refuses to
  * be re-entered.
  */
 import {
-  createRoundStepper,
+  roundStepper,
   Step,
   stepOf,
   type ConsensusRoundAction,
   type ConsensusRoundEvent,
-  type ConsensusRoundSnapshot,
-  type RoundStepper,
+  type RoundState,
   type DecideParams,
   type ProposeParams,
   type TimeoutParams,
@@ -71,6 +77,7 @@ import { DoubleSignError, isResetFloor, type PrivValidator } from './privval';
 import type { SignatureVerifier } from './signer';
 import { validatorsAt, type ValidatorSet, type ValidatorsByHeight } from './validator-set';
 import { checkProposal, type ProposalVerdict } from './proposal-check';
+import type { VoteSet } from './vote-set';
 import { nextEvent } from './round-events';
 
 export {
@@ -84,7 +91,7 @@ export {
   type ConsensusOutput,
 } from './core-types';
 
-type Snapshot = ConsensusRoundSnapshot;
+type Snapshot = RoundState;
 
 const DEFAULT_SEED = new Uint8Array(32);
 /** Each accepted machine event makes progress; a height needs far fewer than this. */
@@ -100,7 +107,6 @@ export class ConsensusCore {
   readonly #app: ConsensusApp;
   readonly #timeouts: TimeoutConfig;
   readonly #limits: ConsensusLimits;
-  readonly #stepper: RoundStepper = createRoundStepper();
   #snapshot: Snapshot;
   #startActions: ConsensusRoundAction[];
   #hs: HeightState;
@@ -114,6 +120,9 @@ export class ConsensusCore {
   /** The commit this height was decided with, until the next height begins. */
   #decidedCommit: Commit | undefined;
   readonly #onProposalRefused: ConsensusCoreOptions['onProposalRefused'];
+  readonly #linear: boolean;
+  /** We collected the decided round's precommits: forward the ones that come after the height is left. */
+  #forwardLastCommit = false;
 
   constructor(opts: ConsensusCoreOptions) {
     if (!Number.isSafeInteger(opts.height) || opts.height < 1) throw new RangeError(`height must be >= 1, got ${opts.height}`);
@@ -125,6 +134,7 @@ export class ConsensusCore {
     this.#timeouts = opts.timeouts;
     this.#limits = { ...DEFAULT_LIMITS, ...opts.limits };
     this.#onProposalRefused = opts.onProposalRefused;
+    this.#linear = opts.linearVotes ?? true;
     // A restarted validator resumes at the round it last signed in, still locked.
     const ps = this.#privval?.state();
     const last = ps?.lastSigned;
@@ -132,14 +142,15 @@ export class ConsensusCore {
     // (A reset floor, decision 125, was never signed: nothing to resume, only a floor.)
     const round = last && last.height === opts.height && !isResetFloor(last) ? last.round : 0;
     const locked = lock && lock.height === opts.height ? lock : null;
-    const [snapshot, actions] = this.#stepper.initial({
+    const { value, context, effects } = roundStepper.initial({
       height: opts.height,
       round,
       lockedRound: locked ? locked.round : -1,
       lockedValue: locked ? hashKey(locked.blockHash) : null,
+      linear: this.#linear,
     });
-    this.#snapshot = snapshot;
-    this.#startActions = actions;
+    this.#snapshot = { value, context };
+    this.#startActions = effects;
     this.#hs = this.#newHeightState(opts.height);
     // The locked block's bytes came back with the lock: we can re-propose it.
     if (locked?.block) this.#learnBlock(hashKey(locked.blockHash), locked.blockHash, locked.block);
@@ -162,7 +173,7 @@ export class ConsensusCore {
     return stepOf(this.#snapshot.value);
   }
 
-  /** The round machine's snapshot (read-only view, for status pages and tests). */
+  /** The round machine's state value and context (read-only view, for status pages and tests). */
   get snapshot(): Snapshot {
     return this.#snapshot;
   }
@@ -206,6 +217,10 @@ export class ConsensusCore {
         return this.#onProposal(input, out);
       case 'vote':
         return this.#onVote(input, out);
+      case 'votes':
+        this.counters.voteCertificatesReceived++;
+        for (const vote of input.votes) this.#onVote({ type: 'vote', vote }, out);
+        return;
       case 'timeout':
         await this.#fire({ type: 'TIMEOUT', height: input.height, round: input.round, step: input.step }, out);
         return;
@@ -273,6 +288,7 @@ export class ConsensusCore {
   #addVote(v: Vote, trusted: boolean, out: ConsensusOutput[]): void {
     const set = this.#hs.voteSet(v.type, v.round);
     const res = set.add(v, trusted);
+    if (this.#linear && res.status !== 'duplicate' && res.status !== 'invalid') this.#collect(set, v, res.status === 'late', out);
     switch (res.status) {
       case 'added':
         this.counters.votesAdded++;
@@ -302,7 +318,10 @@ export class ConsensusCore {
   #otherHeight(input: ConsensusInput, height: number, sender: Address, out: ConsensusOutput[]): void {
     const h = this.#hs.height;
     if (height < h) {
-      if (input.type === 'vote' && this.#lastCommit?.offer(input.vote)) return;
+      if (input.type === 'vote' && this.#lastCommit?.offer(input.vote)) {
+        if (this.#forwardLastCommit) this.#broadcastVotes([input.vote], out);
+        return;
+      }
       this.counters.staleDropped++;
       return;
     }
@@ -407,11 +426,11 @@ export class ConsensusCore {
 
   /** One machine transition and its effects. False when the machine ignores the event. */
   async #fire(event: ConsensusRoundEvent, out: ConsensusOutput[]): Promise<boolean> {
-    if (!this.#snapshot.can(event)) return false;
-    const [next, actions] = this.#stepper.step(this.#snapshot, event);
-    this.#snapshot = next;
+    const next = roundStepper.step(this.#snapshot.value, this.#snapshot.context, event);
+    if (next === undefined) return false;
+    this.#snapshot = { value: next.value, context: next.context };
     if (next.context.height !== this.#hs.height) this.#enterHeight(next.context.height, out);
-    for (const a of actions) await this.#execute(a, out);
+    for (const a of next.effects) await this.#execute(a, out);
     return true;
   }
 
@@ -519,7 +538,46 @@ export class ConsensusCore {
     }
     this.#hs.ownAt(p.round)[type] = vote;
     this.#addVote(vote, true, out);
-    out.push({ type: 'broadcast', message: { kind: 'vote', vote } });
+    if (p.to === 'all') {
+      out.push({ type: 'broadcast', message: { kind: 'vote', vote } });
+      return;
+    }
+    // Linear: to the round's collector only; being it, the vote is in our set already.
+    const collector = this.#collectorOf(p.round);
+    if (collector === pv.address) return;
+    this.counters.votesToCollector++;
+    out.push({ type: 'send', to: collector, message: { kind: 'vote', vote } });
+  }
+
+  /** The collector of `round` at this height: its proposer (decision 174). */
+  #collectorOf(round: number): Address {
+    return this.validators.proposer(this.#hs.height, round, this.#hs.seed).address;
+  }
+
+  /**
+   * As the round's collector: the first time a step's vote set holds +2/3 for one value,
+   * broadcast those votes as one certificate; a precommit for that value coming after it
+   * (kept unchecked as late) is forwarded, so every next proposer can record it in the
+   * lastCommit (./last-commit.ts: downtime is counted from it). Entered by: #addVote.
+   */
+  #collect(set: VoteSet, v: Vote, late: boolean, out: ConsensusOutput[]): void {
+    const me = this.#privval?.address;
+    if (me === undefined || this.#collectorOf(v.round) !== me) return;
+    const hs = this.#hs;
+    const step = `${v.type}/${v.round}`;
+    const maj = set.twoThirdsMajority();
+    if (maj === undefined) return;
+    if (!hs.certifiedSteps.has(step)) {
+      hs.certifiedSteps.add(step);
+      this.counters.voteCertificatesSent++;
+      this.#broadcastVotes(set.votesFor(maj.blockHash), out);
+      return;
+    }
+    if (late && v.type === 'precommit' && hashKey(v.blockHash) === hashKey(maj.blockHash)) this.#broadcastVotes([v], out);
+  }
+
+  #broadcastVotes(votes: Vote[], out: ConsensusOutput[]): void {
+    out.push({ type: 'broadcast', message: { kind: 'votes', votes } });
   }
 
   /** Entered by: the machine's `decide` action (+2/3 precommits for a block we hold, or BLOCK_RECEIVED in Commit). */
@@ -589,6 +647,7 @@ export class ConsensusCore {
     const decided = this.#decidedCommit;
     this.#decidedCommit = undefined;
     const hs = this.#hs;
+    this.#forwardLastCommit = this.#linear && decided !== undefined && hs.certifiedSteps.has(`precommit/${decided.round}`);
     if (decided === undefined || decided.height !== hs.height) return undefined;
     const collector = new LastCommitCollector(this.chainId, hs.validators, decided, this.#verifier);
     for (const v of hs.precommits.get(decided.round)?.lateVotes() ?? []) collector.offer(v);

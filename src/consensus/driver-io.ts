@@ -115,6 +115,8 @@ export interface HarnessContext {
 export interface ByzantineHarness {
   /** A message of this node's core is to be broadcast: true when the harness sent it (or what it sends instead) itself. */
   broadcast?(message: ConsensusMessage, ctx: HarnessContext): boolean;
+  /** A message of this node's core is to be sent to one validator (a vote to the round's collector: linear votes, decision 174): true when the harness sent it itself. */
+  send?(to: Address, message: ConsensusMessage, ctx: HarnessContext): boolean;
   /** The block-sync answer this node serves: replaced (forged), or null: none is sent (the asker times out). */
   serveSync?(served: Uint8Array): Uint8Array | null;
 }

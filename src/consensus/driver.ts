@@ -385,6 +385,7 @@ export class ConsensusDriver {
           transport.broadcast(o.message);
           break;
         case 'send':
+          if (harness?.send?.(o.to, o.message, this.#harnessContext())) break;
           transport.send(o.to, o.message);
           break;
         case 'scheduleTimeout':

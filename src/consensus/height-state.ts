@@ -52,6 +52,11 @@ export class HeightState {
   commitCandidate: { round: number; key: HashKey } | undefined;
   readonly own = new Map<number, OwnMessages>();
   readonly proposalEvidenceRounds = new Set<number>();
+  /**
+   * Linear votes (decision 174): the steps ("prevote/3") whose vote certificate we
+   * broadcast as the round's collector, once each.
+   */
+  readonly certifiedSteps = new Set<string>();
   /** Peers we already asked for help at this height. */
   readonly askedFor = new Set<Address>();
   /** A certificate was applied here: we are catching up, announce the next height. */

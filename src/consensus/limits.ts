@@ -10,6 +10,7 @@
  *   status        ~ 40 B + 3 bitmaps of ⌈validators / 8⌉ B
  *   proposal      block bytes + ~ 256 B
  *   certificate   block bytes + commit (64 + 85 B per validator) + ~ 512 B
+ *   votes         (a collector's vote certificate, decision 174) 4 B + 131 B per vote, one per validator at most
  */
 
 /**
@@ -37,6 +38,14 @@ export const CERTIFICATE_HEADER_BYTES = 512;
 /** Bytes of a commit: fixed part plus one signature entry (address 20 B + signature 65 B) per validator. */
 export const COMMIT_FIXED_BYTES = 64;
 export const COMMIT_BYTES_PER_VALIDATOR = 85;
+
+/** Bytes of one vote in the vote encoding (type, height, round, nil flag, hash, address, signature). */
+export const VOTE_BYTES_MAX = 1 + 8 + 4 + 1 + 32 + 20 + 65;
+
+/** Bytes of a vote certificate of `validators` votes (version, kind, count, votes): the largest a collector sends. */
+export function voteCertificateBytesMax(validators: number): number {
+  return 4 + VOTE_BYTES_MAX * validators;
+}
 
 /** Bytes one piece of evidence (two conflicting signed messages, blocks stripped) may take when decoded. */
 export const EVIDENCE_BYTES_MAX = 1024;
@@ -112,5 +121,10 @@ export function checkConsensusLimits(g: { validators: number }): void {
   assertLimit(
     CONSENSUS_MESSAGE_OVERHEAD_BYTES >= CERTIFICATE_HEADER_BYTES + commitBytesMax(n),
     `CONSENSUS_MESSAGE_OVERHEAD_BYTES (${CONSENSUS_MESSAGE_OVERHEAD_BYTES}) must hold a certificate's header and commit of ${n} validators (${CERTIFICATE_HEADER_BYTES + commitBytesMax(n)} B)`,
+  );
+  // A vote certificate carries no block: it fits the overhead alone, whatever maxBlockBytes is.
+  assertLimit(
+    CONSENSUS_MESSAGE_OVERHEAD_BYTES >= voteCertificateBytesMax(n),
+    `CONSENSUS_MESSAGE_OVERHEAD_BYTES (${CONSENSUS_MESSAGE_OVERHEAD_BYTES}) must hold a vote certificate of ${n} validators (${voteCertificateBytesMax(n)} B)`,
   );
 }

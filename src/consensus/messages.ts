@@ -1,5 +1,6 @@
 /**
- * Consensus messages: proposals, votes, status hints and commit certificates, with one
+ * Consensus messages: proposals, votes, status hints, commit certificates and vote
+ * certificates (a collector's bundle of signed votes of one step, decision 174), with one
  * canonical encoding each (src/codec/binary.ts) and signing hashes domain-separated by
  * a versioned tag, the chain id and the message type.
  *
@@ -17,7 +18,7 @@ import { decodeCommit, encodeCommit, precommitSigningHash, ZERO_HASH, type Commi
 import { keccak256 } from '../crypto/keccak';
 import type { Address } from '../util/bytes';
 import { bytesToHex, equalBytes } from '../util/bytes';
-import { BLOCK_BYTES_MAX_DEFAULT, commitBytesMax, VALIDATORS_MAX } from './limits';
+import { BLOCK_BYTES_MAX_DEFAULT, commitBytesMax, VALIDATORS_MAX, VOTE_BYTES_MAX } from './limits';
 
 export const MESSAGE_VERSION = 1;
 export const HASH_BYTES = 32;
@@ -86,13 +87,20 @@ export type ConsensusMessage =
   | { kind: 'proposal'; proposal: Proposal }
   | { kind: 'vote'; vote: Vote }
   | { kind: 'status'; status: StatusMessage }
-  | { kind: 'certificate'; certificate: Certificate };
+  | { kind: 'certificate'; certificate: Certificate }
+  | { kind: 'votes'; votes: Vote[] };
 
 const enum Kind {
   Proposal = 1,
   Vote = 2,
   Status = 3,
   Certificate = 4,
+  /**
+   * A vote certificate (linear votes, decision 174): `u16 n | n × vote`, one to
+   * VALIDATORS_MAX votes of one (height, round, type), each in the vote encoding. The
+   * receiver checks each vote as a single one: the message adds no trust.
+   */
+  Votes = 5,
 }
 
 const VOTE_TYPE_CODE: Record<VoteType, number> = { prevote: 1, precommit: 2 };
@@ -219,12 +227,16 @@ export function messageHeight(m: ConsensusMessage): number {
       return m.status.height;
     case 'certificate':
       return m.certificate.height;
+    case 'votes':
+      return m.votes[0].height;
   }
 }
 
 /** `u8 version | u8 kind | body`; one encoding per message. */
 export function encodeMessage(m: ConsensusMessage): Uint8Array {
-  const w = new Writer(m.kind === 'proposal' ? 256 + m.proposal.block.length : m.kind === 'certificate' ? 512 + m.certificate.block.length : 160);
+  const w = new Writer(
+    m.kind === 'proposal' ? 256 + m.proposal.block.length : m.kind === 'certificate' ? 512 + m.certificate.block.length : m.kind === 'votes' ? 8 + VOTE_BYTES_MAX * m.votes.length : 160,
+  );
   w.u8(MESSAGE_VERSION);
   switch (m.kind) {
     case 'proposal':
@@ -247,6 +259,11 @@ export function encodeMessage(m: ConsensusMessage): Uint8Array {
       w.u8(Kind.Certificate).u64(c.height).bytes(c.block).bytes(encodeCommit(c.commit));
       break;
     }
+    case 'votes':
+      assertOneStep(m.votes);
+      w.u8(Kind.Votes).u16(m.votes.length);
+      for (const v of m.votes) writeVote(w, v);
+      break;
     default:
       throw new CodecError('KIND', `unknown message kind ${(m as { kind: string }).kind}`);
   }
@@ -285,11 +302,29 @@ export function decodeMessage(bytes: Uint8Array, limits: DecodeLimits = { maxBlo
       m = { kind: 'certificate', certificate: { height, block, commit } };
       break;
     }
+    case Kind.Votes: {
+      const n = r.u16();
+      if (n === 0 || n > MAX_VALIDATORS) throw new CodecError('LENGTH', `a vote certificate holds 1 to ${MAX_VALIDATORS} votes, got ${n}`);
+      const votes: Vote[] = [];
+      for (let i = 0; i < n; i++) votes.push(readVote(r));
+      assertOneStep(votes);
+      m = { kind: 'votes', votes };
+      break;
+    }
     default:
       throw new CodecError('KIND', `unknown consensus message kind ${kind}`);
   }
   r.end();
   return m;
+}
+
+/** A vote certificate holds 1..VALIDATORS_MAX votes of one (height, round, type). */
+function assertOneStep(votes: readonly Vote[]): void {
+  if (votes.length === 0 || votes.length > MAX_VALIDATORS) throw new CodecError('LENGTH', `a vote certificate holds 1 to ${MAX_VALIDATORS} votes, got ${votes.length}`);
+  const [first] = votes;
+  for (const v of votes) {
+    if (v.height !== first.height || v.round !== first.round || v.type !== first.type) throw new CodecError('MISMATCH', 'the votes of a vote certificate differ in height, round or type');
+  }
 }
 
 // ---------------------------------------------------------------- helpers

@@ -7,17 +7,12 @@
  * Separate from the core (./core.ts) because it only reads: the height's record and the
  * machine's snapshot in, one event out. The core fires it and executes the effects.
  */
-import {
-  EVENTS_BY_STATE,
-  type ConsensusRoundEvent,
-  type ConsensusRoundSnapshot,
-  type StepName,
-} from '../../machines/consensus-round';
+import { roundStepper, type ConsensusRoundEvent, type RoundState } from '../../machines/consensus-round';
 import type { HeightState } from './height-state';
 import { hashKey } from './messages';
 
 /** The first fact the machine accepts now, in order of urgency; undefined when it accepts none. */
-export function nextEvent(hs: HeightState, snapshot: ConsensusRoundSnapshot): ConsensusRoundEvent | undefined {
+export function nextEvent(hs: HeightState, snapshot: RoundState): ConsensusRoundEvent | undefined {
   const ctx = snapshot.context;
   const { height, round } = ctx;
   const candidates: ConsensusRoundEvent[] = [];
@@ -54,6 +49,5 @@ export function nextEvent(hs: HeightState, snapshot: ConsensusRoundSnapshot): Co
     if (prevotes.hasTwoThirdsAny()) candidates.push({ type: 'PREVOTE_QUORUM_ANY', height, round });
   }
   if (hs.precommits.get(round)?.hasTwoThirdsAny()) candidates.push({ type: 'PRECOMMIT_QUORUM_ANY', height, round });
-  const accepted = EVENTS_BY_STATE[snapshot.value as StepName];
-  return candidates.find((e) => accepted.has(e.type) && snapshot.can(e));
+  return candidates.find((e) => roundStepper.accepts(snapshot.value, ctx, e));
 }

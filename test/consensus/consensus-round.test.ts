@@ -4,7 +4,7 @@ import { createActor, initialTransition, transition } from 'xstate';
 import { getAdjacencyMap, getShortestPaths, getSimplePaths, toDirectedGraph } from 'xstate/graph';
 import {
   consensusRoundMachine,
-  createRoundStepper,
+  roundStepper,
   effectsOf,
   isStaleTimeout,
   Step,
@@ -386,22 +386,65 @@ describe('consensus-round machine, every transition (xstate/graph)', () => {
   });
 
   it('the stepper the core uses agrees with xstate transition() on random runs', () => {
-    const stepper = createRoundStepper();
     fc.assert(
-      fc.property(fc.array(fc.constantFrom<Ev>(...EVENTS), { maxLength: 40 }), (events) => {
-        let [a, aActs] = initialTransition(consensusRoundMachine, { height: H });
-        let [b, bActs] = stepper.initial({ height: H });
-        expect(bActs).toEqual(effectsOf(aActs));
+      fc.property(fc.array(fc.constantFrom<Ev>(...EVENTS), { maxLength: 40 }), fc.boolean(), (events, linear) => {
+        let [a, aActs] = initialTransition(consensusRoundMachine, { height: H, linear });
+        let b = roundStepper.initial({ height: H, linear });
+        expect(b.effects).toEqual(effectsOf(aActs));
         for (const e of events) {
+          expect(roundStepper.accepts(b.value, b.context, e)).toBe(a.can(e));
+          const stepped = roundStepper.step(b.value, b.context, e);
           [a, aActs] = transition(consensusRoundMachine, a, e);
-          [b, bActs] = stepper.step(b, e);
+          if (stepped === undefined) {
+            expect(effectsOf(aActs)).toEqual([]);
+            continue;
+          }
+          b = stepped;
           expect(b.value).toEqual(a.value);
           expect(b.context).toEqual(a.context);
-          expect(bActs).toEqual(effectsOf(aActs));
+          expect(b.effects).toEqual(effectsOf(aActs));
         }
       }),
-      { numRuns: 200 },
+      { numRuns: 300 },
     );
+  });
+
+  it('the stepper agrees with transition() on every (state, event) of the test alphabet, from a locked context too', () => {
+    const live = [init().context, init({ height: H, round: 0, lockedRound: 0, lockedValue: B }).context];
+    // Commit is entered with a committed value only (recordCommit), decided or waiting for its bytes.
+    const committing = [false, true].map((decided) => ({ ...init().context, commitRound: 0, commitValue: A, decided }));
+    for (const value of STEP_NAMES) {
+      for (const context of value === 'Commit' ? committing : live) {
+        const s = consensusRoundMachine.resolveState({ value, context });
+        for (const e of EVENTS) {
+          const [next, acts] = transition(consensusRoundMachine, s, e);
+          const got = roundStepper.step(value, context, e);
+          if (!s.can(e)) {
+            expect(got).toBeUndefined();
+            continue;
+          }
+          expect(got).toEqual({ value: next.value, context: next.context, effects: effectsOf(acts) });
+        }
+      }
+    }
+  });
+
+  it('linear votes: to the collector until a step of the round times out, then to all; a new round is linear again', () => {
+    const to = (effects: { type: string; params?: unknown }[]) =>
+      effects.flatMap((e) => (e.type === 'prevote' || e.type === 'precommit' ? [`${e.type} ${(e.params as { to: string }).to}`] : []));
+    const linear = init({ height: H, linear: true });
+    expect(to(run([timeout(Step.NewHeight), proposal(0, A), polka(0, A)], linear).effects)).toEqual(['prevote collector', 'precommit collector']);
+    // No prevote certificate by the Prevote timeout: the rest of the round goes to all.
+    const fell = run([timeout(Step.NewHeight), proposal(0, A), timeout(Step.Prevote), polka(0, A)], linear);
+    expect(to(fell.effects)).toEqual(['prevote collector', 'precommit all']);
+    expect(fell.effects.filter((e) => e.type === 'rebroadcast')).toHaveLength(1);
+    // A silent proposer (the collector): the nil prevote goes to all at once.
+    expect(to(run([timeout(Step.NewHeight), timeout(Step.Propose)], linear).effects)).toEqual(['prevote all']);
+    const next = run([timeout(Step.NewHeight), timeout(Step.Propose), precommitAny(0), timeout(Step.PrecommitWait), proposal(1, B)], linear);
+    expect(next.s.context).toMatchObject({ round: 1, fellBack: false });
+    expect(to(next.effects)).toEqual(['prevote all', 'prevote collector']);
+    // Off (the all-to-all protocol): every vote to all.
+    expect(to(run([timeout(Step.NewHeight), proposal(0, A), polka(0, A)]).effects)).toEqual(['prevote all', 'precommit all']);
   });
 
   it('restores from a persisted snapshot and continues', () => {

@@ -70,14 +70,17 @@ class Network {
 
   private route(from: Member, out: ConsensusOutput[]): void {
     for (const o of out) {
+      if (o.type === 'broadcast' || o.type === 'send') {
+        // A vote goes to the round's collector (send) and comes back in its certificate (votes).
+        const m = o.message;
+        const signed = m.kind === 'vote' ? [m.vote] : m.kind === 'votes' ? m.votes : m.kind === 'proposal' ? [{ validator: m.proposal.proposer, height: m.proposal.height }] : [];
+        for (const { validator, height } of signed) {
+          if (!this.signedAt.has(height)) this.signedAt.set(height, new Set());
+          this.signedAt.get(height)!.add(validator);
+        }
+      }
       if (o.type === 'broadcast') {
         const m = o.message;
-        const signer = m.kind === 'vote' ? m.vote.validator : m.kind === 'proposal' ? m.proposal.proposer : undefined;
-        const height = m.kind === 'vote' ? m.vote.height : m.kind === 'proposal' ? m.proposal.height : 0;
-        if (signer !== undefined) {
-          if (!this.signedAt.has(height)) this.signedAt.set(height, new Set());
-          this.signedAt.get(height)!.add(signer);
-        }
         for (const to of this.members) if (to !== from) this.queue.push({ to, input: inputFromMessage(m, from.id) });
       } else if (o.type === 'send') {
         const to = this.byId(o.to);

@@ -1,141 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { Step } from '../../machines/consensus-round';
 import { decodeCommit, encodeCommit, precommitSigningHash } from '../../src/codec/block';
-import { ConsensusCore, inputFromMessage, type ConsensusApp, type ConsensusInput, type ConsensusOutput } from '../../src/consensus/core';
+import { inputFromMessage, type ConsensusOutput } from '../../src/consensus/core';
 import { checkEvidence } from '../../src/consensus/evidence';
-import { encodePrivValState, decodePrivValState, LocalPrivValidator, type PrivValState } from '../../src/consensus/privval';
+import { decodePrivValState } from '../../src/consensus/privval';
 import type { Certificate, Proposal, Vote } from '../../src/consensus/messages';
-import { DEVNET_TIMEOUTS, timeoutConfig } from '../../src/consensus/params';
 import { secp256k1Verifier } from '../../src/consensus/signer';
-import { keccak256 } from '../../src/crypto/keccak';
 import { verifySigner } from '../../src/crypto/secp256k1';
 import { bytesToHex, equalBytes, utf8 } from '../../src/util/bytes';
-import { CHAIN_ID, CountingVerifier, fixture, proposal, vote } from './helpers';
-import type { ProposalRefusal } from '../../src/consensus/core-types';
+import { CHAIN_ID, proposal, vote } from './helpers';
 import { createMemoryLogger, LOG_LEVEL } from '../../src/util/log';
 import { proposalRefusalLog } from '../../actors/consensus/refusal-log';
-
-const TIMEOUTS = timeoutConfig(DEVNET_TIMEOUTS);
-const SEED = new Uint8Array(32);
-
-/** Four validators of equal power (quorum: 3). The core under test is validator `me`. */
-class Harness {
-  readonly f = fixture([10n, 10n, 10n, 10n], 'core');
-  readonly disk = { state: null as Uint8Array | null };
-  readonly certificates = new Map<number, Certificate>();
-  readonly verifier = new CountingVerifier();
-  core!: ConsensusCore;
-  built = 0;
-  /** Told of refused proposals (the consensus actor logs them). */
-  onProposalRefused: ((r: ProposalRefusal) => void) | undefined;
-
-  constructor(readonly me: number) {}
-
-  get set() {
-    return this.f.set;
-  }
-
-  key(i: number) {
-    return this.f.keys[i];
-  }
-
-  readonly app: ConsensusApp = {
-    proposeBlock: (height, round) => {
-      this.built++;
-      const bytes = utf8.encode(`block ${height}/${round} by ${this.me}`);
-      return { hash: keccak256(bytes), bytes };
-    },
-    // Valid: anything not starting with "bad".
-    validateBlock: (bytes) => (utf8.encode('bad').every((b, i) => bytes[i] === b) ? null : keccak256(bytes)),
-    certificate: (height) => this.certificates.get(height) ?? null,
-  };
-
-  async boot(height = 1): Promise<ConsensusOutput[]> {
-    const loaded: PrivValState | null = this.disk.state ? decodePrivValState(this.disk.state) : null;
-    const privval = new LocalPrivValidator(
-      this.key(this.me),
-      async (s) => {
-        this.disk.state = encodePrivValState(s);
-      },
-      loaded,
-    );
-    this.core = new ConsensusCore({
-      chainId: CHAIN_ID,
-      validators: this.set,
-      privValidator: privval,
-      verifier: this.verifier,
-      app: this.app,
-      timeouts: TIMEOUTS,
-      height,
-      onProposalRefused: (r) => this.onProposalRefused?.(r),
-    });
-    return this.core.start();
-  }
-
-  feed(input: ConsensusInput): Promise<ConsensusOutput[]> {
-    return this.core.handle(input);
-  }
-
-  proposerOf(height: number, round: number): number {
-    return this.set.indexOf(this.set.proposer(height, round, SEED).address);
-  }
-
-  /** A round of `height` whose proposer is not us (and, optionally, is `who`). */
-  roundProposedBy(height: number, pred: (i: number) => boolean, from = 0): number {
-    for (let r = from; r < from + 16; r++) if (pred(this.proposerOf(height, r))) return r;
-    throw new Error('no such round');
-  }
-
-  block(tag: string): { hash: Uint8Array; bytes: Uint8Array } {
-    const bytes = utf8.encode(tag);
-    return { hash: keccak256(bytes), bytes };
-  }
-
-  proposal(height: number, round: number, tag: string, polRound = -1): Proposal {
-    return proposal(this.key(this.proposerOf(height, round)), height, round, utf8.encode(tag), polRound);
-  }
-
-  /** Votes of validators `who` (indices) as inputs. */
-  votes(who: number[], type: 'prevote' | 'precommit', height: number, round: number, blockHash: Uint8Array | null): ConsensusInput[] {
-    return who.map((i) => ({ type: 'vote', vote: vote(this.key(i), type, height, round, blockHash) }));
-  }
-
-  others(): number[] {
-    return [0, 1, 2, 3].filter((i) => i !== this.me);
-  }
-
-  /** Fast-forwards to Propose of `round` at height 1 by f+1 votes of that round (round skip). */
-  async toRound(round: number): Promise<ConsensusOutput[]> {
-    const out: ConsensusOutput[] = [];
-    for (const input of this.votes(this.others().slice(0, 2), 'prevote', this.core.height, round, null)) out.push(...(await this.feed(input)));
-    return out;
-  }
-}
-
-const ownVotes = (out: ConsensusOutput[], type: 'prevote' | 'precommit'): (string | null)[] =>
-  out.flatMap((o) => (o.type === 'broadcast' && o.message.kind === 'vote' && o.message.vote.type === type ? [o.message.vote.blockHash ? bytesToHex(o.message.vote.blockHash) : null] : []));
-const decisions = (out: ConsensusOutput[]) => out.filter((o): o is Extract<ConsensusOutput, { type: 'decide' }> => o.type === 'decide');
-const timeouts = (out: ConsensusOutput[]) => out.filter((o): o is Extract<ConsensusOutput, { type: 'scheduleTimeout' }> => o.type === 'scheduleTimeout');
-
-async function feedAll(h: Harness, inputs: ConsensusInput[]): Promise<ConsensusOutput[]> {
-  const out: ConsensusOutput[] = [];
-  for (const i of inputs) out.push(...(await h.feed(i)));
-  return out;
-}
-
-/**
- * The validator that proposes round 3 of height 1 (so rounds 0-2 are proposed by others),
- * booted and in Propose of round 0.
- */
-async function follower(): Promise<Harness> {
-  const h = new Harness(new Harness(0).proposerOf(1, 3));
-  const started = await h.boot();
-  expect(timeouts(started)).toEqual([{ type: 'scheduleTimeout', height: 1, round: 0, step: Step.NewHeight, delayMs: 0 }]);
-  expect(started.some((o) => o.type === 'broadcast' && o.message.kind === 'status')).toBe(true);
-  await h.feed({ type: 'timeout', height: 1, round: 0, step: Step.NewHeight });
-  expect(h.core.step).toBe(Step.Propose);
-  return h;
-}
+import { certificates, decisions, feedAll, follower, Harness, ownVotes, timeouts } from './core-harness';
 
 describe('ConsensusCore: one height', () => {
   it('the proposer proposes; everyone decides with a canonical commit block.ts can carry', async () => {
@@ -147,11 +23,17 @@ describe('ConsensusCore: one height', () => {
     if (prop?.type !== 'broadcast' || prop.message.kind !== 'proposal') throw new Error('no proposal');
     const blockHash = prop.message.proposal.blockHash;
     expect(h.built).toBe(1);
-    expect(ownVotes(out, 'prevote')).toEqual([bytesToHex(blockHash)]); // it prevotes its own block at once
+    // It prevotes its own block at once; the round's collector (decision 174), it keeps the vote.
+    expect(h.core.snapshot.value).toBe('Prevote');
+    expect(ownVotes(out, 'prevote')).toEqual([]);
     const others = h.others();
     const afterPrevotes = await feedAll(h, h.votes(others.slice(0, 2), 'prevote', 1, 0, blockHash));
-    expect(ownVotes(afterPrevotes, 'precommit')).toEqual([bytesToHex(blockHash)]);
+    // +2/3 prevotes (3 of 4): one certificate of them to all; its precommit stays here too.
+    expect(certificates(afterPrevotes)).toEqual([{ type: 'prevote', n: 3 }]);
+    expect(ownVotes(afterPrevotes, 'precommit')).toEqual([]);
+    expect(h.core.snapshot.value).toBe('Precommit');
     const afterPrecommits = await feedAll(h, h.votes(others.slice(0, 2), 'precommit', 1, 0, blockHash));
+    expect(certificates(afterPrecommits)).toEqual([{ type: 'precommit', n: 3 }]);
     const [d] = decisions(afterPrecommits);
     expect(d).toBeDefined();
     expect(d.height).toBe(1);

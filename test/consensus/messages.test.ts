@@ -13,6 +13,7 @@ import {
   voteSigningHash,
   type ConsensusMessage,
 } from '../../src/consensus/messages';
+import { checkConsensusLimits, CONSENSUS_MESSAGE_OVERHEAD_BYTES, VALIDATORS_MAX, voteCertificateBytesMax } from '../../src/consensus/limits';
 import { bytesToHex } from '../../src/util/bytes';
 import { CHAIN_ID, fixture, hash, proposal, vote } from './helpers';
 
@@ -53,6 +54,7 @@ describe('canonical encodings', () => {
       { kind: 'proposal', proposal: p },
       { kind: 'status', status: { height: 3, round: 2, hasProposal: true, prevotes: Uint8Array.of(5), precommits: Uint8Array.of(0), polRound: 1, polPrevotes: Uint8Array.of(7) } },
       { kind: 'certificate', certificate: { height: 3, block: Uint8Array.of(9, 9), commit } },
+      { kind: 'votes', votes: [v, vote(keys[1], 'prevote', 3, 1, null), vote(keys[2], 'prevote', 3, 1, B)] },
     ];
     for (const m of messages) {
       const bytes = encodeMessage(m);
@@ -75,6 +77,29 @@ describe('canonical encodings', () => {
     expect(() => decodeMessage(badKind)).toThrow(/kind/);
     const big = encodeMessage({ kind: 'proposal', proposal: proposal(keys[0], 3, 0, new Uint8Array(2048)) });
     expect(() => decodeMessage(big, { maxBlockBytes: 1024 })).toThrow(CodecError);
+  });
+
+  it('a vote certificate holds 1 to VALIDATORS_MAX votes of one step, and its largest fits the overhead limit', () => {
+    const v = vote(keys[0], 'prevote', 3, 1, B);
+    expect(() => encodeMessage({ kind: 'votes', votes: [] })).toThrow(/1 to/);
+    for (const other of [vote(keys[1], 'precommit', 3, 1, B), vote(keys[1], 'prevote', 4, 1, B), vote(keys[1], 'prevote', 3, 2, B)]) {
+      expect(() => encodeMessage({ kind: 'votes', votes: [v, other] })).toThrow(/differ/);
+    }
+    // Forged on the wire: a count of zero, and votes of two rounds.
+    expect(() => decodeMessage(Uint8Array.of(1, 5, 0, 0))).toThrow(/1 to/);
+    const two = encodeMessage({ kind: 'votes', votes: [v, vote(keys[1], 'prevote', 3, 1, B)] });
+    const mixed = Uint8Array.from(two);
+    const secondRound = 4 + encodeVote(v).length + 1 + 8 + 3; // last byte of the second vote's u32 round
+    mixed[secondRound] = 2;
+    expect(() => decodeMessage(mixed)).toThrow(/differ/);
+    // The largest: one vote per validator, every one for a block.
+    const n = 21;
+    const full = encodeMessage({ kind: 'votes', votes: Array.from({ length: n }, () => v) });
+    expect(full.length).toBe(voteCertificateBytesMax(n));
+    // checkConsensusLimits passes sets up to 255 (the next-height buffer binds first); their certificates fit.
+    expect(() => checkConsensusLimits({ validators: 255 })).not.toThrow();
+    expect(voteCertificateBytesMax(255)).toBeLessThanOrEqual(CONSENSUS_MESSAGE_OVERHEAD_BYTES);
+    expect(voteCertificateBytesMax(VALIDATORS_MAX)).toBeGreaterThan(CONSENSUS_MESSAGE_OVERHEAD_BYTES);
   });
 
   it('property: decode(encode(vote)) = vote for any field values', () => {
