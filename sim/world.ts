@@ -2,9 +2,9 @@
  * What the parts of a simulation run share (sim/cluster.ts builds it): the options,
  * the one seeded PRNG, the nodes, the genesis validator set (each height's comes from a
  * node's executed chain) and verifier, the VRF, the run's genesis, the
- * clock, queue and network, the checker, and the counters the result reports. Also two
- * things every part asks of a node: the time on its (skewed) clock, and the block it
- * would propose; and what the scenarios ask of the run: the highest honest chain.
+ * clock, queue and network, the checker, and the counters the result reports. Also
+ * what the parts ask of a node: the time on its (skewed) clock, and the Byzantine
+ * proposer's second block; and what the scenarios ask of the run: the highest honest chain.
  */
 import type { ValidatedBlock } from '../src/chain/consensus-app';
 import { blockHash, encodeBlock, type Block } from '../src/codec/block';
