@@ -51,7 +51,8 @@ import { freeBytesOf, type StorageGuard } from '../../src/storage/storage-guard'
 import { bytesToHex, type Address } from '../../src/util/bytes';
 import { privateKeyToAddress } from '../../src/crypto/secp256k1';
 import type { FinalTx } from '../../src/api/final';
-import { BODY_LIMIT_BYTES, BRIDGE_BALANCE_WAIT_MS, INDEX_WAIT_MS, WS_MAX_PAYLOAD_BYTES } from '../../src/api/limits';
+import { BODY_LIMIT_BYTES, BRIDGE_BALANCE_WAIT_MS, CATCHING_UP_LAG_BLOCKS, INDEX_WAIT_MS, WS_MAX_PAYLOAD_BYTES } from '../../src/api/limits';
+import { installCatchingUpGuard } from '../../src/api/catching-up';
 import { BridgeClient } from '../../src/bridge/evm';
 import type { NodeApi } from '../../src/api/node-api';
 import type { ActorBehavior, ActorRef } from '../actor';
@@ -193,6 +194,8 @@ export function apiBehavior(deps: ApiDeps, onListening?: (address: string) => vo
         }
         waiters.clear();
       });
+      // Reads of the head answer 503 NOT_SYNCED while the node catches up (src/api/catching-up.ts).
+      installCatchingUpGuard(app, served);
       // Before the routes: its onRoute hook collects them for /openapi.json.
       installOpenApi(app, { version: served.version, checkResponses: checkResponsesFromEnv() });
       api = served;
@@ -311,6 +314,12 @@ function nodeApi(n: ApiDeps, submitAndWait: NodeApi['submitAndWait'], indexAt: N
       const currentBlock = n.chain().height;
       return { startingBlock: consensus.syncStartHeight, currentBlock, highestBlock: Math.max(currentBlock, consensus.syncTarget) };
     },
+    catchingUp() {
+      const consensus = n.consensusInfo?.();
+      if (!consensus) return null;
+      const height = n.chain().height;
+      return consensus.syncTarget - height > CATCHING_UP_LAG_BLOCKS ? { height, target: consensus.syncTarget } : null;
+    },
     p2pAddresses() {
       const info = n.p2pInfo?.();
       return info ? { peerId: info.peerId, listen: info.listen } : null;
@@ -375,6 +384,7 @@ export async function listenSessionApi(config: ApiDeps['config'], node: NodeApi,
   installValidation(sessionApp);
   installLatencyMetrics(sessionApp, metrics);
   installReplySerializer(sessionApp, checkResponsesFromEnv());
+  installCatchingUpGuard(sessionApp, node);
   // The same budgets as the main port's: one store, so an IP or address has one budget across both.
   await limiter?.install(sessionApp);
   await sessionApp.register(cors, { origin: '*', methods: ['GET', 'POST', 'OPTIONS'] });

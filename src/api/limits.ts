@@ -35,6 +35,13 @@ export const INDEX_WAIT_MS = 1_000;
 /** About a second of blocks: an index further behind the chain is rebuilding, not just busy; its reads answer 503 NOT_SYNCED. */
 export const INDEX_MAX_LAG_BLOCKS = 45;
 
+/**
+ * About a second of blocks: a node whose head is further behind the head its peers show
+ * is catching up, and its reads that depend on the head answer 503 NOT_SYNCED
+ * (src/api/catching-up.ts) rather than a stale 200.
+ */
+export const CATCHING_UP_LAG_BLOCKS = 45;
+
 /** Requests in one JSON-RPC batch; a larger batch is refused whole (-32600). */
 export const RPC_MAX_BATCH_REQUESTS = 100;
 

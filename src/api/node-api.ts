@@ -135,6 +135,14 @@ export interface NodeApi {
    * is not syncing (a node without BFT consensus never is).
    */
   syncProgress(): SyncProgress | null;
+  /**
+   * Whether the node is catching up: its head more than CATCHING_UP_LAG_BLOCKS
+   * (src/api/limits.ts) behind the highest head its peers have shown (consensus's sync
+   * target: heads proved by sync answers, or claimed by validators with more than a third
+   * of the power, so one lying peer cannot set it). Its head and that target then; null
+   * when it follows the chain (and always on a node without BFT consensus).
+   */
+  catchingUp(): { height: number; target: number } | null;
   /** This node's libp2p identity and listen addresses (as libp2p reports them); null without p2p. */
   p2pAddresses(): { peerId: string; listen: string[] } | null;
   /** Connected peers, their announced listen addresses and last probed heads; [] without p2p (decision 79). */

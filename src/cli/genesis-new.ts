@@ -15,7 +15,7 @@ import { resolve } from 'node:path';
 import { composeGenesis, newNetworkTemplate, type NewValidator } from '../genesis/compose';
 import { genesisToJson, renderJson } from '../genesis/build';
 import { CHAIN_IDS, GenesisError, genesisHashHex, NETWORKS } from '../genesis/load';
-import type { BridgeParams, Genesis } from '../genesis/types';
+import type { BridgeParams, Genesis, GenesisAccount } from '../genesis/types';
 import { parsePublicValues, publicValues, readKeyFile, type PublicValues } from '../node/keyfile';
 import type { Address } from '../util/bytes';
 import { bridgeAddressesAt } from '../bridge/addresses';
@@ -40,6 +40,11 @@ const NEW_FLAGS = {
   'genesis-time-ms': { type: 'int', help: "block 0's time, Unix ms (default the template's: testnet 1761955200000, 2025-11-01)" },
   owners: { type: 'string', help: "three comma-separated owner addresses (2-of-3 governance); default the template's (genesis/testnet.json's); required on mainnet" },
   operator: { type: 'string', help: "the operator's address, whose ApproveValidator admits a candidate's registration; default the template's (testnet's operator-1); required on mainnet" },
+  accounts: {
+    type: 'string',
+    help: "comma-separated ADDRESS=TOKENS: accounts funded at genesis with that many whole native tokens, beside the template's (a test network's faucet, or the bonds of validators who join later)",
+  },
+  'epoch-length-blocks': { type: 'int', help: "blocks per epoch: a registered validator enters the active set at the next boundary (default the template's, 10000)" },
   'bridge-deployer': {
     type: 'string',
     help: "the external account that will deploy the bridge (npm run bridge:deploy's deployer): the genesis's bridge section names the addresses its next two contracts get, USDC and the bridge (decision 152; default: the template's section, none on testnet and mainnet)",
@@ -59,6 +64,8 @@ line itself ({"address":…,"ecdsa_pubkey":…,"vrf_pubkey":…,"peer_id":…}).
 endpoint and bond; the ,name=… options after SOURCE take precedence. Defaults for validator i (1-based, in the
 order given): name validator-i, endpoint 127.0.0.1:9000+10(i-1) (one machine's layout: give real endpoints for a
 network of several machines), bond 10000000 (whole native tokens, 1000000 to 200000000).
+--accounts ADDRESS=TOKENS,… funds accounts at genesis (besides the template's operator account); --epoch-length-blocks
+sets how often the active set changes.
 Every other parameter (consensus, fees, limits, pairs, perps, oracle, the funded operator account) is
 genesis/testnet.json's; --network devnet starts from genesis/devnet.json's instead (its faucet, accounts and bridge).
 --bridge-deployer ADDRESS --bridge-chain-id ID [--bridge-deployer-nonce N] writes the bridge section before the bridge
@@ -171,6 +178,19 @@ function bootstrapAddress(endpoint: string, peerId: string): string {
   return `/${proto}/${host.replace(/^\[|\]$/g, '')}/tcp/${port}/p2p/${peerId}`;
 }
 
+/** `--accounts ADDRESS=TOKENS,…` → funded accounts (native tokens only), refusing a repeated address. */
+function parseAccounts(value: string): GenesisAccount[] {
+  const seen = new Set<string>();
+  return value.split(',').map((part, i) => {
+    const m = /^(0x[0-9a-fA-F]{40})=(0|[1-9][0-9]*)$/.exec(part.trim());
+    if (!m) throw new Error(`--accounts: entry ${i + 1} ${JSON.stringify(part)} is not ADDRESS=TOKENS (0x and 40 hex digits, = whole native tokens)`);
+    const address = m[1].toLowerCase() as Address;
+    if (seen.has(address)) throw new Error(`--accounts: ${address} is given twice`);
+    seen.add(address);
+    return { address, usdc: 0n, nativeWei: BigInt(m[2]) * WEI_PER_TOKEN, label: `account-${i + 1}` };
+  });
+}
+
 function parseOwners(value: string): [Address, Address, Address] {
   const parts = value.split(',');
   if (parts.length !== 3) throw new Error(`--owners: three comma-separated addresses, got ${parts.length}`);
@@ -265,6 +285,8 @@ export function genesisNew(argv: string[]): void {
       operator: f.operator === undefined ? undefined : (f.operator.toLowerCase() as Address),
       validators,
       bridge,
+      accounts: f.accounts === undefined ? undefined : parseAccounts(f.accounts),
+      epochLengthBlocks: f['epoch-length-blocks'],
     });
   } catch (err) {
     // Name the --validator a validator's error is about, not only its place in the file.

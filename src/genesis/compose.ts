@@ -10,7 +10,7 @@
 import type { Address, Hex } from '../util/bytes';
 import { buildGenesis, validatorEndpoint } from './build';
 import { CHAIN_IDS, parseGenesis } from './load';
-import type { BridgeParams, Genesis } from './types';
+import type { BridgeParams, Genesis, GenesisAccount } from './types';
 
 export interface NewValidator {
   /** Default `validator-<i>` (1-based). */
@@ -35,6 +35,10 @@ export interface NewNetworkOptions {
   /** The operator who approves validators (decision 159); default the template's (the testnet's operator account, devnet's owner-1). */
   operator?: Address;
   validators: NewValidator[];
+  /** Accounts funded at genesis, after the template's. */
+  accounts?: GenesisAccount[];
+  /** Default the template's (10,000). */
+  epochLengthBlocks?: number;
   /** The external bridge this network honours; default the template's (the devnet's hardhat bridge; none on testnet and mainnet). */
   bridge?: BridgeParams;
 }
@@ -53,6 +57,7 @@ export function composeGenesis(opts: NewNetworkOptions): Genesis {
     network: opts.network,
     chainId: opts.chainId ?? CHAIN_IDS[opts.network],
     genesisTimeMs: opts.genesisTimeMs ?? template.genesisTimeMs,
+    consensus: opts.epochLengthBlocks === undefined ? template.consensus : { ...template.consensus, epochLengthBlocks: opts.epochLengthBlocks },
     owners: { addresses: opts.owners ?? template.owners.addresses, threshold: 2, operator: opts.operator ?? template.owners.operator },
     validators: opts.validators.map((v, i) => ({
       name: v.name ?? `validator-${i + 1}`,
@@ -62,6 +67,7 @@ export function composeGenesis(opts: NewNetworkOptions): Genesis {
       bondWei: v.bondWei ?? bondWei,
       endpoint: v.endpoint ?? validatorEndpoint(i + 1),
     })),
+    accounts: [...template.accounts, ...(opts.accounts ?? [])],
     ...(opts.bridge ? { bridge: opts.bridge } : {}),
   };
   return parseGenesis(genesis);

@@ -9,6 +9,7 @@
  * `--bridge-deployer` names the bridge before it exists, where that account's next two
  * contracts land; `bridge deploy --genesis` on a fresh hardhat chain puts them there, bound
  * to that genesis's hash (decision 152). A deployment file as the bridge is refused.
+ * `--accounts` funds accounts beside the template's, and `--epoch-length-blocks` sets the epoch.
  */
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -147,6 +148,28 @@ describe('genesis new', { timeout: 180_000 }, () => {
     expect(badChain.code).not.toBe(0);
     expect(badChain.stderr).toMatch(/genesis\.chainId: must be 713715 on testnet, got 777001/);
     expect(existsSync(join(dir.path, 'bad-chain.json'))).toBe(false);
+  });
+
+  it('funds the --accounts given beside the template\'s and takes --epoch-length-blocks; a bad or repeated account is refused', async () => {
+    const out = join(dir.path, 'funded.json');
+    const [a, b] = ['0x' + 'aa'.repeat(20), '0x' + 'bb'.repeat(20)];
+    const [ok, bad, twice] = await Promise.all([
+      runCli(['genesis', 'new', ...validatorArgs(sources()), '--accounts', `${a}=2500000,${b.toUpperCase().replace('0X', '0x')}=7`, '--epoch-length-blocks', '60', '--out', out]),
+      runCli(['genesis', 'new', ...validatorArgs(sources()), '--accounts', `${a}=1.5`, '--out', join(dir.path, 'bad-account.json')]),
+      runCli(['genesis', 'new', ...validatorArgs(sources()), '--accounts', `${a}=1,${a}=2`, '--out', join(dir.path, 'twice.json')]),
+    ]);
+    expect(ok.stderr).toBe('');
+    const g = loadGenesisFile(out);
+    const TOKEN = 10n ** 18n;
+    expect(g.accounts.slice(-2)).toEqual([
+      { address: a, usdc: 0n, nativeWei: 2_500_000n * TOKEN, label: 'account-1' },
+      { address: b, usdc: 0n, nativeWei: 7n * TOKEN, label: 'account-2' },
+    ]);
+    expect(g.accounts[0].label).toBe('operator-1'); // the template's funded operator account stays
+    expect(g.consensus.epochLengthBlocks).toBe(60);
+    expect(bad.stderr).toMatch(/--accounts: entry 1 "0x(aa){20}=1\.5" is not ADDRESS=TOKENS/);
+    expect(twice.stderr).toMatch(/--accounts: 0x(aa){20} is given twice/);
+    expect(existsSync(join(dir.path, 'bad-account.json')) || existsSync(join(dir.path, 'twice.json'))).toBe(false);
   });
 
   it('names the bridge at the deployer\'s next two CREATE addresses; bridge:deploy --genesis lands there, bound to this genesis (decision 152)', async () => {

@@ -32,3 +32,25 @@ describe('--session-host', () => {
     });
   });
 });
+
+// Shows contract [C-limits-ports] and [D-ports]: RPC and admin on the API port, 8545, on loopback (decision 189: no 9002 listener).
+describe('the node ports of `start --home`', () => {
+  it('default to libp2p 9000, session and agent API 9001 and REST/JSON-RPC 8545, the last two on loopback', () => {
+    const f = parseFlags(['--home', '/tmp/x'], START_HOME_FLAGS);
+    expect({ p2p: [f['p2p-host'], f['p2p-port']], ...serviceConfig(f) }).toMatchObject({
+      p2p: ['127.0.0.1', 9000],
+      api: { host: '127.0.0.1', port: 8545 },
+      sessionApi: { host: '127.0.0.1', port: 9001 },
+    });
+  });
+
+  describe('one listener serves REST, JSON-RPC and the admin routes', () => {
+    const ctx = useDevnetNode();
+    it('answers eth_chainId, /status and /metrics at the same address', async () => {
+      const rpc = await fetch(ctx.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) });
+      expect(((await rpc.json()) as { result: string }).result).toBe(`0x${ctx.node.config.genesis.chainId.toString(16)}`);
+      expect((await fetch(`${ctx.url}/status`)).status).toBe(200);
+      expect((await fetch(`${ctx.url}/metrics`)).status).toBe(200);
+    });
+  });
+});

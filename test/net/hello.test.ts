@@ -100,6 +100,7 @@ describe('hello', () => {
   });
 });
 
+// Shows contract [D-validators-keys] as decision 190 keeps it: a key file's peer speaks for its validator once a hello signed by the validator's secp256k1 key binds it.
 describe('hello over libp2p', () => {
   const log = createLogger({ destination: 'silent' });
   const nodes: Libp2pTransport[] = [];
