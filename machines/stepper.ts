@@ -53,23 +53,32 @@ type GuardImpl<C, E> = (args: { context: C; event: E }, params?: unknown) => boo
 
 const listOf = <T>(v: T | readonly T[] | undefined): readonly T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v as T]);
 
+/** What the steppers read of a machine's drawing. */
+interface FlatConfig {
+  type?: string;
+  initial?: unknown;
+  states?: Record<string, { type?: string; states?: unknown; entry?: unknown; exit?: unknown; always?: unknown; after?: unknown; invoke?: unknown; on?: Record<string, unknown> }>;
+  on?: unknown;
+  entry?: unknown;
+  exit?: unknown;
+}
+
+/** The machine's drawing, refused unless flat at the root; `fail` throws naming the machine and the compiler. */
+function flatConfig(machine: AnyStateMachine, compiler: string): { fail: (why: string) => never; config: FlatConfig } {
+  const fail = (why: string): never => {
+    throw new Error(`machine ${machine.id}: ${why}; ${compiler} covers flat machines only (machines/stepper.ts)`);
+  };
+  const config = machine.config as FlatConfig;
+  if (config.type === 'parallel') fail('parallel regions');
+  if (config.on !== undefined || config.entry !== undefined || config.exit !== undefined) fail('root-level transitions or actions');
+  return { fail, config };
+}
+
 export function compileFlatStepper<V extends string, C extends object, E extends { type: string }>(
   machine: AnyStateMachine,
   updates: Readonly<Record<string, ContextUpdate<C, E>>>,
 ): FlatStepper<V, C, E> {
-  const id = machine.id;
-  const fail = (why: string): never => {
-    throw new Error(`machine ${id}: ${why}; compileFlatStepper covers flat machines only (machines/stepper.ts)`);
-  };
-  const config = machine.config as {
-    type?: string;
-    states?: Record<string, { type?: string; states?: unknown; entry?: unknown; exit?: unknown; always?: unknown; after?: unknown; invoke?: unknown; on?: Record<string, unknown> }>;
-    on?: unknown;
-    entry?: unknown;
-    exit?: unknown;
-  };
-  if (config.type === 'parallel') fail('parallel regions');
-  if (config.on !== undefined || config.entry !== undefined || config.exit !== undefined) fail('root-level transitions or actions');
+  const { fail, config } = flatConfig(machine, 'compileFlatStepper');
   const guards = (machine.implementations.guards ?? {}) as Record<string, GuardImpl<C, E>>;
   const states = config.states ?? {};
   const table = new Map<string, Map<string, Compiled<C, E>[]>>();
@@ -161,20 +170,7 @@ export function compileEffectStepper<V extends string, C extends object, E exten
   effects: readonly string[],
   initialContext: (input: I) => C,
 ): EffectStepper<V, C, E, I, A> {
-  const id = machine.id;
-  const fail = (why: string): never => {
-    throw new Error(`machine ${id}: ${why}; compileEffectStepper covers flat machines only (machines/stepper.ts)`);
-  };
-  const config = machine.config as {
-    type?: string;
-    initial?: unknown;
-    states?: Record<string, { type?: string; states?: unknown; entry?: unknown; exit?: unknown; always?: unknown; after?: unknown; invoke?: unknown; on?: Record<string, unknown> }>;
-    on?: unknown;
-    entry?: unknown;
-    exit?: unknown;
-  };
-  if (config.type === 'parallel') fail('parallel regions');
-  if (config.on !== undefined || config.entry !== undefined || config.exit !== undefined) fail('root-level transitions or actions');
+  const { fail, config } = flatConfig(machine, 'compileEffectStepper');
   const states = config.states ?? {};
   if (typeof config.initial !== 'string' || !(config.initial in states)) fail('no initial sibling state');
   const initialState = config.initial as V;

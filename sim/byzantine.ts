@@ -25,11 +25,13 @@ export function byzantineHarness(w: SimWorld, node: SimNode): ByzantineHarness {
       claimAhead(w, node, m);
       return equivocate(w, node, m);
     },
-    // A vote to the round's collector (linear votes): sent, then sometimes a second, different one.
+    // A vote to the round's collector (linear votes): sent, then a claim far ahead after it, as
+    // `--claim-ahead` does on the node, and sometimes a second, different vote.
     send(to, m) {
       const i = w.byAddress.get(to);
       if (i === undefined || i === node.index) return false;
       w.net.send(node.index, i, 'consensus', encodeMessage(m));
+      claimAhead(w, node, m);
       doubleVoteTo(w, node, i, m);
       return true;
     },

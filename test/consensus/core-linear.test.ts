@@ -20,6 +20,16 @@ const sentTo = (out: ConsensusOutput[]) => out.flatMap((o) => (o.type === 'send'
 const broadcastVotes = (out: ConsensusOutput[]) => out.flatMap((o) => (o.type === 'broadcast' && o.message.kind === 'vote' ? [o.message.vote.type] : []));
 const collectorOf = (h: Harness, round: number) => h.set.proposer(1, round, SEED).address;
 
+/** The proposer of round 0, so its collector, booted and past its proposal (its own prevote kept). */
+async function collectorProposing(): Promise<{ h: Harness; blockHash: Uint8Array }> {
+  const h = new Harness(new Harness(0).proposerOf(1, 0));
+  await h.boot();
+  const start = await h.feed({ type: 'timeout', height: 1, round: 0, step: Step.NewHeight });
+  const prop = start.find((o) => o.type === 'broadcast' && o.message.kind === 'proposal');
+  if (prop?.type !== 'broadcast' || prop.message.kind !== 'proposal') throw new Error('no proposal');
+  return { h, blockHash: prop.message.proposal.blockHash };
+}
+
 describe('ConsensusCore: linear votes (decision 174)', () => {
   it('a validator sends its votes to the round collector only, and a certificate drives the round as single votes would', async () => {
     const h = await follower();
@@ -69,12 +79,7 @@ describe('ConsensusCore: linear votes (decision 174)', () => {
   });
 
   it('the collector broadcasts one certificate per step, then forwards later precommits for the next lastCommit', async () => {
-    const h = new Harness(new Harness(0).proposerOf(1, 0));
-    await h.boot();
-    const start = await h.feed({ type: 'timeout', height: 1, round: 0, step: Step.NewHeight });
-    const prop = start.find((o) => o.type === 'broadcast' && o.message.kind === 'proposal');
-    if (prop?.type !== 'broadcast' || prop.message.kind !== 'proposal') throw new Error('no proposal');
-    const blockHash = prop.message.proposal.blockHash;
+    const { h, blockHash } = await collectorProposing();
     const [a, b, c] = h.others();
     const afterPrevotes = await feedAll(h, h.votes([a, b, c], 'prevote', 1, 0, blockHash));
     expect(certificates(afterPrevotes)).toEqual([{ type: 'prevote', n: 3 }]); // once, at the quorum
@@ -94,12 +99,7 @@ describe('ConsensusCore: linear votes (decision 174)', () => {
   });
 
   it('a precommit that reaches the collector after it moved on is forwarded too, and lands in the next lastCommit', async () => {
-    const h = new Harness(new Harness(0).proposerOf(1, 0));
-    await h.boot();
-    const start = await h.feed({ type: 'timeout', height: 1, round: 0, step: Step.NewHeight });
-    const prop = start.find((o) => o.type === 'broadcast' && o.message.kind === 'proposal');
-    if (prop?.type !== 'broadcast' || prop.message.kind !== 'proposal') throw new Error('no proposal');
-    const blockHash = prop.message.proposal.blockHash;
+    const { h, blockHash } = await collectorProposing();
     const [a, b, c] = h.others();
     await feedAll(h, h.votes([a, b], 'prevote', 1, 0, blockHash));
     await feedAll(h, h.votes([a, b], 'precommit', 1, 0, blockHash));

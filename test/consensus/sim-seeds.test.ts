@@ -65,7 +65,10 @@ describe('deterministic simulation: 6 validators, real execution, faults, one By
     expect(totals.txsOk).toBeGreaterThan(3_000);
     expect(totals.txsFailed).toBeGreaterThan(300);
     // Nodes back from a crash caught up by block sync, past the Byzantine node's forged answers.
-    expect(totals.synced).toBeGreaterThan(1_000);
+    // (Fewer since linear votes, decision 174: about 30 % fewer heights in the same simulated
+    // time, two hops a step, and a node behind hears one collector a height, so it catches
+    // up by certificates more often. The 120 seeds: 1,040 blocks synced before, 934 after.)
+    expect(totals.synced).toBeGreaterThan(700);
     // (Fewer since decision 66: a sync starts only once more than a third of the power is far ahead.)
     expect(totals.forgedRefused).toBeGreaterThanOrEqual(5);
     // The Byzantine validator claimed heights far ahead, and no honest node synced on its word alone (a 'sync' violation above).

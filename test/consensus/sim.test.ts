@@ -72,7 +72,7 @@ describe('the safety checker can fail', () => {
     // (decision 171: a booting node syncs before its core starts, a node waits while its
     // block is applied): the first two seeds of SHORT with forged answers refused, blocks
     // synced, no violation, and a safety violation under unsafeSync).
-    for (const seed of [2, 8]) {
+    for (const seed of [8, 10]) {
       const r = await runSeed(seed, SHORT);
       if (r.violations.length > 0) expect.fail(describeFailure(r));
       expect(r.sync.blocksApplied).toBeGreaterThan(0);

@@ -4,8 +4,8 @@
  * machine that outgrows it cannot run with a stepper that no longer matches it.
  */
 import { describe, expect, it } from 'vitest';
-import { assign, setup, transition } from 'xstate';
-import { compileFlatStepper } from '../../machines/stepper';
+import { assign, initialTransition, setup, transition } from 'xstate';
+import { compileEffectStepper, compileFlatStepper } from '../../machines/stepper';
 
 type Ctx = { n: number };
 type Ev = { type: 'GO'; by: number } | { type: 'STOP' };
@@ -69,5 +69,61 @@ describe('compileFlatStepper', () => {
     expect(() => compileFlatStepper(unknownAction, { add: updates.add })).toThrow(/update table/);
     const deepTarget = base.createMachine({ id: 'deep', initial: 'a', context: { n: 0 }, states: { a: { on: { STOP: '#deep.a' } } } });
     expect(() => compileFlatStepper(deepTarget, updates)).toThrow(/sibling/);
+  });
+});
+
+describe('compileEffectStepper', () => {
+  type Fx = { type: 'ping'; params: unknown };
+  const fx = setup({
+    types: { context: {} as Ctx, events: {} as Ev, input: {} as { n: number } },
+    actions: { add: assign(({ context, event }) => updates.add(context, event)), double: assign(({ context }) => updates.double(context)), ping: (_, _p: unknown) => {} },
+    guards: { big: ({ event }) => event.type === 'GO' && event.by > 10, atLeast: ({ event }, p: { by: number }) => event.type === 'GO' && event.by >= p.by },
+  });
+  const machine = fx.createMachine({
+    id: 'fx',
+    initial: 'a',
+    context: ({ input }) => ({ n: input.n }),
+    states: {
+      a: {
+        entry: { type: 'ping', params: ({ context }: { context: Ctx }) => ({ entered: 'a', n: context.n }) },
+        on: {
+          GO: [
+            { guard: 'big', target: 'b', actions: ['add', { type: 'ping', params: ({ context }: { context: Ctx }) => ({ n: context.n }) }, 'double'] },
+            { guard: { type: 'atLeast', params: { by: 5 } }, target: 'a', actions: 'add' },
+            { guard: { type: 'atLeast', params: { by: 2 } }, target: 'a', reenter: true, actions: 'add' },
+          ],
+        },
+      },
+      b: { entry: [{ type: 'ping', params: 'b' }], on: { STOP: 'a' } },
+    },
+  });
+  const stepper = compileEffectStepper<'a' | 'b', Ctx, Ev, { n: number }, Fx>(machine, updates, ['ping'], (input) => ({ n: input.n }));
+  const effects = (acts: readonly { type: string; params?: unknown }[]) => acts.filter((a) => a.type === 'ping').map((a) => ({ type: a.type, params: a.params }));
+
+  it('runs transition actions, then the entered state entry, in order; re-enters a state only with reenter; as transition() does', () => {
+    const [s0, a0] = initialTransition(machine, { n: 1 });
+    expect(stepper.initial({ n: 1 })).toEqual({ value: s0.value, context: s0.context, effects: effects(a0) });
+    const cases: ['a' | 'b', Ev][] = [
+      ['a', { type: 'GO', by: 20 }],
+      ['a', { type: 'GO', by: 6 }],
+      ['a', { type: 'GO', by: 3 }],
+      ['a', { type: 'GO', by: 1 }],
+      ['b', { type: 'STOP' }],
+      ['b', { type: 'GO', by: 20 }],
+    ];
+    for (const [value, event] of cases) {
+      const s = machine.resolveState({ value, context: { n: 1 } });
+      const [next, acts] = transition(machine, s, event);
+      expect(stepper.accepts(value, { n: 1 }, event)).toBe(s.can(event));
+      const got = stepper.step(value, { n: 1 }, event);
+      if (s.can(event)) expect(got).toEqual({ value: next.value, context: next.context, effects: effects(acts) });
+      else expect(got).toBeUndefined();
+    }
+  });
+
+  it('refuses at load an action that is neither an effect nor an update, and a transition that does nothing', () => {
+    expect(() => compileEffectStepper(machine, { add: updates.add }, ['ping'], () => ({ n: 0 }))).toThrow(/neither an effect nor in the update table/);
+    const idle = base.createMachine({ id: 'idle', initial: 'a', context: { n: 0 }, states: { a: { on: { STOP: { guard: 'big' } } } } });
+    expect(() => compileEffectStepper(idle, updates, [], () => ({ n: 0 }))).toThrow(/without target or actions/);
   });
 });

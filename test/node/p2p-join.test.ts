@@ -103,6 +103,14 @@ describe('a node started from a key file joins a running devnet', () => {
     );
   });
 
+  it('decides the validators\' blocks from their proposals and vote certificates (linear votes, decision 174)', async () => {
+    const head = await net.height(1);
+    await waitFor(async () => ((await get(url, '/status')).height >= head + 3 ? true : undefined), 30_000, 'the full node deciding new heights');
+    const counters = (await get(url, '/status')).consensus.counters;
+    expect(counters.voteCertificatesReceived).toBeGreaterThan(0);
+    expect(counters.votesToCollector).toBe(0); // it signs nothing
+  });
+
   it('relays a write posted to it to the validators, which commit it', async () => {
     await connectedToEveryValidator();
     const to = privateKeyToAccount(DEVNET_KEYS.accounts[7].privateKey).address.toLowerCase();
