@@ -43,7 +43,7 @@
  *                                 disconnected (peer-identity.ts, src/net/identity.ts)
  */
 import { Reader, Writer } from '../../src/codec/binary';
-import { askPeersInTurn, decodeSyncRequest, decodeSyncResponse, encodeSyncRequest, forgeSyncResponse, serveSync, SYNC_MAX_BLOCKS, syncProtocol, type SyncAttempt } from '../../src/chain/sync';
+import { askPeersInTurn, decodeSyncRequest, decodeSyncResponse, encodeSyncRequest, serveSync, SYNC_MAX_BLOCKS, syncProtocol, type SyncAttempt } from '../../src/chain/sync';
 import { decodeEvidence } from '../../src/consensus/evidence';
 import { decodeMessage, type ConsensusMessage } from '../../src/consensus/messages';
 import { encodeHello, signHello } from '../../src/net/hello';
@@ -144,8 +144,8 @@ export function decodeTxBatch(bytes: Uint8Array, maxTxBytes: number): Uint8Array
 
 /** What the p2p actor uses of the node (built by src/node/node.ts). */
 export interface P2PDeps {
-  /** Where to listen and whom to dial, its key, genesis (chain id, validators, limits) and the devnet's faults. */
-  config: Pick<NodeConfig, 'p2p' | 'genesis' | 'genesisHash' | 'validatorKey' | 'faults'>;
+  /** Where to listen and whom to dial, its key, genesis (chain id, validators, limits) and the devnet's fault harness. */
+  config: Pick<NodeConfig, 'p2p' | 'genesis' | 'genesisHash' | 'validatorKey' | 'byzantine'>;
   log: Logger;
   /** The executed chain, read-only: blocks it serves to syncing peers, validators it binds hellos to. */
   chain: () => Chain;
@@ -369,10 +369,11 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
   };
 
   /** Asks the connected validators (but `exclude`) in turn for the blocks from `fromHeight`. */
-  const sync = async (fromHeight: number, exclude: ReadonlySet<string> = new Set()): Promise<SyncAttempt> => {
+  const sync = async (fromHeight: number, exclude: ReadonlySet<string> = new Set(), only?: string): Promise<SyncAttempt> => {
     const t = transport!;
     const { genesis } = deps.config;
-    const peers = t.peers().filter((p) => validatorPeers.isValidatorPeer(p) && !exclude.has(p));
+    // The validators; or only the peer whose probed head showed this node behind (a full node too: issue 39).
+    const peers = t.peers().filter((p) => (only === undefined ? validatorPeers.isValidatorPeer(p) : p === only) && !exclude.has(p));
     const request = encodeSyncRequest({ fromHeight, maxBlocks: SYNC_MAX_BLOCKS });
     return askPeersInTurn(
       peers,
@@ -447,11 +448,11 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
         });
       }
       await t.handle(syncProtocol(chainId), async (data) => {
-        const faults = deps.config.faults;
-        if (faults?.stallSync) return stalled;
         const chain = deps.chain();
         const served = await serveSync(chain.store, chain.height, decodeSyncRequest(data));
-        return faults?.forgeSyncBlocks ? forgeSyncResponse(served, config.genesis.consensus.maxBlockBytes) : served;
+        // A devnet's fault harness (--faulty-sync, --stall-sync) may forge the answer or keep it.
+        const harness = deps.config.byzantine?.serveSync;
+        return harness === undefined ? served : (harness(served) ?? stalled);
       });
       const served = SERVE_STATS();
       snapshotStats = served;
@@ -513,7 +514,7 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
           return;
         case 'sync':
           // Not awaited: the mailbox keeps flowing while the peer answers.
-          sync(msg.fromHeight, msg.exclude).then(msg.reply.resolve, msg.reply.reject);
+          sync(msg.fromHeight, msg.exclude, msg.only).then(msg.reply.resolve, msg.reply.reject);
           return;
       }
     },
