@@ -15,7 +15,12 @@
  *   - the onboarding service's pure part (src/onboarding fields, applicants, book, tokens, operator-auth)
  *     imports no I/O and none of the service's other files, its routes (register's too)
  *     see the service through the interfaces of book.ts only, never an actor (decision 75),
- *     and its actors (actors/onboarding) see neither the routes nor the app that wires them.
+ *     and its actors (actors/onboarding) see neither the routes nor the app that wires them;
+ *   - the consensus driver (src/consensus/driver*.ts), run by the node's consensus actor
+ *     and by the simulator, does no I/O of its own: no file, socket or process module, no
+ *     I/O package, no actor, node wiring, API, network or storage module (the storage's
+ *     error kinds in src/storage/no-space.ts aside): everything it does I/O with is
+ *     passed in (src/consensus/driver-io.ts).
  * Type-only imports count (tsPreCompilationDeps): a type is a dependency too.
  * test/arch/imports.test.ts shows each rule failing on a tree built to break it.
  */
@@ -97,6 +102,16 @@ module.exports = {
       comment: "The onboarding service's actors (actors/onboarding) use the service's parts (the store's format, the pure records and rules, the node client) through their typed dependencies: never the routes, the app that wires them, or a command line.",
       from: { path: '^actors/onboarding/' },
       to: { path: ['^src/onboarding/(routes|operator-routes|download-routes|register|service|service-actors|cli|main|operator-cli|operator-key|operator-main)\\.ts$', '^src/cli/'] },
+    },
+    {
+      name: 'consensus-driver-no-io',
+      severity: 'error',
+      comment: "The consensus driver (src/consensus/driver*.ts) is given its clock, transport, chain, mempool, storage signals and privval (driver-io.ts): it imports no file, socket or process module, no I/O package, no actor, node wiring, API, network or storage module (no-space.ts's error kinds aside).",
+      from: { path: '^src/consensus/driver[^/]*\\.ts$' },
+      to: {
+        path: ['^(node:)?(fs|fs/promises|net|dgram|http|https|http2|tls|child_process|worker_threads|cluster)$', '^(actors|src/node|src/api|src/net|src/storage)/', ioPackage],
+        pathNot: '^src/storage/no-space\\.ts$',
+      },
     },
   ],
   options: {

@@ -1,18 +1,47 @@
 /**
  * What the one Byzantine validator of a simulation run (sim/cluster.ts) does besides
- * running the honest code: equivocating proposals (two different blocks for one
+ * running the honest code, as the ByzantineHarness its consensus driver and block-sync
+ * server call (the interface the devnet's fault flags implement too,
+ * src/cli/devnet-faults.ts): equivocating proposals (two different blocks for one
  * height/round, to two groups of peers), double votes (broadcast, or both sent to the
  * round's collector), status messages claiming heights far ahead, and, as a round's
  * collector (linear votes, decision 174), vote certificates withheld (silent), delayed
  * (slow) or different to two groups of peers (equivocating: its own vote double-signed
- * in one of them, or a vote left out). Its forged block-sync answers are served in
- * sim/sync.ts.
+ * in one of them, or a vote left out); and forged block-sync answers (half of those that
+ * carry blocks). Its lies to the peer-height probes are sim/sync.ts peerHeads.
  */
-import { claimAheadStatus } from '../src/chain/sync';
+import { claimAheadStatus, decodeSyncResponse, forgeSyncResponse } from '../src/chain/sync';
+import type { ByzantineHarness } from '../src/consensus/driver-io';
 import { encodeMessage, proposalSigningHash, voteSigningHash, type ConsensusMessage, type Proposal, type Vote } from '../src/consensus/messages';
 import type { SimNode } from './model';
 import { US } from './network';
 import { buildBlock, type SimWorld } from './world';
+
+/** The Byzantine validator's harness. */
+export function byzantineHarness(w: SimWorld, node: SimNode): ByzantineHarness {
+  const maxBlockBytes = w.genesis.consensus.maxBlockBytes;
+  return {
+    broadcast(m) {
+      claimAhead(w, node, m);
+      return equivocate(w, node, m);
+    },
+    // A vote to the round's collector (linear votes): sent, then a claim far ahead after it, as
+    // `--claim-ahead` does on the node, and sometimes a second, different vote.
+    send(to, m) {
+      const i = w.byAddress.get(to);
+      if (i === undefined || i === node.index) return false;
+      w.net.send(node.index, i, 'consensus', encodeMessage(m));
+      claimAhead(w, node, m);
+      doubleVoteTo(w, node, i, m);
+      return true;
+    },
+    serveSync(served) {
+      if (decodeSyncResponse(served, maxBlockBytes).blocks.length === 0 || !w.prng.chance(0.5)) return served;
+      w.faults.forgedSyncAnswer++;
+      return forgeSyncResponse(served, maxBlockBytes);
+    },
+  };
+}
 
 /** Sends conflicting messages to two groups of peers; false to send the message normally. */
 export function equivocate(w: SimWorld, node: SimNode, m: ConsensusMessage): boolean {
@@ -96,7 +125,7 @@ export function claimAhead(w: SimWorld, node: SimNode, m: ConsensusMessage): voi
 }
 
 function altProposal(w: SimWorld, node: SimNode, p: Proposal): ConsensusMessage | undefined {
-  const built = node.live === null ? null : buildBlock(w, node, node.live, p.height, p.round, true);
+  const built = node.live === null ? null : buildBlock(w, node, node.live, p.height, p.round);
   if (built === null) return undefined;
   const unsigned = { ...p, polRound: -1, blockHash: built.validated.hash, block: built.bytes };
   const signature = node.signer.sign(proposalSigningHash(w.genesis.chainId, unsigned));

@@ -22,7 +22,6 @@
  * It also keeps the run's digest: the first honest decision at each height, then the
  * honest nodes' final state roots.
  */
-import { Step } from '../machines/consensus-round';
 import { encodeCommit, type Commit } from '../src/codec/block';
 import { checkEvidence, evidenceHash, evidenceHeight, evidenceOffender, type Evidence } from '../src/consensus/evidence';
 import { proposalSigningHash, voteSigningHash, type ConsensusMessage } from '../src/consensus/messages';
@@ -33,8 +32,9 @@ import { keccak256 } from '../src/crypto/keccak';
 import type { BlockResult } from '../src/state/apply';
 import type { State } from '../src/state/state';
 import { bytesToHex, concatBytes, hexToBytes, utf8, type Address } from '../src/util/bytes';
-import type { LiveNode, SimNode } from './model';
+import type { SimNode } from './model';
 import { US, type SimNetwork } from './network';
+import { peerDoubtMs } from '../src/consensus/driver-sync';
 import { LifecycleChecks } from './lifecycle-checks';
 import type { FaultCounts, LifecycleCounts, SimOptions, TxCounts, Violation, ViolationKind } from './options';
 
@@ -64,6 +64,10 @@ export class Checker {
   readonly #mustCommit: Submitted[] = [];
   #digest = keccak256(utf8.encode('sim-digest'));
   #healHeight = -1;
+  /** When each (node, peer) pair last started a sync on a false probed head, and how many times (checkPeerClaim). */
+  readonly #peerLies = new Map<string, { atMs: number; count: number }>();
+  /** Syncs started on a false probed head (once per peer and cooldown). */
+  peerLiesBelieved = 0;
   /** Per node: when it reached the heal height + livenessHeights (-1: not yet). */
   readonly #reachedAtUs: number[] = [];
   readonly #trace: string[] = [];
@@ -285,11 +289,38 @@ export class Checker {
    * may lose a store's unsynced tail). Otherwise
    * the node synced on the word of the faulty validator.
    */
-  checkBehind(node: SimNode, live: LiveNode, shown: number): void {
-    const honestTop = Math.max(...this.nodes.filter((x) => !x.byzantine && x.index !== node.index).map((x) => x.storage.highest));
+  checkBehind(node: SimNode, height: number, shown: number): void {
+    const honestTop = this.#honestTop(node);
     if (honestTop + 1 < shown) {
-      this.violation('sync', `node ${node.index} at height ${live.core.height} started a block sync for height ${shown}, which no honest node has reached (highest ${honestTop})`);
+      this.violation('sync', `node ${node.index} at height ${height} started a block sync for height ${shown}, which no honest node has reached (highest ${honestTop})`);
     }
+  }
+
+  #honestTop(node: SimNode): number {
+    return Math.max(...this.nodes.filter((x) => !x.byzantine && x.index !== node.index).map((x) => x.storage.highest));
+  }
+
+  /**
+   * A node starts a block sync on one peer's probed head (issue 39: never stuck behind an
+   * honest peer). A head no honest node has reached is a lie: the node may believe it,
+   * but each time it does, it must have waited at least peerDoubtMs (for as many misses,
+   * as if the liar never answered: the shortest wait) since the last time: what a lying
+   * peer may cost it.
+   */
+  checkPeerClaim(node: SimNode, height: number, peer: number, shown: number): void {
+    if (this.#honestTop(node) >= shown) return;
+    // Per incarnation: a restarted node, like a restarted process, has forgotten whom it doubted.
+    const key = `${node.index}/${node.incarnation} ${peer}`;
+    const last = this.#peerLies.get(key);
+    const nowMs = this.clock.nowUs / US;
+    if (last !== undefined && nowMs - last.atMs < peerDoubtMs(last.count, false)) {
+      this.violation(
+        'sync',
+        `node ${node.index} at height ${height} synced on node ${peer}'s false probed head ${shown} ${Math.round(nowMs - last.atMs)} ms after the last time (the ${last.count}th), sooner than ${peerDoubtMs(last.count, false)} ms`,
+      );
+    }
+    this.#peerLies.set(key, { atMs: nowMs, count: (last?.count ?? 0) + 1 });
+    this.peerLiesBelieved++;
   }
 
   // ------------------------------------------------------------------ liveness
@@ -311,7 +342,7 @@ export class Checker {
       if (node.storage.height < target) {
         this.violation(
           'liveness',
-          `node ${node.index} at height ${node.storage.height} (round ${node.live?.core?.round}, step ${node.live?.core ? Step[node.live.core.step] : 'down'}), ` +
+          `node ${node.index} at height ${node.storage.height} (round ${node.live?.driver.info().round}, step ${node.live?.driver.info().step ?? 'down'}), ` +
             `${this.opts.livenessBoundMs} ms after the heal at height ${this.#healHeight}; target ${target}`,
         );
       }

@@ -11,8 +11,10 @@
  *  - sim/options.ts: what a run is asked and answers;
  *  - sim/network.ts: the clock, the event queue, the links and per-message faults;
  *  - sim/faults.ts: the fault plan (partitions, crashes; scripted ones for the tests);
- *  - sim/model.ts, sim/node.ts: what a node is and does (consensus, build, apply,
- *    crash, boot); sim/sync.ts: its block sync; sim/byzantine.ts: the faulty validator;
+ *  - sim/model.ts, sim/node.ts: what a node is and does: the node's own consensus
+ *    driver (src/consensus/driver.ts) over the run's clock, network and disk, crash,
+ *    boot; sim/mailbox.ts: what the driver handles, in order; sim/sync.ts: block sync
+ *    over the network; sim/byzantine.ts: the faulty validator's harness;
  *  - sim/checks.ts: safety, liveness and evidence, checked as the run goes;
  *  - sim/workload.ts, sim/chain.ts, sim/storage.ts: the transactions clients send, the
  *    run's genesis and validator sets, a node's storage (the real Chain over an
@@ -88,12 +90,13 @@ class Simulation implements SimWorld {
   readonly check: Checker;
   readonly faults: FaultCounts = Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as FaultCounts;
   readonly txs: TxCounts = { submitted: 0, admitted: 0, refused: 0, gossipAdmitted: 0, committed: 0, ok: 0, failed: 0 };
-  readonly sync: SyncCounts = { requests: 0, answers: 0, blocksApplied: 0, refused: 0, timeouts: 0, aheadIgnored: 0 };
-  readonly tally = { messagesDelivered: 0, proposalsUntimely: 0 };
+  readonly sync: SyncCounts = { requests: 0, answers: 0, blocksApplied: 0, refused: 0, timeouts: 0, aheadIgnored: 0, peerSyncs: 0 };
+  readonly tally = { messagesDelivered: 0, proposalsUntimely: 0, fromNonValidators: 0 };
   readonly #model: NodeModel;
   readonly #workload: Workload;
   #txPerSecond = 0;
   #byzantine: number | null = null;
+  #observer: { node: SimNode; linkedTo: number } | null = null;
   readonly #lifecycle: LifecycleScenario | null;
   readonly #governance: GovernanceScenario | null;
 
@@ -114,6 +117,8 @@ class Simulation implements SimWorld {
     const secrets: Uint8Array[] = [];
     for (let i = 0; i < n; i++) secrets.push(keccak256(utf8.encode(`sim-validator-${opts.seed}-${i}`)));
     for (let j = 0; j < joiners; j++) secrets.push(keccak256(utf8.encode(`sim-joiner-${opts.seed}-${j}`)));
+    if (opts.oneLinkObserver && opts.lifecycle) throw new RangeError('oneLinkObserver is not for the lifecycle scenario');
+    if (opts.oneLinkObserver) secrets.push(keccak256(utf8.encode(`sim-observer-${opts.seed}`)));
     const signers: Signer[] = [];
     const fast: FastSigner[] = [];
     for (const secret of secrets) {
@@ -185,6 +190,15 @@ class Simulation implements SimWorld {
         this.verifier.signsForReal(byz.address);
       }
     }
+    if (opts.oneLinkObserver) {
+      // The follower with one peer: every link but the two to the first honest genesis validator severed for the run.
+      const observer = this.nodes[this.nodes.length - 1];
+      const linkedTo = this.nodes.findIndex((x) => !x.byzantine);
+      const links: [number, number][] = [];
+      for (const x of this.nodes) if (x.index !== observer.index && x.index !== linkedTo) links.push([x.index, observer.index], [observer.index, x.index]);
+      this.net.sever(links);
+      this.#observer = { node: observer, linkedTo };
+    }
     this.#model = new NodeModel(this);
     this.#lifecycle = opts.lifecycle ? new LifecycleScenario(this, this.#model, n) : null;
     this.#governance = opts.governance ? new GovernanceScenario(this) : null;
@@ -203,6 +217,22 @@ class Simulation implements SimWorld {
     const wallStart = performance.now();
     planFaults(this, this.#model);
     for (const node of this.nodes) await this.#model.boot(node);
+    const observer = this.#observer;
+    if (observer !== null) {
+      const { cutFromMs, cutToMs } = this.opts.oneLinkObserver as { cutFromMs: number; cutToMs: number };
+      const link: [number, number][] = [
+        [observer.node.index, observer.linkedTo],
+        [observer.linkedTo, observer.node.index],
+      ];
+      this.net.at(cutFromMs * US, () => {
+        this.check.traceLine(`the observer (node ${observer.node.index}) loses its one peer, node ${observer.linkedTo}`);
+        this.net.cutLinks(link, 1);
+      });
+      this.net.at(cutToMs * US, () => {
+        this.check.traceLine(`the observer (node ${observer.node.index}) has its one peer again`);
+        this.net.cutLinks(link, -1);
+      });
+    }
     const endUs = this.opts.durationMs * US;
     const healUs = this.opts.faultPhaseMs * US;
     this.net.at(healUs, () => this.#heal());
@@ -211,8 +241,10 @@ class Simulation implements SimWorld {
     this.#scheduleSubmit();
     this.#lifecycle?.start();
     this.#governance?.start();
+    await this.#settle();
     for (let ev = this.net.next(endUs); ev !== undefined; ev = this.net.next(endUs)) {
       await this.#process(ev);
+      await this.#settle();
       if (this.opts.stopOnViolation && this.check.violations.length > 0) break;
     }
     return this.#result(performance.now() - wallStart);
@@ -222,13 +254,23 @@ class Simulation implements SimWorld {
     switch (ev.kind) {
       case 'deliver':
         return this.#model.deliver(ev);
-      case 'timer':
-        return this.#model.timer(ev);
-      case 'apply':
-        return this.#model.apply(ev);
       case 'action':
         await ev.run();
         return;
+    }
+  }
+
+  /** Until every node is idle or waits on a later event (sim/mailbox.ts): what an event started has run. */
+  async #settle(): Promise<void> {
+    for (let again = true; again; ) {
+      again = false;
+      for (const node of this.nodes) {
+        const busy = node.live?.mailbox.busy();
+        if (busy) {
+          again = true;
+          await busy;
+        }
+      }
     }
   }
 
@@ -310,6 +352,7 @@ class Simulation implements SimWorld {
       sync: { ...this.sync },
       proposalsUntimely: this.tally.proposalsUntimely,
       recoveryMs,
+      ...(this.#observer ? { observer: { linkedTo: this.#observer.linkedTo, height: this.#observer.node.storage.height } } : {}),
       violations: [...this.check.violations],
       digest: this.check.finalDigest(),
       trace: this.check.trace,

@@ -1,15 +1,13 @@
 /**
  * The simulated clock, event queue and network of a simulation run (sim/cluster.ts).
- * One queue holds every event (a message delivered, a consensus timer, a decided block's
- * apply, a scheduled action), ordered by (time in µs, insertion order), so a run
+ * One queue holds every event (a message delivered, or a scheduled action: a node's
+ * timer, a decided block's apply, a fault), ordered by (time in µs, insertion order), so a run
  * replays exactly from its seed. A message crosses a directed link after the link's
  * base delay (1-6 ms, drawn once) plus jitter (0-4 ms), so messages reorder; during the
  * fault phase it may also be dropped, duplicated or delayed by a spike (20-400 ms), at
  * per-seed rates; a link cut by a partition delivers nothing. What the faults are and
  * when they happen is planned by sim/faults.ts.
  */
-import type { Step } from '../machines/consensus-round';
-import type { Commit } from '../src/codec/block';
 import { EventHeap } from './heap';
 import type { FaultCounts } from './options';
 import type { Prng } from './prng';
@@ -21,8 +19,6 @@ export type Channel = 'consensus' | 'tx' | 'syncRequest' | 'syncResponse';
 
 export type SimEvent =
   | { kind: 'deliver'; atUs: number; seq: number; to: number; from: number; channel: Channel; bytes: Uint8Array; tag: number }
-  | { kind: 'timer'; atUs: number; seq: number; node: number; incarnation: number; height: number; round: number; step: Step }
-  | { kind: 'apply'; atUs: number; seq: number; node: number; incarnation: number; height: number; hash: Uint8Array; block: Uint8Array; commit: Commit }
   | { kind: 'action'; atUs: number; seq: number; run: () => Promise<void> | void };
 
 export type DistributiveOmit<T, K extends keyof never> = T extends unknown ? Omit<T, K> : never;
@@ -34,6 +30,8 @@ export class SimNetwork {
   /** Directed link (from * n + to) -> number of active partitions cutting it. */
   readonly #cut: Int32Array;
   readonly #linkBaseUs: Float64Array;
+  /** Directed links that never carry anything, heal or not (a node with one peer). */
+  readonly #severed: Uint8Array;
   #faultsActive = false;
   #pDrop = 0;
   #pDuplicate = 0;
@@ -47,6 +45,7 @@ export class SimNetwork {
   ) {
     this.#cut = new Int32Array(n * n);
     this.#linkBaseUs = new Float64Array(n * n);
+    this.#severed = new Uint8Array(n * n);
     for (let i = 0; i < n * n; i++) this.#linkBaseUs[i] = this.prng.uniform(1, 6) * US;
   }
 
@@ -83,7 +82,7 @@ export class SimNetwork {
   /** `tag`: which request a sync answer is for (a request-response stream tells them apart on the node). */
   send(from: number, to: number, channel: Channel, bytes: Uint8Array, tag = 0): void {
     const n = this.n;
-    if (this.#cut[from * n + to] > 0) {
+    if (this.#cut[from * n + to] > 0 || this.#severed[from * n + to] === 1) {
       this.faults.partitionBlocked++;
       return;
     }
@@ -104,6 +103,16 @@ export class SimNetwork {
       }
       this.push({ kind: 'deliver', atUs: this.#nowUs + Math.round(delayUs), to, from, channel, bytes, tag });
     }
+  }
+
+  /** No partition cuts the directed link from `from` to `to` (per-message faults aside). */
+  linkUp(from: number, to: number): boolean {
+    return this.#cut[from * this.n + to] === 0 && this.#severed[from * this.n + to] === 0;
+  }
+
+  /** Links down for the whole run: the heal does not restore them. */
+  sever(links: [number, number][]): void {
+    for (const [a, b] of links) this.#severed[a * this.n + b] = 1;
   }
 
   cutLinks(links: [number, number][], delta: 1 | -1): void {

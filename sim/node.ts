@@ -1,75 +1,82 @@
 /**
- * What a simulated validator does (sim/cluster.ts), with the real code: its consensus
- * core (ConsensusCore), block validation (ChainConsensusApp), mempool (TxPool) and
- * execution (the real Chain over the node's in-memory store, sim/storage.ts), driven as
- * the node's consensus actor drives them (actors/consensus/bft.ts), with each height's
- * validator set from its own executed chain (Chain.validatorsAt): a message, timer or
- * decided block in; the core's outputs sent, scheduled, applied; the blocks the app
- * asks for built from the pool. A crash loses everything but the storage (and, with
- * storage faults, maybe the store's unsynced tail); a boot reopens the chain with
- * Chain.open. A store found corrupted at open is moved aside and an empty one synced
- * from peers before consensus starts (src/node/store-heal.ts); a write refused for lack
- * of space pauses consensus until the disk takes writes (bft.ts pauseOn), then the block
- * kept in memory is written (Chain.retryUnwritten) and the node catches up by block
- * sync. Block sync is sim/sync.ts; the Byzantine
- * validator's extra messages are sim/byzantine.ts; every decision, commit, signed
- * message and evidence is shown to the checker (sim/checks.ts).
+ * What a simulated validator does (sim/cluster.ts): the node's own consensus glue, the
+ * ConsensusDriver (src/consensus/driver.ts, which the node's consensus actor runs too),
+ * over this run's clock, network and disk. This file is the adapters: the driver's clock
+ * and timers are events of the queue, its transport the simulated network (block sync:
+ * sim/sync.ts), its chain the real Chain over the node's in-memory store (sim/storage.ts)
+ * with each height's validator set from its own executed chain (Chain.validatorsAt), its
+ * mempool the real TxPool, its storage signals the simulated disk's; the Byzantine
+ * validator's extra messages are its harness (sim/byzantine.ts). What the driver handles
+ * goes through the node's mailbox (sim/mailbox.ts), one message at a time as in the
+ * actor's.
+ *
+ * A crash loses everything but the storage (and, with storage faults, maybe the store's
+ * unsynced tail); a boot reopens the chain with Chain.open. A store found corrupted at
+ * open is moved aside and an empty one synced from peers before consensus starts
+ * (src/node/store-heal.ts: the driver's start always catches up first); a write refused
+ * for lack of space pauses the driver until the disk takes writes, then the block kept in
+ * memory is written (Chain.retryUnwritten) and the driver, told `storageBack`, catches up
+ * by block sync. Every decision, commit, signed message and evidence is shown to the
+ * checker (sim/checks.ts).
  */
-import { Step } from '../machines/consensus-round';
-import { ChainConsensusApp } from '../src/chain/consensus-app';
-import { AheadClaims, SyncPeers } from '../src/chain/sync';
+import { ConsensusDriver } from '../src/consensus/driver';
+import type { DriverIO, DriverMsg } from '../src/consensus/driver-io';
 import type { Chain } from '../src/chain/chain';
-import { decodeCommit, encodeBlock, type Commit } from '../src/codec/block';
+import type { ValidatedBlock } from '../src/chain/consensus-app';
+import type { SyncedBlock } from '../src/chain/sync';
+import { blockHash, type Commit } from '../src/codec/block';
 import { StoreCorruptionError } from '../src/storage/corruption';
 import { isNoSpace, StorageUnavailableError } from '../src/storage/no-space';
-import { ConsensusCore, inputFromMessage, type ConsensusInput, type ConsensusOutput } from '../src/consensus/core';
-import { decodeMessage, encodeMessage, messageHeight, type ConsensusMessage } from '../src/consensus/messages';
+import { decodeMessage, encodeMessage, type ConsensusMessage } from '../src/consensus/messages';
 import { decodePrivValState, encodePrivValState, LocalPrivValidator } from '../src/consensus/privval';
 import type { BlockResult } from '../src/state/apply';
-import { encodeTx, TxKind } from '../src/codec/tx';
 import type { ValidatorSet } from '../src/consensus/validator-set';
 import { TxError } from '../src/state/errors';
-import { bytesToHex, equalBytes } from '../src/util/bytes';
+import { validatorRecord } from '../src/state/validators/records';
+import { bytesToHex } from '../src/util/bytes';
 import { TxPool } from '../actors/mempool/pool';
-import { claimAhead, doubleVoteTo, equivocate } from './byzantine';
+import { byzantineHarness } from './byzantine';
+import { SimMailbox } from './mailbox';
 import type { LiveNode, SimNode } from './model';
 import { US, type SimEvent } from './network';
 import { BlockSync } from './sync';
-import { describeInput, describeMessage, describeOutput } from './trace';
-import { buildBlock, clockMs, type SimWorld } from './world';
+import { describeInput, describeOutput } from './trace';
+import { clockMs, type SimWorld } from './world';
 
 /** Mempool bounds of a simulated node (the node's defaults). */
 const POOL_LIMITS = { maxTxs: 10_000, maxBytes: 64 * 1024 * 1024 };
-/** Certificates a booting node's app is handed from its disk (ChainConsensusApp's default keep). */
+/** Certificates a node keeps for lagging peers (ChainConsensusApp's default keep, as the actor's). */
 const CERTIFICATES_KEPT = 1_024;
+/** Evidence records a driver keeps (the node's EVIDENCE_KEPT_MAX). */
+const EVIDENCE_KEPT = 1_000;
+/** A simulated node logs nothing (its trace is the checker's). */
+const SILENT = { warn() {}, info() {}, error() {} };
+
+/** Thrown out of the driver when the checker recorded a violation in an adapter: that message's handling stops. */
+const STOP = new Error('stopped by the checker');
 
 export class NodeModel {
   readonly #sync: BlockSync;
 
   constructor(private readonly w: SimWorld) {
-    this.#sync = new BlockSync(w, this);
+    this.#sync = new BlockSync(w, (node) => (node.byzantine ? byzantineHarness(w, node) : undefined));
   }
 
   /** A message arrives at node `ev.to` over the network. */
   async deliver(ev: Extract<SimEvent, { kind: 'deliver' }>): Promise<void> {
     const node = this.w.nodes[ev.to];
-    if (node.live === null) {
+    const live = node.live;
+    if (live === null) {
       this.w.faults.lostToCrash++;
-      return;
-    }
-    // Paused for a full disk: no core, so consensus messages are dropped (bft.ts pauseOn).
-    if (ev.channel === 'consensus' && node.live.paused) return;
-    if (ev.channel === 'consensus' && node.live.sync !== null) {
-      node.live.deferred.push(ev);
       return;
     }
     this.w.tally.messagesDelivered++;
     if (ev.channel === 'tx') {
-      this.onGossipTx(node, node.live, ev.bytes);
+      this.onGossipTx(node, live, ev.bytes);
       return;
     }
     if (ev.channel === 'syncRequest') return this.#sync.serve(node, ev.from, ev.bytes, ev.tag);
-    if (ev.channel === 'syncResponse') return this.#sync.onAnswer(node, node.live, ev.from, ev.bytes, ev.tag);
+    if (ev.channel === 'syncResponse') return this.#sync.onAnswer(live, ev.from, ev.bytes, ev.tag);
     let message: ConsensusMessage;
     try {
       message = decodeMessage(ev.bytes);
@@ -77,140 +84,30 @@ export class NodeModel {
       this.w.check.violation('exception', `node ${ev.to} could not decode a message from ${ev.from}: ${(err as Error).message}`);
       return;
     }
-    // Far ahead: block sync, or nothing; the message is dropped either way.
-    if (await this.#sync.farAhead(node, node.live, ev.from, messageHeight(message))) return;
-    // As the node's consensus actor does: a fresh proposal must carry a recent time.
-    if (message.kind === 'proposal' && !node.live.app.isTimely(message.proposal)) {
-      this.w.tally.proposalsUntimely++;
-      if (this.w.opts.traceNodes?.includes(node.index)) this.w.check.traceLine(`node ${node.index} drops untimely ${describeMessage(message)}`);
+    const from = this.w.nodes[ev.from].address;
+    // As the p2p actor does: a genesis validator takes consensus messages point to point,
+    // from validators only (a full node's bundle is dropped unread), and subscribes to no
+    // consensus gossip; so a follower cannot ask it for certificates (issue 39).
+    if (!node.joiner && validatorRecord(live.chain.state, from) === undefined) {
+      this.w.tally.fromNonValidators++;
       return;
     }
-    await this.input(node, inputFromMessage(message, this.w.nodes[ev.from].address));
-  }
-
-  /** A consensus timer of node `ev.node` fires (void if the node crashed or its core was replaced since). */
-  async timer(ev: Extract<SimEvent, { kind: 'timer' }>): Promise<void> {
-    const node = this.w.nodes[ev.node];
-    if (node.live === null || node.incarnation !== ev.incarnation) return;
-    if (node.live.sync !== null) {
-      node.live.deferred.push(ev);
-      return;
-    }
-    if (ev.step === Step.NewHeight) node.live.roundZeroAtUs = this.w.net.nowUs;
-    await this.input(node, { type: 'timeout', height: ev.height, round: ev.round, step: ev.step });
-  }
-
-
-  /** One input, its outputs, and the blocks the app asked for meanwhile (actors/consensus/bft.ts `run`). */
-  async input(node: SimNode, input: ConsensusInput): Promise<void> {
-    const live = node.live;
-    if (live === null) return;
-    const outputs = await this.#handle(node, live, input);
-    if (outputs === null) return;
-    this.#outputs(node, outputs);
-    await this.#buildRequested(node, live);
-  }
-
-  async #handle(node: SimNode, live: LiveNode, input: ConsensusInput): Promise<ConsensusOutput[] | null> {
-    const traced = this.w.opts.traceNodes?.includes(node.index) ?? false;
-    if (traced) this.w.check.traceLine(`node ${node.index} @${live.core.height}/${live.core.round}/${Step[live.core.step]} <- ${describeInput(input)}`);
-    let outputs: ConsensusOutput[];
-    try {
-      outputs = await live.core.handle(input);
-    } catch (err) {
-      // The privval file could not take the signature's state (a full disk): nothing left; pause.
-      if (isNoSpace(err)) {
-        this.pause(node, live, err);
-        return null;
-      }
-      this.w.check.violation('exception', `node ${node.index} threw on ${input.type}: ${(err as Error).stack ?? String(err)}`);
-      return null;
-    }
-    if (traced) for (const o of outputs) this.w.check.traceLine(`node ${node.index} -> ${describeOutput(o)}`);
-    return outputs;
-  }
-
-  async #buildRequested(node: SimNode, live: LiveNode): Promise<void> {
-    for (let req = live.builds.shift(); req !== undefined && node.live === live; req = live.builds.shift()) {
-      const built = buildBlock(this.w, node, live, req.height, req.round, false);
-      if (built === null) continue;
-      live.app.built(built.validated);
-      const outputs = await this.#handle(node, live, { type: 'blockReady', hash: built.validated.hash, bytes: built.bytes });
-      if (outputs === null) return;
-      this.#outputs(node, outputs);
-    }
-  }
-
-
-  #outputs(node: SimNode, outputs: ConsensusOutput[]): void {
-    for (const o of outputs) {
-      switch (o.type) {
-        case 'broadcast':
-          this.w.check.observeSigned(node, o.message);
-          if (node.byzantine) claimAhead(this.w, node, o.message);
-          if (node.byzantine && equivocate(this.w, node, o.message)) break;
-          this.w.net.broadcast(node.index, 'consensus', encodeMessage(o.message));
-          break;
-        case 'send': {
-          const to = this.w.byAddress.get(o.to);
-          this.w.check.observeSigned(node, o.message);
-          if (to !== undefined && to !== node.index) {
-            this.w.net.send(node.index, to, 'consensus', encodeMessage(o.message));
-            // A vote to the round's collector (linear votes): the Byzantine validator double-signs
-            // some, and claims heights far ahead after it, as `--claim-ahead` does on the node.
-            if (node.byzantine) {
-              claimAhead(this.w, node, o.message);
-              doubleVoteTo(this.w, node, to, o.message);
-            }
-          }
-          break;
-        }
-        case 'scheduleTimeout': {
-          let delayUs = Math.round(o.delayMs * US);
-          // Pacing (actors/consensus/bft.ts): round 0 of the next height starts one block time after this one's.
-          if (o.step === Step.NewHeight && node.live !== null) {
-            delayUs = Math.max(0, node.live.roundZeroAtUs + this.w.genesis.consensus.blockTimeMs * US - this.w.net.nowUs);
-          }
-          this.w.net.push({
-            kind: 'timer',
-            atUs: this.w.net.nowUs + delayUs,
-            node: node.index,
-            incarnation: node.incarnation,
-            height: o.height,
-            round: o.round,
-            step: o.step,
-          });
-          break;
-        }
-        case 'decide':
-          this.#onDecide(node, o);
-          break;
-        case 'evidence':
-          this.w.check.onEvidence(node, o.evidence);
-          // As the node's consensus actor does (bft.ts recordEvidence): a duplicate vote goes
-          // to its own pool as a DoubleSignEvidence transaction, which tombstones the offender.
-          if (this.w.opts.lifecycle && !node.byzantine && o.evidence.kind === 'duplicateVote') {
-            this.w.submitTx(node, encodeTx(this.w.genesis.chainId, TxKind.DoubleSignEvidence, { evidence: o.evidence }));
-          }
-          break;
-      }
-    }
+    live.mailbox.post({ type: 'message', message, from });
   }
 
   /**
    * Starts an incarnation from the storage: the chain reopened (Chain.open), an empty
-   * pool, a fresh app and core. A store found corrupted is moved aside and an empty one
-   * opened, and the node syncs the chain from its peers before its consensus starts
-   * (src/node/store-heal.ts openChainHealing, then bft.ts catchUpAndStart). A boot that
-   * cannot write (the genesis of an empty store on a full disk) leaves the node down until
-   * the disk takes writes, as the node exits and is restarted until then.
+   * pool, a fresh driver that catches up from its peers and starts its core at the head.
+   * A store found corrupted is moved aside and an empty one opened (src/node/store-heal.ts
+   * openChainHealing). A boot that cannot write (the genesis of an empty store on a full
+   * disk) leaves the node down until the disk takes writes, as the node exits and is
+   * restarted until then.
    */
   async boot(node: SimNode): Promise<void> {
     node.incarnation++;
     const storage = node.storage;
     const open = () => storage.openChain(this.w.genesis, this.w.genesisHash, this.w.vrf, this.w.sets);
     let chain: Chain;
-    let healed = false;
     try {
       try {
         chain = await open();
@@ -218,7 +115,6 @@ export class NodeModel {
         if (!(err instanceof StoreCorruptionError)) throw err;
         storage.moveAside();
         this.w.faults.storeHealed++;
-        healed = true;
         this.w.check.traceLine(`node ${node.index}: STORE CORRUPTED: ${err.found}; moved aside, syncs from its peers`);
         chain = await open();
       }
@@ -242,77 +138,193 @@ export class NodeModel {
       loaded,
     );
     const pool = new TxPool({ ...POOL_LIMITS, maxTxBytes: this.w.genesis.consensus.maxTxBytes }, () => chain.state);
-    // Certificates for lagging peers, from the store (the node serves them from its store too).
-    const recent: LiveNode['recent'] = [];
-    for (let h = Math.max(1, chain.height - CERTIFICATES_KEPT + 1); h <= chain.height; h++) {
-      const b = await chain.store.getEncodedBlockAndCommit(h);
-      if (b === undefined) throw new Error(`node ${node.index}: block ${h} is not in its store at head ${chain.height}`);
-      recent.push({ height: h, bytes: b.block, commit: decodeCommit(b.commit) });
-    }
-    const live: LiveNode = {
-      chain,
-      pool,
+    const live = { chain, pool, privval, syncWaits: new Map() } as Omit<LiveNode, 'driver' | 'mailbox'> as LiveNode;
+    live.mailbox = new SimMailbox<DriverMsg>((msg) => this.#handle(node, live, msg));
+    live.driver = new ConsensusDriver(this.#io(node, live), {
+      chainId: this.w.genesis.chainId,
+      blockTimeMs: this.w.genesis.consensus.blockTimeMs,
+      timeouts: this.w.timeouts,
+      maxBlockTxs: this.w.genesis.consensus.maxBlockTxs,
+      maxBlockBytes: this.w.genesis.consensus.maxBlockBytes,
+      verifier: this.w.verifier,
+      vrf: this.w.vrf,
       privval,
-      app: null as unknown as ChainConsensusApp,
-      core: null as unknown as ConsensusCore,
-      lastCommit: null,
-      builds: [],
-      roundZeroAtUs: this.w.net.nowUs,
-      sync: null,
-      deferred: [],
-      syncPeers: new SyncPeers(() => this.w.net.nowUs / US),
-      aheadClaims: new AheadClaims(() => this.validatorsAt(chain, chain.height + 1)),
-      noSyncUntilUs: 0,
-      paused: false,
-      recent,
-    };
+      vrfKey: node.vrfSecret,
+      signingRefused: null,
+      evidenceKept: EVIDENCE_KEPT,
+      certificatesKept: CERTIFICATES_KEPT,
+      unsafe: { syncTrigger: this.w.opts.unsafeSyncTrigger, syncUnchecked: this.w.opts.unsafeSync },
+    });
     node.live = live;
     storage.waitingForSpace = false;
     this.w.check.traceLine(`boot node ${node.index} at height ${chain.height + 1}${loaded?.lastSigned ? ` (last signed ${loaded.lastSigned.height}/${loaded.lastSigned.round}/${loaded.lastSigned.step})` : ''}`);
-    if (healed) await this.#sync.start(node, live, true);
-    else await this.startCore(node, live);
+    await live.driver.start();
   }
 
-  /** A fresh app and core at the chain's next height (at boot, and after a block sync moved the chain: bft.ts newCore). */
-  async startCore(node: SimNode, live: LiveNode): Promise<void> {
-    const chain = live.chain;
-    const builds: LiveNode['builds'] = [];
-    // The set of each height from the executed chain, read when asked (bft.ts newCore).
-    const validators = (height: number) => this.validatorsAt(chain, height);
-    const app = new ChainConsensusApp(() => chain, {
-      validators,
-      verifier: this.w.verifier,
-      vrfKeyOf: chain.vrfKeyOf,
-      vrf: this.w.vrf,
-      requestBlock: (height, round) => builds.push({ height, round }),
-      now: () => clockMs(this.w, node),
-    });
-    // Certificates for lagging peers (the node serves them from its store).
-    for (const c of live.recent) app.committed(c.height, c.bytes, c.commit);
-    const core = new ConsensusCore({
-      chainId: this.w.genesis.chainId,
-      validators,
-      privValidator: live.privval,
-      verifier: this.w.verifier,
-      app,
-      timeouts: this.w.timeouts,
-      height: chain.height + 1,
-    });
-    live.app = app;
-    live.core = core;
-    live.builds = builds;
-    live.aheadClaims.reached(chain.height);
-    live.lastCommit = live.recent.at(-1)?.commit ?? null;
-    live.roundZeroAtUs = this.w.net.nowUs;
-    let outputs: ConsensusOutput[];
+  /** One message through the driver; what it throws is a violation (but a stop the checker asked for). */
+  async #handle(node: SimNode, live: LiveNode, msg: DriverMsg): Promise<void> {
+    if (node.live !== live) return;
     try {
-      outputs = await core.start();
+      await live.driver.handle(msg);
     } catch (err) {
-      this.w.check.violation('exception', `node ${node.index} threw on start: ${(err as Error).stack ?? String(err)}`);
-      return;
+      if (err === STOP || node.live !== live) return;
+      this.w.check.violation('exception', `node ${node.index} threw on ${msg.type}: ${(err as Error).stack ?? String(err)}`);
     }
-    this.#outputs(node, outputs);
-    await this.#buildRequested(node, live);
+  }
+
+  /** The driver's I/O on this node (see the top of this file). */
+  #io(node: SimNode, live: LiveNode): DriverIO {
+    const w = this.w;
+    const traced = w.opts.traceNodes?.includes(node.index) ?? false;
+    const current = () => node.live === live;
+    const at = (delayMs: number, fn: () => void) => w.net.at(w.net.nowUs + Math.round(delayMs * US), () => (current() ? fn() : undefined));
+    return {
+      clock: {
+        now: () => w.net.nowMs,
+        wallMs: () => clockMs(w, node),
+        setTimer(delayMs, fn) {
+          let cancelled = false;
+          at(delayMs, () => (cancelled ? undefined : fn()));
+          return () => {
+            cancelled = true;
+          };
+        },
+        sleep(ms) {
+          const waiter = live.mailbox.wait<void>();
+          at(ms, () => waiter.wake());
+          return waiter.promise;
+        },
+      },
+      transport: {
+        broadcast: (m) => w.net.broadcast(node.index, 'consensus', encodeMessage(m)),
+        send(to, m) {
+          const i = w.byAddress.get(to);
+          if (i !== undefined && i !== node.index) w.net.send(node.index, i, 'consensus', encodeMessage(m));
+        },
+        // The run has no evidence gossip: each node's checker sees its own (the output hook below).
+        publishEvidence() {},
+        sync: (fromHeight, exclude, first) => this.#sync.sync(node, live, fromHeight, exclude, first),
+        peerCount: () => this.#sync.connected(node).length,
+        bootstrapCount: () => 0,
+        peerHeads: () => this.#sync.peerHeads(node),
+      },
+      chain: {
+        view: () => live.chain,
+        validatorsAt: (height) => this.validatorsAt(live.chain, height),
+        commitDecided: (v, commit) => this.#commitDecided(node, live, v, commit),
+        commitSynced: (b) => this.#commitSynced(node, live, b),
+      },
+      mempool: {
+        batch: async (maxTxs, maxBytes) => live.pool.peekBatch(maxTxs, maxBytes),
+        // As the node does (decision 72), in the lifecycle scenario: its evidence tombstones the
+        // offender there. The other scenarios keep their Byzantine validator for the whole run.
+        submitEvidence: (tx) => {
+          if (w.opts.lifecycle && !node.byzantine) w.submitTx(node, tx);
+        },
+      },
+      storage: {
+        canWrite: () => !node.storage.full,
+        privvalFull: () => true,
+      },
+      log: SILENT,
+      self: (msg) => {
+        if (!current()) return false;
+        live.mailbox.post(msg);
+        return true;
+      },
+      halted: () => false,
+      harness: node.byzantine ? byzantineHarness(w, node) : undefined,
+      observer: {
+        input(input) {
+          if (!traced) return;
+          const i = live.driver.info();
+          w.check.traceLine(`node ${node.index} @${i.height}/${i.round}/${i.step} <- ${describeInput(input)}`);
+        },
+        output(o) {
+          if (traced) w.check.traceLine(`node ${node.index} -> ${describeOutput(o)}`);
+          if (o.type === 'broadcast' || o.type === 'send') w.check.observeSigned(node, o.message);
+          else if (o.type === 'evidence') w.check.onEvidence(node, o.evidence);
+        },
+        aheadIgnored: () => w.sync.aheadIgnored++,
+        syncStarted(shown, trigger) {
+          const height = live.driver.height ?? live.chain.height + 1;
+          if (trigger === 'quorum') w.check.checkBehind(node, height, shown);
+          else {
+            w.sync.peerSyncs++;
+            w.check.checkPeerClaim(node, height, Number(trigger.peer), shown);
+          }
+        },
+        syncRefused(peer, why) {
+          w.sync.refused++;
+          if (!w.nodes[Number(peer)].byzantine) w.check.violation('exception', `node ${node.index} refused a sync answer from honest node ${peer}: ${why}`);
+          w.check.traceLine(`node ${node.index} refuses sync answer of ${peer}: ${why}`);
+        },
+        synced: (height) => w.check.traceLine(`node ${node.index} synced to ${height}`),
+        proposalUntimely() {
+          w.tally.proposalsUntimely++;
+          if (traced) w.check.traceLine(`node ${node.index} drops an untimely proposal`);
+        },
+        paused(err) {
+          w.faults.storagePaused++;
+          w.check.traceLine(`node ${node.index} pauses at height ${live.chain.height}: ${(err as Error).message}`);
+        },
+        resumed() {
+          w.faults.storageResumed++;
+          w.check.traceLine(`node ${node.index} resumes at height ${live.chain.height}`);
+        },
+      },
+    };
+  }
+
+  /**
+   * A decided block: held to the other nodes' decisions, then applied by the real execution
+   * and written to the disk after an apply's time (0.2–2 ms), as the chain actor does
+   * before it acknowledges (the driver's `commitDone` follows).
+   */
+  async #commitDecided(node: SimNode, live: LiveNode, v: ValidatedBlock, commit: Commit): Promise<void> {
+    const w = this.w;
+    const height = v.block.header.height;
+    w.check.traceLine(`node ${node.index} decides ${height}/${commit.round} ${bytesToHex(v.hash).slice(0, 10)}`);
+    if (!node.byzantine) {
+      w.check.holdToDecisions(node, height, v.hash, 'decided');
+      w.check.checkCommit(node, height, v.hash, commit);
+    }
+    const waiter = live.mailbox.wait<void>();
+    w.net.at(w.net.nowUs + Math.round(w.prng.uniform(0.2, 2) * US), () => (node.live === live ? waiter.wake() : undefined));
+    await waiter.promise;
+    let result: BlockResult;
+    try {
+      result = await live.chain.commit(v.block, commit, live.pool.signers, v.decoded);
+    } catch (err) {
+      if (err instanceof StorageUnavailableError) throw err; // the driver pauses
+      w.check.violation('state', `node ${node.index} could not apply block ${height}: ${(err as Error).message}`);
+      throw STOP;
+    }
+    this.committed(node, live, height, result);
+  }
+
+  /** A block from sync, proven by its commit: held to the decisions, applied as the chain actor applies it. */
+  async #commitSynced(node: SimNode, live: LiveNode, b: SyncedBlock): Promise<void> {
+    const w = this.w;
+    const height = b.block.header.height;
+    if (!node.byzantine && !w.check.holdToDecisions(node, height, blockHash(b.block.header), 'synced')) throw STOP;
+    let result: BlockResult;
+    try {
+      result = await live.chain.commit(b.block, b.commit, live.pool.signers);
+    } catch (err) {
+      if (err instanceof StorageUnavailableError) throw err; // the driver pauses
+      w.check.violation('state', `node ${node.index} could not apply synced block ${height}: ${(err as Error).message}`);
+      throw STOP;
+    }
+    w.sync.blocksApplied++;
+    this.committed(node, live, height, result);
+  }
+
+  /** What follows a block's commit on a node, decided or synced: the disk, the pool, and the cross-node checks. */
+  committed(node: SimNode, live: LiveNode, height: number, result: BlockResult): void {
+    node.storage.wrote(height);
+    live.pool.removeCommitted(result.receipts.map((r) => r.txHash));
+    this.w.check.committed(node, height, result);
   }
 
   /**
@@ -338,25 +350,9 @@ export class NodeModel {
   }
 
   /**
-   * A write refused for lack of space (the block's, or the privval file's): the core is
-   * dropped (its timers and pending applies void), nothing more is signed or sent, and
-   * the node waits for the disk (bft.ts pauseOn).
-   */
-  pause(node: SimNode, live: LiveNode, err: unknown): void {
-    if (live.paused) return;
-    live.paused = true;
-    node.incarnation++;
-    live.builds.length = 0;
-    live.sync = null;
-    live.deferred = [];
-    this.w.faults.storagePaused++;
-    this.w.check.traceLine(`node ${node.index} pauses at height ${live.chain.height}: ${(err as Error).message}`);
-  }
-
-  /**
    * The disk takes writes again: a paused node writes the block it kept in memory
-   * (Chain.retryUnwritten), then catches up by block sync and starts a core at the head
-   * (bft.ts catchUpAndStart); a node that could not boot boots.
+   * (Chain.retryUnwritten, the chain actor's retry), and its driver, told so, catches up
+   * by block sync and starts a core at the head; a node that could not boot boots.
    */
   async resume(node: SimNode): Promise<void> {
     if (node.live === null) {
@@ -364,7 +360,6 @@ export class NodeModel {
       return;
     }
     const live = node.live;
-    if (!live.paused) return;
     let written: Awaited<ReturnType<Chain['retryUnwritten']>>;
     try {
       written = await live.chain.retryUnwritten();
@@ -372,15 +367,8 @@ export class NodeModel {
       this.w.check.violation('exception', `node ${node.index} could not write its kept block once the disk took writes: ${(err as Error).message}`);
       return;
     }
-    if (written) {
-      const h = written.block.header.height;
-      node.storage.wrote(h);
-      this.committed(node, live, h, encodeBlock(written.block, this.w.genesis.consensus.maxBlockBytes), written.commit, written.result);
-    }
-    live.paused = false;
-    this.w.faults.storageResumed++;
-    this.w.check.traceLine(`node ${node.index} resumes at height ${live.chain.height}`);
-    await this.#sync.start(node, live, true);
+    if (written) this.committed(node, live, written.block.header.height, written.result);
+    live.mailbox.post({ type: 'storageBack' });
   }
 
   /**
@@ -397,66 +385,6 @@ export class NodeModel {
     await this.boot(node);
   }
 
-  #onDecide(node: SimNode, d: Extract<ConsensusOutput, { type: 'decide' }>): void {
-    const hex = bytesToHex(d.blockHash);
-    this.w.check.traceLine(`node ${node.index} decides ${d.height}/${d.round} ${hex.slice(0, 10)}`);
-    if (!node.byzantine) {
-      this.w.check.holdToDecisions(node, d.height, d.blockHash, 'decided');
-      this.w.check.checkCommit(node, d.height, d.blockHash, d.commit);
-    }
-    this.w.net.push({
-      kind: 'apply',
-      atUs: this.w.net.nowUs + Math.round(this.w.prng.uniform(0.2, 2) * US),
-      node: node.index,
-      incarnation: node.incarnation,
-      height: d.height,
-      hash: d.blockHash,
-      block: d.block,
-      commit: d.commit,
-    });
-  }
-
-  /** The decided block applied by the real execution and written to the disk, then `commitDone` (bft.ts applyDecision). */
-  async apply(ev: Extract<SimEvent, { kind: 'apply' }>): Promise<void> {
-    const node = this.w.nodes[ev.node];
-    const live = node.live;
-    if (live === null || node.incarnation !== ev.incarnation) return; // crashed before applying, or its core was replaced after a sync
-    if (live.sync !== null) {
-      live.deferred.push(ev);
-      return;
-    }
-    const v = live.app.take(ev.hash) ?? live.app.validate(ev.block);
-    if (v === null || !equalBytes(v.hash, ev.hash)) {
-      this.w.check.violation('exception', `node ${node.index}: the block it decided at ${ev.height} does not validate on its chain`);
-      return;
-    }
-    let result: BlockResult;
-    try {
-      result = await live.chain.commit(v.block, ev.commit, live.pool.signers, v.decoded);
-    } catch (err) {
-      if (err instanceof StorageUnavailableError) {
-        this.pause(node, live, err);
-        return;
-      }
-      this.w.check.violation('state', `node ${node.index} could not apply block ${ev.height}: ${(err as Error).message}`);
-      return;
-    }
-    this.committed(node, live, ev.height, ev.block, ev.commit, result);
-    await this.input(node, { type: 'commitDone', height: ev.height });
-  }
-
-  /** What follows a block's commit on a node, decided or synced: the app, the pool, and the cross-node checks. */
-  committed(node: SimNode, live: LiveNode, height: number, bytes: Uint8Array, commit: Commit, result: BlockResult): void {
-    // No app yet on a node syncing its healed store before its first core (boot).
-    (live.app as ChainConsensusApp | null)?.committed(height, bytes, commit);
-    live.lastCommit = commit;
-    live.recent.push({ height, bytes, commit });
-    if (live.recent.length > CERTIFICATES_KEPT) live.recent.shift();
-    node.storage.wrote(height);
-    live.pool.removeCommitted(result.receipts.map((r) => r.txHash));
-    this.w.check.committed(node, height, result);
-  }
-
   /** A peer's gossiped transaction: checked once by this node's pool (duplicates and used nonces refused). */
   onGossipTx(node: SimNode, live: LiveNode, bytes: Uint8Array): void {
     try {
@@ -467,4 +395,5 @@ export class NodeModel {
         this.w.check.violation('exception', `node ${node.index}'s pool threw on a gossiped transaction: ${(err as Error).stack ?? String(err)}`);
       }
     }
-  }}
+  }
+}

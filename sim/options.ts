@@ -74,6 +74,14 @@ export interface SimOptions {
   /** A deliberately broken sync trigger (to show the checker catches it): any one message far ahead starts a sync, as before decision 66. */
   unsafeSyncTrigger?: boolean;
   /**
+   * One more node, a follower (its key in no set), linked to one honest validator only
+   * (the first honest genesis one) for the whole run, heal included, and that link down
+   * from `cutFromMs` to `cutToMs`: it must come back from far behind, reach the head and
+   * keep up (issue 39, never stuck behind an honest peer) like every honest node, by the
+   * liveness check. Not with `lifecycle`.
+   */
+  oneLinkObserver?: { cutFromMs: number; cutToMs: number };
+  /**
    * The validator lifecycle scenario (sim/lifecycle.ts): two joiners beside the genesis
    * validators, short epochs and downtime window; registrations, a crash long enough to
    * jail, unjails, an unbond, and double-sign evidence submitted as a transaction.
@@ -159,6 +167,8 @@ export interface SyncCounts {
   timeouts: number;
   /** Messages far ahead that started no sync (too little power that far ahead, or a sync just found nothing). */
   aheadIgnored: number;
+  /** Syncs started on one peer's probed head (a follower behind its peer, a validator stuck). */
+  peerSyncs: number;
 }
 
 /** The governance scenario's outcome (sim/governance.ts). */
@@ -207,6 +217,8 @@ export interface SimResult {
   sync: SyncCounts;
   /** Simulated ms after the heal until every honest node had committed the new heights; -1 if never. */
   recoveryMs: number;
+  /** Only with SimOptions.oneLinkObserver: the validator it is linked to, and its head at the end. */
+  observer?: { linkedTo: number; height: number };
   violations: Violation[];
   /** Hash over every decision: two runs of one seed must agree. */
   digest: string;

@@ -43,7 +43,7 @@ async function main(): Promise<number> {
   let recoveryMaxSeed = 0;
   let recoverySum = 0;
   let untimely = 0;
-  const sync: SyncCounts = { requests: 0, answers: 0, blocksApplied: 0, refused: 0, timeouts: 0, aheadIgnored: 0 };
+  const sync: SyncCounts = { requests: 0, answers: 0, blocksApplied: 0, refused: 0, timeouts: 0, aheadIgnored: 0, peerSyncs: 0 };
   let seedsRefused = 0;
   const txs: TxCounts = { submitted: 0, admitted: 0, refused: 0, gossipAdmitted: 0, committed: 0, ok: 0, failed: 0 };
   const lifecycle: LifecycleCounts = { joins: 0, jails: 0, unjails: 0, tombstones: 0, unbonds: 0 };
@@ -106,7 +106,7 @@ async function main(): Promise<number> {
   console.log(
     `block sync: ${sync.requests} requests, ${sync.answers} answers with blocks, ${sync.blocksApplied} blocks applied from them, ` +
       `${sync.refused} forged answers refused (in ${seedsRefused} seeds), ${sync.timeouts} requests timed out; ` +
-      `${sync.aheadIgnored} messages far ahead started no sync`,
+      `${sync.aheadIgnored} messages far ahead started no sync, ${sync.peerSyncs} syncs on one peer's probed head`,
   );
   console.log(`evidence reported by honest nodes: ${evidence} reports of ${offences} distinct double signs (seeds with a Byzantine validator: ${byzSeeds}, with evidence: ${byzSeedsDetected})`);
   console.log(

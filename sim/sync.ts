@@ -1,40 +1,18 @@
 /**
- * Block sync of a simulated node (sim/cluster.ts), as the node's consensus actor runs it
- * (actors/consensus/bft.ts syncToHead, over the p2p actor's request-response): a node
- * that sees messages more than SYNC_GAP heights ahead from validators with more than a
- * third of the power (the real AheadClaims) asks a live peer (the first one rotating with
- * the height asked) for the blocks after its head, served from that peer's store by the
- * real serveSync, checks and applies them with the real applySyncResponse (each block's
- * commit against its own height's set, read from the chain after the block before it was
- * applied, and its VRF proof with the real checkSyncedProof), applies the good ones,
- * refuses a peer that sent a forged block for 60 s, and asks again until no peer has
- * more; then its consensus restarts at the new height. Requests and answers cross the
- * same faulty network; an unanswered request times out after SYNC_TIMEOUT_MS, the next
- * peer is asked, and the silent one is passed over for 10 s (the real SyncPeers, on the
- * simulated clock). While it syncs, the node's timers, messages and pending applies wait
- * (sim/node.ts defers them), as in the actor's mailbox. The Byzantine validator forges
- * half of the answers it serves.
+ * Block sync of a simulated node over the simulated network: the transport side of the
+ * consensus driver's catch-up (src/consensus/driver-sync.ts, which decides when to sync
+ * and checks and applies what comes back, as on the node). A request asks the live peers
+ * in turn with the real askPeersInTurn (the p2p actor's `sync`): the first one rotating
+ * with the height asked (or only the peer whose probed head showed the node behind); each is
+ * served from that peer's store by the real serveSync; an unanswered request times out
+ * after SYNC_TIMEOUT_MS and the next peer is asked. Requests and answers cross the same
+ * faulty network. The Byzantine validator forges half of the answers it serves that
+ * carry blocks (its harness, sim/byzantine.ts), and lies to the peer-height probes.
  */
-import {
-  applySyncResponse,
-  checkSyncedProof,
-  decodeSyncRequest,
-  decodeSyncResponse,
-  encodeSyncRequest,
-  forgeSyncResponse,
-  serveSync,
-  SYNC_GAP,
-  SYNC_MAX_BLOCKS,
-  SYNC_RETRY_MS,
-  type SyncedBlock,
-} from '../src/chain/sync';
-import { blockHash, type Commit } from '../src/codec/block';
-import type { ValidatorSet } from '../src/consensus/validator-set';
-import type { BlockResult } from '../src/state/apply';
-import type { Chain } from '../src/chain/chain';
-import { StorageUnavailableError } from '../src/storage/no-space';
-import type { LiveNode, SimNode, SyncSession } from './model';
-import { US, type DistributiveOmit, type SimEvent } from './network';
+import { askPeersInTurn, decodeSyncRequest, decodeSyncResponse, encodeSyncRequest, serveSync, SYNC_MAX_BLOCKS, type SyncAttempt, type SyncResponse } from '../src/chain/sync';
+import type { ByzantineHarness } from '../src/consensus/driver-io';
+import type { LiveNode, SimNode } from './model';
+import { US } from './network';
 import type { SimWorld } from './world';
 
 /**
@@ -42,21 +20,8 @@ import type { SimWorld } from './world';
  * network delivers within 410 ms or drops, so 1 s only shortens the wait for a drop).
  */
 const SYNC_TIMEOUT_MS = 1_000;
-
-/** What block sync asks of the node it runs on (sim/node.ts). */
-export interface SyncHooks {
-  /** What follows a block's commit on a node, decided or synced. */
-  committed(node: SimNode, live: LiveNode, height: number, bytes: Uint8Array, commit: Commit, result: BlockResult): void;
-  /** A fresh app and core at the chain's next height. */
-  startCore(node: SimNode, live: LiveNode): Promise<void>;
-  /** The set that signs `height` as the node knows it (its chain's). */
-  validatorsAt(chain: Chain, height: number): ValidatorSet;
-  /** A write refused for lack of space: consensus (and this sync) stop until the disk takes writes. */
-  pause(node: SimNode, live: LiveNode, err: unknown): void;
-}
-
-/** Thrown through applySyncResponse when a synced block breaks safety (the checker recorded it): the sync stops. */
-const STOP = new Error('sync stopped by the checker');
+/** What the Byzantine validator tells the peer-height probes: this far past its head. */
+const PROBE_LIE_HEIGHTS = 1_000;
 
 export class BlockSync {
   /** Tells a request's answer or timeout from stale ones. */
@@ -64,166 +29,87 @@ export class BlockSync {
 
   constructor(
     private readonly w: SimWorld,
-    private readonly hooks: SyncHooks,
+    private readonly harnessOf: (node: SimNode) => ByzantineHarness | undefined,
   ) {}
 
-  /**
-   * A consensus message at `height`, more than SYNC_GAP past this node's: if more than a
-   * third of the power says so (decision 66), block sync; otherwise it starts nothing. The
-   * message is dropped either way, as the actor drops it. False: the message is not far ahead.
-   */
-  async farAhead(node: SimNode, live: LiveNode, from: number, height: number): Promise<boolean> {
-    if (height <= live.core.height + SYNC_GAP) return false;
-    const shown = this.w.opts.unsafeSyncTrigger ? height : live.aheadClaims.claim(this.w.nodes[from].address, height);
-    if (shown <= live.core.height + SYNC_GAP || this.w.net.nowUs < live.noSyncUntilUs) {
-      this.w.sync.aheadIgnored++;
-      return true;
-    }
-    this.w.check.checkBehind(node, live, shown);
-    await this.start(node, live, false);
-    return true;
-  }
-
-  /** syncToHead: ask the live peers not refused, the first one rotating with the height asked (the p2p actor's `sync`). */
-  async start(node: SimNode, live: LiveNode, moved: boolean): Promise<void> {
-    const from = live.chain.height + 1;
-    const excluded = live.syncPeers.excluded();
-    const peers = this.w.nodes.filter((x) => x.index !== node.index && x.live !== null && !excluded.has(String(x.index))).map((x) => x.index);
-    const start = peers.length === 0 ? 0 : from % peers.length;
-    const order = peers.map((_, i) => peers[(start + i) % peers.length]);
-    live.sync = { order, next: 0, peer: -1, token: 0, moved };
-    this.w.check.traceLine(`node ${node.index} syncs from ${from}, peers ${JSON.stringify(order)}`);
-    await this.#askNext(node, live);
-  }
-
-  async #askNext(node: SimNode, live: LiveNode): Promise<void> {
-    const s = live.sync as SyncSession;
-    if (s.next >= s.order.length) {
-      await this.#endSync(node, live);
-      return;
-    }
-    s.peer = s.order[s.next++];
-    s.token = ++this.#token;
-    const token = s.token;
-    this.w.sync.requests++;
-    this.w.net.send(node.index, s.peer, 'syncRequest', encodeSyncRequest({ fromHeight: live.chain.height + 1, maxBlocks: SYNC_MAX_BLOCKS }), token);
-    this.w.net.at(this.w.net.nowUs + SYNC_TIMEOUT_MS * US, async () => {
-      if (node.live !== live || live.sync !== s || s.token !== token) return;
-      this.w.sync.timeouts++;
-      live.syncPeers.noAnswer(String(s.peer));
-      await this.#askNext(node, live);
+  /** The driver's transport.sync: its peers not excluded (or `only` that one), asked in turn. */
+  sync(node: SimNode, live: LiveNode, fromHeight: number, exclude: ReadonlySet<string>, only: string | undefined): Promise<SyncAttempt> {
+    const w = this.w;
+    const peers = this.connected(node)
+      .filter((x) => !exclude.has(String(x.index)) && (only === undefined || String(x.index) === only))
+      .map((x) => String(x.index));
+    w.check.traceLine(`node ${node.index} syncs from ${fromHeight}, peers ${JSON.stringify(peers)}`);
+    const request = encodeSyncRequest({ fromHeight, maxBlocks: SYNC_MAX_BLOCKS });
+    return askPeersInTurn(peers, fromHeight, (peer, timeoutMs) => this.#ask(node, live, Number(peer), request, timeoutMs), {
+      requestTimeoutMs: SYNC_TIMEOUT_MS,
+      now: () => w.net.nowMs,
     });
   }
 
-  /** A peer serves sync from its store (the p2p actor's handler); the Byzantine one forges half of its answers. */
+  async #ask(node: SimNode, live: LiveNode, peer: number, request: Uint8Array, timeoutMs: number): Promise<SyncResponse> {
+    const w = this.w;
+    const token = ++this.#token;
+    w.sync.requests++;
+    const waiter = live.mailbox.wait<Uint8Array>();
+    live.syncWaits.set(token, { peer, waiter });
+    w.net.send(node.index, peer, 'syncRequest', request, token);
+    w.net.at(w.net.nowUs + Math.round(timeoutMs * US), () => {
+      if (live.syncWaits.get(token)?.waiter !== waiter) return;
+      live.syncWaits.delete(token);
+      w.sync.timeouts++;
+      waiter.fail(new Error(`node ${peer} did not answer in ${timeoutMs} ms`));
+    });
+    const bytes = await waiter.promise;
+    try {
+      const response = decodeSyncResponse(bytes, w.genesis.consensus.maxBlockBytes);
+      if (response.blocks.length > 0) w.sync.answers++;
+      return response;
+    } catch (err) {
+      w.check.violation('exception', `node ${node.index} could not decode a sync answer from ${peer}: ${(err as Error).message}`);
+      throw err;
+    }
+  }
+
+  /** An answer to one of this node's requests (late, duplicated or not asked: dropped). */
+  onAnswer(live: LiveNode, from: number, bytes: Uint8Array, tag: number): void {
+    const wait = live.syncWaits.get(tag);
+    if (wait === undefined || wait.peer !== from) return;
+    live.syncWaits.delete(tag);
+    wait.waiter.wake(bytes);
+  }
+
+  /** A peer serves sync from its store (the p2p actor's handler), through its harness if it has one. */
   async serve(server: SimNode, to: number, bytes: Uint8Array, tag: number): Promise<void> {
     const live = server.live;
     if (live === null) return;
     // The head on disk: a block applied but kept unwritten (a full disk) is not served.
-    const head = live.chain.unwrittenHeight === undefined ? live.chain.height : live.chain.height - 1;
-    const request = decodeSyncRequest(bytes);
-    let answer = await serveSync(live.chain.store, head, request);
-    if (server.byzantine && this.w.prng.chance(0.5) && head >= request.fromHeight) {
-      answer = forgeSyncResponse(answer, this.w.genesis.consensus.maxBlockBytes);
-      this.w.faults.forgedSyncAnswer++;
-    }
-    this.w.net.send(server.index, to, 'syncResponse', answer, tag);
+    const answer = await serveSync(live.chain.store, this.headOnDisk(live), decodeSyncRequest(bytes));
+    const harness = this.harnessOf(server)?.serveSync;
+    const sent = harness === undefined ? answer : harness(answer);
+    if (sent !== null) this.w.net.send(server.index, to, 'syncResponse', sent, tag);
   }
 
-  /** An answer to this node's sync request: checked, its good blocks applied, its peer refused if it forged one. */
-  async onAnswer(node: SimNode, live: LiveNode, from: number, bytes: Uint8Array, tag: number): Promise<void> {
-    const s = live.sync;
-    if (s === null || s.peer !== from || s.token !== tag) return; // late, duplicated, or not asked
-    s.token = 0;
-    let response;
-    try {
-      response = decodeSyncResponse(bytes, this.w.genesis.consensus.maxBlockBytes);
-    } catch (err) {
-      this.w.check.violation('exception', `node ${node.index} could not decode a sync answer from ${from}: ${(err as Error).message}`);
-      return;
-    }
-    if (response.blocks.length === 0) {
-      await this.#askNext(node, live);
-      return;
-    }
-    this.w.sync.answers++;
-    const fromHeight = live.chain.height + 1;
-    // applySyncResponse (bft.ts syncToHead): block h checked against the set of h, read
-    // from the chain after h − 1 was applied, and its VRF proof against the chain it extends.
-    const apply = async (b: SyncedBlock): Promise<void> => {
-      if (!(await this.#applySynced(node, live, b))) throw STOP;
-      s.moved = true;
-    };
-    let why: string | null = null;
-    if (this.w.opts.unsafeSync) {
-      // Deliberately broken: every block applied, no commit or proof checked.
-      for (const b of response.blocks) {
-        if (!(await this.#applySynced(node, live, b))) return;
-        s.moved = true;
-      }
-    } else {
-      try {
-        ({ refused: why } = await applySyncResponse(
-          this.w.genesis.chainId,
-          (h) => this.hooks.validatorsAt(live.chain, h),
-          this.w.verifier,
-          fromHeight,
-          response,
-          apply,
-          (b) => checkSyncedProof(live.chain, live.chain.vrfKeyOf, b, this.w.vrf),
-        ));
-      } catch (err) {
-        if (err === STOP) return;
-        throw err;
-      }
-    }
-    const applied = live.chain.height + 1 - fromHeight;
-    if (why !== null) {
-      this.w.sync.refused++;
-      if (!this.w.nodes[from].byzantine) this.w.check.violation('exception', `node ${node.index} refused a sync answer from honest node ${from}: ${why}`);
-      live.syncPeers.refuse(String(from));
-      this.w.check.traceLine(`node ${node.index} refuses sync answer of ${from}: ${why}`);
-      await this.start(node, live, s.moved);
-      return;
-    }
-    if (response.peerHead >= fromHeight + applied) await this.start(node, live, s.moved);
-    else await this.#endSync(node, live);
+  headOnDisk(live: LiveNode): number {
+    return live.chain.unwrittenHeight === undefined ? live.chain.height : live.chain.height - 1;
   }
 
-  /** A block from sync, proven by its commit: applied as the chain actor applies it, and held to the decisions. */
-  async #applySynced(node: SimNode, live: LiveNode, b: SyncedBlock): Promise<boolean> {
-    const height = b.block.header.height;
-    if (!node.byzantine && !this.w.check.holdToDecisions(node, height, blockHash(b.block.header), 'synced')) return false;
-    let result: BlockResult;
-    try {
-      result = await live.chain.commit(b.block, b.commit, live.pool.signers);
-    } catch (err) {
-      if (err instanceof StorageUnavailableError) {
-        this.hooks.pause(node, live, err);
-        return false;
-      }
-      this.w.check.violation('state', `node ${node.index} could not apply synced block ${height}: ${(err as Error).message}`);
-      return false;
-    }
-    this.w.sync.blocksApplied++;
-    this.hooks.committed(node, live, height, b.bytes, b.commit, result);
-    return true;
+  /** The node's peers: the live nodes no partition cuts it from, either way (a real node's connections to them would have dropped). */
+  connected(node: SimNode): SimNode[] {
+    const net = this.w.net;
+    return this.w.nodes.filter((x) => x.index !== node.index && x.live !== null && net.linkUp(node.index, x.index) && net.linkUp(x.index, node.index));
   }
 
-  /** The catch-up is over: a node that moved restarts its consensus at the new height (bft.ts newCore); what waited is handled. */
-  async #endSync(node: SimNode, live: LiveNode): Promise<void> {
-    const s = live.sync as SyncSession;
-    live.sync = null;
-    const deferred = live.deferred;
-    live.deferred = [];
-    if (s.moved) {
-      node.incarnation++; // the old core's timers and decisions are void
-      this.w.check.traceLine(`node ${node.index} synced to ${live.chain.height}`);
-      await this.hooks.startCore(node, live);
-    } else {
-      live.noSyncUntilUs = this.w.net.nowUs + SYNC_RETRY_MS * US;
+  /**
+   * The driver's transport.peerHeads: the heads the peer-height probes would show, of its
+   * peers; the Byzantine
+   * validator claims one far ahead of its own.
+   */
+  peerHeads(node: SimNode): { peer: string; height: number }[] {
+    const out: { peer: string; height: number }[] = [];
+    for (const x of this.connected(node)) {
+      const head = this.headOnDisk(x.live as LiveNode);
+      out.push({ peer: String(x.index), height: x.byzantine ? head + PROBE_LIE_HEIGHTS : head });
     }
-    for (const ev of deferred) this.w.net.push({ ...ev, atUs: this.w.net.nowUs } as DistributiveOmit<SimEvent, 'seq'>);
+    return out;
   }
 }
-

@@ -2,9 +2,9 @@
  * What the parts of a simulation run share (sim/cluster.ts builds it): the options,
  * the one seeded PRNG, the nodes, the genesis validator set (each height's comes from a
  * node's executed chain) and verifier, the VRF, the run's genesis, the
- * clock, queue and network, the checker, and the counters the result reports. Also two
- * things every part asks of a node: the time on its (skewed) clock, and the block it
- * would propose; and what the scenarios ask of the run: the highest honest chain.
+ * clock, queue and network, the checker, and the counters the result reports. Also
+ * what the parts ask of a node: the time on its (skewed) clock, and the Byzantine
+ * proposer's second block; and what the scenarios ask of the run: the highest honest chain.
  */
 import type { ValidatedBlock } from '../src/chain/consensus-app';
 import { blockHash, encodeBlock, type Block } from '../src/codec/block';
@@ -46,7 +46,7 @@ export interface SimWorld {
   /** The storage faults' own random stream (so runs without them draw exactly as before). */
   readonly storagePrng: Prng;
   /** Counters of the result that no part owns alone. */
-  readonly tally: { messagesDelivered: number; proposalsUntimely: number };
+  readonly tally: { messagesDelivered: number; proposalsUntimely: number; fromNonValidators: number };
   /** A transaction sent to `node` by a client: its pool checks it and gossips it when admitted; false when refused. */
   submitTx(node: SimNode, tx: Tx): boolean;
 }
@@ -60,22 +60,19 @@ export function clockMs(w: SimWorld, node: SimNode): number {
 }
 
 /**
- * The proposer's block, as the node's consensus actor builds it: the pool's batch in
- * arrival order, on top of the head, timed by this node's clock. `variant`: a
- * different block for the same (height, round) (a Byzantine proposer's second one).
+ * A Byzantine proposer's second block for (height, round): the pool's batch cut short,
+ * on top of the head, timed a little after its clock. (Honest blocks are built by the
+ * consensus driver, src/consensus/driver.ts.)
  */
-export function buildBlock(w: SimWorld, node: SimNode, live: LiveNode, height: number, round: number, variant: boolean): { validated: ValidatedBlock; bytes: Uint8Array } | null {
+export function buildBlock(w: SimWorld, node: SimNode, live: LiveNode, height: number, round: number): { validated: ValidatedBlock; bytes: Uint8Array } | null {
   if (height !== live.chain.height + 1) return null;
   const { consensus } = w.genesis;
   let { txs, decoded } = live.pool.peekBatch(consensus.maxBlockTxs, consensus.maxBlockBytes);
-  let timestampMs = clockMs(w, node);
-  if (variant) {
-    timestampMs += w.prng.range(1, 50);
-    const keep = w.prng.int(txs.length + 1);
-    txs = txs.slice(0, keep);
-    decoded = decoded.slice(0, keep);
-  }
-  const block: Block = live.chain.buildBlock({ txs, decoded, timestampMs, proposer: node.address, round, lastCommit: live.core.lastCommitFor(height - 1) ?? live.lastCommit, vrfKey: node.vrfSecret });
+  const timestampMs = clockMs(w, node) + w.prng.range(1, 50);
+  const keep = w.prng.int(txs.length + 1);
+  txs = txs.slice(0, keep);
+  decoded = decoded.slice(0, keep);
+  const block: Block = live.chain.buildBlock({ txs, decoded, timestampMs, proposer: node.address, round, lastCommit: live.driver.lastCommitFor(height - 1), vrfKey: node.vrfSecret });
   return { validated: { block, decoded, hash: blockHash(block.header) }, bytes: encodeBlock(block, consensus.maxBlockBytes) };
 }
 

@@ -22,6 +22,9 @@ export function consensusLaneOf(msg: ConsensusMsg): ConsensusLane {
       return 'timeout';
     case 'evidence':
       return 'evidence';
+    // Periodic: one dropped only skips a look at the peers' heads (never the timeout lane, whose one slot is a round's timeout).
+    case 'peersCheck':
+      return 'status';
     case 'message':
       switch (msg.message.kind) {
         case 'proposal':

@@ -4,32 +4,16 @@
  * /status shows of consensus. A leaf module: types only, no actor behaviour and nothing
  * of src/node (see actors/chain/messages.ts).
  */
-import type { Step } from '../../machines/consensus-round';
-import type { Evidence } from '../../src/consensus/evidence';
-import type { ConsensusMessage } from '../../src/consensus/messages';
-import type { Address } from '../../src/util/bytes';
+import type { DriverMsg, EvidenceRecord } from '../../src/consensus/driver-io';
 import type { LaneStats } from '../inbox';
 
-export type ConsensusMsg =
-  | { type: 'message'; message: ConsensusMessage; from: Address | undefined }
-  | { type: 'timer'; generation: number; height: number; round: number; step: Step }
-  | { type: 'evidence'; evidence: Evidence; gossiped: boolean }
-  /** The node's disk takes writes again (decision 121): a consensus paused by a full disk catches up and resumes. */
-  | { type: 'storageBack' }
-  /** Sent to itself by start(): catch up by block sync, then take part (a start does not wait for the sync). */
-  | { type: 'catchUp' };
+/** The driver's messages (src/consensus/driver-io.ts): what the BFT actor's mailbox takes. */
+export type ConsensusMsg = DriverMsg;
 
 /** The solo producer's one message: time to build the next block. */
 export type ProducerMsg = { type: 'tick' };
 
-export interface EvidenceRecord {
-  kind: Evidence['kind'];
-  offender: Address;
-  height: number;
-  hash: string;
-  /** true: we saw both messages ourselves; false: a peer gossiped it. */
-  observed: boolean;
-}
+export type { EvidenceRecord };
 
 /** What /status shows of consensus. */
 export interface ConsensusInfo {
@@ -44,8 +28,10 @@ export interface ConsensusInfo {
   syncPeersUnanswered: number;
   /** Block syncs that messages far ahead started (validators with more than a third of the power far ahead). */
   syncsStarted: number;
-  /** Messages far ahead that started none (too few validators that far ahead, or a sync just found nothing). */
+  /** Messages far ahead that started none (too few validators that far ahead and no peer's probed head, or a sync just found nothing). */
   messagesAheadIgnored: number;
+  /** Block syncs started because one peer's probed head was far ahead (a node connected to one validator, or to full nodes only). */
+  peerSyncsStarted: number;
   /** The highest head peers have shown: sync answers' heads and the heights validators with more than a third of the power reached. */
   syncTarget: number;
   /** The head when the current (or last) block sync began (eth_syncing's startingBlock). */

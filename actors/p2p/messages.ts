@@ -24,8 +24,12 @@ export type P2PMsg =
   | { type: 'certificate'; certificate: Certificate }
   /** End of the turn: what was queued this turn leaves, one bundle per peer. */
   | { type: 'flush' }
-  /** Committed blocks from `fromHeight` on from some peer not in `exclude`, and who sent them (answer null: no such peer had any), and the peers that did not answer. */
-  | { type: 'sync'; fromHeight: number; exclude?: ReadonlySet<string>; reply: Reply<SyncAttempt> };
+  /**
+   * Committed blocks from `fromHeight` on from some validator peer not in `exclude` (or
+   * from `only`, the peer whose probed head showed the node behind, a full node too), and
+   * who sent them (answer null: no such peer had any), and the peers that did not answer.
+   */
+  | { type: 'sync'; fromHeight: number; exclude?: ReadonlySet<string>; only?: string; reply: Reply<SyncAttempt> };
 
 /** What /status shows of the p2p transport: identity, peers, listen addresses, counters. */
 export interface P2PInfo {

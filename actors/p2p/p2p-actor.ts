@@ -47,7 +47,7 @@
  *                                 disconnected (peer-identity.ts, src/net/identity.ts)
  */
 import { Reader, Writer } from '../../src/codec/binary';
-import { askPeersInTurn, decodeSyncRequest, decodeSyncResponse, encodeSyncRequest, forgeSyncResponse, serveSync, SYNC_MAX_BLOCKS, syncProtocol, type SyncAttempt } from '../../src/chain/sync';
+import { askPeersInTurn, decodeSyncRequest, decodeSyncResponse, encodeSyncRequest, serveSync, SYNC_MAX_BLOCKS, syncProtocol, type SyncAttempt } from '../../src/chain/sync';
 import { decodeEvidence } from '../../src/consensus/evidence';
 import { decodeMessage, encodeMessage, messageHeight, type Certificate, type ConsensusMessage } from '../../src/consensus/messages';
 import { PeerTable } from '../../src/net/peer-table';
@@ -157,8 +157,8 @@ export function decodeTxBatch(bytes: Uint8Array, maxTxBytes: number): Uint8Array
 
 /** What the p2p actor uses of the node (built by src/node/node.ts). */
 export interface P2PDeps {
-  /** Where to listen and whom to dial, its key, genesis (chain id, validators, limits) and the devnet's faults. */
-  config: Pick<NodeConfig, 'p2p' | 'genesis' | 'genesisHash' | 'validatorKey' | 'faults'>;
+  /** Where to listen and whom to dial, its key, genesis (chain id, validators, limits) and the devnet's fault harness. */
+  config: Pick<NodeConfig, 'p2p' | 'genesis' | 'genesisHash' | 'validatorKey' | 'byzantine'>;
   log: Logger;
   /** The executed chain, read-only: blocks it serves to syncing peers, validators it binds hellos to. */
   chain: () => Chain;
@@ -468,15 +468,17 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
 
   /**
    * Asks the connected peers (but `exclude`) in turn for the blocks from `fromHeight`:
-   * validators first, then full nodes, the highest probed head first (a node that
-   * follows through the mesh may be connected to full nodes only, and one of them may
-   * itself be catching up: its head would pass for the network's; every synced block
-   * proves itself by its commit, so who serves it does not matter).
+   * only `only` when given (the peer whose probed head showed this node behind, a full
+   * node too: issue 39); else validators first, then full nodes, the highest probed
+   * head first (a node that follows through the mesh may be connected to full nodes
+   * only, and one of them may itself be catching up: its head would pass for the
+   * network's; every synced block proves itself by its commit, so who serves it does
+   * not matter).
    */
-  const sync = async (fromHeight: number, exclude: ReadonlySet<string> = new Set()): Promise<SyncAttempt> => {
+  const sync = async (fromHeight: number, exclude: ReadonlySet<string> = new Set(), only?: string): Promise<SyncAttempt> => {
     const t = transport!;
     const { genesis } = deps.config;
-    const connected = t.peers().filter((p) => !exclude.has(p));
+    const connected = t.peers().filter((p) => (only === undefined || p === only) && !exclude.has(p));
     const probed = (p: string) => heights.get(p)?.height ?? -1;
     const fullNodes = connected.filter((p) => !validatorPeers.isValidatorPeer(p)).sort((a, b) => probed(b) - probed(a));
     const peers = [...connected.filter((p) => validatorPeers.isValidatorPeer(p)), ...fullNodes];
@@ -570,11 +572,11 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
         });
       }
       await t.handle(syncProtocol(chainId), async (data) => {
-        const faults = deps.config.faults;
-        if (faults?.stallSync) return stalled;
         const chain = deps.chain();
         const served = await serveSync(chain.store, chain.height, decodeSyncRequest(data));
-        return faults?.forgeSyncBlocks ? forgeSyncResponse(served, config.genesis.consensus.maxBlockBytes) : served;
+        // A devnet's fault harness (--faulty-sync, --stall-sync) may forge the answer or keep it.
+        const harness = deps.config.byzantine?.serveSync;
+        return harness === undefined ? served : (harness(served) ?? stalled);
       });
       const served = SERVE_STATS();
       snapshotStats = served;
@@ -663,7 +665,7 @@ export function p2pBehavior(deps: P2PDeps, holder: P2PHolder, self: () => { send
           return;
         case 'sync':
           // Not awaited: the mailbox keeps flowing while the peer answers.
-          sync(msg.fromHeight, msg.exclude).then(msg.reply.resolve, msg.reply.reject);
+          sync(msg.fromHeight, msg.exclude, msg.only).then(msg.reply.resolve, msg.reply.reject);
           return;
       }
     },

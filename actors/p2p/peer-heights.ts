@@ -5,8 +5,9 @@
  * peer's head and no block (src/chain/sync.ts serveSync): the status exchange the sync
  * protocol already carries, answered by every node of the network, observers included.
  * GET /v1/network/peers shows the result beside each peer's listen addresses (libp2p
- * identify), and the onboarding service's register route reads it to tell whether a
- * candidate's node, found by its endpoint, follows the chain.
+ * identify), the onboarding service's register route reads it to tell whether a
+ * candidate's node, found by its endpoint, follows the chain, and the consensus driver
+ * syncs from a peer whose head is far ahead of its own (src/consensus/driver-sync.ts).
  *
  * A peer's entry goes with its connection; an answer that does not come within
  * PEER_HEIGHT_TIMEOUT_MS leaves the last known one (its `atMs` says how old it is).
@@ -38,6 +39,11 @@ export class PeerHeights {
 
   get(peer: string): PeerHeight | undefined {
     return this.#heights.get(peer);
+  }
+
+  /** Every known peer's head (the consensus driver syncs from a peer far ahead). */
+  all(): { peer: string; height: number }[] {
+    return [...this.#heights].map(([peer, h]) => ({ peer, height: h.height }));
   }
 }
 

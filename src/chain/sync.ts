@@ -162,6 +162,8 @@ export async function askPeersInTurn(
  */
 export class SyncPeers {
   readonly #until = new Map<string, number>();
+  /** Until when each refused peer (a liar) is passed over: excluded({ liarsOnly }) names only these. */
+  readonly #liarUntil = new Map<string, number>();
   /** Answers refused (a block in them did not prove itself). */
   refused = 0;
   /** Requests a peer did not answer in time, or failed. */
@@ -169,13 +171,19 @@ export class SyncPeers {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** The peers not to ask now (the expired ones are forgotten). */
-  excluded(): Set<string> {
+  /**
+   * The peers not to ask now (the expired ones are forgotten); `liarsOnly`: only those
+   * refused for a forged block, not those that did not answer (a node whose one peer was
+   * out of reach for a moment asks it again when it shows it is ahead).
+   */
+  excluded(opts: { liarsOnly?: boolean } = {}): Set<string> {
     const now = this.now();
     const out = new Set<string>();
-    for (const [peer, until] of this.#until) {
-      if (until > now) out.add(peer);
-      else this.#until.delete(peer);
+    for (const map of opts.liarsOnly ? [this.#liarUntil] : [this.#until, this.#liarUntil]) {
+      for (const [peer, until] of map) {
+        if (until > now) out.add(peer);
+        else map.delete(peer);
+      }
     }
     return out;
   }
@@ -183,6 +191,7 @@ export class SyncPeers {
   refuse(peer: string): void {
     this.refused++;
     this.#skip(peer, SYNC_REFUSAL_MS);
+    this.#liarUntil.set(peer, this.now() + SYNC_REFUSAL_MS);
   }
 
   noAnswer(peer: string): void {

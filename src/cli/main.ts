@@ -43,6 +43,7 @@ import { parseFlags, usage, type FlagSpec } from './args';
 import { BRIDGE_PORT_DEFAULT, bridgeDevnetLine, DEVNET_DISPUTE_PERIOD_SEC, startBridgeDevnet, type BridgeDevnet } from './bridge-devnet';
 import { startSyncProgress } from './sync-progress';
 import { describeFailure } from '../storage/storage-errors';
+import { devnetFaultHarness } from './devnet-faults';
 
 const START_FLAGS = {
   genesis: { type: 'string', default: 'genesis/devnet.json', help: 'genesis file' },
@@ -133,7 +134,11 @@ async function start(argv: string[]): Promise<void> {
       validatorKey: key,
       vrfKey: keys?.vrf,
       p2p: multi ? { ...(await p2pConfig(genesis, index, f['p2p-host'], f['p2p-port'], f.bootstrap)), consensusPort: f['consensus-port'] } : undefined,
-      faults: { equivocateWithKey: f.equivocate ? key : undefined, forgeSyncBlocks: f['faulty-sync'], stallSync: f['stall-sync'], claimAhead: f['claim-ahead'] },
+      byzantine: devnetFaultHarness(
+        { equivocateWithKey: f.equivocate ? key : undefined, forgeSyncBlocks: f['faulty-sync'], stallSync: f['stall-sync'], claimAhead: f['claim-ahead'] },
+        genesis.chainId,
+        genesis.consensus.maxBlockBytes,
+      ),
       blockTimeMs: f['block-time-ms'] ?? genesis.consensus.blockTimeMs,
       ...sharedStartConfig(f, genesis),
     },

@@ -10,6 +10,7 @@ import type { Genesis } from '../genesis/types';
 import type { RateLimitConfig } from '../api/rate-limit';
 import type { StateSyncProgress } from '../chain/state-sync';
 import type { PriceSourcesConfig } from '../oracle/feeds/config';
+import type { ByzantineHarness } from '../consensus/driver-io';
 
 export interface NodeConfig {
   dataDir: string;
@@ -96,15 +97,10 @@ export interface NodeConfig {
    * trusted height and header hash (`--trust-height`, `--trust-hash`; default genesis).
    */
   stateSync?: { forced?: boolean; off?: boolean; trust?: { height: number; hash: Uint8Array }; onProgress?: (p: StateSyncProgress) => void };
-  /** Devnet-only fault injection, for tests of the network's defences. */
-  faults?: {
-    /** Sign and gossip a second, conflicting vote after each vote, with this key (double signing). */
-    equivocateWithKey?: Uint8Array;
-    /** Answer block-sync requests with forged blocks (their commits no longer match). */
-    forgeSyncBlocks?: boolean;
-    /** Never answer block-sync requests (the asker times out). */
-    stallSync?: boolean;
-    /** After each vote, send every validator a status message claiming a height 1,000 ahead. */
-    claimAhead?: boolean;
-  };
+  /**
+   * Devnet-only fault injection, for tests of the network's defences: the hooks the
+   * consensus driver and the block-sync server call where the faults act (built from the
+   * fault flags by src/cli/devnet-faults.ts); absent on every real node.
+   */
+  byzantine?: ByzantineHarness;
 }

@@ -356,7 +356,9 @@ export class Libp2pTransport implements Transport {
    * aborted at the deadline, and the call rejects.
    */
   async request(peer: string, protocol: string, data: Uint8Array, timeoutMs = 5_000): Promise<Uint8Array> {
-    const signal = AbortSignal.timeout(timeoutMs);
+    // A deadline's remainder is fractional (deadline − performance.now()): AbortSignal.timeout
+    // throws on a non-integer delay, which counted the peer as unanswered without asking it.
+    const signal = AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs)));
     // Parsing a peer id decompresses its public key (pure-JS curve math): once per peer.
     let id = this.peerIds.get(peer);
     if (id === undefined) {

@@ -231,6 +231,7 @@ export class Node {
               chain: chainRead,
               upgradeRequired,
               peerCount: () => this.p2pHolder.transport?.peers().length ?? 0,
+              peerHeads: () => this.p2pHolder.heights?.all() ?? [],
               storage: this.storage,
               actors: { p2p, mempool, chain },
             },

@@ -53,7 +53,7 @@ describe('import rules', () => {
     expect(await cruise(repo, ['src', 'actors', 'machines', 'sim', 'bench', 'test'])).toEqual([]);
   });
 
-  it('fail on a tree with a circle, I/O in the pure core, crypto primitives that import the codec or the signing formats, an actor in a route, an actor that imports the node, a message module that imports behaviour, onboarding routes or pure files that reach into I/O, and an onboarding actor that reaches into the app', async () => {
+  it('fail on a tree with a circle, I/O in the pure core, crypto primitives that import the codec or the signing formats, an actor in a route, an actor that imports the node, a message module that imports behaviour, onboarding routes or pure files that reach into I/O, an onboarding actor that reaches into the app, and a consensus driver that does I/O', async () => {
     // The real packages, so that 'classic-level' resolves as it would in the repository.
     symlinkSync(join(repo, 'node_modules'), join(bad, 'node_modules'), 'dir');
     write('tsconfig.json', JSON.stringify({ compilerOptions: { module: 'ESNext', moduleResolution: 'Bundler', strict: true } }));
@@ -87,6 +87,9 @@ describe('import rules', () => {
     write('src/onboarding/node-client.ts', 'export const httpNodeRegistrar = () => undefined;\n');
     write('actors/onboarding/review-actor.ts', "import { startOnboardingService } from '../../src/onboarding/service';\nexport const s = startOnboardingService;\n");
     write('src/onboarding/service.ts', 'export const startOnboardingService = () => undefined;\n');
+    // The consensus driver opening a file itself, and reaching the privval files' module instead of being handed its privval.
+    write('src/consensus/driver.ts', "import { readFileSync } from 'node:fs';\nimport type { PrivValFile } from '../storage/privval-file';\nexport const r = readFileSync;\nexport type F = PrivValFile;\n");
+    write('src/storage/privval-file.ts', 'export type PrivValFile = { close(): void };\n');
 
     // Each rule, by the file that breaks it and what it imports (a package by name, or by
     // its resolved file: node_modules may be a link elsewhere). A circle is reported once.
@@ -97,6 +100,8 @@ describe('import rules', () => {
       'actor-messages-are-leaves: actors/api/messages.ts → actors/api/api-actor.ts',
       'actors-no-node: actors/mempool/mempool-actor.ts → src/node/node.ts',
       'api-sees-node-api-only: src/api/routes/orders.ts → actors/api/messages.ts',
+      'consensus-driver-no-io: src/consensus/driver.ts → fs',
+      'consensus-driver-no-io: src/consensus/driver.ts → src/storage/privval-file.ts',
       'crypto-is-primitives: src/crypto/digest.ts → src/signing/typed.ts',
       'crypto-is-primitives: src/crypto/options.ts → src/codec/options.ts',
       'no-circular: src/chain/a.ts → src/chain/b.ts',

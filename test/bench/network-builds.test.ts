@@ -41,7 +41,7 @@ describe('functionKey', () => {
     const source = functionKey('keccak256 (file:///tmp/bench-network-builds-x/base-tree/src/crypto/keccak.ts:1)');
     expect(bundle).toBe('keccak256 (src/crypto/keccak.ts)');
     expect(source).toBe(bundle);
-    expect(functionKey('applyTx (file:///work/wt/perf/actors/chain/chain-actor.ts:40)')).toBe('applyTx (actors/chain/chain-actor.ts)');
+    expect(functionKey('applyTx (file:///srv/checkout/actors/chain/chain-actor.ts:40)')).toBe('applyTx (actors/chain/chain-actor.ts)');
   });
 
   it('drops a package frame line, so two builds of the package meet', () => {

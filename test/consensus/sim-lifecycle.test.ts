@@ -48,7 +48,10 @@ describe('deterministic simulation: the validator set changes (joins, jails, unj
 
 describe('the lifecycle checker can fail', () => {
   it('catches nodes whose consensus keeps the genesis set after the joiners were seated', { timeout: 120_000 }, async () => {
-    for (const seed of [1, 2]) {
+    // Seeds whose broken run shows it first as a commit of too little power (re-picked when
+    // the simulator ran the node's consensus driver, decision 171: seed 1's broken run now
+    // first refuses an honest sync answer, whose header names the real set).
+    for (const seed of [2, 3]) {
       // No Byzantine validator: the first set change is the joiners' boundary.
       const ok = await runSeed(seed, { ...LIFECYCLE, byzantine: false });
       if (ok.violations.length > 0) expect.fail(describeFailure(ok, LIFECYCLE));

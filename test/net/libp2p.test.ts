@@ -181,6 +181,8 @@ describe('libp2p transport', () => {
     expect(took).toBeLessThan(5_000);
     // The connection still serves the next request.
     expect([...(await a.request(b.id, '/exchange/test/echo/1', Uint8Array.of(7, 8), 5_000))]).toEqual([7, 8]);
+    // A deadline's remainder is fractional (block sync passes deadline − performance.now()).
+    expect([...(await a.request(b.id, '/exchange/test/echo/1', Uint8Array.of(9), 4_999.37))]).toEqual([9]);
   });
 
   it('bundles messages and refuses malformed bundles', () => {
