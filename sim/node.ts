@@ -153,6 +153,7 @@ export class NodeModel {
       signingRefused: null,
       evidenceKept: EVIDENCE_KEPT,
       certificatesKept: CERTIFICATES_KEPT,
+      certificatesLoadedAtStart: CERTIFICATES_KEPT,
       unsafe: { syncTrigger: this.w.opts.unsafeSyncTrigger, syncUnchecked: this.w.opts.unsafeSync },
     });
     node.live = live;

@@ -56,6 +56,8 @@ import type { ConsensusInfo, ConsensusMsg } from './messages';
 
 /** Certificates a node keeps for lagging peers (ChainConsensusApp's default keep). */
 const CERTIFICATES_KEPT = 1_024;
+/** Certificates a (re)started node reads back from its store for peers a few heights behind (more than SYNC_GAP; farther, they block-sync or catch up from the store). */
+const CERTIFICATES_LOADED_AT_START = 16;
 
 /** What the behaviour needs of its own actor: to send itself its timeouts, and its lanes' counters for /status. */
 export interface ConsensusSelf {
@@ -217,6 +219,7 @@ export function bftBehavior(deps: ConsensusDeps, self: () => ConsensusSelf, info
           signingRefused: refused,
           evidenceKept: EVIDENCE_KEPT_MAX,
           certificatesKept: CERTIFICATES_KEPT,
+          certificatesLoadedAtStart: CERTIFICATES_LOADED_AT_START,
           onProposalRefused: proposalRefusalLog(log),
           onBlockRefused: (r) => logBlockRefusal(log, r),
         },

@@ -184,6 +184,14 @@ export interface DriverConfig {
   evidenceKept: number;
   /** Certificates kept for lagging peers (ChainConsensusApp's keep). */
   certificatesKept: number;
+  /**
+   * Of those, how many of the last heights start() reads back from the store: a restarted
+   * node serves peers a few heights behind at once. The node reads a handful (reading a
+   * thousand blocks at every start costs its start time and memory, and fills the store's
+   * cache with them); the simulator, whose nodes kept their certificates across a restart
+   * before the driver was shared, reads them all.
+   */
+  certificatesLoadedAtStart: number;
   onProposalRefused?(r: ProposalRefusal): void;
   onBlockRefused?(r: BlockRefusal): void;
   /**

@@ -157,7 +157,8 @@ export class ConsensusDriver {
     this.#sync.reset();
     const chain = this.io.chain.view();
     this.#recent.length = 0;
-    for (let h = Math.max(1, chain.height - this.config.certificatesKept + 1); h <= chain.height; h++) {
+    const loaded = Math.min(this.config.certificatesKept, this.config.certificatesLoadedAtStart);
+    for (let h = Math.max(1, chain.height - loaded + 1); h <= chain.height; h++) {
       const b = await chain.store.getEncodedBlockAndCommit(h);
       if (b === undefined) continue; // pruned, or a store restored from a snapshot: nothing to serve from here
       this.#recent.push({ height: h, bytes: b.block, commit: decodeCommit(b.commit) });
