@@ -63,18 +63,26 @@ export interface DriverInfo {
   step: string;
   syncing: boolean;
   blocksSynced: number;
+  /** Block-sync answers refused because a block in them had no valid commit (the peer was then skipped). */
   syncPeersRefused: number;
+  /** Block-sync requests a peer did not answer in time, or failed (the peer was then skipped for a while). */
   syncPeersUnanswered: number;
+  /** Block syncs that messages far ahead started (validators with more than a third of the power far ahead). */
   syncsStarted: number;
+  /** Messages far ahead that started none (too few validators that far ahead and no peer's probed head, or a sync just found nothing). */
   messagesAheadIgnored: number;
-  /** Syncs started because one peer's probed head was far ahead (39.2: never stuck behind an honest peer). */
+  /** Block syncs started because one peer's probed head was far ahead (a node connected to one validator, or to full nodes only: 39.2). */
   peerSyncsStarted: number;
+  /** The highest head peers have shown: sync answers' heads and the heights validators with more than a third of the power reached. */
   syncTarget: number;
+  /** The head when the current (or last) block sync began (eth_syncing's startingBlock). */
   syncStartHeight: number;
+  /** Blocks applied per second by the last block sync that applied any (0 before one). */
   syncBlocksPerSecond: number;
   evidence: EvidenceRecord[];
   counters: Record<string, number>;
   proposalsUntimely: number;
+  /** Why this node's key signs nothing (its double-sign protection files lost or damaged: decision 125), or null. */
   signingRefused: string | null;
 }
 
