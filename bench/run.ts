@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- <suite>...]`: prints each figure with the conditions it was
- * measured under. Suites: crypto, chain, orderbook, rest, rate-limit, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync, bridge, timers, startup, idle, vrf, disk, snapshot, join, node-start (default: all).
+ * measured under. Suites: crypto, chain, orderbook, rest, rate-limit, rpc, caps, network, claim-ahead, p2p, perp, replica, privval, actors, epoch, sync, bridge, timers, startup, idle, vrf, disk, snapshot, join, node-start, discovery (default: all).
  */
 import os from 'node:os';
 import { benchCaps } from './caps';
@@ -31,6 +31,7 @@ import { benchSnapshot } from './snapshot';
 import { benchJoin } from './join';
 import { benchNodeStart } from './node-start';
 import { benchPriceSources } from './price-sources';
+import { benchDiscovery } from './discovery';
 
 const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   crypto: () => benchCrypto(),
@@ -58,6 +59,7 @@ const SUITES: Record<string, () => Promise<Record<string, unknown>>> = {
   disk: () => benchDisk(),
   snapshot: () => benchSnapshot(),
   join: () => benchJoin(),
+  discovery: () => benchDiscovery(),
   'node-start': () => benchNodeStart(),
   'price-sources': () => benchPriceSources(),
 };

@@ -18,86 +18,28 @@
  * given validator 1's address is refused with a clear line on both sides and runs on.
  * The figures (peers found within 30 s, observer lag in blocks and ms) are printed.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/cli/launcher';
 import { genesisToJson, renderJson } from '../../src/genesis/build';
 import { peerIdOfKey } from '../../src/net/libp2p';
-import { devnetGenesis, ROOT, tempDir, waitFor } from '../helpers/devnet';
+import { devnetGenesis, tempDir, waitFor } from '../helpers/devnet';
 import { LocalNetwork } from '../helpers/network';
-import { NODE_PROGRAM } from '../helpers/node-program';
-import { runCli } from '../cli/run-cli';
+import { getData, lagBehind, percentile, sampleLag as sampleLagBehind, startObserver as startObserverIn, stopObserver, type Observer } from '../helpers/observers';
 
 const N = 4;
 const dir = tempDir('exchain-discovery-');
 let net: LocalNetwork;
 const genesisFile = join(dir.path, 'devnet-4v.json');
 
-interface Observer {
-  name: string;
-  url: string;
-  peerId: string;
-  p2p: string;
-  proc?: ChildProcess;
-  output: string;
-}
 const observers: Observer[] = [];
-
-async function get(url: string, path: string): Promise<any> {
-  const res = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(5_000) });
-  return ((await res.json()) as { data: any }).data;
-}
-
-async function startObserver(name: string, genesis: string, bootstrap: string[], extra: string[] = []): Promise<Observer> {
-  const home = join(dir.path, name);
-  const init = await runCli(['init', '--home', home, '--network', genesis]);
-  expect(init.code, init.stderr).toBe(0);
-  const keys = JSON.parse(init.stdout) as { peer_id: string };
-  const [api, p2p] = [await freePort(), await freePort()];
-  const o: Observer = { name, url: `http://127.0.0.1:${api}`, peerId: keys.peer_id, p2p: `/ip4/127.0.0.1/tcp/${p2p}/p2p/${keys.peer_id}`, output: '' };
-  // prettier-ignore
-  const args = ['start', '--home', home, '--network', genesis, '--bootstrap', bootstrap.join(','), '--port', String(api), '--session-port', '0', '--p2p-port', String(p2p), '--log-level', 'warn', '--no-rate-limit', ...extra];
-  const proc = spawn(process.execPath, [...NODE_PROGRAM, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  o.proc = proc;
-  proc.stdout!.on('data', (d) => (o.output += d));
-  proc.stderr!.on('data', (d) => (o.output += d));
-  observers.push(o);
-  await waitFor(() => (o.output.includes('READY') ? true : proc.exitCode !== null ? Promise.reject(new Error(`${name} exited: ${o.output}`)) : undefined), 90_000, `${name} READY`);
-  return o;
-}
-
-async function stop(o: Observer): Promise<void> {
-  const proc = o.proc;
-  if (!proc || proc.exitCode !== null) return;
-  const exited = new Promise((r) => proc.once('exit', r));
-  proc.kill('SIGTERM');
-  const t = setTimeout(() => proc.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(t);
-}
-
-/** Heights of the head (validator 1) and of `o`, read at once, with their blocks' times. */
-async function lag(o: Observer): Promise<{ blocks: number; ms: number }> {
-  const [head, own] = await Promise.all([get(net.nodes[0].url, '/v1/network'), get(o.url, '/v1/network')]);
-  return { blocks: Math.max(0, head.blockHeight - own.blockHeight), ms: Math.max(0, head.latestBlockTimeMs - own.latestBlockTimeMs) };
-}
-
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
-
-/** Samples `o`'s lag every 250 ms for `ms`. */
-async function sampleLag(o: Observer, ms: number): Promise<{ blocks: number[]; ms: number[] }> {
-  const out = { blocks: [] as number[], ms: [] as number[] };
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const l = await lag(o);
-    out.blocks.push(l.blocks);
-    out.ms.push(l.ms);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return out;
-}
+const get = getData;
+const startObserver = (name: string, genesis: string, bootstrap: string[], extra: string[] = []) => startObserverIn(dir.path, observers, name, genesis, bootstrap, extra);
+const stop = stopObserver;
+const lag = (o: Observer) => lagBehind(net.nodes[0].url, o);
+const pct = percentile;
+const sampleLag = (o: Observer, ms: number) => sampleLagBehind(net.nodes[0].url, o, ms);
 
 let A: Observer;
 let B: Observer;
