@@ -11,7 +11,7 @@
  * not know (`--no-rate-limit` before rate limits existed) are dropped.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from '../test/helpers/devnet';
@@ -51,7 +51,12 @@ const LATER_FLAGS: [flag: string, known: RegExp][] = [['--no-rate-limit', /'rate
 export function programOf(tree: string, out: string): { file: string; kind: 'build' | 'source (tsx)' } {
   const built = existsSync(join(tree, 'src/build/run.mjs'));
   if (built) run(process.execPath, ['src/build/run.mjs', '--out', out], tree);
-  const cli = readFileSync(join(tree, 'src/cli/main.ts'), 'utf8');
+  // The flags are declared somewhere under src/cli (main.ts at ff01063, node-run.ts later): read them all.
+  const cliDir = join(tree, 'src/cli');
+  const cli = readdirSync(cliDir)
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => readFileSync(join(cliDir, f), 'utf8'))
+    .join('\n');
   const drop = LATER_FLAGS.filter(([, known]) => !known.test(cli)).map(([flag]) => flag);
   const tsx = pathToFileURL(join(tree, 'node_modules/tsx/dist/esm/api/index.mjs')).href;
   const entry = built ? pathToFileURL(out).href : pathToFileURL(join(tree, 'src/cli/main.ts')).href;

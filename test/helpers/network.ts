@@ -185,7 +185,10 @@ export class LocalNetwork {
 
   async status(index: number): Promise<any> {
     const res = await fetch(`${this.nodes[index - 1].url}/status`, { signal: AbortSignal.timeout(5_000) });
-    return ((await res.json()) as { data: any }).data;
+    const body = (await res.json()) as { data?: any; error?: unknown };
+    // An answer without data (an error envelope) says so here, not as a read of undefined later.
+    if (body.data === undefined) throw new Error(`validator ${index} /status answered ${res.status} without data: ${JSON.stringify(body).slice(0, 300)}`);
+    return body.data;
   }
 
   async height(index: number): Promise<number> {
