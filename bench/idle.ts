@@ -5,7 +5,8 @@
  * (/proc/<pid>/stat, all threads) and the blocks made, and prints the CPU per block per
  * validator (median and max over the six), blocks/s, and the cores the whole network
  * used. The goal is ≤ 1.5 ms per block per validator (under 0.4 of a core for the six
- * at about 45 blocks/s).
+ * at about 45 blocks/s). One validator's CPU per block is also split by thread (the main
+ * thread, V8's helpers, libuv's pool), user and system time apart (issue 38's budget).
  *
  * Environment:
  *  - BENCH_IDLE_WARMUP_S (40): idle seconds before the window (V8 compiles the hot paths
@@ -54,6 +55,41 @@ async function startNetwork(): Promise<LocalNetwork> {
   }
 }
 
+/**
+ * One process's CPU ticks by thread kind, user and system apart (/proc/<pid>/task/*\/stat):
+ * the main thread (the event loop: JavaScript, socket syscalls), V8's helper threads
+ * (concurrent marking, compilation: named "node" or "V8 …"), libuv's pool (fsync, LevelDB's
+ * writes, the privval flush), the rest.
+ */
+export function threadTicks(pid: number): Record<string, { user: number; system: number }> {
+  const out: Record<string, { user: number; system: number }> = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let raw: string;
+    try {
+      raw = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended between the listing and the read
+    }
+    const name = raw.slice(raw.indexOf('(') + 1, raw.lastIndexOf(')'));
+    const kind = tid === String(pid) ? 'main' : name.startsWith('libuv') ? 'libuv pool' : name === 'node' || name.startsWith('V8') ? 'V8 helpers' : 'other';
+    const f = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
+    const t = (out[kind] ??= { user: 0, system: 0 });
+    t.user += Number(f[11]);
+    t.system += Number(f[12]);
+  }
+  return out;
+}
+
+/** ms per block of each thread kind, user and system, between two threadTicks readings (10 ms ticks). */
+function threadMsPerBlock(a: ReturnType<typeof threadTicks>, b: ReturnType<typeof threadTicks>, blocks: number): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [kind, t] of Object.entries(b)) {
+    const o = a[kind] ?? { user: 0, system: 0 };
+    out[kind] = `user ${(((t.user - o.user) * 10) / blocks).toFixed(2)}, system ${(((t.system - o.system) * 10) / blocks).toFixed(2)}`;
+  }
+  return out;
+}
+
 type Status = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /**
@@ -96,8 +132,10 @@ export async function benchIdle(): Promise<Record<string, unknown>> {
     const t0 = performance.now();
     const windowStartUs = monotonicUs();
     const cpu0 = net.nodes.map((n) => procStat(n.proc!.pid!).cpuMs);
+    const threads0 = threadTicks(net.nodes[via - 1].proc!.pid!);
     await new Promise((r) => setTimeout(r, windowSeconds * 1000));
     const cpu1 = net.nodes.map((n) => procStat(n.proc!.pid!).cpuMs);
+    const threads1 = threadTicks(net.nodes[via - 1].proc!.pid!);
     const windowEndUs = monotonicUs();
     const wallS = (performance.now() - t0) / 1000;
     const status1 = await net.status(via);
@@ -116,6 +154,7 @@ export async function benchIdle(): Promise<Record<string, unknown>> {
       cpuMsPerBlockPerValidatorMax: Math.max(...measured),
       networkCoresUsed: +(cpuMs.reduce((a, b) => a + b, 0) / 1000 / wallS).toFixed(2),
       ...(profileDir ? { profiledValidator: 1, profileDir, profileWindowUs: [windowStartUs, windowEndUs], profiledHeights: [h0, h1] } : {}),
+      [`threadsMsPerBlockOfValidator${via}`]: threadMsPerBlock(threads0, threads1, blocks),
       messagesPerHeight: messagesPerHeight(status0, status1, blocks),
       statusP2pStats: { before: status0.p2p?.stats, after: status1.p2p?.stats },
       statusConsensus: { before: status0.consensus, after: status1.consensus },

@@ -74,4 +74,10 @@ describe('programOf, a revision without the single-file build', () => {
     const tree = treeWith("const START_FLAGS = { 'rate-limit': { type: 'bool' } };\n");
     expect(readFileSync(programOf(tree, join(tree, 'base.mjs')).file, 'utf8')).toContain('const drop = new Set([]);');
   });
+
+  it('keeps the flag when another file of src/cli declares it (6b6a52a: node-run.ts)', () => {
+    const tree = treeWith("import { START_FLAGS } from './node-run';\n");
+    writeFileSync(join(tree, 'src/cli/node-run.ts'), "export const START_FLAGS = { 'rate-limit': { type: 'bool', default: true } };\n");
+    expect(readFileSync(programOf(tree, join(tree, 'base.mjs')).file, 'utf8')).toContain('const drop = new Set([]);');
+  });
 });
