@@ -61,7 +61,7 @@ async function startNetwork(): Promise<LocalNetwork> {
  * (concurrent marking, compilation: named "node" or "V8 …"), libuv's pool (fsync, LevelDB's
  * writes, the privval flush), the rest.
  */
-export function threadTicks(pid: number): Record<string, { user: number; system: number }> {
+function threadTicks(pid: number): Record<string, { user: number; system: number }> {
   const out: Record<string, { user: number; system: number }> = {};
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     let raw: string;
